@@ -1,0 +1,28 @@
+#pragma once
+// The JSON shapes of `ckpt … --json` (docs/cli.md). Keep them stable:
+// users' scripts and later commands rely on these field names.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+
+#include "ckpt/bundle_reader.h"
+#include "ckpt/checkpoint.h"
+#include "ckpt/object_graph.h"
+#include "ckpt/tensor.h"
+
+namespace ckpt::cli {
+
+nlohmann::json headerJson(const BundleHeader& header);
+nlohmann::json tensorInfoJson(const TensorInfo& info);
+nlohmann::json objectNodeJson(const ObjectNode& node);
+// Values of the first 'limit' elements (all when limit < 0), row-major:
+// numbers for numeric types (NaN and infinities as "nan", "inf", "-inf"),
+// [re, im] for complex, true/false for bool, text for strings.
+nlohmann::json tensorValuesJson(const Tensor& tensor, int64_t limit);
+// One element as display text (same rules, for the human-readable output).
+std::string elementText(const Tensor& tensor, int64_t index);
+// Strings that are valid UTF-8 are kept; others are escaped as \xNN.
+std::string displayableString(const std::string& s);
+
+} // namespace ckpt::cli

@@ -1,0 +1,34 @@
+#pragma once
+// Shared plumbing for CLI commands: exit codes, error reporting in text or
+// JSON, and the common --json flag. Engine messages are printed verbatim.
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "ckpt/status.h"
+
+namespace ckpt::cli {
+
+enum ExitCode : int { kExitOk = 0, kExitCheckpointProblem = 1, kExitUsage = 2 };
+
+struct CommandContext {
+    int exitCode = kExitOk;
+};
+
+// Prints the status to stderr, and as {"ok": false, "error": {...}} to stdout
+// when json is set; returns the exit code for it (2 for InvalidArgument from
+// the user's own options is the caller's decision, not ours).
+int reportError(const Status& status, bool json);
+
+// Writes JSON to stdout, replacing invalid UTF-8 rather than failing.
+void printJson(const nlohmann::json& j);
+
+// Registration functions, one per subcommand (cmd_*.cpp).
+void registerInspect(CLI::App& app, CommandContext& ctx);
+void registerVerify(CLI::App& app, CommandContext& ctx);
+void registerCat(CLI::App& app, CommandContext& ctx);
+void registerTree(CLI::App& app, CommandContext& ctx);
+
+} // namespace ckpt::cli

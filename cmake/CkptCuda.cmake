@@ -1,0 +1,26 @@
+# Decides whether the CUDA preview backend is built. AUTO builds it when a
+# CUDA compiler is found (nvcc in PATH or /usr/local/cuda); the runtime still
+# falls back to the CPU when no device is usable.
+set(CKPT_HAVE_CUDA OFF)
+if(NOT CKPT_ENABLE_CUDA STREQUAL "OFF")
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      # Ampere and Hopper (CUDA 13 dropped pre-Turing); no "native": build machines have no GPU.
+      set(CMAKE_CUDA_ARCHITECTURES 80 90)
+    endif()
+    enable_language(CUDA)
+    find_package(CUDAToolkit)
+    if(CUDAToolkit_FOUND)
+      set(CKPT_HAVE_CUDA ON)
+    endif()
+  endif()
+  if(CKPT_ENABLE_CUDA STREQUAL "ON" AND NOT CKPT_HAVE_CUDA)
+    message(FATAL_ERROR "CKPT_ENABLE_CUDA=ON but no usable CUDA toolkit was found")
+  endif()
+endif()
+message(STATUS "ckpt: CUDA preview backend ${CKPT_HAVE_CUDA}")

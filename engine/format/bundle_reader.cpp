@@ -1,0 +1,433 @@
+#include "ckpt/bundle_reader.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+
+#include "format/index_table.h"
+#include "format/ordered_code.h"
+#include "platform/crc32c.h"
+#include "platform/file.h"
+#include "tensor_bundle.pb.h"
+
+namespace ckpt {
+namespace {
+
+constexpr std::string_view kObjectGraphKey = "_CHECKPOINTABLE_OBJECT_GRAPH";
+constexpr int32_t kBundleConsumerVersion = 1;  // TF's BundleReader consumer version
+constexpr int kMaxRank = 254;                  // TensorShape's limit
+
+std::string hex32(uint32_t v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", v);
+    return buf;
+}
+
+std::string quoted(std::string_view key) { return format::printableKey(key); }
+
+bool mulOverflows(int64_t a, int64_t b, int64_t& out) { return __builtin_mul_overflow(a, b, &out); }
+
+Result<TensorShape> parseShape(const tensorflow::TensorShapeProto& proto, const std::string& where) {
+    if (proto.unknown_rank()) return dataLoss(where + ": shape has unknown rank");
+    if (proto.dim_size() > kMaxRank) return dataLoss(where + ": shape has " + std::to_string(proto.dim_size()) + " dimensions");
+    TensorShape shape;
+    for (const auto& d : proto.dim()) {
+        if (d.size() < 0) return dataLoss(where + ": invalid tensor shape (dimension " + std::to_string(d.size()) + ")");
+        shape.dims.push_back(d.size());
+    }
+    if (!shape.numElements()) return dataLoss(where + ": invalid tensor shape " + shape.toString() + " (element count overflows)");
+    return shape;
+}
+
+// Checks that the stored region can hold numElements of dtype.
+Status checkRegionSize(DataType dtype, int64_t numElements, const StoredRegion& r, const std::string& where) {
+    if (r.offset < 0 || r.size < 0 || r.offset > INT64_MAX - r.size)
+        return dataLoss(where + ": invalid offset " + std::to_string(r.offset) + " / size " + std::to_string(r.size));
+    if (isFixedSize(dtype)) {
+        int64_t expected = 0;
+        if (mulOverflows(numElements, static_cast<int64_t>(dataTypeSize(dtype)), expected) || r.size != expected)
+            return dataLoss(where + ": invalid size in bundle entry: stored size " + std::to_string(r.size) +
+                            ", expected " + std::to_string(expected) + " for " + std::string(dataTypeName(dtype)) + " with " +
+                            std::to_string(numElements) + " elements");
+    } else if (dtype == DataType::String && r.size != 0 && r.size < numElements + 4) {
+        return dataLoss(where + ": invalid size in bundle entry: " + std::to_string(r.size) + " bytes cannot hold " +
+                        std::to_string(numElements) + " strings");
+    }
+    return Status::ok();
+}
+
+Status checkSlice(const TensorSlice& slice, const TensorShape& full, const std::string& where) {
+    if (static_cast<int>(slice.extents.size()) != full.rank())
+        return dataLoss(where + ": slice " + slice.toString() + " has " + std::to_string(slice.extents.size()) +
+                        " extents for a rank-" + std::to_string(full.rank()) + " tensor");
+    for (int d = 0; d < full.rank(); ++d) {
+        const SliceExtent& e = slice.extents[d];
+        if (!e.isFull() && (e.start < 0 || e.length < 0 || e.start > full.dims[d] - e.length))
+            return dataLoss(where + ": slice " + slice.toString() + " lies outside shape " + full.toString());
+    }
+    return Status::ok();
+}
+
+TensorShape sliceShape(const TensorSlice& slice, const TensorShape& full) {
+    TensorShape s;
+    for (int d = 0; d < full.rank(); ++d)
+        s.dims.push_back(slice.extents[d].isFull() ? full.dims[d] : slice.extents[d].length);
+    return s;
+}
+
+bool readVarint64(const uint8_t*& p, const uint8_t* end, uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift <= 63 && p < end; shift += 7) {
+        const uint8_t b = *p++;
+        v |= uint64_t{b & 0x7fu} << shift;
+        if (!(b & 0x80)) return true;
+    }
+    return false;
+}
+
+// Copies a slice's row-major values into the full tensor's buffer.
+void scatterSlice(const uint8_t* src, uint8_t* dst, const TensorShape& full, const TensorSlice& slice,
+                  size_t elemSize, std::vector<bool>& covered) {
+    const int rank = full.rank();
+    if (rank == 0) {
+        std::memcpy(dst, src, elemSize);
+        covered[0] = true;
+        return;
+    }
+    std::vector<int64_t> start(rank), len(rank), strides(rank);
+    for (int d = 0; d < rank; ++d) {
+        start[d] = slice.extents[d].isFull() ? 0 : slice.extents[d].start;
+        len[d] = slice.extents[d].isFull() ? full.dims[d] : slice.extents[d].length;
+    }
+    strides[rank - 1] = 1;
+    for (int d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * full.dims[d + 1];
+    for (int d = 0; d < rank; ++d)
+        if (len[d] == 0) return;
+    std::vector<int64_t> idx(rank, 0);  // position inside the slice, last dim handled as a run
+    const int64_t run = len[rank - 1];
+    for (;;) {
+        int64_t dstElem = start[rank - 1];
+        for (int d = 0; d < rank - 1; ++d) dstElem += (start[d] + idx[d]) * strides[d];
+        std::memcpy(dst + dstElem * elemSize, src, static_cast<size_t>(run) * elemSize);
+        std::fill(covered.begin() + dstElem, covered.begin() + dstElem + run, true);
+        src += run * elemSize;
+        int d = rank - 2;
+        for (; d >= 0; --d) {
+            if (++idx[d] < len[d]) break;
+            idx[d] = 0;
+        }
+        if (d < 0) return;
+    }
+}
+
+} // namespace
+
+Result<uint32_t> regionChecksum(std::span<const uint8_t> bytes, DataType dtype, int64_t numElements,
+                                std::string_view what) {
+    using platform::crc32cExtend;
+    if (dtype == DataType::String && !bytes.empty()) {
+        // §5.4: fixed-width lengths, then the masked length checksum as stored, then the bytes.
+        const uint8_t* p = bytes.data();
+        const uint8_t* end = p + bytes.size();
+        uint32_t crc = 0;
+        uint64_t total = 0;
+        for (int64_t i = 0; i < numElements; ++i) {
+            uint64_t len = 0;
+            if (!readVarint64(p, end, len))
+                return dataLoss(std::string(what) + ": string length " + std::to_string(i) + " is unreadable");
+            if (len <= 0xffffffffu) {
+                const uint32_t l32 = static_cast<uint32_t>(len);
+                crc = crc32cExtend(crc, &l32, 4);
+            } else {
+                crc = crc32cExtend(crc, &len, 8);
+            }
+            total += len;
+        }
+        if (end - p < 4) return dataLoss(std::string(what) + ": string tensor ends before its length checksum");
+        uint32_t storedLenCrc = 0;
+        std::memcpy(&storedLenCrc, p, 4);
+        if (platform::crc32cUnmask(storedLenCrc) != crc)
+            return dataLoss(std::string(what) + ": the length checksum does not match (stored " + hex32(storedLenCrc) +
+                            ", computed " + hex32(platform::crc32cMask(crc)) + ")");
+        crc = crc32cExtend(crc, p, 4);
+        p += 4;
+        if (static_cast<uint64_t>(end - p) != total)
+            return dataLoss(std::string(what) + ": string bytes (" + std::to_string(end - p) +
+                            ") do not match the lengths' sum (" + std::to_string(total) + ")");
+        crc = crc32cExtend(crc, p, static_cast<size_t>(end - p));
+        return platform::crc32cMask(crc);
+    }
+    if (dtype == DataType::Variant && !bytes.empty()) {
+        // §5.5: running crc over (uint64 length, bytes, stored element checksum).
+        const uint8_t* p = bytes.data();
+        const uint8_t* end = p + bytes.size();
+        uint32_t crc = 0;
+        for (int64_t i = 0; i < numElements; ++i) {
+            uint64_t len = 0;
+            if (!readVarint64(p, end, len) || len > static_cast<uint64_t>(end - p) || end - p - static_cast<int64_t>(len) < 4)
+                return dataLoss(std::string(what) + ": variant element " + std::to_string(i) + " is truncated");
+            crc = crc32cExtend(crc, &len, 8);
+            crc = crc32cExtend(crc, p, static_cast<size_t>(len));
+            p += len;
+            uint32_t elemCrc = 0;
+            std::memcpy(&elemCrc, p, 4);
+            if (platform::crc32cUnmask(elemCrc) != crc)
+                return dataLoss(std::string(what) + ": variant element " + std::to_string(i) + " checksum mismatch");
+            crc = crc32cExtend(crc, p, 4);
+            p += 4;
+        }
+        return platform::crc32cMask(crc);
+    }
+    return platform::crc32cMask(platform::crc32c(bytes.data(), bytes.size()));
+}
+
+Status verifyRegionChecksum(std::span<const uint8_t> bytes, uint32_t maskedCrc, DataType dtype, int64_t numElements,
+                            std::string_view what) {
+    CKPT_ASSIGN_OR_RETURN(const uint32_t computed, regionChecksum(bytes, dtype, numElements, what));
+    if (computed != maskedCrc)
+        return dataLoss("checksum mismatch for " + std::string(what) + " (stored " + hex32(maskedCrc) + ", computed " +
+                        hex32(computed) + ")");
+    return Status::ok();
+}
+
+Result<std::vector<std::string>> decodeStringRegion(std::span<const uint8_t> bytes, int64_t numElements,
+                                                    std::string_view what) {
+    std::vector<std::string> out(static_cast<size_t>(numElements));
+    if (bytes.empty()) return out;  // TF leaves elements empty for a zero-size region
+    const uint8_t* p = bytes.data();
+    const uint8_t* end = p + bytes.size();
+    std::vector<uint64_t> lengths(static_cast<size_t>(numElements));
+    for (auto& len : lengths)
+        if (!readVarint64(p, end, len)) return dataLoss(std::string(what) + ": string lengths are unreadable");
+    if (end - p < 4) return dataLoss(std::string(what) + ": string tensor is truncated");
+    p += 4;
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (lengths[i] > static_cast<uint64_t>(end - p)) return dataLoss(std::string(what) + ": string tensor is truncated");
+        out[i].assign(reinterpret_cast<const char*>(p), static_cast<size_t>(lengths[i]));
+        p += lengths[i];
+    }
+    return out;
+}
+
+BundleReader::BundleReader(std::string prefix) : m_prefix(std::move(prefix)) {}
+BundleReader::~BundleReader() = default;
+
+Result<std::unique_ptr<BundleReader>> BundleReader::open(std::string_view prefix) {
+    std::unique_ptr<BundleReader> reader(new BundleReader(std::string(prefix)));
+    const std::string index = reader->indexPath();
+    if (!platform::pathExists(index)) return notFound("no checkpoint index at " + index);
+    CKPT_RETURN_IF_ERROR(reader->load());
+    return reader;
+}
+
+std::string BundleReader::indexPath() const { return m_prefix + ".index"; }
+
+std::string BundleReader::dataPath(int32_t shardId) const {
+    char suffix[64];
+    std::snprintf(suffix, sizeof suffix, ".data-%05d-of-%05d", shardId, m_header.numShards);
+    return m_prefix + suffix;
+}
+
+Status BundleReader::load() {
+    const std::string path = indexPath();
+    const std::string file = platform::baseName(path);
+    bool first = true;
+    std::map<std::string, StoredSlice, std::less<>> sliceEntries;  // by encoded key
+    tensorflow::BundleEntryProto entry;
+
+    auto parseEntry = [&](std::string_view value, const std::string& where) -> Status {
+        if (!entry.ParseFromArray(value.data(), static_cast<int>(value.size())))
+            return dataLoss(where + ": the entry is not a valid BundleEntryProto");
+        if (!dataTypeFromEnum(entry.dtype()))
+            return dataLoss(where + ": unknown dtype " + std::to_string(entry.dtype()));
+        if (entry.shard_id() < 0 || entry.shard_id() >= m_header.numShards)
+            return dataLoss(where + ": shard id " + std::to_string(entry.shard_id()) + " is not below num_shards " +
+                            std::to_string(m_header.numShards));
+        return Status::ok();
+    };
+
+    Status scanned = format::scanIndexTable(path, [&](std::string_view key, std::string_view value) -> Status {
+        if (first) {
+            first = false;
+            if (!key.empty()) return dataLoss("corrupt index " + path + ": no bundle header (first key is " + quoted(key) + ")");
+            tensorflow::BundleHeaderProto header;
+            if (!header.ParseFromArray(value.data(), static_cast<int>(value.size())))
+                return dataLoss("corrupt index " + path + ": the bundle header is not a valid BundleHeaderProto");
+            if (header.num_shards() < 1)
+                return dataLoss("corrupt index " + path + ": num_shards is " + std::to_string(header.num_shards()));
+            if (header.endianness() == tensorflow::BundleHeaderProto::BIG)
+                return unimplemented(path + ": big-endian bundles are not supported");
+            const auto& v = header.version();
+            if (v.producer() < 0 || v.min_consumer() > kBundleConsumerVersion ||
+                std::find(v.bad_consumers().begin(), v.bad_consumers().end(), kBundleConsumerVersion) != v.bad_consumers().end())
+                return dataLoss(path + ": bundle version (producer " + std::to_string(v.producer()) + ", min_consumer " +
+                                std::to_string(v.min_consumer()) + ") cannot be read by consumer version 1");
+            m_header.numShards = header.num_shards();
+            m_header.producer = v.producer();
+            m_header.minConsumer = v.min_consumer();
+            m_header.badConsumers.assign(v.bad_consumers().begin(), v.bad_consumers().end());
+            return Status::ok();
+        }
+        const std::string where = "entry " + quoted(key) + " in " + file;
+        CKPT_RETURN_IF_ERROR(parseEntry(value, where));
+        const DataType dtype = *dataTypeFromEnum(entry.dtype());
+        CKPT_ASSIGN_OR_RETURN(TensorShape shape, parseShape(entry.shape(), where));
+        StoredRegion region{entry.shard_id(), entry.offset(), entry.size(), entry.crc32c()};
+        if (format::isSliceKey(key)) {
+            CKPT_ASSIGN_OR_RETURN(format::SliceKey sk, format::decodeSliceKey(key, file));
+            CKPT_RETURN_IF_ERROR(checkRegionSize(dtype, *shape.numElements(), region, where));
+            sliceEntries.emplace(std::string(key), StoredSlice{std::move(sk.slice), std::move(shape), std::string(key), region});
+            return Status::ok();
+        }
+        TensorInfo info;
+        info.key = std::string(key);
+        info.dtype = dtype;
+        info.shape = std::move(shape);
+        info.region = region;
+        if (entry.slices_size() == 0) {
+            CKPT_RETURN_IF_ERROR(checkRegionSize(dtype, *info.shape.numElements(), region, where));
+        }
+        for (const auto& sp : entry.slices()) {
+            StoredSlice s;
+            for (const auto& e : sp.extent()) {
+                if (e.has_length_case() == tensorflow::TensorSliceProto::Extent::kLength) s.slice.extents.push_back({e.start(), e.length()});
+                else s.slice.extents.push_back({0, -1});
+            }
+            CKPT_RETURN_IF_ERROR(checkSlice(s.slice, info.shape, where));
+            s.shape = sliceShape(s.slice, info.shape);
+            s.encodedKey = format::encodeSliceKey(info.key, s.slice);
+            info.slices.push_back(std::move(s));
+        }
+        m_tensors.push_back(std::move(info));
+        return Status::ok();
+    });
+    CKPT_RETURN_IF_ERROR(scanned);
+    if (first) return dataLoss("corrupt index " + path + ": the table is empty (no bundle header)");
+
+    for (TensorInfo& t : m_tensors) {
+        for (StoredSlice& s : t.slices) {
+            auto it = sliceEntries.find(s.encodedKey);
+            if (it == sliceEntries.end())
+                return dataLoss("partitioned tensor " + quoted(t.key) + " in " + file + " lists slice " + s.slice.toString() +
+                                " but the index has no entry for it");
+            if (it->second.shape != s.shape)
+                return dataLoss("slice " + s.slice.toString() + " of " + quoted(t.key) + " in " + file + " has shape " +
+                                it->second.shape.toString() + ", expected " + s.shape.toString());
+            s.region = it->second.region;
+        }
+    }
+    return Status::ok();
+}
+
+const TensorInfo* BundleReader::find(std::string_view key) const {
+    auto it = std::lower_bound(m_tensors.begin(), m_tensors.end(), key,
+                               [](const TensorInfo& t, std::string_view k) { return t.key < k; });
+    return it != m_tensors.end() && it->key == key ? &*it : nullptr;
+}
+
+const TensorInfo* BundleReader::findKeyOrExtension(std::string_view key) const {
+    auto it = std::lower_bound(m_tensors.begin(), m_tensors.end(), key,
+                               [](const TensorInfo& t, std::string_view k) { return t.key < k; });
+    return it != m_tensors.end() && std::string_view(it->key).starts_with(key) ? &*it : nullptr;
+}
+
+bool BundleReader::isObjectBased() const { return find(kObjectGraphKey) != nullptr; }
+
+Result<const platform::RandomAccessFile*> BundleReader::shardFile(int32_t shardId) const {
+    if (shardId < 0 || shardId >= m_header.numShards)
+        return outOfRange("shard " + std::to_string(shardId) + " does not exist in " + indexPath());
+    std::lock_guard lock(m_filesMutex);
+    if (m_files.empty()) m_files.resize(static_cast<size_t>(m_header.numShards));
+    auto& slot = m_files[static_cast<size_t>(shardId)];
+    if (!slot) {
+        const std::string path = dataPath(shardId);
+        auto file = platform::RandomAccessFile::open(path);
+        if (!file) {
+            if (file.status().code() == StatusCode::NotFound) return notFound("missing data shard " + path);
+            return file.status();
+        }
+        slot = std::move(*file);
+    }
+    return slot.get();
+}
+
+Result<uint64_t> BundleReader::dataFileSize(int32_t shardId) const {
+    CKPT_ASSIGN_OR_RETURN(const platform::RandomAccessFile* file, shardFile(shardId));
+    return file->size();
+}
+
+Result<std::vector<uint8_t>> BundleReader::readRegion(const StoredRegion& region, DataType dtype, int64_t numElements,
+                                                      std::string_view key) const {
+    CKPT_ASSIGN_OR_RETURN(const platform::RandomAccessFile* file, shardFile(region.shardId));
+    const std::string what = quoted(key) + " in " + platform::baseName(file->path());
+    if (static_cast<uint64_t>(region.offset) > file->size() ||
+        static_cast<uint64_t>(region.size) > file->size() - static_cast<uint64_t>(region.offset))
+        return dataLoss("entry " + what + " points past the end of the file (offset " + std::to_string(region.offset) +
+                        " + size " + std::to_string(region.size) + " > " + std::to_string(file->size()) + " bytes)");
+    std::vector<uint8_t> bytes(static_cast<size_t>(region.size));
+    CKPT_RETURN_IF_ERROR(file->readExact(static_cast<uint64_t>(region.offset), bytes.size(), bytes.data()));
+    CKPT_RETURN_IF_ERROR(verifyRegionChecksum(bytes, region.maskedCrc32c, dtype, numElements, what));
+    return bytes;
+}
+
+Result<Tensor> BundleReader::read(std::string_view key) const {
+    const TensorInfo* info = find(key);
+    if (!info) return notFound("no tensor " + quoted(key) + " in " + indexPath());
+    return read(*info);
+}
+
+Result<Tensor> BundleReader::read(const TensorInfo& info) const {
+    if (!isDecodable(info.dtype))
+        return unimplemented("unsupported dtype " + std::string(dataTypeName(info.dtype)) + " for " + quoted(info.key) +
+                             ": its values cannot be decoded");
+    Tensor out;
+    out.dtype = info.dtype;
+    out.shape = info.shape;
+    const int64_t n = *info.shape.numElements();
+    if (!info.isPartitioned()) {
+        CKPT_ASSIGN_OR_RETURN(auto bytes, readRegion(info.region, info.dtype, n, info.key));
+        if (info.dtype == DataType::String) {
+            CKPT_ASSIGN_OR_RETURN(out.strings, decodeStringRegion(bytes, n, quoted(info.key)));
+        } else {
+            out.bytes = std::move(bytes);
+        }
+        return out;
+    }
+    // Partitioned: assemble element-wise; strings go through an index buffer.
+    const bool isString = info.dtype == DataType::String;
+    const size_t elemSize = isString ? sizeof(uint64_t) : dataTypeSize(info.dtype);
+    std::vector<uint8_t> full(static_cast<size_t>(n) * elemSize);
+    std::vector<bool> covered(static_cast<size_t>(n), false);
+    std::vector<std::string> pool;
+    for (const StoredSlice& s : info.slices) {
+        const int64_t sn = *s.shape.numElements();
+        CKPT_ASSIGN_OR_RETURN(auto bytes, readRegion(s.region, info.dtype, sn, s.encodedKey));
+        if (isString) {
+            CKPT_ASSIGN_OR_RETURN(auto strs, decodeStringRegion(bytes, sn, quoted(info.key)));
+            bytes.resize(static_cast<size_t>(sn) * sizeof(uint64_t));
+            for (int64_t i = 0; i < sn; ++i) {
+                const uint64_t slot = pool.size();
+                std::memcpy(bytes.data() + i * sizeof(uint64_t), &slot, sizeof slot);
+                pool.push_back(std::move(strs[static_cast<size_t>(i)]));
+            }
+        }
+        scatterSlice(bytes.data(), full.data(), info.shape, s.slice, elemSize, covered);
+    }
+    if (std::find(covered.begin(), covered.end(), false) != covered.end())
+        return dataLoss("partitioned tensor " + quoted(info.key) + " in " + indexPath() +
+                        " does not have sufficient slices to cover shape " + info.shape.toString());
+    if (isString) {
+        out.strings.resize(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) {
+            uint64_t slot = 0;
+            std::memcpy(&slot, full.data() + i * sizeof(uint64_t), sizeof slot);
+            out.strings[static_cast<size_t>(i)] = std::move(pool[slot]);
+        }
+    } else {
+        out.bytes = std::move(full);
+    }
+    return out;
+}
+
+} // namespace ckpt

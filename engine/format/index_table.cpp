@@ -1,0 +1,193 @@
+#include "format/index_table.h"
+
+#include <leveldb/comparator.h>
+#include <leveldb/env.h>
+#include <leveldb/iterator.h>
+#include <leveldb/options.h>
+#include <leveldb/table.h>
+#include <leveldb/table_builder.h>
+
+#include <cstring>
+#include <new>
+
+#include "platform/crc32c.h"
+#include "platform/file.h"
+
+namespace ckpt::format {
+namespace {
+
+constexpr uint64_t kTableMagic = 0xdb4775248b80fb57ull;
+
+struct BlockHandle {
+    uint64_t offset = 0;
+    uint64_t size = 0;
+};
+
+bool decodeVarint64(const unsigned char*& p, const unsigned char* end, uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift <= 63 && p < end; shift += 7) {
+        const unsigned char b = *p++;
+        v |= uint64_t{b & 0x7fu} << shift;
+        if (!(b & 0x80)) return true;
+    }
+    return false;
+}
+
+struct Footer {
+    BlockHandle metaindex;
+    BlockHandle index;
+};
+
+Result<Footer> readFooter(const platform::RandomAccessFile& file) {
+    const std::string& path = file.path();
+    if (file.size() < kSstableFooterSize)
+        return dataLoss("truncated index " + path + ": " + std::to_string(file.size()) +
+                        " bytes, an SSTable needs at least a " + std::to_string(kSstableFooterSize) +
+                        "-byte footer");
+    unsigned char buf[kSstableFooterSize];
+    CKPT_RETURN_IF_ERROR(file.readExact(file.size() - kSstableFooterSize, sizeof buf, buf));
+    uint64_t magic = 0;
+    std::memcpy(&magic, buf + 40, 8);
+    if (magic != kTableMagic)
+        return dataLoss("not a checkpoint index: " + path +
+                        " has no SSTable magic number at its end (truncated or not an .index file)");
+    Footer footer;
+    const unsigned char* p = buf;
+    const unsigned char* end = buf + 40;
+    if (!decodeVarint64(p, end, footer.metaindex.offset) || !decodeVarint64(p, end, footer.metaindex.size) ||
+        !decodeVarint64(p, end, footer.index.offset) || !decodeVarint64(p, end, footer.index.size))
+        return dataLoss("corrupt index " + path + ": unreadable block handles in the footer");
+    const uint64_t limit = file.size() - kSstableFooterSize;
+    for (const auto& [name, h] : {std::pair{"metaindex", footer.metaindex}, std::pair{"index", footer.index}}) {
+        if (h.offset > limit || h.size > limit - h.offset || kBlockTrailerSize > limit - h.offset - h.size)
+            return dataLoss("corrupt index " + path + ": the footer's " + name + " block handle (offset " +
+                            std::to_string(h.offset) + ", size " + std::to_string(h.size) +
+                            ") points past the end of the file (" + std::to_string(file.size()) + " bytes)");
+    }
+    return footer;
+}
+
+Status fromLevelDb(const leveldb::Status& s, const std::string& path) {
+    if (s.ok()) return Status::ok();
+    std::string what = s.ToString();
+    // LevelDB says "Corruption: block checksum mismatch: <file>"; keep its words, name our file once.
+    if (what.rfind("Corruption: ", 0) == 0) what = what.substr(12);
+    if (const auto pos = what.find(": " + path); pos != std::string::npos) what.erase(pos);
+    if (s.IsNotFound()) return notFound("cannot open " + path + ": " + what);
+    if (s.IsIOError()) return dataLoss("cannot read " + path + ": " + what);
+    return dataLoss("corrupt index " + path + ": " + what);
+}
+
+// LevelDB file adapter over our pread file, so reads are bounded by the real size.
+class PreadFile final : public leveldb::RandomAccessFile {
+public:
+    explicit PreadFile(const platform::RandomAccessFile& file) : m_file(file) {}
+    leveldb::Status Read(uint64_t offset, size_t n, leveldb::Slice* result, char* scratch) const override {
+        if (offset > m_file.size()) return leveldb::Status::IOError(m_file.path(), "read past end of file");
+        n = static_cast<size_t>(std::min<uint64_t>(n, m_file.size() - offset));
+        const Status s = m_file.readExact(offset, n, scratch);
+        if (!s.isOk()) return leveldb::Status::IOError(m_file.path(), s.message());
+        *result = leveldb::Slice(scratch, n);
+        return leveldb::Status::OK();
+    }
+
+private:
+    const platform::RandomAccessFile& m_file;
+};
+
+leveldb::Options tableOptions() {
+    leveldb::Options o;
+    o.comparator = leveldb::BytewiseComparator();
+    o.block_size = kIndexBlockSize;
+    o.block_restart_interval = kIndexRestartInterval;
+    o.compression = leveldb::kNoCompression;
+    o.filter_policy = nullptr;
+    o.paranoid_checks = true;  // also verifies the index block's checksum on open
+    return o;
+}
+
+} // namespace
+
+Status scanIndexTable(const std::string& path, const IndexVisitor& visit) {
+    CKPT_ASSIGN_OR_RETURN(auto file, platform::RandomAccessFile::open(path));
+    if (auto footer = readFooter(*file); !footer) return footer.status();
+    try {
+        PreadFile adapter(*file);
+        leveldb::Table* raw = nullptr;
+        CKPT_RETURN_IF_ERROR(fromLevelDb(leveldb::Table::Open(tableOptions(), &adapter, file->size(), &raw), path));
+        std::unique_ptr<leveldb::Table> table(raw);
+        leveldb::ReadOptions ro;
+        ro.verify_checksums = true;
+        ro.fill_cache = false;
+        std::unique_ptr<leveldb::Iterator> it(table->NewIterator(ro));
+        for (it->SeekToFirst(); it->Valid(); it->Next()) {
+            const leveldb::Slice k = it->key();
+            const leveldb::Slice v = it->value();
+            CKPT_RETURN_IF_ERROR(visit({k.data(), k.size()}, {v.data(), v.size()}));
+        }
+        return fromLevelDb(it->status(), path);
+    } catch (const std::bad_alloc&) {
+        return dataLoss("corrupt index " + path + ": a block size in the file is implausibly large");
+    } catch (const std::exception& e) {
+        return dataLoss("corrupt index " + path + ": " + e.what());
+    }
+}
+
+Status verifyIndexFooterAndMetaindex(const std::string& path) {
+    CKPT_ASSIGN_OR_RETURN(auto file, platform::RandomAccessFile::open(path));
+    CKPT_ASSIGN_OR_RETURN(const Footer footer, readFooter(*file));
+    if (footer.metaindex.size > (1u << 20))
+        return dataLoss("corrupt index " + path + ": metaindex block of " + std::to_string(footer.metaindex.size) +
+                        " bytes (TensorFlow writes an empty one)");
+    std::string block(footer.metaindex.size + kBlockTrailerSize, '\0');
+    CKPT_RETURN_IF_ERROR(file->readExact(footer.metaindex.offset, block.size(), block.data()));
+    uint32_t stored = 0;
+    std::memcpy(&stored, block.data() + footer.metaindex.size + 1, 4);
+    const uint32_t computed = platform::crc32c(block.data(), footer.metaindex.size + 1);
+    if (platform::crc32cUnmask(stored) != computed)
+        return dataLoss("corrupt index " + path + ": metaindex block checksum mismatch");
+    return Status::ok();
+}
+
+struct IndexTableWriter::Impl {
+    std::string path;
+    leveldb::WritableFile* file = nullptr;
+    std::unique_ptr<leveldb::TableBuilder> builder;
+    bool finished = false;
+};
+
+IndexTableWriter::IndexTableWriter(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+
+IndexTableWriter::~IndexTableWriter() {
+    if (m_impl->builder && !m_impl->finished) m_impl->builder->Abandon();
+    m_impl->builder.reset();
+    delete m_impl->file;
+}
+
+Result<std::unique_ptr<IndexTableWriter>> IndexTableWriter::create(const std::string& path) {
+    auto impl = std::make_unique<Impl>();
+    impl->path = path;
+    leveldb::Status s = leveldb::Env::Default()->NewWritableFile(path, &impl->file);
+    if (!s.ok()) return Status(StatusCode::PermissionDenied, "cannot create " + path + ": " + s.ToString());
+    leveldb::Options o = tableOptions();
+    impl->builder = std::make_unique<leveldb::TableBuilder>(o, impl->file);
+    return std::unique_ptr<IndexTableWriter>(new IndexTableWriter(std::move(impl)));
+}
+
+Status IndexTableWriter::add(std::string_view key, std::string_view value) {
+    m_impl->builder->Add(leveldb::Slice(key.data(), key.size()), leveldb::Slice(value.data(), value.size()));
+    const leveldb::Status s = m_impl->builder->status();
+    if (!s.ok()) return dataLoss("writing " + m_impl->path + ": " + s.ToString());
+    return Status::ok();
+}
+
+Status IndexTableWriter::finish() {
+    m_impl->finished = true;
+    leveldb::Status s = m_impl->builder->Finish();
+    if (s.ok()) s = m_impl->file->Sync();
+    if (s.ok()) s = m_impl->file->Close();
+    if (!s.ok()) return Status(StatusCode::ResourceExhausted, "writing " + m_impl->path + ": " + s.ToString());
+    return Status::ok();
+}
+
+} // namespace ckpt::format

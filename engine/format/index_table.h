@@ -1,0 +1,52 @@
+#pragma once
+// The .index file is a LevelDB SSTable (docs/checkpoint-format.md §3).
+// This wraps Debian's libleveldb Table/TableBuilder with TensorFlow's options
+// and turns its errors into Status values that name the file.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "ckpt/status.h"
+
+namespace ckpt::format {
+
+// TensorFlow's table options (§3.7).
+constexpr size_t kIndexBlockSize = 262144;
+constexpr int kIndexRestartInterval = 16;
+constexpr size_t kSstableFooterSize = 48;  // two padded block handles + 8-byte magic
+constexpr size_t kBlockTrailerSize = 5;    // 1-byte type + 32-bit masked crc
+
+// Calls 'visit' for every (key, value) in key order, verifying every block
+// checksum. Stops early and returns the visitor's error if it fails.
+// Before handing the file to LevelDB the footer and its two block handles
+// are validated, so a damaged file never triggers a huge allocation.
+using IndexVisitor = std::function<Status(std::string_view key, std::string_view value)>;
+Status scanIndexTable(const std::string& path, const IndexVisitor& visit);
+
+// Checks the parts LevelDB's reader does not look at: the footer's magic and
+// handles and the (always empty) metaindex block's trailer checksum.
+Status verifyIndexFooterAndMetaindex(const std::string& path);
+
+// Writes a table with TensorFlow's options. Keys must be added in strictly
+// increasing bytewise order. The file is written at 'path' directly; callers
+// that need atomicity write to a temporary name and rename.
+class IndexTableWriter {
+public:
+    static Result<std::unique_ptr<IndexTableWriter>> create(const std::string& path);
+    ~IndexTableWriter();
+    IndexTableWriter(const IndexTableWriter&) = delete;
+    IndexTableWriter& operator=(const IndexTableWriter&) = delete;
+
+    Status add(std::string_view key, std::string_view value);
+    // Writes the metaindex, index block and footer, then fsyncs and closes.
+    Status finish();
+
+private:
+    struct Impl;
+    explicit IndexTableWriter(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace ckpt::format

@@ -1,0 +1,107 @@
+#include "ckpt/tensor.h"
+
+#include <bit>
+#include <cmath>
+#include <complex>
+
+#include "ckpt/status.h"
+
+namespace ckpt {
+
+std::optional<int64_t> TensorShape::numElements() const {
+    int64_t n = 1;
+    for (int64_t d : dims) {
+        if (d < 0 || __builtin_mul_overflow(n, d, &n)) return std::nullopt;
+    }
+    return n;
+}
+
+std::string TensorShape::toString() const {
+    std::string s = "[";
+    for (size_t i = 0; i < dims.size(); ++i) {
+        if (i) s += ", ";
+        s += std::to_string(dims[i]);
+    }
+    return s + "]";
+}
+
+std::string TensorSlice::toString() const {
+    std::string s;
+    for (size_t i = 0; i < extents.size(); ++i) {
+        if (i) s += ':';
+        s += extents[i].isFull() ? std::string("-") : std::to_string(extents[i].start) + "," + std::to_string(extents[i].length);
+    }
+    return s.empty() ? "-" : s;
+}
+
+int64_t TensorInfo::storedBytes() const {
+    if (slices.empty()) return region.size;
+    int64_t total = 0;
+    for (const StoredSlice& s : slices) total += s.region.size;
+    return total;
+}
+
+float halfToFloat(uint16_t h) {
+    const uint32_t sign = uint32_t{h & 0x8000u} << 16;
+    const uint32_t exp = (h >> 10) & 0x1fu;
+    const uint32_t man = h & 0x3ffu;
+    if (exp == 0) {
+        // Zero or subnormal: value = man * 2^-24.
+        const float mag = std::ldexp(static_cast<float>(man), -24);
+        return sign ? -mag : mag;
+    }
+    if (exp == 31) return std::bit_cast<float>(sign | 0x7f800000u | (man << 13));
+    return std::bit_cast<float>(sign | ((exp + 112) << 23) | (man << 13));
+}
+
+float bfloat16ToFloat(uint16_t bits) { return std::bit_cast<float>(uint32_t{bits} << 16); }
+
+uint16_t floatToBfloat16(float value) {
+    const uint32_t u = std::bit_cast<uint32_t>(value);
+    if (std::isnan(value)) return static_cast<uint16_t>((u >> 16) | 0x40u);
+    const uint32_t roundingBias = 0x7fffu + ((u >> 16) & 1u);
+    return static_cast<uint16_t>((u + roundingBias) >> 16);
+}
+
+uint16_t floatToHalf(float value) {
+    const uint32_t u = std::bit_cast<uint32_t>(value);
+    const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
+    const uint32_t absu = u & 0x7fffffffu;
+    if (absu >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (absu > 0x7f800000u ? 0x200u : 0u));
+    if (absu >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to inf
+    if (absu < 0x38800000u) {
+        // Subnormal half: scale so the integer part is the half mantissa, round half to even.
+        const float mag = std::bit_cast<float>(absu) * 16777216.0f;  // * 2^24
+        const float r = std::nearbyint(mag);
+        return static_cast<uint16_t>(sign | static_cast<uint16_t>(r));
+    }
+    const uint32_t mant = absu & 0x7fffffu;
+    uint32_t h = ((absu >> 23) - 112) << 10 | (mant >> 13);
+    const uint32_t rest = mant & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+    return static_cast<uint16_t>(sign | h);
+}
+
+double Tensor::elementAsDouble(int64_t i) const {
+    const auto idx = static_cast<size_t>(i);
+    switch (dtype) {
+    case DataType::Float: return as<float>()[idx];
+    case DataType::Double: return as<double>()[idx];
+    case DataType::Half: return halfToFloat(as<uint16_t>()[idx]);
+    case DataType::BFloat16: return bfloat16ToFloat(as<uint16_t>()[idx]);
+    case DataType::Int8: case DataType::QInt8: case DataType::Int4: case DataType::Int2: return as<int8_t>()[idx];
+    case DataType::Int16: case DataType::QInt16: return as<int16_t>()[idx];
+    case DataType::Int32: case DataType::QInt32: return as<int32_t>()[idx];
+    case DataType::Int64: return static_cast<double>(as<int64_t>()[idx]);
+    case DataType::UInt8: case DataType::QUInt8: case DataType::UInt4: case DataType::UInt2: case DataType::Bool:
+        return as<uint8_t>()[idx];
+    case DataType::UInt16: case DataType::QUInt16: return as<uint16_t>()[idx];
+    case DataType::UInt32: return as<uint32_t>()[idx];
+    case DataType::UInt64: return static_cast<double>(as<uint64_t>()[idx]);
+    case DataType::Complex64: return as<float>()[2 * idx];
+    case DataType::Complex128: return as<double>()[2 * idx];
+    default: return std::nan("");
+    }
+}
+
+} // namespace ckpt

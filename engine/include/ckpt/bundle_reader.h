@@ -1,0 +1,98 @@
+#pragma once
+// Reads one TensorFlow V2 tensor bundle: <prefix>.index plus its
+// <prefix>.data-NNNNN-of-NNNNN shards (docs/checkpoint-format.md §1-6).
+// open() reads and validates the index only; tensor data is read on demand
+// with pread and every read is checked against the entry's crc32c.
+// Safe to share between threads once open.
+//   auto reader = BundleReader::open("/runs/a/ckpt-3");
+//   if (!reader) return reader.status();
+//   auto kernel = (*reader)->read("model/dense/kernel/.ATTRIBUTES/VARIABLE_VALUE");
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ckpt/cancellation.h"
+#include "ckpt/status.h"
+#include "ckpt/tensor.h"
+#include "ckpt/tensor_info.h"
+
+namespace ckpt {
+
+struct BundleHeader {
+    int32_t numShards = 0;
+    bool bigEndian = false;
+    int32_t producer = 0;
+    int32_t minConsumer = 0;
+    std::vector<int32_t> badConsumers;
+};
+
+namespace platform { class RandomAccessFile; }
+
+class BundleReader {
+public:
+    // Fails with DataLoss if the index is damaged or any entry is
+    // inconsistent (bad dtype, shape, shard id, size); the message names the
+    // file and the key. Never touches the data files.
+    [[nodiscard]] static Result<std::unique_ptr<BundleReader>> open(std::string_view prefix);
+    ~BundleReader();
+    BundleReader(const BundleReader&) = delete;
+    BundleReader& operator=(const BundleReader&) = delete;
+
+    const std::string& prefix() const { return m_prefix; }
+    std::string indexPath() const;
+    std::string dataPath(int32_t shardId) const;
+    const BundleHeader& header() const { return m_header; }
+
+    // Every tensor, sorted by key; slice entries appear inside their
+    // partitioned tensor's 'slices', not on their own.
+    const std::vector<TensorInfo>& tensors() const { return m_tensors; }
+    // nullptr when the key does not exist.
+    const TensorInfo* find(std::string_view key) const;
+    // The exact key, else the first key that starts with it: object-graph
+    // attributes of legacy multi-spec saveables name only a key prefix (§7.3).
+    const TensorInfo* findKeyOrExtension(std::string_view key) const;
+    bool isObjectBased() const;
+
+    // Reads and verifies the whole tensor (partitioned ones are assembled).
+    // DT_RESOURCE / DT_VARIANT and other types without a value decoding fail
+    // with Unimplemented ("unsupported dtype").
+    Result<Tensor> read(std::string_view key) const;
+    Result<Tensor> read(const TensorInfo& info) const;
+
+    // The raw bytes of one stored region, verified against its checksum
+    // with the rule for 'dtype' (§5.3-5.5). 'key' is only for messages.
+    Result<std::vector<uint8_t>> readRegion(const StoredRegion& region, DataType dtype, int64_t numElements,
+                                            std::string_view key) const;
+
+    // Data file size, or an error when it is missing; cached after the first call.
+    Result<uint64_t> dataFileSize(int32_t shardId) const;
+
+private:
+    explicit BundleReader(std::string prefix);
+    Status load();
+    Result<const platform::RandomAccessFile*> shardFile(int32_t shardId) const;
+
+    std::string m_prefix;
+    BundleHeader m_header;
+    std::vector<TensorInfo> m_tensors;
+
+    mutable std::mutex m_filesMutex;
+    // Opened on first use. Guarded by m_filesMutex.
+    mutable std::vector<std::unique_ptr<platform::RandomAccessFile>> m_files;
+};
+
+// Verifies a raw region's checksum for 'dtype' and, for strings, decodes it.
+// Exposed for the writer's round-trip checks and for tests.
+Status verifyRegionChecksum(std::span<const uint8_t> bytes, uint32_t maskedCrc, DataType dtype,
+                            int64_t numElements, std::string_view what);
+Result<std::vector<std::string>> decodeStringRegion(std::span<const uint8_t> bytes, int64_t numElements,
+                                                    std::string_view what);
+// The masked crc32c TensorFlow stores for a region of 'dtype' (§5.3-5.5).
+Result<uint32_t> regionChecksum(std::span<const uint8_t> bytes, DataType dtype, int64_t numElements,
+                                std::string_view what);
+
+} // namespace ckpt

@@ -1,0 +1,59 @@
+#pragma once
+// A checkpoint as users name it: a prefix, a directory, or a SavedModel,
+// opened into its bundle plus (for object-based checkpoints) its object graph.
+//   auto ckpt = Checkpoint::open("runs/exp1");      // latest in the directory
+//   if (!ckpt) { report(ckpt.status()); return; }
+//   for (const TensorInfo& t : (*ckpt)->bundle().tensors()) ...
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ckpt/bundle_reader.h"
+#include "ckpt/object_graph.h"
+#include "ckpt/status.h"
+
+namespace ckpt {
+
+enum class CheckpointStyle { ObjectBased, NameBased };
+
+struct ResolvedCheckpoint {
+    std::string prefix;
+    // How the prefix was found: "prefix", "state file", "only index",
+    // "highest-numbered index", "SavedModel".
+    std::string how;
+};
+
+// Turns what a user typed into a bundle prefix:
+//  - PREFIX, PREFIX.index or PREFIX.data-NNNNN-of-NNNNN;
+//  - a SavedModel directory (its variables/variables bundle);
+//  - a directory: its `checkpoint` state file's latest; without one (or when
+//    it names a missing checkpoint) the only *.index, else the highest-numbered one.
+Result<ResolvedCheckpoint> resolveCheckpoint(std::string_view path);
+
+class Checkpoint {
+public:
+    // Resolves, opens the index and decodes the object graph (one small
+    // read of the data files). Errors name the file and the problem.
+    static Result<std::shared_ptr<const Checkpoint>> open(std::string_view path);
+
+    const std::string& prefix() const { return m_bundle->prefix(); }
+    const ResolvedCheckpoint& resolved() const { return m_resolved; }
+    const BundleReader& bundle() const { return *m_bundle; }
+    CheckpointStyle style() const { return m_graph ? CheckpointStyle::ObjectBased : CheckpointStyle::NameBased; }
+    // nullptr for name-based (TF1) checkpoints.
+    const ObjectGraph* objectGraph() const { return m_graph ? &*m_graph : nullptr; }
+
+    // The tensor an attribute's checkpoint_key names: exact key, else the
+    // first key that extends it (legacy multi-spec saveables, §7.3).
+    const TensorInfo* tensorForAttribute(const ObjectAttribute& attribute) const;
+
+private:
+    Checkpoint() = default;
+    ResolvedCheckpoint m_resolved;
+    std::unique_ptr<BundleReader> m_bundle;
+    std::optional<ObjectGraph> m_graph;
+};
+
+} // namespace ckpt

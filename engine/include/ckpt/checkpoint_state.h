@@ -1,0 +1,33 @@
+#pragma once
+// The text-format `checkpoint` state file next to numbered checkpoints
+// (docs/checkpoint-format.md §4.8, §9.2-9.3).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ckpt/status.h"
+
+namespace ckpt {
+
+struct CheckpointState {
+    std::string modelCheckpointPath;                 // as written (may be relative)
+    std::vector<std::string> allModelCheckpointPaths;
+    std::vector<double> allModelCheckpointTimestamps;
+    double lastPreservedTimestamp = 0;
+};
+
+inline constexpr const char* kCheckpointStateFile = "checkpoint";
+
+// nullopt when <dir>/checkpoint does not exist; DataLoss naming the file when
+// it exists but is not a valid text CheckpointState.
+Result<std::optional<CheckpointState>> readCheckpointState(const std::string& dir);
+
+// TensorFlow's latest_checkpoint(dir): the state file's model_checkpoint_path
+// made absolute, if its .index exists; nullopt otherwise.
+Result<std::optional<std::string>> latestCheckpoint(const std::string& dir);
+
+// Joins a state-file path with the directory unless it is absolute.
+std::string resolveStatePath(const std::string& dir, const std::string& path);
+
+} // namespace ckpt

@@ -1,0 +1,70 @@
+#pragma once
+// Metadata of one tensor as the index describes it; no data is read to
+// produce these. docs/checkpoint-format.md §4.3-4.5, §5.7.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ckpt/dtype.h"
+
+namespace ckpt {
+
+struct TensorShape {
+    std::vector<int64_t> dims;  // outermost first; empty = scalar
+
+    int rank() const { return static_cast<int>(dims.size()); }
+    // Product of dims; nullopt when it overflows int64.
+    std::optional<int64_t> numElements() const;
+    std::string toString() const;  // "[3, 4]", "[]"
+    bool operator==(const TensorShape&) const = default;
+};
+
+// One dimension's extent in a slice; length -1 means "the whole dimension".
+struct SliceExtent {
+    int64_t start = 0;
+    int64_t length = -1;
+    bool isFull() const { return length < 0; }
+    bool operator==(const SliceExtent&) const = default;
+};
+
+struct TensorSlice {
+    std::vector<SliceExtent> extents;  // one per dimension
+    // TF's spec text: "0,5:-" (start,length per dim, '-' for full).
+    std::string toString() const;
+    bool operator==(const TensorSlice&) const = default;
+};
+
+// Where the bytes of one stored (non-partitioned) region live.
+struct StoredRegion {
+    int32_t shardId = 0;
+    int64_t offset = 0;
+    int64_t size = 0;
+    uint32_t maskedCrc32c = 0;  // as stored in the entry
+};
+
+// A slice of a partitioned tensor, with its own stored region.
+struct StoredSlice {
+    TensorSlice slice;
+    TensorShape shape;       // the slice's own shape
+    std::string encodedKey;  // the OrderedCode slice key in the index
+    StoredRegion region;
+};
+
+struct TensorInfo {
+    std::string key;
+    DataType dtype = DataType::Invalid;
+    TensorShape shape;
+    // For ordinary tensors. For partitioned tensors the entry's own fields
+    // (TF leaves them 0) are kept here as stored.
+    StoredRegion region;
+    // Non-empty for a partitioned tensor: every slice and where it is stored.
+    std::vector<StoredSlice> slices;
+
+    bool isPartitioned() const { return !slices.empty(); }
+    // Bytes the values occupy on disk (sum over slices for partitioned ones).
+    int64_t storedBytes() const;
+};
+
+} // namespace ckpt

@@ -1,0 +1,113 @@
+#include "platform/file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+namespace ckpt::platform {
+
+std::string errnoText(int err) { return std::strerror(err); }
+
+namespace {
+Status ioError(const std::string& what, const std::string& path, int err) {
+    const StatusCode code = err == ENOENT ? StatusCode::NotFound
+                          : (err == EACCES || err == EPERM) ? StatusCode::PermissionDenied
+                          : StatusCode::DataLoss;
+    return {code, what + " " + path + ": " + errnoText(err)};
+}
+} // namespace
+
+Result<std::unique_ptr<RandomAccessFile>> RandomAccessFile::open(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ioError("cannot open", path, errno);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int err = errno;
+        ::close(fd);
+        return ioError("cannot stat", path, err);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        return invalidArgument(path + " is a directory, expected a file");
+    }
+    return std::unique_ptr<RandomAccessFile>(new RandomAccessFile(path, fd, static_cast<uint64_t>(st.st_size)));
+}
+
+RandomAccessFile::~RandomAccessFile() { ::close(m_fd); }
+
+Status RandomAccessFile::readExact(uint64_t offset, size_t n, void* out) const {
+    if (offset > m_size || n > m_size - offset)
+        return dataLoss("read of " + std::to_string(n) + " bytes at offset " + std::to_string(offset) +
+                        " is past the end of " + m_path + " (" + std::to_string(m_size) + " bytes)");
+    auto* dst = static_cast<char*>(out);
+    size_t done = 0;
+    while (done < n) {
+        const ssize_t got = ::pread(m_fd, dst + done, n - done, static_cast<off_t>(offset + done));
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            return ioError("read failed on", m_path, errno);
+        }
+        if (got == 0) return dataLoss(m_path + " ended early at byte " + std::to_string(offset + done));
+        done += static_cast<size_t>(got);
+    }
+    return Status::ok();
+}
+
+void RandomAccessFile::adviseSequential(uint64_t offset, uint64_t n) const {
+    ::posix_fadvise(m_fd, static_cast<off_t>(offset), static_cast<off_t>(n), POSIX_FADV_SEQUENTIAL);
+}
+
+bool pathExists(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+bool isDirectory(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+Result<uint64_t> fileSize(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return ioError("cannot stat", path, errno);
+    return static_cast<uint64_t>(st.st_size);
+}
+
+Result<std::string> readSmallFile(const std::string& path, size_t maxBytes) {
+    CKPT_ASSIGN_OR_RETURN(auto file, RandomAccessFile::open(path));
+    if (file->size() > maxBytes)
+        return invalidArgument(path + " is " + std::to_string(file->size()) + " bytes, more than the " +
+                               std::to_string(maxBytes) + " expected for this kind of file");
+    std::string data(file->size(), '\0');
+    CKPT_RETURN_IF_ERROR(file->readExact(0, data.size(), data.data()));
+    return data;
+}
+
+std::string baseName(std::string_view path) {
+    while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+    const auto slash = path.rfind('/');
+    return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+std::string dirName(std::string_view path) {
+    while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+    const auto slash = path.rfind('/');
+    if (slash == std::string_view::npos) return ".";
+    if (slash == 0) return "/";
+    return std::string(path.substr(0, slash));
+}
+
+std::string joinPath(std::string_view dir, std::string_view name) {
+    if (dir.empty() || dir == ".") return std::string(name);
+    if (!name.empty() && name.front() == '/') return std::string(name);
+    std::string out(dir);
+    if (out.back() != '/') out += '/';
+    out += name;
+    return out;
+}
+
+} // namespace ckpt::platform

@@ -1,0 +1,53 @@
+#pragma once
+// Minimal POSIX file access for the engine: positional reads that never
+// allocate more than the caller asked for, and path helpers.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "ckpt/status.h"
+
+namespace ckpt::platform {
+
+// A read-only file for pread(). Safe to share between threads.
+//   auto f = RandomAccessFile::open("/runs/ckpt-1.data-00000-of-00001");
+//   if (!f) return f.status();
+//   CKPT_RETURN_IF_ERROR((*f)->readExact(offset, n, buffer));
+class RandomAccessFile {
+public:
+    static Result<std::unique_ptr<RandomAccessFile>> open(const std::string& path);
+    ~RandomAccessFile();
+    RandomAccessFile(const RandomAccessFile&) = delete;
+    RandomAccessFile& operator=(const RandomAccessFile&) = delete;
+
+    const std::string& path() const { return m_path; }
+    uint64_t size() const { return m_size; }
+    // Reads exactly n bytes at offset or fails with DataLoss naming the file.
+    Status readExact(uint64_t offset, size_t n, void* out) const;
+    // Hints the kernel that [offset, offset+n) will be read sequentially.
+    void adviseSequential(uint64_t offset, uint64_t n) const;
+
+private:
+    RandomAccessFile(std::string path, int fd, uint64_t size) : m_path(std::move(path)), m_fd(fd), m_size(size) {}
+    std::string m_path;
+    int m_fd;
+    uint64_t m_size;
+};
+
+bool pathExists(const std::string& path);
+bool isDirectory(const std::string& path);
+Result<uint64_t> fileSize(const std::string& path);
+// Whole small file (state files, specs); refuses files over maxBytes.
+Result<std::string> readSmallFile(const std::string& path, size_t maxBytes = 64u << 20);
+
+std::string baseName(std::string_view path);
+std::string dirName(std::string_view path);
+std::string joinPath(std::string_view dir, std::string_view name);
+
+// Human-readable errno text for messages: "No such file or directory".
+std::string errnoText(int err);
+
+} // namespace ckpt::platform

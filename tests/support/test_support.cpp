@@ -1,0 +1,69 @@
+#include "test_support.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+#include <fstream>
+
+namespace ckpt::testing {
+
+QString realTestDataDir() {
+    for (const char* var : {"CKPT_TESTDATA_REAL", "CKPT_TESTDATA_REAL_DEFAULT"}) {
+        const QString dir = qEnvironmentVariable(var);
+        if (!dir.isEmpty() && QFileInfo(dir).isDir()) return QDir(dir).absolutePath();
+    }
+    return {};
+}
+
+QStringList realBundleDirs() {
+    const QString root = realTestDataDir();
+    if (root.isEmpty()) return {};
+    QStringList out;
+    for (const QString& name : QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        const QString dir = root + QLatin1Char('/') + name;
+        if (QFileInfo::exists(dir + QStringLiteral("/manifest.json"))) out << dir;
+    }
+    return out;
+}
+
+const char* missingCorpusMessage() {
+    return "real checkpoint corpus not found: set CKPT_TESTDATA_REAL or put ../shared/testdata/real beside the source tree";
+}
+
+nlohmann::json loadJson(const QString& path) {
+    std::ifstream in(path.toStdString());
+    return nlohmann::json::parse(in);
+}
+
+std::string manifestPrefix(const QString& bundleDir, const nlohmann::json& manifest) {
+    return (bundleDir + QLatin1Char('/') + QString::fromStdString(manifest.at("prefix").get<std::string>())).toStdString();
+}
+
+bool copyDirectory(const QString& from, const QString& to) {
+    QDir().mkpath(to);
+    for (const QFileInfo& fi : QDir(from).entryInfoList(QDir::Files)) {
+        const QString dst = to + QLatin1Char('/') + fi.fileName();
+        QFile::remove(dst);
+        if (!QFile::copy(fi.absoluteFilePath(), dst)) return false;
+        QFile::setPermissions(dst, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther);
+    }
+    return true;
+}
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return f.readAll();
+}
+
+bool writeAll(const QString& path, const QByteArray& data) {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+    return f.write(data) == data.size();
+}
+
+QString binaryDir() { return qEnvironmentVariable("CKPT_BINARY_DIR"); }
+QString sourceDir() { return qEnvironmentVariable("CKPT_SOURCE_DIR"); }
+
+} // namespace ckpt::testing
