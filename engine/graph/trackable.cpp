@@ -1,0 +1,93 @@
+#include "ckpt/trackable.h"
+
+#include <algorithm>
+
+namespace ckpt {
+
+namespace {
+struct MakeSharedObject final : Trackable {
+    MakeSharedObject() : Trackable(Kind::Object) {}
+};
+} // namespace
+
+std::shared_ptr<Trackable> Trackable::makeObject() { return std::make_shared<MakeSharedObject>(); }
+
+std::shared_ptr<Trackable> Trackable::child(std::string_view name) const {
+    for (const Child& c : m_children)
+        if (c.name == name) return c.object;
+    return nullptr;
+}
+
+Status Trackable::addChild(std::string name, std::shared_ptr<Trackable> object) {
+    if (!object) return invalidArgument("child \"" + name + "\" is null");
+    if (child(name)) return {StatusCode::AlreadyExists, "an object already has a child named \"" + name + "\""};
+    m_children.push_back({std::move(name), std::move(object)});
+    const Child added = m_children.back();
+    // Hooks may add further children; iterate over a copy of the list.
+    const auto hooks = m_hooks;
+    for (const auto& hook : hooks) hook(*this, added);
+    return Status::ok();
+}
+
+Variable* Trackable::asVariable() { return m_kind == Kind::Variable ? static_cast<Variable*>(this) : nullptr; }
+Optimizer* Trackable::asOptimizer() { return m_kind == Kind::Optimizer ? static_cast<Optimizer*>(this) : nullptr; }
+
+Result<Tensor> zeroTensor(DataType dtype, const TensorShape& shape) {
+    const auto n = shape.numElements();
+    if (!n) return invalidArgument("shape " + shape.toString() + " has too many elements");
+    if (!isDecodable(dtype)) return unimplemented("cannot create a " + std::string(dataTypeName(dtype)) + " tensor");
+    Tensor t;
+    t.dtype = dtype;
+    t.shape = shape;
+    if (dtype == DataType::String) t.strings.assign(static_cast<size_t>(*n), std::string());
+    else t.bytes.assign(static_cast<size_t>(*n) * dataTypeSize(dtype), 0);
+    return t;
+}
+
+std::shared_ptr<Variable> Variable::make(DataType dtype, TensorShape shape, int replicas) {
+    std::shared_ptr<Variable> v(new Variable());
+    auto zero = zeroTensor(dtype, shape);
+    Tensor value = zero ? std::move(*zero) : Tensor{dtype, std::move(shape), {}, {}};
+    v->m_values.assign(static_cast<size_t>(std::max(1, replicas)), value);
+    return v;
+}
+
+std::shared_ptr<Variable> Variable::fromTensor(Tensor value) {
+    std::shared_ptr<Variable> v(new Variable());
+    v->m_values.push_back(std::move(value));
+    return v;
+}
+
+Status Variable::assign(const Tensor& value) {
+    if (value.dtype != dtype() || value.shape != shape())
+        return invalidArgument("cannot assign a " + std::string(dataTypeName(value.dtype)) + " " + value.shape.toString() +
+                               " value to a " + std::string(dataTypeName(dtype())) + " " + shape().toString() + " variable");
+    for (Tensor& t : m_values) t = value;
+    return Status::ok();
+}
+
+std::shared_ptr<Optimizer> Optimizer::make() { return std::shared_ptr<Optimizer>(new Optimizer()); }
+
+std::shared_ptr<Variable> Optimizer::createSlot(Variable& variable, const std::string& slotName) {
+    if (auto existing = slot(variable, slotName)) return existing;
+    auto s = Variable::make(variable.dtype(), variable.shape());
+    s->setDevice(variable.device());
+    auto self = std::static_pointer_cast<Variable>(variable.shared_from_this());
+    m_slots.push_back({self, slotName, s});
+    return s;
+}
+
+std::shared_ptr<Variable> Optimizer::slot(const Variable& variable, std::string_view slotName) const {
+    for (const Slot& s : m_slots)
+        if (s.name == slotName && s.variable.lock().get() == &variable) return s.slot;
+    return nullptr;
+}
+
+std::vector<std::string> Optimizer::slotNames() const {
+    std::vector<std::string> names;
+    for (const Slot& s : m_slots)
+        if (std::find(names.begin(), names.end(), s.name) == names.end()) names.push_back(s.name);
+    return names;
+}
+
+} // namespace ckpt

@@ -1,0 +1,125 @@
+#pragma once
+// The C++ trackable object model: a program's state as a graph of objects
+// with named children, the way tf.train.Checkpoint sees a Python program.
+// The save pipeline serializes it into _CHECKPOINTABLE_OBJECT_GRAPH plus
+// tensors; restore matches a checkpoint's graph against it.
+// Not thread-safe: build and mutate a graph on one thread (saves snapshot
+// the values they need before handing work to other threads).
+//   auto root = Trackable::makeObject();
+//   auto model = Trackable::makeObject();
+//   auto kernel = Variable::make(DataType::Float, TensorShape{{4, 8}});
+//   CKPT_RETURN_IF_ERROR(model->addChild("kernel", kernel));
+//   CKPT_RETURN_IF_ERROR(root->addChild("model", model));
+//   auto adam = Optimizer::make();
+//   adam->createSlot(*kernel, "m");   // zeros of kernel's dtype/shape
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ckpt/dtype.h"
+#include "ckpt/status.h"
+#include "ckpt/tensor.h"
+#include "ckpt/tensor_info.h"
+
+namespace ckpt {
+
+class Variable;
+class Optimizer;
+
+class Trackable : public std::enable_shared_from_this<Trackable> {
+public:
+    enum class Kind { Object, Variable, Optimizer };
+    struct Child {
+        std::string name;  // local name, unescaped
+        std::shared_ptr<Trackable> object;
+    };
+    // Called after addChild() succeeds; restore uses it for restore-on-create.
+    using ChildAddedHook = std::function<void(Trackable& parent, const Child& child)>;
+
+    static std::shared_ptr<Trackable> makeObject();
+    virtual ~Trackable() = default;
+    Trackable(const Trackable&) = delete;
+    Trackable& operator=(const Trackable&) = delete;
+
+    Kind kind() const { return m_kind; }
+    const std::vector<Child>& children() const { return m_children; }
+    // nullptr when there is no such child.
+    std::shared_ptr<Trackable> child(std::string_view name) const;
+    // Fails with AlreadyExists for a duplicate local name.
+    Status addChild(std::string name, std::shared_ptr<Trackable> object);
+
+    Variable* asVariable();
+    Optimizer* asOptimizer();
+
+    // Hooks run in registration order on every later addChild of this object.
+    void addChildAddedHook(ChildAddedHook hook) { m_hooks.push_back(std::move(hook)); }
+
+protected:
+    explicit Trackable(Kind kind) : m_kind(kind) {}
+
+private:
+    Kind m_kind;
+    std::vector<Child> m_children;
+    std::vector<ChildAddedHook> m_hooks;
+};
+
+// A variable: one tensor value (VARIABLE_VALUE), or several identical-shape
+// components when replicated over devices (saved as VARIABLE_VALUE plus
+// parallel_component_<i>).
+class Variable : public Trackable {
+public:
+    // Zero-initialised value of the given dtype and shape (strings empty).
+    static std::shared_ptr<Variable> make(DataType dtype, TensorShape shape, int replicas = 1);
+    static std::shared_ptr<Variable> fromTensor(Tensor value);
+
+    DataType dtype() const { return m_values.front().dtype; }
+    const TensorShape& shape() const { return m_values.front().shape; }
+    int replicas() const { return static_cast<int>(m_values.size()); }
+    const Tensor& value(int replica = 0) const { return m_values[static_cast<size_t>(replica)]; }
+    Tensor& mutableValue(int replica = 0) { return m_values[static_cast<size_t>(replica)]; }
+    // Replaces every replica's value; dtype and shape must match (InvalidArgument
+    // naming both otherwise).
+    Status assign(const Tensor& value);
+
+    // Device string used to group tensors by task when saving
+    // ("/job:worker/replica:0/task:1/device:CPU:0"); empty = local host.
+    const std::string& device() const { return m_device; }
+    void setDevice(std::string device) { m_device = std::move(device); }
+
+private:
+    Variable() : Trackable(Kind::Variable) {}
+    std::vector<Tensor> m_values;
+    std::string m_device;
+};
+
+// An optimizer with per-variable slot variables (Adam's "m" and "v").
+class Optimizer : public Trackable {
+public:
+    static std::shared_ptr<Optimizer> make();
+
+    struct Slot {
+        std::weak_ptr<Variable> variable;  // the original variable
+        std::string name;
+        std::shared_ptr<Variable> slot;
+    };
+    // Creates (or returns the existing) zero slot shaped like 'variable'.
+    std::shared_ptr<Variable> createSlot(Variable& variable, const std::string& slotName);
+    // nullptr when absent.
+    std::shared_ptr<Variable> slot(const Variable& variable, std::string_view slotName) const;
+    const std::vector<Slot>& slots() const { return m_slots; }
+    // Slot names in first-creation order (the order TF saves them in).
+    std::vector<std::string> slotNames() const;
+
+private:
+    Optimizer() : Trackable(Kind::Optimizer) {}
+    std::vector<Slot> m_slots;
+};
+
+// Zero tensor (empty strings for DT_STRING) of the given dtype and shape.
+Result<Tensor> zeroTensor(DataType dtype, const TensorShape& shape);
+
+} // namespace ckpt
