@@ -1,0 +1,238 @@
+// CpuBackend: the reference implementation of the preview passes, spread
+// over std::threads in contiguous runs of tiles. Inner loops run over the
+// kTileLanes lanes of a tile so the compiler can vectorize them; the lane
+// and tile order is the one preview_element.h fixes for both backends.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "preview/preview_backend.h"
+
+namespace ckpt::preview {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+constexpr bool mayBeNonFinite(ElementKind k) {
+    return k == ElementKind::F32 || k == ElementKind::F64 || k == ElementKind::F16 || k == ElementKind::BF16 ||
+           k == ElementKind::C64 || k == ElementKind::C128;
+}
+
+// Per-thread lane accumulators for the order-independent totals.
+struct Lanes {
+    alignas(64) double mn[kTileLanes];
+    alignas(64) double mx[kTileLanes];
+    alignas(64) double zeros[kTileLanes];
+    alignas(64) double nans[kTileLanes];
+    alignas(64) double posInfs[kTileLanes];
+    alignas(64) double negInfs[kTileLanes];
+    alignas(64) double finite[kTileLanes];
+    Lanes() {
+        std::fill(std::begin(mn), std::end(mn), kInf);
+        std::fill(std::begin(mx), std::end(mx), -kInf);
+        for (double* a : {zeros, nans, posInfs, negInfs, finite}) std::fill(a, a + kTileLanes, 0.0);
+    }
+    Extremes totals() const {
+        Extremes e;
+        double lo = kInf, hi = -kInf, f = 0, z = 0, n = 0, p = 0, m = 0;
+        for (int l = 0; l < kTileLanes; ++l) {
+            lo = std::min(lo, mn[l]);
+            hi = std::max(hi, mx[l]);
+            f += finite[l]; z += zeros[l]; n += nans[l]; p += posInfs[l]; m += negInfs[l];
+        }
+        e.finite = static_cast<int64_t>(f);
+        e.zeros = static_cast<int64_t>(z);
+        e.nans = static_cast<int64_t>(n);
+        e.posInfs = static_cast<int64_t>(p);
+        e.negInfs = static_cast<int64_t>(m);
+        e.min = lo;
+        e.max = hi;
+        return e;
+    }
+};
+
+// One tile: 'valid' elements from 'base' + first (valid == kTileElements
+// when Full). Lane counts stay below 2^53, so double counters are exact
+// (a thread flushes them every kFlushTiles tiles).
+template <ElementKind K, bool Full>
+TilePartial tileStats(const unsigned char* base, int64_t first, int64_t valid, Lanes& L) {
+    alignas(64) double s[kTileLanes] = {};
+    alignas(64) double c[kTileLanes] = {};
+    for (int j = 0; j < kTileItems; ++j) {
+        for (int l = 0; l < kTileLanes; ++l) {
+            const int64_t e = int64_t{j} * kTileLanes + l;
+            const bool in = Full || e < valid;
+            const double x = in ? loadElement<K>(base, first + e) : 0.0;
+            const bool fin = mayBeNonFinite(K) ? (in && isFiniteValue(x)) : in;
+            s[l] += fin ? x : 0.0;
+            c[l] += fin ? 1.0 : 0.0;
+            L.mn[l] = (fin && x < L.mn[l]) ? x : L.mn[l];
+            L.mx[l] = (fin && x > L.mx[l]) ? x : L.mx[l];
+            L.zeros[l] += (in && x == 0.0) ? 1.0 : 0.0;
+            if constexpr (mayBeNonFinite(K)) {
+                L.nans[l] += (in && x != x) ? 1.0 : 0.0;
+                L.posInfs[l] += (in && x == kInf) ? 1.0 : 0.0;
+                L.negInfs[l] += (in && x == -kInf) ? 1.0 : 0.0;
+            }
+        }
+    }
+    for (int l = 0; l < kTileLanes; ++l) L.finite[l] += c[l];
+    const double sum = treeReduce(s);
+    const double n = treeReduce(c);
+    const double mean = n > 0 ? sum / n : 0.0;
+    alignas(64) double q[kTileLanes] = {};
+    for (int j = 0; j < kTileItems; ++j) {
+        for (int l = 0; l < kTileLanes; ++l) {
+            const int64_t e = int64_t{j} * kTileLanes + l;
+            const bool in = Full || e < valid;
+            const double x = in ? loadElement<K>(base, first + e) : 0.0;
+            const bool fin = mayBeNonFinite(K) ? (in && isFiniteValue(x)) : in;
+            const double d = fin ? x - mean : 0.0;
+            q[l] += d * d;
+        }
+    }
+    return {mean, treeReduce(q), static_cast<int64_t>(n)};
+}
+
+template <ElementKind K>
+void statsRange(const ElementBuffer& in, int64_t tileBegin, int64_t tileEnd, TilePartial* tiles, Extremes& out) {
+    // Flush lane counters well before doubles stop counting exactly.
+    constexpr int64_t kFlushTiles = int64_t{1} << 30;
+    Lanes lanes;
+    Extremes total;
+    int64_t sinceFlush = 0;
+    for (int64_t t = tileBegin; t < tileEnd; ++t) {
+        const int64_t first = t * kTileElements;
+        const int64_t valid = std::min(kTileElements, in.count - first);
+        tiles[t] = valid == kTileElements ? tileStats<K, true>(in.data, first, valid, lanes)
+                                          : tileStats<K, false>(in.data, first, valid, lanes);
+        if (++sinceFlush == kFlushTiles) {
+            mergeExtremes(total, lanes.totals());
+            lanes = Lanes();
+            sinceFlush = 0;
+        }
+    }
+    mergeExtremes(total, lanes.totals());
+    out = total;
+}
+
+template <ElementKind K>
+void histogramRange(const ElementBuffer& in, const HistogramSpec& spec, int64_t begin, int64_t end,
+                    HistogramCounts& out) {
+    out.counts.assign(static_cast<size_t>(spec.bins), 0);
+    int64_t* counts = out.counts.data();
+    const double* edges = spec.edges.data();
+    int64_t below = 0, above = 0, nans = 0;
+    for (int64_t i = begin; i < end; ++i) {
+        const double x = loadElement<K>(in.data, i);
+        if (x >= spec.lo && x <= spec.hi) {
+            ++counts[histogramBin(x, spec.lo, spec.width, edges, spec.bins)];
+        } else if (x < spec.lo) {
+            ++below;
+        } else if (x > spec.hi) {
+            ++above;
+        } else {
+            ++nans;
+        }
+    }
+    out.below = below;
+    out.above = above;
+    out.nans = nans;
+}
+
+// Runs fn(worker, begin, end) over [0, total) split into 'workers' runs.
+template <typename Fn>
+void parallelFor(int workers, int64_t total, Fn&& fn) {
+    std::vector<std::thread> threads;
+    threads.reserve(static_cast<size_t>(workers));
+    for (int w = 1; w < workers; ++w) {
+        threads.emplace_back([&fn, w, workers, total] { fn(w, total * w / workers, total * (w + 1) / workers); });
+    }
+    fn(0, 0, total / workers);
+    for (auto& t : threads) t.join();
+}
+
+class CpuBackend final : public PreviewBackend {
+public:
+    explicit CpuBackend(int threads)
+        : m_threads(threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))) {}
+
+    std::string name() const override { return "cpu"; }
+
+    Status stats(const ElementBuffer& in, std::vector<TilePartial>& tiles, Extremes& extremes) override {
+        const int64_t ntiles = tileCount(in.count);
+        tiles.assign(static_cast<size_t>(ntiles), TilePartial{0, 0, 0});
+        // Small tensors are not worth a thread.
+        const int workers = static_cast<int>(std::clamp<int64_t>(ntiles / 16, 1, m_threads));
+        std::vector<Extremes> parts(static_cast<size_t>(workers));
+        dispatchKind(in.kind, [&]<ElementKind K>() {
+            parallelFor(workers, ntiles, [&](int w, int64_t b, int64_t e) {
+                statsRange<K>(in, b, e, tiles.data(), parts[static_cast<size_t>(w)]);
+            });
+        });
+        extremes = Extremes{};
+        for (const Extremes& p : parts) mergeExtremes(extremes, p);
+        return Status::ok();
+    }
+
+    Status histogram(const ElementBuffer& in, const HistogramSpec& spec, HistogramCounts& out) override {
+        const int workers = static_cast<int>(std::clamp<int64_t>(in.count / 65536, 1, m_threads));
+        std::vector<HistogramCounts> parts(static_cast<size_t>(workers));
+        dispatchKind(in.kind, [&]<ElementKind K>() {
+            parallelFor(workers, in.count, [&](int w, int64_t b, int64_t e) {
+                histogramRange<K>(in, spec, b, e, parts[static_cast<size_t>(w)]);
+            });
+        });
+        out = HistogramCounts{};
+        out.counts.assign(static_cast<size_t>(spec.bins), 0);
+        for (const HistogramCounts& p : parts) {
+            for (size_t b = 0; b < out.counts.size(); ++b) out.counts[b] += p.counts[b];
+            out.below += p.below;
+            out.above += p.above;
+            out.nans += p.nans;
+        }
+        return Status::ok();
+    }
+
+private:
+    int m_threads;
+};
+
+} // namespace
+
+std::unique_ptr<PreviewBackend> makeCpuBackend(int threads) { return std::make_unique<CpuBackend>(threads); }
+
+TilePartial mergeTiles(const std::vector<TilePartial>& tiles) {
+    TilePartial acc{0, 0, 0};
+    for (const TilePartial& t : tiles) mergePartial(acc, t);
+    return acc;
+}
+
+void mergeExtremes(Extremes& a, const Extremes& b) {
+    if (b.finite > 0) {
+        a.min = a.finite > 0 ? std::min(a.min, b.min) : b.min;
+        a.max = a.finite > 0 ? std::max(a.max, b.max) : b.max;
+    }
+    a.finite += b.finite;
+    a.zeros += b.zeros;
+    a.nans += b.nans;
+    a.posInfs += b.posInfs;
+    a.negInfs += b.negInfs;
+}
+
+HistogramSpec makeHistogramSpec(double lo, double hi, int bins) {
+    HistogramSpec spec;
+    spec.lo = lo;
+    spec.hi = hi;
+    spec.width = hi - lo;
+    spec.bins = bins;
+    spec.edges.resize(static_cast<size_t>(bins) + 1);
+    const double step = (hi - lo) / bins;
+    for (int i = 0; i <= bins; ++i) spec.edges[static_cast<size_t>(i)] = static_cast<double>(i) * step + lo;
+    spec.edges.back() = hi;
+    return spec;
+}
+
+} // namespace ckpt::preview
