@@ -4,7 +4,7 @@
 
 namespace ckpt::preview {
 
-Result<std::unique_ptr<PreviewBackend>> makeCudaBackend() {
+Result<std::unique_ptr<PreviewBackend>> makeCudaBackend(size_t) {
     return failedPrecondition("built without CUDA");
 }
 

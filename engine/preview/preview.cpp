@@ -50,7 +50,7 @@ struct Selected {
 Result<Selected> selectBackend(const PreviewOptions& options) {
     Selected sel;
     if (options.device != PreviewDevice::Cpu) {
-        auto cuda = preview::makeCudaBackend();
+        auto cuda = preview::makeCudaBackend(options.cudaChunkBytes);
         if (cuda) {
             sel.backend = std::move(*cuda);
             sel.on = {"cuda", sel.backend->deviceName(), {}};

@@ -6,6 +6,7 @@
 // module can be built and benchmarked on its own.
 // A backend object is used by one thread at a time.
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -61,7 +62,7 @@ std::unique_ptr<PreviewBackend> makeCpuBackend(int threads);
 
 // A usable CUDA backend, or why there is none: FailedPrecondition with
 // "built without CUDA", "no CUDA driver ...", "no CUDA device" and the like.
-Result<std::unique_ptr<PreviewBackend>> makeCudaBackend();
+Result<std::unique_ptr<PreviewBackend>> makeCudaBackend(size_t chunkBytes = 0);
 
 // Folds tile partials in order (mergePartial).
 TilePartial mergeTiles(const std::vector<TilePartial>& tiles);

@@ -17,6 +17,7 @@
 // agree to well under 1e-9 relative (both merge the same per-tile float64
 // partials in the same order).
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -52,6 +53,9 @@ struct PreviewOptions {
     // Cuda: fail with FailedPrecondition when no device is usable.
     PreviewDevice device = PreviewDevice::Auto;
     int cpuThreads = 0;  // 0 = std::thread::hardware_concurrency()
+    // Bytes per chunk streamed to the GPU; 0 = 64 MiB. Tests make it small
+    // to exercise the streaming path on small tensors.
+    size_t cudaChunkBytes = 0;
 };
 
 // Where a preview ran, and why not on the GPU when it did not.

@@ -13,9 +13,10 @@
 
 namespace ckpt::preview {
 
-Result<std::unique_ptr<PreviewBackend>> makeCudaBackend() {
+Result<std::unique_ptr<PreviewBackend>> makeCudaBackend(size_t chunkBytes) {
     auto backend = cuda::CudaBackend::create();
     if (!backend) return backend.status();
+    if (chunkBytes > 0) (*backend)->setChunkBytes(chunkBytes);
     return std::unique_ptr<PreviewBackend>(std::move(*backend));
 }
 
