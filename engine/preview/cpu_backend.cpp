@@ -96,6 +96,117 @@ TilePartial tileStats(const unsigned char* base, int64_t first, int64_t valid, L
     return {mean, treeReduce(q), static_cast<int64_t>(n)};
 }
 
+
+// x86-64 builds get an AVX2 clone of the hot loops, picked at load time.
+// Lane-wise vectorization keeps every addition in the same order, and the
+// build does not contract a*b+c (no -ffp-contract=fast), so results stay
+// bit-identical with the generic path and the CUDA kernels.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CKPT_HOT __attribute__((target_clones("avx2", "default")))
+#else
+#define CKPT_HOT
+#endif
+
+// Per-thread totals of the float32 fast path.
+struct FastTotals {
+    float mn = std::numeric_limits<float>::infinity();
+    float mx = -std::numeric_limits<float>::infinity();
+    int64_t zeros = 0, tiles = 0;
+};
+
+// A whole float32 tile with no NaN/Inf: the same partial as
+// tileStats<F32, true>, with min/max/zeros done in float. Returns false
+// (and touches nothing) when the tile holds a non-finite value.
+CKPT_HOT bool fastTileF32(const float* p, TilePartial& out, FastTotals& totals) {
+    float probe[16] = {}, mn[16], mx[16];
+    int32_t zeros[16] = {};
+    for (int k = 0; k < 16; ++k) {
+        mn[k] = p[k];
+        mx[k] = p[k];
+    }
+    for (int i = 0; i < kTileElements; i += 16) {
+        for (int k = 0; k < 16; ++k) {
+            const float x = p[i + k];
+            probe[k] += x * 0.0f;  // NaN once any x is NaN or Inf
+            mn[k] = x < mn[k] ? x : mn[k];
+            mx[k] = x > mx[k] ? x : mx[k];
+            zeros[k] += x == 0.0f ? 1 : 0;
+        }
+    }
+    float p0 = 0;
+    for (float v : probe) p0 += v;
+    if (p0 != 0.0f) return false;
+    alignas(64) double s[kTileLanes] = {};
+    for (int j = 0; j < kTileItems; ++j)
+        for (int l = 0; l < kTileLanes; ++l) s[l] += static_cast<double>(p[j * kTileLanes + l]);
+    alignas(64) double c[kTileLanes];
+    std::fill(std::begin(c), std::end(c), static_cast<double>(kTileItems));
+    const double sum = treeReduce(s);
+    const double n = treeReduce(c);
+    const double mean = sum / n;
+    alignas(64) double q[kTileLanes] = {};
+    for (int j = 0; j < kTileItems; ++j) {
+        for (int l = 0; l < kTileLanes; ++l) {
+            const double d = static_cast<double>(p[j * kTileLanes + l]) - mean;
+            q[l] += d * d;
+        }
+    }
+    out = {mean, treeReduce(q), static_cast<int64_t>(n)};
+    for (int k = 0; k < 16; ++k) {
+        totals.mn = std::min(totals.mn, mn[k]);
+        totals.mx = std::max(totals.mx, mx[k]);
+        totals.zeros += zeros[k];
+    }
+    ++totals.tiles;
+    return true;
+}
+
+// numpy's bin rule over float32 values, four sub-histograms so runs of one
+// bin do not serialize on one counter. counts4 holds 4 * (bins + 3): bins,
+// then below, above, NaN.
+//
+// Shortcut: f = (x - lo) * (bins / width) differs from numpy's
+// ((x - lo) / width) * bins by far less than 'margin' bins, and when the
+// edges are accurate to well under a bin (the caller checks, see
+// shortcutMargin) an f at least 'margin' away from a whole number falls in
+// bin trunc(f) under numpy's rule too, with no edge correction. Values
+// near an edge take numpy's exact path.
+CKPT_HOT void fastHistogramF32(const float* p, int64_t n, double lo, double hi, double width, const double* edges,
+                               int bins, double margin, int64_t* counts4) {
+    const double scale = bins / width;
+    const int stride = bins + 3;
+    for (int64_t i = 0; i < n; ++i) {
+        const double x = p[i];
+        int64_t* h = counts4 + (i & 3) * stride;
+        if (x >= lo && x <= hi) {
+            const double f = (x - lo) * scale;
+            const int32_t t = static_cast<int32_t>(f);
+            const double frac = f - t;
+            if (frac >= margin && frac <= 1.0 - margin && t < bins) {
+                ++h[t];
+            } else {
+                ++h[histogramBin(x, lo, width, edges, bins)];
+            }
+        } else if (x < lo) {
+            ++h[bins];
+        } else if (x > hi) {
+            ++h[bins + 1];
+        } else {
+            ++h[bins + 2];
+        }
+    }
+}
+
+// The 'margin' for fastHistogramF32, or 1 (never take the shortcut) when
+// the edges are too coarse next to a bin: rounding of lo/hi-sized numbers,
+// in bins, must stay far below the margin.
+double shortcutMargin(const HistogramSpec& spec) {
+    const double big = std::max(std::fabs(spec.lo), std::fabs(spec.hi));
+    const double ulpsInBins = big * std::numeric_limits<double>::epsilon() / (spec.width / spec.bins);
+    constexpr double kMargin = 1e-6;
+    return ulpsInBins < kMargin / 64 ? kMargin : 1.0;
+}
+
 template <ElementKind K>
 void statsRange(const ElementBuffer& in, int64_t tileBegin, int64_t tileEnd, TilePartial* tiles, Extremes& out) {
     // Flush lane counters well before doubles stop counting exactly.
@@ -103,9 +214,16 @@ void statsRange(const ElementBuffer& in, int64_t tileBegin, int64_t tileEnd, Til
     Lanes lanes;
     Extremes total;
     int64_t sinceFlush = 0;
+    FastTotals fast;
     for (int64_t t = tileBegin; t < tileEnd; ++t) {
         const int64_t first = t * kTileElements;
         const int64_t valid = std::min(kTileElements, in.count - first);
+        if constexpr (K == ElementKind::F32) {
+            if (valid == kTileElements &&
+                fastTileF32(reinterpret_cast<const float*>(in.data) + first, tiles[t], fast)) {
+                continue;
+            }
+        }
         tiles[t] = valid == kTileElements ? tileStats<K, true>(in.data, first, valid, lanes)
                                           : tileStats<K, false>(in.data, first, valid, lanes);
         if (++sinceFlush == kFlushTiles) {
@@ -115,6 +233,14 @@ void statsRange(const ElementBuffer& in, int64_t tileBegin, int64_t tileEnd, Til
         }
     }
     mergeExtremes(total, lanes.totals());
+    if (fast.tiles > 0) {
+        Extremes f;
+        f.finite = fast.tiles * kTileElements;
+        f.zeros = fast.zeros;
+        f.min = fast.mn;
+        f.max = fast.mx;
+        mergeExtremes(total, f);
+    }
     out = total;
 }
 
@@ -122,6 +248,20 @@ template <ElementKind K>
 void histogramRange(const ElementBuffer& in, const HistogramSpec& spec, int64_t begin, int64_t end,
                     HistogramCounts& out) {
     out.counts.assign(static_cast<size_t>(spec.bins), 0);
+    if constexpr (K == ElementKind::F32) {
+        const size_t stride = static_cast<size_t>(spec.bins) + 3;
+        std::vector<int64_t> counts4(stride * 4, 0);
+        fastHistogramF32(reinterpret_cast<const float*>(in.data) + begin, end - begin, spec.lo, spec.hi, spec.width,
+                         spec.edges.data(), spec.bins, shortcutMargin(spec), counts4.data());
+        std::vector<int64_t> sum(stride, 0);
+        for (size_t k = 0; k < 4; ++k)
+            for (size_t b = 0; b < stride; ++b) sum[b] += counts4[k * stride + b];
+        std::copy(sum.begin(), sum.begin() + spec.bins, out.counts.begin());
+        out.below = sum[stride - 3];
+        out.above = sum[stride - 2];
+        out.nans = sum[stride - 1];
+        return;
+    }
     int64_t* counts = out.counts.data();
     const double* edges = spec.edges.data();
     int64_t below = 0, above = 0, nans = 0;
