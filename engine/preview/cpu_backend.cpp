@@ -8,6 +8,10 @@
 #include <limits>
 #include <thread>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "preview/preview_backend.h"
 
 namespace ckpt::preview {
@@ -197,6 +201,56 @@ CKPT_HOT void fastHistogramF32(const float* p, int64_t n, double lo, double hi, 
     }
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CKPT_HAVE_AVX2_HISTOGRAM 1
+// fastHistogramF32 with AVX2 intrinsics: eight values per step decide
+// their shortcut bins together; lanes that fail the shortcut test take the
+// same scalar path as fastHistogramF32, so the counts are identical.
+__attribute__((target("avx2"))) void fastHistogramF32Avx2(const float* p, int64_t n, double lo, double hi,
+                                                          double width, const double* edges, int bins, double margin,
+                                                          int64_t* counts4) {
+    const double scale = bins / width;
+    const int stride = bins + 3;
+    const __m256d vlo = _mm256_set1_pd(lo), vhi = _mm256_set1_pd(hi), vscale = _mm256_set1_pd(scale);
+    const __m256d vmargin = _mm256_set1_pd(margin), vupper = _mm256_set1_pd(1.0 - margin);
+    const __m256d vbins = _mm256_set1_pd(static_cast<double>(bins));
+    alignas(32) int32_t idx[8];
+    auto slow = [&](double x, int64_t* h) {
+        if (x >= lo && x <= hi) ++h[histogramBin(x, lo, width, edges, bins)];
+        else if (x < lo) ++h[bins];
+        else if (x > hi) ++h[bins + 1];
+        else ++h[bins + 2];
+    };
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 xf = _mm256_loadu_ps(p + i);
+        int mask = 0;
+        for (int half = 0; half < 2; ++half) {
+            const __m256d x = _mm256_cvtps_pd(half == 0 ? _mm256_castps256_ps128(xf) : _mm256_extractf128_ps(xf, 1));
+            const __m256d f = _mm256_mul_pd(_mm256_sub_pd(x, vlo), vscale);
+            const __m128i t = _mm256_cvttpd_epi32(f);
+            const __m256d frac = _mm256_sub_pd(f, _mm256_cvtepi32_pd(t));
+            __m256d ok = _mm256_and_pd(_mm256_cmp_pd(x, vlo, _CMP_GE_OQ), _mm256_cmp_pd(x, vhi, _CMP_LE_OQ));
+            ok = _mm256_and_pd(ok, _mm256_cmp_pd(frac, vmargin, _CMP_GE_OQ));
+            ok = _mm256_and_pd(ok, _mm256_cmp_pd(frac, vupper, _CMP_LE_OQ));
+            ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_cvtepi32_pd(t), vbins, _CMP_LT_OQ));
+            mask |= _mm256_movemask_pd(ok) << (4 * half);
+            _mm_store_si128(reinterpret_cast<__m128i*>(idx + 4 * half), t);
+        }
+        if (mask == 0xff) {
+            for (int k = 0; k < 8; ++k) ++counts4[(k & 3) * stride + idx[k]];
+        } else {
+            for (int k = 0; k < 8; ++k) {
+                int64_t* h = counts4 + (k & 3) * stride;
+                if (mask & (1 << k)) ++h[idx[k]];
+                else slow(static_cast<double>(p[i + k]), h);
+            }
+        }
+    }
+    for (; i < n; ++i) slow(static_cast<double>(p[i]), counts4 + (i & 3) * stride);
+}
+#endif
+
 // The 'margin' for fastHistogramF32, or 1 (never take the shortcut) when
 // the edges are too coarse next to a bin: rounding of lo/hi-sized numbers,
 // in bins, must stay far below the margin.
@@ -251,8 +305,17 @@ void histogramRange(const ElementBuffer& in, const HistogramSpec& spec, int64_t 
     if constexpr (K == ElementKind::F32) {
         const size_t stride = static_cast<size_t>(spec.bins) + 3;
         std::vector<int64_t> counts4(stride * 4, 0);
-        fastHistogramF32(reinterpret_cast<const float*>(in.data) + begin, end - begin, spec.lo, spec.hi, spec.width,
-                         spec.edges.data(), spec.bins, shortcutMargin(spec), counts4.data());
+        const float* p = reinterpret_cast<const float*>(in.data) + begin;
+#if defined(CKPT_HAVE_AVX2_HISTOGRAM)
+        if (__builtin_cpu_supports("avx2")) {
+            fastHistogramF32Avx2(p, end - begin, spec.lo, spec.hi, spec.width, spec.edges.data(), spec.bins,
+                                 shortcutMargin(spec), counts4.data());
+        } else
+#endif
+        {
+            fastHistogramF32(p, end - begin, spec.lo, spec.hi, spec.width, spec.edges.data(), spec.bins,
+                             shortcutMargin(spec), counts4.data());
+        }
         std::vector<int64_t> sum(stride, 0);
         for (size_t k = 0; k < 4; ++k)
             for (size_t b = 0; b < stride; ++b) sum[b] += counts4[k * stride + b];

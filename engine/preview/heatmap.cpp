@@ -83,6 +83,7 @@ struct Plan {
     std::vector<int64_t> fixed;     // per axis: fixed index or -1
     int outW = 1, outH = 1;
     std::vector<int32_t> rowMap, colMap;
+    std::vector<int64_t> colStart;  // first source column of each output column, plus the end
 };
 
 template <ElementKind K>
@@ -116,18 +117,45 @@ void accumulate(const unsigned char* data, const Plan& p, HeatmapReduce reduce, 
                 kBegin = p.fixed[static_cast<size_t>(last)];
                 kEnd = kBegin + 1;
             }
-            const int32_t* laneMap = last == p.colAxis ? p.colMap.data() : last == p.rowAxis ? p.rowMap.data() : nullptr;
-            const int64_t laneScale = last == p.colAxis ? 1 : p.outW;
-            for (int64_t k = kBegin; k < kEnd; ++k) {
-                const double x = preview::loadElement<K>(data, first + k);
-                if (!preview::isFiniteValue(x)) continue;
-                const int64_t cell = cellBase + (laneMap ? laneMap[k] * laneScale : 0);
-                if (reduce == HeatmapReduce::Mean) {
-                    sum[cell] += x;
-                } else if (cnt[cell] == 0 || std::fabs(x) > std::fabs(sum[cell])) {
-                    sum[cell] = x;
+            if (last == p.colAxis && reduce == HeatmapReduce::Mean && kBegin == 0) {
+                // Common case: runs of consecutive columns pool into one
+                // cell; sum each run in registers (four chains) instead of
+                // through the cell in memory.
+                for (size_t oc = 0; oc + 1 < p.colStart.size(); ++oc) {
+                    const int64_t b = p.colStart[oc], e = p.colStart[oc + 1];
+                    double s4[4] = {0, 0, 0, 0}, n4[4] = {0, 0, 0, 0};
+                    int64_t k = b;
+                    for (; k + 4 <= e; k += 4) {
+                        for (int u = 0; u < 4; ++u) {
+                            const double x = preview::loadElement<K>(data, first + k + u);
+                            const bool fin = preview::isFiniteValue(x);
+                            s4[u] += fin ? x : 0.0;
+                            n4[u] += fin ? 1.0 : 0.0;
+                        }
+                    }
+                    for (; k < e; ++k) {
+                        const double x = preview::loadElement<K>(data, first + k);
+                        const bool fin = preview::isFiniteValue(x);
+                        s4[0] += fin ? x : 0.0;
+                        n4[0] += fin ? 1.0 : 0.0;
+                    }
+                    sum[cellBase + static_cast<int64_t>(oc)] += (s4[0] + s4[1]) + (s4[2] + s4[3]);
+                    cnt[cellBase + static_cast<int64_t>(oc)] += (n4[0] + n4[1]) + (n4[2] + n4[3]);
                 }
-                cnt[cell] += 1;
+            } else {
+                const int32_t* laneMap = last == p.colAxis ? p.colMap.data() : last == p.rowAxis ? p.rowMap.data() : nullptr;
+                const int64_t laneScale = last == p.colAxis ? 1 : p.outW;
+                for (int64_t k = kBegin; k < kEnd; ++k) {
+                    const double x = preview::loadElement<K>(data, first + k);
+                    if (!preview::isFiniteValue(x)) continue;
+                    const int64_t cell = cellBase + (laneMap ? laneMap[k] * laneScale : 0);
+                    if (reduce == HeatmapReduce::Mean) {
+                        sum[cell] += x;
+                    } else if (cnt[cell] == 0 || std::fabs(x) > std::fabs(sum[cell])) {
+                        sum[cell] = x;
+                    }
+                    cnt[cell] += 1;
+                }
             }
         }
         for (int d = last - 1; d >= 0; --d) {
@@ -206,6 +234,8 @@ Result<Heatmap> renderHeatmap(const TensorView& tensor, const HeatmapRequest& re
     p.outW = static_cast<int>(std::min<int64_t>(srcW, request.maxWidth));
     p.rowMap = poolMap(srcH, p.outH);
     p.colMap = poolMap(srcW, p.outW);
+    p.colStart.assign(static_cast<size_t>(p.outW) + 1, srcW);
+    for (int64_t i = srcW - 1; i >= 0; --i) p.colStart[static_cast<size_t>(p.colMap[static_cast<size_t>(i)])] = i;
 
     const size_t cells = static_cast<size_t>(p.outW) * static_cast<size_t>(p.outH);
     const int64_t outer = el.buffer.count / p.dims.back();
