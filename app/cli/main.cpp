@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
     registerVerify(app, ctx);
     registerCat(app, ctx);
     registerTree(app, ctx);
+    registerStats(app, ctx);
+    registerHistogram(app, ctx);
+    registerPreview(app, ctx);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

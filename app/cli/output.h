@@ -30,5 +30,8 @@ void registerInspect(CLI::App& app, CommandContext& ctx);
 void registerVerify(CLI::App& app, CommandContext& ctx);
 void registerCat(CLI::App& app, CommandContext& ctx);
 void registerTree(CLI::App& app, CommandContext& ctx);
+void registerStats(CLI::App& app, CommandContext& ctx);
+void registerHistogram(CLI::App& app, CommandContext& ctx);
+void registerPreview(CLI::App& app, CommandContext& ctx);
 
 } // namespace ckpt::cli
