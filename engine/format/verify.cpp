@@ -15,7 +15,8 @@
 namespace ckpt {
 namespace {
 
-constexpr size_t kChunkBytes = 4u << 20;  // streaming unit for large fixed-size regions
+constexpr size_t kChunkBytes = 4u << 20;   // pread unit when a region cannot be mapped
+constexpr size_t kWindowBytes = 64u << 20; // mapping unit: bounds address space per thread
 
 struct RegionJob {
     std::string key;  // for messages
@@ -24,8 +25,11 @@ struct RegionJob {
     StoredRegion region;
 };
 
-// Streams a fixed-size region through the crc in chunks; other dtypes are
-// read whole (they need decoding and are small in practice).
+// Streams a fixed-size region through the crc; other dtypes are read whole
+// (they need decoding and are small in practice). Fixed-size regions are
+// mapped window by window and checksummed in place: pread's copy out of the
+// page cache alone costs about as much as `cat`, so with it verify could not
+// keep up with cat (issue 2 asks for >= 0.8x). pread remains the fallback.
 Status checkRegion(const BundleReader& reader, const platform::RandomAccessFile& file, const RegionJob& job,
                    std::vector<uint8_t>& buffer) {
     if (!isFixedSize(job.dtype)) return reader.readRegion(job.region, job.dtype, job.numElements, job.key).status();
@@ -38,10 +42,15 @@ Status checkRegion(const BundleReader& reader, const platform::RandomAccessFile&
     file.adviseSequential(offset, size);
     uint32_t crc = 0;
     for (uint64_t done = 0; done < size;) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunkBytes, size - done));
-        buffer.resize(std::max(buffer.size(), n));
-        CKPT_RETURN_IF_ERROR(file.readExact(offset + done, n, buffer.data()));
-        crc = platform::crc32cExtend(crc, buffer.data(), n);
+        size_t n = static_cast<size_t>(std::min<uint64_t>(kWindowBytes, size - done));
+        if (auto view = file.mapSequential(offset + done, n)) {
+            crc = platform::crc32cExtend(crc, view->data(), n);
+        } else {
+            n = std::min(n, kChunkBytes);
+            buffer.resize(std::max(buffer.size(), n));
+            CKPT_RETURN_IF_ERROR(file.readExact(offset + done, n, buffer.data()));
+            crc = platform::crc32cExtend(crc, buffer.data(), n);
+        }
         done += n;
     }
     if (platform::crc32cMask(crc) != job.region.maskedCrc32c) {
