@@ -371,9 +371,15 @@ bool runVerify(const std::string& dir, double gib, int numTensors, int repeat, c
     const double catBest = *std::max_element(catMbps.begin(), catMbps.end());
     const double verifyBest = *std::max_element(verifyMbps.begin(), verifyMbps.end());
     const double ratio = verifyBest / catBest;
+    // Pairs ran back to back, so their ratios cancel slow phases of a shared machine.
+    std::vector<double> pairRatios;
+    for (size_t i = 0; i < catMbps.size(); ++i) pairRatios.push_back(verifyMbps[i] / catMbps[i]);
+    std::sort(pairRatios.begin(), pairRatios.end());
+    const double medianPair = pairRatios[pairRatios.size() / 2];
     const bool met = ratio >= kVerifyTargetRatio;
-    std::printf("verify: best cat %.0f MB/s, best ckpt verify %.0f MB/s, ratio %.2f [%s: >= %.1f]\n", catBest,
-                verifyBest, ratio, met ? "met" : "MISSED", kVerifyTargetRatio);
+    std::printf("verify: best cat %.0f MB/s, best ckpt verify %.0f MB/s, ratio %.2f (median of per-run ratios %.2f) "
+                "[%s: >= %.1f]\n",
+                catBest, verifyBest, ratio, medianPair, met ? "target met" : "target MISSED", kVerifyTargetRatio);
     return met;
 }
 
