@@ -1,0 +1,118 @@
+#include "screenshot_tour.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QLineEdit>
+#include <QTimer>
+#include <QTreeView>
+
+#include <cstdio>
+#include <memory>
+
+#include "models/object_tree_model.h"
+#include "views/main_window.h"
+#include "views/object_tree_pane.h"
+#include "views/tensor_inspector.h"
+
+namespace ckpt::gui {
+
+ScreenshotTour::ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QString checkpoint, QObject* parent)
+    : QObject(parent), m_window(window), m_outDir(std::move(outDir)), m_checkpoint(std::move(checkpoint)) {
+    connect(m_window, &ui::MainWindow::checkpointOpened, this, [this] { m_opened = true; });
+    connect(m_window->inspector(), &ui::TensorInspector::valuesReady, this, [this] { m_valuesReady = true; });
+}
+
+void ScreenshotTour::start() {
+    QDir().mkpath(m_outDir);
+    m_window->resize(1400, 860);
+    QTimer::singleShot(300, this, [this] {
+        save(QStringLiteral("01-welcome.png"));
+        openCheckpoint();
+    });
+}
+
+void ScreenshotTour::save(const QString& name) {
+    const QString path = m_outDir + QLatin1Char('/') + name;
+    if (!m_window->grab().save(path)) std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
+    else std::printf("saved %s\n", qPrintable(path));
+}
+
+void ScreenshotTour::waitFor(std::function<bool()> done, std::function<void()> next) {
+    auto timer = std::make_shared<QElapsedTimer>();
+    timer->start();
+    auto poll = std::make_shared<std::function<void()>>();
+    *poll = [this, done, next, timer, poll] {
+        if (done()) {
+            // One more turn so the views paint what just arrived.
+            QTimer::singleShot(400, this, next);
+        } else if (timer->elapsed() > 60000) {
+            std::fprintf(stderr, "screenshot tour timed out\n");
+            finish(1);
+        } else {
+            QTimer::singleShot(50, this, *poll);
+        }
+    };
+    (*poll)();
+}
+
+void ScreenshotTour::openCheckpoint() {
+    if (m_checkpoint.isEmpty()) return finish(0);
+    m_opened = false;
+    m_window->openPath(m_checkpoint);
+    waitFor([this] { return m_opened; }, [this] {
+        save(QStringLiteral("02-object-graph.png"));
+        inspect();
+    });
+}
+
+void ScreenshotTour::inspect() {
+    // The first 2-D variable: a kernel shows the grid best.
+    auto* model = m_window->treePane()->model();
+    QTreeView* view = m_window->treePane()->view();
+    const auto& entries = model->snapshot()->entries;
+    int32_t target = -1;
+    for (size_t i = 0; i < entries.size() && target < 0; ++i)
+        if (entries[i].tensor && entries[i].tensor->shape.rank() == 2 && !entries[i].isKeyRow) target = static_cast<int32_t>(i);
+    if (target < 0) return filter();
+    const QModelIndex index = model->indexForEntry(target);
+    for (QModelIndex p = index.parent(); p.isValid(); p = p.parent()) view->expand(p);
+    view->setCurrentIndex(index);
+    view->scrollTo(index);
+    m_valuesReady = false;
+    waitFor([this] { return m_valuesReady; }, [this] {
+        save(QStringLiteral("03-inspector.png"));
+        filter();
+    });
+}
+
+void ScreenshotTour::filter() {
+    auto* pane = m_window->treePane();
+    pane->keysBox()->setChecked(true);
+    pane->filterEdit()->setText(QStringLiteral("kernel"));
+    waitFor([pane] { return !pane->isFiltering() && pane->model()->rowCount() > 0; }, [this] {
+        save(QStringLiteral("04-filter-keys.png"));
+        showError();
+    });
+}
+
+void ScreenshotTour::showError() {
+    // A checkpoint whose files are gone: the error panel with the engine's message.
+    m_window->treePane()->filterEdit()->clear();
+    m_window->treePane()->keysBox()->setChecked(false);
+    m_opened = false;
+    m_window->openPath(QDir::tempPath() + QStringLiteral("/ckpt-explorer-missing/ckpt-7"));
+    waitFor([this] { return m_opened; }, [this] {
+        save(QStringLiteral("05-error-panel.png"));
+        finish(0);
+    });
+}
+
+void ScreenshotTour::finish(int code) {
+    // Leave the user's recent list as it was.
+    m_window->close();
+    QApplication::exit(code);
+}
+
+} // namespace ckpt::gui

@@ -1,0 +1,166 @@
+#include "models/object_tree_model.h"
+
+#include <QLocale>
+
+#include "ckpt/dtype.h"
+#include "views/kind_icons.h"
+
+namespace ckpt::ui {
+
+QString entryKindName(EntryKind kind) {
+    switch (kind) {
+    case EntryKind::Root: return QObject::tr("root");
+    case EntryKind::Object: return QObject::tr("object");
+    case EntryKind::Variable: return QObject::tr("variable");
+    case EntryKind::ReplicatedVariable: return QObject::tr("replicated variable");
+    case EntryKind::SlotVariable: return QObject::tr("slot variable");
+    case EntryKind::Optimizer: return QObject::tr("optimizer");
+    case EntryKind::Attribute: return QObject::tr("checkpoint key");
+    case EntryKind::KeyGroup: return QObject::tr("scope");
+    case EntryKind::Key: return QObject::tr("tensor");
+    }
+    return {};
+}
+
+QString formatBytes(int64_t bytes) {
+    return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
+}
+
+void ObjectTreeModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot,
+                                  std::shared_ptr<const VisibleSet> visible) {
+    beginResetModel();
+    m_snapshot = std::move(snapshot);
+    m_visible = std::move(visible);
+    resetState();
+    endResetModel();
+}
+
+void ObjectTreeModel::setVisibleSet(std::shared_ptr<const VisibleSet> visible) {
+    beginResetModel();
+    m_visible = std::move(visible);
+    resetState();
+    endResetModel();
+}
+
+void ObjectTreeModel::resetState() {
+    m_state.assign(m_snapshot ? m_snapshot->entries.size() : 0, RowState{});
+}
+
+bool ObjectTreeModel::isVisible(int32_t e) const {
+    if (!m_visible || m_visible->visible.empty()) return true;
+    return m_visible->visible[static_cast<size_t>(e)] != 0;
+}
+
+int32_t ObjectTreeModel::entryOf(const QModelIndex& index) const {
+    return index.isValid() ? static_cast<int32_t>(index.internalId()) : 0;
+}
+
+const TreeEntry* ObjectTreeModel::entry(const QModelIndex& index) const {
+    if (!m_snapshot || !index.isValid()) return nullptr;
+    return &m_snapshot->entries[static_cast<size_t>(entryOf(index))];
+}
+
+int32_t ObjectTreeModel::entryIndex(const QModelIndex& index) const { return index.isValid() ? entryOf(index) : -1; }
+
+QModelIndex ObjectTreeModel::indexForEntry(int32_t e) {
+    if (!m_snapshot || e <= 0 || e >= static_cast<int32_t>(m_state.size()) || !isVisible(e)) return {};
+    const int32_t parentEntry = m_snapshot->entries[static_cast<size_t>(e)].parent;
+    const QModelIndex parentIndex = indexForEntry(parentEntry);
+    if (parentEntry > 0 && !parentIndex.isValid()) return {};
+    if (canFetchMore(parentIndex)) fetchMore(parentIndex);
+    const int row = m_state[static_cast<size_t>(e)].row;
+    return row < 0 ? QModelIndex() : createIndex(row, 0, quintptr(e));
+}
+
+QModelIndex ObjectTreeModel::index(int row, int column, const QModelIndex& parent) const {
+    if (!m_snapshot || row < 0 || column < 0 || column >= ColumnCount) return {};
+    const auto& kids = m_state[static_cast<size_t>(entryOf(parent))].children;
+    if (row >= static_cast<int>(kids.size())) return {};
+    return createIndex(row, column, quintptr(kids[static_cast<size_t>(row)]));
+}
+
+QModelIndex ObjectTreeModel::parent(const QModelIndex& child) const {
+    if (!m_snapshot || !child.isValid()) return {};
+    const int32_t p = m_snapshot->entries[static_cast<size_t>(entryOf(child))].parent;
+    if (p <= 0) return {};
+    return createIndex(m_state[static_cast<size_t>(p)].row, 0, quintptr(p));
+}
+
+int ObjectTreeModel::rowCount(const QModelIndex& parent) const {
+    if (!m_snapshot || parent.column() > 0) return 0;
+    return static_cast<int>(m_state[static_cast<size_t>(entryOf(parent))].children.size());
+}
+
+int ObjectTreeModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+
+bool ObjectTreeModel::hasChildren(const QModelIndex& parent) const {
+    if (!m_snapshot || parent.column() > 0) return false;
+    const int32_t e = entryOf(parent);
+    if (m_state[static_cast<size_t>(e)].fetched) return !m_state[static_cast<size_t>(e)].children.empty();
+    for (int32_t c : m_snapshot->entries[static_cast<size_t>(e)].children)
+        if (isVisible(c)) return true;
+    return false;
+}
+
+bool ObjectTreeModel::canFetchMore(const QModelIndex& parent) const {
+    if (!m_snapshot || parent.column() > 0) return false;
+    return !m_state[static_cast<size_t>(entryOf(parent))].fetched && hasChildren(parent);
+}
+
+void ObjectTreeModel::fetchMore(const QModelIndex& parent) {
+    if (!canFetchMore(parent)) return;
+    const int32_t e = entryOf(parent);
+    std::vector<int32_t> kids;
+    for (int32_t c : m_snapshot->entries[static_cast<size_t>(e)].children)
+        if (isVisible(c)) kids.push_back(c);
+    for (size_t i = 0; i < kids.size(); ++i) m_state[static_cast<size_t>(kids[i])].row = static_cast<int32_t>(i);
+    RowState& state = m_state[static_cast<size_t>(e)];
+    state.fetched = true;
+    if (kids.empty()) return;
+    beginInsertRows(parent, 0, static_cast<int>(kids.size()) - 1);
+    state.children = std::move(kids);
+    endInsertRows();
+}
+
+QVariant ObjectTreeModel::data(const QModelIndex& index, int role) const {
+    const TreeEntry* e = entry(index);
+    if (!e) return {};
+    const TensorInfo* t = e->tensor;
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case NameColumn: return e->name;
+        case KindColumn: return entryKindName(e->kind);
+        case DTypeColumn: return t ? QString::fromLatin1(dataTypeShortName(t->dtype)) : QString();
+        case ShapeColumn: return t ? QString::fromStdString(t->shape.toString()) : QString();
+        case SizeColumn: return t ? formatBytes(t->storedBytes()) : QString();
+        }
+        return {};
+    case Qt::DecorationRole:
+        return index.column() == NameColumn ? kindIcon(e->kind) : QVariant();
+    case Qt::ToolTipRole: {
+        QString tip = e->path;
+        if (t && QString::fromStdString(t->key) != e->path) tip += QLatin1Char('\n') + QString::fromStdString(t->key);
+        return tip;
+    }
+    case Qt::TextAlignmentRole:
+        return index.column() == SizeColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    case EntryRole: return entryOf(index);
+    case PathRole: return e->path;
+    }
+    return {};
+}
+
+QVariant ObjectTreeModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+    case NameColumn: return tr("Name");
+    case KindColumn: return tr("Kind");
+    case DTypeColumn: return tr("DType");
+    case ShapeColumn: return tr("Shape");
+    case SizeColumn: return tr("Size");
+    }
+    return {};
+}
+
+} // namespace ckpt::ui
