@@ -32,18 +32,33 @@ void ObjectTreeModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snap
     m_snapshot = std::move(snapshot);
     m_visible = std::move(visible);
     resetState();
+    m_changing = true;
     endResetModel();
+    m_changing = false;
 }
 
 void ObjectTreeModel::setVisibleSet(std::shared_ptr<const VisibleSet> visible) {
     beginResetModel();
     m_visible = std::move(visible);
     resetState();
+    m_changing = true;
     endResetModel();
+    m_changing = false;
 }
 
 void ObjectTreeModel::resetState() {
+    ++m_generation;
     m_state.assign(m_snapshot ? m_snapshot->entries.size() : 0, RowState{});
+    if (!m_snapshot) return;
+    // The top level is part of the reset: a freshly opened checkpoint shows
+    // its first rows without waiting for the view to ask.
+    RowState& root = m_state[0];
+    root.fetched = true;
+    for (int32_t c : m_snapshot->entries[0].children)
+        if (isVisible(c)) {
+            m_state[static_cast<size_t>(c)].row = static_cast<int32_t>(root.children.size());
+            root.children.push_back(c);
+        }
 }
 
 bool ObjectTreeModel::isVisible(int32_t e) const {
@@ -67,7 +82,7 @@ QModelIndex ObjectTreeModel::indexForEntry(int32_t e) {
     const int32_t parentEntry = m_snapshot->entries[static_cast<size_t>(e)].parent;
     const QModelIndex parentIndex = indexForEntry(parentEntry);
     if (parentEntry > 0 && !parentIndex.isValid()) return {};
-    if (canFetchMore(parentIndex)) fetchMore(parentIndex);
+    insertChildren(parentEntry);
     const int row = m_state[static_cast<size_t>(e)].row;
     return row < 0 ? QModelIndex() : createIndex(row, 0, quintptr(e));
 }
@@ -104,12 +119,31 @@ bool ObjectTreeModel::hasChildren(const QModelIndex& parent) const {
 
 bool ObjectTreeModel::canFetchMore(const QModelIndex& parent) const {
     if (!m_snapshot || parent.column() > 0) return false;
-    return !m_state[static_cast<size_t>(entryOf(parent))].fetched && hasChildren(parent);
+    const RowState& state = m_state[static_cast<size_t>(entryOf(parent))];
+    return !state.fetched && !state.requested && hasChildren(parent);
 }
 
 void ObjectTreeModel::fetchMore(const QModelIndex& parent) {
     if (!canFetchMore(parent)) return;
     const int32_t e = entryOf(parent);
+    if (!m_changing) {
+        insertChildren(e);
+        return;
+    }
+    // Asked from inside another change (a view or QAbstractItemModelTester
+    // reacting to rowsInserted or modelReset): nested begin/endInsertRows would break their
+    // bookkeeping, so these rows arrive on the next event-loop turn.
+    m_state[static_cast<size_t>(e)].requested = true;
+    QMetaObject::invokeMethod(
+        this, [this, e, generation = m_generation] {
+            if (generation == m_generation) insertChildren(e);
+        },
+        Qt::QueuedConnection);
+}
+
+void ObjectTreeModel::insertChildren(int32_t e) {
+    if (m_state[static_cast<size_t>(e)].fetched) return;
+    const QModelIndex parent = e == 0 ? QModelIndex() : createIndex(m_state[static_cast<size_t>(e)].row, 0, quintptr(e));
     std::vector<int32_t> kids;
     for (int32_t c : m_snapshot->entries[static_cast<size_t>(e)].children)
         if (isVisible(c)) kids.push_back(c);
@@ -117,9 +151,11 @@ void ObjectTreeModel::fetchMore(const QModelIndex& parent) {
     RowState& state = m_state[static_cast<size_t>(e)];
     state.fetched = true;
     if (kids.empty()) return;
+    m_changing = true;
     beginInsertRows(parent, 0, static_cast<int>(kids.size()) - 1);
     state.children = std::move(kids);
     endInsertRows();
+    m_changing = false;
 }
 
 QVariant ObjectTreeModel::data(const QModelIndex& index, int role) const {

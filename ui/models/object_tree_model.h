@@ -29,8 +29,11 @@ public:
 
     const TreeEntry* entry(const QModelIndex& index) const;
     int32_t entryIndex(const QModelIndex& index) const;
-    // Fetches the ancestors of 'entry' and returns its index (invalid if hidden).
+    // Fetches the ancestors of 'entry' now and returns its index (invalid if hidden).
     QModelIndex indexForEntry(int32_t entry);
+    // Inserts the visible children of 'entry' now instead of on the next
+    // event-loop turn (for code that walks the tree, e.g. expanding matches).
+    void insertChildren(int32_t entry);
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;
@@ -45,6 +48,7 @@ public:
 private:
     struct RowState {
         bool fetched = false;
+        bool requested = false;           // fetchMore() queued the insertion
         int32_t row = -1;                 // row under its parent once fetched
         std::vector<int32_t> children;    // visible children, once fetched
     };
@@ -55,6 +59,8 @@ private:
     std::shared_ptr<const CheckpointSnapshot> m_snapshot;
     std::shared_ptr<const VisibleSet> m_visible;
     std::vector<RowState> m_state;
+    quint64 m_generation = 0;
+    bool m_changing = false;  // inside endInsertRows/endResetModel signals  // bumped on reset; stale queued fetches are dropped
 };
 
 QString entryKindName(EntryKind kind);

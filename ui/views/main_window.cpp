@@ -26,6 +26,7 @@
 
 #include "jobs/checkpoint_jobs.h"
 #include "jobs/job_pool.h"
+#include "jobs/when_done.h"
 #include "jobs/job_tracker.h"
 #include "models/directory_listing.h"
 #include "models/directory_model.h"
@@ -116,7 +117,8 @@ void MainWindow::createActions() {
     openDir->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     QAction* close = file->addAction(tr("&Close Checkpoint"), this, &MainWindow::closeCurrent);
-    close->setShortcut(QKeySequence::Close);
+    // Ctrl+W everywhere: some platform themes map QKeySequence::Close to Ctrl+F4 only.
+    close->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_W), QKeySequence(QKeySequence::Close)});
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -171,7 +173,7 @@ void MainWindow::openPath(const QString& rawPath) {
     auto job = m_jobs->start(tr("Opening %1").arg(QFileInfo(path).fileName()));
     m_openJob = job;
     m_location->setText(tr("Opening %1\u2026").arg(path));
-    QtConcurrent::run(jobPool(), openCheckpoint, path, job).then(this, [this, job, generation, path](const OpenResult& r) {
+    whenDone(this, QtConcurrent::run(jobPool(), openCheckpoint, path, job), [this, job, generation, path](const OpenResult& r) {
         m_jobs->finish(job);
         if (generation != m_openGeneration) return;
         m_openJob.reset();
@@ -209,7 +211,7 @@ void MainWindow::showSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot
 
 void MainWindow::listDirectory(const QString& dir) {
     auto job = m_jobs->start(tr("Listing %1").arg(dir));
-    QtConcurrent::run(jobPool(), [dir] { return ui::listDirectory(dir); }).then(this, [this, job](const DirectoryListing& l) {
+    whenDone(this, QtConcurrent::run(jobPool(), [dir] { return ui::listDirectory(dir); }), [this, job](const DirectoryListing& l) {
         m_jobs->finish(job);
         const bool known = m_dirs->indexForDirectory(l.dir).isValid();
         m_dirs->setListing(l);
@@ -239,7 +241,7 @@ void MainWindow::startNextVerify() {
     m_dirs->setHealth(prefix, Health::Verifying);
     auto job = m_jobs->start(tr("Verifying %1").arg(QFileInfo(prefix).fileName()));
     m_verifyJob = job;
-    QtConcurrent::run(jobPool(), verifyCheckpoint, prefix, job).then(this, [this, job](const VerifyResult& r) {
+    whenDone(this, QtConcurrent::run(jobPool(), verifyCheckpoint, prefix, job), [this, job](const VerifyResult& r) {
         m_jobs->finish(job);
         m_verifyJob.reset();
         if (r.cancelled)

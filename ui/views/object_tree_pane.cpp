@@ -11,6 +11,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "jobs/job_pool.h"
+#include "jobs/when_done.h"
 #include "jobs/job_tracker.h"
 #include "models/object_tree_model.h"
 
@@ -105,9 +106,10 @@ void ObjectTreePane::startFilter() {
     const quint64 generation = ++m_generation;
     m_filtering = true;
     auto job = m_jobs->start(tr("Filtering"));
-    QtConcurrent::run(jobPool(), [snapshot = m_snapshot, filter = currentFilter(), job] {
+    auto future = QtConcurrent::run(jobPool(), [snapshot = m_snapshot, filter = currentFilter(), job] {
         return computeVisibleSet(*snapshot, filter, &job->token());
-    }).then(this, [this, job, generation](std::shared_ptr<const VisibleSet> visible) {
+    });
+    whenDone(this, future, [this, job, generation](std::shared_ptr<const VisibleSet> visible) {
         m_jobs->finish(job);
         if (generation != m_generation) return;  // a newer filter is running
         m_filtering = false;
@@ -142,7 +144,7 @@ void ObjectTreePane::expandMatches() {
     int rows = 0;
     while (!queue.isEmpty() && rows < kMaxAutoExpandRows) {
         const QModelIndex parent = queue.takeFirst();
-        if (m_model->canFetchMore(parent)) m_model->fetchMore(parent);
+        m_model->insertChildren(parent.isValid() ? m_model->entryIndex(parent) : 0);
         const int n = m_model->rowCount(parent);
         rows += n;
         if (parent.isValid()) m_view->expand(parent);

@@ -11,6 +11,7 @@
 #include "ckpt/dtype.h"
 #include "jobs/checkpoint_jobs.h"
 #include "jobs/job_pool.h"
+#include "jobs/when_done.h"
 #include "jobs/job_tracker.h"
 #include "models/object_tree_model.h"
 #include "views/values_page.h"
@@ -120,8 +121,8 @@ void TensorInspector::loadValues() {
     m_loading = true;
     const quint64 generation = m_generation;
     auto job = m_jobs->start(tr("Reading %1").arg(QString::fromStdString(m_selection.info->key)));
-    QtConcurrent::run(jobPool(), readTensor, m_selection.snapshot->checkpoint, m_selection.info)
-        .then(this, [this, job, generation](const TensorResult& r) {
+    whenDone(this, QtConcurrent::run(jobPool(), readTensor, m_selection.snapshot->checkpoint, m_selection.info),
+        [this, job, generation](const TensorResult& r) {
             m_jobs->finish(job);
             // A newer selection superseded this read; its own read is running.
             if (generation != m_generation) return;
