@@ -16,6 +16,8 @@
 #include "tensor_bundle.pb.h"
 #include "trackable_object_graph.pb.h"
 #include "ckpt/bundle_reader.h"
+#include "ckpt/checkpoint.h"
+#include "models/checkpoint_snapshot.h"
 #include "platform/crc32c.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
@@ -148,6 +150,14 @@ private slots:
         auto reader = BundleReader::open(m_prefix.toStdString());
         QVERIFY2(reader.ok(), reader.status().toString().c_str());
         QCOMPARE(static_cast<int>((*reader)->tensors().size()), kLayers * kVariablesPerLayer + 1);
+        // Where the time goes, for when the paint budget gets tight.
+        QElapsedTimer t;
+        t.start();
+        auto ckpt = Checkpoint::open(m_prefix.toStdString());
+        QVERIFY(ckpt.ok());
+        const qint64 opened = t.restart();
+        auto snap = CheckpointSnapshot::build(*ckpt);
+        qInfo("Checkpoint::open %lld ms, snapshot %lld ms (%zu entries)", opened, t.elapsed(), snap->entries.size());
     }
 
     void openPaintsQuicklyWithoutStalls() {

@@ -1,6 +1,8 @@
 #include "models/directory_model.h"
 
+#include <QApplication>
 #include <QDir>
+#include <QStyle>
 #include <QLocale>
 
 #include "models/object_tree_model.h"
@@ -42,6 +44,8 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
             known.insert(ch->data(PrefixRole).toString(), {ch->data(HealthRole).toInt(), ch->data(ProblemsRole).toString()});
         }
         dirItem->removeRows(0, dirItem->rowCount());
+    } else if (!listing.error.isEmpty()) {
+        return;  // never list a directory that does not exist
     } else {
         dirItem = new QStandardItem;
         dirItem->setData(listing.dir, DirRole);
@@ -49,7 +53,7 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
         appendRow(dirItem);
     }
     dirItem->setText(QDir(listing.dir).dirName());
-    dirItem->setIcon(QIcon::fromTheme(QStringLiteral("folder")));
+    dirItem->setIcon(QApplication::style()->standardIcon(QStyle::SP_DirIcon));
     QString dirTip = listing.dir;
     if (!listing.error.isEmpty()) dirTip += QLatin1Char('\n') + listing.error;
     if (!listing.stateFileError.isEmpty()) dirTip += QLatin1Char('\n') + listing.stateFileError;

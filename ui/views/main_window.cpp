@@ -70,6 +70,9 @@ MainWindow::MainWindow(QWidget* parent)
     openButton->setAccessibleName(tr("Open checkpoint"));
     connect(openButton, &QPushButton::clicked, this, &MainWindow::openDialog);
     welcomeLayout->addWidget(openButton, 0, Qt::AlignCenter);
+    m_recentBox = new QWidget(m_welcome);
+    m_recentBox->setLayout(new QVBoxLayout);
+    welcomeLayout->addWidget(m_recentBox, 0, Qt::AlignCenter);
     welcomeLayout->addStretch();
 
     m_stack->addWidget(m_welcome);
@@ -177,6 +180,7 @@ void MainWindow::openPath(const QString& rawPath) {
         m_jobs->finish(job);
         if (generation != m_openGeneration) return;
         m_openJob.reset();
+        startNextVerify();
         if (!r.snapshot) {
             m_snapshot.reset();
             m_tree->setSnapshot(nullptr);
@@ -184,6 +188,8 @@ void MainWindow::openPath(const QString& rawPath) {
             m_stack->setCurrentWidget(m_error);
             m_location->setText(r.error);
             if (!r.prefix.isEmpty()) m_dirs->setHealth(r.prefix, Health::Damaged, (QStringList{r.error} + r.problems).join(QLatin1Char('\n')));
+            // Point the sidebar at the failed checkpoint, or at nothing.
+            m_sidebar->setCurrentIndex(m_dirs->indexForPrefix(r.prefix));
             emit checkpointOpened(false);
             return;
         }
@@ -230,12 +236,13 @@ void MainWindow::listDirectory(const QString& dir) {
 void MainWindow::queueVerify(const QString& prefix) {
     if (std::find(m_verifyQueue.begin(), m_verifyQueue.end(), prefix) != m_verifyQueue.end()) return;
     m_verifyQueue.push_back(prefix);
-    if (!m_verifyJob) startNextVerify();
+    startNextVerify();
 }
 
 void MainWindow::startNextVerify() {
-    // One verify at a time: it reads every byte, and badges are not urgent.
-    if (m_verifyQueue.empty()) return;
+    // One verify at a time, and none while a checkpoint is opening: it reads
+    // every byte, and badges are less urgent than painting the tree.
+    if (m_verifyQueue.empty() || m_verifyJob || m_openJob) return;
     const QString prefix = m_verifyQueue.front();
     m_verifyQueue.pop_front();
     m_dirs->setHealth(prefix, Health::Verifying);
@@ -273,6 +280,7 @@ void MainWindow::refresh() {
 
 void MainWindow::closeCurrent() {
     if (m_openJob) m_openJob->cancel();
+    m_openJob.reset();
     ++m_openGeneration;
     m_snapshot.reset();
     m_tree->setSnapshot(nullptr);
@@ -297,6 +305,22 @@ void MainWindow::rebuildRecentMenu() {
     for (const QString& path : std::as_const(m_recent))
         m_recentMenu->addAction(path, this, [this, path] { openPath(path); });
     m_recentMenu->setEnabled(!m_recent.isEmpty());
+    // The welcome page offers the last few as one-click buttons.
+    QLayout* box = m_recentBox->layout();
+    while (QLayoutItem* item = box->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    if (m_recent.isEmpty()) return;
+    box->addWidget(new QLabel(tr("<b>Recent</b>"), m_recentBox));
+    for (const QString& path : m_recent.mid(0, 5)) {
+        auto* b = new QPushButton(path, m_recentBox);
+        b->setFlat(true);
+        b->setAccessibleName(tr("Open recent %1").arg(path));
+        b->setCursor(Qt::PointingHandCursor);
+        connect(b, &QPushButton::clicked, this, [this, path] { openPath(path); });
+        box->addWidget(b);
+    }
 }
 
 void MainWindow::readSettings() {

@@ -85,6 +85,7 @@ private:
     TensorInspector* m_inspector;
     QSplitter* m_splitter;
     QMenu* m_recentMenu = nullptr;
+    QWidget* m_recentBox = nullptr;
     QLabel* m_location;
 
     QString m_currentPath;

@@ -55,6 +55,8 @@ TensorInspector::TensorInspector(JobTracker* jobs, QWidget* parent)
     m_tabs->setDocumentMode(true);
     m_tabs->setAccessibleName(tr("Tensor views"));
     layout->addWidget(m_tabs, 1);
+    // Takes the space only while the tabs are hidden, so metadata stays at the top.
+    layout->addStretch(0);
     setAccessibleName(tr("Tensor inspector"));
     addPage(m_values);
     setSelection({});
@@ -79,7 +81,13 @@ void TensorInspector::setSelection(const TensorSelection& selection) {
     m_status->hide();
     for (InspectorPage* p : std::as_const(m_pages)) p->setSelection(selection);
     const TensorInfo* t = selection.info;
-    m_title->setText(selection.path.isEmpty() ? tr("Nothing selected") : selection.path);
+    if (!selection.snapshot)
+        m_title->clear();  // the centre already says nothing is open
+    else if (!t)
+        m_title->setText(selection.path.isEmpty() ? tr("Select a variable to inspect its tensor")
+                                                  : tr("%1\n\nThis object holds no tensor of its own; select a variable.").arg(selection.path));
+    else
+        m_title->setText(selection.path);
     for (int i = 0; i < kFieldCount; ++i) {
         m_fields[i]->setVisible(t != nullptr);
         m_form->labelForField(m_fields[i])->setVisible(t != nullptr);
