@@ -3,6 +3,8 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QTimer>
@@ -98,11 +100,30 @@ void ScreenshotTour::filter() {
 }
 
 void ScreenshotTour::showError() {
-    // A checkpoint whose files are gone: the error panel with the engine's message.
+    // A damaged copy of the checkpoint: one flipped byte in each data file,
+    // so the error panel shows the engine's open error and verify's findings.
     m_window->treePane()->filterEdit()->clear();
     m_window->treePane()->keysBox()->setChecked(false);
+    const QString prefix = QString::fromStdString(m_window->snapshot()->checkpoint->prefix());
+    const QFileInfo info(prefix);
+    const QString damagedDir = m_scratch.path() + QStringLiteral("/damaged");
+    QDir().mkpath(damagedDir);
+    for (const QFileInfo& f : QDir(info.absolutePath()).entryInfoList({info.fileName() + QStringLiteral(".*")}, QDir::Files)) {
+        const QString to = damagedDir + QLatin1Char('/') + f.fileName();
+        QFile::copy(f.absoluteFilePath(), to);
+        if (!f.fileName().contains(QStringLiteral(".data-"))) continue;
+        QFile data(to);
+        data.setPermissions(data.permissions() | QFileDevice::WriteOwner);  // copies keep read-only modes
+        if (data.open(QIODevice::ReadWrite) && data.size() > 0) {
+            data.seek(data.size() / 2);
+            char c = 0;
+            data.getChar(&c);
+            data.seek(data.size() / 2);
+            data.putChar(static_cast<char>(c ^ 0x40));
+        }
+    }
     m_opened = false;
-    m_window->openPath(QDir::tempPath() + QStringLiteral("/ckpt-explorer-missing/ckpt-7"));
+    m_window->openPath(damagedDir);
     waitFor([this] { return m_opened; }, [this] {
         save(QStringLiteral("05-error-panel.png"));
         finish(0);

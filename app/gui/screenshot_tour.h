@@ -5,6 +5,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QTemporaryDir>
 
 #include <functional>
 
@@ -31,6 +32,7 @@ private:
     ckpt::ui::MainWindow* m_window;
     QString m_outDir;
     QString m_checkpoint;
+    QTemporaryDir m_scratch;
     bool m_opened = false;
     bool m_valuesReady = false;
 };
