@@ -6,6 +6,7 @@
 #include <QClipboard>
 #include <QFile>
 #include <QLineEdit>
+#include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableView>
@@ -131,6 +132,29 @@ private slots:
         QVERIFY(!w.snapshot());
         QCOMPARE(w.treePane()->model()->rowCount(), 0);
         QVERIFY(waitIdle(w));
+    }
+
+    void dropOpensAndRecentFilesPersist() {
+        const QString dir = bundleDir("serving_half_plus_two_tf2");
+        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        {
+            MainWindow w;
+            w.show();
+            QSignalSpy opened(&w, &MainWindow::checkpointOpened);
+            QMimeData mime;
+            mime.setUrls({QUrl::fromLocalFile(dir)});
+            QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+            QCoreApplication::sendEvent(&w, &enter);
+            QVERIFY(enter.isAccepted());
+            QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+            QCoreApplication::sendEvent(&w, &drop);
+            QVERIFY(opened.wait(10000));
+            QCOMPARE(opened.first().first().toBool(), true);
+            QVERIFY(waitIdle(w));
+            w.close();
+        }
+        MainWindow again;
+        QCOMPARE(again.recentFiles().value(0), QDir::cleanPath(dir));
     }
 
     void corruptCheckpointShowsVerifyMessage() {

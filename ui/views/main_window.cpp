@@ -103,8 +103,10 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() {
     // Jobs hold shared snapshots, not pointers into this window; cancelling
-    // lets the pool drain quickly, and continuations die with 'this'.
+    // lets the pool drain quickly, and waiting means no engine call outlives
+    // the window (and the application's statics after it).
     m_jobs->cancelAll();
+    jobPool()->waitForDone();
 }
 
 void MainWindow::createActions() {

@@ -13,10 +13,13 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <limits>
 
+#include "jobs/job_pool.h"
 #include "jobs/npy_export.h"
+#include "jobs/when_done.h"
 #include "models/tensor_slice_model.h"
 
 namespace ckpt::ui {
@@ -169,8 +172,14 @@ void ValuesPage::exportInteractive() {
     name.replace(QLatin1Char('/'), QLatin1Char('_'));
     const QString path = QFileDialog::getSaveFileName(this, tr("Export tensor"), name + QStringLiteral(".npy"),
                                                       tr("NumPy arrays (*.npy)"));
-    if (path.isEmpty()) return;
-    if (const QString error = exportNpy(path); !error.isEmpty()) QMessageBox::warning(this, tr("Export failed"), error);
+    if (path.isEmpty() || !m_model->tensor()) return;
+    // Writing can take seconds for a large tensor: off the GUI thread.
+    m_export->setEnabled(false);
+    whenDone(this, QtConcurrent::run(jobPool(), [tensor = m_model->tensor(), path] { return writeNpy(*tensor, path); }),
+             [this](const QString& error) {
+                 m_export->setEnabled(m_model->tensor() != nullptr);
+                 if (!error.isEmpty()) QMessageBox::warning(this, tr("Export failed"), error);
+             });
 }
 
 } // namespace ckpt::ui
