@@ -61,8 +61,10 @@ private:
         for (const ObjectAttribute& a : node.attributes) {
             TreeEntry attr;
             attr.kind = EntryKind::Attribute;
-            attr.name = qs(a.name);
-            attr.path = qs(a.checkpointKey);
+            // The key is what this toggle exists to show; the attribute name
+            // (almost always VARIABLE_VALUE) is its last component anyway.
+            attr.name = qs(a.checkpointKey);
+            attr.path = attr.name;  // shared, not converted twice: 100k-key checkpoints feel this
             attr.parent = self;
             attr.tensor = m_ckpt.tensorForAttribute(a);
             attr.isKeyRow = true;

@@ -10,7 +10,7 @@
 namespace ckpt::ui {
 
 DirectoryModel::DirectoryModel(QObject* parent) : QStandardItemModel(parent) {
-    setHorizontalHeaderLabels({tr("Checkpoint")});
+    setHorizontalHeaderLabels({tr("Checkpoint"), tr("Step"), tr("Modified"), tr("Size")});
 }
 
 QModelIndex DirectoryModel::indexForDirectory(const QString& dir) const {
@@ -50,7 +50,12 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
         dirItem = new QStandardItem;
         dirItem->setData(listing.dir, DirRole);
         dirItem->setEditable(false);
-        appendRow(dirItem);
+        QList<QStandardItem*> row{dirItem};
+        for (int c = 1; c < columnCount(); ++c) {
+            row.append(new QStandardItem);
+            row.last()->setEditable(false);
+        }
+        appendRow(row);
     }
     dirItem->setText(QDir(listing.dir).dirName());
     dirItem->setIcon(QApplication::style()->standardIcon(QStyle::SP_DirIcon));
@@ -73,7 +78,15 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
         if (!e.inStateFile) tip += tr("\nNot listed in the directory's checkpoint state file");
         it->setToolTip(tip);
         it->setData(tip, Qt::UserRole + 100);
-        dirItem->appendRow(it);
+        auto cell = [](const QString& value, Qt::Alignment align) {
+            auto* c = new QStandardItem(value);
+            c->setEditable(false);
+            c->setTextAlignment(align | Qt::AlignVCenter);
+            return c;
+        };
+        dirItem->appendRow({it, cell(e.step ? QString::number(*e.step) : QString(), Qt::AlignRight),
+                            cell(e.modified.toString(QStringLiteral("yyyy-MM-dd HH:mm")), Qt::AlignLeft),
+                            cell(formatBytes(e.bytes), Qt::AlignRight)});
     }
 }
 

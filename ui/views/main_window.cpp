@@ -52,7 +52,9 @@ MainWindow::MainWindow(QWidget* parent)
     setAcceptDrops(true);
 
     m_sidebar->setModel(m_dirs);
-    m_sidebar->setHeaderHidden(true);
+    m_sidebar->header()->setStretchLastSection(false);
+    m_sidebar->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int c = 1; c < m_dirs->columnCount(); ++c) m_sidebar->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     m_sidebar->setAccessibleName(tr("Checkpoints"));
     m_sidebar->setEditTriggers(QAbstractItemView::NoEditTriggers);
     connect(m_sidebar, &QTreeView::activated, this, &MainWindow::onSidebarActivated);
@@ -88,7 +90,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_splitter->setStretchFactor(0, 0);
     m_splitter->setStretchFactor(1, 3);
     m_splitter->setStretchFactor(2, 2);
-    m_splitter->setSizes({220, 620, 440});
+    m_splitter->setSizes({300, 640, 460});
     setCentralWidget(m_splitter);
 
     m_location->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -224,6 +226,9 @@ void MainWindow::listDirectory(const QString& dir) {
         const bool known = m_dirs->indexForDirectory(l.dir).isValid();
         m_dirs->setListing(l);
         const QModelIndex dirIndex = m_dirs->indexForDirectory(l.dir);
+        if (!dirIndex.isValid()) return;  // a directory that does not exist is not listed
+        // Directory rows have no step/time/size: let the (often long) name use the width.
+        m_sidebar->setFirstColumnSpanned(dirIndex.row(), {}, true);
         m_sidebar->expand(dirIndex);
         if (m_snapshot)
             if (const QModelIndex i = m_dirs->indexForPrefix(QString::fromStdString(m_snapshot->checkpoint->prefix())); i.isValid())

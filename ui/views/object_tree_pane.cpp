@@ -50,9 +50,9 @@ ObjectTreePane::ObjectTreePane(JobTracker* jobs, QWidget* parent)
     m_view->setAccessibleName(tr("Object graph"));
     m_view->header()->setStretchLastSection(false);
     m_view->header()->setSectionResizeMode(ObjectTreeModel::NameColumn, QHeaderView::Stretch);
-    m_view->header()->resizeSection(ObjectTreeModel::KindColumn, 110);
-    m_view->header()->resizeSection(ObjectTreeModel::DTypeColumn, 80);
-    m_view->header()->resizeSection(ObjectTreeModel::ShapeColumn, 110);
+    m_view->header()->resizeSection(ObjectTreeModel::KindColumn, 100);
+    m_view->header()->resizeSection(ObjectTreeModel::DTypeColumn, 70);
+    m_view->header()->resizeSection(ObjectTreeModel::ShapeColumn, 90);
     m_view->header()->resizeSection(ObjectTreeModel::SizeColumn, 80);
     layout->addWidget(m_view, 1);
     m_summary->setAccessibleName(tr("Tree summary"));
