@@ -90,7 +90,7 @@ private slots:
             for (int r = 0; r < model->rowCount(parent) && !kernel.isValid(); ++r) {
                 const QModelIndex i = model->index(r, 0, parent);
                 const TreeEntry* e = model->entry(i);
-                if (e->tensor && e->tensor->shape.rank() == 2 && e->name == QStringLiteral("kernel")) kernel = i;
+                if (e->tensor && e->tensor->shape.rank() == 2 && e->name == "kernel") kernel = i;
                 else find(i);
             }
         };

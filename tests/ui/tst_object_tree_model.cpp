@@ -88,7 +88,7 @@ private slots:
             ++slotCount;
             QVERIFY(e.isSlotRow);
             QCOMPARE(snap->entries[static_cast<size_t>(e.parent)].kind, EntryKind::Optimizer);
-            QVERIFY2(e.tensor, qPrintable(e.path));
+            QVERIFY2(e.tensor, qPrintable(e.pathText()));
         }
         QVERIFY(slotCount > 0);
 
@@ -120,10 +120,11 @@ private slots:
                 if (!i.isValid() || model.hasChildren(i)) continue;
                 // A visible leaf must itself match.
                 const TreeEntry& entry = snap->entries[static_cast<size_t>(e)];
-                const bool matches = regex ? QRegularExpression(text, QRegularExpression::CaseInsensitiveOption).match(entry.path).hasMatch() ||
-                                                 QRegularExpression(text, QRegularExpression::CaseInsensitiveOption).match(entry.name).hasMatch()
-                                           : entry.path.contains(text, Qt::CaseInsensitive) || entry.name.contains(text, Qt::CaseInsensitive);
-                QVERIFY2(matches, qPrintable(entry.path));
+                const QString path = entry.pathText(), name = entry.nameText();
+                const QRegularExpression re(text, QRegularExpression::CaseInsensitiveOption);
+                const bool matches = regex ? re.match(path).hasMatch() || re.match(name).hasMatch()
+                                           : path.contains(text, Qt::CaseInsensitive) || name.contains(text, Qt::CaseInsensitive);
+                QVERIFY2(matches, qPrintable(path));
             }
         }
         auto bad = computeVisibleSet(*snap, {true, true, QStringLiteral("(unclosed"), true});
@@ -142,9 +143,9 @@ private slots:
         for (const TreeEntry& e : snap->entries) {
             if (e.kind != EntryKind::Key) continue;
             // Path of a leaf = its key; groups are the key's '/' prefixes.
-            QCOMPARE(e.path, QString::fromStdString(e.tensor->key));
-            QCOMPARE(e.path.endsWith(e.name), true);
-            if (e.parent > 0) QVERIFY(e.path.startsWith(snap->entries[static_cast<size_t>(e.parent)].path + QLatin1Char('/')));
+            QCOMPARE(e.pathText(), QString::fromStdString(e.tensor->key));
+            QVERIFY(e.path.ends_with(e.name));
+            if (e.parent > 0) QVERIFY(e.pathText().startsWith(snap->entries[static_cast<size_t>(e.parent)].pathText() + QLatin1Char('/')));
         }
     }
 

@@ -18,21 +18,20 @@ EntryKind entryKindFor(ObjectKind kind) {
     return EntryKind::Object;
 }
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-
 class GraphBuilder {
 public:
-    GraphBuilder(const Checkpoint& ckpt, std::vector<TreeEntry>& out) : m_ckpt(ckpt), m_graph(*ckpt.objectGraph()), m_out(out) {}
+    GraphBuilder(const Checkpoint& ckpt, CheckpointSnapshot& snap)
+        : m_ckpt(ckpt), m_graph(*ckpt.objectGraph()), m_out(snap.entries), m_owned(snap.ownedText) {}
 
     void build() {
         m_placed.assign(static_cast<size_t>(m_graph.size()), false);
-        const int32_t root = addNode(0, -1, QStringLiteral("(root)"), false);
+        const int32_t root = addNode(0, -1, "(root)", false);
         // Nodes TensorFlow cannot name still hold values; list them under the
         // root so nothing in the file is invisible.
         for (int32_t id = 1; id < m_graph.size(); ++id) {
             if (m_placed[static_cast<size_t>(id)]) continue;
             if (m_graph.node(id).kind == ObjectKind::SlotVariable) continue;
-            addNode(id, root, qs(m_graph.displayName(id)), false);
+            addNode(id, root, own(m_graph.displayName(id)), false);
         }
     }
 
@@ -44,13 +43,15 @@ private:
         return index;
     }
 
-    int32_t addNode(int32_t id, int32_t parentEntry, QString name, bool slotRow) {
+    std::string_view own(std::string text) { return m_owned.emplace_back(std::move(text)); }
+
+    int32_t addNode(int32_t id, int32_t parentEntry, std::string_view name, bool slotRow) {
         m_placed[static_cast<size_t>(id)] = true;
         const ObjectNode& node = m_graph.node(id);
         TreeEntry e;
         e.kind = entryKindFor(node.kind);
-        e.name = std::move(name);
-        e.path = qs(m_graph.displayName(id));
+        e.name = name;
+        e.path = node.prettyPath ? std::string_view(*node.prettyPath) : own(m_graph.displayName(id));
         e.parent = parentEntry;
         e.nodeId = id;
         e.isSlotRow = slotRow;
@@ -63,8 +64,8 @@ private:
             attr.kind = EntryKind::Attribute;
             // The key is what this toggle exists to show; the attribute name
             // (almost always VARIABLE_VALUE) is its last component anyway.
-            attr.name = qs(a.checkpointKey);
-            attr.path = attr.name;  // shared, not converted twice: 100k-key checkpoints feel this
+            attr.name = a.checkpointKey;
+            attr.path = a.checkpointKey;
             attr.parent = self;
             attr.tensor = m_ckpt.tensorForAttribute(a);
             attr.isKeyRow = true;
@@ -76,14 +77,13 @@ private:
         for (const ObjectChild& c : node.children) {
             const ObjectNode& child = m_graph.node(c.nodeId);
             if (child.parentId != id || child.localName != c.localName || m_placed[static_cast<size_t>(c.nodeId)]) continue;
-            addNode(c.nodeId, self, qs(c.localName), slotRow);
+            addNode(c.nodeId, self, c.localName, slotRow);
         }
         for (const SlotVariableRef& s : node.slotVariables) {
             if (m_placed[static_cast<size_t>(s.slotVariableNodeId)]) continue;
             const std::string& original = m_graph.node(s.originalVariableNodeId).keyPath;
-            const QString label = qs(s.slotName) + QStringLiteral(" for ") +
-                                  (original.empty() ? qs(m_graph.displayName(s.originalVariableNodeId)) : qs(original));
-            addNode(s.slotVariableNodeId, self, label, true);
+            addNode(s.slotVariableNodeId, self,
+                    own(s.slotName + " for " + (original.empty() ? m_graph.displayName(s.originalVariableNodeId) : original)), true);
         }
         return self;
     }
@@ -91,27 +91,29 @@ private:
     const Checkpoint& m_ckpt;
     const ObjectGraph& m_graph;
     std::vector<TreeEntry>& m_out;
+    std::deque<std::string>& m_owned;
     std::vector<bool> m_placed;
 };
 
 void buildKeyTree(const Checkpoint& ckpt, std::vector<TreeEntry>& out) {
     TreeEntry root;
     root.kind = EntryKind::Root;
-    root.name = QStringLiteral("(keys)");
+    root.name = "(keys)";
     out.push_back(root);
     // Keys are sorted, so a prefix's group is created before its members.
-    std::unordered_map<std::string, int32_t> groups;
+    std::unordered_map<std::string_view, int32_t> groups;
     for (const TensorInfo& t : ckpt.bundle().tensors()) {
         int32_t parent = 0;
         size_t start = 0;
         for (size_t slash = t.key.find('/'); slash != std::string::npos; slash = t.key.find('/', start)) {
-            const std::string prefix = t.key.substr(0, slash);
+            const std::string_view key = t.key;
+            const std::string_view prefix = key.substr(0, slash);
             auto [it, inserted] = groups.try_emplace(prefix, static_cast<int32_t>(out.size()));
             if (inserted) {
                 TreeEntry g;
                 g.kind = EntryKind::KeyGroup;
-                g.name = qs(t.key.substr(start, slash - start));
-                g.path = qs(prefix);
+                g.name = key.substr(start, slash - start);
+                g.path = prefix;
                 g.parent = parent;
                 out[static_cast<size_t>(parent)].children.push_back(it->second);
                 out.push_back(std::move(g));
@@ -121,8 +123,8 @@ void buildKeyTree(const Checkpoint& ckpt, std::vector<TreeEntry>& out) {
         }
         TreeEntry leaf;
         leaf.kind = EntryKind::Key;
-        leaf.name = qs(t.key.substr(start));
-        leaf.path = qs(t.key);
+        leaf.name = std::string_view(t.key).substr(start);
+        leaf.path = t.key;
         leaf.parent = parent;
         leaf.tensor = &t;
         out[static_cast<size_t>(parent)].children.push_back(static_cast<int32_t>(out.size()));
@@ -139,7 +141,7 @@ std::shared_ptr<const CheckpointSnapshot> CheckpointSnapshot::build(std::shared_
     for (const TensorInfo& t : ckpt.bundle().tensors()) snap->storedBytes += t.storedBytes();
     snap->tensorCount = static_cast<int64_t>(ckpt.bundle().tensors().size());
     if (ckpt.objectGraph())
-        GraphBuilder(ckpt, snap->entries).build();
+        GraphBuilder(ckpt, *snap).build();
     else
         buildKeyTree(ckpt, snap->entries);
     return snap;

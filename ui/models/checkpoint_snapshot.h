@@ -7,7 +7,10 @@
 #include <QString>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckpt/checkpoint.h"
@@ -28,8 +31,11 @@ enum class EntryKind {
 
 struct TreeEntry {
     EntryKind kind = EntryKind::Object;
-    QString name;            // column 0
-    QString path;            // pretty path or key; what the filter matches
+    // UTF-8 views into the checkpoint's immutable graph and keys (or the
+    // snapshot's own text): building 200,000 QStrings up front cost more
+    // than opening the file. Converted when shown or filtered.
+    std::string_view name;   // column 0
+    std::string_view path;   // pretty path or key; what the filter matches
     int32_t parent = -1;     // entry index, -1 for the root
     std::vector<int32_t> children;
     int32_t nodeId = -1;     // object-graph node, -1 when not a node
@@ -37,11 +43,15 @@ struct TreeEntry {
     // Hidden unless the corresponding toggle is on.
     bool isKeyRow = false;
     bool isSlotRow = false;
+
+    QString nameText() const { return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())); }
+    QString pathText() const { return QString::fromUtf8(path.data(), static_cast<qsizetype>(path.size())); }
 };
 
 struct CheckpointSnapshot {
     std::shared_ptr<const Checkpoint> checkpoint;
     std::vector<TreeEntry> entries;  // entries[0] is the root
+    std::deque<std::string> ownedText;  // composed names; a deque keeps views valid
     int64_t tensorCount = 0;
     int64_t storedBytes = 0;
 

@@ -165,7 +165,7 @@ QVariant ObjectTreeModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case NameColumn: return e->name;
+        case NameColumn: return e->nameText();
         case KindColumn: return entryKindName(e->kind);
         case DTypeColumn: return t ? QString::fromLatin1(dataTypeShortName(t->dtype)) : QString();
         case ShapeColumn: return t ? QString::fromStdString(t->shape.toString()) : QString();
@@ -175,14 +175,14 @@ QVariant ObjectTreeModel::data(const QModelIndex& index, int role) const {
     case Qt::DecorationRole:
         return index.column() == NameColumn ? kindIcon(e->kind) : QVariant();
     case Qt::ToolTipRole: {
-        QString tip = e->path;
-        if (t && QString::fromStdString(t->key) != e->path) tip += QLatin1Char('\n') + QString::fromStdString(t->key);
+        QString tip = e->pathText();
+        if (t && t->key != e->path) tip += QLatin1Char('\n') + QString::fromStdString(t->key);
         return tip;
     }
     case Qt::TextAlignmentRole:
         return index.column() == SizeColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case EntryRole: return entryOf(index);
-    case PathRole: return e->path;
+    case PathRole: return e->pathText();
     }
     return {};
 }

@@ -22,8 +22,12 @@ std::shared_ptr<const VisibleSet> computeVisibleSet(const CheckpointSnapshot& sn
     auto passesToggles = [&](const TreeEntry& e) { return (filter.showKeys || !e.isKeyRow) && (filter.showSlots || !e.isSlotRow); };
     auto matches = [&](const TreeEntry& e) {
         if (all) return true;
-        if (filter.regex) return re.match(e.path).hasMatch() || re.match(e.name).hasMatch();
-        return e.path.contains(filter.text, Qt::CaseInsensitive) || e.name.contains(filter.text, Qt::CaseInsensitive);
+        // The name is the path's last component except for composed slot
+        // labels, so both are tried.
+        const QString path = e.pathText();
+        const QString name = e.nameText();
+        if (filter.regex) return re.match(path).hasMatch() || re.match(name).hasMatch();
+        return path.contains(filter.text, Qt::CaseInsensitive) || name.contains(filter.text, Qt::CaseInsensitive);
     };
     // Pre-order: children follow parents, so one reverse pass lifts matches
     // to every ancestor.

@@ -157,7 +157,7 @@ void ObjectTreePane::onCurrentChanged() {
     sel.snapshot = m_snapshot;
     if (const TreeEntry* e = m_model->entry(m_view->currentIndex())) {
         sel.info = e->tensor;
-        sel.path = e->path;
+        sel.path = e->pathText();
     }
     emit selectionChanged(sel);
 }
