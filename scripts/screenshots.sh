@@ -13,6 +13,6 @@ mkdir -p "$out"
 # user's recent files and window layout.
 export XDG_CONFIG_HOME="$(mktemp -d)"
 trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
-xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
+xvfb-run -a -s "-screen 0 1700x1050x24 -dpi 96" \
   "$build/app/gui/ckpt-explorer" --screenshot "$out" "$ckpt"
 ls -1 "$out"/*.png

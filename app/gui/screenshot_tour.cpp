@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QElapsedTimer>
 #include <QLineEdit>
+#include <QSplitter>
 #include <QTimer>
 #include <QTreeView>
 
@@ -28,7 +29,8 @@ ScreenshotTour::ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QSt
 
 void ScreenshotTour::start() {
     QDir().mkpath(m_outDir);
-    m_window->resize(1400, 860);
+    m_window->resize(1600, 940);
+    m_window->findChild<QSplitter*>()->setSizes({300, 800, 500});
     QTimer::singleShot(300, this, [this] {
         save(QStringLiteral("01-welcome.png"));
         openCheckpoint();

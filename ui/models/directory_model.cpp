@@ -85,7 +85,7 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
             return c;
         };
         dirItem->appendRow({it, cell(e.step ? QString::number(*e.step) : QString(), Qt::AlignRight),
-                            cell(e.modified.toString(QStringLiteral("yyyy-MM-dd HH:mm")), Qt::AlignLeft),
+                            cell(e.modified.toString(QStringLiteral("MM-dd HH:mm")), Qt::AlignLeft),
                             cell(formatBytes(e.bytes), Qt::AlignRight)});
     }
 }

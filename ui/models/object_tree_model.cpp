@@ -15,7 +15,7 @@ QString entryKindName(EntryKind kind) {
     case EntryKind::ReplicatedVariable: return QObject::tr("replicated variable");
     case EntryKind::SlotVariable: return QObject::tr("slot variable");
     case EntryKind::Optimizer: return QObject::tr("optimizer");
-    case EntryKind::Attribute: return QObject::tr("checkpoint key");
+    case EntryKind::Attribute: return QObject::tr("key");
     case EntryKind::KeyGroup: return QObject::tr("scope");
     case EntryKind::Key: return QObject::tr("tensor");
     }

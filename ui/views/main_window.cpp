@@ -52,6 +52,7 @@ MainWindow::MainWindow(QWidget* parent)
     setAcceptDrops(true);
 
     m_sidebar->setModel(m_dirs);
+    m_sidebar->setTextElideMode(Qt::ElideMiddle);
     m_sidebar->header()->setStretchLastSection(false);
     m_sidebar->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     for (int c = 1; c < m_dirs->columnCount(); ++c) m_sidebar->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
@@ -229,6 +230,14 @@ void MainWindow::listDirectory(const QString& dir) {
         if (!dirIndex.isValid()) return;  // a directory that does not exist is not listed
         // Directory rows have no step/time/size: let the (often long) name use the width.
         m_sidebar->setFirstColumnSpanned(dirIndex.row(), {}, true);
+        // A Step column only earns its width when some checkpoint has a step.
+        bool anyStep = false;
+        for (const QString& d : m_dirs->directories()) {
+            const QModelIndex di = m_dirs->indexForDirectory(d);
+            for (int r = 0; r < m_dirs->rowCount(di) && !anyStep; ++r)
+                anyStep = !m_dirs->index(r, 1, di).data().toString().isEmpty();
+        }
+        m_sidebar->setColumnHidden(1, !anyStep);
         m_sidebar->expand(dirIndex);
         if (m_snapshot)
             if (const QModelIndex i = m_dirs->indexForPrefix(QString::fromStdString(m_snapshot->checkpoint->prefix())); i.isValid())

@@ -47,6 +47,9 @@ ObjectTreePane::ObjectTreePane(JobTracker* jobs, QWidget* parent)
     m_view->setModel(m_model);
     m_view->setUniformRowHeights(true);  // lets the view lay out 100k rows without measuring each
     m_view->setAlternatingRowColors(true);
+    // In a tree the ancestors are already visible by indentation; what tells
+    // rows apart is the end of a key ("…/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE").
+    m_view->setTextElideMode(Qt::ElideLeft);
     m_view->setAccessibleName(tr("Object graph"));
     m_view->header()->setStretchLastSection(false);
     m_view->header()->setSectionResizeMode(ObjectTreeModel::NameColumn, QHeaderView::Stretch);
