@@ -2,7 +2,9 @@
 // (QAbstractItemModelTester), lazy fetching, toggles and filters.
 
 #include <QAbstractItemModelTester>
+#include <QColor>
 #include <QFileInfo>
+#include <QSignalSpy>
 #include <QtTest>
 
 #include <set>
@@ -129,6 +131,37 @@ private slots:
         }
         auto bad = computeVisibleSet(*snap, {true, true, QStringLiteral("(unclosed"), true});
         QVERIFY(!bad->error.isEmpty());
+    }
+
+    void overlayColoursRows() {
+        const QString dir = bundleDir("tfx_tuner_save_weights");
+        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        // What the restore view will do: mark variables, leave the rest alone.
+        struct MarkVariables : EntryOverlay {
+            QVariant data(const TreeEntry& e, int32_t, int column, int role) const override {
+                if (role == Qt::ForegroundRole && column == 0 && e.kind == EntryKind::Variable) return QColor(Qt::red);
+                return {};
+            }
+        };
+        auto snap = snapshotOf(dir);
+        ObjectTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSnapshot(snap, nullptr);
+        fetchAll(model);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setOverlay(std::make_shared<MarkVariables>());
+        QVERIFY(changed.count() > 0);
+        int marked = 0;
+        for (int32_t e = 1; e < static_cast<int32_t>(snap->entries.size()); ++e) {
+            const QModelIndex i = model.indexForEntry(e);
+            const bool isVar = snap->entries[static_cast<size_t>(e)].kind == EntryKind::Variable;
+            QCOMPARE(i.data(Qt::ForegroundRole).value<QColor>() == QColor(Qt::red), isVar);
+            QCOMPARE(i.data().toString(), snap->entries[static_cast<size_t>(e)].nameText());  // other roles untouched
+            marked += isVar;
+        }
+        QVERIFY(marked > 0);
+        model.setOverlay(nullptr);
+        QVERIFY(!model.index(0, 0).data(Qt::ForegroundRole).isValid());
     }
 
     void nameBasedCheckpointIsAKeyTree() {

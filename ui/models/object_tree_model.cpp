@@ -158,9 +158,24 @@ void ObjectTreeModel::insertChildren(int32_t e) {
     m_changing = false;
 }
 
+void ObjectTreeModel::setOverlay(std::shared_ptr<const EntryOverlay> overlay) {
+    m_overlay = std::move(overlay);
+    // Every fetched parent's rows; unfetched ones ask data() when they appear.
+    for (size_t p = 0; p < m_state.size(); ++p) {
+        const RowState& st = m_state[p];
+        if (!st.fetched || st.children.empty()) continue;
+        const QModelIndex parent = p == 0 ? QModelIndex() : createIndex(st.row, 0, quintptr(p));
+        emit dataChanged(index(0, 0, parent), index(static_cast<int>(st.children.size()) - 1, ColumnCount - 1, parent));
+    }
+}
+
 QVariant ObjectTreeModel::data(const QModelIndex& index, int role) const {
     const TreeEntry* e = entry(index);
     if (!e) return {};
+    if (m_overlay) {
+        QVariant v = m_overlay->data(*e, entryOf(index), index.column(), role);
+        if (v.isValid()) return v;
+    }
     const TensorInfo* t = e->tensor;
     switch (role) {
     case Qt::DisplayRole:

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/checkpoint_snapshot.h"
+#include "models/entry_overlay.h"
 #include "models/tree_filter.h"
 
 namespace ckpt::ui {
@@ -26,6 +27,8 @@ public:
     void setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot, std::shared_ptr<const VisibleSet> visible);
     void setVisibleSet(std::shared_ptr<const VisibleSet> visible);
     const std::shared_ptr<const CheckpointSnapshot>& snapshot() const { return m_snapshot; }
+    // Replaces the overlay (nullptr removes it) and repaints the fetched rows.
+    void setOverlay(std::shared_ptr<const EntryOverlay> overlay);
 
     const TreeEntry* entry(const QModelIndex& index) const;
     int32_t entryIndex(const QModelIndex& index) const;
@@ -58,6 +61,7 @@ private:
 
     std::shared_ptr<const CheckpointSnapshot> m_snapshot;
     std::shared_ptr<const VisibleSet> m_visible;
+    std::shared_ptr<const EntryOverlay> m_overlay;
     std::vector<RowState> m_state;
     quint64 m_generation = 0;
     bool m_changing = false;  // inside endInsertRows/endResetModel signals  // bumped on reset; stale queued fetches are dropped
