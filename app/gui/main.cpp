@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("path"), QStringLiteral("Checkpoint prefix, directory or SavedModel to open."));
+    parser.addPositionalArgument(QStringLiteral("[name-based]"),
+                                 QStringLiteral("With --screenshot: a name-based checkpoint for the last view."));
     QCommandLineOption shots(QStringLiteral("screenshot"), QStringLiteral("Save a PNG of each view into DIR, then quit."),
                              QStringLiteral("dir"));
     parser.addOption(shots);
@@ -32,7 +34,7 @@ int main(int argc, char** argv) {
     window.show();
     const QStringList args = parser.positionalArguments();
     if (parser.isSet(shots)) {
-        auto* tour = new ckpt::gui::ScreenshotTour(&window, parser.value(shots), args.value(0), &app);
+        auto* tour = new ckpt::gui::ScreenshotTour(&window, parser.value(shots), args.value(0), args.value(1), &app);
         QTimer::singleShot(0, tour, &ckpt::gui::ScreenshotTour::start);
     } else if (!args.isEmpty()) {
         window.openPath(args.first());

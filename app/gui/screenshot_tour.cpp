@@ -21,8 +21,10 @@
 
 namespace ckpt::gui {
 
-ScreenshotTour::ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QString checkpoint, QObject* parent)
-    : QObject(parent), m_window(window), m_outDir(std::move(outDir)), m_checkpoint(std::move(checkpoint)) {
+ScreenshotTour::ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QString checkpoint, QString nameBased,
+                               QObject* parent)
+    : QObject(parent), m_window(window), m_outDir(std::move(outDir)), m_checkpoint(std::move(checkpoint)),
+      m_nameBased(std::move(nameBased)) {
     connect(m_window, &ui::MainWindow::checkpointOpened, this, [this] { m_opened = true; });
     connect(m_window->inspector(), &ui::TensorInspector::valuesReady, this, [this] { m_valuesReady = true; });
 }
@@ -30,7 +32,7 @@ ScreenshotTour::ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QSt
 void ScreenshotTour::start() {
     QDir().mkpath(m_outDir);
     m_window->resize(1600, 940);
-    m_window->findChild<QSplitter*>()->setSizes({300, 800, 500});
+    m_window->findChild<QSplitter*>()->setSizes({360, 760, 480});
     QTimer::singleShot(300, this, [this] {
         save(QStringLiteral("01-welcome.png"));
         openCheckpoint();
@@ -128,7 +130,26 @@ void ScreenshotTour::showError() {
     m_window->openPath(damagedDir);
     waitFor([this] { return m_opened; }, [this] {
         save(QStringLiteral("05-error-panel.png"));
-        finish(0);
+        showNameBased();
+    });
+}
+
+void ScreenshotTour::showNameBased() {
+    if (m_nameBased.isEmpty()) return finish(0);
+    m_opened = false;
+    m_window->openPath(m_nameBased);
+    waitFor([this] { return m_opened; }, [this] {
+        // Open the first scope so the key tree's nesting shows.
+        QTreeView* view = m_window->treePane()->view();
+        for (int r = 0; r < view->model()->rowCount(); ++r)
+            if (view->model()->hasChildren(view->model()->index(r, 0))) {
+                view->expand(view->model()->index(r, 0));
+                break;
+            }
+        QTimer::singleShot(300, this, [this] {
+            save(QStringLiteral("06-name-based.png"));
+            finish(0);
+        });
     });
 }
 

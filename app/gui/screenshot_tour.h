@@ -16,7 +16,9 @@ namespace ckpt::gui {
 class ScreenshotTour : public QObject {
     Q_OBJECT
 public:
-    ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QString checkpoint, QObject* parent = nullptr);
+    // 'nameBased', when set, is a name-based (TF1) checkpoint shown last as a key tree.
+    ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QString checkpoint, QString nameBased,
+                   QObject* parent = nullptr);
     void start();
 
 private:
@@ -27,11 +29,13 @@ private:
     void inspect();
     void filter();
     void showError();
+    void showNameBased();
     void finish(int code);
 
     ckpt::ui::MainWindow* m_window;
     QString m_outDir;
     QString m_checkpoint;
+    QString m_nameBased;
     QTemporaryDir m_scratch;
     bool m_opened = false;
     bool m_valuesReady = false;

@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QFont>
 #include <QStyle>
 #include <QLocale>
 
@@ -66,16 +67,21 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
     for (const CheckpointFileEntry& e : listing.checkpoints) {
         auto* it = new QStandardItem;
         it->setEditable(false);
-        QString text = e.name;
-        if (e.isLatest) text += tr("  (latest)");
-        it->setText(text);
+        it->setText(e.name);
+        if (e.isLatest) {
+            // Bold rather than a "(latest)" suffix, which the narrow sidebar would elide.
+            QFont bold = it->font();
+            bold.setBold(true);
+            it->setFont(bold);
+        }
         it->setData(e.prefix, PrefixRole);
         const auto prior = known.value(e.prefix, {static_cast<int>(Health::Unknown), QString()});
         it->setData(prior.first, HealthRole);
         it->setData(prior.second, ProblemsRole);
         it->setIcon(healthIcon(static_cast<Health>(prior.first)));
         QString tip = tr("%1\n%2 \u2022 %3").arg(e.prefix, QLocale().toString(e.modified, QLocale::ShortFormat), formatBytes(e.bytes));
-        if (!e.inStateFile) tip += tr("\nNot listed in the directory's checkpoint state file");
+        if (e.isLatest) tip += tr("\nLatest checkpoint of the directory's state file");
+        else if (!e.inStateFile) tip += tr("\nNot listed in the directory's checkpoint state file");
         it->setToolTip(tip);
         it->setData(tip, Qt::UserRole + 100);
         auto cell = [](const QString& value, Qt::Alignment align) {

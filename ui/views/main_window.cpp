@@ -91,7 +91,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_splitter->setStretchFactor(0, 0);
     m_splitter->setStretchFactor(1, 3);
     m_splitter->setStretchFactor(2, 2);
-    m_splitter->setSizes({300, 640, 460});
+    m_splitter->setSizes({340, 620, 440});
     setCentralWidget(m_splitter);
 
     m_location->setTextInteractionFlags(Qt::TextSelectableByMouse);

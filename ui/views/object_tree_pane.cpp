@@ -99,6 +99,10 @@ void ObjectTreePane::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snaps
     else
         visible = computeVisibleSet(*m_snapshot, {f.showKeys, f.showSlots, QString(), false});
     m_model->setSnapshot(m_snapshot, visible);
+    // A name-based checkpoint has no attributes or slots to toggle.
+    const bool objectBased = m_snapshot->checkpoint->style() == CheckpointStyle::ObjectBased;
+    m_keys->setEnabled(objectBased);
+    m_slots->setEnabled(objectBased);
     m_summary->setText(tr("%n tensor(s), %1", nullptr, static_cast<int>(m_snapshot->tensorCount)).arg(formatBytes(m_snapshot->storedBytes)));
     if (!f.text.isEmpty()) startFilter();
 }
