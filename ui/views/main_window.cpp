@@ -213,10 +213,22 @@ void MainWindow::showSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot
     m_location->setText(tr("%1 \u2014 %2, resolved by %3").arg(prefix, style, QString::fromStdString(ckpt.resolved().how)));
     setWindowTitle(tr("%1 \u2014 Checkpoint Explorer").arg(QFileInfo(prefix).fileName()));
     if (const QModelIndex i = m_dirs->indexForPrefix(prefix); i.isValid()) m_sidebar->setCurrentIndex(i);
-    // Open the first level so the graph is visible without a click.
-    for (int r = 0; r < std::min(m_tree->model()->rowCount(), 20); ++r) {
-        const QModelIndex top = m_tree->model()->index(r, 0);
-        if (m_tree->model()->rowCount() <= 3) m_tree->view()->expand(top);
+    // Open the top-level objects that directly hold variables (a model's
+    // layers), so a first look shows tensors, not a column of folders.
+    ObjectTreeModel* model = m_tree->model();
+    const auto& entries = m_snapshot->entries;
+    int budget = 200;  // rows revealed; big graphs stay collapsed
+    for (int r = 0; r < std::min(model->rowCount(), 50) && budget > 0; ++r) {
+        const QModelIndex top = model->index(r, 0);
+        const TreeEntry* e = model->entry(top);
+        bool holdsVariables = model->rowCount() <= 3;
+        for (int32_t c : e->children) {
+            const EntryKind k = entries[static_cast<size_t>(c)].kind;
+            holdsVariables = holdsVariables || k == EntryKind::Variable || k == EntryKind::ReplicatedVariable;
+        }
+        if (!holdsVariables || static_cast<int>(e->children.size()) > budget) continue;
+        budget -= static_cast<int>(e->children.size());
+        m_tree->view()->expand(top);
     }
 }
 
