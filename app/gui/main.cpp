@@ -1,0 +1,43 @@
+// ckpt-explorer [PATH]: the desktop explorer. --screenshot DIR saves a PNG of
+// each view (window grabs, no X server tricks) for docs/screenshots.
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QIcon>
+#include <QTimer>
+
+#include "screenshot_tour.h"
+#include "views/main_window.h"
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("ckpt-explorer"));
+    QApplication::setOrganizationName(QStringLiteral("ckpt-explorer"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Checkpoint Explorer"));
+    QApplication::setApplicationVersion(QStringLiteral(CKPT_VERSION));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/ckpt-explorer.png")));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Browse and inspect TensorFlow checkpoints."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("path"), QStringLiteral("Checkpoint prefix, directory or SavedModel to open."));
+    parser.addPositionalArgument(QStringLiteral("[name-based]"),
+                                 QStringLiteral("With --screenshot: a name-based checkpoint for the last view."));
+    QCommandLineOption shots(QStringLiteral("screenshot"), QStringLiteral("Save a PNG of each view into DIR, then quit."),
+                             QStringLiteral("dir"));
+    parser.addOption(shots);
+    parser.process(app);
+
+    ckpt::ui::MainWindow window;
+    window.show();
+    const QStringList args = parser.positionalArguments();
+    if (parser.isSet(shots)) {
+        auto* tour = new ckpt::gui::ScreenshotTour(&window, parser.value(shots), args.value(0), args.value(1), &app);
+        QTimer::singleShot(0, tour, &ckpt::gui::ScreenshotTour::start);
+    } else if (!args.isEmpty()) {
+        window.openPath(args.first());
+    }
+    return app.exec();
+}

@@ -1,0 +1,162 @@
+#include "screenshot_tour.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QElapsedTimer>
+#include <QLineEdit>
+#include <QSplitter>
+#include <QTimer>
+#include <QTreeView>
+
+#include <cstdio>
+#include <memory>
+
+#include "models/object_tree_model.h"
+#include "views/main_window.h"
+#include "views/object_tree_pane.h"
+#include "views/tensor_inspector.h"
+
+namespace ckpt::gui {
+
+ScreenshotTour::ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QString checkpoint, QString nameBased,
+                               QObject* parent)
+    : QObject(parent), m_window(window), m_outDir(std::move(outDir)), m_checkpoint(std::move(checkpoint)),
+      m_nameBased(std::move(nameBased)) {
+    connect(m_window, &ui::MainWindow::checkpointOpened, this, [this] { m_opened = true; });
+    connect(m_window->inspector(), &ui::TensorInspector::valuesReady, this, [this] { m_valuesReady = true; });
+}
+
+void ScreenshotTour::start() {
+    QDir().mkpath(m_outDir);
+    m_window->resize(1600, 940);
+    m_window->findChild<QSplitter*>()->setSizes({360, 760, 480});
+    QTimer::singleShot(300, this, [this] {
+        save(QStringLiteral("01-welcome.png"));
+        openCheckpoint();
+    });
+}
+
+void ScreenshotTour::save(const QString& name) {
+    const QString path = m_outDir + QLatin1Char('/') + name;
+    if (!m_window->grab().save(path)) std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
+    else std::printf("saved %s\n", qPrintable(path));
+}
+
+void ScreenshotTour::waitFor(std::function<bool()> done, std::function<void()> next) {
+    auto timer = std::make_shared<QElapsedTimer>();
+    timer->start();
+    auto poll = std::make_shared<std::function<void()>>();
+    *poll = [this, done, next, timer, poll] {
+        if (done()) {
+            // One more turn so the views paint what just arrived.
+            QTimer::singleShot(400, this, next);
+        } else if (timer->elapsed() > 60000) {
+            std::fprintf(stderr, "screenshot tour timed out\n");
+            finish(1);
+        } else {
+            QTimer::singleShot(50, this, *poll);
+        }
+    };
+    (*poll)();
+}
+
+void ScreenshotTour::openCheckpoint() {
+    if (m_checkpoint.isEmpty()) return finish(0);
+    m_opened = false;
+    m_window->openPath(m_checkpoint);
+    waitFor([this] { return m_opened; }, [this] {
+        save(QStringLiteral("02-object-graph.png"));
+        inspect();
+    });
+}
+
+void ScreenshotTour::inspect() {
+    // The first 2-D variable: a kernel shows the grid best.
+    auto* model = m_window->treePane()->model();
+    QTreeView* view = m_window->treePane()->view();
+    const auto& entries = model->snapshot()->entries;
+    int32_t target = -1;
+    for (size_t i = 0; i < entries.size() && target < 0; ++i)
+        if (entries[i].tensor && entries[i].tensor->shape.rank() == 2 && !entries[i].isKeyRow) target = static_cast<int32_t>(i);
+    if (target < 0) return filter();
+    const QModelIndex index = model->indexForEntry(target);
+    for (QModelIndex p = index.parent(); p.isValid(); p = p.parent()) view->expand(p);
+    view->setCurrentIndex(index);
+    view->scrollTo(index);
+    m_valuesReady = false;
+    waitFor([this] { return m_valuesReady; }, [this] {
+        save(QStringLiteral("03-inspector.png"));
+        filter();
+    });
+}
+
+void ScreenshotTour::filter() {
+    auto* pane = m_window->treePane();
+    pane->keysBox()->setChecked(true);
+    pane->filterEdit()->setText(QStringLiteral("kernel"));
+    waitFor([pane] { return !pane->isFiltering() && pane->model()->rowCount() > 0; }, [this] {
+        save(QStringLiteral("04-filter-keys.png"));
+        showError();
+    });
+}
+
+void ScreenshotTour::showError() {
+    // A damaged copy of the checkpoint: one flipped byte in each data file,
+    // so the error panel shows the engine's open error and verify's findings.
+    m_window->treePane()->filterEdit()->clear();
+    m_window->treePane()->keysBox()->setChecked(false);
+    const QString prefix = QString::fromStdString(m_window->snapshot()->checkpoint->prefix());
+    const QFileInfo info(prefix);
+    const QString damagedDir = m_scratch.path() + QStringLiteral("/damaged");
+    QDir().mkpath(damagedDir);
+    for (const QFileInfo& f : QDir(info.absolutePath()).entryInfoList({info.fileName() + QStringLiteral(".*")}, QDir::Files)) {
+        const QString to = damagedDir + QLatin1Char('/') + f.fileName();
+        QFile::copy(f.absoluteFilePath(), to);
+        if (!f.fileName().contains(QStringLiteral(".data-"))) continue;
+        QFile data(to);
+        data.setPermissions(data.permissions() | QFileDevice::WriteOwner);  // copies keep read-only modes
+        if (data.open(QIODevice::ReadWrite) && data.size() > 0) {
+            data.seek(data.size() / 2);
+            char c = 0;
+            data.getChar(&c);
+            data.seek(data.size() / 2);
+            data.putChar(static_cast<char>(c ^ 0x40));
+        }
+    }
+    m_opened = false;
+    m_window->openPath(damagedDir);
+    waitFor([this] { return m_opened; }, [this] {
+        save(QStringLiteral("05-error-panel.png"));
+        showNameBased();
+    });
+}
+
+void ScreenshotTour::showNameBased() {
+    if (m_nameBased.isEmpty()) return finish(0);
+    m_opened = false;
+    m_window->openPath(m_nameBased);
+    waitFor([this] { return m_opened; }, [this] {
+        // Open the first scope so the key tree's nesting shows.
+        QTreeView* view = m_window->treePane()->view();
+        for (int r = 0; r < view->model()->rowCount(); ++r)
+            if (view->model()->hasChildren(view->model()->index(r, 0))) {
+                view->expand(view->model()->index(r, 0));
+                break;
+            }
+        QTimer::singleShot(300, this, [this] {
+            save(QStringLiteral("06-name-based.png"));
+            finish(0);
+        });
+    });
+}
+
+void ScreenshotTour::finish(int code) {
+    // Leave the user's recent list as it was.
+    m_window->close();
+    QApplication::exit(code);
+}
+
+} // namespace ckpt::gui

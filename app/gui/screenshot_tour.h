@@ -1,0 +1,44 @@
+#pragma once
+// Drives the real window through its views and saves a grab of each, for
+// scripts/screenshots.sh and the README. Runs the same code paths a user
+// triggers (openPath, the filter box, tree selection), nothing staged.
+
+#include <QObject>
+#include <QString>
+#include <QTemporaryDir>
+
+#include <functional>
+
+namespace ckpt::ui { class MainWindow; }
+
+namespace ckpt::gui {
+
+class ScreenshotTour : public QObject {
+    Q_OBJECT
+public:
+    // 'nameBased', when set, is a name-based (TF1) checkpoint shown last as a key tree.
+    ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QString checkpoint, QString nameBased,
+                   QObject* parent = nullptr);
+    void start();
+
+private:
+    void save(const QString& name);
+    // Runs 'next' once 'done' returns true (polled), or fails after a timeout.
+    void waitFor(std::function<bool()> done, std::function<void()> next);
+    void openCheckpoint();
+    void inspect();
+    void filter();
+    void showError();
+    void showNameBased();
+    void finish(int code);
+
+    ckpt::ui::MainWindow* m_window;
+    QString m_outDir;
+    QString m_checkpoint;
+    QString m_nameBased;
+    QTemporaryDir m_scratch;
+    bool m_opened = false;
+    bool m_valuesReady = false;
+};
+
+} // namespace ckpt::gui

@@ -1,0 +1,232 @@
+// Clicks through the real window: open -> filter -> inspect, the sidebar's
+// health badges, and error panels for corrupt and vanished checkpoints.
+
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QFile>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QtTest>
+
+#include "jobs/job_tracker.h"
+#include "models/directory_model.h"
+#include "models/object_tree_model.h"
+#include "models/tensor_slice_model.h"
+#include "test_support.h"
+#include "views/error_panel.h"
+#include "views/main_window.h"
+#include "views/object_tree_pane.h"
+#include "views/tensor_inspector.h"
+#include "views/values_page.h"
+
+using namespace ckpt;
+using namespace ckpt::ui;
+
+namespace {
+
+QString bundleDir(const char* name) {
+    const QString root = ckpt::testing::realTestDataDir();
+    return root.isEmpty() ? QString() : root + QLatin1Char('/') + QLatin1String(name);
+}
+
+bool waitIdle(MainWindow& w, int ms = 20000) {
+    return QTest::qWaitFor([&] { return w.jobs()->active().isEmpty(); }, ms);
+}
+
+} // namespace
+
+class TstExplorerWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("ckpt-explorer-tests"));
+        QSettings().clear();
+    }
+
+    void openFilterInspect() {
+        const QString dir = bundleDir("tfx_keras_adam_savedmodel");
+        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        MainWindow w;
+        QAbstractItemModelTester tester(w.treePane()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester sidebarTester(w.directories(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QSignalSpy opened(&w, &MainWindow::checkpointOpened);
+        w.openPath(dir);
+        QVERIFY(opened.wait(10000));
+        QCOMPARE(opened.first().first().toBool(), true);
+        QVERIFY(!w.isErrorShown());
+        QVERIFY(w.treePane()->model()->rowCount() > 0);
+        QCOMPARE(w.recentFiles().value(0), QDir::cleanPath(dir));
+
+        // The sidebar lists the checkpoint and verification marks it healthy.
+        QVERIFY(waitIdle(w));
+        const QModelIndex item = w.directories()->indexForPrefix(dir + QStringLiteral("/variables"));
+        QVERIFY(item.isValid());
+        QCOMPARE(item.data(DirectoryModel::HealthRole).toInt(), static_cast<int>(Health::Healthy));
+
+        // Ctrl+F focuses the filter; typing narrows the tree to kernels.
+        QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
+        QVERIFY(w.treePane()->filterEdit()->hasFocus());
+        QSignalSpy filtered(w.treePane(), &ObjectTreePane::filterApplied);
+        QTest::keyClicks(w.treePane()->filterEdit(), QStringLiteral("kernel"));
+        QVERIFY(filtered.wait(5000));
+        QTRY_VERIFY(!w.treePane()->isFiltering());
+
+        // Find a visible kernel row and click it.
+        ObjectTreeModel* model = w.treePane()->model();
+        QModelIndex kernel;
+        std::function<void(const QModelIndex&)> find = [&](const QModelIndex& parent) {
+            if (model->canFetchMore(parent)) model->fetchMore(parent);
+            if (model->hasChildren(parent) && model->rowCount(parent) == 0) QCoreApplication::processEvents();
+            for (int r = 0; r < model->rowCount(parent) && !kernel.isValid(); ++r) {
+                const QModelIndex i = model->index(r, 0, parent);
+                const TreeEntry* e = model->entry(i);
+                if (e->tensor && e->tensor->shape.rank() == 2 && e->name == "kernel") kernel = i;
+                else find(i);
+            }
+        };
+        find({});
+        QVERIFY(kernel.isValid());
+        QTreeView* view = w.treePane()->view();
+        for (QModelIndex p = kernel.parent(); p.isValid(); p = p.parent()) view->expand(p);
+        view->scrollTo(kernel);
+        QSignalSpy values(w.inspector(), &TensorInspector::valuesReady);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(kernel).center());
+        QCOMPARE(view->currentIndex(), kernel);
+        QVERIFY(values.wait(5000));
+        QCOMPARE(values.first().first().toBool(), true);
+        const TensorInfo* info = model->entry(kernel)->tensor;
+        ValuesPage* page = w.inspector()->valuesPage();
+        QCOMPARE(page->model()->rowCount(), static_cast<int>(info->shape.dims[0]));
+        QCOMPARE(page->model()->columnCount(), static_cast<int>(info->shape.dims[1]));
+        QVERIFY(!page->model()->index(0, 0).data().toString().isEmpty());
+
+        // Copy and .npy export of what is shown.
+        page->table()->selectionModel()->select(page->model()->index(0, 0), QItemSelectionModel::Select);
+        page->copySelection();
+        QCOMPARE(QGuiApplication::clipboard()->text(), page->model()->index(0, 0).data().toString() + QLatin1Char('\n'));
+        QTemporaryDir tmp;
+        QCOMPARE(page->exportNpy(tmp.filePath(QStringLiteral("k.npy"))), QString());
+        QVERIFY(QFileInfo(tmp.filePath(QStringLiteral("k.npy"))).size() > info->storedBytes());
+
+        // Hiding slot variables removes the optimizer's per-variable state.
+        w.treePane()->filterEdit()->clear();
+        QVERIFY(filtered.wait(5000));
+        QTRY_VERIFY(!w.treePane()->isFiltering());
+        w.treePane()->slotsBox()->setChecked(false);
+        QTRY_VERIFY(!w.treePane()->isFiltering());
+        for (int32_t e = 1; e < static_cast<int32_t>(w.snapshot()->entries.size()); ++e)
+            if (w.snapshot()->entries[static_cast<size_t>(e)].kind == EntryKind::SlotVariable) QVERIFY(!model->indexForEntry(e).isValid());
+
+        // Ctrl+W closes it.
+        QTest::keyClick(&w, Qt::Key_W, Qt::ControlModifier);
+        QVERIFY(!w.snapshot());
+        QCOMPARE(w.treePane()->model()->rowCount(), 0);
+        QVERIFY(waitIdle(w));
+    }
+
+    void dropOpensAndRecentFilesPersist() {
+        const QString dir = bundleDir("serving_half_plus_two_tf2");
+        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        {
+            MainWindow w;
+            w.show();
+            QSignalSpy opened(&w, &MainWindow::checkpointOpened);
+            QMimeData mime;
+            mime.setUrls({QUrl::fromLocalFile(dir)});
+            QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+            QCoreApplication::sendEvent(&w, &enter);
+            QVERIFY(enter.isAccepted());
+            QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+            QCoreApplication::sendEvent(&w, &drop);
+            QVERIFY(opened.wait(10000));
+            QCOMPARE(opened.first().first().toBool(), true);
+            QVERIFY(waitIdle(w));
+            w.close();
+        }
+        MainWindow again;
+        QCOMPARE(again.recentFiles().value(0), QDir::cleanPath(dir));
+    }
+
+    void corruptCheckpointShowsVerifyMessage() {
+        const QString dir = bundleDir("tfx_tuner_save_weights");
+        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        QTemporaryDir tmp;
+        QVERIFY(ckpt::testing::copyDirectory(dir, tmp.path()));
+        // Damage the data file so the object graph's checksum fails.
+        const QString data = tmp.filePath(QStringLiteral("checkpoint.data-00000-of-00001"));
+        QByteArray bytes = ckpt::testing::readAll(data);
+        for (qsizetype i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
+        QVERIFY(ckpt::testing::writeAll(data, bytes));
+        MainWindow w;
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QSignalSpy opened(&w, &MainWindow::checkpointOpened);
+        w.openPath(tmp.path());
+        QVERIFY(opened.wait(10000));
+        QCOMPARE(opened.first().first().toBool(), false);
+        QVERIFY(w.isErrorShown());
+        const QString text = w.errorPanel()->messageText();
+        QVERIFY2(text.contains(QStringLiteral("DataLoss")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("checksum")), qPrintable(text));
+        QVERIFY(waitIdle(w));
+        const QModelIndex item = w.directories()->indexForPrefix(tmp.filePath(QStringLiteral("checkpoint")));
+        QCOMPARE(item.data(DirectoryModel::HealthRole).toInt(), static_cast<int>(Health::Damaged));
+    }
+
+    void vanishedCheckpointOnRefresh() {
+        const QString dir = bundleDir("tfx_estimator_ckpt1000");
+        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        QTemporaryDir tmp;
+        QVERIFY(ckpt::testing::copyDirectory(dir, tmp.path()));
+        MainWindow w;
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QSignalSpy opened(&w, &MainWindow::checkpointOpened);
+        w.openPath(tmp.filePath(QStringLiteral("model.ckpt-1000")));
+        QVERIFY(opened.wait(10000));
+        QCOMPARE(opened.takeFirst().first().toBool(), true);
+        QVERIFY(waitIdle(w));
+        QVERIFY(QFile::remove(tmp.filePath(QStringLiteral("model.ckpt-1000.index"))));
+        QTest::keyClick(&w, Qt::Key_F5);
+        QVERIFY(opened.wait(10000));
+        QCOMPARE(opened.takeFirst().first().toBool(), false);
+        QVERIFY(w.isErrorShown());
+        QVERIFY2(w.errorPanel()->messageText().contains(QStringLiteral("NotFound")), qPrintable(w.errorPanel()->messageText()));
+        QVERIFY(waitIdle(w));
+        // The sidebar no longer lists it.
+        QVERIFY(!w.directories()->indexForPrefix(tmp.filePath(QStringLiteral("model.ckpt-1000"))).isValid());
+    }
+
+    void nameBasedCheckpoint() {
+        const QString dir = bundleDir("tfx_estimator_ckpt1000");
+        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        MainWindow w;
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QSignalSpy opened(&w, &MainWindow::checkpointOpened);
+        w.openPath(dir);
+        QVERIFY(opened.wait(10000));
+        QCOMPARE(opened.first().first().toBool(), true);
+        const QModelIndex first = w.treePane()->model()->index(0, 0);
+        QVERIFY(first.isValid());
+        const TreeEntry* e = w.treePane()->model()->entry(first);
+        QVERIFY(e->kind == EntryKind::KeyGroup || e->kind == EntryKind::Key);
+        QVERIFY(waitIdle(w));
+    }
+};
+
+QTEST_MAIN(TstExplorerWindow)
+#include "tst_explorer_window.moc"

@@ -1,0 +1,210 @@
+// The explorer's tree over every real checkpoint: model contract
+// (QAbstractItemModelTester), lazy fetching, toggles and filters.
+
+#include <QAbstractItemModelTester>
+#include <QColor>
+#include <QFileInfo>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include <set>
+
+#include "ckpt/checkpoint.h"
+#include "models/checkpoint_snapshot.h"
+#include "models/directory_listing.h"
+#include "models/directory_model.h"
+#include "models/object_tree_model.h"
+#include "models/tree_filter.h"
+#include "test_support.h"
+
+using namespace ckpt;
+using namespace ckpt::ui;
+
+namespace {
+
+std::shared_ptr<const CheckpointSnapshot> snapshotOf(const QString& dir) {
+    auto ckpt = Checkpoint::open(dir.toStdString());
+    if (!ckpt.ok()) qFatal("cannot open %s: %s", qPrintable(dir), ckpt.status().toString().c_str());
+    return CheckpointSnapshot::build(*ckpt);
+}
+
+// Fetches every row; returns how many there are.
+int fetchAll(ObjectTreeModel& model, const QModelIndex& parent = {}) {
+    if (model.canFetchMore(parent)) model.fetchMore(parent);
+    // Fetches requested during another change arrive on the next turn.
+    if (model.hasChildren(parent) && model.rowCount(parent) == 0) QCoreApplication::processEvents();
+    if (model.canFetchMore(parent) || (model.hasChildren(parent) && model.rowCount(parent) == 0)) qFatal("fetchMore inserted nothing");
+    int n = model.rowCount(parent);
+    const int rows = n;
+    for (int r = 0; r < rows; ++r) n += fetchAll(model, model.index(r, 0, parent));
+    return n;
+}
+
+QString bundleDir(const char* name) {
+    const QString root = ckpt::testing::realTestDataDir();
+    return root.isEmpty() ? QString() : root + QLatin1Char('/') + QLatin1String(name);
+}
+
+} // namespace
+
+class TstObjectTreeModel : public QObject {
+    Q_OBJECT
+private slots:
+    void everyRealCheckpoint_data() {
+        QTest::addColumn<QString>("dir");
+        const QStringList dirs = ckpt::testing::realBundleDirs();
+        if (dirs.isEmpty()) QSKIP(ckpt::testing::missingCorpusMessage());
+        for (const QString& d : dirs) QTest::newRow(qPrintable(QFileInfo(d).fileName())) << d;
+    }
+    void everyRealCheckpoint() {
+        QFETCH(QString, dir);
+        auto snap = snapshotOf(dir);
+        ObjectTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSnapshot(snap, nullptr);
+        // Lazy: only the root's children exist before anything is expanded.
+        QVERIFY(model.rowCount() > 0);
+        QVERIFY(model.hasChildren());
+        const int total = fetchAll(model);
+        QCOMPARE(total, static_cast<int>(snap->entries.size()) - 1);
+        // Every tensor of the bundle is reachable from some row.
+        std::set<std::string> shown;
+        for (const TreeEntry& e : snap->entries)
+            if (e.tensor) shown.insert(e.tensor->key);
+        for (const TensorInfo& t : snap->checkpoint->bundle().tensors()) {
+            if (t.key == kObjectGraphKey) continue;
+            QVERIFY2(shown.count(t.key), t.key.c_str());
+        }
+        // Round trip entry -> index -> entry.
+        for (int32_t e = 1; e < static_cast<int32_t>(snap->entries.size()); ++e)
+            QCOMPARE(model.entryIndex(model.indexForEntry(e)), e);
+    }
+
+    void slotVariablesSitUnderTheOptimizer() {
+        const QString dir = bundleDir("tfx_keras_adam_savedmodel");
+        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        auto snap = snapshotOf(dir);
+        int slotCount = 0;
+        for (const TreeEntry& e : snap->entries) {
+            if (e.kind != EntryKind::SlotVariable) continue;
+            ++slotCount;
+            QVERIFY(e.isSlotRow);
+            QCOMPARE(snap->entries[static_cast<size_t>(e.parent)].kind, EntryKind::Optimizer);
+            QVERIFY2(e.tensor, qPrintable(e.pathText()));
+        }
+        QVERIFY(slotCount > 0);
+
+        ObjectTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSnapshot(snap, computeVisibleSet(*snap, {false, false, QString(), false}));
+        fetchAll(model);
+        for (int32_t e = 1; e < static_cast<int32_t>(snap->entries.size()); ++e) {
+            const TreeEntry& entry = snap->entries[static_cast<size_t>(e)];
+            QCOMPARE(model.indexForEntry(e).isValid(), !entry.isSlotRow && !entry.isKeyRow);
+        }
+    }
+
+    void filterKeepsMatchesAndTheirAncestors() {
+        const QString dir = bundleDir("tfx_keras_adam_savedmodel");
+        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        auto snap = snapshotOf(dir);
+        for (bool regex : {false, true}) {
+            const QString text = regex ? QStringLiteral("kern.l$") : QStringLiteral("KERNEL");
+            auto vis = computeVisibleSet(*snap, {true, true, text, regex});
+            QVERIFY(vis->error.isEmpty());
+            QVERIFY(vis->matches > 0);
+            ObjectTreeModel model;
+            QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+            model.setSnapshot(snap, vis);
+            fetchAll(model);
+            for (int32_t e = 1; e < static_cast<int32_t>(snap->entries.size()); ++e) {
+                const QModelIndex i = model.indexForEntry(e);
+                if (!i.isValid() || model.hasChildren(i)) continue;
+                // A visible leaf must itself match.
+                const TreeEntry& entry = snap->entries[static_cast<size_t>(e)];
+                const QString path = entry.pathText(), name = entry.nameText();
+                const QRegularExpression re(text, QRegularExpression::CaseInsensitiveOption);
+                const bool matches = regex ? re.match(path).hasMatch() || re.match(name).hasMatch()
+                                           : path.contains(text, Qt::CaseInsensitive) || name.contains(text, Qt::CaseInsensitive);
+                QVERIFY2(matches, qPrintable(path));
+            }
+        }
+        auto bad = computeVisibleSet(*snap, {true, true, QStringLiteral("(unclosed"), true});
+        QVERIFY(!bad->error.isEmpty());
+    }
+
+    void overlayColoursRows() {
+        const QString dir = bundleDir("tfx_tuner_save_weights");
+        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        // What the restore view will do: mark variables, leave the rest alone.
+        struct MarkVariables : EntryOverlay {
+            QVariant data(const TreeEntry& e, int32_t, int column, int role) const override {
+                if (role == Qt::ForegroundRole && column == 0 && e.kind == EntryKind::Variable) return QColor(Qt::red);
+                return {};
+            }
+        };
+        auto snap = snapshotOf(dir);
+        ObjectTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSnapshot(snap, nullptr);
+        fetchAll(model);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setOverlay(std::make_shared<MarkVariables>());
+        QVERIFY(changed.count() > 0);
+        int marked = 0;
+        for (int32_t e = 1; e < static_cast<int32_t>(snap->entries.size()); ++e) {
+            const QModelIndex i = model.indexForEntry(e);
+            const bool isVar = snap->entries[static_cast<size_t>(e)].kind == EntryKind::Variable;
+            QCOMPARE(i.data(Qt::ForegroundRole).value<QColor>() == QColor(Qt::red), isVar);
+            QCOMPARE(i.data().toString(), snap->entries[static_cast<size_t>(e)].nameText());  // other roles untouched
+            marked += isVar;
+        }
+        QVERIFY(marked > 0);
+        model.setOverlay(nullptr);
+        QVERIFY(!model.index(0, 0).data(Qt::ForegroundRole).isValid());
+    }
+
+    void nameBasedCheckpointIsAKeyTree() {
+        const QString dir = bundleDir("t2t_transformer_2shards");
+        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        auto snap = snapshotOf(dir);
+        QCOMPARE(snap->checkpoint->style(), CheckpointStyle::NameBased);
+        ObjectTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSnapshot(snap, nullptr);
+        fetchAll(model);
+        for (const TreeEntry& e : snap->entries) {
+            if (e.kind != EntryKind::Key) continue;
+            // Path of a leaf = its key; groups are the key's '/' prefixes.
+            QCOMPARE(e.pathText(), QString::fromStdString(e.tensor->key));
+            QVERIFY(e.path.ends_with(e.name));
+            if (e.parent > 0) QVERIFY(e.pathText().startsWith(snap->entries[static_cast<size_t>(e.parent)].pathText() + QLatin1Char('/')));
+        }
+    }
+
+    void directoryModelListsCheckpoints() {
+        const QString dir = bundleDir("tfx_estimator_ckpt1000");
+        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        const DirectoryListing l = listDirectory(dir);
+        QVERIFY(l.error.isEmpty());
+        QCOMPARE(static_cast<int>(l.checkpoints.size()), 1);
+        QCOMPARE(l.checkpoints[0].step.value_or(-1), 1000);
+        QVERIFY(l.checkpoints[0].isLatest);
+        QVERIFY(l.checkpoints[0].bytes > 0);
+        DirectoryModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setListing(l);
+        model.setListing(l);  // replaced, not duplicated
+        QCOMPARE(model.rowCount(), 1);
+        const QModelIndex c = model.indexForPrefix(l.checkpoints[0].prefix);
+        QVERIFY(c.isValid());
+        model.setHealth(l.checkpoints[0].prefix, Health::Damaged, QStringLiteral("DataLoss: x"));
+        QCOMPARE(c.data(DirectoryModel::HealthRole).toInt(), static_cast<int>(Health::Damaged));
+        QVERIFY(c.data(Qt::ToolTipRole).toString().contains(QStringLiteral("DataLoss: x")));
+        model.setListing(l);  // a re-list keeps the known health
+        QCOMPARE(model.indexForPrefix(l.checkpoints[0].prefix).data(DirectoryModel::HealthRole).toInt(), static_cast<int>(Health::Damaged));
+    }
+};
+
+QTEST_MAIN(TstObjectTreeModel)
+#include "tst_object_tree_model.moc"

@@ -1,0 +1,67 @@
+#include "jobs/checkpoint_jobs.h"
+
+#include "ckpt/verify.h"
+
+namespace ckpt::ui {
+namespace {
+
+QStringList problemLines(const VerifyReport& report) {
+    QStringList out;
+    for (const VerifyProblem& p : report.problems) out << QString::fromStdString(p.message);
+    return out;
+}
+
+} // namespace
+
+OpenResult openCheckpoint(const QString& path, const std::shared_ptr<JobControl>& job) {
+    OpenResult out;
+    const std::string p = path.toStdString();
+    auto ckpt = Checkpoint::open(p);
+    if (!ckpt.ok()) {
+        out.error = QString::fromStdString(ckpt.status().toString());
+        if (auto resolved = resolveCheckpoint(p); resolved.ok()) {
+            out.prefix = QString::fromStdString(resolved->prefix);
+            VerifyOptions options;
+            options.cancel = &job->token();
+            options.progress = JobControl::sinkFor(job);
+            if (auto report = verifyBundle(resolved->prefix, options); report.ok()) out.problems = problemLines(*report);
+        }
+        return out;
+    }
+    out.prefix = QString::fromStdString((*ckpt)->prefix());
+    if (job->isCancelled()) return out;
+    out.snapshot = CheckpointSnapshot::build(*ckpt);
+    return out;
+}
+
+VerifyResult verifyCheckpoint(const QString& prefix, const std::shared_ptr<JobControl>& job) {
+    VerifyResult out;
+    out.prefix = prefix;
+    VerifyOptions options;
+    // One reader thread per checkpoint: badges are background work and must
+    // not compete with tensor reads the user is waiting for.
+    options.threads = 1;
+    options.cancel = &job->token();
+    options.progress = JobControl::sinkFor(job);
+    auto report = verifyBundle(prefix.toStdString(), options);
+    if (!report.ok()) {
+        out.cancelled = report.status().code() == StatusCode::Cancelled;
+        if (!out.cancelled) out.problems << QString::fromStdString(report.status().toString());
+        return out;
+    }
+    out.problems = problemLines(*report);
+    return out;
+}
+
+TensorResult readTensor(std::shared_ptr<const Checkpoint> checkpoint, const TensorInfo* info) {
+    TensorResult out;
+    auto t = checkpoint->bundle().read(*info);
+    if (!t.ok()) {
+        out.error = QString::fromStdString(t.status().toString());
+        return out;
+    }
+    out.tensor = std::make_shared<const Tensor>(std::move(*t));
+    return out;
+}
+
+} // namespace ckpt::ui

@@ -1,0 +1,41 @@
+#pragma once
+// The engine calls the UI makes, as plain functions for QtConcurrent::run on
+// jobPool(). Each returns a value the GUI thread can take over (snapshots
+// are immutable), and turns engine Status into text shown verbatim.
+
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+#include "ckpt/tensor.h"
+#include "jobs/job_control.h"
+#include "models/checkpoint_snapshot.h"
+
+namespace ckpt::ui {
+
+struct OpenResult {
+    std::shared_ptr<const CheckpointSnapshot> snapshot;  // null on failure
+    QString error;         // Status::toString() of the failure
+    QStringList problems;  // verify's findings when open failed, verbatim
+    QString prefix;        // the resolved prefix, when resolution worked
+};
+// Checkpoint::open + CheckpointSnapshot::build. When opening fails and the
+// path still resolves to a prefix, runs verifyBundle so the error panel can
+// show exactly what `ckpt verify` would print.
+OpenResult openCheckpoint(const QString& path, const std::shared_ptr<JobControl>& job);
+
+struct VerifyResult {
+    QString prefix;
+    bool cancelled = false;
+    QStringList problems;  // empty = healthy
+};
+VerifyResult verifyCheckpoint(const QString& prefix, const std::shared_ptr<JobControl>& job);
+
+struct TensorResult {
+    std::shared_ptr<const Tensor> tensor;
+    QString error;
+};
+TensorResult readTensor(std::shared_ptr<const Checkpoint> checkpoint, const TensorInfo* info);
+
+} // namespace ckpt::ui

@@ -1,0 +1,33 @@
+#pragma once
+// The list of running background operations the status bar shows. Owners
+// register a job before handing it to the pool and finish it when the
+// result lands on the GUI thread. GUI thread only.
+
+#include <QList>
+#include <QObject>
+
+#include <memory>
+
+#include "jobs/job_control.h"
+
+namespace ckpt::ui {
+
+class JobTracker : public QObject {
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    ~JobTracker() override;
+
+    std::shared_ptr<JobControl> start(const QString& title);
+    void finish(const std::shared_ptr<JobControl>& job);
+    void cancelAll();
+    const QList<std::shared_ptr<JobControl>>& active() const { return m_active; }
+
+signals:
+    void jobsChanged();
+
+private:
+    QList<std::shared_ptr<JobControl>> m_active;
+};
+
+} // namespace ckpt::ui

@@ -1,0 +1,120 @@
+#include "models/directory_model.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QFont>
+#include <QStyle>
+#include <QLocale>
+
+#include "models/object_tree_model.h"
+
+namespace ckpt::ui {
+
+DirectoryModel::DirectoryModel(QObject* parent) : QStandardItemModel(parent) {
+    setHorizontalHeaderLabels({tr("Checkpoint"), tr("Step"), tr("Modified"), tr("Size")});
+}
+
+QModelIndex DirectoryModel::indexForDirectory(const QString& dir) const {
+    for (int r = 0; r < rowCount(); ++r)
+        if (item(r)->data(DirRole).toString() == dir) return index(r, 0);
+    return {};
+}
+
+QModelIndex DirectoryModel::indexForPrefix(const QString& prefix) const {
+    for (int r = 0; r < rowCount(); ++r) {
+        QStandardItem* d = item(r);
+        for (int c = 0; c < d->rowCount(); ++c)
+            if (d->child(c)->data(PrefixRole).toString() == prefix) return d->child(c)->index();
+    }
+    return {};
+}
+
+QStringList DirectoryModel::directories() const {
+    QStringList out;
+    for (int r = 0; r < rowCount(); ++r) out << item(r)->data(DirRole).toString();
+    return out;
+}
+
+void DirectoryModel::setListing(const DirectoryListing& listing) {
+    QHash<QString, std::pair<int, QString>> known;
+    QStandardItem* dirItem = nullptr;
+    if (const QModelIndex existing = indexForDirectory(listing.dir); existing.isValid()) {
+        dirItem = itemFromIndex(existing);
+        for (int c = 0; c < dirItem->rowCount(); ++c) {
+            QStandardItem* ch = dirItem->child(c);
+            known.insert(ch->data(PrefixRole).toString(), {ch->data(HealthRole).toInt(), ch->data(ProblemsRole).toString()});
+        }
+        dirItem->removeRows(0, dirItem->rowCount());
+    } else if (!listing.error.isEmpty()) {
+        return;  // never list a directory that does not exist
+    } else {
+        dirItem = new QStandardItem;
+        dirItem->setData(listing.dir, DirRole);
+        dirItem->setEditable(false);
+        QList<QStandardItem*> row{dirItem};
+        for (int c = 1; c < columnCount(); ++c) {
+            row.append(new QStandardItem);
+            row.last()->setEditable(false);
+        }
+        appendRow(row);
+    }
+    dirItem->setText(QDir(listing.dir).dirName());
+    dirItem->setIcon(QApplication::style()->standardIcon(QStyle::SP_DirIcon));
+    QString dirTip = listing.dir;
+    if (!listing.error.isEmpty()) dirTip += QLatin1Char('\n') + listing.error;
+    if (!listing.stateFileError.isEmpty()) dirTip += QLatin1Char('\n') + listing.stateFileError;
+    dirItem->setToolTip(dirTip);
+    for (const CheckpointFileEntry& e : listing.checkpoints) {
+        auto* it = new QStandardItem;
+        it->setEditable(false);
+        it->setText(e.name);
+        if (e.isLatest) {
+            // Bold rather than a "(latest)" suffix, which the narrow sidebar would elide.
+            QFont bold = it->font();
+            bold.setBold(true);
+            it->setFont(bold);
+        }
+        it->setData(e.prefix, PrefixRole);
+        const auto prior = known.value(e.prefix, {static_cast<int>(Health::Unknown), QString()});
+        it->setData(prior.first, HealthRole);
+        it->setData(prior.second, ProblemsRole);
+        it->setIcon(healthIcon(static_cast<Health>(prior.first)));
+        QString tip = tr("%1\n%2 \u2022 %3").arg(e.prefix, QLocale().toString(e.modified, QLocale::ShortFormat), formatBytes(e.bytes));
+        if (e.isLatest) tip += tr("\nLatest checkpoint of the directory's state file");
+        else if (!e.inStateFile) tip += tr("\nNot listed in the directory's checkpoint state file");
+        it->setToolTip(tip);
+        it->setData(tip, Qt::UserRole + 100);
+        auto cell = [](const QString& value, Qt::Alignment align) {
+            auto* c = new QStandardItem(value);
+            c->setEditable(false);
+            c->setTextAlignment(align | Qt::AlignVCenter);
+            return c;
+        };
+        dirItem->appendRow({it, cell(e.step ? QString::number(*e.step) : QString(), Qt::AlignRight),
+                            cell(e.modified.toString(QStringLiteral("MM-dd HH:mm")), Qt::AlignLeft),
+                            cell(formatBytes(e.bytes), Qt::AlignRight)});
+    }
+}
+
+void DirectoryModel::removeDirectory(const QString& dir) {
+    if (const QModelIndex i = indexForDirectory(dir); i.isValid()) removeRow(i.row());
+}
+
+void DirectoryModel::setHealth(const QString& prefix, Health health, const QString& problems) {
+    const QModelIndex i = indexForPrefix(prefix);
+    if (!i.isValid()) return;
+    QStandardItem* it = itemFromIndex(i);
+    it->setData(static_cast<int>(health), HealthRole);
+    it->setData(problems, ProblemsRole);
+    it->setIcon(healthIcon(health));
+    QString tip = it->data(Qt::UserRole + 100).toString();
+    switch (health) {
+    case Health::Healthy: tip += tr("\nVerified: every checksum matches"); break;
+    case Health::Damaged: tip += QLatin1Char('\n') + problems; break;
+    case Health::Verifying: tip += tr("\nVerifying\u2026"); break;
+    case Health::Unknown: break;
+    }
+    it->setToolTip(tip);
+}
+
+} // namespace ckpt::ui

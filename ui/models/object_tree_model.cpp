@@ -1,0 +1,217 @@
+#include "models/object_tree_model.h"
+
+#include <QLocale>
+
+#include "ckpt/dtype.h"
+#include "views/kind_icons.h"
+
+namespace ckpt::ui {
+
+QString entryKindName(EntryKind kind) {
+    switch (kind) {
+    case EntryKind::Root: return QObject::tr("root");
+    case EntryKind::Object: return QObject::tr("object");
+    case EntryKind::Variable: return QObject::tr("variable");
+    case EntryKind::ReplicatedVariable: return QObject::tr("replicated variable");
+    case EntryKind::SlotVariable: return QObject::tr("slot variable");
+    case EntryKind::Optimizer: return QObject::tr("optimizer");
+    case EntryKind::Attribute: return QObject::tr("key");
+    case EntryKind::KeyGroup: return QObject::tr("scope");
+    case EntryKind::Key: return QObject::tr("tensor");
+    }
+    return {};
+}
+
+QString formatBytes(int64_t bytes) {
+    return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
+}
+
+void ObjectTreeModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot,
+                                  std::shared_ptr<const VisibleSet> visible) {
+    beginResetModel();
+    m_snapshot = std::move(snapshot);
+    m_visible = std::move(visible);
+    resetState();
+    m_changing = true;
+    endResetModel();
+    m_changing = false;
+}
+
+void ObjectTreeModel::setVisibleSet(std::shared_ptr<const VisibleSet> visible) {
+    beginResetModel();
+    m_visible = std::move(visible);
+    resetState();
+    m_changing = true;
+    endResetModel();
+    m_changing = false;
+}
+
+void ObjectTreeModel::resetState() {
+    ++m_generation;
+    m_state.assign(m_snapshot ? m_snapshot->entries.size() : 0, RowState{});
+    if (!m_snapshot) return;
+    // The top level is part of the reset: a freshly opened checkpoint shows
+    // its first rows without waiting for the view to ask.
+    RowState& root = m_state[0];
+    root.fetched = true;
+    for (int32_t c : m_snapshot->entries[0].children)
+        if (isVisible(c)) {
+            m_state[static_cast<size_t>(c)].row = static_cast<int32_t>(root.children.size());
+            root.children.push_back(c);
+        }
+}
+
+bool ObjectTreeModel::isVisible(int32_t e) const {
+    if (!m_visible || m_visible->visible.empty()) return true;
+    return m_visible->visible[static_cast<size_t>(e)] != 0;
+}
+
+int32_t ObjectTreeModel::entryOf(const QModelIndex& index) const {
+    return index.isValid() ? static_cast<int32_t>(index.internalId()) : 0;
+}
+
+const TreeEntry* ObjectTreeModel::entry(const QModelIndex& index) const {
+    if (!m_snapshot || !index.isValid()) return nullptr;
+    return &m_snapshot->entries[static_cast<size_t>(entryOf(index))];
+}
+
+int32_t ObjectTreeModel::entryIndex(const QModelIndex& index) const { return index.isValid() ? entryOf(index) : -1; }
+
+QModelIndex ObjectTreeModel::indexForEntry(int32_t e) {
+    if (!m_snapshot || e <= 0 || e >= static_cast<int32_t>(m_state.size()) || !isVisible(e)) return {};
+    const int32_t parentEntry = m_snapshot->entries[static_cast<size_t>(e)].parent;
+    const QModelIndex parentIndex = indexForEntry(parentEntry);
+    if (parentEntry > 0 && !parentIndex.isValid()) return {};
+    insertChildren(parentEntry);
+    const int row = m_state[static_cast<size_t>(e)].row;
+    return row < 0 ? QModelIndex() : createIndex(row, 0, quintptr(e));
+}
+
+QModelIndex ObjectTreeModel::index(int row, int column, const QModelIndex& parent) const {
+    if (!m_snapshot || row < 0 || column < 0 || column >= ColumnCount) return {};
+    const auto& kids = m_state[static_cast<size_t>(entryOf(parent))].children;
+    if (row >= static_cast<int>(kids.size())) return {};
+    return createIndex(row, column, quintptr(kids[static_cast<size_t>(row)]));
+}
+
+QModelIndex ObjectTreeModel::parent(const QModelIndex& child) const {
+    if (!m_snapshot || !child.isValid()) return {};
+    const int32_t p = m_snapshot->entries[static_cast<size_t>(entryOf(child))].parent;
+    if (p <= 0) return {};
+    return createIndex(m_state[static_cast<size_t>(p)].row, 0, quintptr(p));
+}
+
+int ObjectTreeModel::rowCount(const QModelIndex& parent) const {
+    if (!m_snapshot || parent.column() > 0) return 0;
+    return static_cast<int>(m_state[static_cast<size_t>(entryOf(parent))].children.size());
+}
+
+int ObjectTreeModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+
+bool ObjectTreeModel::hasChildren(const QModelIndex& parent) const {
+    if (!m_snapshot || parent.column() > 0) return false;
+    const int32_t e = entryOf(parent);
+    if (m_state[static_cast<size_t>(e)].fetched) return !m_state[static_cast<size_t>(e)].children.empty();
+    for (int32_t c : m_snapshot->entries[static_cast<size_t>(e)].children)
+        if (isVisible(c)) return true;
+    return false;
+}
+
+bool ObjectTreeModel::canFetchMore(const QModelIndex& parent) const {
+    if (!m_snapshot || parent.column() > 0) return false;
+    const RowState& state = m_state[static_cast<size_t>(entryOf(parent))];
+    return !state.fetched && !state.requested && hasChildren(parent);
+}
+
+void ObjectTreeModel::fetchMore(const QModelIndex& parent) {
+    if (!canFetchMore(parent)) return;
+    const int32_t e = entryOf(parent);
+    if (!m_changing) {
+        insertChildren(e);
+        return;
+    }
+    // Asked from inside another change (a view or QAbstractItemModelTester
+    // reacting to rowsInserted or modelReset): nested begin/endInsertRows would break their
+    // bookkeeping, so these rows arrive on the next event-loop turn.
+    m_state[static_cast<size_t>(e)].requested = true;
+    QMetaObject::invokeMethod(
+        this, [this, e, generation = m_generation] {
+            if (generation == m_generation) insertChildren(e);
+        },
+        Qt::QueuedConnection);
+}
+
+void ObjectTreeModel::insertChildren(int32_t e) {
+    if (m_state[static_cast<size_t>(e)].fetched) return;
+    const QModelIndex parent = e == 0 ? QModelIndex() : createIndex(m_state[static_cast<size_t>(e)].row, 0, quintptr(e));
+    std::vector<int32_t> kids;
+    for (int32_t c : m_snapshot->entries[static_cast<size_t>(e)].children)
+        if (isVisible(c)) kids.push_back(c);
+    for (size_t i = 0; i < kids.size(); ++i) m_state[static_cast<size_t>(kids[i])].row = static_cast<int32_t>(i);
+    RowState& state = m_state[static_cast<size_t>(e)];
+    state.fetched = true;
+    if (kids.empty()) return;
+    m_changing = true;
+    beginInsertRows(parent, 0, static_cast<int>(kids.size()) - 1);
+    state.children = std::move(kids);
+    endInsertRows();
+    m_changing = false;
+}
+
+void ObjectTreeModel::setOverlay(std::shared_ptr<const EntryOverlay> overlay) {
+    m_overlay = std::move(overlay);
+    // Every fetched parent's rows; unfetched ones ask data() when they appear.
+    for (size_t p = 0; p < m_state.size(); ++p) {
+        const RowState& st = m_state[p];
+        if (!st.fetched || st.children.empty()) continue;
+        const QModelIndex parent = p == 0 ? QModelIndex() : createIndex(st.row, 0, quintptr(p));
+        emit dataChanged(index(0, 0, parent), index(static_cast<int>(st.children.size()) - 1, ColumnCount - 1, parent));
+    }
+}
+
+QVariant ObjectTreeModel::data(const QModelIndex& index, int role) const {
+    const TreeEntry* e = entry(index);
+    if (!e) return {};
+    if (m_overlay) {
+        QVariant v = m_overlay->data(*e, entryOf(index), index.column(), role);
+        if (v.isValid()) return v;
+    }
+    const TensorInfo* t = e->tensor;
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case NameColumn: return e->nameText();
+        case KindColumn: return entryKindName(e->kind);
+        case DTypeColumn: return t ? QString::fromLatin1(dataTypeShortName(t->dtype)) : QString();
+        case ShapeColumn: return t ? QString::fromStdString(t->shape.toString()) : QString();
+        case SizeColumn: return t ? formatBytes(t->storedBytes()) : QString();
+        }
+        return {};
+    case Qt::DecorationRole:
+        return index.column() == NameColumn ? kindIcon(e->kind) : QVariant();
+    case Qt::ToolTipRole: {
+        QString tip = e->pathText();
+        if (t && t->key != e->path) tip += QLatin1Char('\n') + QString::fromStdString(t->key);
+        return tip;
+    }
+    case Qt::TextAlignmentRole:
+        return index.column() == SizeColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    case EntryRole: return entryOf(index);
+    case PathRole: return e->pathText();
+    }
+    return {};
+}
+
+QVariant ObjectTreeModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+    case NameColumn: return tr("Name");
+    case KindColumn: return tr("Kind");
+    case DTypeColumn: return tr("DType");
+    case ShapeColumn: return tr("Shape");
+    case SizeColumn: return tr("Size");
+    }
+    return {};
+}
+
+} // namespace ckpt::ui

@@ -1,0 +1,48 @@
+#include "models/tree_filter.h"
+
+#include <QRegularExpression>
+
+namespace ckpt::ui {
+
+std::shared_ptr<const VisibleSet> computeVisibleSet(const CheckpointSnapshot& snapshot, const TreeFilter& filter,
+                                                   const CancellationToken* cancel) {
+    auto out = std::make_shared<VisibleSet>();
+    const auto& entries = snapshot.entries;
+    std::vector<uint8_t>& vis = out->visible;
+    vis.assign(entries.size(), 0);
+    QRegularExpression re;
+    if (filter.regex) {
+        re = QRegularExpression(filter.text, QRegularExpression::CaseInsensitiveOption);
+        if (!re.isValid()) {
+            out->error = re.errorString();
+            return out;
+        }
+    }
+    const bool all = filter.text.isEmpty();
+    auto passesToggles = [&](const TreeEntry& e) { return (filter.showKeys || !e.isKeyRow) && (filter.showSlots || !e.isSlotRow); };
+    auto matches = [&](const TreeEntry& e) {
+        if (all) return true;
+        // The name is the path's last component except for composed slot
+        // labels, so both are tried.
+        const QString path = e.pathText();
+        const QString name = e.nameText();
+        if (filter.regex) return re.match(path).hasMatch() || re.match(name).hasMatch();
+        return path.contains(filter.text, Qt::CaseInsensitive) || name.contains(filter.text, Qt::CaseInsensitive);
+    };
+    // Pre-order: children follow parents, so one reverse pass lifts matches
+    // to every ancestor.
+    for (size_t i = entries.size(); i-- > 0;) {
+        if ((i & 0xfff) == 0 && cancel && cancel->isCancelled()) return nullptr;
+        const TreeEntry& e = entries[i];
+        if (!passesToggles(e)) continue;
+        if (matches(e) && i != 0) {
+            vis[i] = 1;
+            ++out->matches;
+        }
+        if (vis[i] && e.parent >= 0) vis[static_cast<size_t>(e.parent)] = 1;
+    }
+    vis[0] = 1;
+    return out;
+}
+
+} // namespace ckpt::ui

@@ -1,0 +1,391 @@
+#include "views/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QTreeView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "jobs/checkpoint_jobs.h"
+#include "jobs/job_pool.h"
+#include "jobs/when_done.h"
+#include "jobs/job_tracker.h"
+#include "models/directory_listing.h"
+#include "models/directory_model.h"
+#include "models/object_tree_model.h"
+#include "views/error_panel.h"
+#include "views/job_status_widget.h"
+#include "views/object_tree_pane.h"
+#include "views/tensor_inspector.h"
+
+namespace ckpt::ui {
+namespace {
+
+constexpr int kMaxRecent = 10;
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_jobs(new JobTracker(this)), m_dirs(new DirectoryModel(this)), m_sidebar(new QTreeView(this)),
+      m_workspace(new QTabWidget(this)), m_stack(new QStackedWidget(this)), m_welcome(new QWidget(this)),
+      m_tree(new ObjectTreePane(m_jobs, this)), m_error(new ErrorPanel(this)), m_inspector(new TensorInspector(m_jobs, this)),
+      m_splitter(new QSplitter(this)), m_location(new QLabel(this)) {
+    setWindowTitle(tr("Checkpoint Explorer"));
+    setAcceptDrops(true);
+
+    m_sidebar->setModel(m_dirs);
+    m_sidebar->setTextElideMode(Qt::ElideMiddle);
+    m_sidebar->header()->setStretchLastSection(false);
+    m_sidebar->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int c = 1; c < m_dirs->columnCount(); ++c) m_sidebar->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    m_sidebar->setAccessibleName(tr("Checkpoints"));
+    m_sidebar->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    connect(m_sidebar, &QTreeView::activated, this, &MainWindow::onSidebarActivated);
+    connect(m_sidebar, &QTreeView::clicked, this, &MainWindow::onSidebarActivated);
+
+    auto* welcomeLayout = new QVBoxLayout(m_welcome);
+    welcomeLayout->addStretch();
+    auto* hint = new QLabel(tr("<h2>No checkpoint open</h2><p>Open a TensorFlow checkpoint prefix, directory or SavedModel "
+                               "with <b>File \u25b8 Open</b> (Ctrl+O), or drop one onto this window.</p>"),
+                            m_welcome);
+    hint->setAlignment(Qt::AlignCenter);
+    hint->setWordWrap(true);
+    welcomeLayout->addWidget(hint);
+    auto* openButton = new QPushButton(tr("Open Checkpoint\u2026"), m_welcome);
+    openButton->setAccessibleName(tr("Open checkpoint"));
+    connect(openButton, &QPushButton::clicked, this, &MainWindow::openDialog);
+    welcomeLayout->addWidget(openButton, 0, Qt::AlignCenter);
+    m_recentBox = new QWidget(m_welcome);
+    m_recentBox->setLayout(new QVBoxLayout);
+    welcomeLayout->addWidget(m_recentBox, 0, Qt::AlignCenter);
+    welcomeLayout->addStretch();
+
+    m_stack->addWidget(m_welcome);
+    m_stack->addWidget(m_tree);
+    m_stack->addWidget(m_error);
+    m_workspace->setTabBarAutoHide(true);
+    m_workspace->setDocumentMode(true);
+    m_workspace->addTab(m_stack, tr("Object graph"));
+
+    m_splitter->addWidget(m_sidebar);
+    m_splitter->addWidget(m_workspace);
+    m_splitter->addWidget(m_inspector);
+    m_splitter->setStretchFactor(0, 0);
+    m_splitter->setStretchFactor(1, 3);
+    m_splitter->setStretchFactor(2, 2);
+    m_splitter->setSizes({340, 620, 440});
+    setCentralWidget(m_splitter);
+
+    m_location->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    statusBar()->addWidget(m_location, 1);
+    statusBar()->addPermanentWidget(new JobStatusWidget(m_jobs, this));
+
+    connect(m_tree, &ObjectTreePane::selectionChanged, m_inspector, &TensorInspector::setSelection);
+    connect(m_error, &ErrorPanel::retryRequested, this, &MainWindow::refresh);
+    createActions();
+    readSettings();
+}
+
+MainWindow::~MainWindow() {
+    // Jobs hold shared snapshots, not pointers into this window; cancelling
+    // lets the pool drain quickly, and waiting means no engine call outlives
+    // the window (and the application's statics after it).
+    m_jobs->cancelAll();
+    jobPool()->waitForDone();
+}
+
+void MainWindow::createActions() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QToolBar* tools = addToolBar(tr("Main"));
+    tools->setObjectName(QStringLiteral("mainToolBar"));
+    tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+
+    QAction* open = file->addAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open Checkpoint\u2026"), this, &MainWindow::openDialog);
+    open->setShortcut(QKeySequence::Open);
+    QAction* openDir = file->addAction(style()->standardIcon(QStyle::SP_DirOpenIcon), tr("Open &Directory\u2026"), this,
+                                       &MainWindow::openDirectoryDialog);
+    openDir->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    QAction* close = file->addAction(tr("&Close Checkpoint"), this, &MainWindow::closeCurrent);
+    // Ctrl+W everywhere: some platform themes map QKeySequence::Close to Ctrl+F4 only.
+    close->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_W), QKeySequence(QKeySequence::Close)});
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* refreshAction = view->addAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("&Refresh"), this, &MainWindow::refresh);
+    refreshAction->setShortcut(QKeySequence::Refresh);
+    QAction* find = view->addAction(tr("&Find\u2026"), m_tree, &ObjectTreePane::focusFilter);
+    find->setShortcut(QKeySequence::Find);
+    QAction* cancel = view->addAction(tr("&Cancel Background Work"), m_jobs, &JobTracker::cancelAll);
+    cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+    cancel->setShortcutContext(Qt::WindowShortcut);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About"), this, [this] {
+        QMessageBox::about(this, tr("About Checkpoint Explorer"),
+                           tr("Checkpoint Explorer %1\nBrowse and inspect TensorFlow object-based checkpoints.")
+                               .arg(QApplication::applicationVersion()));
+    });
+
+    tools->addAction(open);
+    tools->addAction(openDir);
+    tools->addAction(refreshAction);
+    rebuildRecentMenu();
+}
+
+void MainWindow::openDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Checkpoint"), m_currentPath,
+                                                      tr("Checkpoint index (*.index);;All files (*)"));
+    if (!path.isEmpty()) openPath(path);
+}
+
+void MainWindow::openDirectoryDialog() {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Checkpoint Directory"), m_currentPath);
+    if (!dir.isEmpty()) openPath(dir);
+}
+
+void MainWindow::addWorkspaceView(QWidget* view, const QString& title) { m_workspace->addTab(view, title); }
+
+bool MainWindow::isErrorShown() const { return m_stack->currentWidget() == m_error; }
+
+void MainWindow::openPath(const QString& rawPath) {
+    QString path = QDir::cleanPath(QFileInfo(rawPath).absoluteFilePath());
+    // A data shard or index names its prefix.
+    if (path.endsWith(QStringLiteral(".index"))) path.chop(6);
+    m_currentPath = path;
+    addRecent(path);
+    listDirectory(directoryFor(path));
+
+    if (m_openJob) m_openJob->cancel();
+    const quint64 generation = ++m_openGeneration;
+    auto job = m_jobs->start(tr("Opening %1").arg(QFileInfo(path).fileName()));
+    m_openJob = job;
+    m_location->setText(tr("Opening %1\u2026").arg(path));
+    whenDone(this, QtConcurrent::run(jobPool(), openCheckpoint, path, job), [this, job, generation, path](const OpenResult& r) {
+        m_jobs->finish(job);
+        if (generation != m_openGeneration) return;
+        m_openJob.reset();
+        startNextVerify();
+        if (!r.snapshot) {
+            m_snapshot.reset();
+            m_tree->setSnapshot(nullptr);
+            m_error->showError(tr("Cannot open %1").arg(path), r.error, r.problems);
+            m_stack->setCurrentWidget(m_error);
+            m_location->setText(r.error);
+            if (!r.prefix.isEmpty()) m_dirs->setHealth(r.prefix, Health::Damaged, (QStringList{r.error} + r.problems).join(QLatin1Char('\n')));
+            // Point the sidebar at the failed checkpoint, or at nothing.
+            m_sidebar->setCurrentIndex(m_dirs->indexForPrefix(r.prefix));
+            emit checkpointOpened(false);
+            return;
+        }
+        showSnapshot(r.snapshot);
+        emit checkpointOpened(true);
+    });
+}
+
+void MainWindow::showSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot) {
+    m_snapshot = std::move(snapshot);
+    m_tree->setSnapshot(m_snapshot);
+    m_stack->setCurrentWidget(m_tree);
+    const Checkpoint& ckpt = *m_snapshot->checkpoint;
+    const QString prefix = QString::fromStdString(ckpt.prefix());
+    const QString style = ckpt.style() == CheckpointStyle::ObjectBased ? tr("object-based") : tr("name-based");
+    m_location->setText(tr("%1 \u2014 %2, resolved by %3").arg(prefix, style, QString::fromStdString(ckpt.resolved().how)));
+    setWindowTitle(tr("%1 \u2014 Checkpoint Explorer").arg(QFileInfo(prefix).fileName()));
+    if (const QModelIndex i = m_dirs->indexForPrefix(prefix); i.isValid()) m_sidebar->setCurrentIndex(i);
+    // Open the top-level objects that directly hold variables (a model's
+    // layers), so a first look shows tensors, not a column of folders.
+    ObjectTreeModel* model = m_tree->model();
+    const auto& entries = m_snapshot->entries;
+    int budget = 200;  // rows revealed; big graphs stay collapsed
+    for (int r = 0; r < std::min(model->rowCount(), 50) && budget > 0; ++r) {
+        const QModelIndex top = model->index(r, 0);
+        const TreeEntry* e = model->entry(top);
+        bool holdsVariables = model->rowCount() <= 3;
+        for (int32_t c : e->children) {
+            const EntryKind k = entries[static_cast<size_t>(c)].kind;
+            holdsVariables = holdsVariables || k == EntryKind::Variable || k == EntryKind::ReplicatedVariable;
+        }
+        if (!holdsVariables || static_cast<int>(e->children.size()) > budget) continue;
+        budget -= static_cast<int>(e->children.size());
+        m_tree->view()->expand(top);
+    }
+}
+
+void MainWindow::listDirectory(const QString& dir) {
+    auto job = m_jobs->start(tr("Listing %1").arg(dir));
+    whenDone(this, QtConcurrent::run(jobPool(), [dir] { return ui::listDirectory(dir); }), [this, job](const DirectoryListing& l) {
+        m_jobs->finish(job);
+        const bool known = m_dirs->indexForDirectory(l.dir).isValid();
+        m_dirs->setListing(l);
+        const QModelIndex dirIndex = m_dirs->indexForDirectory(l.dir);
+        if (!dirIndex.isValid()) return;  // a directory that does not exist is not listed
+        // Directory rows have no step/time/size: let the (often long) name use the width.
+        m_sidebar->setFirstColumnSpanned(dirIndex.row(), {}, true);
+        // A Step column only earns its width when some checkpoint has a step.
+        bool anyStep = false;
+        for (const QString& d : m_dirs->directories()) {
+            const QModelIndex di = m_dirs->indexForDirectory(d);
+            for (int r = 0; r < m_dirs->rowCount(di) && !anyStep; ++r)
+                anyStep = !m_dirs->index(r, 1, di).data().toString().isEmpty();
+        }
+        m_sidebar->setColumnHidden(1, !anyStep);
+        m_sidebar->expand(dirIndex);
+        if (m_snapshot)
+            if (const QModelIndex i = m_dirs->indexForPrefix(QString::fromStdString(m_snapshot->checkpoint->prefix())); i.isValid())
+                m_sidebar->setCurrentIndex(i);
+        for (const CheckpointFileEntry& e : l.checkpoints) {
+            const auto health = static_cast<Health>(m_dirs->data(m_dirs->indexForPrefix(e.prefix), DirectoryModel::HealthRole).toInt());
+            if (!known || health == Health::Unknown) queueVerify(e.prefix);
+        }
+    });
+}
+
+void MainWindow::queueVerify(const QString& prefix) {
+    if (std::find(m_verifyQueue.begin(), m_verifyQueue.end(), prefix) != m_verifyQueue.end()) return;
+    m_verifyQueue.push_back(prefix);
+    startNextVerify();
+}
+
+void MainWindow::startNextVerify() {
+    // One verify at a time, and none while a checkpoint is opening: it reads
+    // every byte, and badges are less urgent than painting the tree.
+    if (m_verifyQueue.empty() || m_verifyJob || m_openJob) return;
+    const QString prefix = m_verifyQueue.front();
+    m_verifyQueue.pop_front();
+    m_dirs->setHealth(prefix, Health::Verifying);
+    auto job = m_jobs->start(tr("Verifying %1").arg(QFileInfo(prefix).fileName()));
+    m_verifyJob = job;
+    whenDone(this, QtConcurrent::run(jobPool(), verifyCheckpoint, prefix, job), [this, job](const VerifyResult& r) {
+        m_jobs->finish(job);
+        m_verifyJob.reset();
+        if (r.cancelled)
+            m_dirs->setHealth(r.prefix, Health::Unknown);
+        else
+            m_dirs->setHealth(r.prefix, r.problems.isEmpty() ? Health::Healthy : Health::Damaged, r.problems.join(QLatin1Char('\n')));
+        emit healthChanged(r.prefix);
+        startNextVerify();
+    });
+}
+
+void MainWindow::onSidebarActivated(const QModelIndex& index) {
+    const QString prefix = index.data(DirectoryModel::PrefixRole).toString();
+    if (prefix.isEmpty()) return;
+    if (m_snapshot && QString::fromStdString(m_snapshot->checkpoint->prefix()) == prefix && !isErrorShown()) return;
+    openPath(prefix);
+}
+
+void MainWindow::refresh() {
+    for (const QString& dir : m_dirs->directories()) {
+        // Re-verify: files may have changed on disk since the badge was set.
+        const QModelIndex d = m_dirs->indexForDirectory(dir);
+        for (int r = 0; r < m_dirs->rowCount(d); ++r)
+            m_dirs->setHealth(m_dirs->index(r, 0, d).data(DirectoryModel::PrefixRole).toString(), Health::Unknown);
+        listDirectory(dir);
+    }
+    if (!m_currentPath.isEmpty()) openPath(m_currentPath);
+}
+
+void MainWindow::closeCurrent() {
+    if (m_openJob) m_openJob->cancel();
+    m_openJob.reset();
+    ++m_openGeneration;
+    m_snapshot.reset();
+    m_tree->setSnapshot(nullptr);
+    if (!m_currentPath.isEmpty()) m_dirs->removeDirectory(directoryFor(m_currentPath));
+    m_currentPath.clear();
+    m_stack->setCurrentWidget(m_welcome);
+    m_location->clear();
+    setWindowTitle(tr("Checkpoint Explorer"));
+}
+
+void MainWindow::addRecent(const QString& path) {
+    m_recent.removeAll(path);
+    m_recent.prepend(path);
+    while (m_recent.size() > kMaxRecent) m_recent.removeLast();
+    QSettings().setValue(QStringLiteral("recentFiles"), m_recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    if (!m_recentMenu) return;
+    m_recentMenu->clear();
+    for (const QString& path : std::as_const(m_recent))
+        m_recentMenu->addAction(path, this, [this, path] { openPath(path); });
+    m_recentMenu->setEnabled(!m_recent.isEmpty());
+    // The welcome page offers the last few as one-click buttons.
+    QLayout* box = m_recentBox->layout();
+    while (QLayoutItem* item = box->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    if (m_recent.isEmpty()) return;
+    box->addWidget(new QLabel(tr("<b>Recent</b>"), m_recentBox));
+    for (const QString& path : m_recent.mid(0, 5)) {
+        auto* b = new QPushButton(path, m_recentBox);
+        b->setFlat(true);
+        b->setAccessibleName(tr("Open recent %1").arg(path));
+        b->setCursor(Qt::PointingHandCursor);
+        connect(b, &QPushButton::clicked, this, [this, path] { openPath(path); });
+        box->addWidget(b);
+    }
+}
+
+void MainWindow::readSettings() {
+    QSettings s;
+    m_recent = s.value(QStringLiteral("recentFiles")).toStringList();
+    rebuildRecentMenu();
+    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) resize(1280, 800);
+    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    m_splitter->restoreState(s.value(QStringLiteral("window/splitter")).toByteArray());
+}
+
+void MainWindow::writeSettings() {
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("window/state"), saveState());
+    s.setValue(QStringLiteral("window/splitter"), m_splitter->saveState());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    writeSettings();
+    m_jobs->cancelAll();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls())
+        for (const QUrl& url : event->mimeData()->urls())
+            if (url.isLocalFile()) return event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile()) {
+            openPath(url.toLocalFile());
+            event->acceptProposedAction();
+            return;
+        }
+}
+
+} // namespace ckpt::ui

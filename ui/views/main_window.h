@@ -1,0 +1,100 @@
+#pragma once
+// The explorer window: sidebar of opened directories and their checkpoints,
+// the object-graph tree (or an error panel) in a workspace tab, the tensor
+// inspector on the right, background-job progress in the status bar.
+// Later views (restore, compare) are added with addWorkspaceView().
+
+#include <QMainWindow>
+#include <QStringList>
+
+#include <deque>
+#include <memory>
+
+#include "models/checkpoint_snapshot.h"
+
+class QLabel;
+class QMenu;
+class QSplitter;
+class QStackedWidget;
+class QTabWidget;
+class QTreeView;
+
+namespace ckpt::ui {
+
+class DirectoryModel;
+class ErrorPanel;
+class JobControl;
+class JobTracker;
+class ObjectTreePane;
+class TensorInspector;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // A prefix, .index/.data file, checkpoint directory or SavedModel.
+    void openPath(const QString& path);
+    void refresh();
+    void closeCurrent();
+    void addWorkspaceView(QWidget* view, const QString& title);
+
+    JobTracker* jobs() const { return m_jobs; }
+    DirectoryModel* directories() const { return m_dirs; }
+    QTreeView* sidebar() const { return m_sidebar; }
+    ObjectTreePane* treePane() const { return m_tree; }
+    TensorInspector* inspector() const { return m_inspector; }
+    ErrorPanel* errorPanel() const { return m_error; }
+    const std::shared_ptr<const CheckpointSnapshot>& snapshot() const { return m_snapshot; }
+    QStringList recentFiles() const { return m_recent; }
+    bool isErrorShown() const;
+
+signals:
+    // After each openPath()/refresh(): whether the checkpoint opened.
+    void checkpointOpened(bool ok);
+    void healthChanged(const QString& prefix);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void createActions();
+    void openDialog();
+    void openDirectoryDialog();
+    void listDirectory(const QString& dir);
+    void queueVerify(const QString& prefix);
+    void startNextVerify();
+    void onSidebarActivated(const QModelIndex& index);
+    void showSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot);
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void readSettings();
+    void writeSettings();
+
+    JobTracker* m_jobs;
+    DirectoryModel* m_dirs;
+    QTreeView* m_sidebar;
+    QTabWidget* m_workspace;
+    QStackedWidget* m_stack;
+    QWidget* m_welcome;
+    ObjectTreePane* m_tree;
+    ErrorPanel* m_error;
+    TensorInspector* m_inspector;
+    QSplitter* m_splitter;
+    QMenu* m_recentMenu = nullptr;
+    QWidget* m_recentBox = nullptr;
+    QLabel* m_location;
+
+    QString m_currentPath;
+    std::shared_ptr<const CheckpointSnapshot> m_snapshot;
+    std::shared_ptr<JobControl> m_openJob;
+    quint64 m_openGeneration = 0;
+    QStringList m_recent;
+    std::deque<QString> m_verifyQueue;
+    std::shared_ptr<JobControl> m_verifyJob;
+};
+
+} // namespace ckpt::ui

@@ -1,0 +1,172 @@
+#include "views/object_tree_pane.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QTimer>
+#include <QTreeView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "jobs/job_pool.h"
+#include "jobs/when_done.h"
+#include "jobs/job_tracker.h"
+#include "models/object_tree_model.h"
+
+namespace ckpt::ui {
+namespace {
+
+// Expanding every match would create rows for all of them; past this many
+// the user narrows the filter instead.
+constexpr int kMaxAutoExpandRows = 2000;
+
+} // namespace
+
+ObjectTreePane::ObjectTreePane(JobTracker* jobs, QWidget* parent)
+    : QWidget(parent), m_jobs(jobs), m_model(new ObjectTreeModel(this)), m_view(new QTreeView(this)),
+      m_filter(new QLineEdit(this)), m_regex(new QCheckBox(tr("Rege&x"), this)),
+      m_keys(new QCheckBox(tr("Checkpoint &keys"), this)), m_slots(new QCheckBox(tr("&Slot variables"), this)),
+      m_summary(new QLabel(this)), m_debounce(new QTimer(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* bar = new QHBoxLayout;
+    m_filter->setPlaceholderText(tr("Filter by path or key (Ctrl+F)"));
+    m_filter->setClearButtonEnabled(true);
+    m_filter->setAccessibleName(tr("Filter"));
+    bar->addWidget(m_filter, 1);
+    bar->addWidget(m_regex);
+    bar->addWidget(m_keys);
+    bar->addWidget(m_slots);
+    m_regex->setToolTip(tr("Treat the filter as a regular expression"));
+    m_keys->setToolTip(tr("Show each object's serialized tensors with their checkpoint keys"));
+    m_slots->setToolTip(tr("Show optimizer slot variables (e.g. Adam's m and v)"));
+    m_slots->setChecked(true);
+    layout->addLayout(bar);
+    m_view->setModel(m_model);
+    m_view->setUniformRowHeights(true);  // lets the view lay out 100k rows without measuring each
+    m_view->setAlternatingRowColors(true);
+    // In a tree the ancestors are already visible by indentation; what tells
+    // rows apart is the end of a key ("…/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE").
+    m_view->setTextElideMode(Qt::ElideLeft);
+    m_view->setAccessibleName(tr("Object graph"));
+    m_view->header()->setStretchLastSection(false);
+    m_view->header()->setSectionResizeMode(ObjectTreeModel::NameColumn, QHeaderView::Stretch);
+    m_view->header()->resizeSection(ObjectTreeModel::KindColumn, 100);
+    m_view->header()->resizeSection(ObjectTreeModel::DTypeColumn, 70);
+    m_view->header()->resizeSection(ObjectTreeModel::ShapeColumn, 90);
+    m_view->header()->resizeSection(ObjectTreeModel::SizeColumn, 80);
+    layout->addWidget(m_view, 1);
+    m_summary->setAccessibleName(tr("Tree summary"));
+    layout->addWidget(m_summary);
+
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(150);
+    connect(m_debounce, &QTimer::timeout, this, &ObjectTreePane::startFilter);
+    connect(m_filter, &QLineEdit::textChanged, m_debounce, qOverload<>(&QTimer::start));
+    connect(m_regex, &QCheckBox::toggled, this, &ObjectTreePane::startFilter);
+    connect(m_keys, &QCheckBox::toggled, this, &ObjectTreePane::startFilter);
+    connect(m_slots, &QCheckBox::toggled, this, &ObjectTreePane::startFilter);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &ObjectTreePane::onCurrentChanged);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &ObjectTreePane::onCurrentChanged);
+}
+
+void ObjectTreePane::focusFilter() {
+    m_filter->setFocus(Qt::ShortcutFocusReason);
+    m_filter->selectAll();
+}
+
+TreeFilter ObjectTreePane::currentFilter() const {
+    return {m_keys->isChecked(), m_slots->isChecked(), m_filter->text(), m_regex->isChecked()};
+}
+
+void ObjectTreePane::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot) {
+    m_snapshot = std::move(snapshot);
+    ++m_generation;
+    m_filtering = false;
+    if (!m_snapshot) {
+        m_model->setSnapshot(nullptr, nullptr);
+        m_summary->clear();
+        return;
+    }
+    // Show the tree at once with the toggles only; a filter text, if any,
+    // refines it when its computation finishes.
+    const TreeFilter f = currentFilter();
+    std::shared_ptr<const VisibleSet> visible;
+    if (f.showKeys && f.showSlots)
+        visible = nullptr;
+    else
+        visible = computeVisibleSet(*m_snapshot, {f.showKeys, f.showSlots, QString(), false});
+    m_model->setSnapshot(m_snapshot, visible);
+    // A name-based checkpoint has no attributes or slots to toggle.
+    const bool objectBased = m_snapshot->checkpoint->style() == CheckpointStyle::ObjectBased;
+    m_keys->setEnabled(objectBased);
+    m_slots->setEnabled(objectBased);
+    m_summary->setText(tr("%n tensor(s), %1", nullptr, static_cast<int>(m_snapshot->tensorCount)).arg(formatBytes(m_snapshot->storedBytes)));
+    if (!f.text.isEmpty()) startFilter();
+}
+
+void ObjectTreePane::startFilter() {
+    m_debounce->stop();
+    if (!m_snapshot) return;
+    const quint64 generation = ++m_generation;
+    m_filtering = true;
+    auto job = m_jobs->start(tr("Filtering"));
+    auto future = QtConcurrent::run(jobPool(), [snapshot = m_snapshot, filter = currentFilter(), job] {
+        return computeVisibleSet(*snapshot, filter, &job->token());
+    });
+    whenDone(this, future, [this, job, generation](std::shared_ptr<const VisibleSet> visible) {
+        m_jobs->finish(job);
+        if (generation != m_generation) return;  // a newer filter is running
+        m_filtering = false;
+        if (visible) applyVisibleSet(std::move(visible));
+        emit filterApplied();
+    });
+}
+
+void ObjectTreePane::applyVisibleSet(std::shared_ptr<const VisibleSet> visible) {
+    if (!visible->error.isEmpty()) {
+        m_filter->setStyleSheet(QStringLiteral("QLineEdit { border: 1px solid #c0392b; }"));
+        m_filter->setToolTip(visible->error);
+        m_summary->setText(tr("Invalid regular expression: %1").arg(visible->error));
+        return;
+    }
+    m_filter->setStyleSheet({});
+    m_filter->setToolTip({});
+    const bool filtered = !m_filter->text().isEmpty();
+    const int64_t matches = visible->matches;
+    m_model->setVisibleSet(std::move(visible));
+    if (filtered) {
+        expandMatches();
+        m_summary->setText(tr("%n match(es)", nullptr, static_cast<int>(matches)));
+    } else {
+        m_summary->setText(tr("%n tensor(s), %1", nullptr, static_cast<int>(m_snapshot->tensorCount)).arg(formatBytes(m_snapshot->storedBytes)));
+    }
+}
+
+void ObjectTreePane::expandMatches() {
+    // Breadth-first so the first levels open even when the budget runs out.
+    QList<QModelIndex> queue{QModelIndex()};
+    int rows = 0;
+    while (!queue.isEmpty() && rows < kMaxAutoExpandRows) {
+        const QModelIndex parent = queue.takeFirst();
+        m_model->insertChildren(parent.isValid() ? m_model->entryIndex(parent) : 0);
+        const int n = m_model->rowCount(parent);
+        rows += n;
+        if (parent.isValid()) m_view->expand(parent);
+        for (int r = 0; r < n; ++r) queue.append(m_model->index(r, 0, parent));
+    }
+}
+
+void ObjectTreePane::onCurrentChanged() {
+    TensorSelection sel;
+    sel.snapshot = m_snapshot;
+    if (const TreeEntry* e = m_model->entry(m_view->currentIndex())) {
+        sel.info = e->tensor;
+        sel.path = e->pathText();
+    }
+    emit selectionChanged(sel);
+}
+
+} // namespace ckpt::ui

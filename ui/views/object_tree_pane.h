@@ -1,0 +1,69 @@
+#pragma once
+// The centre of the window: filter box (substring or regex), toggles for
+// checkpoint keys and slot variables, and the lazy object-graph tree.
+// Filtering runs over the whole snapshot on jobPool(); the model is then
+// reset to the visible set, so typing never blocks on a huge graph.
+
+#include <QWidget>
+
+#include <memory>
+
+#include "models/checkpoint_snapshot.h"
+#include "models/tree_filter.h"
+#include "views/inspector_page.h"
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QTimer;
+class QTreeView;
+
+namespace ckpt::ui {
+
+class JobTracker;
+class ObjectTreeModel;
+
+class ObjectTreePane : public QWidget {
+    Q_OBJECT
+public:
+    explicit ObjectTreePane(JobTracker* jobs, QWidget* parent = nullptr);
+
+    void setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot);
+    const std::shared_ptr<const CheckpointSnapshot>& snapshot() const { return m_snapshot; }
+    void focusFilter();
+
+    ObjectTreeModel* model() const { return m_model; }
+    QTreeView* view() const { return m_view; }
+    QLineEdit* filterEdit() const { return m_filter; }
+    QCheckBox* regexBox() const { return m_regex; }
+    QCheckBox* keysBox() const { return m_keys; }
+    QCheckBox* slotsBox() const { return m_slots; }
+    // True while a filter computation is running.
+    bool isFiltering() const { return m_filtering; }
+
+signals:
+    void selectionChanged(const TensorSelection& selection);
+    void filterApplied();
+
+private:
+    void startFilter();
+    void applyVisibleSet(std::shared_ptr<const VisibleSet> visible);
+    void expandMatches();
+    void onCurrentChanged();
+    TreeFilter currentFilter() const;
+
+    JobTracker* m_jobs;
+    std::shared_ptr<const CheckpointSnapshot> m_snapshot;
+    ObjectTreeModel* m_model;
+    QTreeView* m_view;
+    QLineEdit* m_filter;
+    QCheckBox* m_regex;
+    QCheckBox* m_keys;
+    QCheckBox* m_slots;
+    QLabel* m_summary;
+    QTimer* m_debounce;
+    quint64 m_generation = 0;
+    bool m_filtering = false;
+};
+
+} // namespace ckpt::ui

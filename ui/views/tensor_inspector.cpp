@@ -1,0 +1,150 @@
+#include "views/tensor_inspector.h"
+
+#include <QFormLayout>
+#include <QLocale>
+#include <QLabel>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "ckpt/dtype.h"
+#include "jobs/checkpoint_jobs.h"
+#include "jobs/job_pool.h"
+#include "jobs/when_done.h"
+#include "jobs/job_tracker.h"
+#include "models/object_tree_model.h"
+#include "views/values_page.h"
+
+namespace ckpt::ui {
+namespace {
+
+enum Field { KeyField, DTypeField, ShapeField, ElementsField, StoredField, LocationField, kFieldCount };
+
+QString hex32(uint32_t v) { return QStringLiteral("0x%1").arg(v, 8, 16, QLatin1Char('0')); }
+
+} // namespace
+
+TensorInspector::TensorInspector(JobTracker* jobs, QWidget* parent)
+    : QWidget(parent), m_jobs(jobs), m_title(new QLabel(this)), m_form(new QFormLayout), m_status(new QLabel(this)),
+      m_load(new QPushButton(tr("&Load values"), this)), m_tabs(new QTabWidget(this)), m_values(new ValuesPage(this)) {
+    auto* layout = new QVBoxLayout(this);
+    QFont f = m_title->font();
+    f.setBold(true);
+    m_title->setFont(f);
+    m_title->setWordWrap(true);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_title);
+    const QStringList labels{tr("Key:"), tr("DType:"), tr("Shape:"), tr("Elements:"), tr("Stored:"), tr("Location:")};
+    for (const QString& l : labels) {
+        auto* value = new QLabel(this);
+        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        value->setWordWrap(true);
+        value->setAccessibleName(l.chopped(1));
+        m_form->addRow(l, value);
+        m_fields.append(value);
+    }
+    m_form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    layout->addLayout(m_form);
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_status);
+    layout->addWidget(m_load, 0, Qt::AlignLeft);
+    m_load->setAccessibleName(tr("Load tensor values"));
+    connect(m_load, &QPushButton::clicked, this, &TensorInspector::loadValues);
+    m_tabs->setDocumentMode(true);
+    m_tabs->setAccessibleName(tr("Tensor views"));
+    layout->addWidget(m_tabs, 1);
+    // Takes the space only while the tabs are hidden, so metadata stays at the top.
+    layout->addStretch(0);
+    setAccessibleName(tr("Tensor inspector"));
+    addPage(m_values);
+    setSelection({});
+}
+
+TensorInspector::~TensorInspector() = default;
+
+void TensorInspector::addPage(InspectorPage* page) {
+    m_pages.append(page);
+    m_tabs->addTab(page, page->pageTitle());
+    page->setSelection(m_selection);
+}
+
+void TensorInspector::setField(int row, const QString& text) { m_fields[row]->setText(text); }
+
+void TensorInspector::setSelection(const TensorSelection& selection) {
+    m_selection = selection;
+    ++m_generation;
+    m_loading = false;
+    m_load->hide();
+    m_status->clear();
+    m_status->hide();
+    for (InspectorPage* p : std::as_const(m_pages)) p->setSelection(selection);
+    const TensorInfo* t = selection.info;
+    if (!selection.snapshot)
+        m_title->clear();  // the centre already says nothing is open
+    else if (!t)
+        m_title->setText(selection.path.isEmpty() ? tr("Select a variable to inspect its tensor")
+                                                  : tr("%1\n\nThis object holds no tensor of its own; select a variable.").arg(selection.path));
+    else
+        m_title->setText(selection.path);
+    for (int i = 0; i < kFieldCount; ++i) {
+        m_fields[i]->setVisible(t != nullptr);
+        m_form->labelForField(m_fields[i])->setVisible(t != nullptr);
+    }
+    m_tabs->setVisible(t != nullptr);
+    if (!t) return;
+    setField(KeyField, QString::fromStdString(t->key));
+    setField(DTypeField, QStringLiteral("%1 (%2)").arg(QString::fromLatin1(dataTypeShortName(t->dtype)),
+                                                      QString::fromLatin1(dataTypeName(t->dtype))));
+    setField(ShapeField, QString::fromStdString(t->shape.toString()));
+    const auto n = t->shape.numElements();
+    setField(ElementsField, n ? QLocale().toString(static_cast<qlonglong>(*n)) : tr("overflows int64"));
+    setField(StoredField, tr("%1 (%2 bytes)").arg(formatBytes(t->storedBytes()), QLocale().toString(static_cast<qlonglong>(t->storedBytes()))));
+    if (t->isPartitioned())
+        setField(LocationField, tr("partitioned into %n slice(s)", nullptr, static_cast<int>(t->slices.size())));
+    else
+        setField(LocationField, tr("shard %1, offset %2, crc32c %3")
+                                    .arg(t->region.shardId)
+                                    .arg(t->region.offset)
+                                    .arg(hex32(t->region.maskedCrc32c)));
+    if (!isDecodable(t->dtype)) {
+        m_status->setText(tr("%1 values cannot be decoded.").arg(QString::fromLatin1(dataTypeName(t->dtype))));
+        m_status->show();
+        emit valuesReady(false);
+        return;
+    }
+    if (t->storedBytes() > kAutoLoadBytes) {
+        m_status->setText(tr("This tensor holds %1; its values are read only on request.").arg(formatBytes(t->storedBytes())));
+        m_status->show();
+        m_load->show();
+        return;
+    }
+    loadValues();
+}
+
+void TensorInspector::loadValues() {
+    if (!m_selection.info) return;
+    m_load->hide();
+    m_loading = true;
+    const quint64 generation = m_generation;
+    auto job = m_jobs->start(tr("Reading %1").arg(QString::fromStdString(m_selection.info->key)));
+    whenDone(this, QtConcurrent::run(jobPool(), readTensor, m_selection.snapshot->checkpoint, m_selection.info),
+        [this, job, generation](const TensorResult& r) {
+            m_jobs->finish(job);
+            // A newer selection superseded this read; its own read is running.
+            if (generation != m_generation) return;
+            m_loading = false;
+            if (!r.tensor) {
+                m_status->setText(r.error);
+                m_status->show();
+                for (InspectorPage* p : std::as_const(m_pages)) p->setValues(nullptr);
+                emit valuesReady(false);
+                return;
+            }
+            for (InspectorPage* p : std::as_const(m_pages)) p->setValues(r.tensor);
+            emit valuesReady(true);
+        });
+}
+
+} // namespace ckpt::ui
