@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
     registerVerify(app, ctx);
     registerCat(app, ctx);
     registerTree(app, ctx);
+    registerRestore(app, ctx);
+    registerSpec(app, ctx);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -30,5 +30,7 @@ void registerInspect(CLI::App& app, CommandContext& ctx);
 void registerVerify(CLI::App& app, CommandContext& ctx);
 void registerCat(CLI::App& app, CommandContext& ctx);
 void registerTree(CLI::App& app, CommandContext& ctx);
+void registerRestore(CLI::App& app, CommandContext& ctx);  // restore + spec (cmd_restore.cpp)
+void registerSpec(CLI::App& app, CommandContext& ctx);
 
 } // namespace ckpt::cli
