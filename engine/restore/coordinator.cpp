@@ -1,8 +1,17 @@
 #include "restore/coordinator.h"
 
+#include <cstdio>
+#include <cstring>
+
 #include <algorithm>
 #include <deque>
+#include <atomic>
+#include <mutex>
 #include <sstream>
+#include <thread>
+
+#include "platform/crc32c.h"
+#include "platform/file.h"
 
 namespace ckpt::restore {
 
@@ -18,6 +27,8 @@ std::string joinPath(const std::string& a, const std::string& b) {
     if (b.empty()) return a;
     return a + "/" + b;
 }
+
+constexpr size_t kReadChunk = 128 << 10;  // fits in L2 with room to spare
 
 // -1 unless 'name' is parallel_component_<i> with i >= 1.
 int parallelComponentIndex(std::string_view name) {
@@ -338,6 +349,7 @@ void Coordinator::createOrRestoreSlot(const std::shared_ptr<Trackable>& optimize
 }
 
 void Coordinator::restoreFrom(int32_t start) {
+    ReadScope reads(*this);
     std::deque<int32_t> queue{start};
     while (!queue.empty()) {
         const int32_t id = queue.front();
@@ -388,7 +400,6 @@ void Coordinator::restoreAttributes(int32_t id, Trackable& object) {
             const int i = parallelComponentIndex(a.name);
             if (i > 0 && i < v->replicas()) hasComponent[static_cast<size_t>(i)] = 1;
         }
-    std::string programPath;
     for (const SourceAttribute& a : node.attributes) {
         AttributeMatch am;
         am.name = a.name;
@@ -413,7 +424,6 @@ void Coordinator::restoreAttributes(int32_t id, Trackable& object) {
             results.push_back(std::move(am));
             continue;
         }
-        if (programPath.empty()) programPath = programPathOf(&object);
         if (!a.tensor) {
             am.error = "checkpoint key \"" + a.key + "\" of " + node.path + " is not in the bundle " + m_ckpt->prefix();
             m_errors.push_back(notFound(am.error));
@@ -424,17 +434,23 @@ void Coordinator::restoreAttributes(int32_t id, Trackable& object) {
         if (replica == 0)
             for (int i = 1; i < v->replicas(); ++i)
                 if (!hasComponent[static_cast<size_t>(i)]) targets.push_back(i);
-        const std::string ckptWhat = node.path + " (checkpoint key " + a.key + ")";
-        const std::string progWhat =
-            "program variable " + programPath + (replica > 0 ? " replica " + std::to_string(replica) : "");
-        am.restored = assignValue(*v, *a.tensor, targets, ckptWhat, progWhat, &am.error);
+        m_currentNode = id;
+        m_currentAttribute = results.size();
+        // Messages are built only on a mismatch: naming the program object walks the program.
+        am.restored = assignValue(*v, *a.tensor, targets, [&] {
+            return std::pair{node.path + " (checkpoint key " + a.key + ")",
+                             "program variable " + programPathOf(&object) +
+                                 (replica > 0 ? " replica " + std::to_string(replica) : "")};
+        }, &am.error);
+        m_currentNode = -1;
         results.push_back(std::move(am));
     }
 }
 
 bool Coordinator::assignValue(Variable& v, const TensorInfo& tensor, const std::vector<int>& replicas,
-                              const std::string& checkpointWhat, const std::string& programWhat, std::string* error) {
+                              const std::function<std::pair<std::string, std::string>()>& names, std::string* error) {
     if (tensor.dtype != v.dtype() || tensor.shape != v.shape()) {
+        const auto [checkpointWhat, programWhat] = names();
         const char* what = tensor.dtype != v.dtype() ? "dtype mismatch" : "shape mismatch";
         *error = std::string(what) + ": checkpoint value " + checkpointWhat + " is " + std::string(dataTypeName(tensor.dtype)) +
                  " " + tensor.shape.toString() + " but " + programWhat + " is " + std::string(dataTypeName(v.dtype())) + " " +
@@ -443,18 +459,118 @@ bool Coordinator::assignValue(Variable& v, const TensorInfo& tensor, const std::
         return false;
     }
     if (!m_options.readValues) return true;
-    auto value = m_ckpt->bundle().read(tensor);
-    if (!value) {
-        *error = value.status().toString();
-        m_errors.push_back(value.status());
-        return false;
-    }
-    for (size_t i = 0; i < replicas.size(); ++i) {
-        Tensor& dst = v.mutableValue(replicas[i]);
-        if (i + 1 == replicas.size()) dst = std::move(*value);
-        else dst = *value;
-    }
+    m_reads.push_back({v.shared_from_this(), &tensor, replicas, m_currentNode, m_currentAttribute});
     return true;
+}
+
+void Coordinator::flushReads() {
+    std::vector<PendingRead> reads = std::move(m_reads);
+    m_reads.clear();
+    if (reads.empty()) return;
+    std::vector<Status> failures(reads.size());
+    std::mutex assignMutex;
+    std::atomic<size_t> next{0};
+    // Fast path: plain fixed-size tensors are read straight into the variable's
+    // buffer in chunks, each checksummed while still in cache (one pass over
+    // memory, no allocation). Each (variable, replica) is written by one read only.
+    std::vector<char> direct(reads.size(), 0);
+    std::map<int32_t, std::unique_ptr<platform::RandomAccessFile>> files;
+    {
+        std::unordered_set<const Tensor*> targets;
+        for (size_t i = 0; i < reads.size(); ++i) {
+            const PendingRead& r = reads[i];
+            const TensorInfo& t = *r.tensor;
+            Variable* v = r.variable->asVariable();
+            if (t.isPartitioned() || !isFixedSize(t.dtype)) continue;
+            const Tensor& dst = v->value(r.replicas.front());
+            if (static_cast<int64_t>(dst.bytes.size()) != t.region.size) continue;
+            bool unique = true;
+            for (int rep : r.replicas) unique = targets.insert(&v->value(rep)).second && unique;
+            if (!unique) continue;
+            if (!files.count(t.region.shardId)) {
+                auto f = platform::RandomAccessFile::open(m_ckpt->bundle().dataPath(t.region.shardId));
+                if (!f) continue;  // the general path reports the error
+                files.emplace(t.region.shardId, std::move(*f));
+            }
+            direct[i] = 1;
+        }
+    }
+    auto readDirect = [&](PendingRead& r) -> Status {
+        const TensorInfo& t = *r.tensor;
+        const platform::RandomAccessFile& file = *files.at(t.region.shardId);
+        if (static_cast<uint64_t>(t.region.offset) > file.size() ||
+            static_cast<uint64_t>(t.region.size) > file.size() - static_cast<uint64_t>(t.region.offset))
+            return dataLoss("entry \"" + t.key + "\" points past the end of " + file.path());
+        Variable* v = r.variable->asVariable();
+        uint8_t* out = v->mutableValue(r.replicas.front()).bytes.data();
+        uint32_t crc = 0;
+        const auto size = static_cast<size_t>(t.region.size);
+        file.adviseSequential(static_cast<uint64_t>(t.region.offset), size);
+        // Straight into the variable, a chunk at a time, each checksummed while
+        // it is still in cache: one pass over memory, no allocation.
+        for (size_t done = 0; done < size;) {
+            const size_t n = std::min(kReadChunk, size - done);
+            CKPT_RETURN_IF_ERROR(file.readExact(static_cast<uint64_t>(t.region.offset) + done, n, out + done));
+            crc = platform::crc32cExtend(crc, out + done, n);
+            done += n;
+        }
+        if (platform::crc32cMask(crc) != t.region.maskedCrc32c) {
+            std::memset(out, 0, size);  // never leave unverified bytes behind
+            char detail[64];
+            std::snprintf(detail, sizeof detail, " (stored 0x%08x, computed 0x%08x)", t.region.maskedCrc32c, platform::crc32cMask(crc));
+            return dataLoss("checksum mismatch for \"" + t.key + "\" in " + file.path() + detail);
+        }
+        for (size_t k = 1; k < r.replicas.size(); ++k) v->mutableValue(r.replicas[k]).bytes.assign(out, out + size);
+        return Status::ok();
+    };
+    auto work = [&] {
+        for (size_t i = next++; i < reads.size(); i = next++) {
+            PendingRead& r = reads[i];
+            if (direct[i]) {
+                failures[i] = readDirect(r);
+                continue;
+            }
+            auto value = m_ckpt->bundle().read(*r.tensor);
+            if (!value) {
+                failures[i] = value.status();
+                continue;
+            }
+            Variable* v = r.variable->asVariable();
+            std::lock_guard<std::mutex> lock(assignMutex);
+            for (size_t k = 0; k < r.replicas.size(); ++k) {
+                Tensor& dst = v->mutableValue(r.replicas[k]);
+                if (k + 1 == r.replicas.size()) dst = std::move(*value);
+                else dst = *value;
+            }
+        }
+    };
+    int64_t bytes = 0;
+    for (const PendingRead& r : reads) bytes += r.tensor->storedBytes();
+    // Small restores stay on this thread; big ones read several tensors at once.
+    constexpr int64_t kParallelThresholdBytes = 8 << 20;
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    const size_t threads = bytes < kParallelThresholdBytes ? 1 : std::min<size_t>({reads.size(), hw, 8});
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+    for (size_t i = 0; i < reads.size(); ++i) {
+        if (failures[i].isOk()) continue;
+        m_errors.push_back(failures[i]);
+        const PendingRead& r = reads[i];
+        if (r.node >= 0) {
+            AttributeMatch& am = m_attributes[static_cast<size_t>(r.node)][r.attribute];
+            am.restored = false;
+            am.error = failures[i].toString();
+        } else {
+            m_nameErrors[r.variable.get()] = failures[i].toString();
+            for (auto& [tensor, path] : m_tensorUsedBy)
+                if (tensor == r.tensor) {
+                    m_tensorUsedBy.erase(tensor);
+                    break;
+                }
+        }
+    }
 }
 
 void Coordinator::hookChildren(const std::shared_ptr<Trackable>& object) {
@@ -545,6 +661,7 @@ std::string Coordinator::variableName(const std::shared_ptr<Trackable>& object) 
 }
 
 void Coordinator::nameBasedRestore(const std::shared_ptr<Trackable>& start, const std::string& startPath) {
+    ReadScope reads(*this);
     std::deque<std::pair<std::shared_ptr<Trackable>, std::string>> queue{{start, startPath}};
     while (!queue.empty()) {
         auto [obj, path] = std::move(queue.front());
@@ -561,7 +678,8 @@ void Coordinator::nameBasedRestore(const std::shared_ptr<Trackable>& start, cons
                 std::vector<int> replicas;
                 for (int i = 0; i < v->replicas(); ++i) replicas.push_back(i);
                 std::string error;
-                if (assignValue(*v, *it->second, replicas, "\"" + it->second->key + "\"", "program variable " + path, &error))
+                const TensorInfo* t = it->second;
+                if (assignValue(*v, *t, replicas, [&] { return std::pair{"\"" + t->key + "\"", "program variable " + path}; }, &error))
                     m_tensorUsedBy[it->second] = path;
                 else
                     m_nameErrors[obj.get()] = error;

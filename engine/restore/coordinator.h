@@ -113,9 +113,31 @@ private:
     void nameBasedRestore(const std::shared_ptr<Trackable>& object, const std::string& parentPath);
     std::string variableName(const std::shared_ptr<Trackable>& object) const;
 
-    // Checks and (when reading values) assigns one tensor into 'replicas' of v.
+    // Checks dtype/shape and (when reading values) queues a read of 'tensor'
+    // into 'replicas' of v; the error goes to *error and m_errors.
+    // 'names' gives (checkpoint side, program side) for the message.
     bool assignValue(Variable& v, const TensorInfo& tensor, const std::vector<int>& replicas,
-                     const std::string& checkpointWhat, const std::string& programWhat, std::string* error);
+                     const std::function<std::pair<std::string, std::string>()>& names, std::string* error);
+
+    // Reads queued by assignValue run when the outermost restore step ends,
+    // several tensors at a time (BundleReader is thread-safe).
+    struct PendingRead {
+        std::shared_ptr<Trackable> variable;
+        const TensorInfo* tensor = nullptr;
+        std::vector<int> replicas;
+        int32_t node = -1;        // -1: name-based
+        size_t attribute = 0;     // index into m_attributes[node]
+    };
+    void flushReads();
+    struct ReadScope {
+        explicit ReadScope(Coordinator& owner) : m_owner(owner) { ++m_owner.m_readDepth; }
+        ~ReadScope() {
+            if (--m_owner.m_readDepth == 0) m_owner.flushReads();
+        }
+        ReadScope(const ReadScope&) = delete;
+        ReadScope& operator=(const ReadScope&) = delete;
+        Coordinator& m_owner;
+    };
 
     std::vector<ProgramObject> programObjects();
     AssertionVerdict existingObjectsMatched();
@@ -130,6 +152,10 @@ private:
     RestoreOptions m_options;
     bool m_expectPartial = false;
     std::vector<Status> m_errors;
+    std::vector<PendingRead> m_reads;
+    int m_readDepth = 0;
+    int32_t m_currentNode = -1;     // node whose attributes assignValue is handling
+    size_t m_currentAttribute = 0;
 
     std::vector<SourceNode> m_nodes;
     std::vector<std::weak_ptr<Trackable>> m_objectByNode;  // expired/empty: unbound

@@ -25,6 +25,11 @@
 #include "ckpt/tensor.h"
 #include "ckpt/tensor_info.h"
 
+// Qt defines 'slots' as a keyword macro; keep Optimizer::slots() parseable
+// in translation units that include Qt first (the macro is restored below).
+#pragma push_macro("slots")
+#undef slots
+
 namespace ckpt {
 
 class Variable;
@@ -135,3 +140,5 @@ private:
 Result<Tensor> zeroTensor(DataType dtype, const TensorShape& shape);
 
 } // namespace ckpt
+
+#pragma pop_macro("slots")

@@ -487,46 +487,46 @@ private slots:
         auto ckpt = Checkpoint::open(dir.toStdString());
         QVERIFY(ckpt.ok());
         const ObjectGraph& g = *(*ckpt)->objectGraph();
-        // Remove the root's first child edge whose subtree holds values.
+        // Remove the first root child edge whose loss leaves values unreachable
+        // (Keras graphs alias layers under two names, so not every edge counts).
         auto tmpl = programFromCheckpoint(**ckpt);
         QVERIFY(tmpl.ok());
         json spec = json::parse(modelSpecJson(**tmpl));
         json& rootChildren = spec["objects"][0]["children"];
-        std::string removed;
-        for (size_t i = 0; i < rootChildren.size(); ++i) {
-            const std::string name = rootChildren[i]["name"];
-            bool hasValues = false;
+        // Nodes with values that are unreachable without root edge 'removed'.
+        auto unreachable = [&g](const std::string& removed) {
+            std::vector<char> reached(static_cast<size_t>(g.size()), 0);
+            std::vector<int32_t> queue{0};
+            reached[0] = 1;
+            for (size_t i = 0; i < queue.size(); ++i)
+                for (const ObjectChild& c : g.node(queue[i]).children) {
+                    if (queue[i] == 0 && c.localName == removed) continue;
+                    if (!reached[static_cast<size_t>(c.nodeId)]) {
+                        reached[static_cast<size_t>(c.nodeId)] = 1;
+                        queue.push_back(c.nodeId);
+                    }
+                }
+            // Slots are reached when both their optimizer and their variable are.
             for (const ObjectNode& n : g.nodes())
-                if (!n.attributes.empty() && n.prettyPath && n.prettyPath->rfind("(root)." + name + ".", 0) == 0) hasValues = true;
-            if (!hasValues) continue;
-            removed = name;
+                for (const SlotVariableRef& s : n.slotVariables)
+                    reached[static_cast<size_t>(s.slotVariableNodeId)] =
+                        reached[static_cast<size_t>(n.id)] && reached[static_cast<size_t>(s.originalVariableNodeId)];
+            std::vector<int32_t> out;
+            for (const ObjectNode& n : g.nodes())
+                if (!n.attributes.empty() && !reached[static_cast<size_t>(n.id)]) out.push_back(n.id);
+            return out;
+        };
+        std::vector<int32_t> lost;
+        for (size_t i = 0; i < rootChildren.size(); ++i) {
+            lost = unreachable(rootChildren[i]["name"].get<std::string>());
+            if (lost.empty()) continue;
             rootChildren.erase(i);
             break;
         }
-        if (removed.empty()) QSKIP("no root child with values below it");
-        // Expected: nodes with values no longer reachable (slots need optimizer and variable).
-        std::vector<char> reached(static_cast<size_t>(g.size()), 0);
-        std::vector<int32_t> queue{0};
-        reached[0] = 1;
-        for (size_t i = 0; i < queue.size(); ++i)
-            for (const ObjectChild& c : g.node(queue[i]).children) {
-                if (queue[i] == 0 && c.localName == removed) continue;
-                if (!reached[static_cast<size_t>(c.nodeId)]) {
-                    reached[static_cast<size_t>(c.nodeId)] = 1;
-                    queue.push_back(c.nodeId);
-                }
-            }
-        for (const ObjectNode& n : g.nodes())
-            for (const SlotVariableRef& s : n.slotVariables)
-                reached[static_cast<size_t>(s.slotVariableNodeId)] =
-                    reached[static_cast<size_t>(n.id)] && reached[static_cast<size_t>(s.originalVariableNodeId)];
+        if (lost.empty()) QSKIP("no root child whose removal loses values");
         std::set<std::string> expected;
-        int32_t first = -1;
-        for (const ObjectNode& n : g.nodes())
-            if (!n.attributes.empty() && !reached[static_cast<size_t>(n.id)]) {
-                expected.insert(g.displayName(n.id));
-                if (first < 0) first = n.id;
-            }
+        for (int32_t id : lost) expected.insert(g.displayName(id));
+        const int32_t first = lost.front();
         auto program = parseModelSpec(spec.dump());
         QVERIFY2(program.ok(), program.status().toString().c_str());
         auto status = restoreCheckpoint(*ckpt, *program);
