@@ -663,6 +663,7 @@ std::string Coordinator::variableName(const std::shared_ptr<Trackable>& object) 
 void Coordinator::nameBasedRestore(const std::shared_ptr<Trackable>& start, const std::string& startPath) {
     ReadScope reads(*this);
     std::deque<std::pair<std::shared_ptr<Trackable>, std::string>> queue{{start, startPath}};
+    std::vector<std::pair<std::shared_ptr<Trackable>, std::string>> optimizers;
     while (!queue.empty()) {
         auto [obj, path] = std::move(queue.front());
         queue.pop_front();
@@ -686,17 +687,22 @@ void Coordinator::nameBasedRestore(const std::shared_ptr<Trackable>& start, cons
             }
         }
         for (const Trackable::Child& c : obj->children()) queue.emplace_back(c.object, path + "." + c.name);
-        if (Optimizer* opt = obj->asOptimizer()) {
+        if (obj->asOptimizer()) {
             hookSlots(obj);
-            for (const Optimizer::Slot& s : opt->slots()) {
-                auto var = s.variable.lock();
-                if (!var || !s.slot) continue;
-                if (s.slot->fullName().empty()) s.slot->setFullName(variableName(var) + "/" + s.name);
-                auto vt = m_namePaths.find(var.get());
-                queue.emplace_back(s.slot, path + "'s state '" + s.name + "' for " +
-                                               (vt != m_namePaths.end() ? vt->second : std::string("<variable>")));
-            }
+            optimizers.emplace_back(obj, path);
         }
+        if (!queue.empty()) continue;
+        // Slots once every regular object has its path (slot names and paths use the variable's).
+        for (const auto& [o, optPath] : optimizers)
+            for (const Optimizer::Slot& s : o->asOptimizer()->slots()) {
+                auto var = s.variable.lock();
+                if (!var || !s.slot || m_nameRestored.count(s.slot.get())) continue;
+                auto vt = m_namePaths.find(var.get());
+                const std::string varPath = vt != m_namePaths.end() ? vt->second : programPathOf(var.get());
+                if (s.slot->fullName().empty()) s.slot->setFullName(variableName(var) + "/" + s.name);
+                queue.emplace_back(s.slot, optPath + "'s state '" + s.name + "' for " + varPath);
+            }
+        optimizers.clear();
     }
 }
 

@@ -179,6 +179,9 @@ def main():
     train_step(opt, module_vars(model))
     full = tf.train.Checkpoint(model=model, optimizer=opt).write(os.path.join(out_dir, "full"))
     model_only = tf.train.Checkpoint(model=make_model()).write(os.path.join(out_dir, "model_only"))
+    # A TF1 name-based checkpoint of the same model (no object graph).
+    tf1 = tf.compat.v1.train.Saver(var_list=module_vars(make_model())).save(
+        None, os.path.join(out_dir, "tf1_model"), write_meta_graph=False)
 
     def program(layers=("dense1", "dense2"), extra=False, optimizer=True, step=True, **kw):
         def build():
@@ -210,8 +213,13 @@ def main():
         run_scenario("deferred_layer", full, program(layers=("dense1",)), after=add_dense2),
         run_scenario("optimizer_program_model_only_checkpoint", model_only, program()),
         run_scenario("model_only_checkpoint_and_program", model_only, program(optimizer=False)),
+        run_scenario("tf1_identical", tf1, program(optimizer=False)),
+        run_scenario("tf1_layer_removed", tf1, program(layers=("dense1",), optimizer=False)),
+        run_scenario("tf1_extra_variable", tf1, program(extra=True, optimizer=False)),
+        run_scenario("tf1_program_with_optimizer", tf1, program()),
     ]
-    doc = {"tensorflow": tf.__version__, "checkpoints": {"full": os.path.basename(full), "model_only": os.path.basename(model_only)},
+    doc = {"tensorflow": tf.__version__, "checkpoints": {"full": os.path.basename(full), "model_only": os.path.basename(model_only),
+                                                     "tf1": os.path.basename(tf1)},
            "scenarios": scenarios}
     with open(os.path.join(out_dir, "scenarios.json"), "w") as f:
         json.dump(doc, f, indent=1, sort_keys=True)

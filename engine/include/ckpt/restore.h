@@ -51,6 +51,13 @@ struct RestoreOptions {
     bool skipSlotVariables = false;
 };
 
+// Where the engine chooses a behaviour TensorFlow leaves to the program:
+//  - a VARIABLE_VALUE restored into a replicated variable reaches every
+//    replica that has no parallel_component_<i> of its own;
+//  - name-based matching of a variable without a full name uses its path of
+//    local names joined with '/', and a slot without one "<variable name>/<slot>";
+//  - program objects are named by their first breadth-first path, written
+//    like checkpoint nodes ("(root).model.kernel"), in place of Python reprs.
 // Fails only when the checkpoint cannot be used at all (unreadable object
 // graph, a mapping that makes two checkpoint paths collide); mismatches are
 // recorded in the status (LoadStatus::restoreErrors()) so the report stays whole.
