@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
     registerStats(app, ctx);
     registerHistogram(app, ctx);
     registerPreview(app, ctx);
+    registerRestore(app, ctx);
+    registerSpec(app, ctx);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

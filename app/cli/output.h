@@ -33,5 +33,7 @@ void registerTree(CLI::App& app, CommandContext& ctx);
 void registerStats(CLI::App& app, CommandContext& ctx);
 void registerHistogram(CLI::App& app, CommandContext& ctx);
 void registerPreview(CLI::App& app, CommandContext& ctx);
+void registerRestore(CLI::App& app, CommandContext& ctx);  // restore + spec (cmd_restore.cpp)
+void registerSpec(CLI::App& app, CommandContext& ctx);
 
 } // namespace ckpt::cli

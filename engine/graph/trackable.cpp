@@ -74,6 +74,9 @@ std::shared_ptr<Variable> Optimizer::createSlot(Variable& variable, const std::s
     s->setDevice(variable.device());
     auto self = std::static_pointer_cast<Variable>(variable.shared_from_this());
     m_slots.push_back({self, slotName, s});
+    const Slot created = m_slots.back();
+    const auto hooks = m_slotHooks;  // hooks may create further slots
+    for (const auto& hook : hooks) hook(*this, created);
     return s;
 }
 

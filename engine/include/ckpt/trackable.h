@@ -25,6 +25,11 @@
 #include "ckpt/tensor.h"
 #include "ckpt/tensor_info.h"
 
+// Qt defines 'slots' as a keyword macro; keep Optimizer::slots() parseable
+// in translation units that include Qt first (the macro is restored below).
+#pragma push_macro("slots")
+#undef slots
+
 namespace ckpt {
 
 class Variable;
@@ -90,10 +95,16 @@ public:
     const std::string& device() const { return m_device; }
     void setDevice(std::string device) { m_device = std::move(device); }
 
+    // TF1-style global name ("dense/kernel"): how name-based checkpoints
+    // match variables, and the attribute's full_name when saving. May be empty.
+    const std::string& fullName() const { return m_fullName; }
+    void setFullName(std::string name) { m_fullName = std::move(name); }
+
 private:
     Variable() : Trackable(Kind::Variable) {}
     std::vector<Tensor> m_values;
     std::string m_device;
+    std::string m_fullName;
 };
 
 // An optimizer with per-variable slot variables (Adam's "m" and "v").
@@ -114,12 +125,20 @@ public:
     // Slot names in first-creation order (the order TF saves them in).
     std::vector<std::string> slotNames() const;
 
+    // Called after createSlot() makes a new slot; restore uses it to restore
+    // slot values the checkpoint held back until the slot existed.
+    using SlotCreatedHook = std::function<void(Optimizer& optimizer, const Slot& slot)>;
+    void addSlotCreatedHook(SlotCreatedHook hook) { m_slotHooks.push_back(std::move(hook)); }
+
 private:
     Optimizer() : Trackable(Kind::Optimizer) {}
     std::vector<Slot> m_slots;
+    std::vector<SlotCreatedHook> m_slotHooks;
 };
 
 // Zero tensor (empty strings for DT_STRING) of the given dtype and shape.
 Result<Tensor> zeroTensor(DataType dtype, const TensorShape& shape);
 
 } // namespace ckpt
+
+#pragma pop_macro("slots")

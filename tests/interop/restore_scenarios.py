@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Restore scenarios run in real TensorFlow, for tst_restore_interop.
+
+Builds a small program (tf.Module layers + tf.compat.v1.train.AdamOptimizer
+slots), writes checkpoints with tf.train.Checkpoint.write(), then restores
+them into modified programs with tf.train.Checkpoint.read() and records what
+TensorFlow's own load-status assertions say. For every scenario it also emits
+the program as a ckpt model spec (docs/model-spec.md) so the C++ engine can
+restore the same checkpoint into the same structure and compare verdicts.
+
+    python restore_scenarios.py OUTDIR   # writes OUTDIR/scenarios.json + checkpoints
+
+Verdicts: per assertion {passed, message, named_paths}. named_paths are the
+checkpoint paths TensorFlow names ("Unresolved object in checkpoint P"),
+or the program paths of the variables it lists as unbound (mapped back from
+their variable names, which every variable here gets uniquely).
+"""
+import json
+import os
+import re
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import tensorflow as tf  # noqa: E402
+
+V1Optimizer = tf.compat.v1.train.Optimizer
+
+
+class Dense(tf.Module):
+    def __init__(self, prefix, n_in, n_out, dtype=tf.float32):
+        super().__init__()
+        self.kernel = tf.Variable(tf.ones([n_in, n_out], dtype=dtype), name=prefix + "/kernel")
+        self.bias = tf.Variable(tf.zeros([n_out], dtype=dtype), name=prefix + "/bias")
+
+
+def make_model(layers=("dense1", "dense2"), extra=False, shapes=None, dtypes=None):
+    shapes = shapes or {}
+    dtypes = dtypes or {}
+    model = tf.Module()
+    for name in layers:
+        n_in, n_out = shapes.get(name, (3, 2))
+        setattr(model, name, Dense("model/" + name, n_in, n_out, dtypes.get(name, tf.float32)))
+    if extra:
+        model.extra = tf.Variable(tf.zeros([4]), name="model/extra")
+    return model
+
+
+def train_step(opt, variables):
+    with tf.GradientTape() as tape:
+        loss = tf.add_n([tf.reduce_sum(tf.cast(v, tf.float32)) for v in variables])
+    grads = tape.gradient(loss, variables)
+    opt.apply_gradients(zip(grads, variables))
+
+
+def module_vars(model):
+    return list(model.trainable_variables)
+
+
+# ---------------------------------------------------------------------------
+# Program -> model spec, and variable name -> program path
+
+
+def children_of(obj):
+    try:
+        kids = obj._trackable_children(save_type="checkpoint")  # pylint: disable=protected-access
+    except TypeError:
+        kids = obj._trackable_children()  # pylint: disable=protected-access
+    return list(kids.items())
+
+
+def walk(root):
+    """BFS like the engine's listProgramObjects: objects, paths, slots."""
+    order, ids, paths = [root], {id(root): 0}, {id(root): "(root)"}
+    i = 0
+    while i < len(order):
+        obj = order[i]
+        for name, child in children_of(obj):
+            if id(child) not in ids:
+                ids[id(child)] = len(order)
+                paths[id(child)] = paths[id(obj)] + "." + name
+                order.append(child)
+        i += 1
+    slots = []  # (optimizer, variable, slot name, slot variable)
+    for obj in list(order):
+        if isinstance(obj, V1Optimizer):
+            for var in [o for o in order if isinstance(o, tf.Variable)]:
+                for slot_name in obj.get_slot_names():
+                    s = obj.get_slot(var, slot_name)
+                    if s is not None:
+                        slots.append((obj, var, slot_name, s))
+    return order, ids, paths, slots
+
+
+def to_spec(root):
+    order, ids, _, slots = walk(root)
+    objects = []
+    for obj in order:
+        o = {"id": ids[id(obj)], "children": []}
+        if isinstance(obj, tf.Variable):
+            o.update(kind="variable", dtype=obj.dtype.name, shape=obj.shape.as_list(), name=obj.name.split(":")[0])
+        elif isinstance(obj, V1Optimizer):
+            o["kind"] = "optimizer"
+            o["slots"] = [{"variable": ids[id(v)], "name": n} for (opt, v, n, _) in slots if opt is obj]
+        else:
+            o["kind"] = "object"
+        for name, child in children_of(obj):
+            o["children"].append({"name": name, "id": ids[id(child)]})
+        objects.append(o)
+    return {"format": "ckpt-model-spec", "version": 1, "root": 0, "objects": objects}
+
+
+def name_to_path(root):
+    order, _, paths, slots = walk(root)
+    out = {}
+    for obj in order:
+        if isinstance(obj, tf.Variable):
+            out[obj.name.split(":")[0]] = paths[id(obj)]
+    for opt, var, slot_name, s in slots:
+        out[s.name.split(":")[0]] = "%s's state '%s' for %s" % (paths[id(opt)], slot_name, paths[id(var)])
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Verdicts
+
+
+def named_paths(message, names):
+    m = re.match(r"Unresolved object in checkpoint (.+?): ", message)
+    if m:
+        return [m.group(1)]
+    if message.startswith("Unused attributes in these objects"):
+        return [line.split(" (")[0] for line in message.split("\n")[1:] if line.strip()]
+    if message.startswith("Nothing to load"):
+        return []
+    found = re.findall(r"<tf\.Variable '([^']*?)(?::\d+)?'", message)
+    return [names.get(n, "?" + n) for n in found]
+
+
+def verdicts(status, names):
+    out = {}
+    for key, fn in (("existing", status.assert_existing_objects_matched),
+                    ("nontrivial", status.assert_nontrivial_match),
+                    ("consumed", status.assert_consumed)):
+        try:
+            fn()
+            out[key] = {"passed": True, "message": "", "named_paths": []}
+        except AssertionError as e:
+            msg = str(e)
+            out[key] = {"passed": False, "message": msg, "named_paths": named_paths(msg, names)}
+    return out
+
+
+def run_scenario(name, prefix, build, after=None):
+    """build() -> (root, description); after(root) -> list of additions (parent path, name, subtree)."""
+    root = build()
+    spec = to_spec(root)
+    result = {"name": name, "checkpoint": os.path.basename(prefix), "spec": spec, "additions": []}
+    try:
+        status = root.read(prefix)
+    except Exception as e:  # noqa: BLE001 - TensorFlow raises several types for mismatches
+        result["expect"] = {"restore_error": True, "error_type": type(e).__name__, "error": str(e)[:2000]}
+        return result
+    if after is not None:
+        for parent_path, child_name, subtree in after(root):
+            result["additions"].append({"parent": parent_path, "name": child_name, "spec": to_spec(subtree)})
+    names = name_to_path(root)
+    result["expect"] = {"restore_error": False, "assertions": verdicts(status, names)}
+    status.expect_partial()
+    return result
+
+
+def main():
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else "restore_interop_out"
+    os.makedirs(out_dir, exist_ok=True)
+
+    # The saved program: two layers and an Adam optimizer that has taken a step.
+    model = make_model()
+    opt = tf.compat.v1.train.AdamOptimizer(0.1)
+    train_step(opt, module_vars(model))
+    full = tf.train.Checkpoint(model=model, optimizer=opt).write(os.path.join(out_dir, "full"))
+    model_only = tf.train.Checkpoint(model=make_model()).write(os.path.join(out_dir, "model_only"))
+    # A TF1 name-based checkpoint of the same model (no object graph).
+    tf1 = tf.compat.v1.train.Saver(var_list=module_vars(make_model())).save(
+        None, os.path.join(out_dir, "tf1_model"), write_meta_graph=False)
+
+    def program(layers=("dense1", "dense2"), extra=False, optimizer=True, step=True, **kw):
+        def build():
+            m = make_model(layers, extra, **kw)
+            kwargs = {"model": m}
+            if optimizer:
+                o = tf.compat.v1.train.AdamOptimizer(0.1)
+                if step:
+                    train_step(o, module_vars(m))
+                kwargs["optimizer"] = o
+            return tf.train.Checkpoint(**kwargs)
+        return build
+
+    def add_dense2(root):
+        layer = Dense("model/dense2", 3, 2)
+        root.model.dense2 = layer
+        return [("(root).model", "dense2", layer)]
+
+    scenarios = [
+        run_scenario("identical", full, program()),
+        run_scenario("identical_fresh_optimizer", full, program(step=False)),
+        run_scenario("layer_removed", full, program(layers=("dense1",))),
+        run_scenario("extra_variable", full, program(extra=True)),
+        run_scenario("model_only_program", full, program(optimizer=False)),
+        run_scenario("empty_target", full, lambda: tf.train.Checkpoint()),
+        run_scenario("unrelated_target", full, lambda: tf.train.Checkpoint(other=tf.Variable(1.0, name="other"))),
+        run_scenario("shape_mismatch", full, program(shapes={"dense1": (4, 2)})),
+        run_scenario("dtype_mismatch", full, program(dtypes={"dense2": tf.float64}, step=False)),
+        run_scenario("deferred_layer", full, program(layers=("dense1",)), after=add_dense2),
+        run_scenario("optimizer_program_model_only_checkpoint", model_only, program()),
+        run_scenario("model_only_checkpoint_and_program", model_only, program(optimizer=False)),
+        run_scenario("tf1_identical", tf1, program(optimizer=False)),
+        run_scenario("tf1_layer_removed", tf1, program(layers=("dense1",), optimizer=False)),
+        run_scenario("tf1_extra_variable", tf1, program(extra=True, optimizer=False)),
+        run_scenario("tf1_program_with_optimizer", tf1, program()),
+    ]
+    doc = {"tensorflow": tf.__version__, "checkpoints": {"full": os.path.basename(full), "model_only": os.path.basename(model_only),
+                                                     "tf1": os.path.basename(tf1)},
+           "scenarios": scenarios}
+    with open(os.path.join(out_dir, "scenarios.json"), "w") as f:
+        json.dump(doc, f, indent=1, sort_keys=True)
+    print(os.path.join(out_dir, "scenarios.json"))
+
+
+if __name__ == "__main__":
+    main()
