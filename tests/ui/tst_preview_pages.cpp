@@ -152,7 +152,8 @@ private slots:
             QCOMPARE(h.lo, s.min);
             QCOMPARE(h.hi, s.max);
         };
-        checkBins(HistogramRequest{}.bins);
+        QCOMPARE(histogram->binsBox()->value(), 0);  // auto
+        checkBins(HistogramPage::autoBins(s.count));
         if (QTest::currentTestFailed()) return;
         histogram->binsBox()->setValue(17);
         QTRY_VERIFY_WITH_TIMEOUT(histogram->histogram() && histogram->histogram()->counts.size() == 17, 20000);
@@ -197,6 +198,13 @@ private slots:
         // builds on shared CI cores; a preview computed on the GUI thread
         // would still show up as far longer.
         QVERIFY2(meter.longest() <= 250, qPrintable(QStringLiteral("event loop stalled %1 ms").arg(meter.longest())));
+    }
+
+    void autoBins() {
+        QCOMPARE(HistogramPage::autoBins(0), 8);
+        QCOMPARE(HistogramPage::autoBins(32), 8);
+        QCOMPARE(HistogramPage::autoBins(1000), 32);
+        QCOMPARE(HistogramPage::autoBins(10'000'000), 128);
     }
 
     void staleResultsDropped() {

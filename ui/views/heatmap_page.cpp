@@ -4,7 +4,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
-#include <QPixmap>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -21,15 +20,13 @@ namespace {
 // apart in a kernel, small enough to pool in milliseconds.
 constexpr int kMinThumb = 256, kMaxThumb = 1024;
 
-QString num(double v) { return QLocale().toString(v, 'g', 4); }
-
 } // namespace
 
 HeatmapPage::HeatmapPage(QWidget* parent)
     : PreviewPage(parent), m_axes(new QWidget(this)), m_rowAxis(new QComboBox(m_axes)), m_columnAxis(new QComboBox(m_axes)),
       m_indexLayout(new QHBoxLayout), m_reduce(new QComboBox(this)), m_colormap(new QComboBox(this)),
-      m_message(new QLabel(this)), m_view(new HeatmapView(this)), m_low(new QLabel(this)), m_colorbar(new QLabel(this)),
-      m_high(new QLabel(this)), m_info(new QLabel(this)) {
+      m_message(new QLabel(this)), m_view(new HeatmapView(this)),
+      m_info(new QLabel(this)) {
     auto* layout = new QVBoxLayout(this);
     auto* axes = new QHBoxLayout(m_axes);
     axes->setContentsMargins(0, 0, 0, 0);
@@ -44,14 +41,14 @@ HeatmapPage::HeatmapPage(QWidget* parent)
     layout->addWidget(m_axes);
 
     auto* look = new QHBoxLayout;
-    auto* reduceLabel = new QLabel(tr("&Reduce other axes:"), this);
+    auto* reduceLabel = new QLabel(tr("&Reduce:"), this);
     reduceLabel->setBuddy(m_reduce);
     look->addWidget(reduceLabel);
     m_reduce->addItem(tr("mean"), static_cast<int>(HeatmapReduce::Mean));
     m_reduce->addItem(tr("max |x|"), static_cast<int>(HeatmapReduce::MaxAbs));
-    m_reduce->setAccessibleName(tr("How axes set to all are reduced"));
-    m_reduce->setToolTip(tr("Axes not shown and not fixed at an index are reduced: the mean of their finite values, "
-                            "or the value with the largest magnitude"));
+    m_reduce->setAccessibleName(tr("How axes set to all, and pooled cells, are reduced"));
+    m_reduce->setToolTip(tr("Axes not shown and not fixed at an index, and blocks pooled into one cell of a large "
+                            "slice, are reduced: the mean of their finite values, or the value with the largest magnitude"));
     look->addWidget(m_reduce);
     auto* mapLabel = new QLabel(tr("C&olormap:"), this);
     mapLabel->setBuddy(m_colormap);
@@ -67,24 +64,13 @@ HeatmapPage::HeatmapPage(QWidget* parent)
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_message->setAccessibleName(tr("Heatmap status"));
     layout->addWidget(m_message);
-    m_view->setAccessibleName(tr("Heatmap image"));
-    m_view->setToolTip(tr("Hover for values"));
-    layout->addWidget(m_view, 1);
-
-    auto* legend = new QHBoxLayout;
-    legend->addStretch();
-    legend->addWidget(m_low);
-    m_colorbar->setFixedSize(200, 12);
-    m_colorbar->setScaledContents(true);
-    m_colorbar->setAccessibleName(tr("Colormap legend"));
-    legend->addWidget(m_colorbar);
-    legend->addWidget(m_high);
-    legend->addStretch();
-    layout->addLayout(legend);
     m_info->setWordWrap(true);
     m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_info->setAccessibleName(tr("Heatmap slice and where it was computed"));
     layout->addWidget(m_info);
+    m_view->setAccessibleName(tr("Heatmap image"));
+    layout->addWidget(m_view, 1);
+
 
     connect(m_rowAxis, &QComboBox::activated, this, &HeatmapPage::applyAxes);
     connect(m_columnAxis, &QComboBox::activated, this, &HeatmapPage::applyAxes);
@@ -100,10 +86,7 @@ void HeatmapPage::clearPreview() {
     m_message->setText(tr("The heatmap appears once the values are read."));
     m_message->show();
     m_view->setHeatmap(std::nullopt, {}, 0, 0);
-    m_low->clear();
-    m_high->clear();
-    m_colorbar->clear();
-    m_colorbar->hide();
+    m_view->setLegend({}, 0, 0);
     m_info->clear();
     rebuildSelectors();
 }
@@ -185,9 +168,7 @@ bool HeatmapPage::showResult(const HeatmapResult& result) {
     if (!result.heatmap) {
         m_message->setText(result.error);
         m_view->setHeatmap(std::nullopt, {}, 0, 0);
-        m_colorbar->hide();
-        m_low->clear();
-        m_high->clear();
+        m_view->setLegend({}, 0, 0);
         m_info->clear();
         return false;
     }
@@ -198,10 +179,7 @@ bool HeatmapPage::showResult(const HeatmapResult& result) {
     m_message->clear();
     m_message->hide();
     m_view->setHeatmap(h, result.image, rows, columns);
-    m_colorbar->setPixmap(QPixmap::fromImage(result.colorbar));
-    m_colorbar->setVisible(!result.colorbar.isNull());
-    m_low->setText(num(h.lo));
-    m_high->setText(num(h.hi));
+    m_view->setLegend(result.colorbar, h.lo, h.hi);
     QString slice = tr("%1 \u00d7 %2 slice").arg(rows).arg(columns);
     if (h.width < columns || h.height < rows)
         // Pooling reduces each cell's block the same way as the other axes.

@@ -55,9 +55,6 @@ private:
     QComboBox* m_colormap;
     QLabel* m_message;
     HeatmapView* m_view;
-    QLabel* m_low;
-    QLabel* m_colorbar;
-    QLabel* m_high;
     QLabel* m_info;
 };
 

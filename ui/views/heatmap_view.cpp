@@ -1,5 +1,6 @@
 #include "views/heatmap_view.h"
 
+#include <QFontMetricsF>
 #include <QHelpEvent>
 #include <QLocale>
 #include <QPainter>
@@ -10,6 +11,8 @@
 
 namespace ckpt::ui {
 namespace {
+
+constexpr int kLegendHeight = 30;
 
 // Slices thinner than this are stretched to it, else a bias would be a hairline.
 constexpr double kMaxAspect = 12.0;
@@ -42,13 +45,21 @@ void HeatmapView::setHeatmap(std::optional<Heatmap> heatmap, QImage image, int64
     update();
 }
 
+void HeatmapView::setLegend(QImage colorbar, double lo, double hi) {
+    m_colorbar = std::move(colorbar);
+    m_lo = lo;
+    m_hi = hi;
+    update();
+}
+
 QRectF HeatmapView::imageRect() const {
     if (m_image.isNull() || m_rows <= 0 || m_columns <= 0) return {};
     const double aspect = std::clamp(static_cast<double>(m_columns) / static_cast<double>(m_rows), 1.0 / kMaxAspect, kMaxAspect);
-    const QRectF area = QRectF(rect()).adjusted(4, 4, -4, -4);
+    const QRectF area = QRectF(rect()).adjusted(4, 4, -4, -4 - (m_colorbar.isNull() ? 0 : kLegendHeight));
     QSizeF size(area.width(), area.width() / aspect);
     if (size.height() > area.height()) size = QSizeF(area.height() * aspect, area.height());
-    return QRectF(area.center() - QPointF(size.width() / 2, size.height() / 2), size);
+    // Top-aligned, centred across: the legend follows right below.
+    return QRectF(QPointF(area.center().x() - size.width() / 2, area.top()), size);
 }
 
 QString HeatmapView::valueTextAt(QPointF pos) const {
@@ -76,6 +87,21 @@ void HeatmapView::paintEvent(QPaintEvent*) {
     p.drawImage(r, m_image);
     p.setPen(palette().color(QPalette::Mid));
     p.drawRect(r.adjusted(-0.5, -0.5, 0.5, 0.5));
+    if (m_colorbar.isNull()) return;
+    const QFontMetricsF fm(font());
+    const QString lo = QLocale().toString(m_lo, 'g', 4), hi = QLocale().toString(m_hi, 'g', 4);
+    const double labels = fm.horizontalAdvance(lo) + fm.horizontalAdvance(hi) + 16;
+    const double barWidth = std::clamp(width() - 8 - labels, 40.0, 240.0);
+    const double total = barWidth + labels;
+    const double top = r.bottom() + 10;
+    const QRectF bar(width() / 2.0 - total / 2 + fm.horizontalAdvance(lo) + 8, top, barWidth, 12);
+    p.setRenderHint(QPainter::SmoothPixmapTransform, true);
+    p.drawImage(bar, m_colorbar);
+    p.drawRect(bar.adjusted(-0.5, -0.5, 0.5, 0.5));
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(QRectF(bar.left() - 8 - fm.horizontalAdvance(lo), top - 4, fm.horizontalAdvance(lo), 20),
+               Qt::AlignRight | Qt::AlignVCenter, lo);
+    p.drawText(QRectF(bar.right() + 8, top - 4, fm.horizontalAdvance(hi) + 2, 20), Qt::AlignLeft | Qt::AlignVCenter, hi);
 }
 
 bool HeatmapView::event(QEvent* event) {

@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 #include "jobs/preview_jobs.h"
 
@@ -25,6 +26,13 @@ namespace {
 // Where empty bins sit on a log axis (log 0 is undefined): below one count,
 // so they read as empty, not as a single value.
 constexpr double kLogFloor = 0.5;
+
+double niceStep(double raw) {
+    if (!(raw > 0) || !std::isfinite(raw)) return 1;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    const double f = raw / magnitude;
+    return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * magnitude;
+}
 
 QString num(double v) { return QLocale().toString(v, 'g', 6); }
 QString count(int64_t n) { return QLocale().toString(static_cast<qlonglong>(n)); }
@@ -39,8 +47,10 @@ HistogramPage::HistogramPage(QWidget* parent)
     auto* binsLabel = new QLabel(tr("&Bins:"), this);
     binsLabel->setBuddy(m_bins);
     controls->addWidget(binsLabel);
-    m_bins->setRange(1, kMaxHistogramBins);
-    m_bins->setValue(HistogramRequest{}.bins);
+    // 0 shows as "auto".
+    m_bins->setRange(0, kMaxHistogramBins);
+    m_bins->setSpecialValueText(tr("auto"));
+    m_bins->setValue(0);
     // Recompute once the number is typed, not on every digit.
     m_bins->setKeyboardTracking(false);
     m_bins->setAccessibleName(tr("Number of histogram bins"));
@@ -73,6 +83,10 @@ HistogramPage::HistogramPage(QWidget* parent)
 
 QString HistogramPage::message() const { return m_message->text(); }
 
+int HistogramPage::autoBins(int64_t elements) {
+    return std::clamp(static_cast<int>(std::ceil(std::sqrt(static_cast<double>(std::max<int64_t>(elements, 0))))), 8, 128);
+}
+
 void HistogramPage::clearPreview() {
     m_histogram.reset();
     m_message->setText(tr("The histogram appears once the values are read."));
@@ -84,7 +98,8 @@ void HistogramPage::clearPreview() {
 void HistogramPage::startPreview() {
     m_message->setText(tr("Computing histogram\u2026"));
     m_message->show();
-    runPreview([t = tensor(), bins = m_bins->value()] { return computeTensorHistogram(t, bins); },
+    const int bins = m_bins->value() > 0 ? m_bins->value() : autoBins(tensor()->numElements());
+    runPreview([t = tensor(), bins] { return computeTensorHistogram(t, bins); },
                [this](const HistogramResult& r) { return showResult(r); });
 }
 
@@ -141,7 +156,12 @@ void HistogramPage::plot() {
     auto* x = new QValueAxis;
     x->setRange(h.edges.front(), h.edges.back());
     x->setLabelFormat(QStringLiteral("%.3g"));
-    x->setTickCount(6);
+    // Round ticks (multiples of 1, 2 or 5 times a power of ten) read better
+    // than ticks at the data's exact min and max, and the axis still ends
+    // where the data does.
+    x->setTickType(QValueAxis::TicksDynamic);
+    x->setTickAnchor(0);
+    x->setTickInterval(niceStep((h.edges.back() - h.edges.front()) / 5));
     x->setTitleText(h.stringLengths ? tr("byte length") : tr("value"));
     m_chart->addAxis(x, Qt::AlignBottom);
     area->attachAxis(x);

@@ -1,6 +1,6 @@
 #pragma once
 // The selected tensor's histogram from the engine, drawn with Qt Charts as
-// a step area: a bin-count selector (recomputes) and linear/log counts
+// a step area: a bin-count selector (auto or a number; recomputes) and linear/log counts
 // (redraws only: the engine's counts stay linear).
 
 #include <optional>
@@ -28,6 +28,10 @@ public:
     QCheckBox* logBox() const { return m_log; }
     QChartView* chartView() const { return m_view; }
     QString message() const;
+    // The bin count of "auto": about sqrt(n), within [8, 128], so a small
+    // kernel is not scattered over mostly empty bins and a large one keeps
+    // its shape.
+    static int autoBins(int64_t elements);
 
 protected:
     void startPreview() override;
