@@ -20,7 +20,9 @@
 #include <functional>
 #include <numeric>
 
+#include "ckpt/checkpoint.h"
 #include "ckpt/preview.h"
+#include "jobs/checkpoint_jobs.h"
 #include "models/object_tree_model.h"
 #include "test_support.h"
 #include "views/heatmap_page.h"
@@ -68,6 +70,16 @@ QList<QModelIndex> findTensors(ObjectTreeModel* model, const char* name, int ran
     };
     walk({});
     return found;
+}
+
+// One tensor of a real bundle, read the way the inspector reads it.
+std::shared_ptr<const Tensor> readReal(const char* bundle, const char* key) {
+    const QString root = ckpt::testing::realTestDataDir();
+    if (root.isEmpty()) return nullptr;
+    auto checkpoint = Checkpoint::open((root + QLatin1Char('/') + QLatin1String(bundle)).toStdString());
+    if (!checkpoint) return nullptr;
+    const TensorInfo* info = (*checkpoint)->bundle().find(key);
+    return info ? readTensor(*checkpoint, info).tensor : nullptr;
 }
 
 bool near(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }
@@ -198,6 +210,52 @@ private slots:
         // builds on shared CI cores; a preview computed on the GUI thread
         // would still show up as far longer.
         QVERIFY2(meter.longest() <= 250, qPrintable(QStringLiteral("event loop stalled %1 ms").arg(meter.longest())));
+    }
+
+    void pooledAndReducedSlices() {
+        // A 784 x 10 matrix in a small view pools its rows; the tooltip
+        // names the block of rows behind a cell.
+        auto matrix = readReal("tfnet_python_func_model", "layer_with_weights-0/matrix/.ATTRIBUTES/VARIABLE_VALUE");
+        if (!matrix) QSKIP(ckpt::testing::missingCorpusMessage());
+        HeatmapPage page;
+        page.resize(320, 320);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        page.setSelection({});
+        page.setValues(matrix);
+        QTRY_VERIFY_WITH_TIMEOUT(!page.isBusy() && page.view()->heatmap(), 10000);
+        const Heatmap& h = *page.view()->heatmap();
+        // The thumbnail follows the view's size in device pixels, within bounds.
+        const int maxHeight = page.lastRequest().maxHeight;
+        QVERIFY(maxHeight >= 256 && maxHeight <= 1024);
+        QCOMPARE(h.height, std::min(784, maxHeight));
+        QCOMPARE(h.width, 10);
+        const QString tip = page.view()->valueTextAt(page.view()->imageRect().topLeft() + QPointF(0.25, 0.25));
+        if (maxHeight == 256) QVERIFY2(tip.startsWith(QStringLiteral("rows 0\u20133, column")), qPrintable(tip));
+        QVERIFY2(tip.endsWith(QStringLiteral("(pooled)")), qPrintable(tip));
+
+        // A rank-3 kernel: the first axis reduced by max |x|, then fixed.
+        auto kernel = readReal("ranking_bert_lite_tf2",
+                               "model/layer_with_weights-4/_attention_output_dense/kernel/.ATTRIBUTES/VARIABLE_VALUE");
+        QVERIFY(kernel);
+        QCOMPARE(kernel->shape.rank(), 3);
+        page.setSelection({});
+        page.setValues(kernel);
+        QTRY_VERIFY_WITH_TIMEOUT(!page.isBusy() && page.view()->heatmap(), 10000);
+        QCOMPARE(page.indexBoxes().size(), 3);
+        QVERIFY(!page.indexBoxes()[0]->isHidden());
+        QVERIFY(page.indexBoxes()[1]->isHidden());
+        page.reduceBox()->setCurrentIndex(1);
+        emit page.reduceBox()->activated(1);
+        QTRY_VERIFY_WITH_TIMEOUT(!page.isBusy() && page.lastRequest().reduce == HeatmapReduce::MaxAbs, 10000);
+        auto direct = renderHeatmap(TensorView::of(*kernel), page.lastRequest());
+        QVERIFY(direct.ok());
+        QCOMPARE(page.view()->heatmap()->values, direct->values);
+        page.indexBoxes()[0]->setValue(0);
+        QTRY_VERIFY_WITH_TIMEOUT(!page.isBusy() && page.lastRequest().fixedIndices.count(0) == 1, 10000);
+        direct = renderHeatmap(TensorView::of(*kernel), page.lastRequest());
+        QVERIFY(direct.ok());
+        QCOMPARE(page.view()->heatmap()->values, direct->values);
     }
 
     void autoBins() {

@@ -40,7 +40,7 @@ QString count(int64_t n) { return QLocale().toString(static_cast<qlonglong>(n));
 } // namespace
 
 HistogramPage::HistogramPage(QWidget* parent)
-    : PreviewPage(parent), m_bins(new QSpinBox(this)), m_log(new QCheckBox(tr("&Log counts"), this)), m_chart(new QChart),
+    : PreviewPage(parent), m_bins(new QSpinBox(this)), m_log(new QCheckBox(tr("Lo&g counts"), this)), m_chart(new QChart),
       m_view(new QChartView(m_chart, this)), m_message(new QLabel(this)), m_info(new QLabel(this)) {
     auto* layout = new QVBoxLayout(this);
     auto* controls = new QHBoxLayout;
