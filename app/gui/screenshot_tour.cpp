@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTimer>
 #include <QTreeView>
 
@@ -15,8 +16,12 @@
 #include <memory>
 
 #include "models/object_tree_model.h"
+#include "views/heatmap_page.h"
+#include "views/heatmap_view.h"
+#include "views/histogram_page.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
+#include "views/stats_page.h"
 #include "views/tensor_inspector.h"
 
 namespace ckpt::gui {
@@ -89,7 +94,29 @@ void ScreenshotTour::inspect() {
     m_valuesReady = false;
     waitFor([this] { return m_valuesReady; }, [this] {
         save(QStringLiteral("03-inspector.png"));
-        filter();
+        showPreviews();
+    });
+}
+
+void ScreenshotTour::showPreviews() {
+    auto* tabs = m_window->inspector()->findChild<QTabWidget*>();
+    auto* stats = m_window->inspector()->findChild<ui::StatsPage*>();
+    auto* histogram = m_window->inspector()->findChild<ui::HistogramPage*>();
+    auto* heatmap = m_window->inspector()->findChild<ui::HeatmapPage*>();
+    if (!tabs || !stats || !histogram || !heatmap) return filter();
+    tabs->setCurrentWidget(stats);
+    waitFor([stats] { return !stats->isBusy() && stats->stats(); }, [this, tabs, histogram, heatmap] {
+        save(QStringLiteral("07-statistics.png"));
+        tabs->setCurrentWidget(histogram);
+        waitFor([histogram] { return !histogram->isBusy() && histogram->histogram(); }, [this, tabs, heatmap] {
+            save(QStringLiteral("08-histogram.png"));
+            tabs->setCurrentWidget(heatmap);
+            waitFor([heatmap] { return !heatmap->isBusy() && heatmap->view()->heatmap(); }, [this, tabs] {
+                save(QStringLiteral("09-heatmap.png"));
+                tabs->setCurrentIndex(0);
+                filter();
+            });
+        });
     });
 }
 

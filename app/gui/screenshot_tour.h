@@ -27,6 +27,8 @@ private:
     void waitFor(std::function<bool()> done, std::function<void()> next);
     void openCheckpoint();
     void inspect();
+    // Statistics, histogram and heatmap of the inspected tensor, one tab each.
+    void showPreviews();
     void filter();
     void showError();
     void showNameBased();

@@ -21,6 +21,9 @@ void whenDone(QObject* context, const QFuture<T>& future, F&& onResult) {
     QObject::connect(watcher, &QFutureWatcherBase::finished, context,
                      [watcher, f = std::forward<F>(onResult)]() mutable {
                          watcher->deleteLater();
+                         // A cancelled job that never ran has no result:
+                         // whoever cancelled it no longer wants one.
+                         if (watcher->future().resultCount() == 0) return;
                          f(watcher->result());
                      });
     watcher->setFuture(future);

@@ -14,6 +14,9 @@
 #include "jobs/when_done.h"
 #include "jobs/job_tracker.h"
 #include "models/object_tree_model.h"
+#include "views/heatmap_page.h"
+#include "views/histogram_page.h"
+#include "views/stats_page.h"
 #include "views/values_page.h"
 
 namespace ckpt::ui {
@@ -59,6 +62,9 @@ TensorInspector::TensorInspector(JobTracker* jobs, QWidget* parent)
     layout->addStretch(0);
     setAccessibleName(tr("Tensor inspector"));
     addPage(m_values);
+    addPage(new StatsPage(this));
+    addPage(new HistogramPage(this));
+    addPage(new HeatmapPage(this));
     setSelection({});
 }
 
