@@ -221,7 +221,7 @@ std::vector<ProgramObject> listProgramObjects(const std::shared_ptr<Trackable>& 
     for (size_t i = 0; i < regular; ++i) {
         Optimizer* opt = out[i].object->asOptimizer();
         if (!opt) continue;
-        for (const Optimizer::Slot& s : opt->slots()) {
+        for (const Optimizer::Slot& s : opt->slotVariables()) {
             auto var = s.variable.lock();
             if (!var || !s.slot) continue;
             auto vi = index.find(var.get());
@@ -694,7 +694,7 @@ void Coordinator::nameBasedRestore(const std::shared_ptr<Trackable>& start, cons
         if (!queue.empty()) continue;
         // Slots once every regular object has its path (slot names and paths use the variable's).
         for (const auto& [o, optPath] : optimizers)
-            for (const Optimizer::Slot& s : o->asOptimizer()->slots()) {
+            for (const Optimizer::Slot& s : o->asOptimizer()->slotVariables()) {
                 auto var = s.variable.lock();
                 if (!var || !s.slot || m_nameRestored.count(s.slot.get())) continue;
                 auto vt = m_namePaths.find(var.get());

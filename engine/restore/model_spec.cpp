@@ -414,7 +414,7 @@ std::string modelSpecJson(const Trackable& rootRef, bool includeValues) {
         o["children"] = std::move(children);
         if (Optimizer* opt = obj->asOptimizer()) {
             ojson slots = ojson::array();
-            for (const Optimizer::Slot& s : opt->slots()) {
+            for (const Optimizer::Slot& s : opt->slotVariables()) {
                 auto var = s.variable.lock();
                 if (!var || !ids.count(var.get())) continue;
                 ojson js;

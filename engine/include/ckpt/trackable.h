@@ -25,11 +25,6 @@
 #include "ckpt/tensor.h"
 #include "ckpt/tensor_info.h"
 
-// Qt defines 'slots' as a keyword macro; keep Optimizer::slots() parseable
-// in translation units that include Qt first (the macro is restored below).
-#pragma push_macro("slots")
-#undef slots
-
 namespace ckpt {
 
 class Variable;
@@ -121,7 +116,8 @@ public:
     std::shared_ptr<Variable> createSlot(Variable& variable, const std::string& slotName);
     // nullptr when absent.
     std::shared_ptr<Variable> slot(const Variable& variable, std::string_view slotName) const;
-    const std::vector<Slot>& slots() const { return m_slots; }
+    // Named so it does not collide with Qt's 'slots' keyword macro.
+    const std::vector<Slot>& slotVariables() const { return m_slots; }
     // Slot names in first-creation order (the order TF saves them in).
     std::vector<std::string> slotNames() const;
 
@@ -141,4 +137,3 @@ Result<Tensor> zeroTensor(DataType dtype, const TensorShape& shape);
 
 } // namespace ckpt
 
-#pragma pop_macro("slots")
