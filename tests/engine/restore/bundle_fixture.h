@@ -131,7 +131,7 @@ inline Status writeProgramCheckpoint(const std::string& prefix, const std::share
     for (size_t i = 0; i < regular; ++i) {
         Optimizer* opt = order[i]->asOptimizer();
         if (!opt) continue;
-        for (const Optimizer::Slot& s : opt->slots()) {
+        for (const Optimizer::Slot& s : opt->slotVariables()) {
             auto var = s.variable.lock();
             if (!var || !ids.count(var.get())) continue;
             const int slotNode = g.nodes_size();

@@ -2,12 +2,10 @@
 // variables, replicas, name-based checkpoints, assignment maps, and the
 // load-status assertions' verdicts and messages.
 
-// bundle_fixture.h calls Optimizer::slots(): it must come before Qt defines
-// its 'slots' keyword macro.
-#include "bundle_fixture.h"
-
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include "bundle_fixture.h"
 
 #include <nlohmann/json.hpp>
 
