@@ -17,6 +17,10 @@ int main(int argc, char** argv) {
     registerVerify(app, ctx);
     registerCat(app, ctx);
     registerTree(app, ctx);
+    registerDemoTrain(app, ctx);
+    registerLatest(app, ctx);
+    registerList(app, ctx);
+    registerReshard(app, ctx);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -30,5 +30,9 @@ void registerInspect(CLI::App& app, CommandContext& ctx);
 void registerVerify(CLI::App& app, CommandContext& ctx);
 void registerCat(CLI::App& app, CommandContext& ctx);
 void registerTree(CLI::App& app, CommandContext& ctx);
+void registerDemoTrain(CLI::App& app, CommandContext& ctx);
+void registerLatest(CLI::App& app, CommandContext& ctx);
+void registerList(CLI::App& app, CommandContext& ctx);
+void registerReshard(CLI::App& app, CommandContext& ctx);
 
 } // namespace ckpt::cli

@@ -52,8 +52,9 @@ bool isStaleTempDir(const std::string& dir, const std::string& name) {
     return ours;
 }
 
-// Removes temp dirs of interrupted saves, and data files left at 'prefix'
-// by an earlier checkpoint with another shard count.
+// Removes temp dirs of interrupted saves (before this save makes its own),
+// or, with 'base' set, data files left at that prefix by an earlier
+// checkpoint with another shard count.
 void cleanStale(const std::string& dir, const std::string& base, int32_t numShards) {
     DIR* d = ::opendir(dir.c_str());
     if (!d) return;
@@ -62,8 +63,8 @@ void cleanStale(const std::string& dir, const std::string& base, int32_t numShar
     ::closedir(d);
     const std::string dataStem = base + ".data-";
     for (const std::string& n : names) {
-        if (isStaleTempDir(dir, n)) {
-            (void)pipeline::removeTree(platform::joinPath(dir, n));
+        if (base.empty()) {
+            if (isStaleTempDir(dir, n)) (void)pipeline::removeTree(platform::joinPath(dir, n));
         } else if (n.starts_with(dataStem) && n.size() == dataStem.size() + 14 &&
                    n.substr(dataStem.size() + 5, 4) == "-of-" &&
                    std::atoi(n.c_str() + dataStem.size() + 9) != numShards) {
@@ -196,6 +197,7 @@ Result<SaveStats> writeTensors(const std::string& prefix, std::vector<SaveTensor
     if (shards.empty()) shards.emplace_back();  // still a valid, empty bundle
 
     const std::string tempDir = prefix + "_temp";
+    cleanStale(dir, std::string(), 0);
     CKPT_RETURN_IF_ERROR(pipeline::removeTree(tempDir));
     CKPT_RETURN_IF_ERROR(pipeline::createDirectories(tempDir));
     const int n = static_cast<int>(shards.size());
