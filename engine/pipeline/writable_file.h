@@ -33,10 +33,13 @@ public:
 private:
     WritableFile(std::string path, int fd) : m_path(std::move(path)), m_fd(fd) {}
     Status flushBuffer();
+    void startWriteback();
 
     std::string m_path;
     int m_fd;
-    uint64_t m_position = 0;
+    uint64_t m_position = 0;        // bytes appended
+    uint64_t m_written = 0;         // bytes handed to write()
+    uint64_t m_writebackStart = 0;  // first byte not yet given to sync_file_range
     std::vector<uint8_t> m_buffer;
 };
 
