@@ -1,7 +1,9 @@
 // Sharded save + merge (checkpoint-format.md §2.2-2.3, semantics.md "Save").
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <dirent.h>
 #include <map>
 #include <sys/stat.h>
