@@ -100,7 +100,15 @@ private slots:
                      ckpt::testing::readAll(QString::fromStdString(srcPrefix + ".index")));
             QCOMPARE(ckpt::testing::readAll(QString::fromStdString(dataFileName(outPrefix, 0, 1))),
                      ckpt::testing::readAll(QString::fromStdString(dataFileName(srcPrefix, 0, 1))));
+            ++m_byteIdentical;
         }
+    }
+
+    void byteIdenticalCount() {
+        // Most real bundles are single-shard with uncompressed indexes.
+        if (ckpt::testing::realBundleDirs().isEmpty()) QSKIP(ckpt::testing::missingCorpusMessage());
+        qInfo("%d real bundles rewritten byte-identically (.index and data)", m_byteIdentical);
+        QVERIFY2(m_byteIdentical >= 5, std::to_string(m_byteIdentical).c_str());
     }
 
     void encodings_data() {
@@ -181,6 +189,9 @@ private slots:
         // First entry: shared 0, non-shared 0, value length 6, then the header.
         QCOMPARE(index.left(9).toHex(), QByteArray("000006080 11a020801").replace(" ", ""));
     }
+
+private:
+    int m_byteIdentical = 0;
 };
 
 QTEST_GUILESS_MAIN(TstBundleWriter)
