@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
     registerVerify(app, ctx);
     registerCat(app, ctx);
     registerTree(app, ctx);
+    registerStats(app, ctx);
+    registerHistogram(app, ctx);
+    registerPreview(app, ctx);
     registerDemoTrain(app, ctx);
     registerLatest(app, ctx);
     registerList(app, ctx);

@@ -82,6 +82,27 @@ uint16_t floatToHalf(float value) {
     return static_cast<uint16_t>(sign | h);
 }
 
+namespace {
+
+// Small float formats (ml_dtypes semantics). "FN" = finite, NaN only at the
+// all-ones pattern; "FNUZ" = finite, unsigned zero, NaN at 0x80.
+enum class NanRule { Ieee, AllOnes, NegativeZero, None };
+
+double decodeMiniFloat(uint8_t bits, int expBits, int manBits, int bias, NanRule rule) {
+    const int total = 1 + expBits + manBits;
+    const bool negative = (bits >> (total - 1)) & 1u;
+    const int exp = (bits >> manBits) & ((1 << expBits) - 1);
+    const int man = bits & ((1 << manBits) - 1);
+    const int maxExp = (1 << expBits) - 1;
+    if (rule == NanRule::NegativeZero && negative && exp == 0 && man == 0) return std::nan("");
+    if (rule == NanRule::AllOnes && exp == maxExp && man == (1 << manBits) - 1) return std::nan("");
+    if (rule == NanRule::Ieee && exp == maxExp) return man ? std::nan("") : (negative ? -INFINITY : INFINITY);
+    const double mag = exp == 0 ? std::ldexp(man, 1 - bias - manBits) : std::ldexp((1 << manBits) + man, exp - bias - manBits);
+    return negative ? -mag : mag;
+}
+
+} // namespace
+
 double Tensor::elementAsDouble(int64_t i) const {
     const auto idx = static_cast<size_t>(i);
     switch (dtype) {
@@ -100,6 +121,12 @@ double Tensor::elementAsDouble(int64_t i) const {
     case DataType::UInt64: return static_cast<double>(as<uint64_t>()[idx]);
     case DataType::Complex64: return as<float>()[2 * idx];
     case DataType::Complex128: return as<double>()[2 * idx];
+    case DataType::Float8E5M2: return decodeMiniFloat(as<uint8_t>()[idx], 5, 2, 15, NanRule::Ieee);
+    case DataType::Float8E4M3FN: return decodeMiniFloat(as<uint8_t>()[idx], 4, 3, 7, NanRule::AllOnes);
+    case DataType::Float8E4M3FNUZ: return decodeMiniFloat(as<uint8_t>()[idx], 4, 3, 8, NanRule::NegativeZero);
+    case DataType::Float8E4M3B11FNUZ: return decodeMiniFloat(as<uint8_t>()[idx], 4, 3, 11, NanRule::NegativeZero);
+    case DataType::Float8E5M2FNUZ: return decodeMiniFloat(as<uint8_t>()[idx], 5, 2, 16, NanRule::NegativeZero);
+    case DataType::Float4E2M1FN: return decodeMiniFloat(as<uint8_t>()[idx] & 0x0f, 2, 1, 1, NanRule::None);
     default: return std::nan("");
     }
 }

@@ -1,6 +1,10 @@
 #include "ckpt/object_graph.h"
 
+#include <climits>
 #include <deque>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
 
 #include "trackable_object_graph.pb.h"
 
@@ -67,38 +71,77 @@ std::string unescapeLocalName(std::string_view name) {
 }
 
 Result<ObjectGraph> ObjectGraph::parse(std::string_view serialized, std::string_view source) {
-    tensorflow::TrackableObjectGraph proto;
-    if (!proto.ParseFromArray(serialized.data(), static_cast<int>(serialized.size())))
+    auto notAGraph = [&] {
         return dataLoss(std::string(kObjectGraphKey) + " in " + std::string(source) + " is not a valid TrackableObjectGraph");
-    if (proto.nodes_size() == 0)
+    };
+    // Nodes are decoded one at a time into a reused message instead of
+    // parsing the whole TrackableObjectGraph: a 100,000-variable checkpoint
+    // has 150,000 nodes, and holding them all as protos next to our copy
+    // doubled the peak memory of opening it and made freeing them a third of
+    // the time. Same acceptance as ParseFromArray: unknown fields skipped.
+    using google::protobuf::internal::WireFormatLite;
+    constexpr uint32_t kNodesTag = WireFormatLite::MakeTag(
+        tensorflow::TrackableObjectGraph::kNodesFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+    if (serialized.size() > static_cast<size_t>(INT_MAX)) return notAGraph();
+    const auto* bytes = reinterpret_cast<const uint8_t*>(serialized.data());
+    const auto size = static_cast<int>(serialized.size());
+    ObjectGraph graph;
+    {
+        // Count first (skipping is cheap) so the node vector never reallocates.
+        google::protobuf::io::CodedInputStream scan(bytes, size);
+        size_t nodes = 0;
+        for (uint32_t tag; (tag = scan.ReadTag()) != 0;) {
+            nodes += tag == kNodesTag;
+            if (!WireFormatLite::SkipField(&scan, tag)) return notAGraph();
+        }
+        // ReadTag() returns 0 both at the end and on a malformed tag.
+        if (!scan.ConsumedEntireMessage()) return notAGraph();
+        graph.m_nodes.reserve(nodes);
+    }
+    google::protobuf::io::CodedInputStream in(bytes, size);
+    tensorflow::TrackableObjectGraph::TrackableObject p;
+    for (uint32_t tag; (tag = in.ReadTag()) != 0;) {
+        if (tag != kNodesTag) {
+            if (!WireFormatLite::SkipField(&in, tag)) return notAGraph();
+            continue;
+        }
+        uint32_t length = 0;
+        if (!in.ReadVarint32(&length)) return notAGraph();
+        const auto limit = in.PushLimit(static_cast<int>(length));
+        p.Clear();
+        if (!p.MergeFromCodedStream(&in) || !in.ConsumedEntireMessage()) return notAGraph();
+        in.PopLimit(limit);
+
+        ObjectNode& n = graph.m_nodes.emplace_back();
+        n.id = static_cast<int32_t>(graph.m_nodes.size() - 1);
+        n.children.reserve(static_cast<size_t>(p.children_size()));
+        n.attributes.reserve(static_cast<size_t>(p.attributes_size()));
+        for (const auto& c : p.children()) n.children.push_back({c.local_name(), c.node_id()});
+        for (const auto& a : p.attributes())
+            n.attributes.push_back({a.name(), a.full_name(), a.checkpoint_key(), a.optional_restore()});
+        for (const auto& sv : p.slot_variables())
+            n.slotVariables.push_back({sv.original_variable_node_id(), sv.slot_name(), sv.slot_variable_node_id()});
+        if (p.has_has_checkpoint_values()) n.hasCheckpointValues = p.has_checkpoint_values().value();
+        if (p.has_registered_saver()) n.registeredSaver = p.registered_saver().name();
+    }
+    if (!in.ConsumedEntireMessage()) return notAGraph();
+    if (graph.m_nodes.empty())
         return dataLoss(std::string(kObjectGraphKey) + " in " + std::string(source) + " has no nodes (no root object)");
-    const int32_t count = proto.nodes_size();
+
+    const auto count = static_cast<int32_t>(graph.m_nodes.size());
     auto badRef = [&](int32_t from, int32_t to, const char* what) {
         return dataLoss(std::string(kObjectGraphKey) + " in " + std::string(source) + ": node " + std::to_string(from) + " " +
                         what + " node " + std::to_string(to) + ", but the graph has " + std::to_string(count) + " nodes");
     };
-
-    ObjectGraph graph;
-    graph.m_nodes.resize(static_cast<size_t>(count));
-    for (int32_t id = 0; id < count; ++id) {
-        const auto& p = proto.nodes(id);
-        ObjectNode& n = graph.m_nodes[static_cast<size_t>(id)];
-        n.id = id;
-        for (const auto& c : p.children()) {
-            if (c.node_id() < 0 || c.node_id() >= count) return badRef(id, c.node_id(), "has a child edge to");
-            n.children.push_back({c.local_name(), c.node_id()});
+    for (const ObjectNode& n : graph.m_nodes) {
+        for (const ObjectChild& c : n.children)
+            if (c.nodeId < 0 || c.nodeId >= count) return badRef(n.id, c.nodeId, "has a child edge to");
+        for (const SlotVariableRef& sv : n.slotVariables) {
+            if (sv.originalVariableNodeId < 0 || sv.originalVariableNodeId >= count)
+                return badRef(n.id, sv.originalVariableNodeId, "has a slot for");
+            if (sv.slotVariableNodeId < 0 || sv.slotVariableNodeId >= count)
+                return badRef(n.id, sv.slotVariableNodeId, "has a slot variable at");
         }
-        for (const auto& a : p.attributes())
-            n.attributes.push_back({a.name(), a.full_name(), a.checkpoint_key(), a.optional_restore()});
-        for (const auto& s : p.slot_variables()) {
-            if (s.original_variable_node_id() < 0 || s.original_variable_node_id() >= count)
-                return badRef(id, s.original_variable_node_id(), "has a slot for");
-            if (s.slot_variable_node_id() < 0 || s.slot_variable_node_id() >= count)
-                return badRef(id, s.slot_variable_node_id(), "has a slot variable at");
-            n.slotVariables.push_back({s.original_variable_node_id(), s.slot_name(), s.slot_variable_node_id()});
-        }
-        if (p.has_has_checkpoint_values()) n.hasCheckpointValues = p.has_checkpoint_values().value();
-        if (p.has_registered_saver()) n.registeredSaver = p.registered_saver().name();
     }
 
     // First BFS path from the root names each node, children in listed order.

@@ -46,12 +46,6 @@ uint32_t extendPortable(uint32_t crc, const uint8_t* p, size_t n) {
     return ~c;
 }
 
-#if defined(__x86_64__)
-// Three independent crc32 streams hide the instruction's 3-cycle latency;
-// the partial CRCs are joined by multiplying with x^(8*kStripe) mod P,
-// computed once.
-constexpr size_t kStripe = 8192;  // bytes per stream in one round
-
 uint32_t gf2MultiplyMod(uint32_t a, uint32_t b) {
     // Multiplies two polynomials modulo the reflected CRC-32C polynomial.
     uint32_t product = 0;
@@ -74,6 +68,12 @@ uint32_t zeroBytesOperator(size_t n) {
     }
     return result;
 }
+
+#if defined(__x86_64__)
+// Three independent crc32 streams hide the instruction's 3-cycle latency;
+// the partial CRCs are joined by multiplying with x^(8*kStripe) mod P,
+// computed once.
+constexpr size_t kStripe = 8192;  // bytes per stream in one round
 
 const uint32_t kStripeShift = zeroBytesOperator(kStripe);
 
@@ -132,6 +132,11 @@ uint32_t crc32cExtend(uint32_t crc, const void* data, size_t n) {
     if (kUseSse42) return extendSse42(crc, p, n);
 #endif
     return extendPortable(crc, p, n);
+}
+
+uint32_t crc32cCombine(uint32_t crcA, uint32_t crcB, uint64_t lengthB) {
+    // The register inversions cancel out: crc(A||B) = crcA * x^(8*|B|) + crcB.
+    return gf2MultiplyMod(crcA, zeroBytesOperator(static_cast<size_t>(lengthB))) ^ crcB;
 }
 
 bool crc32cIsHardwareAccelerated() { return kUseSse42; }

@@ -1,12 +1,14 @@
 #include "platform/file.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 namespace ckpt::platform {
 
@@ -59,6 +61,39 @@ Status RandomAccessFile::readExact(uint64_t offset, size_t n, void* out) const {
 
 void RandomAccessFile::adviseSequential(uint64_t offset, uint64_t n) const {
     ::posix_fadvise(m_fd, static_cast<off_t>(offset), static_cast<off_t>(n), POSIX_FADV_SEQUENTIAL);
+}
+
+MappedView::~MappedView() {
+    if (m_base) ::munmap(m_base, m_length);
+}
+
+void MappedView::swap(MappedView& other) noexcept {
+    std::swap(m_base, other.m_base);
+    std::swap(m_length, other.m_length);
+    std::swap(m_data, other.m_data);
+    std::swap(m_size, other.m_size);
+}
+
+Result<MappedView> RandomAccessFile::mapSequential(uint64_t offset, size_t n) const {
+    struct stat st {};
+    if (::fstat(m_fd, &st) != 0) return ioError("cannot stat", m_path, errno);
+    const auto current = static_cast<uint64_t>(st.st_size);
+    if (offset > current || n > current - offset)
+        return dataLoss("mapping of " + std::to_string(n) + " bytes at offset " + std::to_string(offset) +
+                        " is past the end of " + m_path + " (" + std::to_string(current) + " bytes)");
+    MappedView view;
+    if (n == 0) return view;
+    static const uint64_t kPage = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    const uint64_t start = offset - offset % kPage;
+    const size_t length = static_cast<size_t>(offset - start) + n;
+    void* base = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, m_fd, static_cast<off_t>(start));
+    if (base == MAP_FAILED) return ioError("cannot map", m_path, errno);
+    ::madvise(base, length, MADV_SEQUENTIAL);
+    view.m_base = base;
+    view.m_length = length;
+    view.m_data = static_cast<const uint8_t*>(base) + (offset - start);
+    view.m_size = n;
+    return view;
 }
 
 bool pathExists(const std::string& path) {

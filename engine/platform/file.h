@@ -12,6 +12,28 @@
 
 namespace ckpt::platform {
 
+// A read-only view of part of a file, unmapped when destroyed. Move-only.
+class MappedView {
+public:
+    MappedView() = default;
+    MappedView(MappedView&& other) noexcept { swap(other); }
+    MappedView& operator=(MappedView&& other) noexcept {
+        swap(other);
+        return *this;
+    }
+    ~MappedView();
+    const uint8_t* data() const { return m_data; }
+    size_t size() const { return m_size; }
+
+private:
+    friend class RandomAccessFile;
+    void swap(MappedView& other) noexcept;
+    void* m_base = nullptr;  // page-aligned start of the mapping
+    size_t m_length = 0;     // bytes mapped from m_base
+    const uint8_t* m_data = nullptr;
+    size_t m_size = 0;
+};
+
 // A read-only file for pread(). Safe to share between threads.
 //   auto f = RandomAccessFile::open("/runs/ckpt-1.data-00000-of-00001");
 //   if (!f) return f.status();
@@ -29,6 +51,12 @@ public:
     Status readExact(uint64_t offset, size_t n, void* out) const;
     // Hints the kernel that [offset, offset+n) will be read sequentially.
     void adviseSequential(uint64_t offset, uint64_t n) const;
+    // Maps [offset, offset+n) for one sequential pass without copying it
+    // (verify reads page-cache pages in place: faster than cat). Fails when
+    // the range is not inside the file as it is now (checked again here, so
+    // a file truncated since open() is an error, not a SIGBUS) or the file
+    // system cannot map; callers then fall back to readExact().
+    Result<MappedView> mapSequential(uint64_t offset, size_t n) const;
 
 private:
     RandomAccessFile(std::string path, int fd, uint64_t size) : m_path(std::move(path)), m_fd(fd), m_size(size) {}

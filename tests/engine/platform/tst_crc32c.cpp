@@ -60,6 +60,18 @@ private slots:
         const uint32_t first = crc32c(data.data(), static_cast<size_t>(split));
         QCOMPARE(crc32cExtend(first, data.data() + split, data.size() - static_cast<size_t>(split)), expected);
     }
+
+    // verify checksums large regions in parallel parts joined by combine().
+    void combineJoinsParts() {
+        std::vector<uint8_t> data(300000);
+        for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 2654435761u >> 13);
+        const uint32_t whole = ckpt::platform::crc32c(data.data(), data.size());
+        for (size_t cut : {size_t{0}, size_t{1}, size_t{7}, size_t{4096}, size_t{65537}, data.size() - 1, data.size()}) {
+            const uint32_t a = ckpt::platform::crc32c(data.data(), cut);
+            const uint32_t b = ckpt::platform::crc32c(data.data() + cut, data.size() - cut);
+            QCOMPARE(ckpt::platform::crc32cCombine(a, b, data.size() - cut), whole);
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TstCrc32c)

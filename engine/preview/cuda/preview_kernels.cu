@@ -1,0 +1,219 @@
+// CUDA kernels for the preview passes. The stats kernel follows the tile
+// layout and reduction tree of preview_element.h exactly (built with
+// -fmad=false), so its partials are bit-identical to CpuBackend's.
+
+#include "preview/cuda/preview_kernels.h"
+
+#include <cmath>
+
+namespace ckpt::preview::cuda {
+namespace {
+
+constexpr int kWarps = kTileLanes / kWarp;
+
+__device__ __forceinline__ double warpSum(double v) {
+    for (int off = kWarp / 2; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    return v;
+}
+
+// The tile's reduction tree; the result is valid in every thread.
+__device__ double blockTreeSum(double v, double* shared) {
+    v = warpSum(v);
+    const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+    if (lane == 0) shared[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        double w = lane < kWarps ? shared[lane] : 0.0;
+        for (int off = kWarps / 2; off > 0; off >>= 1) w += __shfl_down_sync(0xffffffffu, w, off);
+        if (lane == 0) shared[kWarps] = w;
+    }
+    __syncthreads();
+    const double total = shared[kWarps];
+    __syncthreads();  // shared is reused by the next call
+    return total;
+}
+
+template <ElementKind K>
+__global__ void __launch_bounds__(kTileLanes) statsKernel(const unsigned char* data, int64_t count, TilePartial* tiles,
+                                                          BlockExtremes* extremes) {
+    __shared__ double shared[kWarps + 1];
+    const int64_t ntiles = (count + kTileElements - 1) / kTileElements;
+    double mn = INFINITY, mx = -INFINITY;
+    long long finite = 0, zeros = 0, nans = 0, pinf = 0, ninf = 0;
+    for (int64_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        const int64_t first = t * kTileElements;
+        double xs[kTileItems];
+        double s = 0, c = 0;
+#pragma unroll
+        for (int j = 0; j < kTileItems; ++j) {
+            const int64_t e = first + int64_t{j} * kTileLanes + threadIdx.x;
+            const bool in = e < count;
+            const double x = in ? loadElement<K>(data, e) : 0.0;
+            const bool fin = in && isFiniteValue(x);
+            s += fin ? x : 0.0;
+            c += fin ? 1.0 : 0.0;
+            mn = (fin && x < mn) ? x : mn;
+            mx = (fin && x > mx) ? x : mx;
+            finite += fin ? 1 : 0;
+            zeros += (in && x == 0.0) ? 1 : 0;
+            nans += (in && x != x) ? 1 : 0;
+            pinf += (in && x == INFINITY) ? 1 : 0;
+            ninf += (in && x == -INFINITY) ? 1 : 0;
+            xs[j] = fin ? x : NAN;  // NaN marks items the second pass skips
+        }
+        const double sum = blockTreeSum(s, shared);
+        const double n = blockTreeSum(c, shared);
+        const double mean = n > 0 ? sum / n : 0.0;
+        double q = 0;
+#pragma unroll
+        for (int j = 0; j < kTileItems; ++j) {
+            const double d = xs[j] == xs[j] ? xs[j] - mean : 0.0;
+            q += d * d;
+        }
+        const double m2 = blockTreeSum(q, shared);
+        if (threadIdx.x == 0) tiles[t] = TilePartial{mean, m2, static_cast<int64_t>(n)};
+    }
+    // Block totals: order-free (min/max/integer sums), any tree will do.
+    __shared__ double smin[kTileLanes], smax[kTileLanes];
+    __shared__ long long scount[5][kTileLanes];
+    smin[threadIdx.x] = mn;
+    smax[threadIdx.x] = mx;
+    scount[0][threadIdx.x] = finite;
+    scount[1][threadIdx.x] = zeros;
+    scount[2][threadIdx.x] = nans;
+    scount[3][threadIdx.x] = pinf;
+    scount[4][threadIdx.x] = ninf;
+    __syncthreads();
+    for (int s = kTileLanes / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) {
+            smin[threadIdx.x] = fmin(smin[threadIdx.x], smin[threadIdx.x + s]);
+            smax[threadIdx.x] = fmax(smax[threadIdx.x], smax[threadIdx.x + s]);
+            for (int k = 0; k < 5; ++k) scount[k][threadIdx.x] += scount[k][threadIdx.x + s];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        BlockExtremes& b = extremes[blockIdx.x];
+        b.finite += scount[0][0];
+        b.zeros += scount[1][0];
+        b.nans += scount[2][0];
+        b.posInfs += scount[3][0];
+        b.negInfs += scount[4][0];
+        b.min = fmin(b.min, smin[0]);
+        b.max = fmax(b.max, smax[0]);
+    }
+}
+
+__global__ void resetExtremesKernel(BlockExtremes* extremes) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < kStatsBlocks) extremes[i] = BlockExtremes{0, 0, 0, 0, 0, INFINITY, -INFINITY};
+}
+
+template <ElementKind K>
+__global__ void histogramKernel(const unsigned char* data, int64_t count, double lo, double hi, double width,
+                                const double* __restrict__ edges, int bins, unsigned long long* counts) {
+    extern __shared__ unsigned int hist[];  // bins + 3
+    for (int b = threadIdx.x; b < bins + 3; b += blockDim.x) hist[b] = 0;
+    __syncthreads();
+    const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+    for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count; i += stride) {
+        const double x = loadElement<K>(data, i);
+        int slot;
+        if (x >= lo && x <= hi) slot = histogramBin(x, lo, width, edges, bins);
+        else if (x < lo) slot = bins;
+        else if (x > hi) slot = bins + 1;
+        else slot = bins + 2;
+        atomicAdd(&hist[slot], 1u);
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < bins + 3; b += blockDim.x) {
+        if (hist[b]) atomicAdd(&counts[b], static_cast<unsigned long long>(hist[b]));
+    }
+}
+
+__global__ void sumFloatsKernel(const float* __restrict__ data, int64_t count, double* out) {
+    double s = 0;
+    const int64_t stride = int64_t{gridDim.x} * blockDim.x * 4;
+    const int64_t n4 = count / 4;
+    const float4* d4 = reinterpret_cast<const float4*>(data);
+    for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n4; i += stride / 4) {
+        const float4 v = d4[i];
+        s += static_cast<double>(v.x) + v.y + v.z + v.w;
+    }
+    s = warpSum(s);
+    if (threadIdx.x % kWarp == 0) atomicAdd(out, s);
+}
+
+// C++17 (CMake 3.25 cannot ask nvcc for C++20): Fn is a class template
+// with a static run(args...) per kind.
+template <template <ElementKind> class Fn, typename... Args>
+cudaError_t withKind(ElementKind kind, Args... args) {
+    switch (kind) {
+    case ElementKind::F32: return Fn<ElementKind::F32>::run(args...);
+    case ElementKind::F64: return Fn<ElementKind::F64>::run(args...);
+    case ElementKind::F16: return Fn<ElementKind::F16>::run(args...);
+    case ElementKind::BF16: return Fn<ElementKind::BF16>::run(args...);
+    case ElementKind::I8: return Fn<ElementKind::I8>::run(args...);
+    case ElementKind::I16: return Fn<ElementKind::I16>::run(args...);
+    case ElementKind::I32: return Fn<ElementKind::I32>::run(args...);
+    case ElementKind::I64: return Fn<ElementKind::I64>::run(args...);
+    case ElementKind::U8: return Fn<ElementKind::U8>::run(args...);
+    case ElementKind::U16: return Fn<ElementKind::U16>::run(args...);
+    case ElementKind::U32: return Fn<ElementKind::U32>::run(args...);
+    case ElementKind::U64: return Fn<ElementKind::U64>::run(args...);
+    case ElementKind::Bool: return Fn<ElementKind::Bool>::run(args...);
+    case ElementKind::C64: return Fn<ElementKind::C64>::run(args...);
+    case ElementKind::C128: return Fn<ElementKind::C128>::run(args...);
+    }
+    return cudaErrorInvalidValue;
+}
+
+template <ElementKind K>
+struct StatsLaunch {
+    static cudaError_t run(const void* d_data, int64_t count, TilePartial* d_tiles, BlockExtremes* d_extremes,
+                           cudaStream_t stream) {
+        statsKernel<K><<<kStatsBlocks, kTileLanes, 0, stream>>>(static_cast<const unsigned char*>(d_data), count,
+                                                                d_tiles, d_extremes);
+        return cudaGetLastError();
+    }
+};
+
+template <ElementKind K>
+struct HistogramLaunch {
+    static cudaError_t run(const void* d_data, int64_t count, double lo, double hi, double width,
+                           const double* d_edges, int bins, unsigned long long* d_counts, cudaStream_t stream) {
+        const int threads = 512;
+        const int64_t wanted = (count + threads - 1) / threads;
+        const int blocks = static_cast<int>(wanted < 2048 ? wanted : 2048);
+        const size_t shared = (static_cast<size_t>(bins) + 3) * sizeof(unsigned int);
+        histogramKernel<K><<<blocks, threads, shared, stream>>>(static_cast<const unsigned char*>(d_data), count, lo,
+                                                                hi, width, d_edges, bins, d_counts);
+        return cudaGetLastError();
+    }
+};
+
+} // namespace
+
+cudaError_t launchResetExtremes(BlockExtremes* d_extremes, cudaStream_t stream) {
+    resetExtremesKernel<<<(kStatsBlocks + 255) / 256, 256, 0, stream>>>(d_extremes);
+    return cudaGetLastError();
+}
+
+cudaError_t launchStats(ElementKind kind, const void* d_data, int64_t count, TilePartial* d_tiles,
+                        BlockExtremes* d_extremes, cudaStream_t stream) {
+    if (count == 0) return cudaSuccess;
+    return withKind<StatsLaunch>(kind, d_data, count, d_tiles, d_extremes, stream);
+}
+
+cudaError_t launchHistogram(ElementKind kind, const void* d_data, int64_t count, double lo, double hi, double width,
+                            const double* d_edges, int bins, unsigned long long* d_counts, cudaStream_t stream) {
+    if (count == 0) return cudaSuccess;
+    return withKind<HistogramLaunch>(kind, d_data, count, lo, hi, width, d_edges, bins, d_counts, stream);
+}
+
+cudaError_t launchSumFloats(const float* d_data, int64_t count, double* d_out, cudaStream_t stream) {
+    sumFloatsKernel<<<2048, 256, 0, stream>>>(d_data, count, d_out);
+    return cudaGetLastError();
+}
+
+} // namespace ckpt::preview::cuda

@@ -1,0 +1,11 @@
+// Built instead of preview/cuda/ when CMake found no CUDA toolkit.
+
+#include "preview/preview_backend.h"
+
+namespace ckpt::preview {
+
+Result<std::unique_ptr<PreviewBackend>> makeCudaBackend(size_t) {
+    return failedPrecondition("built without CUDA");
+}
+
+} // namespace ckpt::preview

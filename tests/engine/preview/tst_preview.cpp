@@ -1,0 +1,541 @@
+// Tensor previews (ckpt/preview.h): CPU results against a numpy oracle on
+// synthetic and real tensors, edge cases, heatmaps, bad requests, and the
+// CUDA path against the CPU reference when a device is present.
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <bit>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <random>
+
+#include "ckpt/bundle_reader.h"
+#include "ckpt/preview.h"
+#include "test_support.h"
+
+using namespace ckpt;
+using nlohmann::json;
+
+Q_DECLARE_METATYPE(ckpt::Tensor)
+Q_DECLARE_METATYPE(ckpt::StatusCode)
+
+namespace {
+
+// Named tolerances (issue 5): counts, min, max and bins are exact.
+constexpr double kMeanStdRelative = 1e-9;     // vs numpy and CPU vs CUDA
+constexpr double kMeanStdAbsOfAbsMax = 1e-12; // floor for means that cancel to ~0
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+template <typename T>
+Tensor makeTensor(DataType dtype, std::vector<int64_t> dims, const std::vector<T>& values) {
+    Tensor t;
+    t.dtype = dtype;
+    t.shape.dims = std::move(dims);
+    t.bytes.resize(values.size() * sizeof(T));
+    if (!values.empty()) std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+    return t;
+}
+
+template <typename T, typename Gen>
+std::vector<T> generate(size_t n, Gen gen) {
+    std::vector<T> v(n);
+    for (auto& x : v) x = gen();
+    return v;
+}
+
+std::mt19937_64& rng() {
+    static std::mt19937_64 r(12345);
+    return r;
+}
+
+// numpy's descr for a dtype ('<u2' for bfloat16 bits).
+std::string npyDescr(DataType d) {
+    switch (d) {
+    case DataType::Float: return "<f4";
+    case DataType::Double: return "<f8";
+    case DataType::Half: return "<f2";
+    case DataType::BFloat16: return "<u2";
+    case DataType::Int8: return "|i1";
+    case DataType::Int16: return "<i2";
+    case DataType::Int32: return "<i4";
+    case DataType::Int64: return "<i8";
+    case DataType::UInt8: return "|u1";
+    case DataType::UInt16: return "<u2";
+    case DataType::UInt32: return "<u4";
+    case DataType::UInt64: return "<u8";
+    case DataType::Bool: return "|b1";
+    case DataType::Complex64: return "<c8";
+    case DataType::Complex128: return "<c16";
+    default: return "";
+    }
+}
+
+bool writeNpy(const std::string& path, const Tensor& t) {
+    std::string shape = "(";
+    for (int64_t d : t.shape.dims) shape += std::to_string(d) + ",";
+    if (!t.shape.dims.empty() && t.shape.dims.size() > 1) shape.pop_back();
+    shape += ")";
+    std::string header = "{'descr': '" + npyDescr(t.dtype) + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+    header += '\n';
+    std::ofstream f(path, std::ios::binary);
+    f.write("\x93NUMPY\x01\x00", 8);
+    const uint16_t len = static_cast<uint16_t>(header.size());
+    f.put(static_cast<char>(len & 0xff));
+    f.put(static_cast<char>(len >> 8));
+    f.write(header.data(), static_cast<std::streamsize>(header.size()));
+    f.write(reinterpret_cast<const char*>(t.bytes.data()), static_cast<std::streamsize>(t.bytes.size()));
+    return f.good();
+}
+
+bool closeEnough(double ours, double theirs, double absMax) {
+    if (std::isnan(ours) || std::isnan(theirs)) return std::isnan(ours) && std::isnan(theirs);
+    const double diff = std::fabs(ours - theirs);
+    return diff <= kMeanStdRelative * std::fabs(theirs) || diff <= kMeanStdAbsOfAbsMax * absMax;
+}
+
+double jnum(const json& j) { return j.is_null() ? kNaN : j.get<double>(); }
+
+// The largest floating tensor of each real bundle.
+std::vector<std::pair<std::string, Tensor>> realTensors() {
+    std::vector<std::pair<std::string, Tensor>> out;
+    for (const QString& dir : ckpt::testing::realBundleDirs()) {
+        const json m = ckpt::testing::loadJson(dir + QStringLiteral("/manifest.json"));
+        auto reader = BundleReader::open(ckpt::testing::manifestPrefix(dir, m));
+        if (!reader) continue;
+        const TensorInfo* best = nullptr;
+        for (const TensorInfo& info : (*reader)->tensors()) {
+            if (!isFloating(info.dtype) || info.dtype == DataType::String) continue;
+            if (npyDescr(info.dtype).empty()) continue;
+            if (!best || info.shape.numElements().value_or(0) > best->shape.numElements().value_or(0)) best = &info;
+        }
+        if (!best) continue;
+        auto t = (*reader)->read(*best);
+        if (t) out.emplace_back(QFileInfo(dir).fileName().toStdString() + ": " + best->key, std::move(*t));
+    }
+    return out;
+}
+
+} // namespace
+
+class TstPreview : public QObject {
+    Q_OBJECT
+private slots:
+    void matchesNumpy_data() {
+        QTest::addColumn<Tensor>("tensor");
+        QTest::addColumn<int>("bins");
+        auto& r = rng();
+        std::normal_distribution<float> normal(0.3f, 2.0f);
+        QTest::newRow("float32 normal, partial last tile")
+            << makeTensor<float>(DataType::Float, {100003}, generate<float>(100003, [&] { return normal(r); })) << 64;
+        std::normal_distribution<double> wide(1e6, 3e5);
+        QTest::newRow("float64 rank 2")
+            << makeTensor<double>(DataType::Double, {300, 701}, generate<double>(300 * 701, [&] { return wide(r); }))
+            << 100;
+        QTest::newRow("float16 every bit pattern (subnormals, inf, nan)")
+            << makeTensor<uint16_t>(DataType::Half, {65536},
+                                    generate<uint16_t>(65536, [i = 0]() mutable { return static_cast<uint16_t>(i++); }))
+            << 33;
+        QTest::newRow("bfloat16 every bit pattern")
+            << makeTensor<uint16_t>(DataType::BFloat16, {256, 256},
+                                    generate<uint16_t>(65536, [i = 0]() mutable { return static_cast<uint16_t>(i++); }))
+            << 7;
+        std::vector<float> bfRound;
+        for (int i = 0; i < 5000; ++i) bfRound.push_back(bfloat16ToFloat(floatToBfloat16(normal(r))));
+        std::vector<uint16_t> bfBits;
+        for (float f : bfRound) bfBits.push_back(floatToBfloat16(f));
+        QTest::newRow("bfloat16 rounded from float32") << makeTensor<uint16_t>(DataType::BFloat16, {5000}, bfBits) << 16;
+        QTest::newRow("int8") << makeTensor<int8_t>(DataType::Int8, {9999}, generate<int8_t>(9999, [&] { return static_cast<int8_t>(r()); })) << 256;
+        QTest::newRow("int16") << makeTensor<int16_t>(DataType::Int16, {77, 13}, generate<int16_t>(1001, [&] { return static_cast<int16_t>(r()); })) << 10;
+        QTest::newRow("int32") << makeTensor<int32_t>(DataType::Int32, {50000}, generate<int32_t>(50000, [&] { return static_cast<int32_t>(r()); })) << 50;
+        std::vector<int64_t> i64 = generate<int64_t>(4099, [&] { return static_cast<int64_t>(r()); });
+        i64[0] = std::numeric_limits<int64_t>::min();
+        i64[1] = std::numeric_limits<int64_t>::max();
+        i64[2] = 0;
+        QTest::newRow("int64 extremes") << makeTensor<int64_t>(DataType::Int64, {4099}, i64) << 20;
+        std::vector<uint64_t> u64 = generate<uint64_t>(333, [&] { return r(); });
+        u64[0] = 0;
+        u64[1] = std::numeric_limits<uint64_t>::max();
+        QTest::newRow("uint64 extremes") << makeTensor<uint64_t>(DataType::UInt64, {333}, u64) << 20;
+        QTest::newRow("uint8") << makeTensor<uint8_t>(DataType::UInt8, {70000}, generate<uint8_t>(70000, [&] { return static_cast<uint8_t>(r()); })) << 17;
+        QTest::newRow("uint16") << makeTensor<uint16_t>(DataType::UInt16, {1234}, generate<uint16_t>(1234, [&] { return static_cast<uint16_t>(r()); })) << 9;
+        QTest::newRow("uint32") << makeTensor<uint32_t>(DataType::UInt32, {4096}, generate<uint32_t>(4096, [&] { return static_cast<uint32_t>(r()); })) << 9;
+        QTest::newRow("bool") << makeTensor<uint8_t>(DataType::Bool, {3, 5, 7}, generate<uint8_t>(105, [&] { return static_cast<uint8_t>(r() & 1); })) << 2;
+        QTest::newRow("complex64 magnitude")
+            << makeTensor<std::complex<float>>(DataType::Complex64, {999},
+                                               generate<std::complex<float>>(999, [&] { return std::complex<float>(normal(r), normal(r)); }))
+            << 12;
+        QTest::newRow("complex128 magnitude")
+            << makeTensor<std::complex<double>>(DataType::Complex128, {20, 20},
+                                                generate<std::complex<double>>(400, [&] { return std::complex<double>(wide(r), -wide(r)); }))
+            << 12;
+        std::vector<float> denormals{1e-40f, -1e-45f, 0.0f, -0.0f, std::numeric_limits<float>::denorm_min(),
+                                     -std::numeric_limits<float>::min(), 3e-39f, 1.0f};
+        QTest::newRow("float32 denormals") << makeTensor<float>(DataType::Float, {8}, denormals) << 5;
+        std::vector<float> mixed = generate<float>(10000, [&] { return normal(r); });
+        for (int i = 0; i < 10000; i += 97) mixed[static_cast<size_t>(i)] = std::numeric_limits<float>::quiet_NaN();
+        for (int i = 5; i < 10000; i += 101) mixed[static_cast<size_t>(i)] = std::numeric_limits<float>::infinity();
+        for (int i = 7; i < 10000; i += 103) mixed[static_cast<size_t>(i)] = -std::numeric_limits<float>::infinity();
+        QTest::newRow("float32 with nan and +-inf") << makeTensor<float>(DataType::Float, {100, 100}, mixed) << 31;
+        QTest::newRow("all nan") << makeTensor<float>(DataType::Float, {5000}, std::vector<float>(5000, std::numeric_limits<float>::quiet_NaN())) << 4;
+        QTest::newRow("empty [0, 3]") << makeTensor<float>(DataType::Float, {0, 3}, std::vector<float>{}) << 4;
+        QTest::newRow("scalar") << makeTensor<double>(DataType::Double, {}, std::vector<double>{-2.5}) << 4;
+        QTest::newRow("constant (range widened)") << makeTensor<int32_t>(DataType::Int32, {100}, std::vector<int32_t>(100, 7)) << 5;
+        QTest::newRow("rank 6")
+            << makeTensor<float>(DataType::Float, {2, 3, 1, 4, 2, 3}, generate<float>(144, [&] { return normal(r); })) << 8;
+        for (auto& [name, t] : realTensors()) QTest::newRow(("real " + name).c_str()) << t << 64;
+    }
+
+    void matchesNumpy() {
+        QFETCH(Tensor, tensor);
+        QFETCH(int, bins);
+        const QByteArray python = qgetenv("CKPT_PYTHON");
+        if (python.isEmpty()) QSKIP("CKPT_PYTHON is not set: the numpy oracle needs the interop venv (scripts/test.sh sets it)");
+        QTemporaryDir tmp;
+        const std::string npy = tmp.filePath(QStringLiteral("t.npy")).toStdString();
+        QVERIFY(writeNpy(npy, tensor));
+        const json request = json::array({{{"npy", npy}, {"bfloat16", tensor.dtype == DataType::BFloat16}, {"bins", bins}}});
+        QVERIFY(ckpt::testing::writeAll(tmp.filePath(QStringLiteral("req.json")), QByteArray::fromStdString(request.dump())));
+        QProcess p;
+        p.start(QString::fromLocal8Bit(python),
+                {ckpt::testing::sourceDir() + QStringLiteral("/tests/interop/preview_oracle.py"), tmp.filePath(QStringLiteral("req.json"))});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const json expected = json::parse(p.readAllStandardOutput().toStdString())[0];
+
+        PreviewOptions cpu;
+        cpu.device = PreviewDevice::Cpu;
+        auto s = computeStats(TensorView::of(tensor), cpu);
+        QVERIFY2(s.ok(), s.status().toString().c_str());
+        QCOMPARE(s->computedOn.device, std::string("cpu"));
+        QCOMPARE(s->count, expected["count"].get<int64_t>());
+        QCOMPARE(s->finiteCount, expected["finite"].get<int64_t>());
+        QCOMPARE(s->zeros, expected["zeros"].get<int64_t>());
+        QCOMPARE(s->nans, expected["nan"].get<int64_t>());
+        QCOMPARE(s->posInfs, expected["pos_inf"].get<int64_t>());
+        QCOMPARE(s->negInfs, expected["neg_inf"].get<int64_t>());
+        auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+        QVERIFY2(same(s->min, jnum(expected["min"])), qPrintable(QString::number(s->min, 'g', 17)));
+        QVERIFY2(same(s->max, jnum(expected["max"])), qPrintable(QString::number(s->max, 'g', 17)));
+        QVERIFY(same(s->absMax, jnum(expected["absmax"])));
+        QVERIFY2(closeEnough(s->mean, jnum(expected["mean"]), s->absMax),
+                 qPrintable(QStringLiteral("mean %1 vs numpy %2").arg(s->mean, 0, 'g', 17).arg(jnum(expected["mean"]), 0, 'g', 17)));
+        QVERIFY2(closeEnough(s->std, jnum(expected["std"]), s->absMax),
+                 qPrintable(QStringLiteral("std %1 vs numpy %2").arg(s->std, 0, 'g', 17).arg(jnum(expected["std"]), 0, 'g', 17)));
+
+        HistogramRequest req;
+        req.bins = bins;
+        auto h = computeHistogram(TensorView::of(tensor), req, cpu);
+        QVERIFY2(h.ok(), h.status().toString().c_str());
+        QCOMPARE(h->counts, expected["counts"].get<std::vector<int64_t>>());
+        QCOMPARE(h->edges, expected["edges"].get<std::vector<double>>());
+        QCOMPARE(h->nans, s->nans);
+        QCOMPARE(h->below + h->above, s->posInfs + s->negInfs);
+    }
+
+    // Per-tile partials merged in tile order: the thread count cannot change a bit.
+    void threadCountDoesNotChangeResults() {
+        auto& r = rng();
+        std::lognormal_distribution<float> d(0.0f, 3.0f);
+        const Tensor t = makeTensor<float>(DataType::Float, {1 << 20}, generate<float>(1 << 20, [&] { return d(r); }));
+        PreviewOptions one;
+        one.device = PreviewDevice::Cpu;
+        one.cpuThreads = 1;
+        auto a = computeStats(TensorView::of(t), one);
+        QVERIFY(a.ok());
+        for (int threads : {2, 3, 7}) {
+            PreviewOptions many = one;
+            many.cpuThreads = threads;
+            auto b = computeStats(TensorView::of(t), many);
+            QVERIFY(b.ok());
+            QCOMPARE(std::bit_cast<uint64_t>(b->mean), std::bit_cast<uint64_t>(a->mean));
+            QCOMPARE(std::bit_cast<uint64_t>(b->std), std::bit_cast<uint64_t>(a->std));
+            QCOMPARE(b->min, a->min);
+            QCOMPARE(b->max, a->max);
+        }
+    }
+
+    void edgeCases() {
+        PreviewOptions cpu;
+        cpu.device = PreviewDevice::Cpu;
+        auto empty = computeStats(TensorView::of(makeTensor<float>(DataType::Float, {0}, {})), cpu);
+        QVERIFY(empty.ok());
+        QCOMPARE(empty->count, int64_t{0});
+        QVERIFY(std::isnan(empty->mean) && std::isnan(empty->min));
+        auto nan = computeStats(TensorView::of(makeTensor<float>(DataType::Float, {3}, {NAN, NAN, NAN})), cpu);
+        QVERIFY(nan.ok());
+        QCOMPARE(nan->nans, int64_t{3});
+        QCOMPARE(nan->finiteCount, int64_t{0});
+        auto infs = computeStats(TensorView::of(makeTensor<double>(DataType::Double, {4}, {kInf, -kInf, 1.0, 3.0})), cpu);
+        QVERIFY(infs.ok());
+        QCOMPARE(infs->posInfs, int64_t{1});
+        QCOMPARE(infs->negInfs, int64_t{1});
+        QCOMPARE(infs->mean, 2.0);
+        QCOMPARE(infs->max, 3.0);
+        // Strings preview as byte lengths.
+        Tensor s;
+        s.dtype = DataType::String;
+        s.shape.dims = {3};
+        s.strings = {"a", "bcd", ""};
+        auto lens = computeStats(TensorView::of(s), cpu);
+        QVERIFY(lens.ok());
+        QVERIFY(lens->stringLengths);
+        QCOMPARE(lens->max, 3.0);
+        QCOMPARE(lens->zeros, int64_t{1});
+        // Variant tensors have no numbers.
+        Tensor v;
+        v.dtype = DataType::Variant;
+        auto none = computeStats(TensorView::of(v), cpu);
+        QVERIFY(!none.ok());
+        QCOMPARE(none.status().code(), StatusCode::Unimplemented);
+        // Bytes that disagree with the shape are refused, not read past.
+        Tensor bad = makeTensor<float>(DataType::Float, {10}, {1.0f});
+        QCOMPARE(computeStats(TensorView::of(bad), cpu).status().code(), StatusCode::InvalidArgument);
+    }
+
+    void heatmapShapes_data() {
+        QTest::addColumn<std::vector<int64_t>>("dims");
+        QTest::addColumn<int>("width");
+        QTest::addColumn<int>("height");
+        QTest::newRow("rank 0") << std::vector<int64_t>{} << 1 << 1;
+        QTest::newRow("rank 1") << std::vector<int64_t>{1000} << 256 << 1;
+        QTest::newRow("rank 2, 1xN") << std::vector<int64_t>{1, 700} << 256 << 1;
+        QTest::newRow("rank 2, Nx1") << std::vector<int64_t>{700, 1} << 1 << 256;
+        QTest::newRow("rank 2, small") << std::vector<int64_t>{3, 5} << 5 << 3;
+        QTest::newRow("rank 3") << std::vector<int64_t>{4, 30, 20} << 20 << 30;
+        QTest::newRow("rank 4") << std::vector<int64_t>{2, 3, 300, 9} << 9 << 256;
+        QTest::newRow("rank 5") << std::vector<int64_t>{2, 1, 2, 2, 3} << 3 << 2;
+        QTest::newRow("rank 6") << std::vector<int64_t>{2, 3, 1, 4, 2, 3} << 3 << 2;
+    }
+    void heatmapShapes() {
+        QFETCH(std::vector<int64_t>, dims);
+        QFETCH(int, width);
+        QFETCH(int, height);
+        int64_t n = 1;
+        for (int64_t d : dims) n *= d;
+        const Tensor t = makeTensor<float>(DataType::Float, dims,
+                                           generate<float>(static_cast<size_t>(n), [i = 0]() mutable { return static_cast<float>(i++ % 17) - 8; }));
+        auto h = renderHeatmap(TensorView::of(t), HeatmapRequest{});
+        QVERIFY2(h.ok(), h.status().toString().c_str());
+        QCOMPARE(h->width, width);
+        QCOMPARE(h->height, height);
+        QCOMPARE(h->rgba.size(), static_cast<size_t>(width * height * 4));
+        QTemporaryDir tmp;
+        const QString png = tmp.filePath(QStringLiteral("h.png"));
+        QVERIFY(writePng(*h, png.toStdString()).isOk());
+        const QByteArray bytes = ckpt::testing::readAll(png);
+        QVERIFY(bytes.startsWith("\x89PNG\r\n\x1a\n"));
+        // IHDR width and height, big-endian.
+        auto be32 = [&](int at) { return (uint8_t(bytes[at]) << 24) | (uint8_t(bytes[at + 1]) << 16) | (uint8_t(bytes[at + 2]) << 8) | uint8_t(bytes[at + 3]); };
+        QCOMPARE(be32(16), width);
+        QCOMPARE(be32(20), height);
+    }
+
+    void heatmapValues() {
+        // 4x4 pooled to 2x2 by mean; maxabs keeps the sign of the largest magnitude.
+        const Tensor t = makeTensor<float>(DataType::Float, {4, 4},
+                                           {1, 2, 3, 4, 5, 6, 7, 8, -9, 10, 11, 12, 13, 14, 15, -16});
+        HeatmapRequest req;
+        req.maxWidth = 2;
+        req.maxHeight = 2;
+        auto mean = renderHeatmap(TensorView::of(t), req);
+        QVERIFY(mean.ok());
+        QCOMPARE(mean->values, (std::vector<double>{3.5, 5.5, 7.0, 5.5}));
+        QCOMPARE(mean->colormap, std::string("viridis"));
+        req.reduce = HeatmapReduce::MaxAbs;
+        auto maxabs = renderHeatmap(TensorView::of(t), req);
+        QVERIFY(maxabs.ok());
+        QCOMPARE(maxabs->values, (std::vector<double>{6, 8, 14, -16}));
+        QCOMPARE(maxabs->colormap, std::string("coolwarm"));  // signed data: diverging, centred on zero
+        QCOMPARE(maxabs->lo, -16.0);
+        QCOMPARE(maxabs->hi, 16.0);
+        // Fixing axis 0 of a [2, 2, 3] tensor shows that slice; swapped axes transpose.
+        const Tensor c = makeTensor<int32_t>(DataType::Int32, {2, 2, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+        HeatmapRequest slice;
+        slice.fixedIndices[0] = 1;
+        auto s = renderHeatmap(TensorView::of(c), slice);
+        QVERIFY(s.ok());
+        QCOMPARE(s->values, (std::vector<double>{6, 7, 8, 9, 10, 11}));
+        slice.axes = std::pair{2, 1};
+        auto tr = renderHeatmap(TensorView::of(c), slice);
+        QVERIFY(tr.ok());
+        QCOMPARE(tr->height, 3);
+        QCOMPARE(tr->values, (std::vector<double>{6, 9, 7, 10, 8, 11}));
+        // Unfixed axes are reduced by mean.
+        HeatmapRequest reduced;
+        auto m = renderHeatmap(TensorView::of(c), reduced);
+        QVERIFY(m.ok());
+        QCOMPARE(m->values, (std::vector<double>{3, 4, 5, 6, 7, 8}));
+        // NaN cells are transparent.
+        const Tensor n = makeTensor<float>(DataType::Float, {1, 2}, {NAN, 1.0f});
+        auto nh = renderHeatmap(TensorView::of(n), HeatmapRequest{});
+        QVERIFY(nh.ok());
+        QCOMPARE(nh->rgba[3], uint8_t{0});
+        QCOMPARE(nh->rgba[7], uint8_t{255});
+    }
+
+    void badRequests_data() {
+        QTest::addColumn<QString>("what");
+        QTest::addColumn<StatusCode>("code");
+        QTest::addColumn<QString>("fragment");
+        QTest::newRow("slice index out of range") << "index 0=3" << StatusCode::OutOfRange << "out of range for axis 0";
+        QTest::newRow("negative slice index") << "index 0=-1" << StatusCode::OutOfRange << "out of range";
+        QTest::newRow("axis that does not exist") << "axes 0,3" << StatusCode::InvalidArgument << "does not exist";
+        QTest::newRow("index axis that does not exist") << "index 5=0" << StatusCode::InvalidArgument << "does not exist";
+        QTest::newRow("heatmap axis fixed") << "index 2=0" << StatusCode::InvalidArgument << "cannot be fixed";
+        QTest::newRow("same axis twice") << "axes 1,1" << StatusCode::InvalidArgument << "must differ";
+        QTest::newRow("size 0") << "size 0x10" << StatusCode::InvalidArgument << "at least 1x1";
+        QTest::newRow("unknown colormap") << "colormap jet" << StatusCode::InvalidArgument << "unknown colormap \"jet\"";
+        QTest::newRow("empty tensor") << "empty" << StatusCode::InvalidArgument << "empty tensor";
+        QTest::newRow("zero bins") << "bins 0" << StatusCode::InvalidArgument << "bins must be";
+        QTest::newRow("too many bins") << "bins 100000" << StatusCode::InvalidArgument << "bins must be";
+        QTest::newRow("inverted range") << "range 2,1" << StatusCode::InvalidArgument << "lo > hi";
+    }
+    void badRequests() {
+        QFETCH(QString, what);
+        QFETCH(StatusCode, code);
+        QFETCH(QString, fragment);
+        const Tensor t = makeTensor<float>(DataType::Float, {3, 4, 5}, std::vector<float>(60, 1.0f));
+        const QStringList w = what.split(QLatin1Char(' '));
+        Status st;
+        if (w[0] == QLatin1String("bins") || w[0] == QLatin1String("range")) {
+            HistogramRequest req;
+            if (w[0] == QLatin1String("bins")) req.bins = w[1].toInt();
+            else {
+                req.lo = w[1].section(QLatin1Char(','), 0, 0).toDouble();
+                req.hi = w[1].section(QLatin1Char(','), 1, 1).toDouble();
+            }
+            st = computeHistogram(TensorView::of(t), req).status();
+        } else {
+            HeatmapRequest req;
+            Tensor input = t;
+            if (w[0] == QLatin1String("index")) req.fixedIndices[w[1].section(QLatin1Char('='), 0, 0).toInt()] = w[1].section(QLatin1Char('='), 1, 1).toLongLong();
+            if (w[0] == QLatin1String("axes")) req.axes = std::pair{w[1].section(QLatin1Char(','), 0, 0).toInt(), w[1].section(QLatin1Char(','), 1, 1).toInt()};
+            if (w[0] == QLatin1String("size")) req.maxWidth = 0;
+            if (w[0] == QLatin1String("colormap")) req.colormap = w[1].toStdString();
+            if (w[0] == QLatin1String("empty")) input = makeTensor<float>(DataType::Float, {0, 4}, {});
+            st = renderHeatmap(TensorView::of(input), req).status();
+        }
+        QVERIFY(!st.isOk());
+        QCOMPARE(st.code(), code);
+        QVERIFY2(st.message().find(fragment.toStdString()) != std::string::npos, st.toString().c_str());
+    }
+
+    // A tensor whose checksum fails never reaches the preview: the reader
+    // refuses it with the checksum error.
+    void corruptTensorRefused() {
+        const QString real = ckpt::testing::realTestDataDir();
+        if (real.isEmpty()) QSKIP(ckpt::testing::missingCorpusMessage());
+        const QString dir = real + QStringLiteral("/tfx_keras_adam_savedmodel");
+        QTemporaryDir tmp;
+        QVERIFY(ckpt::testing::copyDirectory(dir, tmp.path()));
+        const std::string prefix = ckpt::testing::manifestPrefix(tmp.path(), ckpt::testing::loadJson(dir + QStringLiteral("/manifest.json")));
+        auto reader = BundleReader::open(prefix);
+        QVERIFY(reader.ok());
+        const TensorInfo* target = nullptr;
+        for (const TensorInfo& info : (*reader)->tensors()) {
+            if (info.dtype == DataType::Float && info.region.size > 16 && info.slices.empty()) target = &info;
+        }
+        QVERIFY(target);
+        const QString data = QString::fromStdString((*reader)->dataPath(target->region.shardId));
+        QByteArray bytes = ckpt::testing::readAll(data);
+        bytes[static_cast<qsizetype>(target->region.offset + 5)] = static_cast<char>(bytes[static_cast<qsizetype>(target->region.offset + 5)] ^ 0x40);
+        QVERIFY(ckpt::testing::writeAll(data, bytes));
+        auto fresh = BundleReader::open(prefix);
+        QVERIFY(fresh.ok());
+        auto t = (*fresh)->read(target->key);
+        QVERIFY(!t.ok());
+        QCOMPARE(t.status().code(), StatusCode::DataLoss);
+        QVERIFY2(t.status().message().find("checksum") != std::string::npos, t.status().toString().c_str());
+    }
+
+    void autoFallsBackWithReason() {
+        const Tensor t = makeTensor<float>(DataType::Float, {4}, {1, 2, 3, 4});
+        auto s = computeStats(TensorView::of(t));
+        QVERIFY(s.ok());
+        if (s->computedOn.device == "cpu") QVERIFY(!s->computedOn.fallbackReason.empty());
+        PreviewOptions cuda;
+        cuda.device = PreviewDevice::Cuda;
+        auto forced = computeStats(TensorView::of(t), cuda);
+        if (s->computedOn.device == "cpu") {
+            QVERIFY(!forced.ok());
+            QCOMPARE(forced.status().code(), StatusCode::FailedPrecondition);
+        }
+    }
+
+    // CUDA vs the CPU reference on every kind, through one chunk and through
+    // many small streamed chunks.
+    void cudaMatchesCpu_data() {
+        QTest::addColumn<Tensor>("tensor");
+        QTest::addColumn<qulonglong>("chunkBytes");
+        auto& r = rng();
+        std::normal_distribution<float> normal(-0.7f, 5.0f);
+        std::vector<float> f = generate<float>(1000003, [&] { return normal(r); });
+        for (size_t i = 0; i < f.size(); i += 1009) f[i] = std::numeric_limits<float>::quiet_NaN();
+        f[17] = std::numeric_limits<float>::infinity();
+        const Tensor f32 = makeTensor<float>(DataType::Float, {1000003}, f);
+        QTest::newRow("float32, one chunk") << f32 << qulonglong{0};
+        QTest::newRow("float32, streamed 64 KiB chunks") << f32 << qulonglong{64 << 10};
+        QTest::newRow("float16 all bits") << makeTensor<uint16_t>(DataType::Half, {65536}, generate<uint16_t>(65536, [i = 0]() mutable { return static_cast<uint16_t>(i++); })) << qulonglong{16 << 10};
+        QTest::newRow("bfloat16 all bits") << makeTensor<uint16_t>(DataType::BFloat16, {65536}, generate<uint16_t>(65536, [i = 0]() mutable { return static_cast<uint16_t>(i++); })) << qulonglong{0};
+        QTest::newRow("float64") << makeTensor<double>(DataType::Double, {77777}, generate<double>(77777, [&] { return static_cast<double>(normal(r)) * 1e5; })) << qulonglong{0};
+        QTest::newRow("int64") << makeTensor<int64_t>(DataType::Int64, {9000}, generate<int64_t>(9000, [&] { return static_cast<int64_t>(r()); })) << qulonglong{0};
+        QTest::newRow("uint8") << makeTensor<uint8_t>(DataType::UInt8, {100000}, generate<uint8_t>(100000, [&] { return static_cast<uint8_t>(r()); })) << qulonglong{0};
+        QTest::newRow("bool") << makeTensor<uint8_t>(DataType::Bool, {5000}, generate<uint8_t>(5000, [&] { return static_cast<uint8_t>(r() & 1); })) << qulonglong{0};
+        QTest::newRow("complex64") << makeTensor<std::complex<float>>(DataType::Complex64, {3333}, generate<std::complex<float>>(3333, [&] { return std::complex<float>(normal(r), normal(r)); })) << qulonglong{0};
+        QTest::newRow("empty") << makeTensor<float>(DataType::Float, {0}, {}) << qulonglong{0};
+        QTest::newRow("scalar") << makeTensor<float>(DataType::Float, {}, {3.0f}) << qulonglong{0};
+    }
+    void cudaMatchesCpu() {
+        QFETCH(Tensor, tensor);
+        QFETCH(qulonglong, chunkBytes);
+        PreviewOptions cuda;
+        cuda.device = PreviewDevice::Cuda;
+        cuda.cudaChunkBytes = chunkBytes;
+        PreviewOptions cpu;
+        cpu.device = PreviewDevice::Cpu;
+        auto g = computeStats(TensorView::of(tensor), cuda);
+        if (!g.ok() && g.status().code() == StatusCode::FailedPrecondition) {
+            QSKIP(qPrintable(QStringLiteral("no CUDA device (%1)").arg(QString::fromStdString(g.status().message()))));
+        }
+        QVERIFY2(g.ok(), g.status().toString().c_str());
+        QCOMPARE(g->computedOn.device, std::string("cuda"));
+        auto c = computeStats(TensorView::of(tensor), cpu);
+        QVERIFY(c.ok());
+        QCOMPARE(g->count, c->count);
+        QCOMPARE(g->finiteCount, c->finiteCount);
+        QCOMPARE(g->zeros, c->zeros);
+        QCOMPARE(g->nans, c->nans);
+        QCOMPARE(g->posInfs, c->posInfs);
+        QCOMPARE(g->negInfs, c->negInfs);
+        auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+        QVERIFY(same(g->min, c->min));
+        QVERIFY(same(g->max, c->max));
+        QVERIFY2(closeEnough(g->mean, c->mean, c->absMax), qPrintable(QStringLiteral("%1 vs %2").arg(g->mean, 0, 'g', 17).arg(c->mean, 0, 'g', 17)));
+        QVERIFY(closeEnough(g->std, c->std, c->absMax));
+        // By construction (same tiles, tree and merge, no FMA) they agree to the bit.
+        QVERIFY(same(g->mean, c->mean));
+        QVERIFY(same(g->std, c->std));
+        for (int bins : {1, 10, 4096}) {
+            HistogramRequest req;
+            req.bins = bins;
+            auto gh = computeHistogram(TensorView::of(tensor), req, cuda);
+            auto ch = computeHistogram(TensorView::of(tensor), req, cpu);
+            QVERIFY2(gh.ok(), gh.status().toString().c_str());
+            QVERIFY(ch.ok());
+            QCOMPARE(gh->counts, ch->counts);
+            QCOMPARE(gh->below, ch->below);
+            QCOMPARE(gh->above, ch->above);
+            QCOMPARE(gh->nans, ch->nans);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TstPreview)
+#include "tst_preview.moc"
