@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # The main job on its embedded default: installs what is missing, builds,
-# then shows a checkpoint with the CLI. (The demo trainer and the GUI take
-# over this script as they land.)
+# trains the demo model in plain C++ (saving TensorFlow-compatible
+# checkpoints through the manager) and shows the result with the CLI.
+# With an argument, shows that checkpoint instead of training.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
 sample="${1:-}"
 if [ -z "$sample" ]; then
-  sample="$(cd .. && pwd)/shared/testdata/real/tfx_tuner_save_weights"
+  sample="$PWD/build/demo-run"
+  rm -rf "$sample"
+  ./build/app/cli/ckpt demo-train "$sample" --steps 200 --save-every 50 --max-to-keep 3
+  echo
+  ./build/app/cli/ckpt list "$sample"
+  echo
 fi
 ./build/app/cli/ckpt inspect "$sample"
 echo

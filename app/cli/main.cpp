@@ -22,6 +22,10 @@ int main(int argc, char** argv) {
     registerPreview(app, ctx);
     registerRestore(app, ctx);
     registerSpec(app, ctx);
+    registerDemoTrain(app, ctx);
+    registerLatest(app, ctx);
+    registerList(app, ctx);
+    registerReshard(app, ctx);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -35,5 +35,9 @@ void registerHistogram(CLI::App& app, CommandContext& ctx);
 void registerPreview(CLI::App& app, CommandContext& ctx);
 void registerRestore(CLI::App& app, CommandContext& ctx);  // restore + spec (cmd_restore.cpp)
 void registerSpec(CLI::App& app, CommandContext& ctx);
+void registerDemoTrain(CLI::App& app, CommandContext& ctx);
+void registerLatest(CLI::App& app, CommandContext& ctx);
+void registerList(CLI::App& app, CommandContext& ctx);
+void registerReshard(CLI::App& app, CommandContext& ctx);
 
 } // namespace ckpt::cli

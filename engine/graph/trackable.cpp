@@ -66,6 +66,10 @@ Status Variable::assign(const Tensor& value) {
     return Status::ok();
 }
 
+void Variable::setReplicaCount(int replicas) {
+    m_values.resize(static_cast<size_t>(std::max(1, replicas)), m_values.front());
+}
+
 std::shared_ptr<Optimizer> Optimizer::make() { return std::shared_ptr<Optimizer>(new Optimizer()); }
 
 std::shared_ptr<Variable> Optimizer::createSlot(Variable& variable, const std::string& slotName) {

@@ -27,6 +27,10 @@ Result<std::optional<CheckpointState>> readCheckpointState(const std::string& di
 // made absolute, if its .index exists; nullopt otherwise.
 Result<std::optional<std::string>> latestCheckpoint(const std::string& dir);
 
+// Writes <dir>/checkpoint atomically (temp file + rename, §9.2). Paths are
+// stored as given (relative to 'dir' by convention).
+Status writeCheckpointState(const std::string& dir, const CheckpointState& state);
+
 // Joins a state-file path with the directory unless it is absolute.
 std::string resolveStatePath(const std::string& dir, const std::string& path);
 

@@ -84,6 +84,8 @@ public:
     // Replaces every replica's value; dtype and shape must match (InvalidArgument
     // naming both otherwise).
     Status assign(const Tensor& value);
+    // Grows or shrinks the replica list; new replicas copy replica 0.
+    void setReplicaCount(int replicas);
 
     // Device string used to group tensors by task when saving
     // ("/job:worker/replica:0/task:1/device:CPU:0"); empty = local host.

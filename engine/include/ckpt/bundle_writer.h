@@ -1,0 +1,78 @@
+#pragma once
+// Writes one TensorFlow V2 tensor bundle with a single data file:
+// <prefix>.data-00000-of-00001 and <prefix>.index, byte-for-byte as
+// TensorFlow's BundleWriter does (docs/checkpoint-format.md §3.7, §4, §5).
+// Data regions are appended in the order tensors are added; the index is
+// written in key order by finish(). The data file is written under a temp
+// name and renamed before the index, which is renamed last: an existing
+// index at the prefix is never half-written.
+// Not thread-safe; use one writer per shard.
+//   auto w = BundleWriter::create("/runs/a_temp/part-00000-of-00001");
+//   CKPT_RETURN_IF_ERROR((*w)->add("model/w/.ATTRIBUTES/VARIABLE_VALUE", tensor));
+//   CKPT_RETURN_IF_ERROR((*w)->finish());
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "ckpt/status.h"
+#include "ckpt/tensor.h"
+#include "ckpt/tensor_info.h"
+
+namespace ckpt {
+
+namespace pipeline { class WritableFile; }
+
+class BundleWriter {
+public:
+    // Creates the data file (under a temp name). Parent directories must exist.
+    [[nodiscard]] static Result<std::unique_ptr<BundleWriter>> create(std::string_view prefix);
+    ~BundleWriter();  // abandons (deletes temp files) unless finish() succeeded
+    BundleWriter(const BundleWriter&) = delete;
+    BundleWriter& operator=(const BundleWriter&) = delete;
+
+    const std::string& prefix() const { return m_prefix; }
+
+    // Adds a whole tensor under 'key'. AlreadyExists for a duplicate key.
+    Status add(std::string_view key, const Tensor& value);
+    // Adds one slice of a partitioned tensor of 'fullShape'. A slice that
+    // covers the whole tensor is stored as a plain entry (§5.7).
+    Status addSlice(std::string_view fullKey, const TensorShape& fullShape, const TensorSlice& slice,
+                    const Tensor& sliceValue);
+    // Adds an already encoded region (as a reader returns it: raw bytes for
+    // fixed-size types, §5.4/§5.5 encoding for strings and variants); the
+    // checksum is computed here. Used to copy tensors between bundles.
+    Status addEncoded(std::string_view key, DataType dtype, const TensorShape& shape, std::span<const uint8_t> region);
+
+    // Bytes of tensor data appended so far.
+    uint64_t dataBytes() const;
+    // Writes the index; renames data then index to their final names.
+    Status finish();
+
+private:
+    explicit BundleWriter(std::string prefix);
+    struct Entry;
+    Status appendRegion(std::string_view key, DataType dtype, const TensorShape& shape, std::span<const uint8_t> region,
+                        std::string* serializedOut);
+
+    std::string m_prefix;
+    std::string m_dataTemp;
+    std::unique_ptr<pipeline::WritableFile> m_data;
+    // key -> serialized BundleEntryProto, in bytewise key order.
+    std::map<std::string, std::string> m_entries;
+    // Full entries of partitioned tensors, finished in finish().
+    std::map<std::string, std::unique_ptr<Entry>> m_partitioned;
+    bool m_finished = false;
+};
+
+// TF's region encoding of a tensor's values (§5.2, §5.4): the bytes as-is
+// for fixed-size types, lengths + length checksum + bytes for strings.
+std::vector<uint8_t> encodeTensorRegion(const Tensor& value);
+
+// printf-style names (§2.1): "<prefix>.data-00002-of-00004".
+std::string dataFileName(std::string_view prefix, int32_t shardId, int32_t numShards);
+
+} // namespace ckpt

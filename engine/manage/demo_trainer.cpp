@@ -1,0 +1,188 @@
+#include "ckpt/demo_trainer.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "ckpt/checkpoint_manager.h"
+
+namespace ckpt {
+namespace {
+
+constexpr int kInputs = 8;
+constexpr int kSamples = 256;
+// Legacy Keras Adam defaults.
+constexpr float kLearningRate = 0.01f;
+constexpr float kBeta1 = 0.9f;
+constexpr float kBeta2 = 0.999f;
+constexpr float kEpsilon = 1e-7f;
+
+float* floatsOf(Variable& v, int replica = 0) { return reinterpret_cast<float*>(v.mutableValue(replica).bytes.data()); }
+
+void setScalar(Variable& v, const void* value, size_t n) {
+    for (int r = 0; r < v.replicas(); ++r) std::memcpy(v.mutableValue(r).bytes.data(), value, n);
+}
+
+// Keeps every replica equal to replica 0 after an update.
+void mirrorReplicas(Variable& v) {
+    for (int r = 1; r < v.replicas(); ++r) v.mutableValue(r).bytes = v.value(0).bytes;
+}
+
+struct Model {
+    std::shared_ptr<Trackable> root;
+    std::shared_ptr<Variable> k0, b0, k1, b1, iter, step;
+    std::shared_ptr<Optimizer> opt;
+};
+
+Result<Model> build(int hidden, int replicas, uint64_t seed) {
+    Model m;
+    m.root = Trackable::makeObject();
+    auto model = Trackable::makeObject();
+    auto dense0 = Trackable::makeObject();
+    auto dense1 = Trackable::makeObject();
+    m.k0 = Variable::make(DataType::Float, TensorShape{{kInputs, hidden}}, replicas);
+    m.b0 = Variable::make(DataType::Float, TensorShape{{hidden}}, replicas);
+    m.k1 = Variable::make(DataType::Float, TensorShape{{hidden, 1}}, replicas);
+    m.b1 = Variable::make(DataType::Float, TensorShape{{1}}, replicas);
+    // Glorot-uniform kernels, zero biases, as Keras Dense initializes them.
+    std::mt19937_64 rng(seed);
+    auto glorot = [&](Variable& v, int fanIn, int fanOut) {
+        const float limit = std::sqrt(6.0f / static_cast<float>(fanIn + fanOut));
+        std::uniform_real_distribution<float> u(-limit, limit);
+        float* p = floatsOf(v);
+        for (int64_t i = 0; i < v.value().numElements(); ++i) p[i] = u(rng);
+        mirrorReplicas(v);
+    };
+    glorot(*m.k0, kInputs, hidden);
+    glorot(*m.k1, hidden, 1);
+    CKPT_RETURN_IF_ERROR(dense0->addChild("kernel", m.k0));
+    CKPT_RETURN_IF_ERROR(dense0->addChild("bias", m.b0));
+    CKPT_RETURN_IF_ERROR(dense1->addChild("kernel", m.k1));
+    CKPT_RETURN_IF_ERROR(dense1->addChild("bias", m.b1));
+    CKPT_RETURN_IF_ERROR(model->addChild("layer_with_weights-0", dense0));
+    CKPT_RETURN_IF_ERROR(model->addChild("layer-0", dense0));
+    CKPT_RETURN_IF_ERROR(model->addChild("layer_with_weights-1", dense1));
+    CKPT_RETURN_IF_ERROR(model->addChild("layer-1", dense1));
+
+    m.opt = Optimizer::make();
+    m.iter = Variable::make(DataType::Int64, TensorShape{}, replicas);
+    CKPT_RETURN_IF_ERROR(m.opt->addChild("iter", m.iter));
+    const std::pair<const char*, float> hypers[] = {
+        {"beta_1", kBeta1}, {"beta_2", kBeta2}, {"decay", 0.0f}, {"learning_rate", kLearningRate}};
+    for (const auto& [name, value] : hypers) {
+        auto v = Variable::make(DataType::Float, TensorShape{}, replicas);
+        setScalar(*v, &value, 4);
+        CKPT_RETURN_IF_ERROR(m.opt->addChild(name, v));
+    }
+    for (const char* slot : {"m", "v"})
+        for (auto* v : {m.k0.get(), m.b0.get(), m.k1.get(), m.b1.get()}) m.opt->createSlot(*v, slot);
+    for (const auto& s : m.opt->slotVariables())
+        s.slot->setReplicaCount(replicas);
+
+    m.step = Variable::make(DataType::Int64, TensorShape{}, replicas);
+    CKPT_RETURN_IF_ERROR(m.root->addChild("model", model));
+    CKPT_RETURN_IF_ERROR(m.root->addChild("optimizer", m.opt));
+    CKPT_RETURN_IF_ERROR(m.root->addChild("step", m.step));
+    return m;
+}
+
+} // namespace
+
+Result<std::shared_ptr<Trackable>> makeDemoModel(int hidden, int replicas, uint64_t seed) {
+    CKPT_ASSIGN_OR_RETURN(Model m, build(hidden, replicas, seed));
+    return m.root;
+}
+
+Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::function<void(const DemoProgress&)>& progress) {
+    if (options.directory.empty()) return invalidArgument("demo training needs a directory");
+    if (options.steps < 1 || options.saveEvery < 1 || options.hidden < 1 || options.replicas < 1)
+        return invalidArgument("steps, save-every, hidden and replicas must be positive");
+    CKPT_ASSIGN_OR_RETURN(Model m, build(options.hidden, options.replicas, options.seed));
+    const int h = options.hidden;
+
+    // Synthetic regression data: a fixed nonlinear function of 8 inputs.
+    std::mt19937_64 rng(options.seed + 7);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> x(kSamples * kInputs), y(kSamples);
+    for (float& v : x) v = normal(rng);
+    for (int s = 0; s < kSamples; ++s) {
+        const float* xs = &x[static_cast<size_t>(s) * kInputs];
+        y[static_cast<size_t>(s)] = std::sin(xs[0]) + 0.5f * xs[1] * xs[2] - 0.3f * xs[3] + 0.1f * xs[4] * xs[4];
+    }
+
+    CheckpointManagerOptions mo;
+    mo.maxToKeep = options.maxToKeep;
+    mo.async = options.async;
+    mo.stepCounter = m.step;
+    if (options.maxShardBytes) mo.save.policy = std::make_shared<MaxShardSizePolicy>(*options.maxShardBytes);
+    CKPT_ASSIGN_OR_RETURN(auto manager, CheckpointManager::create(m.root, options.directory, std::move(mo)));
+
+    std::vector<Variable*> params = {m.k0.get(), m.b0.get(), m.k1.get(), m.b1.get()};
+    std::vector<std::vector<float>> grads(params.size());
+    for (size_t i = 0; i < params.size(); ++i) grads[i].resize(static_cast<size_t>(params[i]->value().numElements()));
+    std::vector<float> hid(static_cast<size_t>(kSamples * h)), dh(static_cast<size_t>(h));
+    DemoRun run;
+    run.root = m.root;
+    int64_t t = 0;
+    for (int64_t step = 1; step <= options.steps; ++step) {
+        const float* k0 = floatsOf(*m.k0);
+        const float* b0 = floatsOf(*m.b0);
+        const float* k1 = floatsOf(*m.k1);
+        const float* b1 = floatsOf(*m.b1);
+        for (auto& g : grads) std::fill(g.begin(), g.end(), 0.0f);
+        double loss = 0;
+        for (int s = 0; s < kSamples; ++s) {
+            const float* xs = &x[static_cast<size_t>(s) * kInputs];
+            float* hs = &hid[static_cast<size_t>(s * h)];
+            float out = b1[0];
+            for (int j = 0; j < h; ++j) {
+                float a = b0[j];
+                for (int i = 0; i < kInputs; ++i) a += xs[i] * k0[i * h + j];
+                hs[j] = a > 0 ? a : 0;
+                out += hs[j] * k1[j];
+            }
+            const float err = out - y[static_cast<size_t>(s)];
+            loss += static_cast<double>(err) * err;
+            const float dout = 2.0f * err / kSamples;
+            grads[3][0] += dout;
+            for (int j = 0; j < h; ++j) {
+                grads[2][static_cast<size_t>(j)] += dout * hs[j];
+                dh[static_cast<size_t>(j)] = hs[j] > 0 ? dout * k1[j] : 0;
+                grads[1][static_cast<size_t>(j)] += dh[static_cast<size_t>(j)];
+                for (int i = 0; i < kInputs; ++i) grads[0][static_cast<size_t>(i * h + j)] += dh[static_cast<size_t>(j)] * xs[i];
+            }
+        }
+        loss /= kSamples;
+        if (step == 1) run.firstLoss = loss;
+        run.finalLoss = loss;
+        // Adam update (legacy Keras form with epsilon-hat).
+        ++t;
+        const float lrT = kLearningRate * std::sqrt(1.0f - std::pow(kBeta2, static_cast<float>(t))) /
+                          (1.0f - std::pow(kBeta1, static_cast<float>(t)));
+        for (size_t p = 0; p < params.size(); ++p) {
+            float* w = floatsOf(*params[p]);
+            float* mm = floatsOf(*m.opt->slot(*params[p], "m"));
+            float* vv = floatsOf(*m.opt->slot(*params[p], "v"));
+            for (size_t i = 0; i < grads[p].size(); ++i) {
+                mm[i] = kBeta1 * mm[i] + (1 - kBeta1) * grads[p][i];
+                vv[i] = kBeta2 * vv[i] + (1 - kBeta2) * grads[p][i] * grads[p][i];
+                w[i] -= lrT * mm[i] / (std::sqrt(vv[i]) + kEpsilon);
+            }
+            mirrorReplicas(*params[p]);
+            mirrorReplicas(*m.opt->slot(*params[p], "m"));
+            mirrorReplicas(*m.opt->slot(*params[p], "v"));
+        }
+        setScalar(*m.iter, &t, 8);
+        setScalar(*m.step, &step, 8);
+        if (step % options.saveEvery == 0 || step == options.steps) {
+            CKPT_ASSIGN_OR_RETURN(SaveReport saved, manager->save());
+            DemoProgress p{step, loss, saved.path, saved.blockingSeconds};
+            run.saves.push_back(p);
+            if (progress) progress(p);
+        }
+    }
+    CKPT_RETURN_IF_ERROR(manager->close());
+    return run;
+}
+
+} // namespace ckpt

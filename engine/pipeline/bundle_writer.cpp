@@ -1,0 +1,222 @@
+#include "ckpt/bundle_writer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+#include "ckpt/bundle_reader.h"
+#include "format/index_table.h"
+#include "format/ordered_code.h"
+#include "pipeline/writable_file.h"
+#include "platform/crc32c.h"
+#include "tensor_bundle.pb.h"
+
+namespace ckpt {
+namespace {
+
+constexpr size_t kWriteChunk = 1u << 20;  // fits in L2 between the crc and the write
+
+void putVarint64(std::vector<uint8_t>& out, uint64_t v) {
+    while (v >= 0x80) {
+        out.push_back(static_cast<uint8_t>(v | 0x80));
+        v >>= 7;
+    }
+    out.push_back(static_cast<uint8_t>(v));
+}
+
+void setShape(tensorflow::TensorShapeProto* proto, const TensorShape& shape) {
+    for (int64_t d : shape.dims) proto->add_dim()->set_size(d);  // size 0 stays an empty Dim
+}
+
+std::string tempSuffix() {
+    static thread_local std::mt19937_64 rng{std::random_device{}()};
+    return ".tempstate" + std::to_string(rng());
+}
+
+bool coversWhole(const TensorSlice& slice, const TensorShape& full) {
+    for (size_t d = 0; d < slice.extents.size(); ++d) {
+        const SliceExtent& e = slice.extents[d];
+        if (!e.isFull() && !(e.start == 0 && e.length == full.dims[d])) return false;
+    }
+    return true;
+}
+
+} // namespace
+
+struct BundleWriter::Entry {
+    tensorflow::BundleEntryProto proto;
+};
+
+std::string dataFileName(std::string_view prefix, int32_t shardId, int32_t numShards) {
+    char suffix[64];
+    std::snprintf(suffix, sizeof suffix, ".data-%05d-of-%05d", shardId, numShards);
+    return std::string(prefix) + suffix;
+}
+
+std::vector<uint8_t> encodeTensorRegion(const Tensor& value) {
+    if (value.dtype != DataType::String) return value.bytes;
+    // §5.4: varint lengths, masked crc of the fixed-width lengths, then the bytes.
+    std::vector<uint8_t> out;
+    uint32_t crc = 0;
+    size_t total = 0;
+    for (const std::string& s : value.strings) {
+        putVarint64(out, s.size());
+        if (s.size() <= 0xffffffffu) {
+            const uint32_t l32 = static_cast<uint32_t>(s.size());
+            crc = platform::crc32cExtend(crc, &l32, 4);
+        } else {
+            const uint64_t l64 = s.size();
+            crc = platform::crc32cExtend(crc, &l64, 8);
+        }
+        total += s.size();
+    }
+    const uint32_t masked = platform::crc32cMask(crc);
+    uint8_t le[4];
+    std::memcpy(le, &masked, 4);
+    out.insert(out.end(), le, le + 4);
+    out.reserve(out.size() + total);
+    for (const std::string& s : value.strings) out.insert(out.end(), s.begin(), s.end());
+    return out;
+}
+
+BundleWriter::BundleWriter(std::string prefix) : m_prefix(std::move(prefix)) {}
+
+BundleWriter::~BundleWriter() {
+    if (!m_finished) {
+        m_data.reset();
+        (void)pipeline::removeFile(m_dataTemp);
+    }
+}
+
+Result<std::unique_ptr<BundleWriter>> BundleWriter::create(std::string_view prefix) {
+    std::unique_ptr<BundleWriter> w(new BundleWriter(std::string(prefix)));
+    w->m_dataTemp = dataFileName(prefix, 0, 1) + tempSuffix();
+    CKPT_ASSIGN_OR_RETURN(w->m_data, pipeline::WritableFile::create(w->m_dataTemp));
+    return w;
+}
+
+uint64_t BundleWriter::dataBytes() const { return m_data ? m_data->position() : 0; }
+
+Status BundleWriter::appendRegion(std::string_view key, DataType dtype, const TensorShape& shape,
+                                  std::span<const uint8_t> region, std::string* serializedOut) {
+    if (m_finished || !m_data) return failedPrecondition("bundle " + m_prefix + " is already finished");
+    const auto n = shape.numElements();
+    if (!n) return invalidArgument("tensor " + format::printableKey(key) + " has an invalid shape " + shape.toString());
+    if (isFixedSize(dtype) && region.size() != static_cast<size_t>(*n) * dataTypeSize(dtype))
+        return invalidArgument("tensor " + format::printableKey(key) + ": " + std::to_string(region.size()) +
+                               " bytes do not hold " + std::to_string(*n) + " " + std::string(dataTypeName(dtype)) +
+                               " elements");
+    tensorflow::BundleEntryProto entry;
+    entry.set_dtype(static_cast<tensorflow::DataType>(dtype));
+    setShape(entry.mutable_shape(), shape);
+    entry.set_offset(static_cast<int64_t>(m_data->position()));
+    entry.set_size(static_cast<int64_t>(region.size()));
+    uint32_t crc = 0;
+    if (isFixedSize(dtype)) {
+        // §5.3 is a plain crc of the stored bytes; computing it chunk by chunk
+        // while writing reads each chunk once from cache instead of twice from memory.
+        uint32_t raw = 0;
+        for (size_t off = 0; off < region.size(); off += kWriteChunk) {
+            const size_t len = std::min(kWriteChunk, region.size() - off);
+            raw = platform::crc32cExtend(raw, region.data() + off, len);
+            CKPT_RETURN_IF_ERROR(m_data->append(region.data() + off, len));
+        }
+        crc = platform::crc32cMask(raw);
+    } else {
+        CKPT_ASSIGN_OR_RETURN(crc, regionChecksum(region, dtype, *n, format::printableKey(key)));
+        CKPT_RETURN_IF_ERROR(m_data->append(region.data(), region.size()));
+    }
+    entry.set_crc32c(crc);
+    entry.SerializeToString(serializedOut);
+    return Status::ok();
+}
+
+Status BundleWriter::addEncoded(std::string_view key, DataType dtype, const TensorShape& shape,
+                                std::span<const uint8_t> region) {
+    if (key.empty()) return invalidArgument("the empty key is reserved for the bundle header");
+    std::string k(key);
+    if (m_entries.count(k) || m_partitioned.count(k))
+        return {StatusCode::AlreadyExists, "duplicate tensor " + format::printableKey(key) + " in bundle " + m_prefix};
+    std::string serialized;
+    CKPT_RETURN_IF_ERROR(appendRegion(key, dtype, shape, region, &serialized));
+    m_entries.emplace(std::move(k), std::move(serialized));
+    return Status::ok();
+}
+
+Status BundleWriter::add(std::string_view key, const Tensor& value) {
+    if (value.dtype == DataType::String) {
+        const std::vector<uint8_t> region = encodeTensorRegion(value);
+        return addEncoded(key, value.dtype, value.shape, region);
+    }
+    return addEncoded(key, value.dtype, value.shape, value.bytes);
+}
+
+Status BundleWriter::addSlice(std::string_view fullKey, const TensorShape& fullShape, const TensorSlice& slice,
+                              const Tensor& sliceValue) {
+    if (static_cast<int>(slice.extents.size()) != fullShape.rank())
+        return invalidArgument("slice " + slice.toString() + " does not match the rank of " + fullShape.toString());
+    if (coversWhole(slice, fullShape)) return add(fullKey, sliceValue);
+    std::string k(fullKey);
+    if (m_entries.count(k))
+        return {StatusCode::AlreadyExists, "tensor " + format::printableKey(fullKey) + " is both whole and sliced"};
+    auto& full = m_partitioned[k];
+    if (!full) {
+        full = std::make_unique<Entry>();
+        full->proto.set_dtype(static_cast<tensorflow::DataType>(sliceValue.dtype));
+        setShape(full->proto.mutable_shape(), fullShape);
+    } else if (full->proto.dtype() != static_cast<int>(sliceValue.dtype)) {
+        return invalidArgument("slices of " + format::printableKey(fullKey) + " have different dtypes");
+    }
+    const std::string sliceKey = format::encodeSliceKey(fullKey, slice);
+    if (m_entries.count(sliceKey))
+        return {StatusCode::AlreadyExists, "duplicate slice " + slice.toString() + " of " + format::printableKey(fullKey)};
+    std::string serialized;
+    const std::vector<uint8_t> region = encodeTensorRegion(sliceValue);
+    CKPT_RETURN_IF_ERROR(appendRegion(fullKey, sliceValue.dtype, sliceValue.shape, region, &serialized));
+    m_entries.emplace(sliceKey, std::move(serialized));
+    auto* sp = full->proto.add_slices();
+    for (const SliceExtent& e : slice.extents) {
+        auto* ext = sp->add_extent();
+        if (!e.isFull()) {
+            ext->set_start(e.start);
+            ext->set_length(e.length);
+        }
+    }
+    return Status::ok();
+}
+
+Status BundleWriter::finish() {
+    if (m_finished) return failedPrecondition("bundle " + m_prefix + " is already finished");
+    for (auto& [key, full] : m_partitioned) full->proto.SerializeToString(&m_entries[key]);
+    CKPT_RETURN_IF_ERROR(m_data->close());
+    const std::string dataFinal = dataFileName(m_prefix, 0, 1);
+    const std::string indexFinal = m_prefix + ".index";
+    const std::string indexTemp = indexFinal + tempSuffix();
+    {
+        CKPT_ASSIGN_OR_RETURN(auto index, format::IndexTableWriter::create(indexTemp));
+        tensorflow::BundleHeaderProto header;
+        header.set_num_shards(1);
+        header.mutable_version()->set_producer(1);  // TF's bundle format version
+        std::string headerBytes;
+        header.SerializeToString(&headerBytes);
+        Status s = index->add("", headerBytes);
+        for (auto it = m_entries.begin(); s.isOk() && it != m_entries.end(); ++it) s = index->add(it->first, it->second);
+        if (s.isOk()) s = index->finish();
+        if (!s.isOk()) {
+            index.reset();
+            (void)pipeline::removeFile(indexTemp);
+            return s;
+        }
+    }
+    Status s = pipeline::renameFile(m_dataTemp, dataFinal);
+    if (s.isOk()) s = pipeline::renameFile(indexTemp, indexFinal);
+    if (!s.isOk()) {
+        (void)pipeline::removeFile(indexTemp);
+        return s;
+    }
+    m_finished = true;
+    return Status::ok();
+}
+
+} // namespace ckpt

@@ -1,0 +1,141 @@
+// Trackable graph -> TrackableObjectGraph + tensors, the way TensorFlow's
+// saver lays them out (checkpoint-format.md §4.7, §7.3-7.4).
+
+#include <deque>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "ckpt/object_graph.h"
+#include "ckpt/save.h"
+#include "trackable_object_graph.pb.h"
+
+namespace ckpt {
+namespace {
+
+constexpr std::string_view kVariableValue = "VARIABLE_VALUE";
+
+struct GraphBuild {
+    tensorflow::TrackableObjectGraph proto;
+    std::vector<SaveTensor> tensors;  // without the graph tensor
+};
+
+std::string attributeKey(const std::string& objectPath, std::string_view attribute) {
+    return objectPath + "/.ATTRIBUTES/" + escapeLocalName(attribute);
+}
+
+void addVariableAttributes(tensorflow::TrackableObjectGraph::TrackableObject& node, const std::string& objectPath,
+                           const Variable& v, std::vector<SaveTensor>& out) {
+    for (int r = 0; r < v.replicas(); ++r) {
+        const std::string name = r == 0 ? std::string(kVariableValue) : "parallel_component_" + std::to_string(r);
+        auto* attr = node.add_attributes();
+        attr->set_name(name);
+        attr->set_checkpoint_key(attributeKey(objectPath, name));
+        out.push_back({attr->checkpoint_key(), v.value(r), v.device(), std::nullopt, v.value(r).shape});
+    }
+}
+
+// A node has checkpoint values when it or anything below it (children, or an
+// optimizer's slots) saves a tensor; TF propagates this up the parent edges.
+void markCheckpointValues(tensorflow::TrackableObjectGraph& graph) {
+    const int n = graph.nodes_size();
+    std::map<int, std::set<int>> parents;
+    std::set<int> checkpointed;
+    for (int id = 0; id < n; ++id) {
+        const auto& node = graph.nodes(id);
+        if (node.attributes_size() > 0 || node.slot_variables_size() > 0 || node.has_registered_saver())
+            checkpointed.insert(id);
+        for (const auto& c : node.children()) parents[c.node_id()].insert(id);
+    }
+    std::set<int> toVisit = checkpointed;
+    while (!toVisit.empty()) {
+        const int id = *toVisit.begin();
+        toVisit.erase(toVisit.begin());
+        auto it = parents.find(id);
+        if (it == parents.end()) continue;
+        const std::set<int> current = std::move(it->second);
+        parents.erase(it);
+        for (int p : current) {
+            checkpointed.insert(p);
+            if (parents.count(p)) toVisit.insert(p);
+        }
+    }
+    for (int id = 0; id < n; ++id) graph.mutable_nodes(id)->mutable_has_checkpoint_values()->set_value(checkpointed.count(id) > 0);
+}
+
+Result<GraphBuild> buildGraph(const Trackable& root) {
+    GraphBuild out;
+    std::vector<const Trackable*> order;
+    std::vector<std::string> paths;
+    std::unordered_map<const Trackable*, int> ids;
+    order.push_back(&root);
+    paths.emplace_back();
+    ids[&root] = 0;
+    // BFS: ids in discovery order, each object's path is its first BFS path.
+    for (size_t i = 0; i < order.size(); ++i) {
+        for (const Trackable::Child& c : order[i]->children()) {
+            if (ids.count(c.object.get())) continue;
+            ids[c.object.get()] = static_cast<int>(order.size());
+            order.push_back(c.object.get());
+            paths.push_back(paths[i].empty() ? escapeLocalName(c.name) : paths[i] + "/" + escapeLocalName(c.name));
+        }
+    }
+    for (size_t i = 0; i < order.size(); ++i) {
+        auto* node = out.proto.add_nodes();
+        for (const Trackable::Child& c : order[i]->children()) {
+            auto* ref = node->add_children();
+            ref->set_node_id(ids[c.object.get()]);
+            ref->set_local_name(c.name);
+        }
+        if (order[i]->kind() == Trackable::Kind::Variable)
+            addVariableAttributes(*node, paths[i], *static_cast<const Variable*>(order[i]), out.tensors);
+    }
+    // §7.4: slot nodes after all BFS nodes: per optimizer, per slot name, per variable in BFS order.
+    const size_t bfsCount = order.size();
+    for (size_t oi = 0; oi < bfsCount; ++oi) {
+        if (order[oi]->kind() != Trackable::Kind::Optimizer) continue;
+        const auto* opt = static_cast<const Optimizer*>(order[oi]);
+        for (const std::string& slotName : opt->slotNames()) {
+            for (size_t vi = 0; vi < bfsCount; ++vi) {
+                if (order[vi]->kind() != Trackable::Kind::Variable) continue;
+                auto slot = opt->slot(*static_cast<const Variable*>(order[vi]), slotName);
+                if (!slot) continue;
+                const int slotId = out.proto.nodes_size();
+                auto* ref = out.proto.mutable_nodes(static_cast<int>(oi))->add_slot_variables();
+                ref->set_original_variable_node_id(static_cast<int>(vi));
+                ref->set_slot_name(slotName);
+                ref->set_slot_variable_node_id(slotId);
+                const std::string slotPath = paths[vi] + "/.OPTIMIZER_SLOT/" + paths[oi] + "/" + escapeLocalName(slotName);
+                auto* node = out.proto.add_nodes();
+                addVariableAttributes(*node, slotPath, *slot, out.tensors);
+            }
+        }
+    }
+    markCheckpointValues(out.proto);
+    // A duplicate key would make the bundle ambiguous (semantics.md Save step 1).
+    std::set<std::string_view> keys;
+    for (const SaveTensor& t : out.tensors)
+        if (!keys.insert(t.key).second) return invalidArgument("two objects save the same checkpoint key \"" + t.key + "\"");
+    return out;
+}
+
+} // namespace
+
+Result<std::string> serializeObjectGraph(const Trackable& root) {
+    CKPT_ASSIGN_OR_RETURN(GraphBuild g, buildGraph(root));
+    std::string bytes;
+    g.proto.SerializeToString(&bytes);
+    return bytes;
+}
+
+Result<std::vector<SaveTensor>> snapshotForSave(const Trackable& root) {
+    CKPT_ASSIGN_OR_RETURN(GraphBuild g, buildGraph(root));
+    Tensor graph;
+    graph.dtype = DataType::String;
+    graph.strings.emplace_back();
+    g.proto.SerializeToString(&graph.strings.back());
+    g.tensors.push_back({std::string(kObjectGraphKey), std::move(graph), std::string(), std::nullopt, TensorShape{}});
+    return std::move(g.tensors);
+}
+
+} // namespace ckpt

@@ -1,0 +1,275 @@
+// Sharded save + merge (checkpoint-format.md §2.2-2.3, semantics.md "Save").
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <dirent.h>
+#include <map>
+#include <sys/stat.h>
+#include <thread>
+
+#include "ckpt/bundle_writer.h"
+#include "ckpt/checkpoint_state.h"
+#include "ckpt/save.h"
+#include "format/index_table.h"
+#include "format/ordered_code.h"
+#include "pipeline/writable_file.h"
+#include "platform/file.h"
+#include "tensor_bundle.pb.h"
+
+namespace ckpt {
+namespace {
+
+std::string shardPrefix(const std::string& tempDir, int i, int n) {
+    char name[64];
+    std::snprintf(name, sizeof name, "part-%05d-of-%05d", i, n);
+    return platform::joinPath(tempDir, name);
+}
+
+Status writeShard(const std::string& prefix, std::vector<SaveTensor>& tensors) {
+    CKPT_ASSIGN_OR_RETURN(auto writer, BundleWriter::create(prefix));
+    for (SaveTensor& t : tensors) {
+        if (t.slice) CKPT_RETURN_IF_ERROR(writer->addSlice(t.key, t.fullShape, *t.slice, t.value));
+        else CKPT_RETURN_IF_ERROR(writer->add(t.key, t.value));
+    }
+    return writer->finish();
+}
+
+bool isStaleTempDir(const std::string& dir, const std::string& name) {
+    const bool tempName = name.size() > 5 && (name.ends_with("_temp") || name.find("_temp_") != std::string::npos);
+    if (!tempName || !platform::isDirectory(platform::joinPath(dir, name))) return false;
+    struct stat st {};
+    if (::lstat(platform::joinPath(dir, name).c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return false;
+    // Only directories that hold nothing but shard files are ours to delete.
+    DIR* d = ::opendir(platform::joinPath(dir, name).c_str());
+    if (!d) return false;
+    bool ours = true;
+    while (dirent* e = ::readdir(d)) {
+        const std::string n = e->d_name;
+        if (n == "." || n == "..") continue;
+        if (!n.starts_with("part-")) ours = false;
+    }
+    ::closedir(d);
+    return ours;
+}
+
+// Removes temp dirs of interrupted saves (before this save makes its own),
+// or, with 'base' set, data files left at that prefix by an earlier
+// checkpoint with another shard count.
+void cleanStale(const std::string& dir, const std::string& base, int32_t numShards) {
+    DIR* d = ::opendir(dir.c_str());
+    if (!d) return;
+    std::vector<std::string> names;
+    while (dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
+    ::closedir(d);
+    const std::string dataStem = base + ".data-";
+    for (const std::string& n : names) {
+        if (base.empty()) {
+            if (isStaleTempDir(dir, n)) (void)pipeline::removeTree(platform::joinPath(dir, n));
+        } else if (n.starts_with(dataStem) && n.size() == dataStem.size() + 14 &&
+                   n.substr(dataStem.size() + 5, 4) == "-of-" &&
+                   std::atoi(n.c_str() + dataStem.size() + 9) != numShards) {
+            (void)pipeline::removeFile(platform::joinPath(dir, n));
+        }
+    }
+}
+
+struct MergedEntry {
+    tensorflow::BundleEntryProto proto;
+};
+
+// §2.3 with two differences that make a crash safe: the old index at the
+// destination is removed before any data file is renamed over its shards,
+// and the new index is written to a temp name and renamed last.
+Status mergeShards(const std::vector<std::string>& inputs, const std::string& prefix) {
+    std::map<std::string, MergedEntry> merged;
+    std::vector<std::string> dataFiles;  // in new shard-id order
+    std::string headerVersion;
+    for (const std::string& input : inputs) {
+        const std::string index = input + ".index";
+        int32_t inputShards = 1;
+        bool first = true;
+        std::map<int32_t, int32_t> remap;
+        CKPT_RETURN_IF_ERROR(format::scanIndexTable(index, [&](std::string_view key, std::string_view value) -> Status {
+            if (first) {
+                first = false;
+                tensorflow::BundleHeaderProto h;
+                if (!h.ParseFromArray(value.data(), static_cast<int>(value.size())))
+                    return dataLoss("shard index " + index + " has no valid header");
+                inputShards = h.num_shards();
+                return Status::ok();
+            }
+            MergedEntry e;
+            if (!e.proto.ParseFromArray(value.data(), static_cast<int>(value.size())))
+                return dataLoss("shard index " + index + " has an invalid entry " + format::printableKey(key));
+            auto it = merged.find(std::string(key));
+            if (it != merged.end()) {
+                if (it->second.proto.slices_size() == 0 || e.proto.slices_size() == 0)
+                    return invalidArgument("duplicate tensor " + format::printableKey(key) + " while merging " + index);
+                for (const auto& s : e.proto.slices()) *it->second.proto.add_slices() = s;
+                return Status::ok();
+            }
+            if (e.proto.slices_size() == 0) {
+                auto r = remap.find(e.proto.shard_id());
+                if (r == remap.end()) {
+                    dataFiles.push_back(dataFileName(input, e.proto.shard_id(), inputShards));
+                    r = remap.emplace(e.proto.shard_id(), static_cast<int32_t>(dataFiles.size() - 1)).first;
+                }
+                e.proto.set_shard_id(r->second);
+            }
+            merged.emplace(std::string(key), std::move(e));
+            return Status::ok();
+        }));
+        // A shard without entries still owns a data file; keep it so num_shards matches the files.
+        if (remap.empty()) dataFiles.push_back(dataFileName(input, 0, inputShards));
+    }
+    const int32_t numShards = static_cast<int32_t>(dataFiles.size());
+    const std::string dir = platform::dirName(prefix);
+    const std::string indexFinal = prefix + ".index";
+    CKPT_RETURN_IF_ERROR(pipeline::removeFile(indexFinal));
+    cleanStale(dir, platform::baseName(prefix), numShards);
+    for (int32_t i = 0; i < numShards; ++i)
+        CKPT_RETURN_IF_ERROR(pipeline::renameFile(dataFiles[static_cast<size_t>(i)], dataFileName(prefix, i, numShards)));
+    CKPT_RETURN_IF_ERROR(pipeline::fsyncDirectory(dir));
+    const std::string indexTemp = indexFinal + ".tempstate";
+    {
+        CKPT_ASSIGN_OR_RETURN(auto w, format::IndexTableWriter::create(indexTemp));
+        tensorflow::BundleHeaderProto header;
+        header.set_num_shards(numShards);
+        header.mutable_version()->set_producer(1);
+        std::string bytes;
+        header.SerializeToString(&bytes);
+        Status s = w->add("", bytes);
+        for (auto it = merged.begin(); s.isOk() && it != merged.end(); ++it) {
+            it->second.proto.SerializeToString(&bytes);
+            s = w->add(it->first, bytes);
+        }
+        if (s.isOk()) s = w->finish();
+        if (!s.isOk()) {
+            w.reset();
+            (void)pipeline::removeFile(indexTemp);
+            return s;
+        }
+    }
+    CKPT_RETURN_IF_ERROR(pipeline::renameFile(indexTemp, indexFinal));  // the commit point
+    return pipeline::fsyncDirectory(dir);
+}
+
+} // namespace
+
+std::string taskOfDevice(const std::string& device) {
+    if (device.empty()) return {};
+    // Keep /job:, /replica:, /task: parts; the device becomes the task's CPU:0.
+    std::string task;
+    size_t pos = 0;
+    while (pos < device.size()) {
+        size_t next = device.find('/', pos + 1);
+        if (next == std::string::npos) next = device.size();
+        const std::string part = device.substr(pos, next - pos);
+        if (part.starts_with("/job:") || part.starts_with("/replica:") || part.starts_with("/task:")) task += part;
+        pos = next;
+    }
+    if (task.empty()) return {};
+    return task + "/device:CPU:0";
+}
+
+Result<SaveStats> writeTensors(const std::string& prefix, std::vector<SaveTensor> tensors, const SaveOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
+    if (prefix.empty() || prefix.back() == '/') return invalidArgument("invalid checkpoint prefix \"" + prefix + "\"");
+    const std::string dir = platform::dirName(prefix);
+    CKPT_RETURN_IF_ERROR(pipeline::createDirectories(dir));
+    const ShardByTaskPolicy byTask;
+    const ShardingPolicy& policy = options.policy ? *options.policy : byTask;
+
+    // Group by task in order of first appearance.
+    std::vector<std::string> tasks;
+    std::map<std::string, std::vector<SaveTensor>> byTaskTensors;
+    for (SaveTensor& t : tensors) {
+        std::string task = taskOfDevice(t.device);
+        if (!byTaskTensors.count(task)) tasks.push_back(task);
+        byTaskTensors[task].push_back(std::move(t));
+    }
+    std::vector<std::vector<SaveTensor>> shards;
+    for (const std::string& task : tasks) {
+        CKPT_ASSIGN_OR_RETURN(auto taskShards, policy.shard(std::move(byTaskTensors[task])));
+        for (auto& s : taskShards)
+            if (!s.empty()) shards.push_back(std::move(s));
+    }
+    if (shards.empty()) shards.emplace_back();  // still a valid, empty bundle
+
+    const std::string tempDir = prefix + "_temp";
+    cleanStale(dir, std::string(), 0);
+    CKPT_RETURN_IF_ERROR(pipeline::removeTree(tempDir));
+    CKPT_RETURN_IF_ERROR(pipeline::createDirectories(tempDir));
+    const int n = static_cast<int>(shards.size());
+    std::vector<std::string> shardPrefixes;
+    for (int i = 0; i < n; ++i) shardPrefixes.push_back(shardPrefix(tempDir, i, n));
+
+    std::vector<Status> results(static_cast<size_t>(n));
+    int threads = options.maxParallelShards > 0 ? options.maxParallelShards
+                                                : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    threads = std::min(threads, n);
+    std::atomic<int> next{0};
+    auto worker = [&] {
+        for (int i = next++; i < n; i = next++)
+            results[static_cast<size_t>(i)] = writeShard(shardPrefixes[static_cast<size_t>(i)], shards[static_cast<size_t>(i)]);
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
+    for (auto& th : pool) th.join();
+    SaveStats stats;
+    stats.prefix = prefix;
+    stats.shards = n;
+    for (const auto& s : shards) {
+        stats.tensors += static_cast<int64_t>(s.size());
+        for (const SaveTensor& t : s)
+            stats.dataBytes += t.value.dtype == DataType::String ? 0 : t.value.bytes.size();
+    }
+    for (const Status& s : results) {
+        if (!s.isOk()) {
+            (void)pipeline::removeTree(tempDir);
+            return s;
+        }
+    }
+    Status merged = mergeShards(shardPrefixes, prefix);
+    (void)pipeline::removeTree(tempDir);
+    CKPT_RETURN_IF_ERROR(merged);
+    stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return stats;
+}
+
+Result<SaveStats> writeCheckpoint(const Trackable& root, const std::string& prefix, const SaveOptions& options) {
+    CKPT_ASSIGN_OR_RETURN(auto tensors, snapshotForSave(root));
+    return writeTensors(prefix, std::move(tensors), options);
+}
+
+Result<std::shared_ptr<Variable>> saveCounter(Trackable& root) {
+    if (auto existing = root.child("save_counter")) {
+        Variable* v = existing->asVariable();
+        if (!v || v->dtype() != DataType::Int64 || v->shape().rank() != 0)
+            return invalidArgument("the root's save_counter child is not an int64 scalar variable");
+        return std::static_pointer_cast<Variable>(existing);
+    }
+    auto v = Variable::make(DataType::Int64, TensorShape{});
+    CKPT_RETURN_IF_ERROR(root.addChild("save_counter", v));
+    return v;
+}
+
+Result<std::string> saveCheckpoint(Trackable& root, const std::string& prefix, const SaveOptions& options) {
+    CKPT_ASSIGN_OR_RETURN(auto counter, saveCounter(root));
+    int64_t n = 0;
+    std::memcpy(&n, counter->value().bytes.data(), 8);
+    ++n;
+    for (int r = 0; r < counter->replicas(); ++r) std::memcpy(counter->mutableValue(r).bytes.data(), &n, 8);
+    const std::string path = prefix + "-" + std::to_string(n);
+    CKPT_RETURN_IF_ERROR(writeCheckpoint(root, path, options).status());
+    CheckpointState state;
+    state.modelCheckpointPath = platform::baseName(path);
+    state.allModelCheckpointPaths = {state.modelCheckpointPath};
+    CKPT_RETURN_IF_ERROR(writeCheckpointState(platform::dirName(path), state));
+    return path;
+}
+
+} // namespace ckpt

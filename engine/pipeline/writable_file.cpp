@@ -1,0 +1,165 @@
+#include "pipeline/writable_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <random>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "platform/file.h"
+
+namespace ckpt::pipeline {
+namespace {
+
+// Large appends bypass the buffer; small entries are batched into 1 MiB writes.
+constexpr size_t kBufferBytes = 1u << 20;
+// Writeback is started every 8 MiB so the disk works while we still copy;
+// close()'s fsync then waits only for the tail.
+constexpr uint64_t kWritebackBytes = 8u << 20;
+
+Status writeAll(int fd, const uint8_t* p, size_t n, const std::string& path) {
+    while (n > 0) {
+        const ssize_t w = ::write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return ioError("cannot write", path, errno);
+        }
+        p += w;
+        n -= static_cast<size_t>(w);
+    }
+    return Status::ok();
+}
+
+} // namespace
+
+Status ioError(std::string_view what, const std::string& path, int err) {
+    std::string msg = std::string(what) + " " + path + ": " + platform::errnoText(err);
+    switch (err) {
+    case ENOSPC:
+    case EFBIG:
+    case EDQUOT: return {StatusCode::ResourceExhausted, std::move(msg)};
+    case EACCES:
+    case EPERM:
+    case EROFS: return {StatusCode::PermissionDenied, std::move(msg)};
+    case ENOENT:
+    case ENOTDIR: return notFound(std::move(msg));
+    default: return internalError(std::move(msg));
+    }
+}
+
+Result<std::unique_ptr<WritableFile>> WritableFile::create(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return ioError("cannot create", path, errno);
+    return std::unique_ptr<WritableFile>(new WritableFile(path, fd));
+}
+
+WritableFile::~WritableFile() {
+    if (m_fd >= 0) ::close(m_fd);
+}
+
+Status WritableFile::flushBuffer() {
+    if (m_buffer.empty()) return Status::ok();
+    Status s = writeAll(m_fd, m_buffer.data(), m_buffer.size(), m_path);
+    m_written += m_buffer.size();
+    m_buffer.clear();
+    startWriteback();
+    return s;
+}
+
+void WritableFile::startWriteback() {
+    if (m_written - m_writebackStart < kWritebackBytes) return;
+    // Only a hint: an error here shows up again at fsync.
+    (void)::sync_file_range(m_fd, static_cast<off64_t>(m_writebackStart), static_cast<off64_t>(m_written - m_writebackStart),
+                            SYNC_FILE_RANGE_WRITE);
+    m_writebackStart = m_written;
+}
+
+Status WritableFile::append(const void* data, size_t n) {
+    if (m_fd < 0) return failedPrecondition("write to closed file " + m_path);
+    const auto* p = static_cast<const uint8_t*>(data);
+    m_position += n;
+    if (m_buffer.size() + n <= kBufferBytes && (n < kBufferBytes / 2 || !m_buffer.empty())) {
+        m_buffer.insert(m_buffer.end(), p, p + n);
+        return Status::ok();
+    }
+    CKPT_RETURN_IF_ERROR(flushBuffer());
+    if (n >= kBufferBytes / 2) {
+        CKPT_RETURN_IF_ERROR(writeAll(m_fd, p, n, m_path));
+        m_written += n;
+        startWriteback();
+        return Status::ok();
+    }
+    m_buffer.insert(m_buffer.end(), p, p + n);
+    return Status::ok();
+}
+
+Status WritableFile::close() {
+    if (m_fd < 0) return Status::ok();
+    Status s = flushBuffer();
+    if (s.isOk() && ::fsync(m_fd) != 0) s = ioError("cannot fsync", m_path, errno);
+    if (::close(m_fd) != 0 && s.isOk()) s = ioError("cannot close", m_path, errno);
+    m_fd = -1;
+    return s;
+}
+
+Status fsyncDirectory(const std::string& dir) {
+    const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return ioError("cannot open directory", dir, errno);
+    Status s;
+    if (::fsync(fd) != 0 && errno != EINVAL) s = ioError("cannot fsync directory", dir, errno);
+    ::close(fd);
+    return s;
+}
+
+Status renameFile(const std::string& from, const std::string& to) {
+    if (::rename(from.c_str(), to.c_str()) != 0) return ioError("cannot rename " + from + " to", to, errno);
+    return Status::ok();
+}
+
+Status createDirectories(const std::string& dir) {
+    if (dir.empty()) return Status::ok();
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return ioError("cannot create directory", dir, ec.value());
+    return Status::ok();
+}
+
+Status removeFile(const std::string& path) {
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return ioError("cannot delete", path, errno);
+    return Status::ok();
+}
+
+Status removeTree(const std::string& dir) {
+    std::error_code ec;
+    // remove_all does not follow symlinks: a link inside is removed, not its target.
+    std::filesystem::remove_all(dir, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory) return ioError("cannot delete", dir, ec.value());
+    return Status::ok();
+}
+
+Status writeFileAtomically(const std::string& path, std::string_view contents) {
+    static thread_local std::mt19937_64 rng{std::random_device{}()};
+    char suffix[40];
+    std::snprintf(suffix, sizeof suffix, ".tmp%016llx", static_cast<unsigned long long>(rng()));
+    const std::string tmp = path + suffix;
+    {
+        CKPT_ASSIGN_OR_RETURN(auto file, WritableFile::create(tmp));
+        Status s = file->append(contents);
+        if (s.isOk()) s = file->close();
+        if (!s.isOk()) {
+            (void)removeFile(tmp);
+            return s;
+        }
+    }
+    Status s = renameFile(tmp, path);
+    if (!s.isOk()) {
+        (void)removeFile(tmp);
+        return s;
+    }
+    return fsyncDirectory(platform::dirName(path));
+}
+
+} // namespace ckpt::pipeline
