@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
 # The main job on its embedded default: installs what is missing, builds,
 # trains the demo model in plain C++ (saving TensorFlow-compatible
-# checkpoints through the manager) and shows the result with the CLI.
-# With an argument, shows that checkpoint instead of training.
+# checkpoints with Adam slot variables through the checkpoint manager) and
+# opens them in the explorer. Without a display it stays headless and shows
+# the same checkpoints with the CLI. With an argument, shows that
+# checkpoint (prefix, directory or SavedModel) instead of training.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
-sample="${1:-}"
-if [ -z "$sample" ]; then
-  sample="$PWD/build/demo-run"
-  rm -rf "$sample"
-  ./build/app/cli/ckpt demo-train "$sample" --steps 200 --save-every 50 --max-to-keep 3
+target="${1:-}"
+if [ -z "$target" ]; then
+  target="$PWD/build/demo-run"
+  rm -rf "$target"
+  ./build/app/cli/ckpt demo-train "$target" --steps 200 --save-every 50 --max-to-keep 3
   echo
-  ./build/app/cli/ckpt list "$sample"
+  ./build/app/cli/ckpt list "$target"
   echo
 fi
-./build/app/cli/ckpt inspect "$sample"
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x build/app/gui/ckpt-explorer ]; then
+  echo "Opening $target in ckpt-explorer"
+  exec ./build/app/gui/ckpt-explorer "$target"
+fi
+echo "(no display: showing the checkpoint with the CLI; run build/app/gui/ckpt-explorer $target on a desktop)"
 echo
-./build/app/cli/ckpt tree "$sample"
+./build/app/cli/ckpt tree "$target"
 echo
-./build/app/cli/ckpt verify "$sample"
+./build/app/cli/ckpt verify "$target"
