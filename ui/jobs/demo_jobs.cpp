@@ -33,7 +33,9 @@ bool hasCheckpointState(const QString& directory) {
 
 QString defaultDemoDirectory() {
     const QString data = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    if (!data.isEmpty() && QDir().mkpath(data)) return QDir(data).filePath(QStringLiteral("demo"));
+    // Not created here: the trainer's save creates missing directories, and
+    // showing the welcome page should leave no folders behind.
+    if (!data.isEmpty()) return QDir(data).filePath(QStringLiteral("demo"));
     return QDir(QDir::tempPath()).filePath(QStringLiteral("ckpt-explorer-demo"));
 }
 

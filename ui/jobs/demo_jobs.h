@@ -22,8 +22,8 @@ DemoResult generateDemoCheckpoints(const QString& directory, const std::shared_p
 // Whether 'directory' already holds a checkpoint state file (the demo, or
 // anything else worth opening instead of overwriting).
 bool hasCheckpointState(const QString& directory);
-// Where the welcome page proposes to put the demo: a writable app-data
-// folder, else the temp directory.
+// Where the welcome page puts the demo: the app-data folder, else the temp
+// directory.
 QString defaultDemoDirectory();
 
 } // namespace ckpt::ui

@@ -79,25 +79,33 @@ MainWindow::MainWindow(QWidget* parent)
     welcomeLayout->addWidget(openButton, 0, Qt::AlignCenter);
     // A newcomer without a checkpoint at hand gets a real one: a short Adam
     // training run whose graph has layers, optimizer state and slots.
+    welcomeLayout->addSpacing(16);
+    auto* demoText = new QLabel(tr("<p>No checkpoint at hand? Train a small model (two dense layers, Adam, 200 steps) "
+                                   "and explore its checkpoints, optimizer slots included.</p>"),
+                                m_welcome);
+    demoText->setAlignment(Qt::AlignCenter);
+    demoText->setWordWrap(true);
+    welcomeLayout->addWidget(demoText);
+    QString demoDir = QDir::toNativeSeparators(defaultDemoDirectory());
+    if (const QString home = QDir::toNativeSeparators(QDir::homePath()); demoDir.startsWith(home + QDir::separator()))
+        demoDir.replace(0, home.size(), QStringLiteral("~"));
     m_demoButton = new QPushButton(tr("Generate Demo Checkpoints"), m_welcome);
     m_demoButton->setAccessibleName(tr("Generate demo checkpoints"));
-    m_demoButton->setToolTip(tr("Train a small MLP with Adam for 200 steps and open its checkpoints"));
-    connect(m_demoButton, &QPushButton::clicked, this, [this] { generateDemo(defaultDemoDirectory()); });
+    m_demoButton->setToolTip(tr("Writes them to %1 and opens them").arg(demoDir));
+    // A second click opens the demo already trained rather than training again.
+    connect(m_demoButton, &QPushButton::clicked, this, [this] { openDemo(defaultDemoDirectory()); });
+    auto* demoElsewhere = new QPushButton(tr("Generate Into Folder\u2026"), m_welcome);
+    connect(demoElsewhere, &QPushButton::clicked, this, &MainWindow::generateDemoDialog);
     auto* demoRow = new QHBoxLayout;
     demoRow->addStretch();
     demoRow->addWidget(m_demoButton);
-    auto* demoElsewhere = new QPushButton(tr("In Another Folder\u2026"), m_welcome);
-    demoElsewhere->setFlat(true);
-    demoElsewhere->setCursor(Qt::PointingHandCursor);
-    connect(demoElsewhere, &QPushButton::clicked, this, &MainWindow::generateDemoDialog);
     demoRow->addWidget(demoElsewhere);
     demoRow->addStretch();
     welcomeLayout->addLayout(demoRow);
-    m_demoHint = new QLabel(tr("No checkpoint at hand? The demo is written to %1").arg(QDir::toNativeSeparators(defaultDemoDirectory())),
-                            m_welcome);
+    m_demoHint = new QLabel(tr("Saved to %1").arg(demoDir), m_welcome);
     m_demoHint->setAlignment(Qt::AlignCenter);
-    m_demoHint->setWordWrap(true);
-    m_demoHint->setEnabled(false);  // greyed: a hint, not an instruction
+    m_demoHint->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_demoHint->setEnabled(false);  // greyed: a detail, not an instruction
     welcomeLayout->addWidget(m_demoHint);
     m_recentBox = new QWidget(m_welcome);
     m_recentBox->setLayout(new QVBoxLayout);

@@ -52,7 +52,7 @@ QListWidget* makeList(const QString& accessibleName, QWidget* parent) {
     list->setAccessibleName(accessibleName);
     list->setWordWrap(true);
     list->setMinimumHeight(70);
-    list->setMaximumHeight(140);
+    list->setMaximumHeight(120);
     return list;
 }
 
@@ -90,6 +90,10 @@ RestoreView::RestoreView(JobTracker* jobs, QWidget* parent)
     // Slot variables are half of what an optimizer restore is about: show them.
     m_tree->slotsBox()->setChecked(true);
     splitter->addWidget(m_tree);
+    // Kind and size are in the Object graph tab already (the icons keep the
+    // kind); here the width goes to names like "layer_with_weights-0".
+    m_tree->view()->setColumnHidden(ObjectTreeModel::KindColumn, true);
+    m_tree->view()->setColumnHidden(ObjectTreeModel::SizeColumn, true);
 
     auto* side = new QWidget(this);
     auto* sideLayout = new QVBoxLayout(side);
@@ -108,8 +112,9 @@ RestoreView::RestoreView(JobTracker* jobs, QWidget* parent)
         m_message[i]->setTextInteractionFlags(Qt::TextSelectableByMouse);
         m_message[i]->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
         auto* name = new QLabel(QStringLiteral("<code>%1()</code>").arg(QString::fromLatin1(assertionName(a))), assertions);
-        grid->addWidget(name, 2 * i, 0, 1, 1);
-        grid->addWidget(m_verdict[i], 2 * i, 1, 1, 1);
+        // Verdict first: a narrow panel must never clip pass/fail.
+        grid->addWidget(m_verdict[i], 2 * i, 0, 1, 1);
+        grid->addWidget(name, 2 * i, 1, 1, 1);
         grid->addWidget(m_message[i], 2 * i + 1, 0, 1, 2);
     }
     m_expectPartial->setToolTip(tr("Like status.expect_partial(): silences the warnings logged for checkpoint values "
@@ -125,12 +130,13 @@ RestoreView::RestoreView(JobTracker* jobs, QWidget* parent)
     sideLayout->addWidget(new QLabel(tr("<b>Restore errors and logged warnings</b>"), side));
     sideLayout->addWidget(m_warnings);
 
-    auto* mapping = new QGroupBox(tr("Assignment map (checkpoint prefix \u2192 program prefix)"), side);
+    auto* mapping = new QGroupBox(tr("Assignment map"), side);
     auto* mappingLayout = new QVBoxLayout(mapping);
     m_mapping->setHorizontalHeaderLabels({tr("Checkpoint (OLD)"), tr("Program (NEW)")});
     m_mapping->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_mapping->verticalHeader()->hide();
     m_mapping->setAccessibleName(tr("Assignment map"));
+    m_mapping->setToolTip(tr("Checkpoint paths under OLD are matched as if they were under NEW in the program (like tf.train.init_from_checkpoint)"));
     m_mapping->setMinimumHeight(90);
     connect(m_mapping, &QTableWidget::itemChanged, this, &RestoreView::scheduleMatch);
     mappingLayout->addWidget(m_mapping);
@@ -168,10 +174,12 @@ RestoreView::RestoreView(JobTracker* jobs, QWidget* parent)
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(side);
     scroll->setWidgetResizable(true);
+    // Messages wrap to the panel's width instead of scrolling sideways.
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setFrameShape(QFrame::NoFrame);
     splitter->addWidget(scroll);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
     layout->addWidget(splitter, 1);
 
     m_debounce->setSingleShot(true);
