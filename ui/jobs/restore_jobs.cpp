@@ -38,7 +38,8 @@ RestorePreview previewRestore(const RestoreRequest& request) {
         return out;
     }
     out.ok = true;
-    out.report = status->report();
+    out.report = std::make_shared<const MatchReport>(status->report());
+    out.overlay = std::make_shared<const MatchOverlay>(out.report);
     return out;
 }
 

@@ -14,6 +14,7 @@
 #include "ckpt/checkpoint.h"
 #include "ckpt/match_report.h"
 #include "jobs/job_control.h"
+#include "models/match_overlay.h"
 
 namespace ckpt::ui {
 
@@ -28,8 +29,11 @@ struct RestoreRequest {
 
 struct RestorePreview {
     bool ok = false;
-    QString error;       // Status::toString() when matching could not run at all
-    MatchReport report;  // valid when ok
+    QString error;  // Status::toString() when matching could not run at all
+    // Both set when ok. The overlay's lookup tables are built here, on the
+    // worker: for a 100,000-node graph that is too slow for the GUI thread.
+    std::shared_ptr<const MatchReport> report;
+    std::shared_ptr<const MatchOverlay> overlay;
 };
 // restoreCheckpoint with readValues=false: matches against the index only.
 RestorePreview previewRestore(const RestoreRequest& request);

@@ -247,8 +247,18 @@ RestoreRequest RestoreView::request() const {
 
 void RestoreView::scheduleMatch() { m_debounce->start(); }
 
+void RestoreView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (m_stale) runMatch();
+}
+
 void RestoreView::runMatch() {
     m_debounce->stop();
+    if (!isVisible()) {
+        m_stale = m_snapshot != nullptr;
+        return;
+    }
+    m_stale = false;
     // A newer edit supersedes whatever is still matching: its result is dropped.
     if (m_previewJob) {
         m_previewJob->cancel();
@@ -282,9 +292,9 @@ void RestoreView::showPreview(const RestorePreview& preview) {
         emit previewUpdated();
         return;
     }
-    auto report = std::make_shared<const MatchReport>(preview.report);
+    const std::shared_ptr<const MatchReport>& report = preview.report;
     m_report = report;
-    m_tree->model()->setOverlay(std::make_shared<MatchOverlay>(report));
+    m_tree->model()->setOverlay(preview.overlay);
     for (const AssertionVerdict& v : report->verdicts) {
         const int i = static_cast<int>(v.assertion);
         m_verdict[i]->setText(v.passed ? tr("\u2714 passes") : tr("\u2718 fails"));
@@ -294,11 +304,15 @@ void RestoreView::showPreview(const RestorePreview& preview) {
         m_message[i]->setText(QString::fromStdString(v.status.message()));
         m_message[i]->setVisible(!v.passed);
     }
+    // Lists stay short enough to fill on the GUI thread; the counts say the rest.
+    constexpr int kMaxListed = 500;
     for (const ProgramObjectMatch& o : report->programObjects)
-        if (!o.bound) m_unbound->addItem(QString::fromStdString(o.path));
+        if (!o.bound && m_unbound->count() < kMaxListed) m_unbound->addItem(QString::fromStdString(o.path));
     if (m_unbound->count() == 0) m_unbound->addItem(tr("(none: every program object is bound)"));
-    for (const Status& e : report->restoreErrors) m_warnings->addItem(QString::fromStdString(e.toString()));
-    for (const std::string& w : report->warnings) m_warnings->addItem(QString::fromStdString(w));
+    for (const Status& e : report->restoreErrors)
+        if (m_warnings->count() < kMaxListed) m_warnings->addItem(QString::fromStdString(e.toString()));
+    for (const std::string& w : report->warnings)
+        if (m_warnings->count() < kMaxListed) m_warnings->addItem(QString::fromStdString(w));
     if (m_warnings->count() == 0)
         m_warnings->addItem(report->expectPartial ? tr("(none: silenced by expect_partial)") : tr("(none)"));
     m_summary->setText(tr("%1 matched, %2 unresolved in checkpoint, %3 unbound in program, %4 dtype/shape mismatches (%5)")

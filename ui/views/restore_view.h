@@ -60,6 +60,9 @@ signals:
     void restoreFinished(bool ok, const QString& prefix);
     void openRequested(const QString& prefix);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     void chooseTarget();
     void chooseOutput();
@@ -90,6 +93,9 @@ private:
     std::shared_ptr<JobControl> m_restoreJob;
     QString m_restoredPrefix;
     quint64 m_generation = 0;
+    // Matching waits until the tab is shown: opening a checkpoint should not
+    // pay for a restore preview nobody looks at.
+    bool m_stale = false;
 };
 
 } // namespace ckpt::ui
