@@ -254,11 +254,6 @@ void RestoreView::showEvent(QShowEvent* event) {
 
 void RestoreView::runMatch() {
     m_debounce->stop();
-    if (!isVisible()) {
-        m_stale = m_snapshot != nullptr;
-        return;
-    }
-    m_stale = false;
     // A newer edit supersedes whatever is still matching: its result is dropped.
     if (m_previewJob) {
         m_previewJob->cancel();
@@ -266,7 +261,8 @@ void RestoreView::runMatch() {
         m_previewJob.reset();
     }
     const quint64 generation = ++m_generation;
-    if (!m_snapshot) return;
+    m_stale = m_snapshot && !isVisible();
+    if (!m_snapshot || m_stale) return;
     auto job = m_jobs->start(tr("Matching restore target"));
     m_previewJob = job;
     m_summary->setText(tr("Matching\u2026"));
