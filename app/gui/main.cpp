@@ -1,5 +1,7 @@
 // ckpt-explorer [PATH]: the desktop explorer. --screenshot DIR saves a PNG of
 // each view (window grabs, no X server tricks) for docs/screenshots.
+// --demo DIR trains the demo model into DIR (unless it already holds
+// checkpoints) and opens it: the one command a newcomer needs.
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -28,6 +30,10 @@ int main(int argc, char** argv) {
     QCommandLineOption shots(QStringLiteral("screenshot"), QStringLiteral("Save a PNG of each view into DIR, then quit."),
                              QStringLiteral("dir"));
     parser.addOption(shots);
+    QCommandLineOption demo(QStringLiteral("demo"),
+                            QStringLiteral("Open the demo checkpoints in DIR, generating them first (a short Adam training run) when missing."),
+                            QStringLiteral("dir"));
+    parser.addOption(demo);
     parser.process(app);
 
     ckpt::ui::MainWindow window;
@@ -36,6 +42,8 @@ int main(int argc, char** argv) {
     if (parser.isSet(shots)) {
         auto* tour = new ckpt::gui::ScreenshotTour(&window, parser.value(shots), args.value(0), args.value(1), &app);
         QTimer::singleShot(0, tour, &ckpt::gui::ScreenshotTour::start);
+    } else if (parser.isSet(demo)) {
+        window.openDemo(QDir(parser.value(demo)).absolutePath());
     } else if (!args.isEmpty()) {
         window.openPath(args.first());
     }

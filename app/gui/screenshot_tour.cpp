@@ -15,12 +15,15 @@
 #include <cstdio>
 #include <memory>
 
+#include "ckpt/demo_trainer.h"
+#include "ckpt/model_spec.h"
 #include "models/object_tree_model.h"
 #include "views/heatmap_page.h"
 #include "views/heatmap_view.h"
 #include "views/histogram_page.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
+#include "views/restore_view.h"
 #include "views/stats_page.h"
 #include "views/tensor_inspector.h"
 
@@ -162,7 +165,7 @@ void ScreenshotTour::showError() {
 }
 
 void ScreenshotTour::showNameBased() {
-    if (m_nameBased.isEmpty()) return finish(0);
+    if (m_nameBased.isEmpty()) return showRestore();
     m_opened = false;
     m_window->openPath(m_nameBased);
     waitFor([this] { return m_opened; }, [this] {
@@ -175,7 +178,33 @@ void ScreenshotTour::showNameBased() {
             }
         QTimer::singleShot(300, this, [this] {
             save(QStringLiteral("06-name-based.png"));
-            finish(0);
+            showRestore();
+        });
+    });
+}
+
+void ScreenshotTour::showRestore() {
+    // The welcome page's demo offer, as a newcomer would use it.
+    m_opened = false;
+    m_window->generateDemo(m_scratch.path() + QStringLiteral("/demo"));
+    waitFor([this] { return m_opened; }, [this] {
+        auto model = makeDemoModel(/*hidden=*/16, /*replicas=*/1, /*seed=*/1);
+        if (!model.ok()) return finish(1);
+        const QString specPath = m_scratch.path() + QStringLiteral("/mlp_hidden16.json");
+        QFile spec(specPath);
+        if (!spec.open(QIODevice::WriteOnly)) return finish(1);
+        spec.write(QByteArray::fromStdString(modelSpecJson(**model)));
+        spec.close();
+        ui::RestoreView* view = m_window->restoreView();
+        m_window->workspace()->setCurrentWidget(view);
+        view->setTarget(specPath);
+        waitFor([view] { return view->report() && !view->isMatching(); }, [this, view] {
+            QTreeView* tree = view->treePane()->view();
+            tree->expandToDepth(1);
+            QTimer::singleShot(300, this, [this] {
+                save(QStringLiteral("10-restore.png"));
+                finish(0);
+            });
         });
     });
 }

@@ -5,6 +5,7 @@
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QTreeView>
@@ -21,6 +22,7 @@
 #include "platform/crc32c.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
+#include "views/restore_view.h"
 
 #include <map>
 
@@ -195,6 +197,31 @@ private slots:
         qInfo("longest stall %lld ms", meter.longest());
         QVERIFY2(meter.longest() <= 100, qPrintable(QStringLiteral("event loop stalled %1 ms").arg(meter.longest())));
         // Cancelling the background verify keeps the window responsive too.
+        w.jobs()->cancelAll();
+        QTRY_VERIFY_WITH_TIMEOUT(w.jobs()->active().isEmpty(), 20000);
+    }
+
+    void restoreTabMatchesWithoutStalls() {
+        // The Restore tab matches all 100,000 variables against the
+        // checkpoint's own structure; the overlay and lists must not block.
+        MainWindow w;
+        w.resize(1200, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy opened(&w, &MainWindow::checkpointOpened);
+        w.openPath(m_prefix);
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 10000);
+        StallMeter meter;
+        meter.start();
+        RestoreView* view = w.restoreView();
+        w.workspace()->setCurrentWidget(view);
+        QTRY_VERIFY_WITH_TIMEOUT(view->report() && !view->isMatching(), 60000);
+        QCOMPARE(view->report()->matchedNodes, static_cast<int>(view->report()->checkpointNodes.size()));
+        const QModelIndex modelRow = view->treePane()->model()->index(0, 0);
+        view->treePane()->view()->expand(modelRow);
+        QTest::qWait(200);
+        qInfo("restore tab: longest stall %lld ms", meter.longest());
+        QVERIFY2(meter.longest() <= 100, qPrintable(QStringLiteral("event loop stalled %1 ms").arg(meter.longest())));
         w.jobs()->cancelAll();
         QTRY_VERIFY_WITH_TIMEOUT(w.jobs()->active().isEmpty(), 20000);
     }

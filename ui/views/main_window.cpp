@@ -8,6 +8,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
@@ -25,6 +26,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "jobs/checkpoint_jobs.h"
+#include "jobs/demo_jobs.h"
 #include "jobs/job_pool.h"
 #include "jobs/when_done.h"
 #include "jobs/job_tracker.h"
@@ -34,6 +36,7 @@
 #include "views/error_panel.h"
 #include "views/job_status_widget.h"
 #include "views/object_tree_pane.h"
+#include "views/restore_view.h"
 #include "views/tensor_inspector.h"
 
 namespace ckpt::ui {
@@ -47,6 +50,7 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_jobs(new JobTracker(this)), m_dirs(new DirectoryModel(this)), m_sidebar(new QTreeView(this)),
       m_workspace(new QTabWidget(this)), m_stack(new QStackedWidget(this)), m_welcome(new QWidget(this)),
       m_tree(new ObjectTreePane(m_jobs, this)), m_error(new ErrorPanel(this)), m_inspector(new TensorInspector(m_jobs, this)),
+      m_restore(new RestoreView(m_jobs, this)),
       m_splitter(new QSplitter(this)), m_location(new QLabel(this)) {
     setWindowTitle(tr("Checkpoint Explorer"));
     setAcceptDrops(true);
@@ -73,6 +77,36 @@ MainWindow::MainWindow(QWidget* parent)
     openButton->setAccessibleName(tr("Open checkpoint"));
     connect(openButton, &QPushButton::clicked, this, &MainWindow::openDialog);
     welcomeLayout->addWidget(openButton, 0, Qt::AlignCenter);
+    // A newcomer without a checkpoint at hand gets a real one: a short Adam
+    // training run whose graph has layers, optimizer state and slots.
+    welcomeLayout->addSpacing(16);
+    auto* demoText = new QLabel(tr("<p>No checkpoint at hand? Train a small model (two dense layers, Adam, 200 steps) "
+                                   "and explore its checkpoints, optimizer slots included.</p>"),
+                                m_welcome);
+    demoText->setAlignment(Qt::AlignCenter);
+    demoText->setWordWrap(true);
+    welcomeLayout->addWidget(demoText);
+    QString demoDir = QDir::toNativeSeparators(defaultDemoDirectory());
+    if (const QString home = QDir::toNativeSeparators(QDir::homePath()); demoDir.startsWith(home + QDir::separator()))
+        demoDir.replace(0, home.size(), QStringLiteral("~"));
+    m_demoButton = new QPushButton(tr("Generate Demo Checkpoints"), m_welcome);
+    m_demoButton->setAccessibleName(tr("Generate demo checkpoints"));
+    m_demoButton->setToolTip(tr("Writes them to %1 and opens them").arg(demoDir));
+    // A second click opens the demo already trained rather than training again.
+    connect(m_demoButton, &QPushButton::clicked, this, [this] { openDemo(defaultDemoDirectory()); });
+    auto* demoElsewhere = new QPushButton(tr("Generate Into Folder\u2026"), m_welcome);
+    connect(demoElsewhere, &QPushButton::clicked, this, &MainWindow::generateDemoDialog);
+    auto* demoRow = new QHBoxLayout;
+    demoRow->addStretch();
+    demoRow->addWidget(m_demoButton);
+    demoRow->addWidget(demoElsewhere);
+    demoRow->addStretch();
+    welcomeLayout->addLayout(demoRow);
+    m_demoHint = new QLabel(tr("Saved to %1").arg(demoDir), m_welcome);
+    m_demoHint->setAlignment(Qt::AlignCenter);
+    m_demoHint->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_demoHint->setEnabled(false);  // greyed: a detail, not an instruction
+    welcomeLayout->addWidget(m_demoHint);
     m_recentBox = new QWidget(m_welcome);
     m_recentBox->setLayout(new QVBoxLayout);
     welcomeLayout->addWidget(m_recentBox, 0, Qt::AlignCenter);
@@ -84,6 +118,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_workspace->setTabBarAutoHide(true);
     m_workspace->setDocumentMode(true);
     m_workspace->addTab(m_stack, tr("Object graph"));
+    addWorkspaceView(m_restore, tr("Restore"));
 
     m_splitter->addWidget(m_sidebar);
     m_splitter->addWidget(m_workspace);
@@ -100,6 +135,8 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(m_tree, &ObjectTreePane::selectionChanged, m_inspector, &TensorInspector::setSelection);
     connect(m_error, &ErrorPanel::retryRequested, this, &MainWindow::refresh);
+    connect(m_restore->treePane(), &ObjectTreePane::selectionChanged, m_inspector, &TensorInspector::setSelection);
+    connect(m_restore, &RestoreView::openRequested, this, &MainWindow::openPath);
     createActions();
     readSettings();
 }
@@ -164,6 +201,37 @@ void MainWindow::openDirectoryDialog() {
     if (!dir.isEmpty()) openPath(dir);
 }
 
+void MainWindow::generateDemoDialog() {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for Demo Checkpoints"), QDir::homePath());
+    if (!dir.isEmpty()) generateDemo(dir);
+}
+
+void MainWindow::generateDemo(const QString& directory) {
+    if (m_demoJob) return;
+    auto job = m_jobs->start(tr("Training demo model into %1").arg(directory));
+    m_demoJob = job;
+    m_demoButton->setEnabled(false);
+    m_location->setText(tr("Training the demo model (200 Adam steps) into %1\u2026").arg(directory));
+    whenDone(this, QtConcurrent::run(jobPool(), generateDemoCheckpoints, directory, job), [this, job](const DemoResult& r) {
+        m_jobs->finish(job);
+        m_demoJob.reset();
+        m_demoButton->setEnabled(true);
+        emit demoGenerated(r.ok, r.directory);
+        if (!r.ok) {
+            m_error->showError(tr("Cannot generate demo checkpoints in %1").arg(r.directory), r.error, {});
+            m_stack->setCurrentWidget(m_error);
+            m_location->setText(r.error);
+            return;
+        }
+        openPath(r.directory);
+    });
+}
+
+void MainWindow::openDemo(const QString& directory) {
+    if (hasCheckpointState(directory)) openPath(directory);
+    else generateDemo(directory);
+}
+
 void MainWindow::addWorkspaceView(QWidget* view, const QString& title) { m_workspace->addTab(view, title); }
 
 bool MainWindow::isErrorShown() const { return m_stack->currentWidget() == m_error; }
@@ -189,6 +257,7 @@ void MainWindow::openPath(const QString& rawPath) {
         if (!r.snapshot) {
             m_snapshot.reset();
             m_tree->setSnapshot(nullptr);
+            m_restore->setSnapshot(nullptr);
             m_error->showError(tr("Cannot open %1").arg(path), r.error, r.problems);
             m_stack->setCurrentWidget(m_error);
             m_location->setText(r.error);
@@ -206,6 +275,7 @@ void MainWindow::openPath(const QString& rawPath) {
 void MainWindow::showSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot) {
     m_snapshot = std::move(snapshot);
     m_tree->setSnapshot(m_snapshot);
+    m_restore->setSnapshot(m_snapshot);
     m_stack->setCurrentWidget(m_tree);
     const Checkpoint& ckpt = *m_snapshot->checkpoint;
     const QString prefix = QString::fromStdString(ckpt.prefix());
@@ -312,6 +382,7 @@ void MainWindow::closeCurrent() {
     ++m_openGeneration;
     m_snapshot.reset();
     m_tree->setSnapshot(nullptr);
+    m_restore->setSnapshot(nullptr);
     if (!m_currentPath.isEmpty()) m_dirs->removeDirectory(directoryFor(m_currentPath));
     m_currentPath.clear();
     m_stack->setCurrentWidget(m_welcome);

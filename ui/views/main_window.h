@@ -2,7 +2,8 @@
 // The explorer window: sidebar of opened directories and their checkpoints,
 // the object-graph tree (or an error panel) in a workspace tab, the tensor
 // inspector on the right, background-job progress in the status bar.
-// Later views (restore, compare) are added with addWorkspaceView().
+// Later views (compare) are added with addWorkspaceView(); the restore view
+// is built in. With nothing open, the welcome page offers demo checkpoints.
 
 #include <QMainWindow>
 #include <QStringList>
@@ -14,6 +15,7 @@
 
 class QLabel;
 class QMenu;
+class QPushButton;
 class QSplitter;
 class QStackedWidget;
 class QTabWidget;
@@ -26,6 +28,7 @@ class ErrorPanel;
 class JobControl;
 class JobTracker;
 class ObjectTreePane;
+class RestoreView;
 class TensorInspector;
 
 class MainWindow : public QMainWindow {
@@ -39,6 +42,11 @@ public:
     void refresh();
     void closeCurrent();
     void addWorkspaceView(QWidget* view, const QString& title);
+    // Trains the demo model into 'directory' as a background job, then opens
+    // the directory (its latest checkpoint).
+    void generateDemo(const QString& directory);
+    // --demo DIR: opens the demo in DIR, generating it first when missing.
+    void openDemo(const QString& directory);
 
     JobTracker* jobs() const { return m_jobs; }
     DirectoryModel* directories() const { return m_dirs; }
@@ -46,6 +54,9 @@ public:
     ObjectTreePane* treePane() const { return m_tree; }
     TensorInspector* inspector() const { return m_inspector; }
     ErrorPanel* errorPanel() const { return m_error; }
+    RestoreView* restoreView() const { return m_restore; }
+    QTabWidget* workspace() const { return m_workspace; }
+    QPushButton* demoButton() const { return m_demoButton; }
     const std::shared_ptr<const CheckpointSnapshot>& snapshot() const { return m_snapshot; }
     QStringList recentFiles() const { return m_recent; }
     bool isErrorShown() const;
@@ -54,6 +65,8 @@ signals:
     // After each openPath()/refresh(): whether the checkpoint opened.
     void checkpointOpened(bool ok);
     void healthChanged(const QString& prefix);
+    // After generateDemo(): whether training and saving worked (the open follows).
+    void demoGenerated(bool ok, const QString& directory);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -64,6 +77,7 @@ private:
     void createActions();
     void openDialog();
     void openDirectoryDialog();
+    void generateDemoDialog();
     void listDirectory(const QString& dir);
     void queueVerify(const QString& prefix);
     void startNextVerify();
@@ -83,6 +97,10 @@ private:
     ObjectTreePane* m_tree;
     ErrorPanel* m_error;
     TensorInspector* m_inspector;
+    RestoreView* m_restore;
+    QPushButton* m_demoButton = nullptr;
+    QLabel* m_demoHint = nullptr;
+    std::shared_ptr<JobControl> m_demoJob;
     QSplitter* m_splitter;
     QMenu* m_recentMenu = nullptr;
     QWidget* m_recentBox = nullptr;

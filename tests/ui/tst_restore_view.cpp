@@ -1,0 +1,265 @@
+// The restore view end to end, as a newcomer would use it: generate the demo
+// checkpoints from the welcome page's job, open them, match a model spec
+// that lacks a layer (assert_consumed fails naming it, existing objects
+// pass), toggle expect_partial, edit the assignment map and watch the live
+// verdict change, then Restore... into a new prefix that verifies and
+// reopens, without stalling the event loop for more than 100 ms.
+
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+
+#include <set>
+
+#include "ckpt/checkpoint.h"
+#include "ckpt/model_spec.h"
+#include "ckpt/verify.h"
+#include "models/match_overlay.h"
+#include "models/object_tree_model.h"
+#include "views/main_window.h"
+#include "views/object_tree_pane.h"
+#include "views/restore_view.h"
+
+using namespace ckpt;
+using namespace ckpt::ui;
+
+namespace {
+
+// Longest gap between 5 ms timer ticks (as in tst_open_stall).
+class StallMeter : public QObject {
+public:
+    StallMeter() {
+        m_timer.setInterval(5);
+        connect(&m_timer, &QTimer::timeout, this, [this] { m_longest = std::max(m_longest, m_clock.restart()); });
+    }
+    void start() {
+        m_longest = 0;
+        m_clock.start();
+        m_timer.start();
+    }
+    qint64 longest() const { return m_longest; }
+
+private:
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    qint64 m_longest = 0;
+};
+
+// The checkpoint's own spec with model.<layer> removed: its edge, the
+// objects only it reached, and the optimizer slots of its variables.
+QByteArray specWithoutLayer(const Checkpoint& ckpt, const QString& layer) {
+    auto program = programFromCheckpoint(ckpt);
+    if (!program.ok()) return {};
+    QJsonObject spec = QJsonDocument::fromJson(QByteArray::fromStdString(modelSpecJson(**program))).object();
+    QJsonArray objects = spec.value(QStringLiteral("objects")).toArray();
+    std::map<int, QJsonObject> byId;
+    for (const QJsonValue& v : objects) byId[v.toObject().value(QStringLiteral("id")).toInt()] = v.toObject();
+    // Keras also reaches a layer as "layer-<i>": drop every edge to it.
+    int layerId = -1;
+    for (const auto& [id, o] : byId)
+        for (const QJsonValue& c : o.value(QStringLiteral("children")).toArray())
+            if (c.toObject().value(QStringLiteral("name")).toString() == layer) layerId = c.toObject().value(QStringLiteral("id")).toInt();
+    if (layerId < 0) return {};
+    for (auto& [id, o] : byId) {
+        if (!o.contains(QStringLiteral("children"))) continue;
+        QJsonArray kept;
+        for (const QJsonValue& c : o.value(QStringLiteral("children")).toArray())
+            if (c.toObject().value(QStringLiteral("id")).toInt() != layerId) kept.append(c);
+        o[QStringLiteral("children")] = kept;
+    }
+    std::set<int> reachable;
+    std::vector<int> todo{spec.value(QStringLiteral("root")).toInt(0)};
+    while (!todo.empty()) {
+        const int id = todo.back();
+        todo.pop_back();
+        if (!reachable.insert(id).second) continue;
+        for (const QJsonValue& c : byId[id].value(QStringLiteral("children")).toArray())
+            todo.push_back(c.toObject().value(QStringLiteral("id")).toInt());
+    }
+    QJsonArray out;
+    for (auto& [id, o] : byId) {
+        if (!reachable.count(id)) continue;
+        if (o.contains(QStringLiteral("slots"))) {
+            QJsonArray keptSlots;
+            for (const QJsonValue& s : o.value(QStringLiteral("slots")).toArray())
+                if (reachable.count(s.toObject().value(QStringLiteral("variable")).toInt())) keptSlots.append(s);
+            o[QStringLiteral("slots")] = keptSlots;
+        }
+        out.append(o);
+    }
+    spec[QStringLiteral("objects")] = out;
+    return QJsonDocument(spec).toJson();
+}
+
+} // namespace
+
+class TstRestoreView : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("ckpt-explorer-tests"));
+        QSettings().clear();
+        QVERIFY(m_dir.isValid());
+    }
+
+    void demoToRestoreAndBack() {
+        MainWindow window;
+        window.show();
+        RestoreView* view = window.restoreView();
+        QAbstractItemModelTester tester(view->treePane()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+
+        // First run: the welcome page's demo offer trains and opens.
+        QVERIFY(window.demoButton()->isVisible());
+        const QString demoDir = m_dir.filePath(QStringLiteral("demo"));
+        QSignalSpy generated(&window, &MainWindow::demoGenerated);
+        QSignalSpy opened(&window, &MainWindow::checkpointOpened);
+        window.generateDemo(demoDir);
+        QVERIFY(generated.wait(60000) || generated.count() == 1);
+        QVERIFY2(generated.first().at(0).toBool(), "demo training failed");
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 20000);
+        QVERIFY(opened.first().at(0).toBool());
+        QVERIFY(window.snapshot());
+        const QString prefix = QString::fromStdString(window.snapshot()->checkpoint->prefix());
+        QVERIFY2(prefix.startsWith(demoDir), qPrintable(prefix));
+
+        // The Restore tab sits next to the object graph.
+        QTabWidget* tabs = window.workspace();
+        QVERIFY(tabs);
+        QCOMPARE(tabs->tabText(tabs->indexOf(view)), QStringLiteral("Restore"));
+        tabs->setCurrentWidget(view);
+
+        // Its own structure matches completely.
+        QTRY_VERIFY_WITH_TIMEOUT(view->report() && !view->isMatching(), 20000);
+        for (Assertion a : {Assertion::Consumed, Assertion::ExistingObjectsMatched, Assertion::NontrivialMatch})
+            QVERIFY2(view->verdictLabel(a)->text().contains(QStringLiteral("passes")), qPrintable(view->messageLabel(a)->text()));
+
+        // A spec without the second dense layer.
+        const QByteArray spec = specWithoutLayer(*window.snapshot()->checkpoint, QStringLiteral("layer_with_weights-1"));
+        QVERIFY(!spec.isEmpty());
+        const QString specPath = m_dir.filePath(QStringLiteral("no_layer1.json"));
+        QFile f(specPath);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(spec);
+        f.close();
+        QSignalSpy updated(view, &RestoreView::previewUpdated);
+        view->setTarget(specPath);
+        QVERIFY(updated.wait(20000));
+        QVERIFY(view->report());
+        const AssertionVerdict& consumed = view->report()->verdicts[0];
+        QVERIFY(!consumed.passed);
+        const QString consumedText = view->messageLabel(Assertion::Consumed)->text();
+        QCOMPARE(consumedText, QString::fromStdString(consumed.status.message()));
+        QVERIFY2(consumedText.contains(QStringLiteral("Unresolved object in checkpoint")), qPrintable(consumedText));
+        QVERIFY2(consumedText.contains(QStringLiteral("layer_with_weights-1")), qPrintable(consumedText));
+        QVERIFY(view->verdictLabel(Assertion::Consumed)->text().contains(QStringLiteral("fails")));
+        QVERIFY(view->verdictLabel(Assertion::ExistingObjectsMatched)->text().contains(QStringLiteral("passes")));
+        QVERIFY(view->verdictLabel(Assertion::NontrivialMatch)->text().contains(QStringLiteral("passes")));
+
+        // The tree is coloured: the missing layer's row is "unresolved".
+        ObjectTreeModel* model = view->treePane()->model();
+        const auto& entries = model->snapshot()->entries;
+        int32_t layerEntry = -1;
+        for (size_t i = 0; i < entries.size(); ++i)
+            if (entries[i].pathText() == QStringLiteral("(root).model.layer_with_weights-1.kernel")) layerEntry = static_cast<int32_t>(i);
+        QVERIFY(layerEntry >= 0);
+        const QModelIndex layerIndex = model->indexForEntry(layerEntry);
+        QVERIFY(layerIndex.isValid());
+        QCOMPARE(layerIndex.data(Qt::BackgroundRole).value<QColor>(), matchColor(MatchCategory::Unresolved));
+        QVERIFY(view->warningList()->count() > 0);
+        const QString firstWarning = view->warningList()->item(0)->text();
+        QVERIFY2(firstWarning.contains(QStringLiteral("layer_with_weights-1")), qPrintable(firstWarning));
+
+        // expect_partial silences the logged warnings; the assertions still fail.
+        view->expectPartialBox()->click();
+        QVERIFY(updated.wait(20000));
+        QVERIFY(view->report()->expectPartial);
+        QVERIFY(view->report()->warnings.empty());
+        QVERIFY(view->verdictLabel(Assertion::Consumed)->text().contains(QStringLiteral("fails")));
+
+        // A mapping row that sends layer 0 elsewhere unbinds the program's
+        // layer 0: existing-objects now fails, live, after the debounce.
+        view->addMappingRow();
+        QCOMPARE(view->mappingTable()->rowCount(), 1);
+        view->mappingTable()->item(0, 0)->setText(QStringLiteral("model/layer_with_weights-0/"));
+        view->mappingTable()->item(0, 1)->setText(QStringLiteral("model/elsewhere/"));
+        QVERIFY(updated.wait(20000));
+        QTRY_VERIFY_WITH_TIMEOUT(!view->isMatching(), 20000);
+        QVERIFY2(view->verdictLabel(Assertion::ExistingObjectsMatched)->text().contains(QStringLiteral("fails")),
+                 qPrintable(view->messageLabel(Assertion::ExistingObjectsMatched)->text()));
+        QVERIFY(view->unboundList()->count() > 0);
+        QVERIFY2(view->unboundList()->item(0)->text().contains(QStringLiteral("layer_with_weights-0")),
+                 qPrintable(view->unboundList()->item(0)->text()));
+        // Removing the row restores the earlier verdicts.
+        view->mappingTable()->setCurrentCell(0, 0);
+        view->mappingTable()->removeRow(0);
+        view->addMappingRow();  // an empty row is ignored
+        QVERIFY(updated.wait(20000));
+        QTRY_VERIFY_WITH_TIMEOUT(!view->isMatching(), 20000);
+        QVERIFY(view->verdictLabel(Assertion::ExistingObjectsMatched)->text().contains(QStringLiteral("passes")));
+
+        // Restore... into a temp prefix: progress in the status bar, no stalls.
+        const QString out = m_dir.filePath(QStringLiteral("restored/ckpt"));
+        QSignalSpy finished(view, &RestoreView::restoreFinished);
+        StallMeter meter;
+        meter.start();
+        view->restoreTo(out);
+        QVERIFY(view->isRestoring());
+        QVERIFY(finished.wait(60000));
+        qInfo("longest stall during restore %lld ms", meter.longest());
+        QVERIFY2(meter.longest() < 100, qPrintable(QStringLiteral("event loop stalled %1 ms").arg(meter.longest())));
+        QVERIFY2(finished.first().at(0).toBool(), qPrintable(view->resultLabel()->text()));
+        QVERIFY(view->resultLabel()->text().contains(QStringLiteral("verify found no problems")));
+        auto report = verifyBundle(out.toStdString());
+        QVERIFY(report.ok());
+        QVERIFY(report->ok());
+
+        // ...and reopens from the result's button.
+        auto* openResult = [&]() -> QPushButton* {
+            for (QPushButton* b : view->findChildren<QPushButton*>())
+                if (b->text() == QStringLiteral("Open Restored Checkpoint")) return b;
+            return nullptr;
+        }();
+        QVERIFY(openResult && openResult->isVisible());
+        opened.clear();
+        openResult->click();
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 20000);
+        QVERIFY(opened.first().at(0).toBool());
+        QCOMPARE(QString::fromStdString(window.snapshot()->checkpoint->prefix()), out);
+        // The restored checkpoint has the spec's structure: no second layer.
+        QTRY_VERIFY_WITH_TIMEOUT(view->report() && !view->isMatching(), 20000);
+        for (const CheckpointNodeMatch& n : view->report()->checkpointNodes)
+            QVERIFY2(!QString::fromStdString(n.path).contains(QStringLiteral("layer_with_weights-1")), n.path.c_str());
+    }
+
+    void demoOptionOpensExistingDemo() {
+        // --demo DIR on a directory that already holds the demo opens it
+        // without training again.
+        MainWindow window;
+        QSignalSpy generated(&window, &MainWindow::demoGenerated);
+        QSignalSpy opened(&window, &MainWindow::checkpointOpened);
+        window.openDemo(m_dir.filePath(QStringLiteral("demo")));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 20000);
+        QVERIFY(opened.first().at(0).toBool());
+        QCOMPARE(generated.count(), 0);
+    }
+
+private:
+    QTemporaryDir m_dir;
+};
+
+QTEST_MAIN(TstRestoreView)
+#include "tst_restore_view.moc"

@@ -1,0 +1,55 @@
+#pragma once
+// The restore view's engine calls, for QtConcurrent::run on jobPool(). Each
+// call builds its own program graph from the target, so two runs (a stale
+// preview still finishing while a new one starts) never share one: the
+// engine's restore is not thread-safe per graph.
+
+#include <QList>
+#include <QPair>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+#include "ckpt/checkpoint.h"
+#include "ckpt/match_report.h"
+#include "jobs/job_control.h"
+#include "models/match_overlay.h"
+
+namespace ckpt::ui {
+
+struct RestoreRequest {
+    std::shared_ptr<const Checkpoint> checkpoint;
+    // A *.json model spec or a checkpoint used as template; empty: the
+    // checkpoint's own structure (programFromCheckpoint).
+    QString target;
+    QList<QPair<QString, QString>> mappings;  // OLD -> NEW prefixes; empty rows are skipped
+    bool expectPartial = false;
+};
+
+struct RestorePreview {
+    bool ok = false;
+    QString error;  // Status::toString() when matching could not run at all
+    // Both set when ok. The overlay's lookup tables are built here, on the
+    // worker: for a 100,000-node graph that is too slow for the GUI thread.
+    std::shared_ptr<const MatchReport> report;
+    std::shared_ptr<const MatchOverlay> overlay;
+};
+// restoreCheckpoint with readValues=false: matches against the index only.
+RestorePreview previewRestore(const RestoreRequest& request);
+
+struct RestoreWriteResult {
+    bool ok = false;
+    bool cancelled = false;
+    QString error;          // the failing step's Status::toString()
+    QString prefix;         // the written checkpoint
+    QStringList problems;   // verifyBundle's findings, verbatim
+    QStringList restoreErrors;  // mismatches the restore recorded
+    qint64 tensors = 0;
+};
+// Restores with values, writes the program graph to 'outPrefix' with
+// writeCheckpoint, then verifies the result.
+RestoreWriteResult restoreAndWrite(const RestoreRequest& request, const QString& outPrefix,
+                                   const std::shared_ptr<JobControl>& job);
+
+} // namespace ckpt::ui

@@ -1,0 +1,114 @@
+#include "models/match_overlay.h"
+
+#include <QCoreApplication>
+
+namespace ckpt::ui {
+namespace {
+
+QString tr(const char* text) { return QCoreApplication::translate("ckpt::ui::MatchOverlay", text); }
+QString fromStd(const std::string& s) { return QString::fromStdString(s); }
+
+} // namespace
+
+MatchCategory categoryFor(NodeMatchState state) {
+    switch (state) {
+    case NodeMatchState::Matched: return MatchCategory::Matched;
+    case NodeMatchState::PartiallyMatched: return MatchCategory::UnusedAttributes;
+    case NodeMatchState::Mismatch: return MatchCategory::Mismatch;
+    case NodeMatchState::PendingSlot: return MatchCategory::PendingSlot;
+    case NodeMatchState::Unresolved: return MatchCategory::Unresolved;
+    }
+    return MatchCategory::Unresolved;
+}
+
+QColor matchColor(MatchCategory category) {
+    // Pale enough that black text and selection stay readable on light themes.
+    switch (category) {
+    case MatchCategory::Matched: return QColor(0xd4, 0xf0, 0xd4);
+    case MatchCategory::UnusedAttributes: return QColor(0xf5, 0xec, 0xb8);
+    case MatchCategory::Mismatch: return QColor(0xf6, 0xc6, 0xc6);
+    case MatchCategory::PendingSlot: return QColor(0xd6, 0xe4, 0xf7);
+    case MatchCategory::Unresolved: return QColor(0xfa, 0xdc, 0xb8);
+    }
+    return {};
+}
+
+QString matchLabel(MatchCategory category) {
+    switch (category) {
+    case MatchCategory::Matched: return tr("Matched");
+    case MatchCategory::UnusedAttributes: return tr("Unused attributes");
+    case MatchCategory::Mismatch: return tr("Dtype/shape mismatch");
+    case MatchCategory::PendingSlot: return tr("Slot waiting for optimizer/variable");
+    case MatchCategory::Unresolved: return tr("Unresolved in checkpoint");
+    }
+    return {};
+}
+
+MatchOverlay::MatchOverlay(std::shared_ptr<const MatchReport> report) : m_report(std::move(report)) {
+    for (const CheckpointNodeMatch& n : m_report->checkpointNodes) {
+        m_nodes.emplace(n.id, &n);
+        for (const AttributeMatch& a : n.attributes) m_attributes.emplace(a.checkpointKey, AttributeRef{&n, &a});
+    }
+}
+
+const CheckpointNodeMatch* MatchOverlay::nodeFor(const TreeEntry& entry) const {
+    if (entry.nodeId < 0) return nullptr;
+    const auto it = m_nodes.find(entry.nodeId);
+    return it == m_nodes.end() ? nullptr : it->second;
+}
+
+bool MatchOverlay::categoryOf(const TreeEntry& entry, MatchCategory* out) const {
+    if (entry.kind == EntryKind::Attribute) {
+        const auto it = m_attributes.find(std::string(entry.path));
+        if (it == m_attributes.end()) return false;
+        const AttributeMatch& a = *it->second.attribute;
+        if (!a.error.empty()) *out = MatchCategory::Mismatch;
+        else if (a.unused) *out = MatchCategory::UnusedAttributes;
+        else *out = categoryFor(it->second.node->state);
+        return true;
+    }
+    const CheckpointNodeMatch* n = nodeFor(entry);
+    if (!n) return false;
+    *out = categoryFor(n->state);
+    return true;
+}
+
+QString MatchOverlay::toolTip(const TreeEntry& entry) const {
+    if (entry.kind == EntryKind::Attribute) {
+        const auto it = m_attributes.find(std::string(entry.path));
+        if (it == m_attributes.end()) return {};
+        const AttributeMatch& a = *it->second.attribute;
+        if (!a.error.empty()) return fromStd(a.error);
+        if (a.unused) return tr("%1: the bound program object has no attribute %2").arg(fromStd(a.checkpointKey), fromStd(a.name));
+        return tr("%1: %2").arg(fromStd(a.checkpointKey), a.restored ? tr("would be restored") : tr("not restored"));
+    }
+    const CheckpointNodeMatch* n = nodeFor(entry);
+    if (!n) return {};
+    QString tip = tr("%1\n%2").arg(fromStd(n->path), matchLabel(categoryFor(n->state)));
+    if (!n->programPath.empty()) tip += tr("\nbound to %1").arg(fromStd(n->programPath));
+    for (const AttributeMatch& a : n->attributes)
+        if (!a.error.empty()) tip += QLatin1Char('\n') + fromStd(a.error);
+        else if (a.unused) tip += tr("\nunused attribute %1").arg(fromStd(a.name));
+    return tip;
+}
+
+QVariant MatchOverlay::data(const TreeEntry& entry, int32_t, int column, int role) const {
+    if (role == Qt::BackgroundRole) {
+        MatchCategory c;
+        if (categoryOf(entry, &c)) return matchColor(c);
+        return {};
+    }
+    if (role == Qt::ForegroundRole) {
+        // The backgrounds are light on every theme; keep text dark on them.
+        MatchCategory c;
+        if (categoryOf(entry, &c)) return QColor(Qt::black);
+        return {};
+    }
+    if (role == Qt::ToolTipRole && column == 0) {
+        const QString tip = toolTip(entry);
+        return tip.isEmpty() ? QVariant() : QVariant(tip);
+    }
+    return {};
+}
+
+} // namespace ckpt::ui
