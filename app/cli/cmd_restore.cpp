@@ -1,13 +1,18 @@
 // ckpt restore SRC --into TARGET [--map OLD=NEW]... [--expect-partial]
-//              [--assert consumed|existing|nontrivial] [--match-only] [--json]
+//              [--assert consumed|existing|nontrivial] [--match-only]
+//              [--out NEW_PREFIX [--force]] [--json]
 // Restores a checkpoint into a target (model spec or template checkpoint)
-// and prints how every node matched plus TensorFlow's assertion verdicts.
+// and prints how every node matched plus TensorFlow's assertion verdicts;
+// --out writes the restored target as a new checkpoint and verifies it.
 // ckpt spec PATH [--values]: a checkpoint's structure as a model spec.
 
 #include <iostream>
+#include <optional>
 
 #include "ckpt/model_spec.h"
 #include "ckpt/restore.h"
+#include "ckpt/save.h"
+#include "ckpt/verify.h"
 #include "json_output.h"
 #include "output.h"
 
@@ -54,15 +59,86 @@ void printReport(const MatchReport& r, const std::string& source, const std::str
     for (const std::string& w : r.warnings) std::cout << "warning: " << displayableString(w) << "\n";
 }
 
+// What --out did: skipped (with why), failed to write (error), or wrote
+// and verified (stats + verify report).
+struct OutResult {
+    std::string skipped;
+    Status error;
+    std::optional<SaveStats> stats;
+    std::optional<VerifyReport> verify;
+    bool ok() const { return error.isOk() && stats && verify && verify->ok(); }
+};
+
+OutResult writeRestored(const Trackable& root, const std::string& prefix) {
+    OutResult r;
+    auto stats = writeCheckpoint(root, prefix, SaveOptions{});
+    if (!stats) {
+        r.error = stats.status();
+        return r;
+    }
+    r.stats = *stats;
+    // Read back what was written: a checkpoint we hand out must pass the same
+    // check `ckpt verify` makes.
+    auto report = verifyBundle(stats->prefix);
+    if (!report) {
+        r.error = report.status();
+        return r;
+    }
+    r.verify = std::move(*report);
+    return r;
+}
+
+nlohmann::json outJson(const std::string& requested, const OutResult& r) {
+    nlohmann::json j = {{"prefix", r.stats ? r.stats->prefix : requested}, {"written", r.stats.has_value()}};
+    j["skipped"] = r.skipped.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.skipped);
+    j["error"] = r.error.isOk() ? nlohmann::json(nullptr)
+                                : nlohmann::json{{"code", std::string(statusCodeName(r.error.code()))}, {"message", r.error.message()}};
+    if (r.stats) {
+        j["shards"] = r.stats->shards;
+        j["tensors"] = r.stats->tensors;
+        j["data_bytes"] = r.stats->dataBytes;
+    }
+    if (r.verify) {
+        nlohmann::json problems = nlohmann::json::array();
+        for (const VerifyProblem& p : r.verify->problems)
+            problems.push_back({{"file", p.file}, {"key", p.key}, {"message", p.message}});
+        j["verify"] = {{"ok", r.verify->ok()},
+                       {"tensors_checked", r.verify->tensorsChecked},
+                       {"bytes_checked", r.verify->bytesChecked},
+                       {"problems", problems}};
+    } else {
+        j["verify"] = nullptr;
+    }
+    return j;
+}
+
+void printOut(const std::string& requested, const OutResult& r) {
+    if (!r.skipped.empty()) {
+        std::cout << "not written: " << displayableString(requested) << ": " << r.skipped << "\n";
+        return;
+    }
+    if (!r.stats) {
+        std::cout << "write failed: " << displayableString(requested) << "\n";
+        return;
+    }
+    std::cout << "wrote " << displayableString(r.stats->prefix) << "  (" << r.stats->tensors << " tensors, " << r.stats->shards
+              << " shard(s), " << r.stats->dataBytes << " data bytes)\n";
+    if (r.verify)
+        std::cout << "verify: " << (r.verify->ok() ? "ok" : "FAILED") << "  (" << r.verify->tensorsChecked << " tensors, "
+                  << r.verify->bytesChecked << " bytes checked, " << r.verify->problems.size() << " problem(s))\n";
+    else
+        std::cout << "verify: not run\n";
+}
+
 } // namespace
 
 void registerRestore(CLI::App& app, CommandContext& ctx) {
     auto* cmd = app.add_subcommand("restore", "Restore a checkpoint into a model spec or template checkpoint and "
                                               "report the match with TensorFlow's assertion verdicts");
     struct Args {
-        std::string source, target, assertion;
+        std::string source, target, assertion, out;
         std::vector<std::string> maps;
-        bool expectPartial = false, json = false, matchOnly = false;
+        bool expectPartial = false, json = false, matchOnly = false, force = false;
     };
     auto args = std::make_shared<Args>();
     cmd->add_option("SRC", args->source, "Checkpoint prefix, .index file, directory or SavedModel")->required();
@@ -72,7 +148,14 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("--assert", args->assertion, "Exit 1 unless this assertion holds")
         ->check(CLI::IsMember({"consumed", "existing", "nontrivial"}));
     cmd->add_flag("--expect-partial", args->expectPartial, "Silence the unrestored-value warnings (status.expect_partial())");
-    cmd->add_flag("--match-only", args->matchOnly, "Match and check dtypes/shapes from the index only; read no values");
+    auto* matchOnly =
+        cmd->add_flag("--match-only", args->matchOnly, "Match and check dtypes/shapes from the index only; read no values");
+    auto* outOption = cmd->add_option("--out", args->out,
+                                "Write the restored target as a new checkpoint at this prefix and verify it. Written "
+                                "only when the restore succeeded and the --assert assertion (if any) holds");
+    cmd->add_flag("--force", args->force, "With --out: write even when the restore or the --assert assertion failed")
+        ->needs(outOption);
+    outOption->excludes(matchOnly);  // without values the output would silently hold the target's initial values
     cmd->add_flag("--json", args->json, "Machine-readable output (docs/cli.md)");
     cmd->callback([&ctx, args] {
         RestoreOptions options;
@@ -110,7 +193,19 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
                                                                 : Assertion::NontrivialMatch;
             failure = status->check(a);
         }
-        ctx.exitCode = failure.isOk() ? kExitOk : kExitCheckpointProblem;
+        // --out: a failed assertion means the restored target is not what the
+        // user asked for, so writing it could pass off initial values as a
+        // restored model; only --force writes it anyway.
+        OutResult written;
+        if (!args->out.empty()) {
+            if (failure.isOk() || args->force) {
+                written = writeRestored(*status->root(), args->out);
+            } else {
+                written.skipped = "the restore or the requested assertion failed (use --force to write anyway)";
+            }
+        }
+        const bool outFailed = !args->out.empty() && written.skipped.empty() && !written.ok();
+        ctx.exitCode = failure.isOk() && !outFailed ? kExitOk : kExitCheckpointProblem;
         if (args->json) {
             nlohmann::json j = nlohmann::json::parse(matchReportJson(report));
             nlohmann::json out = {{"source", (*ckpt)->prefix()},
@@ -121,11 +216,17 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
                                           : nlohmann::json{{"code", std::string(statusCodeName(failure.code()))},
                                                            {"message", failure.message()}};
             out.update(j);
+            out["out"] = args->out.empty() ? nlohmann::json(nullptr) : outJson(args->out, written);
             printJson(out);
         } else {
             printReport(report, (*ckpt)->prefix(), args->target);
+            if (!args->out.empty()) printOut(args->out, written);
         }
         if (!failure.isOk()) std::cerr << "ckpt: " << displayableString(failure.toString()) << "\n";
+        if (!written.error.isOk()) std::cerr << "ckpt: " << displayableString(written.error.toString()) << "\n";
+        if (written.verify && !written.verify->ok())
+            for (const VerifyProblem& p : written.verify->problems)
+                std::cerr << "ckpt: " << displayableString(p.file + ": " + p.message) << "\n";
     });
 }
 

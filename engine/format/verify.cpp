@@ -9,14 +9,12 @@
 #include "ckpt/object_graph.h"
 #include "format/index_table.h"
 #include "format/ordered_code.h"
+#include "format/region_read.h"
 #include "platform/crc32c.h"
 #include "platform/file.h"
 
 namespace ckpt {
 namespace {
-
-constexpr size_t kChunkBytes = 4u << 20;   // pread unit when a part cannot be mapped
-constexpr size_t kPartBytes = 16u << 20;   // unit of parallel work and of mapping (mapped pages count as RSS)
 
 struct RegionJob {
     std::string key;  // for messages
@@ -25,7 +23,7 @@ struct RegionJob {
     StoredRegion region;
 };
 
-// A piece of one region. Fixed-size regions larger than kPartBytes are split
+// A piece of one region. Fixed-size regions larger than kRegionPartBytes are split
 // so one huge tensor (an embedding table) still uses every thread; the
 // parts' CRCs are joined with crc32cCombine. Other dtypes are one part read
 // whole (they need decoding and are small in practice).
@@ -44,10 +42,8 @@ std::string regionName(const RegionJob& job, const platform::RandomAccessFile& f
     return format::printableKey(job.key) + " in " + platform::baseName(file.path());
 }
 
-// Checksums a part in place: mapped page-cache pages are read without a
-// copy. pread's copy out of the page cache alone costs about as much as
-// `cat`, so with it verify could not keep up with cat (issue 2 asks for
-// >= 0.8x). pread remains the fallback.
+// Checksums a part in place (format::readRegionPart reads mapped page-cache
+// pages without a copy). Other dtypes are read whole and decoded.
 PartResult checkPart(const BundleReader& reader, const platform::RandomAccessFile& file, const RegionJob& job,
                      const PartJob& part, std::vector<uint8_t>& buffer) {
     PartResult r;
@@ -55,23 +51,9 @@ PartResult checkPart(const BundleReader& reader, const platform::RandomAccessFil
         r.status = reader.readRegion(job.region, job.dtype, job.numElements, job.key).status();
         return r;
     }
-    const uint64_t offset = static_cast<uint64_t>(job.region.offset) + part.begin;
-    file.adviseSequential(offset, part.length);
-    for (uint64_t done = 0; done < part.length;) {
-        size_t n = static_cast<size_t>(part.length - done);
-        if (auto view = file.mapSequential(offset + done, n)) {
-            r.crc = platform::crc32cExtend(r.crc, view->data(), n);
-        } else {
-            n = std::min(n, kChunkBytes);
-            buffer.resize(std::max(buffer.size(), n));
-            if (Status s = file.readExact(offset + done, n, buffer.data()); !s.isOk()) {
-                r.status = s;
-                return r;
-            }
-            r.crc = platform::crc32cExtend(r.crc, buffer.data(), n);
-        }
-        done += n;
-    }
+    auto crc = format::readRegionPart(file, static_cast<uint64_t>(job.region.offset) + part.begin, part.length, nullptr, buffer);
+    if (crc) r.crc = *crc;
+    else r.status = crc.status();
     return r;
 }
 
@@ -81,9 +63,13 @@ Status finishRegion(const RegionJob& job, const platform::RandomAccessFile& file
     for (size_t i = first; i < first + count; ++i)
         if (!results[i].status.isOk()) return results[i].status;
     if (!isFixedSize(job.dtype)) return Status::ok();
-    uint32_t crc = 0;
-    for (size_t i = first; i < first + count; ++i)
-        crc = i == first ? results[i].crc : platform::crc32cCombine(crc, results[i].crc, parts[i].length);
+    std::vector<format::RegionPart> pieces;
+    std::vector<uint32_t> crcs;
+    for (size_t i = first; i < first + count; ++i) {
+        pieces.push_back({parts[i].begin, parts[i].length});
+        crcs.push_back(results[i].crc);
+    }
+    const uint32_t crc = format::combinePartCrcs(pieces, crcs);
     if (platform::crc32cMask(crc) != job.region.maskedCrc32c) {
         char buf[96];
         std::snprintf(buf, sizeof buf, " (stored 0x%08x, computed 0x%08x)", job.region.maskedCrc32c, platform::crc32cMask(crc));
@@ -167,11 +153,10 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
             continue;
         }
         regionParts[i].first = parts.size();
-        if (!isFixedSize(job.dtype) || size == 0) {
+        if (!isFixedSize(job.dtype)) {
             parts.push_back({i, 0, size});
         } else {
-            for (uint64_t begin = 0; begin < size; begin += kPartBytes)
-                parts.push_back({i, begin, std::min<uint64_t>(kPartBytes, size - begin)});
+            for (const format::RegionPart& p : format::splitRegion(size)) parts.push_back({i, p.begin, p.length});
         }
         regionParts[i].second = parts.size() - regionParts[i].first;
     }

@@ -7,9 +7,11 @@
 #include <deque>
 #include <atomic>
 #include <mutex>
+#include <span>
 #include <sstream>
 #include <thread>
 
+#include "format/region_read.h"
 #include "platform/crc32c.h"
 #include "platform/file.h"
 
@@ -28,7 +30,6 @@ std::string joinPath(const std::string& a, const std::string& b) {
     return a + "/" + b;
 }
 
-constexpr size_t kReadChunk = 128 << 10;  // fits in L2 with room to spare
 
 // -1 unless 'name' is parallel_component_<i> with i >= 1.
 int parallelComponentIndex(std::string_view name) {
@@ -495,65 +496,105 @@ void Coordinator::flushReads() {
             direct[i] = 1;
         }
     }
-    auto readDirect = [&](PendingRead& r) -> Status {
-        const TensorInfo& t = *r.tensor;
+    // Direct reads become parts of at most format::kRegionPartBytes that
+    // threads take in any order (one huge tensor still uses every core);
+    // verify reads the same way (format/region_read.h).
+    struct DirectPart {
+        size_t read;
+        format::RegionPart part;
+    };
+    std::vector<DirectPart> parts;
+    std::vector<std::pair<size_t, size_t>> partsOf(reads.size(), {0, 0});  // first part, count
+    std::vector<size_t> general;  // reads that go through BundleReader::read
+    for (size_t i = 0; i < reads.size(); ++i) {
+        if (!direct[i]) {
+            general.push_back(i);
+            continue;
+        }
+        const TensorInfo& t = *reads[i].tensor;
         const platform::RandomAccessFile& file = *files.at(t.region.shardId);
         if (static_cast<uint64_t>(t.region.offset) > file.size() ||
-            static_cast<uint64_t>(t.region.size) > file.size() - static_cast<uint64_t>(t.region.offset))
-            return dataLoss("entry \"" + t.key + "\" points past the end of " + file.path());
-        Variable* v = r.variable->asVariable();
-        uint8_t* out = v->mutableValue(r.replicas.front()).bytes.data();
-        uint32_t crc = 0;
-        const auto size = static_cast<size_t>(t.region.size);
-        file.adviseSequential(static_cast<uint64_t>(t.region.offset), size);
-        // Straight into the variable, a chunk at a time, each checksummed while
-        // it is still in cache: one pass over memory, no allocation.
-        for (size_t done = 0; done < size;) {
-            const size_t n = std::min(kReadChunk, size - done);
-            CKPT_RETURN_IF_ERROR(file.readExact(static_cast<uint64_t>(t.region.offset) + done, n, out + done));
-            crc = platform::crc32cExtend(crc, out + done, n);
-            done += n;
+            static_cast<uint64_t>(t.region.size) > file.size() - static_cast<uint64_t>(t.region.offset)) {
+            failures[i] = dataLoss("entry \"" + t.key + "\" points past the end of " + file.path());
+            direct[i] = 0;
+            continue;
         }
-        if (platform::crc32cMask(crc) != t.region.maskedCrc32c) {
-            std::memset(out, 0, size);  // never leave unverified bytes behind
-            char detail[64];
-            std::snprintf(detail, sizeof detail, " (stored 0x%08x, computed 0x%08x)", t.region.maskedCrc32c, platform::crc32cMask(crc));
-            return dataLoss("checksum mismatch for \"" + t.key + "\" in " + file.path() + detail);
-        }
-        for (size_t k = 1; k < r.replicas.size(); ++k) v->mutableValue(r.replicas[k]).bytes.assign(out, out + size);
-        return Status::ok();
+        partsOf[i].first = parts.size();
+        for (const format::RegionPart& p : format::splitRegion(static_cast<uint64_t>(t.region.size))) parts.push_back({i, p});
+        partsOf[i].second = parts.size() - partsOf[i].first;
+    }
+    std::vector<uint32_t> partCrcs(parts.size(), 0);
+    std::vector<Status> partFailures(parts.size());
+    auto readPart = [&](size_t k, std::vector<uint8_t>& scratch) {
+        const DirectPart& dp = parts[k];
+        const PendingRead& r = reads[dp.read];
+        const TensorInfo& t = *r.tensor;
+        uint8_t* out = r.variable->asVariable()->mutableValue(r.replicas.front()).bytes.data();
+        auto crc = format::readRegionPart(*files.at(t.region.shardId), static_cast<uint64_t>(t.region.offset) + dp.part.begin,
+                                          dp.part.length, out + dp.part.begin, scratch);
+        if (crc) partCrcs[k] = *crc;
+        else partFailures[k] = crc.status();
     };
+    auto readGeneral = [&](PendingRead& r, size_t i) {
+        auto value = m_ckpt->bundle().read(*r.tensor);
+        if (!value) {
+            failures[i] = value.status();
+            return;
+        }
+        Variable* v = r.variable->asVariable();
+        std::lock_guard<std::mutex> lock(assignMutex);
+        for (size_t k = 0; k < r.replicas.size(); ++k) {
+            Tensor& dst = v->mutableValue(r.replicas[k]);
+            if (k + 1 == r.replicas.size()) dst = std::move(*value);
+            else dst = *value;
+        }
+    };
+    const size_t items = parts.size() + general.size();
     auto work = [&] {
-        for (size_t i = next++; i < reads.size(); i = next++) {
-            PendingRead& r = reads[i];
-            if (direct[i]) {
-                failures[i] = readDirect(r);
-                continue;
-            }
-            auto value = m_ckpt->bundle().read(*r.tensor);
-            if (!value) {
-                failures[i] = value.status();
-                continue;
-            }
-            Variable* v = r.variable->asVariable();
-            std::lock_guard<std::mutex> lock(assignMutex);
-            for (size_t k = 0; k < r.replicas.size(); ++k) {
-                Tensor& dst = v->mutableValue(r.replicas[k]);
-                if (k + 1 == r.replicas.size()) dst = std::move(*value);
-                else dst = *value;
-            }
+        std::vector<uint8_t> scratch;
+        for (size_t k = next++; k < items; k = next++) {
+            if (k < parts.size()) readPart(k, scratch);
+            else readGeneral(reads[general[k - parts.size()]], general[k - parts.size()]);
         }
     };
     int64_t bytes = 0;
     for (const PendingRead& r : reads) bytes += r.tensor->storedBytes();
-    // Small restores stay on this thread; big ones read several tensors at once.
+    // Small restores stay on this thread; big ones read several parts at once.
     constexpr int64_t kParallelThresholdBytes = 8 << 20;
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    const size_t threads = bytes < kParallelThresholdBytes ? 1 : std::min<size_t>({reads.size(), hw, 8});
+    const size_t threads = bytes < kParallelThresholdBytes ? 1 : std::min<size_t>({items, hw, 8});
     std::vector<std::thread> pool;
     for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
     work();
     for (std::thread& t : pool) t.join();
+    // Join each direct read's parts; never leave unverified bytes behind.
+    for (size_t i = 0; i < reads.size(); ++i) {
+        if (!direct[i]) continue;
+        const PendingRead& r = reads[i];
+        const TensorInfo& t = *r.tensor;
+        Variable* v = r.variable->asVariable();
+        std::vector<uint8_t>& out = v->mutableValue(r.replicas.front()).bytes;
+        const auto [first, count] = partsOf[i];
+        std::vector<format::RegionPart> pieces;
+        for (size_t k = first; k < first + count; ++k) {
+            if (!partFailures[k].isOk() && failures[i].isOk()) failures[i] = partFailures[k];
+            pieces.push_back(parts[k].part);
+        }
+        if (failures[i].isOk()) {
+            const uint32_t crc = format::combinePartCrcs(pieces, std::span(partCrcs).subspan(first, count));
+            if (platform::crc32cMask(crc) != t.region.maskedCrc32c) {
+                char detail[64];
+                std::snprintf(detail, sizeof detail, " (stored 0x%08x, computed 0x%08x)", t.region.maskedCrc32c,
+                              platform::crc32cMask(crc));
+                failures[i] = dataLoss("checksum mismatch for \"" + t.key + "\" in " + files.at(t.region.shardId)->path() + detail);
+            }
+        }
+        if (!failures[i].isOk()) {
+            std::fill(out.begin(), out.end(), uint8_t{0});
+            continue;
+        }
+        for (size_t k = 1; k < r.replicas.size(); ++k) v->mutableValue(r.replicas[k]).bytes = out;
+    }
     for (size_t i = 0; i < reads.size(); ++i) {
         if (failures[i].isOk()) continue;
         m_errors.push_back(failures[i]);

@@ -1,10 +1,12 @@
 // `ckpt restore` and `ckpt spec` as scripts use them: exit codes, the
-// requested assertion, JSON report fields, spec export and bad input.
+// requested assertion, JSON report fields, --out, spec export and bad input.
 
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "ckpt/bundle_reader.h"
+#include "ckpt/checkpoint.h"
 #include "test_support.h"
 
 using nlohmann::json;
@@ -81,6 +83,91 @@ private slots:
                      QStringLiteral("--expect-partial")});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(!r.out.contains("warning:"));
+    }
+
+    // --out into a spec without the optimizer and with a new variable: the
+    // written checkpoint passes `ckpt verify`, the matched values are the
+    // source's bytes, and the new variable keeps its initial value.
+    void outWritesRestoredTarget() {
+        const QString dir = real("tfx_tuner_save_weights");
+        Run s = ckptRun({QStringLiteral("spec"), dir});
+        QCOMPARE(s.exitCode, 0);
+        json spec = json::parse(s.out.toStdString());
+        json& children = spec["objects"][0]["children"];
+        for (size_t i = 0; i < children.size(); ++i)
+            if (children[i]["name"] == "optimizer") {
+                children.erase(i);
+                break;
+            }
+        int nextId = 0;
+        for (const json& o : spec["objects"]) nextId = std::max(nextId, o["id"].get<int>() + 1);
+        spec["objects"].push_back({{"id", nextId}, {"kind", "variable"}, {"dtype", "float32"}, {"shape", {2}},
+                                   {"initial_value", {1.5, -2.5}}, {"children", json::array()}});
+        children.push_back({{"name", "extra"}, {"id", nextId}});
+        const QString specPath = m_dir.filePath(QStringLiteral("out_spec.json"));
+        QVERIFY(ckpt::testing::writeAll(specPath, QByteArray::fromStdString(spec.dump())));
+
+        // consumed fails (optimizer values unused, extra unbound): nothing is written.
+        const QString refused = m_dir.filePath(QStringLiteral("refused/ckpt"));
+        Run r = ckptRun({QStringLiteral("restore"), dir, QStringLiteral("--into"), specPath, QStringLiteral("--assert"),
+                         QStringLiteral("consumed"), QStringLiteral("--out"), refused, QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 1);
+        json j = json::parse(r.out.toStdString());
+        QCOMPARE(j["out"]["written"], false);
+        QVERIFY(j["out"]["skipped"].is_string());
+        QVERIFY(!QFileInfo::exists(refused + QStringLiteral(".index")));
+        // --force writes it anyway; the failed assertion still exits 1.
+        r = ckptRun({QStringLiteral("restore"), dir, QStringLiteral("--into"), specPath, QStringLiteral("--assert"),
+                     QStringLiteral("consumed"), QStringLiteral("--out"), refused, QStringLiteral("--force")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.out.contains("verify: ok"), r.out.constData());
+        QVERIFY(QFileInfo::exists(refused + QStringLiteral(".index")));
+
+        const QString outPrefix = m_dir.filePath(QStringLiteral("restored/ckpt"));
+        r = ckptRun({QStringLiteral("restore"), dir, QStringLiteral("--into"), specPath, QStringLiteral("--assert"),
+                     QStringLiteral("nontrivial"), QStringLiteral("--expect-partial"), QStringLiteral("--out"), outPrefix,
+                     QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        j = json::parse(r.out.toStdString());
+        QCOMPARE(j["out"]["written"], true);
+        QCOMPARE(j["out"]["prefix"], outPrefix.toStdString());
+        QCOMPARE(j["out"]["verify"]["ok"], true);
+        QVERIFY(j["out"]["verify"]["tensors_checked"].get<int>() > 0);
+        const Run v = ckptRun({QStringLiteral("verify"), outPrefix});
+        QVERIFY2(v.exitCode == 0, (v.out + v.err).constData());
+
+        auto src = ckpt::Checkpoint::open(dir.toStdString());
+        QVERIFY2(src.ok(), src.status().toString().c_str());
+        auto out = ckpt::BundleReader::open(outPrefix.toStdString());
+        QVERIFY2(out.ok(), out.status().toString().c_str());
+        int compared = 0;
+        bool sawExtra = false;
+        for (const ckpt::TensorInfo& t : (*out)->tensors()) {
+            if (t.key == "_CHECKPOINTABLE_OBJECT_GRAPH") continue;
+            QVERIFY2(t.key.rfind("optimizer/", 0) != 0, t.key.c_str());
+            auto ours = (*out)->read(t);
+            QVERIFY2(ours.ok(), ours.status().toString().c_str());
+            if (t.key == "extra/.ATTRIBUTES/VARIABLE_VALUE") {
+                sawExtra = true;
+                QCOMPARE(ours->as<float>().size(), size_t(2));
+                QCOMPARE(ours->as<float>()[0], 1.5f);
+                QCOMPARE(ours->as<float>()[1], -2.5f);
+                continue;
+            }
+            auto theirs = (*src)->bundle().read(t.key);
+            QVERIFY2(theirs.ok(), theirs.status().toString().c_str());
+            QVERIFY2(ours->bytes == theirs->bytes && ours->strings == theirs->strings, t.key.c_str());
+            ++compared;
+        }
+        QVERIFY(sawExtra);
+        QVERIFY(compared > 0);
+    }
+
+    void outNeedsValues() {
+        const QString dir = real("tfx_tuner_save_weights");
+        const Run r = ckptRun({QStringLiteral("restore"), dir, QStringLiteral("--into"), dir, QStringLiteral("--match-only"),
+                               QStringLiteral("--out"), m_dir.filePath(QStringLiteral("never/ckpt"))});
+        QCOMPARE(r.exitCode, 2);
     }
 
     void badInput_data() {

@@ -9,6 +9,11 @@ the program as a ckpt model spec (docs/model-spec.md) so the C++ engine can
 restore the same checkpoint into the same structure and compare verdicts.
 
     python restore_scenarios.py OUTDIR   # writes OUTDIR/scenarios.json + checkpoints
+    python restore_scenarios.py --check-restored PREFIX SOURCE
+        # TensorFlow reads PREFIX (written by `ckpt restore SOURCE --into <the
+        # "identical" spec> --out PREFIX`): load_checkpoint values equal
+        # SOURCE's, and the "identical" program restores it with
+        # assert_consumed() to those values. Prints one JSON line; exit 1 on failure.
 
 Verdicts: per assertion {passed, message, named_paths}. named_paths are the
 checkpoint paths TensorFlow names ("Unresolved object in checkpoint P"),
@@ -169,7 +174,63 @@ def run_scenario(name, prefix, build, after=None):
     return result
 
 
+def program(layers=("dense1", "dense2"), extra=False, optimizer=True, step=True, **kw):
+    def build():
+        m = make_model(layers, extra, **kw)
+        kwargs = {"model": m}
+        if optimizer:
+            o = tf.compat.v1.train.AdamOptimizer(0.1)
+            if step:
+                train_step(o, module_vars(m))
+            kwargs["optimizer"] = o
+        return tf.train.Checkpoint(**kwargs)
+    return build
+
+
+def check_restored(prefix, source):
+    import numpy as np  # only this mode compares values
+    ours = tf.train.load_checkpoint(prefix)
+    theirs = tf.train.load_checkpoint(source)
+    keys = set(ours.get_variable_to_shape_map()) - {"_CHECKPOINTABLE_OBJECT_GRAPH"}
+    source_keys = set(theirs.get_variable_to_shape_map()) - {"_CHECKPOINTABLE_OBJECT_GRAPH"}
+    if keys != source_keys:
+        raise AssertionError(f"keys differ: only ours {sorted(keys - source_keys)}, only source {sorted(source_keys - keys)}")
+    for key in sorted(keys):
+        if not np.array_equal(ours.get_tensor(key), theirs.get_tensor(key)):
+            raise AssertionError(f"{key}: value differs from the source checkpoint's")
+    # The program's own values differ from the checkpoint's (a fresh training
+    # step), so equal values after read() prove they came from PREFIX.
+    root = program()()
+    status = root.read(prefix)
+    status.assert_consumed()
+    order, _, paths, slots = walk(root)
+    compared = 0
+
+    def key_of(obj):
+        return paths[id(obj)][len("(root)."):].replace(".", "/")
+
+    def same(var, key):
+        nonlocal compared
+        if not np.array_equal(var.numpy(), ours.get_tensor(key)):
+            raise AssertionError(f"{key}: restored value differs from load_checkpoint's")
+        compared += 1
+
+    for obj in order:
+        if isinstance(obj, tf.Variable):
+            same(obj, key_of(obj) + "/.ATTRIBUTES/VARIABLE_VALUE")
+    for opt, var, slot_name, slot in slots:
+        same(slot, f"{key_of(var)}/.OPTIMIZER_SLOT/{key_of(opt)}/{slot_name}/.ATTRIBUTES/VARIABLE_VALUE")
+    return {"prefix": prefix, "ok": True, "tensors": len(keys), "compared": compared, "slots": len(slots)}
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--check-restored":
+        try:
+            result = check_restored(sys.argv[2], sys.argv[3])
+        except Exception as e:  # noqa: BLE001 - report any failure as JSON
+            result = {"prefix": sys.argv[2], "ok": False, "error": f"{type(e).__name__}: {e}"}
+        print(json.dumps(result), flush=True)
+        return 0 if result["ok"] else 1
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "restore_interop_out"
     os.makedirs(out_dir, exist_ok=True)
 
@@ -182,18 +243,6 @@ def main():
     # A TF1 name-based checkpoint of the same model (no object graph).
     tf1 = tf.compat.v1.train.Saver(var_list=module_vars(make_model())).save(
         None, os.path.join(out_dir, "tf1_model"), write_meta_graph=False)
-
-    def program(layers=("dense1", "dense2"), extra=False, optimizer=True, step=True, **kw):
-        def build():
-            m = make_model(layers, extra, **kw)
-            kwargs = {"model": m}
-            if optimizer:
-                o = tf.compat.v1.train.AdamOptimizer(0.1)
-                if step:
-                    train_step(o, module_vars(m))
-                kwargs["optimizer"] = o
-            return tf.train.Checkpoint(**kwargs)
-        return build
 
     def add_dense2(root):
         layer = Dense("model/dense2", 3, 2)
@@ -224,7 +273,8 @@ def main():
     with open(os.path.join(out_dir, "scenarios.json"), "w") as f:
         json.dump(doc, f, indent=1, sort_keys=True)
     print(os.path.join(out_dir, "scenarios.json"))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -3,7 +3,9 @@
 // them into modified programs with tf.train.Checkpoint.read() and records which
 // assertions pass and which paths their messages name; it also emits every
 // program as a model spec. We restore the same checkpoint into the same spec
-// and must reach identical verdicts naming the same paths.
+// and must reach identical verdicts naming the same paths. Finally
+// `ckpt restore --out` writes the restored program and TensorFlow must load it
+// (values equal the source's) and restore it with assert_consumed().
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -113,6 +115,36 @@ private slots:
             const std::string head = tfMessage.substr(0, std::min<size_t>(tfMessage.find_first_of("(<0123456789"), 40));
             QVERIFY2(ours.status.message().rfind(head, 0) == 0, context.c_str());
         }
+    }
+
+    void tensorFlowRestoresOut() {
+        const json* identical = nullptr;
+        for (const json& sc : m_doc["scenarios"])
+            if (sc["name"] == "identical") identical = &sc;
+        QVERIFY(identical);
+        const QString spec = m_dir.filePath(QStringLiteral("identical_spec.json"));
+        QVERIFY(ckpt::testing::writeAll(spec, QByteArray::fromStdString((*identical)["spec"].dump())));
+        const QString source = m_dir.filePath(QString::fromStdString((*identical)["checkpoint"].get<std::string>()));
+        const QString out = m_dir.filePath(QStringLiteral("restored_out/ckpt"));
+        QProcess cli;
+        cli.start(ckpt::testing::binaryDir() + QStringLiteral("/app/cli/ckpt"),
+                  {QStringLiteral("restore"), source, QStringLiteral("--into"), spec, QStringLiteral("--assert"), QStringLiteral("consumed"),
+                   QStringLiteral("--out"), out});
+        QVERIFY(cli.waitForFinished(120000));
+        QVERIFY2(cli.exitCode() == 0, (cli.readAllStandardOutput() + cli.readAllStandardError()).constData());
+
+        QProcess py;
+        py.setProcessChannelMode(QProcess::MergedChannels);
+        py.start(qEnvironmentVariable("CKPT_PYTHON"),
+                 {ckpt::testing::sourceDir() + QStringLiteral("/tests/interop/restore_scenarios.py"), QStringLiteral("--check-restored"),
+                  out, source});
+        QVERIFY2(py.waitForFinished(300000), "restore_scenarios.py --check-restored timed out");
+        const QByteArray log = py.readAll();
+        QVERIFY2(py.exitStatus() == QProcess::NormalExit && py.exitCode() == 0, log.right(4000).constData());
+        const json result = json::parse(log.mid(log.lastIndexOf("{\"prefix\"")).toStdString());
+        QCOMPARE(result["ok"], true);
+        QVERIFY(result["compared"].get<int>() >= 4);
+        QVERIFY(result["slots"].get<int>() > 0);
     }
 };
 

@@ -1,0 +1,39 @@
+#pragma once
+// One pass over a stored region's bytes, shared by verify (checksum only)
+// and restore (checksum and copy into the variable). Large regions are split
+// into parts that threads process independently; the parts' CRCs are joined
+// with crc32cCombine, so one huge tensor still keeps every core busy.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ckpt/status.h"
+#include "platform/file.h"
+
+namespace ckpt::format {
+
+// Unit of parallel work and of mapping (mapped pages count as RSS).
+constexpr uint64_t kRegionPartBytes = 16u << 20;
+
+struct RegionPart {
+    uint64_t begin = 0;   // offset inside the region
+    uint64_t length = 0;
+};
+
+// [0, size) in parts of at most kRegionPartBytes; one empty part for size 0.
+std::vector<RegionPart> splitRegion(uint64_t size);
+
+// Reads file bytes [offset, offset + length) once: returns their (unmasked)
+// crc32c and, when 'out' is not null, copies them to out[0, length).
+// Without 'out' page-cache pages are mapped and checksummed in place
+// (pread's copy out of the page cache alone costs about as much as `cat`),
+// falling back to pread through 'scratch'. With 'out' pread writes straight
+// into it in small chunks, each checksummed while still in cache.
+Result<uint32_t> readRegionPart(const platform::RandomAccessFile& file, uint64_t offset, uint64_t length, uint8_t* out,
+                                std::vector<uint8_t>& scratch);
+
+// crc32c of a whole region from its parts' CRCs, in order.
+uint32_t combinePartCrcs(std::span<const RegionPart> parts, std::span<const uint32_t> crcs);
+
+} // namespace ckpt::format
