@@ -1,7 +1,6 @@
 // The ckpt CLI as scripts use it: JSON shapes of docs/cli.md, exit codes
 // (0 ok, 1 checkpoint problem, 2 usage), one line per verify problem.
 
-#include <QProcess>
 #include <QtTest>
 
 #include "test_support.h"
@@ -10,18 +9,8 @@ using nlohmann::json;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run ckptRun(const QStringList& args) {
-    QProcess p;
-    p.start(ckpt::testing::binaryDir() + QStringLiteral("/app/cli/ckpt"), args);
-    p.waitForFinished(60000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
+using Run = ckpt::testing::CliRun;
+Run ckptRun(const QStringList& args) { return ckpt::testing::runCkpt(args); }
 
 } // namespace
 

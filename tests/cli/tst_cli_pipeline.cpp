@@ -1,6 +1,5 @@
 // The save-side commands: demo-train, latest, list, reshard (docs/cli.md).
 
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -10,17 +9,8 @@ using nlohmann::json;
 
 namespace {
 
-struct Run {
-    int code = -1;
-    QByteArray out;
-};
-
-Run ckptCli(const QStringList& args) {
-    QProcess p;
-    p.start(ckpt::testing::binaryDir() + QStringLiteral("/app/cli/ckpt"), args);
-    p.waitForFinished(120000);
-    return {p.exitCode(), p.readAllStandardOutput()};
-}
+using Run = ckpt::testing::CliRun;
+Run ckptCli(const QStringList& args) { return ckpt::testing::runCkpt(args); }
 
 } // namespace
 
@@ -33,17 +23,17 @@ private slots:
         Run train = ckptCli({QStringLiteral("demo-train"), dir, QStringLiteral("--steps"), QStringLiteral("60"),
                              QStringLiteral("--save-every"), QStringLiteral("20"), QStringLiteral("--max-to-keep"),
                              QStringLiteral("2"), QStringLiteral("--json")});
-        QCOMPARE(train.code, 0);
+        QCOMPARE(train.exitCode, 0);
         const json t = json::parse(train.out.toStdString());
         QVERIFY(t["final_loss"].get<double>() < t["first_loss"].get<double>());
         QCOMPARE(t["saves"].size(), size_t{3});
 
         Run latest = ckptCli({QStringLiteral("latest"), dir});
-        QCOMPARE(latest.code, 0);
+        QCOMPARE(latest.exitCode, 0);
         QCOMPARE(latest.out.trimmed(), (dir + QStringLiteral("/ckpt-3")).toUtf8());
 
         Run list = ckptCli({QStringLiteral("list"), dir, QStringLiteral("--json")});
-        QCOMPARE(list.code, 0);
+        QCOMPARE(list.exitCode, 0);
         const json l = json::parse(list.out.toStdString());
         QCOMPARE(l["checkpoints"].size(), size_t{2});  // max-to-keep 2
         QCOMPARE(l["checkpoints"][1]["latest"].get<bool>(), true);
@@ -53,15 +43,15 @@ private slots:
         const QString dst = tmp.filePath(QStringLiteral("resharded/ckpt-3"));
         Run reshard = ckptCli({QStringLiteral("reshard"), dir, dst, QStringLiteral("--shards"), QStringLiteral("3"),
                                QStringLiteral("--json")});
-        QCOMPARE(reshard.code, 0);
+        QCOMPARE(reshard.exitCode, 0);
         QCOMPARE(json::parse(reshard.out.toStdString())["shards"].get<int>(), 3);
         Run verify = ckptCli({QStringLiteral("verify"), dst});
-        QCOMPARE(verify.code, 0);
+        QCOMPARE(verify.exitCode, 0);
 
         Run usage = ckptCli({QStringLiteral("reshard"), dir, dst});
-        QCOMPARE(usage.code, 2);
+        QCOMPARE(usage.exitCode, 2);
         Run none = ckptCli({QStringLiteral("latest"), tmp.path()});
-        QCOMPARE(none.code, 1);
+        QCOMPARE(none.exitCode, 1);
     }
 };
 

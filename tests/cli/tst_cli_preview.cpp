@@ -2,7 +2,6 @@
 // docs/cli.md, every real tensor previewed, exit codes for bad requests
 // (2) and for a corrupt tensor (1, with the checksum error).
 
-#include <QProcess>
 #include <QtTest>
 
 #include "test_support.h"
@@ -11,18 +10,8 @@ using nlohmann::json;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run ckptRun(const QStringList& args) {
-    QProcess p;
-    p.start(ckpt::testing::binaryDir() + QStringLiteral("/app/cli/ckpt"), args);
-    p.waitForFinished(120000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
+using Run = ckpt::testing::CliRun;
+Run ckptRun(const QStringList& args) { return ckpt::testing::runCkpt(args); }
 
 QString real(const char* name) { return ckpt::testing::realTestDataDir() + QLatin1Char('/') + QLatin1String(name); }
 

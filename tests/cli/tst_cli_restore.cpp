@@ -1,7 +1,6 @@
 // `ckpt restore` and `ckpt spec` as scripts use them: exit codes, the
 // requested assertion, JSON report fields, --out, spec export and bad input.
 
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -13,18 +12,8 @@ using nlohmann::json;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run ckptRun(const QStringList& args) {
-    QProcess p;
-    p.start(ckpt::testing::binaryDir() + QStringLiteral("/app/cli/ckpt"), args);
-    p.waitForFinished(120000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
+using Run = ckpt::testing::CliRun;
+Run ckptRun(const QStringList& args) { return ckpt::testing::runCkpt(args); }
 
 } // namespace
 

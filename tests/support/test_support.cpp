@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QProcess>
 
 #include <fstream>
 
@@ -64,6 +65,13 @@ bool writeAll(const QString& path, const QByteArray& data) {
 }
 
 QString binaryDir() { return qEnvironmentVariable("CKPT_BINARY_DIR"); }
+
+CliRun runCkpt(const QStringList& args) {
+    QProcess p;
+    p.start(binaryDir() + QStringLiteral("/app/cli/ckpt"), args);
+    p.waitForFinished(120000);
+    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+}
 QString sourceDir() { return qEnvironmentVariable("CKPT_SOURCE_DIR"); }
 
 } // namespace ckpt::testing

@@ -33,4 +33,12 @@ bool writeAll(const QString& path, const QByteArray& data);
 QString binaryDir();
 QString sourceDir();
 
+// One run of the built `ckpt` CLI (waits up to two minutes).
+struct CliRun {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+CliRun runCkpt(const QStringList& args);
+
 } // namespace ckpt::testing
