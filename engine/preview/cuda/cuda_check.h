@@ -32,14 +32,16 @@ inline Status cudaStatus(cudaError_t err, const char* what) {
 
 namespace ckpt::preview::cuda {
 
-class DeviceBuffer {
+// Owns one CUDA allocation; 'Memory' says which allocator (device or pinned host).
+template <typename Memory>
+class CudaBuffer {
 public:
-    DeviceBuffer() = default;
-    ~DeviceBuffer() { reset(); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    DeviceBuffer(DeviceBuffer&& o) noexcept : m_ptr(std::exchange(o.m_ptr, nullptr)), m_bytes(std::exchange(o.m_bytes, 0)) {}
-    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    CudaBuffer() = default;
+    ~CudaBuffer() { reset(); }
+    CudaBuffer(const CudaBuffer&) = delete;
+    CudaBuffer& operator=(const CudaBuffer&) = delete;
+    CudaBuffer(CudaBuffer&& o) noexcept : m_ptr(std::exchange(o.m_ptr, nullptr)), m_bytes(std::exchange(o.m_bytes, 0)) {}
+    CudaBuffer& operator=(CudaBuffer&& o) noexcept {
         if (this != &o) {
             reset();
             m_ptr = std::exchange(o.m_ptr, nullptr);
@@ -50,12 +52,12 @@ public:
 
     [[nodiscard]] Status allocate(size_t bytes) {
         reset();
-        CKPT_CUDA_RETURN_IF_ERROR(cudaMalloc(&m_ptr, bytes == 0 ? 1 : bytes));
+        CKPT_CUDA_RETURN_IF_ERROR(Memory::allocate(&m_ptr, bytes == 0 ? 1 : bytes));
         m_bytes = bytes;
         return Status::ok();
     }
     void reset() {
-        if (m_ptr) cudaFree(m_ptr);
+        if (m_ptr) Memory::release(m_ptr);
         m_ptr = nullptr;
         m_bytes = 0;
     }
@@ -68,32 +70,18 @@ private:
     size_t m_bytes = 0;
 };
 
-class PinnedBuffer {
-public:
-    PinnedBuffer() = default;
-    ~PinnedBuffer() { reset(); }
-    PinnedBuffer(const PinnedBuffer&) = delete;
-    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-
-    [[nodiscard]] Status allocate(size_t bytes) {
-        reset();
-        CKPT_CUDA_RETURN_IF_ERROR(cudaMallocHost(&m_ptr, bytes == 0 ? 1 : bytes));
-        m_bytes = bytes;
-        return Status::ok();
-    }
-    void reset() {
-        if (m_ptr) cudaFreeHost(m_ptr);
-        m_ptr = nullptr;
-        m_bytes = 0;
-    }
-    template <typename T = void>
-    T* get() const { return static_cast<T*>(m_ptr); }
-    size_t bytes() const { return m_bytes; }
-
-private:
-    void* m_ptr = nullptr;
-    size_t m_bytes = 0;
+struct DeviceMemory {
+    static cudaError_t allocate(void** ptr, size_t bytes) { return cudaMalloc(ptr, bytes); }
+    static void release(void* ptr) { cudaFree(ptr); }
 };
+
+struct PinnedHostMemory {
+    static cudaError_t allocate(void** ptr, size_t bytes) { return cudaMallocHost(ptr, bytes); }
+    static void release(void* ptr) { cudaFreeHost(ptr); }
+};
+
+using DeviceBuffer = CudaBuffer<DeviceMemory>;
+using PinnedBuffer = CudaBuffer<PinnedHostMemory>;
 
 class Stream {
 public:
