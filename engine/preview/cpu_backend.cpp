@@ -203,6 +203,22 @@ CKPT_HOT void fastHistogramF32(const float* p, int64_t n, double lo, double hi, 
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define CKPT_HAVE_AVX2_HISTOGRAM 1
+// Counts eight values whose shortcut bins are in idx; lanes whose bit in
+// 'mask' is clear go through 'slow', the exact scalar rule. Lane k uses
+// counter bank k & 3, as the scalar loop does.
+template <typename Slow>
+inline void addEightLanes(int mask, const int32_t* idx, const float* x, int64_t* counts4, int stride, Slow& slow) {
+    if (mask == 0xff) {
+        for (int k = 0; k < 8; ++k) ++counts4[(k & 3) * stride + idx[k]];
+        return;
+    }
+    for (int k = 0; k < 8; ++k) {
+        int64_t* h = counts4 + (k & 3) * stride;
+        if (mask & (1 << k)) ++h[idx[k]];
+        else slow(static_cast<double>(x[k]), h);
+    }
+}
+
 // fastHistogramF32 with AVX2 intrinsics: eight values per step decide
 // their shortcut bins together; lanes that fail the shortcut test take the
 // same scalar path as fastHistogramF32, so the counts are identical.
@@ -237,15 +253,7 @@ __attribute__((target("avx2"))) void fastHistogramF32Avx2(const float* p, int64_
             mask |= _mm256_movemask_pd(ok) << (4 * half);
             _mm_store_si128(reinterpret_cast<__m128i*>(idx + 4 * half), t);
         }
-        if (mask == 0xff) {
-            for (int k = 0; k < 8; ++k) ++counts4[(k & 3) * stride + idx[k]];
-        } else {
-            for (int k = 0; k < 8; ++k) {
-                int64_t* h = counts4 + (k & 3) * stride;
-                if (mask & (1 << k)) ++h[idx[k]];
-                else slow(static_cast<double>(p[i + k]), h);
-            }
-        }
+        addEightLanes(mask, idx, p + i, counts4, stride, slow);
     }
     for (; i < n; ++i) slow(static_cast<double>(p[i]), counts4 + (i & 3) * stride);
 }
@@ -315,15 +323,7 @@ __attribute__((target("avx2"))) void fastHistogramF32Avx2Float(const float* p, i
         ok = _mm256_and_ps(ok, _mm256_castsi256_ps(_mm256_cmpgt_epi32(vbins, t)));
         const int mask = _mm256_movemask_ps(ok);
         _mm256_store_si256(reinterpret_cast<__m256i*>(idx), t);
-        if (mask == 0xff) {
-            for (int k = 0; k < 8; ++k) ++counts4[(k & 3) * stride + idx[k]];
-        } else {
-            for (int k = 0; k < 8; ++k) {
-                int64_t* h = counts4 + (k & 3) * stride;
-                if (mask & (1 << k)) ++h[idx[k]];
-                else slow(static_cast<double>(p[i + k]), h);
-            }
-        }
+        addEightLanes(mask, idx, p + i, counts4, stride, slow);
     }
     for (; i < n; ++i) slow(static_cast<double>(p[i]), counts4 + (i & 3) * stride);
 }
