@@ -18,17 +18,7 @@ void registerCat(CLI::App& app, CommandContext& ctx) {
     cmd->add_flag("--json", *json, "Machine-readable output (docs/cli.md)");
     cmd->add_option("--limit", *limit, "Print at most N elements; -1 for all (default 1000)");
     cmd->callback([&ctx, path, key, json, limit] {
-        auto resolved = resolveCheckpoint(*path);
-        if (!resolved) {
-            ctx.exitCode = reportError(resolved.status(), *json);
-            return;
-        }
-        auto reader = BundleReader::open(resolved->prefix);
-        if (!reader) {
-            ctx.exitCode = reportError(reader.status(), *json);
-            return;
-        }
-        auto tensor = (*reader)->read(*key);
+        auto tensor = readTensorAt(*path, *key);
         if (!tensor) {
             ctx.exitCode = reportError(tensor.status(), *json);
             return;

@@ -41,11 +41,6 @@ int reportPreviewError(const Status& st, bool json) {
     return st.code() == StatusCode::OutOfRange ? kExitUsage : code;
 }
 
-Result<std::unique_ptr<BundleReader>> openReader(const std::string& path) {
-    CKPT_ASSIGN_OR_RETURN(auto resolved, resolveCheckpoint(path));
-    return BundleReader::open(resolved.prefix);
-}
-
 void say(const PreviewArgs& a, const ComputedOn& on) {
     if (!a.verbose) return;
     std::cerr << "ckpt: computed on " << on.device;
@@ -108,7 +103,7 @@ void registerStatsCmd(CLI::App& app, CommandContext& ctx) {
         }
         PreviewOptions opt;
         opt.device = *previewDeviceFromName(a->device);
-        auto reader = openReader(a->path);
+        auto reader = openBundleAt(a->path);
         if (!reader) {
             ctx.exitCode = reportError(reader.status(), a->json);
             return;
@@ -174,12 +169,7 @@ void registerHistogramCmd(CLI::App& app, CommandContext& ctx) {
         }
         PreviewOptions opt;
         opt.device = *previewDeviceFromName(a->device);
-        auto reader = openReader(a->path);
-        if (!reader) {
-            ctx.exitCode = reportError(reader.status(), a->json);
-            return;
-        }
-        auto tensor = (*reader)->read(a->key);
+        auto tensor = readTensorAt(a->path, a->key);
         if (!tensor) {
             ctx.exitCode = reportError(tensor.status(), a->json);
             return;
@@ -286,12 +276,7 @@ void registerPreviewCmd(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = reportError(st, a->json);
             return;
         }
-        auto reader = openReader(a->path);
-        if (!reader) {
-            ctx.exitCode = reportError(reader.status(), a->json);
-            return;
-        }
-        auto tensor = (*reader)->read(a->key);
+        auto tensor = readTensorAt(a->path, a->key);
         if (!tensor) {
             ctx.exitCode = reportError(tensor.status(), a->json);
             return;

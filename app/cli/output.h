@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "ckpt/bundle_reader.h"
 #include "ckpt/status.h"
 
 namespace ckpt::cli {
@@ -21,6 +22,11 @@ struct CommandContext {
 // when json is set; returns the exit code for it (2 for InvalidArgument from
 // the user's own options is the caller's decision, not ours).
 int reportError(const Status& status, bool json);
+
+// Opens the bundle a user path names (prefix, .index, directory, SavedModel).
+Result<std::unique_ptr<BundleReader>> openBundleAt(const std::string& path);
+// Opens the bundle and reads one tensor, checksum verified.
+Result<Tensor> readTensorAt(const std::string& path, const std::string& key);
 
 // Writes JSON to stdout, replacing invalid UTF-8 rather than failing.
 void printJson(const nlohmann::json& j);
