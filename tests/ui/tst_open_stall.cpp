@@ -11,6 +11,7 @@
 #include <QTreeView>
 #include <QtTest>
 
+#include "stall_meter.h"
 #include "format/index_table.h"
 #include "jobs/job_tracker.h"
 #include "models/object_tree_model.h"
@@ -27,6 +28,7 @@
 #include <map>
 
 using namespace ckpt;
+using ckpt::testing::StallMeter;
 using namespace ckpt::ui;
 
 namespace {
@@ -115,29 +117,6 @@ bool writeBigCheckpoint(const QString& dir, QString* prefixOut) {
     *prefixOut = QString::fromStdString(prefix);
     return true;
 }
-
-// Records the longest gap between 5 ms timer ticks: how long the event
-// loop was busy with something else.
-class StallMeter : public QObject {
-public:
-    StallMeter() {
-        m_timer.setInterval(5);
-        connect(&m_timer, &QTimer::timeout, this, [this] {
-            m_longest = std::max(m_longest, m_clock.restart());
-        });
-    }
-    void start() {
-        m_longest = 0;
-        m_clock.start();
-        m_timer.start();
-    }
-    qint64 longest() const { return m_longest; }
-
-private:
-    QTimer m_timer;
-    QElapsedTimer m_clock;
-    qint64 m_longest = 0;
-};
 
 } // namespace
 

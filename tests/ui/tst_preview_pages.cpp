@@ -20,6 +20,7 @@
 #include <functional>
 #include <numeric>
 
+#include "stall_meter.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/preview.h"
 #include "jobs/checkpoint_jobs.h"
@@ -34,27 +35,10 @@
 #include "views/tensor_inspector.h"
 
 using namespace ckpt;
+using ckpt::testing::StallMeter;
 using namespace ckpt::ui;
 
 namespace {
-
-// Records the longest gap between 5 ms timer ticks: how long the event loop
-// was busy with something else (as in tst_open_stall).
-class StallMeter : public QObject {
-public:
-    StallMeter() {
-        m_timer.setInterval(5);
-        connect(&m_timer, &QTimer::timeout, this, [this] { m_longest = std::max(m_longest, m_clock.restart()); });
-        m_clock.start();
-        m_timer.start();
-    }
-    qint64 longest() const { return m_longest; }
-
-private:
-    QTimer m_timer;
-    QElapsedTimer m_clock;
-    qint64 m_longest = 0;
-};
 
 // Rank-2 variables named 'name', in tree order.
 QList<QModelIndex> findTensors(ObjectTreeModel* model, const char* name, int rank) {
@@ -121,6 +105,7 @@ private slots:
         QVERIFY(kernels.size() >= 2);
         QTreeView* view = w.treePane()->view();
         StallMeter meter;
+        meter.start();
 
         // Two selections in a row: the first one's previews are stale and
         // must never show.

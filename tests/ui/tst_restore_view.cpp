@@ -24,6 +24,7 @@
 
 #include <set>
 
+#include "stall_meter.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/model_spec.h"
 #include "ckpt/verify.h"
@@ -34,29 +35,10 @@
 #include "views/restore_view.h"
 
 using namespace ckpt;
+using ckpt::testing::StallMeter;
 using namespace ckpt::ui;
 
 namespace {
-
-// Longest gap between 5 ms timer ticks (as in tst_open_stall).
-class StallMeter : public QObject {
-public:
-    StallMeter() {
-        m_timer.setInterval(5);
-        connect(&m_timer, &QTimer::timeout, this, [this] { m_longest = std::max(m_longest, m_clock.restart()); });
-    }
-    void start() {
-        m_longest = 0;
-        m_clock.start();
-        m_timer.start();
-    }
-    qint64 longest() const { return m_longest; }
-
-private:
-    QTimer m_timer;
-    QElapsedTimer m_clock;
-    qint64 m_longest = 0;
-};
 
 // The checkpoint's own spec with model.<layer> removed: its edge, the
 // objects only it reached, and the optimizer slots of its variables.
