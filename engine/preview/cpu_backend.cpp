@@ -203,6 +203,15 @@ CKPT_HOT void fastHistogramF32(const float* p, int64_t n, double lo, double hi, 
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define CKPT_HAVE_AVX2_HISTOGRAM 1
+// The exact rule for one value: its numpy bin, else the below / above / NaN
+// counters at bins, bins + 1, bins + 2.
+inline void countExact(double x, double lo, double hi, double width, const double* edges, int bins, int64_t* h) {
+    if (x >= lo && x <= hi) ++h[histogramBin(x, lo, width, edges, bins)];
+    else if (x < lo) ++h[bins];
+    else if (x > hi) ++h[bins + 1];
+    else ++h[bins + 2];
+}
+
 // Counts eight values whose shortcut bins are in idx; lanes whose bit in
 // 'mask' is clear go through 'slow', the exact scalar rule. Lane k uses
 // counter bank k & 3, as the scalar loop does.
@@ -231,12 +240,7 @@ __attribute__((target("avx2"))) void fastHistogramF32Avx2(const float* p, int64_
     const __m256d vmargin = _mm256_set1_pd(margin), vupper = _mm256_set1_pd(1.0 - margin);
     const __m256d vbins = _mm256_set1_pd(static_cast<double>(bins));
     alignas(32) int32_t idx[8];
-    auto slow = [&](double x, int64_t* h) {
-        if (x >= lo && x <= hi) ++h[histogramBin(x, lo, width, edges, bins)];
-        else if (x < lo) ++h[bins];
-        else if (x > hi) ++h[bins + 1];
-        else ++h[bins + 2];
-    };
+    auto slow = [&](double x, int64_t* h) { countExact(x, lo, hi, width, edges, bins, h); };
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const __m256 xf = _mm256_loadu_ps(p + i);
@@ -305,12 +309,7 @@ __attribute__((target("avx2"))) void fastHistogramF32Avx2Float(const float* p, i
     const __m256 vmargin = _mm256_set1_ps(fp.margin), vupper = _mm256_set1_ps(fp.upper);
     const __m256i vbins = _mm256_set1_epi32(bins);
     alignas(32) int32_t idx[8];
-    auto slow = [&](double x, int64_t* h) {
-        if (x >= lo && x <= hi) ++h[histogramBin(x, lo, width, edges, bins)];
-        else if (x < lo) ++h[bins];
-        else if (x > hi) ++h[bins + 1];
-        else ++h[bins + 2];
-    };
+    auto slow = [&](double x, int64_t* h) { countExact(x, lo, hi, width, edges, bins, h); };
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const __m256 x = _mm256_loadu_ps(p + i);
