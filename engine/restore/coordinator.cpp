@@ -79,6 +79,18 @@ AssertionVerdict fail(Assertion a, std::string message, std::vector<std::string>
     return {a, false, failedPrecondition(std::move(message)), std::move(paths)};
 }
 
+// A checkpoint attribute as the report shows it before any matching.
+AttributeMatch describeAttribute(const SourceAttribute& a) {
+    AttributeMatch am;
+    am.name = a.name;
+    am.checkpointKey = a.key;
+    if (a.tensor) {
+        am.dtype = a.tensor->dtype;
+        am.shape = a.tensor->shape;
+    }
+    return am;
+}
+
 } // namespace
 
 std::string describeProgramObject(const ProgramObject& o) {
@@ -402,13 +414,7 @@ void Coordinator::restoreAttributes(int32_t id, Trackable& object) {
             if (i > 0 && i < v->replicas()) hasComponent[static_cast<size_t>(i)] = 1;
         }
     for (const SourceAttribute& a : node.attributes) {
-        AttributeMatch am;
-        am.name = a.name;
-        am.checkpointKey = a.key;
-        if (a.tensor) {
-            am.dtype = a.tensor->dtype;
-            am.shape = a.tensor->shape;
-        }
+        AttributeMatch am = describeAttribute(a);
         int replica = -1;
         if (v) {
             if (a.name == kVariableValue) replica = 0;
@@ -1000,14 +1006,7 @@ MatchReport Coordinator::report() {
                 n.attributes = m_attributes[id];
             } else {
                 for (const SourceAttribute& a : src.attributes) {
-                    AttributeMatch am;
-                    am.name = a.name;
-                    am.checkpointKey = a.key;
-                    if (a.tensor) {
-                        am.dtype = a.tensor->dtype;
-                        am.shape = a.tensor->shape;
-                    }
-                    n.attributes.push_back(std::move(am));
+                    n.attributes.push_back(describeAttribute(a));
                 }
             }
             if (obj) {
