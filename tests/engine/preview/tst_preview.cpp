@@ -16,6 +16,7 @@
 
 #include "ckpt/bundle_reader.h"
 #include "ckpt/preview.h"
+#include "preview/cpu_f32.h"
 #include "test_support.h"
 
 using namespace ckpt;
@@ -258,6 +259,79 @@ private slots:
             QCOMPARE(std::bit_cast<uint64_t>(b->std), std::bit_cast<uint64_t>(a->std));
             QCOMPARE(b->min, a->min);
             QCOMPARE(b->max, a->max);
+        }
+    }
+
+    // The float32 fast paths come per instruction set; every one this CPU
+    // runs must give the portable path's bits, and histograms must match
+    // numpy's rule applied value by value.
+    void everyCpuPathAgrees() {
+        using namespace ckpt::preview;
+        std::vector<CpuIsa> isas;
+        for (CpuIsa isa : {CpuIsa::Portable, CpuIsa::Avx2})
+            if (cpuSupports(isa)) isas.push_back(isa);
+        auto& r = rng();
+        std::normal_distribution<float> normal(0.1f, 1.0f);
+        std::uniform_real_distribution<float> uniform(-3.0f, 5.0f);
+        const int tiles = 24;
+        std::vector<float> v(static_cast<size_t>(tiles * kTileElements) + 5);
+        for (size_t i = 0; i < v.size(); ++i) {
+            const size_t tile = i / kTileElements;
+            v[i] = tile % 3 == 0 ? normal(r) : uniform(r);
+            if (tile == 4 && i % 7 == 0) v[i] = (i % 14 == 0) ? 0.0f : -0.0f;
+            if (tile == 5 && i % 5 == 0) v[i] = std::numeric_limits<float>::denorm_min() * static_cast<float>(i % 100);
+            if (tile == 6 && i % 11 == 0) v[i] = (i % 2 ? 3e38f : -3e38f);
+        }
+        v[7 * kTileElements + 100] = NAN;
+        v[8 * kTileElements + 4095] = INFINITY;
+        v[9 * kTileElements] = -INFINITY;
+        v[v.size() - 2] = NAN;
+
+        for (int t = 0; t < tiles; ++t) {
+            TilePartial ref{};
+            FastTotals refTotals;
+            const bool refOk = fastTileF32(v.data() + t * kTileElements, ref, refTotals, CpuIsa::Portable);
+            QCOMPARE(refOk, t < 7 || t > 9);
+            for (CpuIsa isa : isas) {
+                TilePartial got{};
+                FastTotals totals;
+                QCOMPARE(fastTileF32(v.data() + t * kTileElements, got, totals, isa), refOk);
+                if (!refOk) continue;
+                QCOMPARE(std::bit_cast<uint64_t>(got.mean), std::bit_cast<uint64_t>(ref.mean));
+                QCOMPARE(std::bit_cast<uint64_t>(got.m2), std::bit_cast<uint64_t>(ref.m2));
+                QCOMPARE(got.n, ref.n);
+                QCOMPARE(totals.mn, refTotals.mn);
+                QCOMPARE(totals.mx, refTotals.mx);
+                QCOMPARE(totals.zeros, refTotals.zeros);
+            }
+        }
+
+        // Ranges: the data's own (values on both end edges), a narrow one
+        // with values below and above, and one whose edges are data values.
+        const float lo = -3.0f, hi = 5.0f;
+        std::vector<std::pair<double, double>> ranges = {{-3e38, 3e38}, {-0.5, 0.75}, {lo, hi}};
+        for (int k = 0; k < 50; ++k) v[static_cast<size_t>(k) * 997] = lo + (hi - lo) * static_cast<float>(k) / 49.0f;
+        for (auto [a, b] : ranges) {
+            for (int bins : {1, 7, 64, 65, 300}) {
+                const HistogramSpec spec = makeHistogramSpec(a, b, bins);
+                HistogramCounts want;
+                want.counts.assign(static_cast<size_t>(bins), 0);
+                for (float x : v) {
+                    const double d = x;
+                    if (d >= a && d <= b) ++want.counts[static_cast<size_t>(histogramBin(d, a, spec.width, spec.edges.data(), bins))];
+                    else if (d < a) ++want.below;
+                    else if (d > b) ++want.above;
+                    else ++want.nans;
+                }
+                for (CpuIsa isa : isas) {
+                    HistogramCounts got;
+                    histogramF32(v.data(), static_cast<int64_t>(v.size()), spec, got, isa);
+                    const QByteArray what = QByteArray::number(a) + ".." + QByteArray::number(b) + " bins " +
+                                            QByteArray::number(bins) + " isa " + QByteArray::number(static_cast<int>(isa));
+                    QVERIFY2(got.counts == want.counts, what.constData());
+                    QVERIFY2(got.below == want.below && got.above == want.above && got.nans == want.nans, what.constData());
+                }
+            }
         }
     }
 
