@@ -119,6 +119,7 @@ struct CheckpointManager::Impl {
     std::optional<std::string> latest;
     std::optional<int64_t> lastStep;
     std::unique_ptr<AsyncWriter> writer;
+    SnapshotBuffers buffers;  // async only: the last snapshot's memory, reused by the next
     bool closed = false;
 
     std::string relative(const std::string& path) const {
@@ -165,7 +166,7 @@ struct CheckpointManager::Impl {
 
     // Runs on the caller's thread (sync) or the writer thread (async).
     Status writeAndRecord(const std::string& prefix, std::vector<SaveTensor> tensors) {
-        CKPT_RETURN_IF_ERROR(writeTensors(prefix, std::move(tensors), options.save).status());
+        CKPT_RETURN_IF_ERROR(writeTensors(prefix, std::move(tensors), options.save, writer ? &buffers : nullptr).status());
         {
             std::lock_guard lock(mutex);
             std::erase_if(maybeDelete, [&](const auto& e) { return e.first == prefix; });
@@ -237,17 +238,27 @@ Result<SaveReport> CheckpointManager::save(std::optional<int64_t> checkpointNumb
     for (int r = 0; r < counter->replicas(); ++r) std::memcpy(counter->mutableValue(r).bytes.data(), &n, 8);
     const std::string prefix =
         platform::joinPath(m_directory, impl.options.checkpointName + "-" + std::to_string(checkpointNumber.value_or(n)));
+    if (impl.writer) {
+        // Wait for the previous write first: its buffers then take this snapshot.
+        const Status previous = impl.writer->wait().withContext("previous asynchronous save failed");
+        report.waitedSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        auto tensors = snapshotForSave(*impl.root, impl.buffers);
+        CKPT_RETURN_IF_ERROR(previous);
+        if (!tensors.ok()) return tensors.status();
+        report.tensors = static_cast<int64_t>(tensors->size());
+        for (const SaveTensor& t : *tensors) report.bytes += t.value.bytes.size();
+        report.path = prefix;
+        auto shared = std::make_shared<std::vector<SaveTensor>>(std::move(*tensors));
+        CKPT_RETURN_IF_ERROR(impl.writer->submit([&impl, prefix, shared] {
+            return impl.writeAndRecord(prefix, std::move(*shared));
+        }));
+        report.blockingSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return report;
+    }
     CKPT_ASSIGN_OR_RETURN(auto tensors, snapshotForSave(*impl.root));
     report.tensors = static_cast<int64_t>(tensors.size());
     for (const SaveTensor& t : tensors) report.bytes += t.value.bytes.size();
     report.path = prefix;
-    if (impl.writer) {
-        auto shared = std::make_shared<std::vector<SaveTensor>>(std::move(tensors));
-        Status previous = impl.writer->submit([&impl, prefix, shared] { return impl.writeAndRecord(prefix, std::move(*shared)); });
-        report.blockingSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        CKPT_RETURN_IF_ERROR(previous.withContext("previous asynchronous save failed"));
-        return report;
-    }
     CKPT_RETURN_IF_ERROR(impl.writeAndRecord(prefix, std::move(tensors)));
     report.blockingSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return report;

@@ -1,10 +1,18 @@
 // Trackable graph -> TrackableObjectGraph + tensors, the way TensorFlow's
 // saver lays them out (checkpoint-format.md §4.7, §7.3-7.4).
 
+#include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <set>
+#include <thread>
 #include <unordered_map>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "ckpt/object_graph.h"
 #include "ckpt/save.h"
@@ -17,7 +25,9 @@ constexpr std::string_view kVariableValue = "VARIABLE_VALUE";
 
 struct GraphBuild {
     tensorflow::TrackableObjectGraph proto;
-    std::vector<SaveTensor> tensors;  // without the graph tensor
+    std::vector<SaveTensor> tensors;     // without the graph tensor
+    std::vector<const Tensor*> sources;  // the variable value each tensor is taken from
+    bool copyBytes = true;               // false: fixed-size bytes left for the caller to fill
 };
 
 std::string attributeKey(const std::string& objectPath, std::string_view attribute) {
@@ -25,13 +35,23 @@ std::string attributeKey(const std::string& objectPath, std::string_view attribu
 }
 
 void addVariableAttributes(tensorflow::TrackableObjectGraph::TrackableObject& node, const std::string& objectPath,
-                           const Variable& v, std::vector<SaveTensor>& out) {
+                           const Variable& v, GraphBuild& out) {
     for (int r = 0; r < v.replicas(); ++r) {
         const std::string name = r == 0 ? std::string(kVariableValue) : "parallel_component_" + std::to_string(r);
         auto* attr = node.add_attributes();
         attr->set_name(name);
         attr->set_checkpoint_key(attributeKey(objectPath, name));
-        out.push_back({attr->checkpoint_key(), v.value(r), v.device(), std::nullopt, v.value(r).shape});
+        const Tensor& value = v.value(r);
+        Tensor copy;
+        if (out.copyBytes) {
+            copy = value;
+        } else {
+            copy.dtype = value.dtype;
+            copy.shape = value.shape;
+            copy.strings = value.strings;
+        }
+        out.tensors.push_back({attr->checkpoint_key(), std::move(copy), v.device(), std::nullopt, value.shape});
+        out.sources.push_back(&value);
     }
 }
 
@@ -63,8 +83,9 @@ void markCheckpointValues(tensorflow::TrackableObjectGraph& graph) {
     for (int id = 0; id < n; ++id) graph.mutable_nodes(id)->mutable_has_checkpoint_values()->set_value(checkpointed.count(id) > 0);
 }
 
-Result<GraphBuild> buildGraph(const Trackable& root) {
+Result<GraphBuild> buildGraph(const Trackable& root, bool copyBytes = true) {
     GraphBuild out;
+    out.copyBytes = copyBytes;
     std::vector<const Trackable*> order;
     std::vector<std::string> paths;
     std::unordered_map<const Trackable*, int> ids;
@@ -88,7 +109,7 @@ Result<GraphBuild> buildGraph(const Trackable& root) {
             ref->set_local_name(c.name);
         }
         if (order[i]->kind() == Trackable::Kind::Variable)
-            addVariableAttributes(*node, paths[i], *static_cast<const Variable*>(order[i]), out.tensors);
+            addVariableAttributes(*node, paths[i], *static_cast<const Variable*>(order[i]), out);
     }
     // §7.4: slot nodes after all BFS nodes: per optimizer, per slot name, per variable in BFS order.
     const size_t bfsCount = order.size();
@@ -107,7 +128,7 @@ Result<GraphBuild> buildGraph(const Trackable& root) {
                 ref->set_slot_variable_node_id(slotId);
                 const std::string slotPath = paths[vi] + "/.OPTIMIZER_SLOT/" + paths[oi] + "/" + escapeLocalName(slotName);
                 auto* node = out.proto.add_nodes();
-                addVariableAttributes(*node, slotPath, *slot, out.tensors);
+                addVariableAttributes(*node, slotPath, *slot, out);
             }
         }
     }
@@ -117,6 +138,70 @@ Result<GraphBuild> buildGraph(const Trackable& root) {
     for (const SaveTensor& t : out.tensors)
         if (!keys.insert(t.key).second) return invalidArgument("two objects save the same checkpoint key \"" + t.key + "\"");
     return out;
+}
+
+// Appends the object graph tensor, which every save stores last.
+std::vector<SaveTensor> withGraphTensor(GraphBuild& g) {
+    Tensor graph;
+    graph.dtype = DataType::String;
+    graph.strings.emplace_back();
+    g.proto.SerializeToString(&graph.strings.back());
+    g.tensors.push_back({std::string(kObjectGraphKey), std::move(graph), std::string(), std::nullopt, TensorShape{}});
+    return std::move(g.tensors);
+}
+
+// memcpy with non-temporal stores: a snapshot is written once and not read
+// again until the writer thread gets to it, so the stores skip the cache
+// and the read-for-ownership of every destination line (~15% faster for
+// gigabytes on the 2-core dev VM; glibc only streams above ~3/4 of L3).
+void streamCopy(uint8_t* to, const uint8_t* from, size_t n) {
+#if defined(__SSE2__)
+    while (n > 0 && (reinterpret_cast<uintptr_t>(to) & 15) != 0) {
+        *to++ = *from++;
+        --n;
+    }
+    for (; n >= 64; n -= 64, to += 64, from += 64) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + 16));
+        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + 32));
+        const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + 48));
+        _mm_stream_si128(reinterpret_cast<__m128i*>(to), a);
+        _mm_stream_si128(reinterpret_cast<__m128i*>(to + 16), b);
+        _mm_stream_si128(reinterpret_cast<__m128i*>(to + 32), c);
+        _mm_stream_si128(reinterpret_cast<__m128i*>(to + 48), d);
+    }
+    _mm_sfence();
+#endif
+    std::memcpy(to, from, n);
+}
+
+// Copies every (destination, source, bytes) run on all cores, in pieces
+// small enough to balance: one thread copies ~12 GB/s here, two ~18.
+struct CopyRun {
+    uint8_t* to;
+    const uint8_t* from;
+    size_t bytes;
+};
+
+void copyInParallel(const std::vector<CopyRun>& runs) {
+    constexpr size_t kPiece = size_t{4} << 20;
+    std::vector<CopyRun> pieces;
+    size_t total = 0;
+    for (const CopyRun& r : runs) {
+        for (size_t off = 0; off < r.bytes; off += kPiece)
+            pieces.push_back({r.to + off, r.from + off, std::min(kPiece, r.bytes - off)});
+        total += r.bytes;
+    }
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const size_t threads = std::min(cores, std::max<size_t>(1, total / (size_t{16} << 20)));
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+        for (size_t i = next++; i < pieces.size(); i = next++) streamCopy(pieces[i].to, pieces[i].from, pieces[i].bytes);
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
+    for (auto& th : pool) th.join();
 }
 
 } // namespace
@@ -130,12 +215,22 @@ Result<std::string> serializeObjectGraph(const Trackable& root) {
 
 Result<std::vector<SaveTensor>> snapshotForSave(const Trackable& root) {
     CKPT_ASSIGN_OR_RETURN(GraphBuild g, buildGraph(root));
-    Tensor graph;
-    graph.dtype = DataType::String;
-    graph.strings.emplace_back();
-    g.proto.SerializeToString(&graph.strings.back());
-    g.tensors.push_back({std::string(kObjectGraphKey), std::move(graph), std::string(), std::nullopt, TensorShape{}});
-    return std::move(g.tensors);
+    return withGraphTensor(g);
+}
+
+Result<std::vector<SaveTensor>> snapshotForSave(const Trackable& root, SnapshotBuffers& buffers) {
+    CKPT_ASSIGN_OR_RETURN(GraphBuild g, buildGraph(root, /*copyBytes=*/false));
+    std::vector<CopyRun> runs;
+    for (size_t i = 0; i < g.tensors.size(); ++i) {
+        const std::vector<uint8_t>& from = g.sources[i]->bytes;
+        if (from.empty()) continue;
+        std::vector<uint8_t>& to = g.tensors[i].value.bytes;
+        to = buffers.take(from.size());
+        runs.push_back({to.data(), from.data(), from.size()});
+    }
+    buffers.releaseUnused();
+    copyInParallel(runs);
+    return withGraphTensor(g);
 }
 
 } // namespace ckpt

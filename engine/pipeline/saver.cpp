@@ -156,25 +156,9 @@ Status mergeShards(const std::vector<std::string>& inputs, const std::string& pr
     return pipeline::fsyncDirectory(dir);
 }
 
-} // namespace
-
-std::string taskOfDevice(const std::string& device) {
-    if (device.empty()) return {};
-    // Keep /job:, /replica:, /task: parts; the device becomes the task's CPU:0.
-    std::string task;
-    size_t pos = 0;
-    while (pos < device.size()) {
-        size_t next = device.find('/', pos + 1);
-        if (next == std::string::npos) next = device.size();
-        const std::string part = device.substr(pos, next - pos);
-        if (part.starts_with("/job:") || part.starts_with("/replica:") || part.starts_with("/task:")) task += part;
-        pos = next;
-    }
-    if (task.empty()) return {};
-    return task + "/device:CPU:0";
-}
-
-Result<SaveStats> writeTensors(const std::string& prefix, std::vector<SaveTensor> tensors, const SaveOptions& options) {
+// writeTensors without the recycling: groups, shards, writes, merges.
+Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<SaveTensor>& tensors,
+                                      std::vector<std::vector<SaveTensor>>& shards, const SaveOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     if (prefix.empty() || prefix.back() == '/') return invalidArgument("invalid checkpoint prefix \"" + prefix + "\"");
     const std::string dir = platform::dirName(prefix);
@@ -190,7 +174,6 @@ Result<SaveStats> writeTensors(const std::string& prefix, std::vector<SaveTensor
         if (!byTaskTensors.count(task)) tasks.push_back(task);
         byTaskTensors[task].push_back(std::move(t));
     }
-    std::vector<std::vector<SaveTensor>> shards;
     for (const std::string& task : tasks) {
         CKPT_ASSIGN_OR_RETURN(auto taskShards, policy.shard(std::move(byTaskTensors[task])));
         for (auto& s : taskShards)
@@ -238,6 +221,42 @@ Result<SaveStats> writeTensors(const std::string& prefix, std::vector<SaveTensor
     CKPT_RETURN_IF_ERROR(merged);
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return stats;
+}
+
+} // namespace
+
+std::string taskOfDevice(const std::string& device) {
+    if (device.empty()) return {};
+    // Keep /job:, /replica:, /task: parts; the device becomes the task's CPU:0.
+    std::string task;
+    size_t pos = 0;
+    while (pos < device.size()) {
+        size_t next = device.find('/', pos + 1);
+        if (next == std::string::npos) next = device.size();
+        const std::string part = device.substr(pos, next - pos);
+        if (part.starts_with("/job:") || part.starts_with("/replica:") || part.starts_with("/task:")) task += part;
+        pos = next;
+    }
+    if (task.empty()) return {};
+    return task + "/device:CPU:0";
+}
+
+Result<SaveStats> writeTensors(const std::string& prefix, std::vector<SaveTensor> tensors, const SaveOptions& options,
+                               SnapshotBuffers* recycle) {
+    std::vector<std::vector<SaveTensor>> shards;
+    // Runs last on every return path: the buffers outlive this save.
+    struct Recycler {
+        SnapshotBuffers* to;
+        std::vector<std::vector<SaveTensor>>& shards;
+        std::vector<SaveTensor>& unsharded;
+        ~Recycler() {
+            if (!to) return;
+            for (auto& shard : shards)
+                for (SaveTensor& t : shard) to->give(std::move(t.value.bytes));
+            for (SaveTensor& t : unsharded) to->give(std::move(t.value.bytes));
+        }
+    } recycler{recycle, shards, tensors};
+    return writeShardsAndMerge(prefix, tensors, shards, options);
 }
 
 Result<SaveStats> writeCheckpoint(const Trackable& root, const std::string& prefix, const SaveOptions& options) {

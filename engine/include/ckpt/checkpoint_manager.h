@@ -6,8 +6,11 @@
 // counter, restore-or-initialize, and optional asynchronous saves.
 // Async: save() snapshots every tensor into host memory on the caller's
 // thread and returns; one background thread writes; a second save waits for
-// the first write; a background error is returned by the next save(), sync()
-// or close() (the destructor calls close() and prints an unreported error).
+// the first write, then copies into the buffers that write used (on all
+// cores, see snapshot_buffers.h: the manager keeps one snapshot's worth of
+// memory between saves); a background error is returned by the next
+// save(), sync() or close() (the destructor calls close() and prints an
+// unreported error).
 // Thread-affine: call a manager from one thread (the writer thread is internal).
 //   CheckpointManagerOptions o; o.maxToKeep = 3; o.async = true;
 //   auto mgr = CheckpointManager::create(root, "/runs/a", o);
@@ -43,6 +46,7 @@ struct CheckpointManagerOptions {
 struct SaveReport {
     std::optional<std::string> path;  // nullopt when checkpointInterval skipped the save
     double blockingSeconds = 0;       // time save() held the caller
+    double waitedSeconds = 0;         // async: part of it spent waiting for the previous write
     int64_t tensors = 0;
     uint64_t bytes = 0;
 };

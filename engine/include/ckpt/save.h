@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "ckpt/snapshot_buffers.h"
 #include "ckpt/status.h"
 #include "ckpt/tensor.h"
 #include "ckpt/tensor_info.h"
@@ -42,6 +43,9 @@ std::string taskOfDevice(const std::string& device);
 // their attributes, then slot variables, the object graph tensor last).
 // Values are copied: the result is independent of later training steps.
 Result<std::vector<SaveTensor>> snapshotForSave(const Trackable& root);
+// The same snapshot copied into 'buffers' (reused from an earlier snapshot
+// where sizes match) on all cores: what an asynchronous save blocks on.
+Result<std::vector<SaveTensor>> snapshotForSave(const Trackable& root, SnapshotBuffers& buffers);
 // The serialized TrackableObjectGraph alone (§4.7, §7).
 Result<std::string> serializeObjectGraph(const Trackable& root);
 
@@ -101,8 +105,10 @@ struct SaveStats {
 
 // Writes 'tensors' as a bundle at 'prefix' (sharded temp dir + merge).
 // Creates missing parent directories; removes stale *_temp dirs left by
-// interrupted saves in the same directory.
-Result<SaveStats> writeTensors(const std::string& prefix, std::vector<SaveTensor> tensors, const SaveOptions& options);
+// interrupted saves in the same directory. With 'recycle', the tensors'
+// byte buffers go back to it afterwards, whether or not the write worked.
+Result<SaveStats> writeTensors(const std::string& prefix, std::vector<SaveTensor> tensors, const SaveOptions& options,
+                               SnapshotBuffers* recycle = nullptr);
 // tf.train.Checkpoint.write(prefix): exact prefix, no counter, no state file.
 Result<SaveStats> writeCheckpoint(const Trackable& root, const std::string& prefix, const SaveOptions& options);
 // The root's save_counter (int64 scalar child), created at 0 when missing.

@@ -392,6 +392,70 @@ private slots:
         QCOMPARE(restored, tmp.path().toStdString() + "/ckpt-1");
     }
 
+    // Async snapshots copy into buffers recycled from the previous save:
+    // each checkpoint must still hold the values of its own save() call,
+    // including a tensor that spans several copy pieces and ends unaligned.
+    void asyncSnapshotsKeepEachSavesValues() {
+        QTemporaryDir tmp;
+        auto root = Trackable::makeObject();
+        Tensor big;
+        big.dtype = DataType::UInt8;
+        big.shape = TensorShape{{(int64_t{9} << 20) + 3}};
+        big.bytes.assign(static_cast<size_t>(big.shape.dims[0]), 0);
+        auto bigVar = Variable::fromTensor(big);
+        auto w = Variable::fromTensor(floats(TensorShape{{6, 4}}, 0));
+        QVERIFY(root->addChild("big", bigVar).isOk());
+        QVERIFY(root->addChild("w", w).isOk());
+        CheckpointManagerOptions o;
+        o.maxToKeep = 5;
+        o.async = true;
+        auto m = CheckpointManager::create(root, tmp.path().toStdString(), o);
+        QVERIFY(m.ok());
+        for (int save = 1; save <= 4; ++save) {
+            std::vector<uint8_t>& bytes = bigVar->mutableValue().bytes;
+            for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 7 + static_cast<size_t>(save));
+            QVERIFY(w->assign(floats(TensorShape{{6, 4}}, 1000.0f * static_cast<float>(save))).isOk());
+            auto saved = (*m)->save();
+            QVERIFY2(saved.ok(), saved.status().toString().c_str());
+            QVERIFY(saved->waitedSeconds <= saved->blockingSeconds);
+            // Training goes on while the write runs.
+            std::fill(bytes.begin(), bytes.end(), uint8_t{0xee});
+            QVERIFY(w->assign(floats(TensorShape{{6, 4}}, -1.0f)).isOk());
+        }
+        QVERIFY((*m)->sync().isOk());
+        for (int save = 1; save <= 4; ++save) {
+            const std::string prefix = tmp.filePath(QStringLiteral("ckpt-%1").arg(save)).toStdString();
+            QVERIFY(verifyBundle(prefix)->ok());
+            auto reader = BundleReader::open(prefix);
+            QVERIFY(reader.ok());
+            auto b = (*reader)->read("big/.ATTRIBUTES/VARIABLE_VALUE");
+            QVERIFY(b.ok());
+            QCOMPARE(b->bytes.size(), big.bytes.size());
+            bool same = true;
+            for (size_t i = 0; i < b->bytes.size() && same; ++i)
+                same = b->bytes[i] == static_cast<uint8_t>(i * 7 + static_cast<size_t>(save));
+            QVERIFY2(same, prefix.c_str());
+            auto wv = (*reader)->read("w/.ATTRIBUTES/VARIABLE_VALUE");
+            QVERIFY(wv.ok());
+            QCOMPARE(wv->bytes, floats(TensorShape{{6, 4}}, 1000.0f * static_cast<float>(save)).bytes);
+        }
+    }
+
+    void snapshotBuffersAreReused() {
+        SnapshotBuffers pool;
+        std::vector<uint8_t> a = pool.take(1000);
+        QCOMPARE(a.size(), size_t{1000});
+        const uint8_t* where = a.data();
+        pool.give(std::move(a));
+        QCOMPARE(pool.bytesHeld(), size_t{1000});
+        QCOMPARE(pool.take(999).size(), size_t{999});  // no exact fit: a new buffer
+        std::vector<uint8_t> again = pool.take(1000);
+        QCOMPARE(static_cast<const uint8_t*>(again.data()), where);
+        pool.give(std::move(again));
+        pool.releaseUnused();
+        QCOMPARE(pool.bytesHeld(), size_t{0});
+    }
+
     void asyncErrorSurfaces() {
         QTemporaryDir tmp;
         auto root = smallGraph();
