@@ -59,12 +59,30 @@ bool fastTileF32Portable(const float* p, TilePartial& out, FastTotals& totals) {
 }
 
 #if defined(CKPT_X86_AVX2)
-double treeReduceAvx2(double* lanes);
+// treeReduce with vector adds: every level adds the same pairs in the same
+// order, so the result is bit-identical.
+__attribute__((target("avx2"))) double treeReduceAvx2(double* lanes) {
+    alignas(32) double warps[kTileLanes / kWarp];
+    for (int w = 0; w < kTileLanes / kWarp; ++w) {
+        double* p = lanes + w * kWarp;
+        for (int s = kWarp / 2; s >= 4; s >>= 1)
+            for (int l = 0; l < s; l += 4)
+                _mm256_storeu_pd(p + l, _mm256_add_pd(_mm256_loadu_pd(p + l), _mm256_loadu_pd(p + l + s)));
+        _mm_storeu_pd(p, _mm_add_pd(_mm_loadu_pd(p), _mm_loadu_pd(p + 2)));
+        warps[w] = p[0] + p[1];
+    }
+    _mm256_store_pd(warps, _mm256_add_pd(_mm256_load_pd(warps), _mm256_load_pd(warps + 4)));
+    _mm_store_pd(warps, _mm_add_pd(_mm_load_pd(warps), _mm_load_pd(warps + 2)));
+    return warps[0] + warps[1];
+}
+static_assert(kTileLanes / kWarp == 8, "treeReduceAvx2 reduces eight warps");
 
 // Extremes first, in memory order, so the hardware prefetcher streams the
 // tile into L1; then 16 lanes at a time, each lane's 16 items summed in
 // registers (a lane walks the tile in 1 KiB strides, and lane sums kept in
-// memory would cost a store per element).
+// memory would cost a store per element). The two lane loops are spelled
+// out: a shared helper filling an array of four vectors ran 1.6x slower
+// (GCC 12 keeps the array in memory).
 __attribute__((target("avx2"))) bool fastTileF32Avx2(const float* p, TilePartial& out, FastTotals& totals) {
     const __m256 zero = _mm256_setzero_ps();
     __m256 mnA = _mm256_loadu_ps(p), mnB = mnA, mxA = mnA, mxB = mnA;
@@ -138,26 +156,6 @@ __attribute__((target("avx2"))) bool fastTileF32Avx2(const float* p, TilePartial
     ++totals.tiles;
     return true;
 }
-#endif
-
-#if defined(CKPT_X86_AVX2)
-// treeReduce with vector adds: every level adds the same pairs in the same
-// order, so the result is bit-identical.
-__attribute__((target("avx2"))) double treeReduceAvx2(double* lanes) {
-    alignas(32) double warps[kTileLanes / kWarp];
-    for (int w = 0; w < kTileLanes / kWarp; ++w) {
-        double* p = lanes + w * kWarp;
-        for (int s = kWarp / 2; s >= 4; s >>= 1)
-            for (int l = 0; l < s; l += 4)
-                _mm256_storeu_pd(p + l, _mm256_add_pd(_mm256_loadu_pd(p + l), _mm256_loadu_pd(p + l + s)));
-        _mm_storeu_pd(p, _mm_add_pd(_mm_loadu_pd(p), _mm_loadu_pd(p + 2)));
-        warps[w] = p[0] + p[1];
-    }
-    _mm256_store_pd(warps, _mm256_add_pd(_mm256_load_pd(warps), _mm256_load_pd(warps + 4)));
-    _mm_store_pd(warps, _mm_add_pd(_mm_load_pd(warps), _mm_load_pd(warps + 2)));
-    return warps[0] + warps[1];
-}
-static_assert(kTileLanes / kWarp == 8, "treeReduceAvx2 reduces eight warps");
 #endif
 
 // ----------------------------------------------------------------- histogram
