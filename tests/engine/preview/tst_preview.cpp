@@ -15,6 +15,7 @@
 #include <random>
 
 #include "ckpt/bundle_reader.h"
+#include "ckpt/npy.h"
 #include "ckpt/preview.h"
 #include "preview/cpu_f32.h"
 #include "test_support.h"
@@ -55,42 +56,16 @@ std::mt19937_64& rng() {
     return r;
 }
 
-// numpy's descr for a dtype ('<u2' for bfloat16 bits).
-std::string npyDescr(DataType d) {
-    switch (d) {
-    case DataType::Float: return "<f4";
-    case DataType::Double: return "<f8";
-    case DataType::Half: return "<f2";
-    case DataType::BFloat16: return "<u2";
-    case DataType::Int8: return "|i1";
-    case DataType::Int16: return "<i2";
-    case DataType::Int32: return "<i4";
-    case DataType::Int64: return "<i8";
-    case DataType::UInt8: return "|u1";
-    case DataType::UInt16: return "<u2";
-    case DataType::UInt32: return "<u4";
-    case DataType::UInt64: return "<u8";
-    case DataType::Bool: return "|b1";
-    case DataType::Complex64: return "<c8";
-    case DataType::Complex128: return "<c16";
-    default: return "";
-    }
+// numpy's descr for a dtype; bfloat16 goes as its raw bits ('<u2') and is
+// decoded on the numpy side.
+std::string npyDescrForTest(DataType d) {
+    return d == DataType::BFloat16 ? std::string("<u2") : std::string(npyDescr(d));
 }
 
 bool writeNpy(const std::string& path, const Tensor& t) {
-    std::string shape = "(";
-    for (int64_t d : t.shape.dims) shape += std::to_string(d) + ",";
-    if (!t.shape.dims.empty() && t.shape.dims.size() > 1) shape.pop_back();
-    shape += ")";
-    std::string header = "{'descr': '" + npyDescr(t.dtype) + "', 'fortran_order': False, 'shape': " + shape + ", }";
-    while ((10 + header.size() + 1) % 64 != 0) header += ' ';
-    header += '\n';
+    const std::string preamble = npyPreamble(npyDescrForTest(t.dtype), t.shape);
     std::ofstream f(path, std::ios::binary);
-    f.write("\x93NUMPY\x01\x00", 8);
-    const uint16_t len = static_cast<uint16_t>(header.size());
-    f.put(static_cast<char>(len & 0xff));
-    f.put(static_cast<char>(len >> 8));
-    f.write(header.data(), static_cast<std::streamsize>(header.size()));
+    f.write(preamble.data(), static_cast<std::streamsize>(preamble.size()));
     f.write(reinterpret_cast<const char*>(t.bytes.data()), static_cast<std::streamsize>(t.bytes.size()));
     return f.good();
 }
@@ -113,7 +88,7 @@ std::vector<std::pair<std::string, Tensor>> realTensors() {
         const TensorInfo* best = nullptr;
         for (const TensorInfo& info : (*reader)->tensors()) {
             if (!isFloating(info.dtype) || info.dtype == DataType::String) continue;
-            if (npyDescr(info.dtype).empty()) continue;
+            if (npyDescrForTest(info.dtype).empty()) continue;
             if (!best || info.shape.numElements().value_or(0) > best->shape.numElements().value_or(0)) best = &info;
         }
         if (!best) continue;
