@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
         {"end_to_end_pageable_gbps", r->endToEndPageableGBs},
         {"end_to_end_pinned_vs_h2d", r->endToEndPinnedGBs / r->h2dPinnedGBs},
         {"end_to_end_pageable_vs_h2d", r->endToEndPageableGBs / r->h2dPinnedGBs},
-        {"bit_identical_to_cpu", r->bitIdenticalToCpu},
+        {"extremes_equal_cpu", r->extremesEqualCpu},
+        {"max_relative_diff_to_cpu", r->maxRelativeDiffToCpu},
     };
     std::cout << out.dump(1) << "\n";
     return 0;

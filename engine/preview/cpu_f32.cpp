@@ -1,8 +1,10 @@
 // float32 fast paths of the CPU backend. Each has a portable version and,
-// on x86-64, an AVX2 one picked at run time; both keep the generic loops'
-// addition order per lane, and the build does not contract a*b+c
-// (-ffp-contract=off, no FMA target), so every path gives the same bits as
-// the CUDA kernels.
+// on x86-64, an AVX2 one picked at run time; the build does not contract
+// a*b+c (-ffp-contract=off, no FMA target) and both versions add in the
+// same order, so every ISA gives the same bits. Histogram counts equal the
+// generic loops' and the CUDA kernels'; tile statistics use shifted sums
+// (below), which agree with the generic two-pass tile to far better than
+// the 1e-9 relative that mean and std are held to, but not to the bit.
 
 #include "preview/cpu_f32.h"
 
@@ -20,143 +22,153 @@ namespace {
 
 constexpr int kBanks = 8;  // histogram counter banks: a run of one bin does not serialize on one counter
 
-
 // ---------------------------------------------------------------- statistics
+//
+// One pass over the tile in memory order: extremes and zeros, and the sums
+// S of d = x - k and Q of d * d in 16 double accumulators (element i feeds
+// accumulator i % 16), reduced in a fixed order. Then mean = k + S / n and
+// M2 = Q - S * S / n: one walk and one conversion per value, where the
+// generic tile converts twice and needs the mean before its second walk.
+//
+// The shift k keeps M2 from being the small difference of two large sums:
+// M2 = Q - S * S / n loses about log2(Q / M2) bits. k is the tile's first
+// value, so Q = M2 + n (mean - k)^2 <= (n + 1) M2: at most 12 bits, about
+// 1e-10 relative if every addition rounds the same way, inside the 1e-9
+// that mean and std are held to. A tile that loses more than 10 bits (its
+// first value an outlier) is summed again around its own mean, which brings
+// it to ~1e-15; should that fail too, or the tile hold a NaN or Inf, the
+// caller takes the two-pass tile.
 
-// Lane l of a tile is elements l, l + kTileLanes, ...; its sum runs in that
-// order, as in the generic tileStats and the CUDA kernel. A NaN or Inf
-// makes its lane's sum non-finite, and 16 finite floats cannot overflow a
-// double, so the lane sums double as the finiteness check.
-bool fastTileF32Portable(const float* p, TilePartial& out, FastTotals& totals) {
-    alignas(64) double s[kTileLanes] = {};
+constexpr int kAccumulators = 16;
+constexpr double kMaxCancellation = 1024.0;  // Q / M2 accepted
+
+struct ShiftedSums {
+    double s[kAccumulators];
+    double q[kAccumulators];
+};
+
+// The 16 accumulators in the order the AVX2 registers hold and add them:
+// four vectors of four, added pairwise, then their four lanes pairwise.
+double reduceAccumulators(const double* a) {
+    double u[4];
+    for (int k = 0; k < 4; ++k) u[k] = (a[k] + a[4 + k]) + (a[8 + k] + a[12 + k]);
+    return (u[0] + u[1]) + (u[2] + u[3]);
+}
+
+struct TileExtremes {
+    float mn, mx;
+    int64_t zeros;
+};
+
+template <bool WithExtremes>
+void shiftedSumsPortable(const float* p, double k, ShiftedSums& out, TileExtremes& ext) {
+    ShiftedSums acc = {};
     float mn = p[0], mx = p[0];
     int64_t zeros = 0;
-    for (int j = 0; j < kTileItems; ++j) {
-        for (int l = 0; l < kTileLanes; ++l) {
-            const float x = p[j * kTileLanes + l];
-            s[l] += static_cast<double>(x);
-            mn = x < mn ? x : mn;
-            mx = x > mx ? x : mx;
-            zeros += x == 0.0f ? 1 : 0;
+    for (int64_t i = 0; i < kTileElements; i += kAccumulators) {
+        for (int a = 0; a < kAccumulators; ++a) {
+            const float x = p[i + a];
+            if constexpr (WithExtremes) {
+                mn = x < mn ? x : mn;
+                mx = x > mx ? x : mx;
+                zeros += x == 0.0f ? 1 : 0;
+            }
+            const double d = static_cast<double>(x) - k;
+            acc.s[a] += d;
+            acc.q[a] += d * d;
         }
     }
-    for (double v : s)
-        if (!isFiniteValue(v)) return false;
-    const double mean = treeReduce(s) / static_cast<double>(kTileElements);
-    alignas(64) double q[kTileLanes] = {};
-    for (int j = 0; j < kTileItems; ++j) {
-        for (int l = 0; l < kTileLanes; ++l) {
-            const double d = static_cast<double>(p[j * kTileLanes + l]) - mean;
-            q[l] += d * d;
-        }
-    }
-    out = {mean, treeReduce(q), kTileElements};
-    totals.mn = std::min(totals.mn, mn);
-    totals.mx = std::max(totals.mx, mx);
-    totals.zeros += zeros;
-    ++totals.tiles;
-    return true;
+    out = acc;
+    if constexpr (WithExtremes) ext = {mn, mx, zeros};
 }
 
 #if defined(CKPT_X86_AVX2)
-// treeReduce with vector adds: every level adds the same pairs in the same
-// order, so the result is bit-identical.
-__attribute__((target("avx2"))) double treeReduceAvx2(double* lanes) {
-    alignas(32) double warps[kTileLanes / kWarp];
-    for (int w = 0; w < kTileLanes / kWarp; ++w) {
-        double* p = lanes + w * kWarp;
-        for (int s = kWarp / 2; s >= 4; s >>= 1)
-            for (int l = 0; l < s; l += 4)
-                _mm256_storeu_pd(p + l, _mm256_add_pd(_mm256_loadu_pd(p + l), _mm256_loadu_pd(p + l + s)));
-        _mm_storeu_pd(p, _mm_add_pd(_mm_loadu_pd(p), _mm_loadu_pd(p + 2)));
-        warps[w] = p[0] + p[1];
-    }
-    _mm256_store_pd(warps, _mm256_add_pd(_mm256_load_pd(warps), _mm256_load_pd(warps + 4)));
-    _mm_store_pd(warps, _mm_add_pd(_mm_load_pd(warps), _mm_load_pd(warps + 2)));
-    return warps[0] + warps[1];
-}
-static_assert(kTileLanes / kWarp == 8, "treeReduceAvx2 reduces eight warps");
-
-// Extremes first, in memory order, so the hardware prefetcher streams the
-// tile into L1; then 16 lanes at a time, each lane's 16 items summed in
-// registers (a lane walks the tile in 1 KiB strides, and lane sums kept in
-// memory would cost a store per element). The two lane loops are spelled
-// out: a shared helper filling an array of four vectors ran 1.6x slower
-// (GCC 12 keeps the array in memory).
-__attribute__((target("avx2"))) bool fastTileF32Avx2(const float* p, TilePartial& out, FastTotals& totals) {
+template <bool WithExtremes>
+__attribute__((target("avx2"))) void shiftedSumsAvx2(const float* p, double k, ShiftedSums& out, TileExtremes& ext) {
     const __m256 zero = _mm256_setzero_ps();
+    const __m256d vk = _mm256_set1_pd(k);
     __m256 mnA = _mm256_loadu_ps(p), mnB = mnA, mxA = mnA, mxB = mnA;
     __m256i zA = _mm256_setzero_si256(), zB = zA;
-    for (int64_t i = 0; i < kTileElements; i += 16) {
+    __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0, q0 = s0, q1 = s0, q2 = s0, q3 = s0;
+    for (int64_t i = 0; i < kTileElements; i += kAccumulators) {
         const __m256 a = _mm256_loadu_ps(p + i), b = _mm256_loadu_ps(p + i + 8);
-        mnA = _mm256_min_ps(a, mnA);
-        mnB = _mm256_min_ps(b, mnB);
-        mxA = _mm256_max_ps(a, mxA);
-        mxB = _mm256_max_ps(b, mxB);
-        zA = _mm256_sub_epi32(zA, _mm256_castps_si256(_mm256_cmp_ps(a, zero, _CMP_EQ_OQ)));
-        zB = _mm256_sub_epi32(zB, _mm256_castps_si256(_mm256_cmp_ps(b, zero, _CMP_EQ_OQ)));
-    }
-    alignas(32) double s[kTileLanes];
-    for (int l = 0; l < kTileLanes; l += 16) {
-        __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
-        for (int j = 0; j < kTileItems; ++j) {
-            const float* q = p + j * kTileLanes + l;
-            const __m256 a = _mm256_loadu_ps(q), b = _mm256_loadu_ps(q + 8);
-            s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm256_castps256_ps128(a)));
-            s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)));
-            s2 = _mm256_add_pd(s2, _mm256_cvtps_pd(_mm256_castps256_ps128(b)));
-            s3 = _mm256_add_pd(s3, _mm256_cvtps_pd(_mm256_extractf128_ps(b, 1)));
+        if constexpr (WithExtremes) {
+            mnA = _mm256_min_ps(a, mnA);
+            mnB = _mm256_min_ps(b, mnB);
+            mxA = _mm256_max_ps(a, mxA);
+            mxB = _mm256_max_ps(b, mxB);
+            zA = _mm256_sub_epi32(zA, _mm256_castps_si256(_mm256_cmp_ps(a, zero, _CMP_EQ_OQ)));
+            zB = _mm256_sub_epi32(zB, _mm256_castps_si256(_mm256_cmp_ps(b, zero, _CMP_EQ_OQ)));
         }
-        _mm256_store_pd(s + l, s0);
-        _mm256_store_pd(s + l + 4, s1);
-        _mm256_store_pd(s + l + 8, s2);
-        _mm256_store_pd(s + l + 12, s3);
+        const __m256d d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(a)), vk);
+        const __m256d d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)), vk);
+        const __m256d d2 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(b)), vk);
+        const __m256d d3 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(b, 1)), vk);
+        s0 = _mm256_add_pd(s0, d0);
+        s1 = _mm256_add_pd(s1, d1);
+        s2 = _mm256_add_pd(s2, d2);
+        s3 = _mm256_add_pd(s3, d3);
+        q0 = _mm256_add_pd(q0, _mm256_mul_pd(d0, d0));
+        q1 = _mm256_add_pd(q1, _mm256_mul_pd(d1, d1));
+        q2 = _mm256_add_pd(q2, _mm256_mul_pd(d2, d2));
+        q3 = _mm256_add_pd(q3, _mm256_mul_pd(d3, d3));
     }
-    __m256d bad = _mm256_setzero_pd();
-    for (int l = 0; l < kTileLanes; l += 4) {
-        const __m256d v = _mm256_load_pd(s + l);
-        bad = _mm256_or_pd(bad, _mm256_cmp_pd(_mm256_sub_pd(v, v), _mm256_setzero_pd(), _CMP_NEQ_UQ));
-    }
-    if (_mm256_movemask_pd(bad) != 0) return false;
-
-    const double mean = treeReduceAvx2(s) / static_cast<double>(kTileElements);
-    const __m256d vmean = _mm256_set1_pd(mean);
-    alignas(32) double q[kTileLanes];
-    for (int l = 0; l < kTileLanes; l += 16) {
-        __m256d q0 = _mm256_setzero_pd(), q1 = q0, q2 = q0, q3 = q0;
-        for (int j = 0; j < kTileItems; ++j) {
-            const float* r = p + j * kTileLanes + l;
-            const __m256 a = _mm256_loadu_ps(r), b = _mm256_loadu_ps(r + 8);
-            const __m256d d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(a)), vmean);
-            const __m256d d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)), vmean);
-            const __m256d d2 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(b)), vmean);
-            const __m256d d3 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(b, 1)), vmean);
-            q0 = _mm256_add_pd(q0, _mm256_mul_pd(d0, d0));
-            q1 = _mm256_add_pd(q1, _mm256_mul_pd(d1, d1));
-            q2 = _mm256_add_pd(q2, _mm256_mul_pd(d2, d2));
-            q3 = _mm256_add_pd(q3, _mm256_mul_pd(d3, d3));
+    _mm256_storeu_pd(out.s, s0);
+    _mm256_storeu_pd(out.s + 4, s1);
+    _mm256_storeu_pd(out.s + 8, s2);
+    _mm256_storeu_pd(out.s + 12, s3);
+    _mm256_storeu_pd(out.q, q0);
+    _mm256_storeu_pd(out.q + 4, q1);
+    _mm256_storeu_pd(out.q + 8, q2);
+    _mm256_storeu_pd(out.q + 12, q3);
+    if constexpr (WithExtremes) {
+        alignas(32) float lo[8], hi[8];
+        alignas(32) int32_t z[8];
+        _mm256_store_ps(lo, _mm256_min_ps(mnA, mnB));
+        _mm256_store_ps(hi, _mm256_max_ps(mxA, mxB));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(z), _mm256_add_epi32(zA, zB));
+        ext = {lo[0], hi[0], 0};
+        for (int j = 0; j < 8; ++j) {
+            ext.mn = std::min(ext.mn, lo[j]);
+            ext.mx = std::max(ext.mx, hi[j]);
+            ext.zeros += z[j];
         }
-        _mm256_store_pd(q + l, q0);
-        _mm256_store_pd(q + l + 4, q1);
-        _mm256_store_pd(q + l + 8, q2);
-        _mm256_store_pd(q + l + 12, q3);
     }
-    out = {mean, treeReduceAvx2(q), kTileElements};
+}
+#endif
 
-    alignas(32) float lo[8], hi[8];
-    alignas(32) int32_t z[8];
-    _mm256_store_ps(lo, _mm256_min_ps(mnA, mnB));
-    _mm256_store_ps(hi, _mm256_max_ps(mxA, mxB));
-    _mm256_store_si256(reinterpret_cast<__m256i*>(z), _mm256_add_epi32(zA, zB));
-    for (int k = 0; k < 8; ++k) {
-        totals.mn = std::min(totals.mn, lo[k]);
-        totals.mx = std::max(totals.mx, hi[k]);
-        totals.zeros += z[k];
+// The tile's partial from sums around k, or false when too many bits
+// cancelled (or a value was NaN or Inf: S is then not finite).
+bool shiftedPartial(double k, const ShiftedSums& sums, TilePartial& out) {
+    const double n = static_cast<double>(kTileElements);
+    const double s = reduceAccumulators(sums.s), q = reduceAccumulators(sums.q);
+    if (!isFiniteValue(s)) return false;
+    const double m2 = q - s * (s / n);
+    if (!(m2 * kMaxCancellation >= q)) return false;
+    out = {k + s / n, m2, kTileElements};
+    return true;
+}
+
+template <void (*Sums)(const float*, double, ShiftedSums&, TileExtremes&),
+          void (*SumsOnly)(const float*, double, ShiftedSums&, TileExtremes&)>
+bool shiftedTile(const float* p, TilePartial& out, FastTotals& totals) {
+    ShiftedSums sums;
+    TileExtremes ext;
+    const double k = p[0];
+    Sums(p, k, sums, ext);
+    if (!shiftedPartial(k, sums, out)) {
+        const double s = reduceAccumulators(sums.s);
+        if (!isFiniteValue(s)) return false;
+        const double mean = k + s / static_cast<double>(kTileElements);
+        SumsOnly(p, mean, sums, ext);
+        if (!shiftedPartial(mean, sums, out)) return false;
     }
+    totals.mn = std::min(totals.mn, ext.mn);
+    totals.mx = std::max(totals.mx, ext.mx);
+    totals.zeros += ext.zeros;
     ++totals.tiles;
     return true;
 }
-#endif
 
 // ----------------------------------------------------------------- histogram
 
@@ -387,9 +399,9 @@ CpuIsa bestCpuIsa() {
 
 bool fastTileF32(const float* tile, TilePartial& out, FastTotals& totals, CpuIsa isa) {
 #if defined(CKPT_X86_AVX2)
-    if (isa == CpuIsa::Avx2) return fastTileF32Avx2(tile, out, totals);
+    if (isa == CpuIsa::Avx2) return shiftedTile<shiftedSumsAvx2<true>, shiftedSumsAvx2<false>>(tile, out, totals);
 #endif
-    return fastTileF32Portable(tile, out, totals);
+    return shiftedTile<shiftedSumsPortable<true>, shiftedSumsPortable<false>>(tile, out, totals);
 }
 
 void histogramF32(const float* p, int64_t n, const HistogramSpec& spec, HistogramCounts& out, CpuIsa isa) {

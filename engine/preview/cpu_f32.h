@@ -1,9 +1,9 @@
 #pragma once
 // The CPU backend's float32 fast paths: the common case of a preview (a
 // float32 weight tensor) gets hand-vectorized passes, every other dtype the
-// generic loops in cpu_backend.cpp. Results are identical to the generic
-// loops' (same per-lane addition order, numpy's exact bin rule wherever the
-// shortcut could be wrong), whichever instruction set runs.
+// generic loops in cpu_backend.cpp. Histogram counts are identical to the
+// generic loops' (numpy's exact bin rule wherever the shortcut could be
+// wrong), and every instruction set gives the same bits.
 
 #include <cstdint>
 #include <limits>
@@ -25,9 +25,11 @@ struct FastTotals {
     int64_t zeros = 0, tiles = 0;
 };
 
-// A whole tile (kTileElements floats) with no NaN or Inf: writes the same
-// partial as the generic tile statistics and adds min/max/zeros to totals.
-// Returns false, touching nothing, when the tile holds a non-finite value.
+// A whole tile (kTileElements floats): its partial from shifted one-pass
+// sums (within ~1e-11 relative of the generic two-pass tile's, identical on
+// every ISA), with min/max/zeros added to totals. Returns false, touching
+// nothing, when the tile holds a NaN or Inf or its sums cancelled too far
+// to trust; the caller then takes the generic tile.
 bool fastTileF32(const float* tile, TilePartial& out, FastTotals& totals, CpuIsa isa = bestCpuIsa());
 
 // numpy.histogram's counts of n floats over spec, written to out (counts

@@ -22,7 +22,10 @@ struct CudaBenchReport {
     double h2dPinnedGBs = 0;         // cudaMemcpy from pinned host memory
     double endToEndPinnedGBs = 0;    // CudaBackend::stats from a pinned host buffer
     double endToEndPageableGBs = 0;  // CudaBackend::stats from ordinary host memory
-    bool bitIdenticalToCpu = false;  // stats partials of this buffer vs CpuBackend
+    // Stats of this buffer against CpuBackend: min/max/counts must be equal,
+    // tile means and M2 within 1e-9 relative (CPU float32 tiles are one-pass).
+    bool extremesEqualCpu = false;
+    double maxRelativeDiffToCpu = 0;
 };
 
 // float32 buffer of 'bytes'; best of 'reps' for each figure.

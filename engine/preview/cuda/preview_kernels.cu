@@ -1,6 +1,7 @@
 // CUDA kernels for the preview passes. The stats kernel follows the tile
 // layout and reduction tree of preview_element.h exactly (built with
-// -fmad=false), so its partials are bit-identical to CpuBackend's.
+// -fmad=false), so its partials are bit-identical to CpuBackend's generic
+// tiles (its float32 fast path differs in the last bits, see cpu_f32.cpp).
 
 #include "preview/cuda/preview_kernels.h"
 
