@@ -92,7 +92,7 @@ BundleWriter::~BundleWriter() {
 Result<std::unique_ptr<BundleWriter>> BundleWriter::create(std::string_view prefix) {
     std::unique_ptr<BundleWriter> w(new BundleWriter(std::string(prefix)));
     w->m_dataTemp = dataFileName(prefix, 0, 1) + tempSuffix();
-    CKPT_ASSIGN_OR_RETURN(w->m_data, pipeline::WritableFile::create(w->m_dataTemp));
+    CKPT_ASSIGN_OR_RETURN(w->m_data, pipeline::WritableFile::create(w->m_dataTemp, pipeline::WriteMode::Direct));
     return w;
 }
 

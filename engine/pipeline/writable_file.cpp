@@ -1,6 +1,8 @@
 #include "pipeline/writable_file.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <random>
@@ -19,6 +21,42 @@ constexpr size_t kBufferBytes = 1u << 20;
 // Writeback is started every 8 MiB so the disk works while we still copy;
 // close()'s fsync then waits only for the tail.
 constexpr uint64_t kWritebackBytes = 8u << 20;
+
+// Direct I/O: file offsets, sizes and buffer addresses are multiples of
+// this (the largest logical block size in common use; 512-byte devices
+// accept it too).
+constexpr size_t kDirectAlign = 4096;
+// Large enough that a write keeps the disk busy while the next one fills.
+constexpr size_t kStageBytes = 8u << 20;
+
+// The file stops being O_DIRECT: for the tail, or when the filesystem
+// refuses a direct write after accepting the open.
+bool dropDirect(int fd) {
+    const int flags = ::fcntl(fd, F_GETFL);
+    return flags >= 0 && ::fcntl(fd, F_SETFL, flags & ~O_DIRECT) == 0;
+}
+
+Status pwriteAll(int fd, const uint8_t* p, size_t n, uint64_t offset, const std::string& path) {
+    bool retried = false;
+    while (n > 0) {
+        const ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(offset));
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            // EINVAL: a filesystem that refuses direct writes, or a remainder
+            // left misaligned by a short write; the page cache takes it, and
+            // a real error (ENOSPC, EFBIG) shows up there.
+            if (errno == EINVAL && !retried && dropDirect(fd)) {
+                retried = true;
+                continue;
+            }
+            return ioError("cannot write", path, errno);
+        }
+        p += w;
+        n -= static_cast<size_t>(w);
+        offset += static_cast<uint64_t>(w);
+    }
+    return Status::ok();
+}
 
 Status writeAll(int fd, const uint8_t* p, size_t n, const std::string& path) {
     while (n > 0) {
@@ -50,13 +88,22 @@ Status ioError(std::string_view what, const std::string& path, int err) {
     }
 }
 
-Result<std::unique_ptr<WritableFile>> WritableFile::create(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+Result<std::unique_ptr<WritableFile>> WritableFile::create(const std::string& path, WriteMode mode) {
+    constexpr int kFlags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+    if (mode == WriteMode::Direct) {
+        const int fd = ::open(path.c_str(), kFlags | O_DIRECT, 0644);
+        if (fd >= 0) return std::unique_ptr<WritableFile>(new WritableFile(path, fd, true));
+        if (errno != EINVAL) return ioError("cannot create", path, errno);
+    }
+    const int fd = ::open(path.c_str(), kFlags, 0644);
     if (fd < 0) return ioError("cannot create", path, errno);
-    return std::unique_ptr<WritableFile>(new WritableFile(path, fd));
+    return std::unique_ptr<WritableFile>(new WritableFile(path, fd, false));
 }
 
+void WritableFile::FreeAligned::operator()(uint8_t* p) const { std::free(p); }
+
 WritableFile::~WritableFile() {
+    if (m_inFlight.valid()) m_inFlight.wait();  // it writes from m_stage through m_fd
     if (m_fd >= 0) ::close(m_fd);
 }
 
@@ -81,6 +128,7 @@ Status WritableFile::append(const void* data, size_t n) {
     if (m_fd < 0) return failedPrecondition("write to closed file " + m_path);
     const auto* p = static_cast<const uint8_t*>(data);
     m_position += n;
+    if (m_direct) return appendDirect(p, n);
     if (m_buffer.size() + n <= kBufferBytes && (n < kBufferBytes / 2 || !m_buffer.empty())) {
         m_buffer.insert(m_buffer.end(), p, p + n);
         return Status::ok();
@@ -96,9 +144,63 @@ Status WritableFile::append(const void* data, size_t n) {
     return Status::ok();
 }
 
+Status WritableFile::appendDirect(const uint8_t* p, size_t n) {
+    while (n > 0) {
+        auto& stage = m_stage[m_filling];
+        if (!stage) {
+            stage.reset(static_cast<uint8_t*>(std::aligned_alloc(kDirectAlign, kStageBytes)));
+            if (!stage) return {StatusCode::ResourceExhausted, "no memory to stage writes to " + m_path};
+        }
+        const size_t take = std::min(n, kStageBytes - m_stageFill);
+        std::memcpy(stage.get() + m_stageFill, p, take);
+        m_stageFill += take;
+        p += take;
+        n -= take;
+        if (m_stageFill == kStageBytes) CKPT_RETURN_IF_ERROR(submitStage(kStageBytes));
+    }
+    return Status::ok();
+}
+
+Status WritableFile::waitInFlight() {
+    return m_inFlight.valid() ? m_inFlight.get() : Status::ok();
+}
+
+// Hands the filling buffer to a background write and switches to the other
+// once its own write has finished.
+Status WritableFile::submitStage(size_t bytes) {
+    CKPT_RETURN_IF_ERROR(waitInFlight());
+    const uint8_t* buffer = m_stage[m_filling].get();
+    const uint64_t offset = m_written;
+    m_written += bytes;
+    m_inFlight = std::async(std::launch::async, [fd = m_fd, buffer, bytes, offset, path = m_path] {
+        return pwriteAll(fd, buffer, bytes, offset, path);
+    });
+    m_filling ^= 1;
+    m_stageFill = 0;
+    return Status::ok();
+}
+
+// The whole blocks left go direct; the tail under one block through the
+// page cache (O_DIRECT cannot write a partial block), then fsync.
+Status WritableFile::closeDirect() {
+    Status s = waitInFlight();
+    const size_t blocks = m_stageFill / kDirectAlign * kDirectAlign;
+    if (s.isOk() && blocks > 0) {
+        s = pwriteAll(m_fd, m_stage[m_filling].get(), blocks, m_written, m_path);
+        m_written += blocks;
+    }
+    if (s.isOk() && m_stageFill > blocks) {
+        if (!dropDirect(m_fd)) s = ioError("cannot leave direct I/O on", m_path, errno);
+        if (s.isOk()) s = pwriteAll(m_fd, m_stage[m_filling].get() + blocks, m_stageFill - blocks, m_written, m_path);
+        m_written += m_stageFill - blocks;
+    }
+    m_stageFill = 0;
+    return s;
+}
+
 Status WritableFile::close() {
     if (m_fd < 0) return Status::ok();
-    Status s = flushBuffer();
+    Status s = m_direct ? closeDirect() : flushBuffer();
     if (s.isOk() && ::fsync(m_fd) != 0) s = ioError("cannot fsync", m_path, errno);
     if (::close(m_fd) != 0 && s.isOk()) s = ioError("cannot close", m_path, errno);
     m_fd = -1;

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -15,32 +16,59 @@
 
 namespace ckpt::pipeline {
 
+// How a file's bytes reach the disk.
+//  - Buffered: through the page cache, 1 MiB writes, writeback started
+//    every 8 MiB. For small files (indexes, state files).
+//  - Direct: O_DIRECT from two aligned staging buffers, one filling while
+//    the other is written by a background thread. For data files: a large
+//    save does not wait for page-cache pages to be found and filled (the
+//    slow part of a buffered 2 GiB write, and what swings most from run to
+//    run), nor push the page cache out. Falls back to Buffered where the
+//    filesystem refuses O_DIRECT (tmpfs, some network filesystems).
+enum class WriteMode { Buffered, Direct };
+
 class WritableFile {
 public:
     // Creates or truncates 'path'.
-    [[nodiscard]] static Result<std::unique_ptr<WritableFile>> create(const std::string& path);
+    [[nodiscard]] static Result<std::unique_ptr<WritableFile>> create(const std::string& path,
+                                                                      WriteMode mode = WriteMode::Buffered);
     ~WritableFile();
     WritableFile(const WritableFile&) = delete;
     WritableFile& operator=(const WritableFile&) = delete;
 
     const std::string& path() const { return m_path; }
     uint64_t position() const { return m_position; }
+    // Whether bytes go through O_DIRECT (false after a fallback).
+    bool direct() const { return m_direct; }
     Status append(const void* data, size_t n);
     Status append(std::string_view s) { return append(s.data(), s.size()); }
     // Flushes, fsyncs and closes; the file is complete on disk afterwards.
     Status close();
 
 private:
-    WritableFile(std::string path, int fd) : m_path(std::move(path)), m_fd(fd) {}
+    WritableFile(std::string path, int fd, bool direct) : m_path(std::move(path)), m_fd(fd), m_direct(direct) {}
     Status flushBuffer();
     void startWriteback();
+    Status appendDirect(const uint8_t* p, size_t n);
+    Status submitStage(size_t bytes);
+    Status waitInFlight();
+    Status closeDirect();
 
     std::string m_path;
     int m_fd;
+    bool m_direct;
     uint64_t m_position = 0;        // bytes appended
     uint64_t m_written = 0;         // bytes handed to write()
     uint64_t m_writebackStart = 0;  // first byte not yet given to sync_file_range
     std::vector<uint8_t> m_buffer;
+
+    struct FreeAligned {
+        void operator()(uint8_t* p) const;
+    };
+    std::unique_ptr<uint8_t, FreeAligned> m_stage[2];  // Direct: staging buffers
+    int m_filling = 0;                                // the one being filled
+    size_t m_stageFill = 0;
+    std::future<Status> m_inFlight;                   // the other one's write
 };
 
 // Status for a failed syscall on 'path' ("cannot write /a/b: No space left on device").
