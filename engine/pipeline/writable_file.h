@@ -62,10 +62,10 @@ private:
     uint64_t m_writebackStart = 0;  // first byte not yet given to sync_file_range
     std::vector<uint8_t> m_buffer;
 
-    struct FreeAligned {
+    struct ReleaseStage {
         void operator()(uint8_t* p) const;
     };
-    std::unique_ptr<uint8_t, FreeAligned> m_stage[2];  // Direct: staging buffers
+    std::unique_ptr<uint8_t, ReleaseStage> m_stage[2];  // Direct: staging buffers
     int m_filling = 0;                                // the one being filled
     size_t m_stageFill = 0;
     std::future<Status> m_inFlight;                   // the other one's write
