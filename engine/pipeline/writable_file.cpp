@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <random>
+#include <system_error>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -211,9 +212,12 @@ Status WritableFile::submitStage(size_t bytes) {
     const uint8_t* buffer = m_stage[m_filling].get();
     const uint64_t offset = m_written;
     m_written += bytes;
-    m_inFlight = std::async(std::launch::async, [fd = m_fd, buffer, bytes, offset, path = m_path] {
-        return pwriteAll(fd, buffer, bytes, offset, path);
-    });
+    auto write = [fd = m_fd, buffer, bytes, offset, path = m_path] { return pwriteAll(fd, buffer, bytes, offset, path); };
+    try {
+        m_inFlight = std::async(std::launch::async, write);
+    } catch (const std::system_error&) {
+        CKPT_RETURN_IF_ERROR(write());  // no thread to be had: write in line
+    }
     m_filling ^= 1;
     m_stageFill = 0;
     return Status::ok();
