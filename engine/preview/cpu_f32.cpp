@@ -137,12 +137,10 @@ __attribute__((target("avx2"))) void shiftedSumsAvx2(const float* p, double k, S
 }
 #endif
 
-// The tile's partial from sums around k, or false when too many bits
-// cancelled (or a value was NaN or Inf: S is then not finite).
-bool shiftedPartial(double k, const ShiftedSums& sums, TilePartial& out) {
+// The tile's partial from the reduced sums S, Q around k, or false when
+// too many bits cancelled.
+bool shiftedPartial(double k, double s, double q, TilePartial& out) {
     const double n = static_cast<double>(kTileElements);
-    const double s = reduceAccumulators(sums.s), q = reduceAccumulators(sums.q);
-    if (!isFiniteValue(s)) return false;
     const double m2 = q - s * (s / n);
     if (!(m2 * kMaxCancellation >= q)) return false;
     out = {k + s / n, m2, kTileElements};
@@ -156,12 +154,12 @@ bool shiftedTile(const float* p, TilePartial& out, FastTotals& totals) {
     TileExtremes ext;
     const double k = p[0];
     Sums(p, k, sums, ext);
-    if (!shiftedPartial(k, sums, out)) {
-        const double s = reduceAccumulators(sums.s);
-        if (!isFiniteValue(s)) return false;
+    const double s = reduceAccumulators(sums.s);
+    if (!isFiniteValue(s)) return false;  // a NaN or Inf in the tile
+    if (!shiftedPartial(k, s, reduceAccumulators(sums.q), out)) {
         const double mean = k + s / static_cast<double>(kTileElements);
         SumsOnly(p, mean, sums, ext);
-        if (!shiftedPartial(mean, sums, out)) return false;
+        if (!shiftedPartial(mean, reduceAccumulators(sums.s), reduceAccumulators(sums.q), out)) return false;
     }
     totals.mn = std::min(totals.mn, ext.mn);
     totals.mx = std::max(totals.mx, ext.mx);
