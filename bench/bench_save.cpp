@@ -1,6 +1,7 @@
 // Save throughput: N MiB of float32 in 256 tensors written by the save
-// pipeline (1 shard, 4 shards, async) against `dd ... conv=fsync` of the
-// same number of bytes, all in one run on the same disk.
+// pipeline (1 shard, 4 shards) against `dd ... conv=fsync` of the same
+// number of bytes, and what async saves (eager and deferred snapshots)
+// block for against a sync save, all in one run on the same disk.
 //   bench_save DIR [--mib 2048] [--tensors 256] [--repeat 2]
 // Prints one JSON object; docs/benchmarks.md explains the numbers.
 
@@ -140,12 +141,51 @@ int main(int argc, char** argv) {
     }
     const double dd = best(dds), one = best(ones), four = best(fours);
 
-    // Async vs sync through the manager. Both snapshot (copy) the variables;
-    // async then returns. The second async save comes after "training" for as
-    // long as a synchronous save takes, so it measures the steady state (the
-    // first one also pays page faults for fresh snapshot memory).
+    // Async vs sync through the manager, every repetition in the same
+    // minutes. Both snapshot the variables; async then returns. The second
+    // async save comes after "training" for as long as a synchronous save
+    // takes, so it measures the steady state (the first one also pays page
+    // faults for fresh snapshot memory). An eager snapshot copies before
+    // save() returns; a deferred one returns at once and copies on the
+    // writer thread. Its worst case is a caller that changes every variable
+    // the moment save() returns: that loop's time is the stall reported.
     auto root = makeGraph(count, elementsEach);
-    double syncSave = 1e30, asyncFirst = 1e30, asyncSteady = 1e30, steadyWaited = 0;
+    std::vector<Variable*> variables;
+    for (const auto& c : root->children()) variables.push_back(c.object->asVariable());
+    auto touchAll = [&] {
+        const auto t = Clock::now();
+        for (Variable* v : variables) reinterpret_cast<float*>(v->mutableValue().bytes.data())[0] += 1.0f;
+        return secondsSince(t);
+    };
+    struct AsyncRuns {
+        std::vector<double> first, steady, waited, stall, firstFraction, steadyFraction, stallFraction;
+    };
+    std::vector<double> syncSaves;
+    AsyncRuns eager, deferred;
+    auto asyncRun = [&](CheckpointManagerOptions::Snapshot mode, double syncSave, AsyncRuns& out) {
+        removeAndSettle(dir);
+        CheckpointManagerOptions o;
+        o.maxToKeep = 1;
+        o.async = true;
+        o.asyncSnapshot = mode;
+        auto m = CheckpointManager::create(root, dir, o);
+        auto first = (*m)->save();
+        std::this_thread::sleep_for(std::chrono::duration<double>(syncSave * 1.5));
+        auto second = (*m)->save();
+        const double stall = touchAll();
+        const Status s = (*m)->close();
+        if (!first.ok() || !second.ok() || !s.isOk()) {
+            std::cerr << "async save failed: " << s.toString() << "\n";
+            std::exit(1);
+        }
+        out.first.push_back(first->blockingSeconds);
+        out.steady.push_back(second->blockingSeconds);
+        out.waited.push_back(second->waitedSeconds);
+        out.stall.push_back(stall);
+        out.firstFraction.push_back(first->blockingSeconds / syncSave);
+        out.steadyFraction.push_back(second->blockingSeconds / syncSave);
+        out.stallFraction.push_back(stall / syncSave);
+    };
     for (int r = 0; r < repeat; ++r) {
         removeAndSettle(dir);
         {
@@ -157,26 +197,10 @@ int main(int argc, char** argv) {
                 std::cerr << saved.status().toString() << "\n";
                 return 1;
             }
-            syncSave = std::min(syncSave, saved->blockingSeconds);
+            syncSaves.push_back(saved->blockingSeconds);
         }
-        removeAndSettle(dir);
-        CheckpointManagerOptions o;
-        o.maxToKeep = 1;
-        o.async = true;
-        auto m = CheckpointManager::create(root, dir, o);
-        auto first = (*m)->save();
-        std::this_thread::sleep_for(std::chrono::duration<double>(syncSave * 1.5));
-        auto second = (*m)->save();
-        const Status s = (*m)->close();
-        if (!first.ok() || !second.ok() || !s.isOk()) {
-            std::cerr << "async save failed: " << s.toString() << "\n";
-            return 1;
-        }
-        asyncFirst = std::min(asyncFirst, first->blockingSeconds);
-        if (second->blockingSeconds < asyncSteady) {
-            asyncSteady = second->blockingSeconds;
-            steadyWaited = second->waitedSeconds;
-        }
+        asyncRun(CheckpointManagerOptions::Snapshot::Eager, syncSaves.back(), eager);
+        asyncRun(CheckpointManagerOptions::Snapshot::Deferred, syncSaves.back(), deferred);
     }
     std::filesystem::remove_all(dir);
     const double mibs = bytes / (1024.0 * 1024.0);
@@ -200,12 +224,20 @@ int main(int argc, char** argv) {
         {"median_ratio_1_shard_vs_dd", median(dds) / median(ones)},
         {"median_ratio_4_vs_1_shard_speed", median(ones) / median(fours)},
         {"settle_sync_s_total", g_settleSeconds},
-        {"manager_sync_save_s", syncSave},
-        {"manager_async_first_blocking_s", asyncFirst},
-        {"manager_async_steady_blocking_s", asyncSteady},
-        {"manager_async_steady_waited_s", steadyWaited},
-        {"async_first_blocking_fraction", asyncFirst / syncSave},
-        {"async_steady_blocking_fraction", asyncSteady / syncSave},
+        {"runs_manager_sync_save_s", syncSaves},
+        {"runs_eager_async_first_blocking_s", eager.first},
+        {"runs_eager_async_steady_blocking_s", eager.steady},
+        {"runs_eager_async_steady_waited_s", eager.waited},
+        {"runs_deferred_async_first_blocking_s", deferred.first},
+        {"runs_deferred_async_steady_blocking_s", deferred.steady},
+        {"runs_deferred_async_steady_waited_s", deferred.waited},
+        {"runs_deferred_immediate_change_stall_s", deferred.stall},
+        {"runs_eager_immediate_change_s", eager.stall},
+        {"median_eager_async_first_blocking_fraction", median(eager.firstFraction)},
+        {"median_deferred_async_first_blocking_fraction", median(deferred.firstFraction)},
+        {"median_eager_async_steady_blocking_fraction", median(eager.steadyFraction)},
+        {"median_deferred_async_steady_blocking_fraction", median(deferred.steadyFraction)},
+        {"median_deferred_immediate_change_stall_fraction", median(deferred.stallFraction)},
     };
     std::cout << out.dump(2) << "\n";
     return 0;

@@ -62,11 +62,13 @@ Status Variable::assign(const Tensor& value) {
     if (value.dtype != dtype() || value.shape != shape())
         return invalidArgument("cannot assign a " + std::string(dataTypeName(value.dtype)) + " " + value.shape.toString() +
                                " value to a " + std::string(dataTypeName(dtype())) + " " + shape().toString() + " variable");
+    unpin();
     for (Tensor& t : m_values) t = value;
     return Status::ok();
 }
 
 void Variable::setReplicaCount(int replicas) {
+    unpin();
     m_values.resize(static_cast<size_t>(std::max(1, replicas)), m_values.front());
 }
 

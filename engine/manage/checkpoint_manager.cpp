@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "ckpt/checkpoint_state.h"
+#include "ckpt/deferred_snapshot.h"
 #include "pipeline/writable_file.h"
 #include "platform/file.h"
 
@@ -119,7 +120,9 @@ struct CheckpointManager::Impl {
     std::optional<std::string> latest;
     std::optional<int64_t> lastStep;
     std::unique_ptr<AsyncWriter> writer;
-    SnapshotBuffers buffers;  // async only: the last snapshot's memory, reused by the next
+    // Async only: the last snapshot's memory, reused by the next.
+    std::shared_ptr<SnapshotBuffers> buffers = std::make_shared<SnapshotBuffers>();
+    std::shared_ptr<DeferredSnapshot> lastDeferred;  // for its stall time
     bool closed = false;
 
     std::string relative(const std::string& path) const {
@@ -166,7 +169,7 @@ struct CheckpointManager::Impl {
 
     // Runs on the caller's thread (sync) or the writer thread (async).
     Status writeAndRecord(const std::string& prefix, std::vector<SaveTensor> tensors) {
-        CKPT_RETURN_IF_ERROR(writeTensors(prefix, std::move(tensors), options.save, writer ? &buffers : nullptr).status());
+        CKPT_RETURN_IF_ERROR(writeTensors(prefix, std::move(tensors), options.save, writer ? buffers.get() : nullptr).status());
         {
             std::lock_guard lock(mutex);
             std::erase_if(maybeDelete, [&](const auto& e) { return e.first == prefix; });
@@ -242,16 +245,24 @@ Result<SaveReport> CheckpointManager::save(std::optional<int64_t> checkpointNumb
         // Wait for the previous write first: its buffers then take this snapshot.
         const Status previous = impl.writer->wait().withContext("previous asynchronous save failed");
         report.waitedSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        auto tensors = snapshotForSave(*impl.root, impl.buffers);
         CKPT_RETURN_IF_ERROR(previous);
-        if (!tensors.ok()) return tensors.status();
-        report.tensors = static_cast<int64_t>(tensors->size());
-        for (const SaveTensor& t : *tensors) report.bytes += t.value.bytes.size();
+        if (impl.lastDeferred) report.previousStallSeconds = std::exchange(impl.lastDeferred, nullptr)->stallSeconds();
         report.path = prefix;
-        auto shared = std::make_shared<std::vector<SaveTensor>>(std::move(*tensors));
-        CKPT_RETURN_IF_ERROR(impl.writer->submit([&impl, prefix, shared] {
-            return impl.writeAndRecord(prefix, std::move(*shared));
-        }));
+        if (impl.options.asyncSnapshot == CheckpointManagerOptions::Snapshot::Deferred) {
+            CKPT_ASSIGN_OR_RETURN(auto snap, DeferredSnapshot::start(*impl.root, impl.buffers));
+            report.tensors = snap->tensorCount();
+            report.bytes = snap->bytes();
+            impl.lastDeferred = snap;
+            CKPT_RETURN_IF_ERROR(impl.writer->submit([&impl, prefix, snap] { return impl.writeAndRecord(prefix, snap->finish()); }));
+        } else {
+            CKPT_ASSIGN_OR_RETURN(auto tensors, snapshotForSave(*impl.root, *impl.buffers));
+            report.tensors = static_cast<int64_t>(tensors.size());
+            for (const SaveTensor& t : tensors) report.bytes += t.value.bytes.size();
+            auto shared = std::make_shared<std::vector<SaveTensor>>(std::move(tensors));
+            CKPT_RETURN_IF_ERROR(impl.writer->submit([&impl, prefix, shared] {
+                return impl.writeAndRecord(prefix, std::move(*shared));
+            }));
+        }
         report.blockingSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return report;
     }

@@ -17,7 +17,10 @@ constexpr float kBeta1 = 0.9f;
 constexpr float kBeta2 = 0.999f;
 constexpr float kEpsilon = 1e-7f;
 
+// Taken anew every step: a deferred async snapshot copies a variable when
+// its mutable view is taken, so the forward pass reads through the const one.
 float* floatsOf(Variable& v, int replica = 0) { return reinterpret_cast<float*>(v.mutableValue(replica).bytes.data()); }
+const float* floatsIn(const Variable& v) { return reinterpret_cast<const float*>(v.value().bytes.data()); }
 
 void setScalar(Variable& v, const void* value, size_t n) {
     for (int r = 0; r < v.replicas(); ++r) std::memcpy(v.mutableValue(r).bytes.data(), value, n);
@@ -113,6 +116,7 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
     CheckpointManagerOptions mo;
     mo.maxToKeep = options.maxToKeep;
     mo.async = options.async;
+    mo.asyncSnapshot = CheckpointManagerOptions::Snapshot::Deferred;  // the loop takes its views anew each step
     mo.stepCounter = m.step;
     if (options.maxShardBytes) mo.save.policy = std::make_shared<MaxShardSizePolicy>(*options.maxShardBytes);
     CKPT_ASSIGN_OR_RETURN(auto manager, CheckpointManager::create(m.root, options.directory, std::move(mo)));
@@ -125,10 +129,10 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
     run.root = m.root;
     int64_t t = 0;
     for (int64_t step = 1; step <= options.steps; ++step) {
-        const float* k0 = floatsOf(*m.k0);
-        const float* b0 = floatsOf(*m.b0);
-        const float* k1 = floatsOf(*m.k1);
-        const float* b1 = floatsOf(*m.b1);
+        const float* k0 = floatsIn(*m.k0);
+        const float* b0 = floatsIn(*m.b0);
+        const float* k1 = floatsIn(*m.k1);
+        const float* b1 = floatsIn(*m.b1);
         for (auto& g : grads) std::fill(g.begin(), g.end(), 0.0f);
         double loss = 0;
         for (int s = 0; s < kSamples; ++s) {

@@ -1,21 +1,13 @@
 // Trackable graph -> TrackableObjectGraph + tensors, the way TensorFlow's
 // saver lays them out (checkpoint-format.md §4.7, §7.3-7.4).
 
-#include <algorithm>
-#include <atomic>
-#include <cstring>
-#include <deque>
 #include <map>
 #include <set>
-#include <thread>
 #include <unordered_map>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "ckpt/object_graph.h"
 #include "ckpt/save.h"
+#include "pipeline/save_graph.h"
 #include "trackable_object_graph.pb.h"
 
 namespace ckpt {
@@ -27,6 +19,7 @@ struct GraphBuild {
     tensorflow::TrackableObjectGraph proto;
     std::vector<SaveTensor> tensors;     // without the graph tensor
     std::vector<const Tensor*> sources;  // the variable value each tensor is taken from
+    std::vector<const Variable*> owners; // and the variable it belongs to
     bool copyBytes = true;               // false: fixed-size bytes left for the caller to fill
 };
 
@@ -52,6 +45,7 @@ void addVariableAttributes(tensorflow::TrackableObjectGraph::TrackableObject& no
         }
         out.tensors.push_back({attr->checkpoint_key(), std::move(copy), v.device(), std::nullopt, value.shape});
         out.sources.push_back(&value);
+        out.owners.push_back(&v);
     }
 }
 
@@ -150,60 +144,6 @@ std::vector<SaveTensor> withGraphTensor(GraphBuild& g) {
     return std::move(g.tensors);
 }
 
-// memcpy with non-temporal stores: a snapshot is written once and not read
-// again until the writer thread gets to it, so the stores skip the cache
-// and the read-for-ownership of every destination line (~15% faster for
-// gigabytes on the 2-core dev VM; glibc only streams above ~3/4 of L3).
-void streamCopy(uint8_t* to, const uint8_t* from, size_t n) {
-#if defined(__SSE2__)
-    while (n > 0 && (reinterpret_cast<uintptr_t>(to) & 15) != 0) {
-        *to++ = *from++;
-        --n;
-    }
-    for (; n >= 64; n -= 64, to += 64, from += 64) {
-        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from));
-        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + 16));
-        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + 32));
-        const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + 48));
-        _mm_stream_si128(reinterpret_cast<__m128i*>(to), a);
-        _mm_stream_si128(reinterpret_cast<__m128i*>(to + 16), b);
-        _mm_stream_si128(reinterpret_cast<__m128i*>(to + 32), c);
-        _mm_stream_si128(reinterpret_cast<__m128i*>(to + 48), d);
-    }
-    _mm_sfence();
-#endif
-    std::memcpy(to, from, n);
-}
-
-// Copies every (destination, source, bytes) run on all cores, in pieces
-// small enough to balance: one thread copies ~12 GB/s here, two ~18.
-struct CopyRun {
-    uint8_t* to;
-    const uint8_t* from;
-    size_t bytes;
-};
-
-void copyInParallel(const std::vector<CopyRun>& runs) {
-    constexpr size_t kPiece = size_t{4} << 20;
-    std::vector<CopyRun> pieces;
-    size_t total = 0;
-    for (const CopyRun& r : runs) {
-        for (size_t off = 0; off < r.bytes; off += kPiece)
-            pieces.push_back({r.to + off, r.from + off, std::min(kPiece, r.bytes - off)});
-        total += r.bytes;
-    }
-    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    const size_t threads = std::min(cores, std::max<size_t>(1, total / (size_t{16} << 20)));
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-        for (size_t i = next++; i < pieces.size(); i = next++) streamCopy(pieces[i].to, pieces[i].from, pieces[i].bytes);
-    };
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (auto& th : pool) th.join();
-}
-
 } // namespace
 
 Result<std::string> serializeObjectGraph(const Trackable& root) {
@@ -218,19 +158,17 @@ Result<std::vector<SaveTensor>> snapshotForSave(const Trackable& root) {
     return withGraphTensor(g);
 }
 
-Result<std::vector<SaveTensor>> snapshotForSave(const Trackable& root, SnapshotBuffers& buffers) {
+namespace pipeline {
+
+Result<UnfilledSnapshot> collectSaveTensors(const Trackable& root) {
     CKPT_ASSIGN_OR_RETURN(GraphBuild g, buildGraph(root, /*copyBytes=*/false));
-    std::vector<CopyRun> runs;
-    for (size_t i = 0; i < g.tensors.size(); ++i) {
-        const std::vector<uint8_t>& from = g.sources[i]->bytes;
-        if (from.empty()) continue;
-        std::vector<uint8_t>& to = g.tensors[i].value.bytes;
-        to = buffers.take(from.size());
-        runs.push_back({to.data(), from.data(), from.size()});
-    }
-    buffers.releaseUnused();
-    copyInParallel(runs);
-    return withGraphTensor(g);
+    UnfilledSnapshot out;
+    out.sources = std::move(g.sources);
+    out.owners = std::move(g.owners);
+    out.tensors = withGraphTensor(g);
+    return out;
 }
+
+} // namespace pipeline
 
 } // namespace ckpt

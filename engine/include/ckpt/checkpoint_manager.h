@@ -4,13 +4,15 @@
 // save_counter, the `checkpoint` state file, max_to_keep /
 // keep_checkpoint_every_n_hours retention, checkpoint_interval on a step
 // counter, restore-or-initialize, and optional asynchronous saves.
-// Async: save() snapshots every tensor into host memory on the caller's
-// thread and returns; one background thread writes; a second save waits for
-// the first write, then copies into the buffers that write used (on all
-// cores, see snapshot_buffers.h: the manager keeps one snapshot's worth of
-// memory between saves); a background error is returned by the next
-// save(), sync() or close() (the destructor calls close() and prints an
-// unreported error).
+// Async: save() snapshots every tensor into host memory and returns; one
+// background thread writes; a second save waits for the first write, then
+// copies into the buffers that write used (see snapshot_buffers.h: the
+// manager keeps one snapshot's worth of memory between saves); a background
+// error is returned by the next save(), sync() or close() (the destructor
+// calls close() and prints an unreported error). The copy is eager (on the
+// caller's thread, all cores) or deferred to the writer thread
+// (deferred_snapshot.h), which asks the caller to change variables only
+// through a fresh mutableValue()/assign() after each save.
 // Thread-affine: call a manager from one thread (the writer thread is internal).
 //   CheckpointManagerOptions o; o.maxToKeep = 3; o.async = true;
 //   auto mgr = CheckpointManager::create(root, "/runs/a", o);
@@ -37,6 +39,11 @@ struct CheckpointManagerOptions {
     std::optional<int64_t> checkpointInterval;   // needs stepCounter
     std::shared_ptr<Variable> stepCounter;       // int64 or int32 scalar
     bool async = false;
+    // Async only: Eager copies every variable before save() returns, so
+    // variables may then be changed any way; Deferred returns once they are
+    // pinned and copies on the writer thread (deferred_snapshot.h).
+    enum class Snapshot { Eager, Deferred };
+    Snapshot asyncSnapshot = Snapshot::Eager;
     SaveOptions save;
     // restoreOrInitialize() hooks: restore from a prefix, or initialize fresh.
     std::function<Status(const std::string& prefix)> restore;
@@ -47,6 +54,9 @@ struct SaveReport {
     std::optional<std::string> path;  // nullopt when checkpointInterval skipped the save
     double blockingSeconds = 0;       // time save() held the caller
     double waitedSeconds = 0;         // async: part of it spent waiting for the previous write
+    // Deferred snapshots: how long variable changes since the previous save
+    // waited for that save's copy (the part of its cost save() did not block on).
+    double previousStallSeconds = 0;
     int64_t tensors = 0;
     uint64_t bytes = 0;
 };

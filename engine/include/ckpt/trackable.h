@@ -3,8 +3,11 @@
 // with named children, the way tf.train.Checkpoint sees a Python program.
 // The save pipeline serializes it into _CHECKPOINTABLE_OBJECT_GRAPH plus
 // tensors; restore matches a checkpoint's graph against it.
-// Not thread-safe: build and mutate a graph on one thread (saves snapshot
-// the values they need before handing work to other threads).
+// Not thread-safe: build and mutate a graph on one thread. Saves snapshot
+// the values they need before handing work to other threads; a deferred
+// snapshot (deferred_snapshot.h) copies a variable when it is about to
+// change, so change values through mutableValue()/assign() after each save,
+// not through a reference or pointer kept from before it.
 //   auto root = Trackable::makeObject();
 //   auto model = Trackable::makeObject();
 //   auto kernel = Variable::make(DataType::Float, TensorShape{{4, 8}});
@@ -18,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ckpt/dtype.h"
@@ -29,6 +33,14 @@ namespace ckpt {
 
 class Variable;
 class Optimizer;
+
+// Told before a pinned variable's values change: how a deferred snapshot
+// copies a variable it has not copied yet (deferred_snapshot.h).
+class VariablePin {
+public:
+    virtual ~VariablePin() = default;
+    virtual void beforeChange(const Variable& variable) = 0;
+};
 
 class Trackable : public std::enable_shared_from_this<Trackable> {
 public:
@@ -80,7 +92,11 @@ public:
     const TensorShape& shape() const { return m_values.front().shape; }
     int replicas() const { return static_cast<int>(m_values.size()); }
     const Tensor& value(int replica = 0) const { return m_values[static_cast<size_t>(replica)]; }
-    Tensor& mutableValue(int replica = 0) { return m_values[static_cast<size_t>(replica)]; }
+    // For changing the value: take it anew after each save (see the top).
+    Tensor& mutableValue(int replica = 0) {
+        unpin();
+        return m_values[static_cast<size_t>(replica)];
+    }
     // Replaces every replica's value; dtype and shape must match (InvalidArgument
     // naming both otherwise).
     Status assign(const Tensor& value);
@@ -97,8 +113,17 @@ public:
     const std::string& fullName() const { return m_fullName; }
     void setFullName(std::string name) { m_fullName = std::move(name); }
 
+    // Until the next mutable access (or destruction), which tells 'pin'
+    // first. Pinning does not change the value, hence const.
+    void pin(std::shared_ptr<VariablePin> pin) const { m_pin = std::move(pin); }
+    ~Variable() override { unpin(); }
+
 private:
     Variable() : Trackable(Kind::Variable) {}
+    void unpin() const {
+        if (m_pin) std::exchange(m_pin, nullptr)->beforeChange(*this);
+    }
+    mutable std::shared_ptr<VariablePin> m_pin;
     std::vector<Tensor> m_values;
     std::string m_device;
     std::string m_fullName;
