@@ -142,9 +142,9 @@ int main(int argc, char** argv) {
     const double dd = best(dds), one = best(ones), four = best(fours);
 
     // Async vs sync through the manager, every repetition in the same
-    // minutes. Both snapshot the variables; async then returns. The second
-    // async save comes after "training" for as long as a synchronous save
-    // takes, so it measures the steady state (the first one also pays page
+    // minutes. A sync save writes straight from the variables; async ones
+    // snapshot them first. The second async save comes after "training" for
+    // 2.5 sync saves, so it measures the steady state (the first one also pays page
     // faults for fresh snapshot memory). An eager snapshot copies before
     // save() returns; a deferred one returns at once and copies on the
     // writer thread. Its worst case is a caller that changes every variable
@@ -170,7 +170,8 @@ int main(int argc, char** argv) {
         o.asyncSnapshot = mode;
         auto m = CheckpointManager::create(root, dir, o);
         auto first = (*m)->save();
-        std::this_thread::sleep_for(std::chrono::duration<double>(syncSave * 1.5));
+        // Long enough for the first write (and a deferred copy into fresh memory) to end.
+        std::this_thread::sleep_for(std::chrono::duration<double>(syncSave * 2.5));
         auto second = (*m)->save();
         const double stall = touchAll();
         const Status s = (*m)->close();

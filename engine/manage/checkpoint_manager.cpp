@@ -266,9 +266,9 @@ Result<SaveReport> CheckpointManager::save(std::optional<int64_t> checkpointNumb
         report.blockingSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return report;
     }
-    CKPT_ASSIGN_OR_RETURN(auto tensors, snapshotForSave(*impl.root));
+    CKPT_ASSIGN_OR_RETURN(auto tensors, borrowForSave(*impl.root));
     report.tensors = static_cast<int64_t>(tensors.size());
-    for (const SaveTensor& t : tensors) report.bytes += t.value.bytes.size();
+    for (const SaveTensor& t : tensors) report.bytes += t.data().bytes.size();
     report.path = prefix;
     CKPT_RETURN_IF_ERROR(impl.writeAndRecord(prefix, std::move(tensors)));
     report.blockingSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

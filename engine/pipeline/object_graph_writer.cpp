@@ -158,6 +158,12 @@ Result<std::vector<SaveTensor>> snapshotForSave(const Trackable& root) {
     return withGraphTensor(g);
 }
 
+Result<std::vector<SaveTensor>> borrowForSave(const Trackable& root) {
+    CKPT_ASSIGN_OR_RETURN(GraphBuild g, buildGraph(root, /*copyBytes=*/false));
+    for (size_t i = 0; i < g.sources.size(); ++i) g.tensors[i].borrowed = g.sources[i];
+    return withGraphTensor(g);
+}
+
 namespace pipeline {
 
 Result<UnfilledSnapshot> collectSaveTensors(const Trackable& root) {

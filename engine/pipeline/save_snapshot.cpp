@@ -146,7 +146,10 @@ void DeferredSnapshot::beforeChange(const Variable& variable) {
 }
 
 std::vector<SaveTensor> DeferredSnapshot::finish() {
-    for (size_t e = 0; e < m_entryCount; ++e) settle(m_entries[e]);
+    // Last variable first: a caller that updates variables in graph order
+    // then copies the ones it reaches itself instead of queueing behind this
+    // thread's copy, and the two meet in the middle.
+    for (size_t e = m_entryCount; e-- > 0;) settle(m_entries[e]);
     m_buffers->releaseUnused();
     return std::move(m_tensors);
 }

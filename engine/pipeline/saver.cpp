@@ -30,8 +30,8 @@ std::string shardPrefix(const std::string& tempDir, int i, int n) {
 Status writeShard(const std::string& prefix, std::vector<SaveTensor>& tensors) {
     CKPT_ASSIGN_OR_RETURN(auto writer, BundleWriter::create(prefix));
     for (SaveTensor& t : tensors) {
-        if (t.slice) CKPT_RETURN_IF_ERROR(writer->addSlice(t.key, t.fullShape, *t.slice, t.value));
-        else CKPT_RETURN_IF_ERROR(writer->add(t.key, t.value));
+        if (t.slice) CKPT_RETURN_IF_ERROR(writer->addSlice(t.key, t.fullShape, *t.slice, t.data()));
+        else CKPT_RETURN_IF_ERROR(writer->add(t.key, t.data()));
     }
     return writer->finish();
 }
@@ -208,7 +208,7 @@ Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<Sav
     for (const auto& s : shards) {
         stats.tensors += static_cast<int64_t>(s.size());
         for (const SaveTensor& t : s)
-            stats.dataBytes += t.value.dtype == DataType::String ? 0 : t.value.bytes.size();
+            stats.dataBytes += t.data().dtype == DataType::String ? 0 : t.data().bytes.size();
     }
     for (const Status& s : results) {
         if (!s.isOk()) {
@@ -260,7 +260,7 @@ Result<SaveStats> writeTensors(const std::string& prefix, std::vector<SaveTensor
 }
 
 Result<SaveStats> writeCheckpoint(const Trackable& root, const std::string& prefix, const SaveOptions& options) {
-    CKPT_ASSIGN_OR_RETURN(auto tensors, snapshotForSave(root));
+    CKPT_ASSIGN_OR_RETURN(auto tensors, borrowForSave(root));
     return writeTensors(prefix, std::move(tensors), options);
 }
 

@@ -16,17 +16,17 @@ struct SizeInfo {
 
 // §8.2: strings count their characters only; the graph and variants count 0.
 SizeInfo sizeOf(const SaveTensor& t) {
-    if (t.key == kObjectGraphKey || t.value.dtype == DataType::Variant) return {};
-    if (t.value.dtype == DataType::String) {
+    if (t.key == kObjectGraphKey || t.data().dtype == DataType::Variant) return {};
+    if (t.data().dtype == DataType::String) {
         SizeInfo s;
-        for (const std::string& e : t.value.strings) {
+        for (const std::string& e : t.data().strings) {
             s.bytes += static_cast<int64_t>(e.size());
             s.elementBytes = std::max<int64_t>(s.elementBytes, static_cast<int64_t>(e.size()));
         }
         return s;
     }
-    const int64_t es = static_cast<int64_t>(dataTypeSize(t.value.dtype));
-    return {t.value.numElements() * es, es};
+    const int64_t es = static_cast<int64_t>(dataTypeSize(t.data().dtype));
+    return {t.data().numElements() * es, es};
 }
 
 // Elements [start, start+length) along 'axis' with full extents elsewhere.
@@ -61,10 +61,10 @@ SaveTensor piece(const SaveTensor& t, int axis, int64_t start, int64_t length) {
     SaveTensor p;
     p.key = t.key;
     p.device = t.device;
-    p.fullShape = t.value.shape;
-    p.value = cutAlongAxis(t.value, axis, start, length);
+    p.fullShape = t.data().shape;
+    p.value = cutAlongAxis(t.data(), axis, start, length);
     TensorSlice s;
-    for (int d = 0; d < t.value.shape.rank(); ++d)
+    for (int d = 0; d < t.data().shape.rank(); ++d)
         s.extents.push_back(d == axis ? SliceExtent{start, length} : SliceExtent{0, -1});
     p.slice = std::move(s);
     return p;
@@ -111,7 +111,7 @@ Result<std::vector<std::vector<SaveTensor>>> MaxShardSizePolicy::shard(std::vect
     for (SaveTensor& t : tensors) {
         const SizeInfo size = sizeOf(t);
         if (t.slice) return invalidArgument("tensor \"" + t.key + "\" is already a slice; reshard whole tensors");
-        if (t.value.shape.rank() == 0 || size.bytes == 0) {
+        if (t.data().shape.rank() == 0 || size.bytes == 0) {
             if (size.bytes > m_max) {
                 oversized.push_back({});
                 oversized.back().push_back(std::move(t));
@@ -126,13 +126,13 @@ Result<std::vector<std::vector<SaveTensor>>> MaxShardSizePolicy::shard(std::vect
         // rest of the tensor, so every piece stays a hyper-rectangle.
         int axis = -1;
         int64_t offset = 0;
-        const auto& dims = t.value.shape.dims;
+        const auto& dims = t.data().shape.dims;
         auto unplacedBytes = [&] {
             const int a = axis < 0 ? 0 : axis;
             return size.bytes / dims[static_cast<size_t>(a)] * (dims[static_cast<size_t>(a)] - offset);
         };
         while (unplacedBytes() > remaining) {
-            const int64_t total = t.value.numElements();
+            const int64_t total = t.data().numElements();
             int64_t partLen = 0;
             auto partsFor = [&](int a, int64_t& lenOut) {
                 const int64_t sliceBytes = total / dims[static_cast<size_t>(a)] * size.elementBytes;
@@ -150,7 +150,7 @@ Result<std::vector<std::vector<SaveTensor>>> MaxShardSizePolicy::shard(std::vect
                 int best = 0;
                 int64_t bestLen = 0;
                 int64_t bestParts = partsFor(0, bestLen);
-                for (int a = 1; a < t.value.shape.rank(); ++a) {
+                for (int a = 1; a < t.data().shape.rank(); ++a) {
                     int64_t len = 0;
                     const int64_t parts = partsFor(a, len);
                     if (parts < bestParts && len > 0) {

@@ -32,6 +32,11 @@ struct SaveTensor {
     std::string device;    // the variable's device; empty = local host
     std::optional<TensorSlice> slice;
     TensorShape fullShape;  // the whole tensor's shape (== value.shape unless sliced)
+    // When set, the values are read from here and 'value' is unused: a
+    // synchronous save writes straight from the variables (borrowForSave).
+    const Tensor* borrowed = nullptr;
+
+    const Tensor& data() const { return borrowed ? *borrowed : value; }
 };
 
 // The task a device string belongs to: the device part replaced by CPU:0
@@ -43,6 +48,10 @@ std::string taskOfDevice(const std::string& device);
 // their attributes, then slot variables, the object graph tensor last).
 // Values are copied: the result is independent of later training steps.
 Result<std::vector<SaveTensor>> snapshotForSave(const Trackable& root);
+// The same tensors borrowing the variables' values (SaveTensor::borrowed):
+// no copy and no extra memory, for a save that finishes before the graph
+// changes again (a synchronous one).
+Result<std::vector<SaveTensor>> borrowForSave(const Trackable& root);
 // The same snapshot copied into 'buffers' (reused from an earlier snapshot
 // where sizes match) on all cores: what an asynchronous save blocks on.
 Result<std::vector<SaveTensor>> snapshotForSave(const Trackable& root, SnapshotBuffers& buffers);

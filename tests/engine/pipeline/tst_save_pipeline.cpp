@@ -441,6 +441,40 @@ private slots:
         }
     }
 
+    // A synchronous save writes straight from the variables: no copy, and
+    // slicing a borrowed tensor (max shard bytes) leaves the variable whole.
+    void syncSavesBorrowTheVariables() {
+        auto root = smallGraph();
+        auto borrowed = borrowForSave(*root);
+        QVERIFY(borrowed.ok());
+        auto w = root->child("net")->child("w");
+        const Tensor& live = w->asVariable()->value();
+        bool found = false;
+        for (const SaveTensor& t : *borrowed) {
+            if (t.key != "a..l.Si/.ATTRIBUTES/VARIABLE_VALUE") continue;
+            found = true;
+            QCOMPARE(t.borrowed, &live);
+            QVERIFY(t.value.bytes.empty());
+            QCOMPARE(&t.data(), &live);
+        }
+        QVERIFY(found);
+        QVERIFY(borrowed->back().borrowed == nullptr);  // the object graph is built, not borrowed
+
+        QTemporaryDir tmp;
+        const std::string prefix = tmp.filePath(QStringLiteral("sliced")).toStdString();
+        SaveOptions o;
+        o.policy = std::make_shared<MaxShardSizePolicy>(40);
+        auto stats = writeCheckpoint(*root, prefix, o);
+        QVERIFY2(stats.ok(), stats.status().toString().c_str());
+        QVERIFY(stats->shards > 1);
+        QCOMPARE(live.bytes, floats(TensorShape{{6, 4}}, 0).bytes);
+        auto reader = BundleReader::open(prefix);
+        QVERIFY(reader.ok());
+        auto back = (*reader)->read("a..l.Si/.ATTRIBUTES/VARIABLE_VALUE");
+        QVERIFY2(back.ok(), back.status().toString().c_str());
+        QCOMPARE(back->bytes, live.bytes);
+    }
+
     void snapshotBuffersAreReused() {
         SnapshotBuffers pool;
         std::vector<uint8_t> a = pool.take(1000);
