@@ -3,6 +3,7 @@
 // behind the caller's back (DeferredSnapshot).
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <thread>
 
@@ -94,6 +95,7 @@ Result<std::shared_ptr<DeferredSnapshot>> DeferredSnapshot::start(const Trackabl
     std::shared_ptr<DeferredSnapshot> snap(new DeferredSnapshot());
     snap->m_buffers = std::move(buffers);
     snap->m_tensors = std::move(collected.tensors);
+    snap->m_tensorCount = static_cast<int64_t>(snap->m_tensors.size());
     snap->m_sources = std::move(collected.sources);
     // One entry per variable with fixed-size bytes; its replicas copy together.
     std::vector<std::vector<size_t>> groups;

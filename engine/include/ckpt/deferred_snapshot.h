@@ -15,7 +15,6 @@
 //   floatsOf(kernel->mutableValue())[0] += 1;                   // copies 'kernel' first
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -28,14 +27,14 @@
 
 namespace ckpt {
 
-class DeferredSnapshot final : public VariablePin, public std::enable_shared_from_this<DeferredSnapshot> {
+class DeferredSnapshot final : public VariablePin {
 public:
     // Buffers come from (and, after the write, go back to) 'buffers'.
     [[nodiscard]] static Result<std::shared_ptr<DeferredSnapshot>> start(const Trackable& root,
                                                                           std::shared_ptr<SnapshotBuffers> buffers);
     ~DeferredSnapshot() override;
 
-    int64_t tensorCount() const { return static_cast<int64_t>(m_tensors.size()); }
+    int64_t tensorCount() const { return m_tensorCount; }
     uint64_t bytes() const { return m_bytes; }
     // Copies every variable not copied yet and returns the tensors. Once.
     std::vector<SaveTensor> finish();
@@ -61,6 +60,7 @@ private:
     std::unique_ptr<Entry[]> m_entries;
     size_t m_entryCount = 0;
     std::unordered_map<const Variable*, size_t> m_entryOf;
+    int64_t m_tensorCount = 0;
     uint64_t m_bytes = 0;
     std::atomic<int64_t> m_stallNanoseconds{0};
 };
