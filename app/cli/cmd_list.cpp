@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <iostream>
 #include <set>
+#include <tuple>
 
 #include "ckpt/bundle_reader.h"
 #include "ckpt/checkpoint_state.h"
@@ -15,7 +16,9 @@ namespace {
 
 struct Row {
     std::string prefix;
-    std::optional<int64_t> step;
+    std::optional<int64_t> number;  // after the last '-'
+    std::optional<int64_t> step;    // stored in the checkpoint, else the number
+    std::string stepSource;         // the key it was read from, or "checkpoint number"
     double mtime = 0;
     uint64_t bytes = 0;
     int64_t tensors = -1;
@@ -33,10 +36,30 @@ std::optional<int64_t> numberSuffix(const std::string& name) {
     return std::stoll(name.substr(dash + 1));
 }
 
+// The training step a checkpoint stores, if any: a root `step` or
+// `global_step` variable (tf.train.Checkpoint(step=...), TF1's global step),
+// else the optimizer's iteration count. The number after the '-' is often
+// save_counter instead (tf.train.CheckpointManager's default).
+std::optional<std::pair<int64_t, std::string>> storedStep(const BundleReader& reader) {
+    static constexpr std::string_view kKeys[] = {
+        "step/.ATTRIBUTES/VARIABLE_VALUE",           "global_step/.ATTRIBUTES/VARIABLE_VALUE",
+        "global_step",                               "optimizer/iter/.ATTRIBUTES/VARIABLE_VALUE",
+        "optimizer/iterations/.ATTRIBUTES/VARIABLE_VALUE"};
+    for (std::string_view key : kKeys) {
+        const TensorInfo* info = reader.find(key);
+        if (!info || info->shape.rank() != 0 || (info->dtype != DataType::Int64 && info->dtype != DataType::Int32)) continue;
+        auto value = reader.read(*info);
+        if (!value.ok()) continue;
+        const int64_t step = info->dtype == DataType::Int64 ? value->as<int64_t>()[0] : value->as<int32_t>()[0];
+        return std::pair(step, std::string(key));
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 void registerList(CLI::App& app, CommandContext& ctx) {
-    auto* cmd = app.add_subcommand("list", "List every checkpoint in DIR: step, time, size, tensors, state-file membership");
+    auto* cmd = app.add_subcommand("list", "List every checkpoint in DIR: number, step, time, size, tensors, state-file membership");
     auto dir = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     cmd->add_option("DIR", *dir, "Directory to scan")->required();
@@ -62,7 +85,9 @@ void registerList(CLI::App& app, CommandContext& ctx) {
             Row r;
             const std::string base = name.substr(0, name.size() - 6);
             r.prefix = (fs::path(*dir) / base).string();
-            r.step = numberSuffix(base);
+            r.number = numberSuffix(base);
+            r.step = r.number;
+            if (r.number) r.stepSource = "checkpoint number";
             r.mtime = std::chrono::duration<double>(fs::last_write_time(e.path(), ec).time_since_epoch()).count();
             // file_clock's epoch is not the Unix epoch; convert through now().
             r.mtime += std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count() -
@@ -73,6 +98,7 @@ void registerList(CLI::App& app, CommandContext& ctx) {
             if (reader) {
                 r.tensors = static_cast<int64_t>((*reader)->tensors().size());
                 r.shards = (*reader)->header().numShards;
+                if (auto stored = storedStep(**reader)) std::tie(r.step, r.stepSource) = *stored;
                 r.bytes = fs::file_size(e.path(), ec);
                 for (int32_t s = 0; s < r.shards; ++s) {
                     const auto size = fs::file_size((*reader)->dataPath(s), ec);
@@ -84,13 +110,16 @@ void registerList(CLI::App& app, CommandContext& ctx) {
             rows.push_back(std::move(r));
         }
         std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-            return std::pair(a.step.value_or(-1), a.prefix) < std::pair(b.step.value_or(-1), b.prefix);
+            return std::tuple(a.number.value_or(-1), a.step.value_or(-1), a.prefix) <
+                   std::tuple(b.number.value_or(-1), b.step.value_or(-1), b.prefix);
         });
         if (*json) {
             nlohmann::json out = nlohmann::json::array();
             for (const Row& r : rows) {
                 nlohmann::json j = {{"prefix", r.prefix},
+                                    {"number", r.number ? nlohmann::json(*r.number) : nlohmann::json(nullptr)},
                                     {"step", r.step ? nlohmann::json(*r.step) : nlohmann::json(nullptr)},
+                                    {"step_source", r.stepSource.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stepSource)},
                                     {"mtime", r.mtime},
                                     {"bytes", r.bytes},
                                     {"tensors", r.tensors},

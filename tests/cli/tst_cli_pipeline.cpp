@@ -37,7 +37,10 @@ private slots:
         const json l = json::parse(list.out.toStdString());
         QCOMPARE(l["checkpoints"].size(), size_t{2});  // max-to-keep 2
         QCOMPARE(l["checkpoints"][1]["latest"].get<bool>(), true);
-        QCOMPARE(l["checkpoints"][0]["step"].get<int>(), 2);
+        // ckpt-2 was the second save, at training step 40 (the demo stores `step`).
+        QCOMPARE(l["checkpoints"][0]["number"].get<int>(), 2);
+        QCOMPARE(l["checkpoints"][0]["step"].get<int>(), 40);
+        QCOMPARE(l["checkpoints"][0]["step_source"].get<std::string>(), std::string("step/.ATTRIBUTES/VARIABLE_VALUE"));
         QCOMPARE(l["checkpoints"][0]["tensors"].get<int>(), 20);
 
         const QString dst = tmp.filePath(QStringLiteral("resharded/ckpt-3"));
