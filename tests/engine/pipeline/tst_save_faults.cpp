@@ -166,8 +166,12 @@ private slots:
                 if (latest.ok() && *latest) n = std::stoll(latest->value().substr(latest->value().rfind('-') + 1));
                 auto counter = saveCounter(*p.root);
                 std::memcpy((*counter)->mutableValue().bytes.data(), &n, 8);
+                // Sync, eager async and deferred async saves in turn: the
+                // next fill() races an async write, and ckpt-N must still hold N.
                 CheckpointManagerOptions o;
                 o.maxToKeep = 3;
+                o.async = kills % 3 != 0;
+                if (kills % 3 == 2) o.asyncSnapshot = CheckpointManagerOptions::Snapshot::Deferred;
                 auto m = CheckpointManager::create(p.root, dir.toStdString(), o);
                 if (!m.ok()) ::_exit(3);
                 for (;;) {
