@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  qt6-base-dev qt6-charts-dev libqt6charts6-dev libgl-dev
+  qt6-base-dev qt6-charts-dev libgl-dev
   libprotobuf-dev protobuf-compiler
   libleveldb-dev libsnappy-dev
   libsqlite3-dev libcli11-dev nlohmann-json3-dev libpng-dev
