@@ -3,9 +3,9 @@
 // clear error (or, for kills, nothing) and leave the previous checkpoint intact.
 
 #include "ckpt/bundle_reader.h"
-#include "ckpt/checkpoint.h"
 #include "ckpt/checkpoint_manager.h"
 #include "ckpt/checkpoint_state.h"
+#include "ckpt/restore.h"
 #include "ckpt/save.h"
 #include "ckpt/verify.h"
 
@@ -188,11 +188,18 @@ private slots:
             QVERIFY2(latest.ok(), latest.status().toString().c_str());
             if (!*latest) continue;  // killed before the first save finished
             QCOMPARE(checkCheckpoint(**latest), QString());
-            auto opened = Checkpoint::open(**latest);
-            QVERIFY2(opened.ok() && (*opened)->objectGraph(), opened.status().toString().c_str());
+            // And it restores: every variable of a fresh program matched and set to N.
+            Program fresh = makeProgram();
+            (void)saveCounter(*fresh.root);
+            auto restored = restoreCheckpoint(**latest, fresh.root);
+            QVERIFY2(restored.ok(), restored.status().toString().c_str());
+            const Status consumed = restored->assertConsumed();
+            QVERIFY2(consumed.isOk(), consumed.toString().c_str());
+            const float n = static_cast<float>(std::stoll(latest->value().substr(latest->value().rfind('-') + 1)));
+            for (const auto& v : fresh.vars) QCOMPARE(v->value().as<float>()[kElements - 1], n);
             ++checked;
         }
-        qInfo("%d kills, %d latest checkpoints verified in %lld ms", kills, checked, static_cast<long long>(timer.elapsed()));
+        qInfo("%d kills, %d latest checkpoints verified and restored in %lld ms", kills, checked, static_cast<long long>(timer.elapsed()));
         QVERIFY(kills >= 20);
         QVERIFY(checked > 0);
     }
