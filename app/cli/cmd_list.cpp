@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "ckpt/bundle_reader.h"
+#include "ckpt/checkpoint_step.h"
 #include "ckpt/checkpoint_state.h"
 #include "output.h"
 
@@ -27,34 +28,6 @@ struct Row {
     bool latest = false;
     std::string error;
 };
-
-std::optional<int64_t> numberSuffix(const std::string& name) {
-    const auto dash = name.rfind('-');
-    if (dash == std::string::npos || dash + 1 == name.size()) return std::nullopt;
-    for (size_t i = dash + 1; i < name.size(); ++i)
-        if (name[i] < '0' || name[i] > '9') return std::nullopt;
-    return std::stoll(name.substr(dash + 1));
-}
-
-// The training step a checkpoint stores, if any: a root `step` or
-// `global_step` variable (tf.train.Checkpoint(step=...), TF1's global step),
-// else the optimizer's iteration count. The number after the '-' is often
-// save_counter instead (tf.train.CheckpointManager's default).
-std::optional<std::pair<int64_t, std::string>> storedStep(const BundleReader& reader) {
-    static constexpr std::string_view kKeys[] = {
-        "step/.ATTRIBUTES/VARIABLE_VALUE",           "global_step/.ATTRIBUTES/VARIABLE_VALUE",
-        "global_step",                               "optimizer/iter/.ATTRIBUTES/VARIABLE_VALUE",
-        "optimizer/iterations/.ATTRIBUTES/VARIABLE_VALUE"};
-    for (std::string_view key : kKeys) {
-        const TensorInfo* info = reader.find(key);
-        if (!info || info->shape.rank() != 0 || (info->dtype != DataType::Int64 && info->dtype != DataType::Int32)) continue;
-        auto value = reader.read(*info);
-        if (!value.ok()) continue;
-        const int64_t step = info->dtype == DataType::Int64 ? value->as<int64_t>()[0] : value->as<int32_t>()[0];
-        return std::pair(step, std::string(key));
-    }
-    return std::nullopt;
-}
 
 } // namespace
 
@@ -85,9 +58,6 @@ void registerList(CLI::App& app, CommandContext& ctx) {
             Row r;
             const std::string base = name.substr(0, name.size() - 6);
             r.prefix = (fs::path(*dir) / base).string();
-            r.number = numberSuffix(base);
-            r.step = r.number;
-            if (r.number) r.stepSource = "checkpoint number";
             r.mtime = std::chrono::duration<double>(fs::last_write_time(e.path(), ec).time_since_epoch()).count();
             // file_clock's epoch is not the Unix epoch; convert through now().
             r.mtime += std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count() -
@@ -95,10 +65,13 @@ void registerList(CLI::App& app, CommandContext& ctx) {
             r.inState = listed.count(r.prefix) > 0;
             r.latest = r.prefix == latest;
             auto reader = BundleReader::open(r.prefix);
+            const CheckpointStep step = checkpointStep(r.prefix, reader.ok() ? reader->get() : nullptr);
+            r.number = step.number;
+            r.step = step.step;
+            r.stepSource = step.source;
             if (reader) {
                 r.tensors = static_cast<int64_t>((*reader)->tensors().size());
                 r.shards = (*reader)->header().numShards;
-                if (auto stored = storedStep(**reader)) std::tie(r.step, r.stepSource) = *stored;
                 r.bytes = fs::file_size(e.path(), ec);
                 for (int32_t s = 0; s < r.shards; ++s) {
                     const auto size = fs::file_size((*reader)->dataPath(s), ec);

@@ -188,7 +188,9 @@ private slots:
         const DirectoryListing l = listDirectory(dir);
         QVERIFY(l.error.isEmpty());
         QCOMPARE(static_cast<int>(l.checkpoints.size()), 1);
+        QCOMPARE(l.checkpoints[0].number.value_or(-1), 1000);
         QCOMPARE(l.checkpoints[0].step.value_or(-1), 1000);
+        QCOMPARE(l.checkpoints[0].stepSource, QStringLiteral("global_step"));  // the estimator's TF1 global step
         QVERIFY(l.checkpoints[0].isLatest);
         QVERIFY(l.checkpoints[0].bytes > 0);
         DirectoryModel model;

@@ -2,11 +2,12 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QRegularExpression>
 
 #include <algorithm>
 
+#include "ckpt/bundle_reader.h"
 #include "ckpt/checkpoint_state.h"
+#include "ckpt/checkpoint_step.h"
 
 namespace ckpt::ui {
 
@@ -39,12 +40,15 @@ DirectoryListing listDirectory(const QString& dir) {
         latest = resolveStatePath(out.dir.toStdString(), s.modelCheckpointPath);
         for (const std::string& p : s.allModelCheckpointPaths) stated.push_back(resolveStatePath(out.dir.toStdString(), p));
     }
-    static const QRegularExpression stepRe(QStringLiteral("-(\\d+)$"));
     for (const QFileInfo& index : d.entryInfoList({QStringLiteral("*.index")}, QDir::Files, QDir::Name)) {
         CheckpointFileEntry e;
         e.prefix = index.absolutePath() + QLatin1Char('/') + index.completeBaseName();
         e.name = index.completeBaseName();
-        if (const auto m = stepRe.match(e.name); m.hasMatch()) e.step = m.captured(1).toLongLong();
+        auto reader = BundleReader::open(e.prefix.toStdString());
+        const CheckpointStep step = checkpointStep(e.prefix.toStdString(), reader.ok() ? reader->get() : nullptr);
+        e.number = step.number;
+        e.step = step.step;
+        e.stepSource = QString::fromStdString(step.source);
         e.modified = index.lastModified();
         e.bytes = index.size();
         for (const QFileInfo& data : d.entryInfoList({e.name + QStringLiteral(".data-*")}, QDir::Files)) e.bytes += data.size();
@@ -56,8 +60,8 @@ DirectoryListing listDirectory(const QString& dir) {
         out.checkpoints.push_back(std::move(e));
     }
     std::stable_sort(out.checkpoints.begin(), out.checkpoints.end(), [](const auto& a, const auto& b) {
-        if (a.step.has_value() != b.step.has_value()) return a.step.has_value();
-        return a.step.value_or(0) < b.step.value_or(0);
+        if (a.number.has_value() != b.number.has_value()) return a.number.has_value();
+        return a.number.value_or(0) < b.number.value_or(0);
     });
     return out;
 }

@@ -15,7 +15,9 @@ namespace ckpt::ui {
 struct CheckpointFileEntry {
     QString prefix;               // absolute bundle prefix
     QString name;                 // file name of the prefix ("ckpt-3")
-    std::optional<int64_t> step;  // trailing "-N" of the name
+    std::optional<int64_t> number;  // trailing "-N" of the name
+    std::optional<int64_t> step;    // stored in the checkpoint, else the number (checkpoint_step.h)
+    QString stepSource;             // the key the step was read from, or "checkpoint number"
     QDateTime modified;           // of the .index
     int64_t bytes = 0;            // index plus data files
     bool inStateFile = false;     // listed in all_model_checkpoint_paths
@@ -24,7 +26,7 @@ struct CheckpointFileEntry {
 
 struct DirectoryListing {
     QString dir;
-    std::vector<CheckpointFileEntry> checkpoints;  // by step, then name
+    std::vector<CheckpointFileEntry> checkpoints;  // by number, then name
     QString stateFileError;  // a state file that exists but cannot be parsed
     QString error;           // the directory itself is unreadable or gone
 };

@@ -80,6 +80,8 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
         it->setData(prior.second, ProblemsRole);
         it->setIcon(healthIcon(static_cast<Health>(prior.first)));
         QString tip = tr("%1\n%2 \u2022 %3").arg(e.prefix, QLocale().toString(e.modified, QLocale::ShortFormat), formatBytes(e.bytes));
+        if (e.step && e.stepSource != QLatin1String("checkpoint number"))
+            tip += tr("\nStep %1, read from %2").arg(*e.step).arg(e.stepSource);
         if (e.isLatest) tip += tr("\nLatest checkpoint of the directory's state file");
         else if (!e.inStateFile) tip += tr("\nNot listed in the directory's checkpoint state file");
         it->setToolTip(tip);

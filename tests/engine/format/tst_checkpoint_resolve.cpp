@@ -1,9 +1,11 @@
 // How user paths become bundle prefixes: prefix, .index, data file,
-// directory with a state file, directory without one, SavedModel.
+// directory with a state file, directory without one, SavedModel; and the
+// number and step a prefix names.
 
 #include <QtTest>
 
 #include "ckpt/checkpoint.h"
+#include "ckpt/checkpoint_step.h"
 #include "ckpt/checkpoint_state.h"
 #include "test_support.h"
 
@@ -42,6 +44,20 @@ private slots:
         QVERIFY2(r.ok(), r.status().toString().c_str());
         QCOMPARE(QString::fromStdString(r->prefix), prefix);
         QCOMPARE(QString::fromStdString(r->how), how);
+    }
+
+    void checkpointNumbers() {
+        QCOMPARE(checkpointNumber("ckpt-12"), std::optional<int64_t>(12));
+        QCOMPARE(checkpointNumber("/runs/a-3/model.ckpt-1000"), std::optional<int64_t>(1000));
+        QCOMPARE(checkpointNumber("/runs/a-3/final"), std::nullopt);  // a '-' in the directory does not count
+        QCOMPARE(checkpointNumber("ckpt-"), std::nullopt);
+        QCOMPARE(checkpointNumber("ckpt-1x"), std::nullopt);
+        QCOMPARE(checkpointNumber("ckpt-99999999999999999999"), std::nullopt);  // would overflow
+        // No reader (an unreadable checkpoint): the number stands in for the step.
+        const CheckpointStep s = checkpointStep("/runs/ckpt-7", nullptr);
+        QCOMPARE(s.step, std::optional<int64_t>(7));
+        QCOMPARE(s.source, std::string("checkpoint number"));
+        QCOMPARE(checkpointStep("/runs/final", nullptr).source, std::string());
     }
 
     void savedModelAndHighestNumbered() {

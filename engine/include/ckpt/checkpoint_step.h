@@ -1,0 +1,35 @@
+#pragma once
+// Which step a checkpoint belongs to. Its number (the "-N" of "ckpt-N") is
+// often save_counter rather than the training step: tf.train.CheckpointManager
+// numbers by it unless given checkpoint_number. So the step is read from the
+// checkpoint when it stores one.
+//   auto reader = BundleReader::open("/runs/a/ckpt-4");
+//   CheckpointStep s = checkpointStep((*reader)->prefix(), reader->get());  // {4, 200, "step/..."}
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ckpt/bundle_reader.h"
+
+namespace ckpt {
+
+// The number after a prefix's last '-' ("ckpt-12" -> 12), if it is all digits.
+std::optional<int64_t> checkpointNumber(std::string_view prefix);
+
+struct CheckpointStep {
+    std::optional<int64_t> number;  // checkpointNumber(prefix)
+    std::optional<int64_t> step;    // stored in the checkpoint, else the number
+    // The key the step was read from, "checkpoint number" when the number
+    // stands in, empty when there is neither.
+    std::string source;
+};
+
+// The stored step is the first int32/int64 scalar among: a root `step` or
+// `global_step` variable (tf.train.Checkpoint(step=...), TF1's global step),
+// then the optimizer's iteration count. 'reader' may be null (unreadable
+// checkpoint): the number stands in.
+CheckpointStep checkpointStep(std::string_view prefix, const BundleReader* reader);
+
+} // namespace ckpt
