@@ -15,6 +15,16 @@ namespace {
 using Run = ckpt::testing::CliRun;
 Run ckptRun(const QStringList& args) { return ckpt::testing::runCkpt(args); }
 
+// Drops the root's edge to its child 'name' (the object stays, unreachable).
+void dropRootChild(json& spec, const std::string& name) {
+    json& children = spec["objects"][0]["children"];
+    for (size_t i = 0; i < children.size(); ++i)
+        if (children[i]["name"] == name) {
+            children.erase(i);
+            return;
+        }
+}
+
 } // namespace
 
 class TstCliRestore : public QObject {
@@ -55,13 +65,7 @@ private slots:
         Run s = ckptRun({QStringLiteral("spec"), dir});
         QCOMPARE(s.exitCode, 0);
         json spec = json::parse(s.out.toStdString());
-        // Drop the optimizer edge from the root.
-        json& children = spec["objects"][0]["children"];
-        for (size_t i = 0; i < children.size(); ++i)
-            if (children[i]["name"] == "optimizer") {
-                children.erase(i);
-                break;
-            }
+        dropRootChild(spec, "optimizer");
         const QString path = m_dir.filePath(QStringLiteral("no_optimizer.json"));
         QVERIFY(ckpt::testing::writeAll(path, QByteArray::fromStdString(spec.dump())));
         Run r = ckptRun({QStringLiteral("restore"), dir, QStringLiteral("--into"), path, QStringLiteral("--assert"), QStringLiteral("consumed")});
@@ -82,17 +86,12 @@ private slots:
         Run s = ckptRun({QStringLiteral("spec"), dir});
         QCOMPARE(s.exitCode, 0);
         json spec = json::parse(s.out.toStdString());
-        json& children = spec["objects"][0]["children"];
-        for (size_t i = 0; i < children.size(); ++i)
-            if (children[i]["name"] == "optimizer") {
-                children.erase(i);
-                break;
-            }
+        dropRootChild(spec, "optimizer");
         int nextId = 0;
         for (const json& o : spec["objects"]) nextId = std::max(nextId, o["id"].get<int>() + 1);
         spec["objects"].push_back({{"id", nextId}, {"kind", "variable"}, {"dtype", "float32"}, {"shape", {2}},
                                    {"initial_value", {1.5, -2.5}}, {"children", json::array()}});
-        children.push_back({{"name", "extra"}, {"id", nextId}});
+        spec["objects"][0]["children"].push_back({{"name", "extra"}, {"id", nextId}});
         const QString specPath = m_dir.filePath(QStringLiteral("out_spec.json"));
         QVERIFY(ckpt::testing::writeAll(specPath, QByteArray::fromStdString(spec.dump())));
 
