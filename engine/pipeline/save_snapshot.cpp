@@ -106,8 +106,7 @@ Result<std::shared_ptr<DeferredSnapshot>> DeferredSnapshot::start(const Trackabl
         groups[it->second].push_back(i);
         snap->m_bytes += snap->m_sources[i]->bytes.size();
     }
-    snap->m_entryCount = groups.size();
-    snap->m_entries = std::make_unique<Entry[]>(groups.size());
+    snap->m_entries = std::vector<Entry>(groups.size());
     for (size_t e = 0; e < groups.size(); ++e) snap->m_entries[e].tensors = std::move(groups[e]);
     for (const auto& [variable, e] : snap->m_entryOf) variable->pin(snap);
     return snap;
@@ -151,7 +150,7 @@ std::vector<SaveTensor> DeferredSnapshot::finish() {
     // Last variable first: a caller that updates variables in graph order
     // then copies the ones it reaches itself instead of queueing behind this
     // thread's copy, and the two meet in the middle.
-    for (size_t e = m_entryCount; e-- > 0;) settle(m_entries[e]);
+    for (auto e = m_entries.rbegin(); e != m_entries.rend(); ++e) settle(*e);
     m_buffers->releaseUnused();
     return std::move(m_tensors);
 }

@@ -57,8 +57,7 @@ private:
     std::shared_ptr<SnapshotBuffers> m_buffers;
     std::vector<SaveTensor> m_tensors;
     std::vector<const Tensor*> m_sources;
-    std::unique_ptr<Entry[]> m_entries;
-    size_t m_entryCount = 0;
+    std::vector<Entry> m_entries;  // sized once in start(): atomics do not move
     std::unordered_map<const Variable*, size_t> m_entryOf;
     int64_t m_tensorCount = 0;
     uint64_t m_bytes = 0;
