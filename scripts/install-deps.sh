@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages ckpt-explorer builds and tests with.
+# Installs the Debian 12 packages ckpt-explorer builds, tests and runs with.
+# Every package is named explicitly (apt runs without recommends), so a fresh
+# minimal Debian 12 gets everything; scripts/check-fresh-root.sh proves it.
 # Idempotent: does nothing (and needs no network) when all are present.
 set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  qt6-base-dev qt6-charts-dev libgl-dev
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev
   libprotobuf-dev protobuf-compiler
   libleveldb-dev libsnappy-dev
   libsqlite3-dev libcli11-dev nlohmann-json3-dev libpng-dev
@@ -25,5 +27,7 @@ echo "install-deps: installing ${missing[*]}"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# Bounded network steps: a mirror that does not answer fails, never hangs.
+net=(-o Acquire::http::Timeout=30 -o Acquire::https::Timeout=30 -o Acquire::Retries=3)
+$SUDO apt-get "${net[@]}" update -qq
+$SUDO apt-get "${net[@]}" install -y -qq --no-install-recommends "${missing[@]}"
