@@ -21,7 +21,7 @@ class TstCliPreview : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() {
-        if (ckpt::testing::realTestDataDir().isEmpty()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (ckpt::testing::realTestDataDir().isEmpty()) CKPT_MISSING_CORPUS();
     }
 
     // `stats --all --json` for every real bundle; every tensor with numbers

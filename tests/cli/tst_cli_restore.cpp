@@ -35,7 +35,7 @@ class TstCliRestore : public QObject {
 
 private slots:
     void initTestCase() {
-        if (ckpt::testing::realTestDataDir().isEmpty()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (ckpt::testing::realTestDataDir().isEmpty()) CKPT_MISSING_CORPUS();
         QVERIFY(m_dir.isValid());
     }
 

@@ -22,7 +22,7 @@ class TstInteropTf : public QObject {
 private slots:
     void tensorflowRestores() {
         const QByteArray python = qgetenv("CKPT_PYTHON");
-        if (python.isEmpty()) QSKIP("CKPT_PYTHON is not set: no Python with TensorFlow to check interop against");
+        if (python.isEmpty()) CKPT_MISSING_PYTHON("CKPT_PYTHON is not set: no Python with TensorFlow to check interop against");
         QTemporaryDir tmp;
         struct Case {
             const char* name;

@@ -57,7 +57,7 @@ private slots:
     void initTestCase() {
         const QString python = qEnvironmentVariable("CKPT_PYTHON");
         if (python.isEmpty())
-            QSKIP("CKPT_PYTHON is not set: these checks need a Python with tensorflow (scripts/test.sh sets it; "
+            CKPT_MISSING_PYTHON("CKPT_PYTHON is not set: these checks need a Python with tensorflow (scripts/test.sh sets it; "
                   "locally e.g. CKPT_PYTHON=/work/main/.venv/bin/python)");
         QVERIFY(m_dir.isValid());
         QProcess p;

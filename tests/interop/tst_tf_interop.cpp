@@ -149,7 +149,7 @@ private slots:
     void initTestCase() {
         const QString python = qEnvironmentVariable("CKPT_PYTHON");
         if (python.isEmpty())
-            QSKIP("CKPT_PYTHON is not set: point it at a Python with TensorFlow (scripts/setup-venv.sh makes .venv; "
+            CKPT_MISSING_PYTHON("CKPT_PYTHON is not set: point it at a Python with TensorFlow (scripts/setup-venv.sh makes .venv; "
                   "scripts/test.sh exports it) to run the TensorFlow interop tests");
         m_out = std::make_unique<QTemporaryDir>();
         QVERIFY(m_out->isValid());

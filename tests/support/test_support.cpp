@@ -32,6 +32,11 @@ const char* missingCorpusMessage() {
     return "real checkpoint corpus not found: set CKPT_TESTDATA_REAL or put ../shared/testdata/real beside the source tree";
 }
 
+bool isRequired(const char* variable) {
+    const QByteArray value = qgetenv(variable);
+    return !value.isEmpty() && value != "0";
+}
+
 nlohmann::json loadJson(const QString& path) {
     std::ifstream in(path.toStdString());
     return nlohmann::json::parse(in);

@@ -12,12 +12,17 @@
 namespace ckpt::testing {
 
 // $CKPT_TESTDATA_REAL, else the CMake-configured ../shared/testdata/real.
-// Empty when neither exists (tests then QSKIP with a message).
+// Empty when neither exists (tests then skip, or fail where it is required).
 QString realTestDataDir();
 // Subdirectories of the real corpus that hold a manifest.json.
 QStringList realBundleDirs();
-// Message for QSKIP when the corpus is missing.
+// Message for a test that cannot run without the corpus.
 const char* missingCorpusMessage();
+
+// True when the environment variable names a prerequisite this run must
+// have (CI sets CKPT_REQUIRE_REAL=1 and CKPT_REQUIRE_PYTHON=1), so that a
+// test cannot pass by skipping there.
+bool isRequired(const char* variable);
 
 nlohmann::json loadJson(const QString& path);
 // Absolute bundle prefix of a real bundle directory (from its manifest).
@@ -42,3 +47,18 @@ struct CliRun {
 CliRun runCkpt(const QStringList& args);
 
 } // namespace ckpt::testing
+
+// Skips the current test for a missing prerequisite, or fails it when the
+// run requires that prerequisite (see isRequired).
+#define CKPT_SKIP_UNLESS_REQUIRED(variable, message)                                                     \
+    do {                                                                                                 \
+        if (ckpt::testing::isRequired(variable)) QFAIL(qPrintable(QStringLiteral("%1 (required by %2=1)") \
+                                                                      .arg(QString::fromUtf8(message),   \
+                                                                           QLatin1String(variable))));   \
+        QSKIP(message);                                                                                  \
+    } while (false)
+
+// The real corpus is missing: skip, or fail under CKPT_REQUIRE_REAL=1.
+#define CKPT_MISSING_CORPUS() CKPT_SKIP_UNLESS_REQUIRED("CKPT_REQUIRE_REAL", ckpt::testing::missingCorpusMessage())
+// No Python with TensorFlow: skip, or fail under CKPT_REQUIRE_PYTHON=1.
+#define CKPT_MISSING_PYTHON(message) CKPT_SKIP_UNLESS_REQUIRED("CKPT_REQUIRE_PYTHON", message)

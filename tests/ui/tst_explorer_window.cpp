@@ -52,7 +52,7 @@ private slots:
 
     void openFilterInspect() {
         const QString dir = bundleDir("tfx_keras_adam_savedmodel");
-        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         MainWindow w;
         QAbstractItemModelTester tester(w.treePane()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester sidebarTester(w.directories(), QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -136,7 +136,7 @@ private slots:
 
     void dropOpensAndRecentFilesPersist() {
         const QString dir = bundleDir("serving_half_plus_two_tf2");
-        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         {
             MainWindow w;
             w.show();
@@ -159,7 +159,7 @@ private slots:
 
     void corruptCheckpointShowsVerifyMessage() {
         const QString dir = bundleDir("tfx_tuner_save_weights");
-        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         QTemporaryDir tmp;
         QVERIFY(ckpt::testing::copyDirectory(dir, tmp.path()));
         // Damage the data file so the object graph's checksum fails.
@@ -186,7 +186,7 @@ private slots:
 
     void vanishedCheckpointOnRefresh() {
         const QString dir = bundleDir("tfx_estimator_ckpt1000");
-        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         QTemporaryDir tmp;
         QVERIFY(ckpt::testing::copyDirectory(dir, tmp.path()));
         MainWindow w;
@@ -211,7 +211,7 @@ private slots:
 
     void nameBasedCheckpoint() {
         const QString dir = bundleDir("tfx_estimator_ckpt1000");
-        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         MainWindow w;
         w.show();
         w.activateWindow();

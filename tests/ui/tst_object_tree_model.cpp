@@ -53,7 +53,7 @@ private slots:
     void everyRealCheckpoint_data() {
         QTest::addColumn<QString>("dir");
         const QStringList dirs = ckpt::testing::realBundleDirs();
-        if (dirs.isEmpty()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (dirs.isEmpty()) CKPT_MISSING_CORPUS();
         for (const QString& d : dirs) QTest::newRow(qPrintable(QFileInfo(d).fileName())) << d;
     }
     void everyRealCheckpoint() {
@@ -82,7 +82,7 @@ private slots:
 
     void slotVariablesSitUnderTheOptimizer() {
         const QString dir = bundleDir("tfx_keras_adam_savedmodel");
-        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         auto snap = snapshotOf(dir);
         int slotCount = 0;
         for (const TreeEntry& e : snap->entries) {
@@ -106,7 +106,7 @@ private slots:
 
     void filterKeepsMatchesAndTheirAncestors() {
         const QString dir = bundleDir("tfx_keras_adam_savedmodel");
-        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         auto snap = snapshotOf(dir);
         for (bool regex : {false, true}) {
             const QString text = regex ? QStringLiteral("kern.l$") : QStringLiteral("KERNEL");
@@ -135,7 +135,7 @@ private slots:
 
     void overlayColoursRows() {
         const QString dir = bundleDir("tfx_tuner_save_weights");
-        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         // What the restore view will do: mark variables, leave the rest alone.
         struct MarkVariables : EntryOverlay {
             QVariant data(const TreeEntry& e, int32_t, int column, int role) const override {
@@ -166,7 +166,7 @@ private slots:
 
     void nameBasedCheckpointIsAKeyTree() {
         const QString dir = bundleDir("t2t_transformer_2shards");
-        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         auto snap = snapshotOf(dir);
         QCOMPARE(snap->checkpoint->style(), CheckpointStyle::NameBased);
         ObjectTreeModel model;
@@ -184,7 +184,7 @@ private slots:
 
     void directoryModelListsCheckpoints() {
         const QString dir = bundleDir("tfx_estimator_ckpt1000");
-        if (!QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         const DirectoryListing l = listDirectory(dir);
         QVERIFY(l.error.isEmpty());
         QCOMPARE(static_cast<int>(l.checkpoints.size()), 1);

@@ -81,7 +81,7 @@ private slots:
     void previewsOfAKernel() {
         const QString root = ckpt::testing::realTestDataDir();
         const QString dir = root + QStringLiteral("/tfx_keras_adam_savedmodel");
-        if (root.isEmpty() || !QFileInfo(dir).isDir()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (root.isEmpty() || !QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         MainWindow w;
         w.resize(1400, 900);
         w.show();
@@ -201,7 +201,7 @@ private slots:
         // A 784 x 10 matrix in a small view pools its rows; the tooltip
         // names the block of rows behind a cell.
         auto matrix = readReal("tfnet_python_func_model", "layer_with_weights-0/matrix/.ATTRIBUTES/VARIABLE_VALUE");
-        if (!matrix) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (!matrix) CKPT_MISSING_CORPUS();
         HeatmapPage page;
         page.resize(320, 320);
         page.show();

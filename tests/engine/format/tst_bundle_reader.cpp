@@ -37,7 +37,7 @@ private slots:
     void matchesManifest_data() {
         QTest::addColumn<QString>("dir");
         const QStringList dirs = ckpt::testing::realBundleDirs();
-        if (dirs.isEmpty()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (dirs.isEmpty()) CKPT_MISSING_CORPUS();
         for (const QString& d : dirs) QTest::newRow(qPrintable(QFileInfo(d).fileName())) << d;
     }
 
@@ -192,7 +192,7 @@ private slots:
 
     void listingDoesNotOpenDataFiles() {
         const QStringList dirs = ckpt::testing::realBundleDirs();
-        if (dirs.isEmpty()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (dirs.isEmpty()) CKPT_MISSING_CORPUS();
         // Copy only the index: listing must still work, reading must say which shard is missing.
         QTemporaryDir tmp;
         const QString dir = ckpt::testing::realTestDataDir() + QStringLiteral("/t2t_transformer_2shards");

@@ -18,7 +18,7 @@ private:
 
 private slots:
     void initTestCase() {
-        if (ckpt::testing::realTestDataDir().isEmpty()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (ckpt::testing::realTestDataDir().isEmpty()) CKPT_MISSING_CORPUS();
     }
 
     void forms_data() {

@@ -77,7 +77,7 @@ private slots:
     void bundles_data() {
         QTest::addColumn<QString>("dir");
         const QStringList dirs = ckpt::testing::realBundleDirs();
-        if (dirs.isEmpty()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (dirs.isEmpty()) CKPT_MISSING_CORPUS();
         for (const QString& d : dirs) QTest::newRow(qPrintable(QFileInfo(d).fileName())) << d;
     }
 
@@ -178,7 +178,7 @@ private slots:
 
     void truncatedDataFile() {
         const QStringList dirs = ckpt::testing::realBundleDirs();
-        if (dirs.isEmpty()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (dirs.isEmpty()) CKPT_MISSING_CORPUS();
         Copy c;
         QVERIFY(makeCopy(ckpt::testing::realTestDataDir() + QStringLiteral("/tfx_estimator_ckpt1000"), c));
         const QString data = QString::fromStdString(c.prefix) + QStringLiteral(".data-00000-of-00001");

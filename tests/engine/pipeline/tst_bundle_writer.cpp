@@ -51,7 +51,7 @@ private slots:
     void rewriteReal_data() {
         QTest::addColumn<QString>("dir");
         const QStringList dirs = ckpt::testing::realBundleDirs();
-        if (dirs.isEmpty()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (dirs.isEmpty()) CKPT_MISSING_CORPUS();
         for (const QString& d : dirs) QTest::newRow(qPrintable(QFileInfo(d).fileName())) << d;
     }
 
@@ -116,7 +116,7 @@ private slots:
 
     void byteIdenticalCount() {
         // Most real bundles are single-shard with uncompressed indexes.
-        if (ckpt::testing::realBundleDirs().isEmpty()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (ckpt::testing::realBundleDirs().isEmpty()) CKPT_MISSING_CORPUS();
         qInfo("%d real bundles rewritten byte-identically (.index and data)", m_byteIdentical);
         QVERIFY2(m_byteIdentical >= 5, std::to_string(m_byteIdentical).c_str());
     }

@@ -172,7 +172,7 @@ private slots:
         QFETCH(Tensor, tensor);
         QFETCH(int, bins);
         const QByteArray python = qgetenv("CKPT_PYTHON");
-        if (python.isEmpty()) QSKIP("CKPT_PYTHON is not set: the numpy oracle needs the interop venv (scripts/test.sh sets it)");
+        if (python.isEmpty()) CKPT_MISSING_PYTHON("CKPT_PYTHON is not set: the numpy oracle needs the interop venv (scripts/test.sh sets it)");
         QTemporaryDir tmp;
         const std::string npy = tmp.filePath(QStringLiteral("t.npy")).toStdString();
         QVERIFY(writeNpy(npy, tensor));
@@ -499,7 +499,7 @@ private slots:
     // refuses it with the checksum error.
     void corruptTensorRefused() {
         const QString real = ckpt::testing::realTestDataDir();
-        if (real.isEmpty()) QSKIP(ckpt::testing::missingCorpusMessage());
+        if (real.isEmpty()) CKPT_MISSING_CORPUS();
         const QString dir = real + QStringLiteral("/tfx_keras_adam_savedmodel");
         QTemporaryDir tmp;
         QVERIFY(ckpt::testing::copyDirectory(dir, tmp.path()));
@@ -537,8 +537,10 @@ private slots:
         }
     }
 
+#ifdef CKPT_TEST_CUDA
     // CUDA vs the CPU reference on every kind, through one chunk and through
-    // many small streamed chunks.
+    // many small streamed chunks. Built only with the CUDA backend; a build
+    // with it but no device skips, or fails under CKPT_REQUIRE_CUDA=1.
     void cudaMatchesCpu_data() {
         QTest::addColumn<Tensor>("tensor");
         QTest::addColumn<qulonglong>("chunkBytes");
@@ -570,7 +572,8 @@ private slots:
         cpu.device = PreviewDevice::Cpu;
         auto g = computeStats(TensorView::of(tensor), cuda);
         if (!g.ok() && g.status().code() == StatusCode::FailedPrecondition) {
-            QSKIP(qPrintable(QStringLiteral("no CUDA device (%1)").arg(QString::fromStdString(g.status().message()))));
+            const QByteArray why = ("no CUDA device (" + g.status().message() + ")").c_str();
+            CKPT_SKIP_UNLESS_REQUIRED("CKPT_REQUIRE_CUDA", why.constData());
         }
         QVERIFY2(g.ok(), g.status().toString().c_str());
         QCOMPARE(g->computedOn.device, std::string("cuda"));
@@ -600,6 +603,7 @@ private slots:
             QCOMPARE(gh->nans, ch->nans);
         }
     }
+#endif
 };
 
 QTEST_GUILESS_MAIN(TstPreview)
