@@ -12,7 +12,8 @@
 # shared with this machine's apt cache. Every network step has a time limit.
 #
 # Environment: CKPT_FRESH_ROOT_DIR (work area, default /var/tmp/ckpt-fresh-root),
-# CKPT_FRESH_ROOT_KEEP=1 (leave the root for inspection), CKPT_SHARED (../shared).
+# CKPT_FRESH_ROOT_KEEP=1 (leave the root for inspection), CKPT_SHARED (../shared),
+# CKPT_DEBIAN_MIRROR / CKPT_DEBIAN_SECURITY_MIRROR (instead of this machine's).
 set -euo pipefail
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -102,8 +103,8 @@ host_mirrors() {
 mirrors="$(host_mirrors)"
 mirror="$(echo "$mirrors" | grep -E '/debian$' | head -1)"
 security="$(echo "$mirrors" | grep -E '/debian-security$' | head -1)"
-export mirror="${mirror:-http://deb.debian.org/debian}"
-security="${security:-http://deb.debian.org/debian-security}"
+export mirror="${CKPT_DEBIAN_MIRROR:-${mirror:-http://deb.debian.org/debian}}"
+security="${CKPT_DEBIAN_SECURITY_MIRROR:-${security:-http://deb.debian.org/debian-security}}"
 
 mkdir -p "$work" "$logs" "$cache"
 rm -f "$logs"/*.log

@@ -1,6 +1,6 @@
 // Tensor previews (ckpt/preview.h): CPU results against a numpy oracle on
-// synthetic and real tensors, edge cases, heatmaps, bad requests, and the
-// CUDA path against the CPU reference when a device is present.
+// synthetic and real tensors, edge cases, heatmaps and bad requests. The
+// CUDA path is checked against them in tst_preview_cuda.cpp.
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -18,9 +18,14 @@
 #include "ckpt/npy.h"
 #include "ckpt/preview.h"
 #include "preview/cpu_f32.h"
+#include "preview_test_data.h"
 #include "test_support.h"
 
 using namespace ckpt;
+using ckpt::testing::closeEnough;
+using ckpt::testing::generate;
+using ckpt::testing::makeTensor;
+using ckpt::testing::rng;
 using nlohmann::json;
 
 Q_DECLARE_METATYPE(ckpt::Tensor)
@@ -28,33 +33,8 @@ Q_DECLARE_METATYPE(ckpt::StatusCode)
 
 namespace {
 
-// Named tolerances (issue 5): counts, min, max and bins are exact.
-constexpr double kMeanStdRelative = 1e-9;     // vs numpy and CPU vs CUDA
-constexpr double kMeanStdAbsOfAbsMax = 1e-12; // floor for means that cancel to ~0
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-template <typename T>
-Tensor makeTensor(DataType dtype, std::vector<int64_t> dims, const std::vector<T>& values) {
-    Tensor t;
-    t.dtype = dtype;
-    t.shape.dims = std::move(dims);
-    t.bytes.resize(values.size() * sizeof(T));
-    if (!values.empty()) std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
-    return t;
-}
-
-template <typename T, typename Gen>
-std::vector<T> generate(size_t n, Gen gen) {
-    std::vector<T> v(n);
-    for (auto& x : v) x = gen();
-    return v;
-}
-
-std::mt19937_64& rng() {
-    static std::mt19937_64 r(12345);
-    return r;
-}
 
 // numpy's descr for a dtype; bfloat16 goes as its raw bits ('<u2') and is
 // decoded on the numpy side.
@@ -68,12 +48,6 @@ bool writeNpy(const std::string& path, const Tensor& t) {
     f.write(preamble.data(), static_cast<std::streamsize>(preamble.size()));
     f.write(reinterpret_cast<const char*>(t.bytes.data()), static_cast<std::streamsize>(t.bytes.size()));
     return f.good();
-}
-
-bool closeEnough(double ours, double theirs, double absMax) {
-    if (std::isnan(ours) || std::isnan(theirs)) return std::isnan(ours) && std::isnan(theirs);
-    const double diff = std::fabs(ours - theirs);
-    return diff <= kMeanStdRelative * std::fabs(theirs) || diff <= kMeanStdAbsOfAbsMax * absMax;
 }
 
 double jnum(const json& j) { return j.is_null() ? kNaN : j.get<double>(); }
@@ -537,73 +511,6 @@ private slots:
         }
     }
 
-#ifdef CKPT_TEST_CUDA
-    // CUDA vs the CPU reference on every kind, through one chunk and through
-    // many small streamed chunks. Built only with the CUDA backend; a build
-    // with it but no device skips, or fails under CKPT_REQUIRE_CUDA=1.
-    void cudaMatchesCpu_data() {
-        QTest::addColumn<Tensor>("tensor");
-        QTest::addColumn<qulonglong>("chunkBytes");
-        auto& r = rng();
-        std::normal_distribution<float> normal(-0.7f, 5.0f);
-        std::vector<float> f = generate<float>(1000003, [&] { return normal(r); });
-        for (size_t i = 0; i < f.size(); i += 1009) f[i] = std::numeric_limits<float>::quiet_NaN();
-        f[17] = std::numeric_limits<float>::infinity();
-        const Tensor f32 = makeTensor<float>(DataType::Float, {1000003}, f);
-        QTest::newRow("float32, one chunk") << f32 << qulonglong{0};
-        QTest::newRow("float32, streamed 64 KiB chunks") << f32 << qulonglong{64 << 10};
-        QTest::newRow("float16 all bits") << makeTensor<uint16_t>(DataType::Half, {65536}, generate<uint16_t>(65536, [i = 0]() mutable { return static_cast<uint16_t>(i++); })) << qulonglong{16 << 10};
-        QTest::newRow("bfloat16 all bits") << makeTensor<uint16_t>(DataType::BFloat16, {65536}, generate<uint16_t>(65536, [i = 0]() mutable { return static_cast<uint16_t>(i++); })) << qulonglong{0};
-        QTest::newRow("float64") << makeTensor<double>(DataType::Double, {77777}, generate<double>(77777, [&] { return static_cast<double>(normal(r)) * 1e5; })) << qulonglong{0};
-        QTest::newRow("int64") << makeTensor<int64_t>(DataType::Int64, {9000}, generate<int64_t>(9000, [&] { return static_cast<int64_t>(r()); })) << qulonglong{0};
-        QTest::newRow("uint8") << makeTensor<uint8_t>(DataType::UInt8, {100000}, generate<uint8_t>(100000, [&] { return static_cast<uint8_t>(r()); })) << qulonglong{0};
-        QTest::newRow("bool") << makeTensor<uint8_t>(DataType::Bool, {5000}, generate<uint8_t>(5000, [&] { return static_cast<uint8_t>(r() & 1); })) << qulonglong{0};
-        QTest::newRow("complex64") << makeTensor<std::complex<float>>(DataType::Complex64, {3333}, generate<std::complex<float>>(3333, [&] { return std::complex<float>(normal(r), normal(r)); })) << qulonglong{0};
-        QTest::newRow("empty") << makeTensor<float>(DataType::Float, {0}, {}) << qulonglong{0};
-        QTest::newRow("scalar") << makeTensor<float>(DataType::Float, {}, {3.0f}) << qulonglong{0};
-    }
-    void cudaMatchesCpu() {
-        QFETCH(Tensor, tensor);
-        QFETCH(qulonglong, chunkBytes);
-        PreviewOptions cuda;
-        cuda.device = PreviewDevice::Cuda;
-        cuda.cudaChunkBytes = chunkBytes;
-        PreviewOptions cpu;
-        cpu.device = PreviewDevice::Cpu;
-        auto g = computeStats(TensorView::of(tensor), cuda);
-        if (!g.ok() && g.status().code() == StatusCode::FailedPrecondition) {
-            const QByteArray why = ("no CUDA device (" + g.status().message() + ")").c_str();
-            CKPT_SKIP_UNLESS_REQUIRED("CKPT_REQUIRE_CUDA", why.constData());
-        }
-        QVERIFY2(g.ok(), g.status().toString().c_str());
-        QCOMPARE(g->computedOn.device, std::string("cuda"));
-        auto c = computeStats(TensorView::of(tensor), cpu);
-        QVERIFY(c.ok());
-        QCOMPARE(g->count, c->count);
-        QCOMPARE(g->finiteCount, c->finiteCount);
-        QCOMPARE(g->zeros, c->zeros);
-        QCOMPARE(g->nans, c->nans);
-        QCOMPARE(g->posInfs, c->posInfs);
-        QCOMPARE(g->negInfs, c->negInfs);
-        auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
-        QVERIFY(same(g->min, c->min));
-        QVERIFY(same(g->max, c->max));
-        QVERIFY2(closeEnough(g->mean, c->mean, c->absMax), qPrintable(QStringLiteral("%1 vs %2").arg(g->mean, 0, 'g', 17).arg(c->mean, 0, 'g', 17)));
-        QVERIFY(closeEnough(g->std, c->std, c->absMax));
-        for (int bins : {1, 10, 4096}) {
-            HistogramRequest req;
-            req.bins = bins;
-            auto gh = computeHistogram(TensorView::of(tensor), req, cuda);
-            auto ch = computeHistogram(TensorView::of(tensor), req, cpu);
-            QVERIFY2(gh.ok(), gh.status().toString().c_str());
-            QVERIFY(ch.ok());
-            QCOMPARE(gh->counts, ch->counts);
-            QCOMPARE(gh->below, ch->below);
-            QCOMPARE(gh->above, ch->above);
-            QCOMPARE(gh->nans, ch->nans);
-        }
-    }
-#endif
 };
 
 QTEST_GUILESS_MAIN(TstPreview)
