@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "ckpt/bundle_naming.h"
 #include "ckpt/demo_trainer.h"
 #include "ckpt/model_spec.h"
 #include "models/object_tree_model.h"
@@ -145,7 +146,7 @@ void ScreenshotTour::showError() {
     for (const QFileInfo& f : QDir(info.absolutePath()).entryInfoList({info.fileName() + QStringLiteral(".*")}, QDir::Files)) {
         const QString to = damagedDir + QLatin1Char('/') + f.fileName();
         QFile::copy(f.absoluteFilePath(), to);
-        if (!f.fileName().contains(QStringLiteral(".data-"))) continue;
+        if (!parseDataFileName(f.fileName().toStdString())) continue;
         QFile data(to);
         data.setPermissions(data.permissions() | QFileDevice::WriteOwner);  // copies keep read-only modes
         if (data.open(QIODevice::ReadWrite) && data.size() > 0) {

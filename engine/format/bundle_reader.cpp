@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 
+#include "ckpt/bundle_naming.h"
 #include "format/index_table.h"
 #include "format/ordered_code.h"
 #include "platform/crc32c.h"
@@ -233,13 +234,9 @@ Result<std::unique_ptr<BundleReader>> BundleReader::open(std::string_view prefix
     return reader;
 }
 
-std::string BundleReader::indexPath() const { return m_prefix + ".index"; }
+std::string BundleReader::indexPath() const { return indexFileName(m_prefix); }
 
-std::string BundleReader::dataPath(int32_t shardId) const {
-    char suffix[64];
-    std::snprintf(suffix, sizeof suffix, ".data-%05d-of-%05d", shardId, m_header.numShards);
-    return m_prefix + suffix;
-}
+std::string BundleReader::dataPath(int32_t shardId) const { return dataFileName(m_prefix, shardId, m_header.numShards); }
 
 Status BundleReader::load() {
     const std::string path = indexPath();

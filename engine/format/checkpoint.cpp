@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <regex>
 
+#include "ckpt/bundle_naming.h"
 #include "ckpt/checkpoint_state.h"
 #include "platform/file.h"
 
@@ -25,23 +25,14 @@ std::optional<long long> trailingNumber(const std::string& name) {
     return n;
 }
 
-std::string stripSuffixes(std::string_view path) {
-    static const std::regex kDataSuffix(R"(\.data-\d{5,}-of-\d{5,}$)");
-    std::string p(path);
-    if (p.size() > 6 && p.ends_with(".index")) return p.substr(0, p.size() - 6);
-    std::smatch m;
-    if (std::regex_search(p, m, kDataSuffix)) return p.substr(0, static_cast<size_t>(m.position(0)));
-    return p;
-}
-
 Result<ResolvedCheckpoint> resolveDirectory(const std::string& dir) {
     const std::string savedModel = platform::joinPath(dir, "variables/variables");
-    if (platform::pathExists(savedModel + ".index")) return ResolvedCheckpoint{savedModel, "SavedModel"};
+    if (platform::pathExists(indexFileName(savedModel))) return ResolvedCheckpoint{savedModel, "SavedModel"};
 
     auto state = readCheckpointState(dir);
     if (state && *state && !(*state)->modelCheckpointPath.empty()) {
         const std::string prefix = resolveStatePath(dir, (*state)->modelCheckpointPath);
-        if (platform::pathExists(prefix + ".index")) return ResolvedCheckpoint{prefix, "state file"};
+        if (platform::pathExists(indexFileName(prefix))) return ResolvedCheckpoint{prefix, "state file"};
     }
 
     std::vector<std::string> prefixes;
@@ -82,8 +73,8 @@ Result<ResolvedCheckpoint> resolveCheckpoint(std::string_view rawPath) {
     if (rawPath.empty()) return invalidArgument("empty checkpoint path");
     std::string path(rawPath);
     while (path.size() > 1 && path.back() == '/') path.pop_back();
-    const std::string prefix = stripSuffixes(path);
-    if (platform::pathExists(prefix + ".index")) return ResolvedCheckpoint{prefix, "prefix"};
+    const std::string prefix = bundlePrefixOf(path);
+    if (platform::pathExists(indexFileName(prefix))) return ResolvedCheckpoint{prefix, "prefix"};
     if (platform::isDirectory(path)) return resolveDirectory(path);
     if (platform::pathExists(path))
         return invalidArgument(path + " is not a checkpoint: expected a prefix (with " + platform::baseName(prefix) +

@@ -3,6 +3,7 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
+#include "ckpt/bundle_naming.h"
 #include "checkpoint_state.pb.h"
 #include "platform/file.h"
 
@@ -51,7 +52,7 @@ Result<std::optional<std::string>> latestCheckpoint(const std::string& dir) {
         return dataLoss("invalid checkpoint state file " + platform::joinPath(dir, kCheckpointStateFile) +
                         ": model_checkpoint_path is empty");
     std::string prefix = resolveStatePath(dir, state->modelCheckpointPath);
-    if (!platform::pathExists(prefix + ".index")) return std::optional<std::string>{};
+    if (!platform::pathExists(indexFileName(prefix))) return std::optional<std::string>{};
     return std::optional<std::string>{std::move(prefix)};
 }
 

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "ckpt/bundle_naming.h"
 #include "ckpt/checkpoint_state.h"
 #include "ckpt/deferred_snapshot.h"
 #include "pipeline/writable_file.h"
@@ -38,18 +39,16 @@ Status deleteCheckpointFiles(const std::string& dir, const std::string& base) {
     DIR* d = ::opendir(dir.c_str());
     if (!d) return Status::ok();
     std::vector<std::string> victims;
-    const std::string dataStem = base + ".data-";
+    const std::string index = indexFileName(base);
     while (dirent* e = ::readdir(d)) {
         const std::string n = e->d_name;
-        const bool data = n.starts_with(dataStem) && n.size() == dataStem.size() + 14 &&
-                          n.substr(dataStem.size() + 5, 4) == "-of-";
-        if (n == base + ".index" || data) victims.push_back(n);
+        const auto data = parseDataFileName(n);
+        if (n == index || (data && data->prefix == base)) victims.push_back(n);
     }
     ::closedir(d);
     // Index first: a half-deleted checkpoint is then simply absent.
-    std::sort(victims.begin(), victims.end(), [&](const std::string& a, const std::string& b) {
-        return (a == base + ".index") > (b == base + ".index");
-    });
+    std::sort(victims.begin(), victims.end(),
+              [&](const std::string& a, const std::string& b) { return (a == index) > (b == index); });
     for (const std::string& n : victims) CKPT_RETURN_IF_ERROR(pipeline::removeFile(platform::joinPath(dir, n)));
     return Status::ok();
 }
@@ -305,7 +304,7 @@ std::vector<std::string> CheckpointManager::checkpoints() const {
 Result<std::optional<std::string>> CheckpointManager::restoreOrInitialize() {
     CKPT_RETURN_IF_ERROR(sync());
     auto latest = latestCheckpoint();
-    if (latest && platform::pathExists(*latest + ".index")) {
+    if (latest && platform::pathExists(indexFileName(*latest))) {
         if (!m_impl->options.restore)
             return failedPrecondition("checkpoint " + *latest + " exists but the manager has no restore hook");
         CKPT_RETURN_IF_ERROR(m_impl->options.restore(*latest));

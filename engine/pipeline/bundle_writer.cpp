@@ -5,6 +5,7 @@
 #include <cstring>
 #include <random>
 
+#include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_reader.h"
 #include "format/index_table.h"
 #include "format/ordered_code.h"
@@ -47,12 +48,6 @@ bool coversWhole(const TensorSlice& slice, const TensorShape& full) {
 struct BundleWriter::Entry {
     tensorflow::BundleEntryProto proto;
 };
-
-std::string dataFileName(std::string_view prefix, int32_t shardId, int32_t numShards) {
-    char suffix[64];
-    std::snprintf(suffix, sizeof suffix, ".data-%05d-of-%05d", shardId, numShards);
-    return std::string(prefix) + suffix;
-}
 
 std::vector<uint8_t> encodeTensorRegion(const Tensor& value) {
     if (value.dtype != DataType::String) return value.bytes;
@@ -191,7 +186,7 @@ Status BundleWriter::finish() {
     for (auto& [key, full] : m_partitioned) full->proto.SerializeToString(&m_entries[key]);
     CKPT_RETURN_IF_ERROR(m_data->close());
     const std::string dataFinal = dataFileName(m_prefix, 0, 1);
-    const std::string indexFinal = m_prefix + ".index";
+    const std::string indexFinal = indexFileName(m_prefix);
     const std::string indexTemp = indexFinal + tempSuffix();
     {
         CKPT_ASSIGN_OR_RETURN(auto index, format::IndexTableWriter::create(indexTemp));

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <thread>
 
+#include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_writer.h"
 #include "ckpt/checkpoint_state.h"
 #include "ckpt/save.h"
@@ -63,13 +64,10 @@ void cleanStale(const std::string& dir, const std::string& base, int32_t numShar
     std::vector<std::string> names;
     while (dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
     ::closedir(d);
-    const std::string dataStem = base + ".data-";
     for (const std::string& n : names) {
         if (base.empty()) {
             if (isStaleTempDir(dir, n)) (void)pipeline::removeTree(platform::joinPath(dir, n));
-        } else if (n.starts_with(dataStem) && n.size() == dataStem.size() + 14 &&
-                   n.substr(dataStem.size() + 5, 4) == "-of-" &&
-                   std::atoi(n.c_str() + dataStem.size() + 9) != numShards) {
+        } else if (auto data = parseDataFileName(n); data && data->prefix == base && data->numShards != numShards) {
             (void)pipeline::removeFile(platform::joinPath(dir, n));
         }
     }
@@ -87,7 +85,7 @@ Status mergeShards(const std::vector<std::string>& inputs, const std::string& pr
     std::vector<std::string> dataFiles;  // in new shard-id order
     std::string headerVersion;
     for (const std::string& input : inputs) {
-        const std::string index = input + ".index";
+        const std::string index = indexFileName(input);
         int32_t inputShards = 1;
         bool first = true;
         std::map<int32_t, int32_t> remap;
@@ -126,7 +124,7 @@ Status mergeShards(const std::vector<std::string>& inputs, const std::string& pr
     }
     const int32_t numShards = static_cast<int32_t>(dataFiles.size());
     const std::string dir = platform::dirName(prefix);
-    const std::string indexFinal = prefix + ".index";
+    const std::string indexFinal = indexFileName(prefix);
     CKPT_RETURN_IF_ERROR(pipeline::removeFile(indexFinal));
     cleanStale(dir, platform::baseName(prefix), numShards);
     for (int32_t i = 0; i < numShards; ++i)

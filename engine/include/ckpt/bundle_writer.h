@@ -72,7 +72,5 @@ private:
 // for fixed-size types, lengths + length checksum + bytes for strings.
 std::vector<uint8_t> encodeTensorRegion(const Tensor& value);
 
-// printf-style names (§2.1): "<prefix>.data-00002-of-00004".
-std::string dataFileName(std::string_view prefix, int32_t shardId, int32_t numShards);
 
 } // namespace ckpt

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ckpt/bundle_reader.h"
+#include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_writer.h"
 #include "format/ordered_code.h"
 #include "pipeline/writable_file.h"
