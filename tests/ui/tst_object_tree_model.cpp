@@ -11,7 +11,6 @@
 
 #include "ckpt/checkpoint.h"
 #include "models/checkpoint_snapshot.h"
-#include "models/directory_listing.h"
 #include "models/directory_model.h"
 #include "models/object_tree_model.h"
 #include "models/tree_filter.h"
@@ -187,24 +186,26 @@ private slots:
         if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         const DirectoryListing l = listDirectory(dir);
         QVERIFY(l.error.isEmpty());
-        QCOMPARE(static_cast<int>(l.checkpoints.size()), 1);
-        QCOMPARE(l.checkpoints[0].number.value_or(-1), 1000);
-        QCOMPARE(l.checkpoints[0].step.value_or(-1), 1000);
-        QCOMPARE(l.checkpoints[0].stepSource, QStringLiteral("global_step"));  // the estimator's TF1 global step
-        QVERIFY(l.checkpoints[0].isLatest);
-        QVERIFY(l.checkpoints[0].bytes > 0);
+        QCOMPARE(static_cast<int>(l.listing.checkpoints.size()), 1);
+        const CheckpointListEntry& e = l.listing.checkpoints[0];
+        QCOMPARE(e.step.number.value_or(-1), 1000);
+        QCOMPARE(e.step.step.value_or(-1), 1000);
+        QCOMPARE(e.step.source, std::string("global_step"));  // the estimator's TF1 global step
+        QVERIFY(e.isLatest);
+        QVERIFY(e.bytes > 0);
+        const QString prefix = QString::fromStdString(e.prefix);
         DirectoryModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setListing(l);
         model.setListing(l);  // replaced, not duplicated
         QCOMPARE(model.rowCount(), 1);
-        const QModelIndex c = model.indexForPrefix(l.checkpoints[0].prefix);
+        const QModelIndex c = model.indexForPrefix(prefix);
         QVERIFY(c.isValid());
-        model.setHealth(l.checkpoints[0].prefix, Health::Damaged, QStringLiteral("DataLoss: x"));
+        model.setHealth(prefix, Health::Damaged, QStringLiteral("DataLoss: x"));
         QCOMPARE(c.data(DirectoryModel::HealthRole).toInt(), static_cast<int>(Health::Damaged));
         QVERIFY(c.data(Qt::ToolTipRole).toString().contains(QStringLiteral("DataLoss: x")));
         model.setListing(l);  // a re-list keeps the known health
-        QCOMPARE(model.indexForPrefix(l.checkpoints[0].prefix).data(DirectoryModel::HealthRole).toInt(), static_cast<int>(Health::Damaged));
+        QCOMPARE(model.indexForPrefix(prefix).data(DirectoryModel::HealthRole).toInt(), static_cast<int>(Health::Damaged));
     }
 };
 

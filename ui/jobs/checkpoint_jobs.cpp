@@ -1,5 +1,8 @@
 #include "jobs/checkpoint_jobs.h"
 
+#include <QDir>
+#include <QFileInfo>
+
 #include "ckpt/verify.h"
 
 namespace ckpt::ui {
@@ -12,6 +15,19 @@ QStringList problemLines(const VerifyReport& report) {
 }
 
 } // namespace
+
+DirectoryListing listDirectory(const QString& dir) {
+    DirectoryListing out;
+    out.dir = QDir(dir).absolutePath();
+    auto listing = listCheckpoints(out.dir.toStdString());
+    if (listing.ok()) out.listing = std::move(*listing);
+    else out.error = QString::fromStdString(listing.status().toString());
+    return out;
+}
+
+QString directoryFor(const QString& openedPath) {
+    return QString::fromStdString(checkpointDirectoryFor(QFileInfo(openedPath).absoluteFilePath().toStdString()));
+}
 
 OpenResult openCheckpoint(const QString& path, const std::shared_ptr<JobControl>& job) {
     OpenResult out;

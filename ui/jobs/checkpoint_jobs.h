@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "ckpt/checkpoint_listing.h"
 #include "ckpt/tensor.h"
 #include "jobs/job_control.h"
 #include "models/checkpoint_snapshot.h"
@@ -24,6 +25,17 @@ struct OpenResult {
 // path still resolves to a prefix, runs verifyBundle so the error panel can
 // show exactly what `ckpt verify` would print.
 OpenResult openCheckpoint(const QString& path, const std::shared_ptr<JobControl>& job);
+
+struct DirectoryListing {
+    QString dir;                 // absolute
+    CheckpointListing listing;   // the engine's listing (checkpoint_listing.h)
+    QString error;               // the directory itself is unreadable or gone
+};
+// listCheckpoints on the absolute path of 'dir'.
+DirectoryListing listDirectory(const QString& dir);
+// The directory whose checkpoints to list for what a user opened
+// (checkpointDirectoryFor on its absolute path).
+QString directoryFor(const QString& openedPath);
 
 struct VerifyResult {
     QString prefix;

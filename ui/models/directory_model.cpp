@@ -62,28 +62,35 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
     dirItem->setIcon(QApplication::style()->standardIcon(QStyle::SP_DirIcon));
     QString dirTip = listing.dir;
     if (!listing.error.isEmpty()) dirTip += QLatin1Char('\n') + listing.error;
-    if (!listing.stateFileError.isEmpty()) dirTip += QLatin1Char('\n') + listing.stateFileError;
+    if (!listing.listing.stateFileError.isOk())
+        dirTip += QLatin1Char('\n') + QString::fromStdString(listing.listing.stateFileError.toString());
     dirItem->setToolTip(dirTip);
-    for (const CheckpointFileEntry& e : listing.checkpoints) {
+    for (const CheckpointListEntry& e : listing.listing.checkpoints) {
+        const QString prefix = QString::fromStdString(e.prefix);
+        const QDateTime modified = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(e.modified * 1000));
+        const std::optional<int64_t> step = e.step.step;
         auto* it = new QStandardItem;
         it->setEditable(false);
-        it->setText(e.name);
+        it->setText(QString::fromStdString(e.name));
         if (e.isLatest) {
             // Bold rather than a "(latest)" suffix, which the narrow sidebar would elide.
             QFont bold = it->font();
             bold.setBold(true);
             it->setFont(bold);
         }
-        it->setData(e.prefix, PrefixRole);
-        const auto prior = known.value(e.prefix, {static_cast<int>(Health::Unknown), QString()});
+        it->setData(prefix, PrefixRole);
+        const auto prior = known.value(prefix, {static_cast<int>(Health::Unknown), QString()});
         it->setData(prior.first, HealthRole);
         it->setData(prior.second, ProblemsRole);
         it->setIcon(healthIcon(static_cast<Health>(prior.first)));
-        QString tip = tr("%1\n%2 \u2022 %3").arg(e.prefix, QLocale().toString(e.modified, QLocale::ShortFormat), formatBytes(e.bytes));
-        if (e.step && e.stepSource != QLatin1String("checkpoint number"))
-            tip += tr("\nStep %1, read from %2").arg(*e.step).arg(e.stepSource);
+        QString tip = tr("%1\n%2 \u2022 %3").arg(prefix, QLocale().toString(modified, QLocale::ShortFormat), formatBytes(static_cast<qint64>(e.bytes)));
+        if (step && e.step.source != "checkpoint number")
+            tip += tr("\nStep %1, read from %2").arg(*step).arg(QString::fromStdString(e.step.source));
         if (e.isLatest) tip += tr("\nLatest checkpoint of the directory's state file");
         else if (!e.inStateFile) tip += tr("\nNot listed in the directory's checkpoint state file");
+        if (e.missingShards > 0) tip += tr("\n%n data file(s) missing", nullptr, e.missingShards);
+        if (e.staleDataFiles > 0) tip += tr("\n%n stale data file(s) of another shard count, not counted", nullptr, e.staleDataFiles);
+        if (!e.error.isOk()) tip += QLatin1Char('\n') + QString::fromStdString(e.error.toString());
         it->setToolTip(tip);
         it->setData(tip, Qt::UserRole + 100);
         auto cell = [](const QString& value, Qt::Alignment align) {
@@ -92,9 +99,9 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
             c->setTextAlignment(align | Qt::AlignVCenter);
             return c;
         };
-        dirItem->appendRow({it, cell(e.step ? QString::number(*e.step) : QString(), Qt::AlignRight),
-                            cell(e.modified.toString(QStringLiteral("MM-dd HH:mm")), Qt::AlignLeft),
-                            cell(formatBytes(e.bytes), Qt::AlignRight)});
+        dirItem->appendRow({it, cell(step ? QString::number(*step) : QString(), Qt::AlignRight),
+                            cell(modified.toString(QStringLiteral("MM-dd HH:mm")), Qt::AlignLeft),
+                            cell(formatBytes(static_cast<qint64>(e.bytes)), Qt::AlignRight)});
     }
 }
 

@@ -1,11 +1,12 @@
 #pragma once
 // The sidebar: opened directories, each with its checkpoints by step, the
 // state file's latest marked, and a health badge from background
-// verification. Shows DirectoryListing snapshots; never calls the engine.
+// verification. Shows the engine's listings (jobs/checkpoint_jobs.h,
+// ckpt/checkpoint_listing.h); never calls the engine.
 
 #include <QStandardItemModel>
 
-#include "models/directory_listing.h"
+#include "jobs/checkpoint_jobs.h"
 #include "views/kind_icons.h"
 
 namespace ckpt::ui {

@@ -30,7 +30,6 @@
 #include "jobs/job_pool.h"
 #include "jobs/when_done.h"
 #include "jobs/job_tracker.h"
-#include "models/directory_listing.h"
 #include "models/directory_model.h"
 #include "models/object_tree_model.h"
 #include "views/error_panel.h"
@@ -324,9 +323,10 @@ void MainWindow::listDirectory(const QString& dir) {
         if (m_snapshot)
             if (const QModelIndex i = m_dirs->indexForPrefix(QString::fromStdString(m_snapshot->checkpoint->prefix())); i.isValid())
                 m_sidebar->setCurrentIndex(i);
-        for (const CheckpointFileEntry& e : l.checkpoints) {
-            const auto health = static_cast<Health>(m_dirs->data(m_dirs->indexForPrefix(e.prefix), DirectoryModel::HealthRole).toInt());
-            if (!known || health == Health::Unknown) queueVerify(e.prefix);
+        for (const CheckpointListEntry& e : l.listing.checkpoints) {
+            const QString prefix = QString::fromStdString(e.prefix);
+            const auto health = static_cast<Health>(m_dirs->data(m_dirs->indexForPrefix(prefix), DirectoryModel::HealthRole).toInt());
+            if (!known || health == Health::Unknown) queueVerify(prefix);
         }
     });
 }

@@ -1,0 +1,53 @@
+#pragma once
+// Every checkpoint in one directory, as `ckpt list` and the explorer's
+// sidebar show it: each <name>.index with its training step, modification
+// time, size and the `checkpoint` state file's view of it. One sort order
+// for both: by training step, then checkpoint number, then name.
+//   auto listing = listCheckpoints("/runs/exp1");
+//   for (const CheckpointListEntry& c : listing->checkpoints) use(c.prefix, c.step.step);
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ckpt/checkpoint_step.h"
+#include "ckpt/status.h"
+
+namespace ckpt {
+
+struct CheckpointListEntry {
+    std::string prefix;      // directory joined with the name
+    std::string name;        // "ckpt-3"
+    CheckpointStep step;     // number, stored step and where it came from
+    double modified = 0;     // of the .index, seconds since the Unix epoch
+    // The index plus the data files of the shard count its header names.
+    // Data files of another shard count (left by an earlier save at the same
+    // prefix) are not the checkpoint's: they are counted in staleDataFiles.
+    uint64_t bytes = 0;
+    int32_t shards = 0;
+    int32_t missingShards = 0;  // named by the header but absent
+    int32_t staleDataFiles = 0;
+    int64_t tensors = -1;       // -1 when the index cannot be read
+    bool inStateFile = false;   // listed in all_model_checkpoint_paths
+    bool isLatest = false;      // the state file's model_checkpoint_path
+    Status error;               // why the index cannot be read
+};
+
+struct CheckpointListing {
+    std::string dir;
+    std::vector<CheckpointListEntry> checkpoints;
+    Status stateFileError;  // a state file that exists but cannot be parsed
+};
+
+// NotFound when 'dir' is not a directory; PermissionDenied when it cannot
+// be read. Unreadable checkpoints are listed with their error.
+Result<CheckpointListing> listCheckpoints(std::string_view dir);
+
+// The directory to list for a path a user opened: the directory itself,
+// the variables/ of a SavedModel, or the directory holding a prefix,
+// .index or data file. Relative paths stay relative; a path that names
+// nothing is returned unchanged (listCheckpoints then reports it).
+std::string checkpointDirectoryFor(std::string_view openedPath);
+
+} // namespace ckpt
