@@ -11,8 +11,7 @@
 
 #include "ckpt/model_spec.h"
 #include "ckpt/restore.h"
-#include "ckpt/save.h"
-#include "ckpt/verify.h"
+#include "ckpt/restored_write.h"
 #include "json_output.h"
 #include "output.h"
 
@@ -59,38 +58,12 @@ void printReport(const MatchReport& r, const std::string& source, const std::str
     for (const std::string& w : r.warnings) std::cout << "warning: " << displayableString(w) << "\n";
 }
 
-// What --out did: skipped (with why), failed to write (error), or wrote
-// and verified (stats + verify report).
-struct OutResult {
-    std::string skipped;
-    Status error;
-    std::optional<SaveStats> stats;
-    std::optional<VerifyReport> verify;
-    bool ok() const { return error.isOk() && stats && verify && verify->ok(); }
-};
+// Why --out wrote nothing, in the CLI's words (the policy is the engine's).
+constexpr const char* kRefusedWhy = "the restore or the requested assertion failed (use --force to write anyway)";
 
-OutResult writeRestored(const Trackable& root, const std::string& prefix) {
-    OutResult r;
-    auto stats = writeCheckpoint(root, prefix, SaveOptions{});
-    if (!stats) {
-        r.error = stats.status();
-        return r;
-    }
-    r.stats = *stats;
-    // Read back what was written: a checkpoint we hand out must pass the same
-    // check `ckpt verify` makes.
-    auto report = verifyBundle(stats->prefix);
-    if (!report) {
-        r.error = report.status();
-        return r;
-    }
-    r.verify = std::move(*report);
-    return r;
-}
-
-nlohmann::json outJson(const std::string& requested, const OutResult& r) {
-    nlohmann::json j = {{"prefix", r.stats ? r.stats->prefix : requested}, {"written", r.stats.has_value()}};
-    j["skipped"] = r.skipped.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.skipped);
+nlohmann::json outJson(const RestoredWrite& r) {
+    nlohmann::json j = {{"prefix", r.prefix}, {"written", r.written()}};
+    j["skipped"] = r.refused ? nlohmann::json(kRefusedWhy) : nlohmann::json(nullptr);
     j["error"] = r.error.isOk() ? nlohmann::json(nullptr)
                                 : nlohmann::json{{"code", std::string(statusCodeName(r.error.code()))}, {"message", r.error.message()}};
     if (r.stats) {
@@ -112,13 +85,13 @@ nlohmann::json outJson(const std::string& requested, const OutResult& r) {
     return j;
 }
 
-void printOut(const std::string& requested, const OutResult& r) {
-    if (!r.skipped.empty()) {
-        std::cout << "not written: " << displayableString(requested) << ": " << r.skipped << "\n";
+void printOut(const RestoredWrite& r) {
+    if (r.refused) {
+        std::cout << "not written: " << displayableString(r.prefix) << ": " << kRefusedWhy << "\n";
         return;
     }
     if (!r.stats) {
-        std::cout << "write failed: " << displayableString(requested) << "\n";
+        std::cout << "write failed: " << displayableString(r.prefix) << "\n";
         return;
     }
     std::cout << "wrote " << displayableString(r.stats->prefix) << "  (" << r.stats->tensors << " tensors, " << r.stats->shards
@@ -186,25 +159,20 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
         if (args->expectPartial) status->expectPartial();
         const MatchReport report = status->report();
 
-        Status failure = status->initializeOrRestore();  // the first restore error, if any
-        if (failure.isOk() && !args->assertion.empty()) {
-            const Assertion a = args->assertion == "consumed" ? Assertion::Consumed
-                                : args->assertion == "existing" ? Assertion::ExistingObjectsMatched
-                                                                : Assertion::NontrivialMatch;
-            failure = status->check(a);
-        }
-        // --out: a failed assertion means the restored target is not what the
-        // user asked for, so writing it could pass off initial values as a
-        // restored model; only --force writes it anyway.
-        OutResult written;
+        std::optional<Assertion> required;
+        if (!args->assertion.empty())
+            required = args->assertion == "consumed"   ? Assertion::Consumed
+                       : args->assertion == "existing" ? Assertion::ExistingObjectsMatched
+                                                       : Assertion::NontrivialMatch;
+        const Status failure = restoreFailure(*status, required);
+        std::optional<RestoredWrite> written;
         if (!args->out.empty()) {
-            if (failure.isOk() || args->force) {
-                written = writeRestored(*status->root(), args->out);
-            } else {
-                written.skipped = "the restore or the requested assertion failed (use --force to write anyway)";
-            }
+            RestoredWriteOptions out;
+            out.requiredAssertion = required;
+            out.writeDespiteFailure = args->force;
+            written = writeRestoredVerified(*status, args->out, out);
         }
-        const bool outFailed = !args->out.empty() && written.skipped.empty() && !written.ok();
+        const bool outFailed = written && !written->refused && !written->ok();
         ctx.exitCode = failure.isOk() && !outFailed ? kExitOk : kExitCheckpointProblem;
         if (args->json) {
             nlohmann::json j = nlohmann::json::parse(matchReportJson(report));
@@ -216,16 +184,16 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
                                           : nlohmann::json{{"code", std::string(statusCodeName(failure.code()))},
                                                            {"message", failure.message()}};
             out.update(j);
-            out["out"] = args->out.empty() ? nlohmann::json(nullptr) : outJson(args->out, written);
+            out["out"] = written ? outJson(*written) : nlohmann::json(nullptr);
             printJson(out);
         } else {
             printReport(report, (*ckpt)->prefix(), args->target);
-            if (!args->out.empty()) printOut(args->out, written);
+            if (written) printOut(*written);
         }
         if (!failure.isOk()) std::cerr << "ckpt: " << displayableString(failure.toString()) << "\n";
-        if (!written.error.isOk()) std::cerr << "ckpt: " << displayableString(written.error.toString()) << "\n";
-        if (written.verify && !written.verify->ok())
-            for (const VerifyProblem& p : written.verify->problems)
+        if (written && !written->error.isOk()) std::cerr << "ckpt: " << displayableString(written->error.toString()) << "\n";
+        if (written && written->verify && !written->verify->ok())
+            for (const VerifyProblem& p : written->verify->problems)
                 std::cerr << "ckpt: " << displayableString(p.file + ": " + p.message) << "\n";
     });
 }

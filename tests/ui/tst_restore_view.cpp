@@ -3,7 +3,8 @@
 // that lacks a layer (assert_consumed fails naming it, existing objects
 // pass), toggle expect_partial, edit the assignment map and watch the live
 // verdict change, then Restore... into a new prefix that verifies and
-// reopens, without stalling the event loop for more than 100 ms.
+// reopens, without stalling the event loop for more than 100 ms. A restore
+// that fails writes nothing until the user confirms.
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
@@ -25,6 +26,7 @@
 #include <set>
 
 #include "stall_meter.h"
+#include "test_support.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/model_spec.h"
 #include "ckpt/verify.h"
@@ -83,6 +85,27 @@ QByteArray specWithoutLayer(const Checkpoint& ckpt, const QString& layer) {
         out.append(o);
     }
     spec[QStringLiteral("objects")] = out;
+    return QJsonDocument(spec).toJson();
+}
+
+// The checkpoint's own spec with every variable of one shape given another:
+// restoring into it records a shape mismatch, so the restore fails.
+QByteArray specWithReshapedVariables(const Checkpoint& ckpt, const QJsonArray& from, const QJsonArray& to) {
+    auto program = programFromCheckpoint(ckpt);
+    if (!program.ok()) return {};
+    QJsonObject spec = QJsonDocument::fromJson(QByteArray::fromStdString(modelSpecJson(**program))).object();
+    QJsonArray objects;
+    bool changed = false;
+    for (const QJsonValue& v : spec.value(QStringLiteral("objects")).toArray()) {
+        QJsonObject o = v.toObject();
+        if (o.value(QStringLiteral("shape")).toArray() == from) {
+            o[QStringLiteral("shape")] = to;
+            changed = true;
+        }
+        objects.append(o);
+    }
+    if (!changed) return {};
+    spec[QStringLiteral("objects")] = objects;
     return QJsonDocument(spec).toJson();
 }
 
@@ -225,6 +248,54 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(view->report() && !view->isMatching(), 20000);
         for (const CheckpointNodeMatch& n : view->report()->checkpointNodes)
             QVERIFY2(!QString::fromStdString(n.path).contains(QStringLiteral("layer_with_weights-1")), n.path.c_str());
+    }
+
+    void refusesToWriteAFailedRestoreUnlessConfirmed() {
+        // The engine's one policy (ckpt/restored_write.h): after a failed
+        // restore nothing is written until the user says so.
+        MainWindow window;
+        window.show();
+        RestoreView* view = window.restoreView();
+        QSignalSpy opened(&window, &MainWindow::checkpointOpened);
+        window.openDemo(m_dir.filePath(QStringLiteral("demo")));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60000);
+        QVERIFY(opened.first().at(0).toBool());
+        window.workspace()->setCurrentWidget(view);
+        const QByteArray spec = specWithReshapedVariables(*window.snapshot()->checkpoint, QJsonArray{8, 32}, QJsonArray{8, 16});
+        QVERIFY(!spec.isEmpty());
+        const QString specPath = m_dir.filePath(QStringLiteral("reshaped.json"));
+        QVERIFY(ckpt::testing::writeAll(specPath, spec));
+        QSignalSpy updated(view, &RestoreView::previewUpdated);
+        view->setTarget(specPath);
+        QTRY_VERIFY_WITH_TIMEOUT(view->report() && !view->isMatching() && view->report()->mismatches > 0, 20000);
+
+        QStringList asked;
+        bool answer = false;
+        view->setConfirmWrite([&](const QString&, const QString& failure) {
+            asked << failure;
+            return answer;
+        });
+        const QString out = m_dir.filePath(QStringLiteral("refused/ckpt"));
+        QSignalSpy finished(view, &RestoreView::restoreFinished);
+        view->restoreTo(out);
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(asked.size(), 1);
+        QVERIFY2(asked.first().contains(QStringLiteral("shape")), qPrintable(asked.first()));
+        QVERIFY(!finished.first().at(0).toBool());
+        QVERIFY2(view->resultLabel()->text().startsWith(QStringLiteral("Not written")), qPrintable(view->resultLabel()->text()));
+        QVERIFY(!QFileInfo::exists(out + QStringLiteral(".index")));
+
+        // Confirmed: written and verified, the restore errors still shown.
+        answer = true;
+        finished.clear();
+        view->restoreTo(out);
+        QVERIFY(finished.wait(60000));
+        if (finished.count() < 2) QVERIFY(finished.wait(60000));  // the confirmed second run
+        QCOMPARE(asked.size(), 2);
+        QVERIFY2(finished.last().at(0).toBool(), qPrintable(view->resultLabel()->text()));
+        QVERIFY(view->resultLabel()->text().contains(QStringLiteral("Restore errors:")));
+        auto report = verifyBundle(out.toStdString());
+        QVERIFY(report.ok() && report->ok());
     }
 
     void demoOptionOpensExistingDemo() {

@@ -2,8 +2,7 @@
 
 #include "ckpt/model_spec.h"
 #include "ckpt/restore.h"
-#include "ckpt/save.h"
-#include "ckpt/verify.h"
+#include "ckpt/restored_write.h"
 
 namespace ckpt::ui {
 namespace {
@@ -43,13 +42,13 @@ RestorePreview previewRestore(const RestoreRequest& request) {
     return out;
 }
 
-RestoreWriteResult restoreAndWrite(const RestoreRequest& request, const QString& outPrefix,
+RestoreWriteResult restoreAndWrite(const RestoreRequest& request, const QString& outPrefix, bool writeDespiteFailure,
                                    const std::shared_ptr<JobControl>& job) {
     RestoreWriteResult out;
     out.prefix = outPrefix;
-    // Three steps the user can tell apart in the status bar; verify reports
-    // its own byte progress in the last one.
-    job->setProgress(0, 3);
+    // Two steps the user can tell apart in the status bar; verify reports
+    // its own byte progress while the second runs.
+    job->setProgress(0, 2);
     auto status = runRestore(request, true);
     if (!status.ok()) {
         out.error = text(status.status());
@@ -60,29 +59,23 @@ RestoreWriteResult restoreAndWrite(const RestoreRequest& request, const QString&
         out.cancelled = true;
         return out;
     }
-    job->setProgress(1, 3);
-    auto stats = writeCheckpoint(*status->root(), outPrefix.toStdString(), SaveOptions{});
-    if (!stats.ok()) {
-        out.error = text(stats.status());
+    job->setProgress(1, 2);
+    RestoredWriteOptions options;
+    options.writeDespiteFailure = writeDespiteFailure;
+    options.verify.cancel = &job->token();
+    options.verify.progress = JobControl::sinkFor(job);
+    const RestoredWrite written = writeRestoredVerified(*status, outPrefix.toStdString(), options);
+    out.prefix = QString::fromStdString(written.prefix);
+    if (written.refused) {
+        out.refusedBecause = text(written.restoreFailure);
         return out;
     }
-    out.tensors = stats->tensors;
-    if (job->isCancelled()) {
-        out.cancelled = true;
-        return out;
-    }
-    job->setProgress(2, 3);
-    VerifyOptions options;
-    options.cancel = &job->token();
-    options.progress = JobControl::sinkFor(job);
-    auto report = verifyBundle(outPrefix.toStdString(), options);
-    if (!report.ok()) {
-        out.cancelled = report.status().code() == StatusCode::Cancelled;
-        if (!out.cancelled) out.error = text(report.status());
-        return out;
-    }
-    for (const VerifyProblem& p : report->problems) out.problems << QString::fromStdString(p.message);
-    out.ok = out.problems.isEmpty();
+    out.cancelled = written.error.code() == StatusCode::Cancelled;
+    if (!written.error.isOk() && !out.cancelled) out.error = text(written.error);
+    if (written.stats) out.tensors = written.stats->tensors;
+    if (written.verify)
+        for (const VerifyProblem& p : written.verify->problems) out.problems << QString::fromStdString(p.message);
+    out.ok = written.ok();
     return out;
 }
 

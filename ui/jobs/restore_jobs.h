@@ -41,15 +41,17 @@ RestorePreview previewRestore(const RestoreRequest& request);
 struct RestoreWriteResult {
     bool ok = false;
     bool cancelled = false;
+    QString refusedBecause; // not written: the restore failed (writeRestoredVerified's policy)
     QString error;          // the failing step's Status::toString()
     QString prefix;         // the written checkpoint
     QStringList problems;   // verifyBundle's findings, verbatim
     QStringList restoreErrors;  // mismatches the restore recorded
     qint64 tensors = 0;
 };
-// Restores with values, writes the program graph to 'outPrefix' with
-// writeCheckpoint, then verifies the result.
-RestoreWriteResult restoreAndWrite(const RestoreRequest& request, const QString& outPrefix,
+// Restores with values, then writeRestoredVerified: writes the program
+// graph to 'outPrefix' and verifies it; after a failed restore only when
+// the user confirmed ('writeDespiteFailure').
+RestoreWriteResult restoreAndWrite(const RestoreRequest& request, const QString& outPrefix, bool writeDespiteFailure,
                                    const std::shared_ptr<JobControl>& job);
 
 } // namespace ckpt::ui

@@ -9,6 +9,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
@@ -65,6 +66,17 @@ RestoreView::RestoreView(JobTracker* jobs, QWidget* parent)
       m_mapping(new QTableWidget(0, 2, this)), m_restore(new QPushButton(tr("&Restore\u2026"), this)),
       m_openResult(new QPushButton(tr("Open Restored Checkpoint"), this)), m_result(new QLabel(this)),
       m_debounce(new QTimer(this)) {
+    m_confirmWrite = [this](const QString& prefix, const QString& failure) {
+        QMessageBox box(QMessageBox::Warning, tr("Write Anyway?"),
+                        tr("The restore failed, so %1 would hold the target's initial values where restored ones "
+                           "were expected.").arg(prefix),
+                        QMessageBox::Cancel, this);
+        box.setInformativeText(failure);
+        QPushButton* write = box.addButton(tr("&Write Anyway"), QMessageBox::AcceptRole);
+        box.setDefaultButton(QMessageBox::Cancel);
+        box.exec();
+        return box.clickedButton() == write;
+    };
     auto* layout = new QVBoxLayout(this);
 
     auto* targetRow = new QHBoxLayout;
@@ -322,25 +334,30 @@ void RestoreView::showPreview(const RestorePreview& preview) {
     emit previewUpdated();
 }
 
-void RestoreView::restoreTo(const QString& outPrefix) {
+void RestoreView::restoreTo(const QString& outPrefix, bool writeDespiteFailure) {
     if (!m_snapshot || m_restoreJob) return;
     auto job = m_jobs->start(tr("Restoring into %1").arg(QFileInfo(outPrefix).fileName()));
     m_restoreJob = job;
     m_restore->setEnabled(false);
     m_openResult->setVisible(false);
     m_result->setText(tr("Restoring, writing and verifying %1\u2026").arg(outPrefix));
-    whenDone(this, QtConcurrent::run(jobPool(), restoreAndWrite, request(), outPrefix, job),
-             [this, job](const RestoreWriteResult& r) {
+    whenDone(this, QtConcurrent::run(jobPool(), restoreAndWrite, request(), outPrefix, writeDespiteFailure, job),
+             [this, job, outPrefix](const RestoreWriteResult& r) {
                  m_jobs->finish(job);
                  m_restoreJob.reset();
                  m_restore->setEnabled(m_snapshot != nullptr);
                  showRestoreResult(r);
+                 if (!r.refusedBecause.isEmpty() && m_confirmWrite(outPrefix, r.refusedBecause))
+                     restoreTo(outPrefix, true);
              });
 }
 
 void RestoreView::showRestoreResult(const RestoreWriteResult& r) {
     QStringList lines;
-    if (r.cancelled) {
+    if (!r.refusedBecause.isEmpty()) {
+        lines << tr("Not written: the restore failed, so %1 would hold initial values, not restored ones:").arg(r.prefix)
+              << r.refusedBecause;
+    } else if (r.cancelled) {
         lines << tr("Restore cancelled; %1 may be incomplete.").arg(r.prefix);
     } else if (!r.error.isEmpty()) {
         lines << tr("Restore into %1 failed:").arg(r.prefix) << r.error;

@@ -8,6 +8,7 @@
 
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 
 #include "ckpt/match_report.h"
@@ -38,8 +39,13 @@ public:
     void setTarget(const QString& target);
     const QString& target() const { return m_target; }
     void addMappingRow(const QString& from = {}, const QString& to = {});
-    // Restores with values into 'outPrefix', writes and verifies it.
-    void restoreTo(const QString& outPrefix);
+    // Restores with values into 'outPrefix', writes and verifies it. When
+    // the restore fails, asks whether to write anyway (the engine's policy,
+    // ckpt/restored_write.h) before writing anything.
+    void restoreTo(const QString& outPrefix, bool writeDespiteFailure = false);
+    // How that question is asked: a message box unless replaced (tests).
+    using ConfirmWrite = std::function<bool(const QString& prefix, const QString& failure)>;
+    void setConfirmWrite(ConfirmWrite confirm) { m_confirmWrite = std::move(confirm); }
 
     ObjectTreePane* treePane() const { return m_tree; }
     QCheckBox* expectPartialBox() const { return m_expectPartial; }
@@ -73,6 +79,7 @@ private:
     RestoreRequest request() const;
 
     JobTracker* m_jobs;
+    ConfirmWrite m_confirmWrite;
     std::shared_ptr<const CheckpointSnapshot> m_snapshot;
     std::shared_ptr<const MatchReport> m_report;
     QString m_target;
