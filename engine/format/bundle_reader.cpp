@@ -7,6 +7,7 @@
 
 #include "format/index_table.h"
 #include "format/ordered_code.h"
+#include "format/shard_path.h"
 #include "platform/crc32c.h"
 #include "platform/file.h"
 #include "tensor_bundle.pb.h"
@@ -236,9 +237,7 @@ Result<std::unique_ptr<BundleReader>> BundleReader::open(std::string_view prefix
 std::string BundleReader::indexPath() const { return m_prefix + ".index"; }
 
 std::string BundleReader::dataPath(int32_t shardId) const {
-    char suffix[64];
-    std::snprintf(suffix, sizeof suffix, ".data-%05d-of-%05d", shardId, m_header.numShards);
-    return m_prefix + suffix;
+    return format::dataShardPath(m_prefix, shardId, m_header.numShards);
 }
 
 Status BundleReader::load() {
