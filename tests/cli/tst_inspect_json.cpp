@@ -229,6 +229,23 @@ private slots:
         w.finish();
         QCOMPARE(empty.str(), referenceDump(json::array()));
     }
+
+    // The writer checks strings a word at a time: every byte that needs
+    // escaping, and its neighbours that do not, at every offset of a word.
+    void escapingAtEveryOffset() {
+        const std::string bytes[] = {"\x01", "\x1f", "\x20", "\x21", "\"", "\\", "\x7f", "\x80", "\xff", "\xc3\xa9", "\x5b", "\x5d"};
+        for (const std::string& b : bytes) {
+            for (size_t at = 0; at < 18; ++at) {
+                std::string s(18, 'a');
+                s.replace(at, 1, b);
+                std::ostringstream out;
+                cli::JsonWriter w(out);
+                w.string(s);
+                w.finish();
+                QCOMPARE(out.str(), referenceDump(json(s)));
+            }
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TstInspectJson)
