@@ -184,6 +184,17 @@ private slots:
         auto garbage = readCheckpointStep(prefix);
         QVERIFY(!garbage.ok());
         QCOMPARE(garbage.status().code(), StatusCode::DataLoss);
+
+        // A damaged data block of the index: its checksum is verified on the lookup.
+        QVERIFY(QFile::remove(QString::fromStdString(prefix + ".index")));
+        QVERIFY(writeCheckpoint(prefix, {{kStep, scalar(DataType::Int64, int64_t{100})}}).isOk());
+        QByteArray index = ckpt::testing::readAll(QString::fromStdString(prefix + ".index"));
+        index[4] = static_cast<char>(index[4] ^ 0x40);  // inside the first entries, before the block trailer
+        QVERIFY(ckpt::testing::writeAll(QString::fromStdString(prefix + ".index"), index));
+        auto damaged = readCheckpointStep(prefix);
+        QVERIFY(!damaged.ok());
+        QCOMPARE(damaged.status().code(), StatusCode::DataLoss);
+        QVERIFY2(damaged.status().message().find("checksum") != std::string::npos, damaged.status().toString().c_str());
     }
 };
 
