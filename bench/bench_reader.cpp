@@ -1,6 +1,10 @@
 // Reader benchmarks for issue 2's performance targets (docs/benchmarks.md):
 //  list:   a checkpoint of 100,000 small tensors (with an object graph, like
 //          a TF2 save) is listed in < 300 ms and < 200 MB peak RSS;
+//          `ckpt inspect --json` of it is timed against plain `ckpt inspect`
+//          and, with CKPT_PYTHON set, tf.train.list_variables (issue 13);
+//  step:   readCheckpointStep of the same checkpoint against opening its
+//          whole index for checkpointStep (issue 13);
 //  verify: `ckpt verify` of a 2 GiB data file, warm in the page cache, runs
 //          at >= 0.8x the throughput of `cat FILE > /dev/null`, both measured
 //          in the same run.
@@ -20,6 +24,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -29,6 +35,7 @@
 
 #include "ckpt/bundle_reader.h"
 #include "ckpt/checkpoint.h"
+#include "ckpt/checkpoint_step.h"
 #include "ckpt/object_graph.h"
 #include "ckpt/verify.h"
 #include "format/index_table.h"
@@ -44,6 +51,7 @@ using Clock = std::chrono::steady_clock;
 constexpr double kListTargetMs = 300;
 constexpr double kListTargetRssMb = 200;
 constexpr double kVerifyTargetRatio = 0.8;
+constexpr const char* kStepKey = "step/.ATTRIBUTES/VARIABLE_VALUE";
 
 [[noreturn]] void die(const std::string& message) {
     std::fprintf(stderr, "bench_reader: %s\n", message.c_str());
@@ -62,9 +70,10 @@ public:
         if (!m_data) die("cannot create " + m_prefix + ".data-00000-of-00001: " + std::strerror(errno));
     }
 
-    void addFloat(const std::string& key, const std::vector<int64_t>& shape, const void* bytes, size_t n) {
+    void addFixed(const std::string& key, tensorflow::DataType dtype, const std::vector<int64_t>& shape, const void* bytes,
+                  size_t n) {
         tensorflow::BundleEntryProto e;
-        e.set_dtype(tensorflow::DT_FLOAT);
+        e.set_dtype(dtype);
         for (int64_t d : shape) e.mutable_shape()->add_dim()->set_size(d);
         e.set_offset(m_offset);
         e.set_size(static_cast<int64_t>(n));
@@ -144,7 +153,8 @@ private:
 };
 
 // A TF2-style checkpoint: root -> model -> layers -> <i> -> {kernel, bias},
-// one tensor per variable, plus the serialized object graph.
+// one tensor per variable, a root `step` (tf.train.Checkpoint(step=...),
+// for readCheckpointStep), plus the serialized object graph.
 void generateListCheckpoint(const std::string& prefix, int numTensors) {
     BundleBuilder b(prefix);
     tensorflow::TrackableObjectGraph graph;
@@ -178,10 +188,19 @@ void generateListCheckpoint(const std::string& prefix, int numTensors) {
             attr->set_full_name("layer_" + std::to_string(layer) + "/" + var);
             attr->set_checkpoint_key(key);
             for (int i = 0; i < 4; ++i) values[i] = static_cast<float>(written * 4 + i) * 0.25f;
-            b.addFloat(key, {2, 2}, values, sizeof values);
+            b.addFixed(key, tensorflow::DT_FLOAT, {2, 2}, values, sizeof values);
             ++written;
         }
     }
+    auto* stepRef = graph.mutable_nodes(0)->add_children();
+    stepRef->set_node_id(graph.nodes_size());
+    stepRef->set_local_name("step");
+    auto* stepAttr = graph.add_nodes()->add_attributes();
+    stepAttr->set_name("VARIABLE_VALUE");
+    stepAttr->set_full_name("step");
+    stepAttr->set_checkpoint_key(kStepKey);
+    const int64_t step = numTensors;
+    b.addFixed(kStepKey, tensorflow::DT_INT64, {}, &step, sizeof step);
     b.addScalarString(std::string(ckpt::kObjectGraphKey), graph.SerializeAsString());
     b.finish();
 }
@@ -293,6 +312,25 @@ int listChild(const std::string& prefix, bool withGraph) {
     return 0;
 }
 
+// The child side of the step measurement: the step by index lookups
+// (readCheckpointStep) or through a fully opened reader (checkpointStep).
+int stepChild(const std::string& prefix, bool viaReader) {
+    const auto start = Clock::now();
+    std::optional<int64_t> step;
+    if (viaReader) {
+        auto reader = ckpt::BundleReader::open(prefix);
+        if (!reader) die(reader.status().toString());
+        step = ckpt::checkpointStep(prefix, reader->get()).step;
+    } else {
+        auto quick = ckpt::readCheckpointStep(prefix);
+        if (!quick) die(quick.status().toString());
+        step = quick->step;
+    }
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    std::printf("%.3f %lld\n", ms, static_cast<long long>(step.value_or(-1)));
+    return 0;
+}
+
 double bestOf(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
 
 uint64_t freeBytes(const std::string& dir) {
@@ -309,14 +347,48 @@ void generateInChild(const std::vector<std::string>& args) {
     if (r.exitCode != 0) die("generating the checkpoint failed");
 }
 
+struct Timing {
+    double bestMs = 0;
+    double bestCpuMs = 0;
+    double bestRssMb = 0;
+};
+
+// Runs 'args' 'repeat' times; with inProcessTime the child prints its own
+// milliseconds first on stdout (the rest of the line goes to 'lastOut').
+Timing timeChild(const char* name, const std::vector<std::string>& args, bool inProcessTime, int repeat,
+                 std::string* lastOut = nullptr) {
+    std::vector<double> ms, cpu, rss;
+    for (int i = 0; i < repeat; ++i) {
+        ChildResult r = runChild(args, inProcessTime);
+        if (r.exitCode != 0) die(std::string(name) + " failed: " + r.out);
+        ms.push_back(inProcessTime ? std::stod(r.out) : r.wallMs);
+        cpu.push_back(r.cpuMs);  // whole child process, start-up included
+        rss.push_back(r.maxRssMb);
+        if (lastOut) *lastOut = r.out;
+    }
+    return {bestOf(ms), bestOf(cpu), bestOf(rss)};
+}
+
+// tf.train.list_variables on the same bundle, timed inside Python after
+// TensorFlow is imported (the import alone takes seconds). Prints
+// "<ms> <variables> <peak RSS MB after import> <peak RSS MB after listing>".
+constexpr const char* kTfListScript = R"(import resource, sys, time
+import tensorflow as tf
+rss = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+before = rss()
+t = time.perf_counter()
+v = tf.train.list_variables(sys.argv[1])
+print("%.3f %d %.1f %.1f" % ((time.perf_counter() - t) * 1e3, len(v), before, rss()))
+)";
+
 bool runList(const std::string& dir, int numTensors, int repeat, const std::string& ckptBinary) {
     const std::string prefix = dir + "/list/ckpt-1";
     std::filesystem::create_directories(dir + "/list");
     auto t0 = Clock::now();
     generateInChild({selfPath(), "--generate-list", prefix, std::to_string(numTensors)});
-    std::printf("list: generated %d tensors in %.1f s (index %.1f MB, object graph of %d nodes)\n", numTensors,
+    std::printf("list: generated %d tensors (+ a step) in %.1f s (index %.1f MB, object graph of %d nodes)\n", numTensors,
                 std::chrono::duration<double>(Clock::now() - t0).count(),
-                static_cast<double>(std::filesystem::file_size(prefix + ".index")) / 1e6, 3 + numTensors + (numTensors + 1) / 2);
+                static_cast<double>(std::filesystem::file_size(prefix + ".index")) / 1e6, 4 + numTensors + (numTensors + 1) / 2);
 
     bool ok = true;
     // The issue's target is the engine's listing; the rest show what users
@@ -328,22 +400,52 @@ bool runList(const std::string& dir, int numTensors, int repeat, const std::stri
         {"ckpt inspect > /dev/null (process)", {ckptBinary, "inspect", prefix}, false, false},
         {"ckpt inspect --json > /dev/null (process)", {ckptBinary, "inspect", prefix, "--json"}, false, false},
     };
+    std::vector<Timing> timings;
     for (const Variant& v : variants) {
-        std::vector<double> ms, cpu, rss;
-        for (int i = 0; i < repeat; ++i) {
-            ChildResult r = runChild(v.args, v.inProcessTime);
-            if (r.exitCode != 0) die(std::string(v.name) + " failed: " + r.out);
-            ms.push_back(v.inProcessTime ? std::stod(r.out) : r.wallMs);
-            cpu.push_back(r.cpuMs);  // whole child process, start-up included
-            rss.push_back(r.maxRssMb);
-        }
-        const bool met = bestOf(ms) < kListTargetMs && bestOf(rss) < kListTargetRssMb;
+        const Timing t = timeChild(v.name, v.args, v.inProcessTime, repeat);
+        timings.push_back(t);
+        const bool met = t.bestMs < kListTargetMs && t.bestRssMb < kListTargetRssMb;
         if (v.isTarget) ok &= met;
         std::printf("list: %-44s best %7.1f ms (process cpu %6.1f ms)  peak RSS %6.1f MB  [%s: < %.0f ms, < %.0f MB]\n",
-                    v.name, bestOf(ms), bestOf(cpu), bestOf(rss),
+                    v.name, t.bestMs, t.bestCpuMs, t.bestRssMb,
                     v.isTarget ? (met ? "target met" : "target MISSED") : (met ? "info, within" : "info, over"),
                     kListTargetMs, kListTargetRssMb);
     }
+    const Timing& plain = timings[2];
+    const Timing& json = timings[3];
+    std::printf("list: ckpt inspect --json / ckpt inspect: %.2fx wall, %.2fx cpu\n", json.bestMs / plain.bestMs,
+                json.bestCpuMs / plain.bestCpuMs);
+
+    // TensorFlow's own listing, when a Python with TensorFlow is named.
+    if (const char* python = std::getenv("CKPT_PYTHON"); python && *python) {
+        ::setenv("TF_CPP_MIN_LOG_LEVEL", "3", 0);
+        std::string out;
+        const Timing tf = timeChild("tf.train.list_variables", {python, "-c", kTfListScript, prefix}, true, repeat, &out);
+        double ms = 0, rssImport = 0, rssAfter = 0;
+        long long variables = 0;
+        std::sscanf(out.c_str(), "%lf %lld %lf %lf", &ms, &variables, &rssImport, &rssAfter);
+        std::printf("list: tf.train.list_variables (in Python, after import) best %7.1f ms, %lld variables, peak RSS %.1f MB "
+                    "(%.1f MB after importing TensorFlow)\n",
+                    tf.bestMs, variables, rssAfter, rssImport);
+        std::printf("list: ckpt inspect --json (whole process) / tf.train.list_variables: %.2fx wall; "
+                    "ckpt inspect / tf.train.list_variables: %.2fx\n",
+                    json.bestMs / tf.bestMs, plain.bestMs / tf.bestMs);
+    } else {
+        std::printf("list: tf.train.list_variables skipped (set CKPT_PYTHON to a Python with TensorFlow)\n");
+    }
+
+    // The step of the same checkpoint: index lookups vs a fully opened reader.
+    std::string quickOut, readerOut;
+    const Timing quick = timeChild("readCheckpointStep", {selfPath(), "--step-child", prefix}, true, repeat, &quickOut);
+    const Timing full = timeChild("checkpointStep", {selfPath(), "--step-child-reader", prefix}, true, repeat, &readerOut);
+    const std::string expected = std::to_string(numTensors);
+    for (const std::string* out : {&quickOut, &readerOut})
+        if (out->substr(out->find(' ') + 1, expected.size()) != expected) die("wrong step read: " + *out);
+    std::printf("step: %-44s best %7.2f ms  peak RSS %6.1f MB\n", "readCheckpointStep (index lookups)", quick.bestMs,
+                quick.bestRssMb);
+    std::printf("step: %-44s best %7.2f ms  peak RSS %6.1f MB\n", "BundleReader::open + checkpointStep", full.bestMs,
+                full.bestRssMb);
+    std::printf("step: opening the whole index / lookups: %.0fx\n", full.bestMs / quick.bestMs);
     return ok;
 }
 
@@ -398,6 +500,8 @@ int main(int argc, char** argv) {
     // Internal modes: the parent runs these as children (see generateInChild).
     if (argc == 3 && (std::strcmp(argv[1], "--list-child") == 0 || std::strcmp(argv[1], "--list-child-graph") == 0))
         return listChild(argv[2], std::strcmp(argv[1], "--list-child-graph") == 0);
+    if (argc == 3 && (std::strcmp(argv[1], "--step-child") == 0 || std::strcmp(argv[1], "--step-child-reader") == 0))
+        return stepChild(argv[2], std::strcmp(argv[1], "--step-child-reader") == 0);
     if (argc == 4 && std::strcmp(argv[1], "--generate-list") == 0) {
         generateListCheckpoint(argv[2], std::stoi(argv[3]));
         return 0;

@@ -1,56 +1,13 @@
 // ckpt inspect PATH [--json]: header, tensors and object graph of a checkpoint.
 
 #include <cstdio>
-#include <functional>
 #include <iostream>
 
+#include "inspect_json.h"
 #include "json_output.h"
 #include "output.h"
 
 namespace ckpt::cli {
-namespace {
-
-// One value as printJson would print it nested 'depth' levels deep.
-std::string dumpNested(const nlohmann::json& j, int depth) {
-    const std::string text = j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
-    std::string out;
-    out.reserve(text.size() + 16);
-    for (char c : text) {
-        out.push_back(c);
-        if (c == '\n') out.append(static_cast<size_t>(depth), ' ');  // JSON strings never hold a raw newline
-    }
-    return out;
-}
-
-void printArrayStreamed(const char* name, size_t count, const std::function<nlohmann::json(size_t)>& element) {
-    std::cout << " \"" << name << "\": ";
-    if (count == 0) {
-        std::cout << "[]";
-        return;
-    }
-    std::cout << "[\n";
-    for (size_t i = 0; i < count; ++i) std::cout << "  " << dumpNested(element(i), 2) << (i + 1 < count ? ",\n" : "\n");
-    std::cout << " ]";
-}
-
-// Byte for byte what printJson of the whole object prints (keys in
-// nlohmann's sorted order), but one element at a time: the document of a
-// 100,000-tensor checkpoint as one DOM took ~1 GB and seconds to build.
-void printInspectJson(const Checkpoint& ckpt) {
-    const BundleReader& bundle = ckpt.bundle();
-    const ObjectGraph* graph = ckpt.objectGraph();
-    std::cout << "{\n \"header\": " << dumpNested(headerJson(bundle.header()), 1) << ",\n";
-    printArrayStreamed("objects", graph ? static_cast<size_t>(graph->size()) : 0,
-                       [&](size_t i) { return objectNodeJson(graph->node(static_cast<int32_t>(i))); });
-    std::cout << ",\n \"prefix\": " << dumpNested(ckpt.prefix(), 1)
-              << ",\n \"resolved_by\": " << dumpNested(ckpt.resolved().how, 1)
-              << ",\n \"style\": " << dumpNested(ckpt.style() == CheckpointStyle::ObjectBased ? "object-based" : "name-based", 1)
-              << ",\n";
-    printArrayStreamed("tensors", bundle.tensors().size(), [&](size_t i) { return tensorInfoJson(bundle.tensors()[i]); });
-    std::cout << "\n}\n";
-}
-
-} // namespace
 
 void registerInspect(CLI::App& app, CommandContext& ctx) {
     auto* cmd = app.add_subcommand("inspect", "List a checkpoint's header, tensors and object graph (reads only the index "
@@ -68,7 +25,9 @@ void registerInspect(CLI::App& app, CommandContext& ctx) {
         const Checkpoint& ckpt = **opened;
         const BundleReader& bundle = ckpt.bundle();
         if (*json) {
-            printInspectJson(ckpt);
+            JsonWriter out(std::cout);
+            writeInspectJson(out, ckpt);
+            out.finish();
             return;
         }
         int64_t bytes = 0;

@@ -8,10 +8,6 @@ namespace {
 
 using nlohmann::json;
 
-json regionJson(const StoredRegion& r) {
-    return {{"shard_id", r.shardId}, {"offset", r.offset}, {"size", r.size}, {"crc32c", r.maskedCrc32c}};
-}
-
 json floatJson(double v) {
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -47,48 +43,6 @@ std::string displayableString(const std::string& s) {
         }
     }
     return out;
-}
-
-json headerJson(const BundleHeader& h) {
-    return {{"num_shards", h.numShards},
-            {"endianness", h.bigEndian ? "BIG" : "LITTLE"},
-            {"version", {{"producer", h.producer}, {"min_consumer", h.minConsumer}, {"bad_consumers", h.badConsumers}}}};
-}
-
-json tensorInfoJson(const TensorInfo& t) {
-    json slices = json::array();
-    for (const StoredSlice& s : t.slices) {
-        json extents = json::array();
-        for (const SliceExtent& e : s.slice.extents) extents.push_back({{"start", e.start}, {"length", e.length}});
-        json j = regionJson(s.region);
-        j["spec"] = s.slice.toString();
-        j["extents"] = extents;
-        j["shape"] = s.shape.dims;
-        slices.push_back(j);
-    }
-    json j = {{"key", displayableString(t.key)}, {"dtype", std::string(dataTypeName(t.dtype))}, {"shape", t.shape.dims}};
-    j.update(regionJson(t.region));
-    j["slices"] = slices;
-    return j;
-}
-
-json objectNodeJson(const ObjectNode& n) {
-    json children = json::array();
-    for (const ObjectChild& c : n.children) children.push_back({{"name", c.localName}, {"id", c.nodeId}});
-    json attributes = json::array();
-    for (const ObjectAttribute& a : n.attributes)
-        attributes.push_back({{"name", a.name}, {"checkpoint_key", a.checkpointKey}, {"full_name", a.fullName}});
-    json slots = json::array();
-    for (const SlotVariableRef& s : n.slotVariables)
-        slots.push_back({{"original_variable_id", s.originalVariableNodeId},
-                         {"slot_name", s.slotName},
-                         {"slot_variable_id", s.slotVariableNodeId}});
-    return {{"id", n.id},
-            {"path", n.prettyPath ? json(*n.prettyPath) : json(nullptr)},
-            {"kind", std::string(objectKindName(n.kind))},
-            {"children", children},
-            {"attributes", attributes},
-            {"slot_variables", slots}};
 }
 
 static json elementJson(const Tensor& t, int64_t i) {

@@ -1,6 +1,7 @@
 #pragma once
-// The JSON shapes of `ckpt … --json` (docs/cli.md). Keep them stable:
-// users' scripts and later commands rely on these field names.
+// Tensor values in `ckpt … --json` (docs/cli.md), and strings made
+// displayable. Keep the shapes stable: users' scripts rely on them.
+// `ckpt inspect --json` streams its document (inspect_json.h).
 
 #include <nlohmann/json.hpp>
 
@@ -13,9 +14,6 @@
 
 namespace ckpt::cli {
 
-nlohmann::json headerJson(const BundleHeader& header);
-nlohmann::json tensorInfoJson(const TensorInfo& info);
-nlohmann::json objectNodeJson(const ObjectNode& node);
 // Values of the first 'limit' elements (all when limit < 0), row-major:
 // numbers for numeric types (NaN and infinities as "nan", "inf", "-inf"),
 // [re, im] for complex, true/false for bool, text for strings.

@@ -7,6 +7,7 @@
 #include <leveldb/table.h>
 #include <leveldb/table_builder.h>
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -106,9 +107,11 @@ leveldb::Options tableOptions() {
     return o;
 }
 
-} // namespace
-
-Status scanIndexTable(const std::string& path, const IndexVisitor& visit) {
+// Opens the table (after validating the footer) and hands 'use' an iterator
+// that verifies every block it reads. LevelDB throws on allocation failure;
+// that becomes a DataLoss naming the file.
+template <typename UseIterator>
+Status withTableIterator(const std::string& path, UseIterator use) {
     CKPT_ASSIGN_OR_RETURN(auto file, platform::RandomAccessFile::open(path));
     if (auto footer = readFooter(*file); !footer) return footer.status();
     try {
@@ -120,17 +123,46 @@ Status scanIndexTable(const std::string& path, const IndexVisitor& visit) {
         ro.verify_checksums = true;
         ro.fill_cache = false;
         std::unique_ptr<leveldb::Iterator> it(table->NewIterator(ro));
-        for (it->SeekToFirst(); it->Valid(); it->Next()) {
-            const leveldb::Slice k = it->key();
-            const leveldb::Slice v = it->value();
-            CKPT_RETURN_IF_ERROR(visit({k.data(), k.size()}, {v.data(), v.size()}));
-        }
+        CKPT_RETURN_IF_ERROR(use(*it));
         return fromLevelDb(it->status(), path);
     } catch (const std::bad_alloc&) {
         return dataLoss("corrupt index " + path + ": a block size in the file is implausibly large");
     } catch (const std::exception& e) {
         return dataLoss("corrupt index " + path + ": " + e.what());
     }
+}
+
+} // namespace
+
+Status scanIndexTable(const std::string& path, const IndexVisitor& visit) {
+    return withTableIterator(path, [&](leveldb::Iterator& it) -> Status {
+        for (it.SeekToFirst(); it.Valid(); it.Next()) {
+            const leveldb::Slice k = it.key();
+            const leveldb::Slice v = it.value();
+            CKPT_RETURN_IF_ERROR(visit({k.data(), k.size()}, {v.data(), v.size()}));
+        }
+        return Status::ok();
+    });
+}
+
+Result<std::vector<std::optional<std::string>>> lookupIndexEntries(const std::string& path,
+                                                                   std::span<const std::string_view> keys) {
+    // Seeking in key order lets the iterator keep a data block that holds
+    // several of the keys instead of reading it again.
+    std::vector<size_t> order(keys.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+    std::vector<std::optional<std::string>> values(keys.size());
+    CKPT_RETURN_IF_ERROR(withTableIterator(path, [&](leveldb::Iterator& it) -> Status {
+        for (size_t i : order) {
+            it.Seek(leveldb::Slice(keys[i].data(), keys[i].size()));
+            if (!it.status().ok()) return Status::ok();  // reported by withTableIterator
+            if (it.Valid() && std::string_view(it.key().data(), it.key().size()) == keys[i])
+                values[i] = it.value().ToString();
+        }
+        return Status::ok();
+    }));
+    return values;
 }
 
 Status verifyIndexFooterAndMetaindex(const std::string& path) {

@@ -5,8 +5,11 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ckpt/status.h"
 
@@ -24,6 +27,12 @@ constexpr size_t kBlockTrailerSize = 5;    // 1-byte type + 32-bit masked crc
 // are validated, so a damaged file never triggers a huge allocation.
 using IndexVisitor = std::function<Status(std::string_view key, std::string_view value)>;
 Status scanIndexTable(const std::string& path, const IndexVisitor& visit);
+
+// The values of 'keys' (in their order; nullopt where the table has no such
+// key), found by seeking: only the table's index block and the data blocks
+// holding the keys are read, not every entry. Same checks as scanIndexTable.
+Result<std::vector<std::optional<std::string>>> lookupIndexEntries(const std::string& path,
+                                                                   std::span<const std::string_view> keys);
 
 // Checks the parts LevelDB's reader does not look at: the footer's magic and
 // handles and the (always empty) metaindex block's trailer checksum.

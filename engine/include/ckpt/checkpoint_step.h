@@ -5,6 +5,7 @@
 // checkpoint when it stores one.
 //   auto reader = BundleReader::open("/runs/a/ckpt-4");
 //   CheckpointStep s = checkpointStep((*reader)->prefix(), reader->get());  // {4, 200, "step/..."}
+//   auto quick = readCheckpointStep("/runs/a/ckpt-4");                       // same, index not decoded
 
 #include <cstdint>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <string_view>
 
 #include "ckpt/bundle_reader.h"
+#include "ckpt/status.h"
 
 namespace ckpt {
 
@@ -31,5 +33,13 @@ struct CheckpointStep {
 // then the optimizer's iteration count. 'reader' may be null (unreadable
 // checkpoint): the number stands in.
 CheckpointStep checkpointStep(std::string_view prefix, const BundleReader* reader);
+
+// The same answer without opening a BundleReader: looks up only the header
+// and the step keys in the .index and reads the one scalar from its data
+// file, instead of decoding every entry (~60 ms for 100,000 tensors).
+// An error when the index cannot be read (the caller may then fall back to
+// checkpointStep(prefix, nullptr)); a step value that is damaged or
+// unreadable is skipped, as checkpointStep does.
+Result<CheckpointStep> readCheckpointStep(std::string_view prefix);
 
 } // namespace ckpt

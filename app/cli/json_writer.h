@@ -1,0 +1,67 @@
+#pragma once
+// Writes JSON as it goes, byte for byte as nlohmann's
+// dump(1, ' ', false, error_handler_t::replace) (printJson) prints the same
+// document, without building the document first. For outputs with one
+// entry per tensor: a DOM of a 100,000-tensor listing took longer to build
+// than the listing itself.
+// Callers write object members in nlohmann's order (sorted by key).
+//   JsonWriter w(std::cout);
+//   w.beginObject();
+//   w.key("id");
+//   w.integer(3);
+//   w.endObject();
+//   w.finish();  // newline, flush
+
+#include <concepts>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ckpt::cli {
+
+class JsonWriter {
+public:
+    explicit JsonWriter(std::ostream& out);
+    ~JsonWriter();  // flushes what is buffered
+    JsonWriter(const JsonWriter&) = delete;
+    JsonWriter& operator=(const JsonWriter&) = delete;
+
+    void beginObject();
+    void endObject();
+    void beginArray();
+    void endArray();
+    // The next value is this member's.
+    void key(std::string_view name);
+
+    void string(std::string_view s);
+    void integer(std::integral auto v) {
+        if constexpr (std::signed_integral<decltype(v)>) signedInteger(v);
+        else unsignedInteger(v);
+    }
+    void boolean(bool v);
+    void null();
+
+    // Ends the document with a newline (as printJson does) and flushes.
+    void finish();
+
+private:
+    void signedInteger(int64_t v);
+    void unsignedInteger(uint64_t v);
+    void beforeValue();  // separator and indentation of an array element
+    void appendQuoted(std::string_view s);
+    void beginContainer(char open);
+    void endContainer(char close);
+    void flushIfFull();
+
+    struct Level {
+        bool empty = true;
+    };
+    std::ostream& m_out;
+    std::string m_buffer;
+    std::vector<Level> m_levels;
+    bool m_afterKey = false;
+};
+
+} // namespace ckpt::cli
