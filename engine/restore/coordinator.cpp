@@ -11,9 +11,9 @@
 #include <sstream>
 #include <thread>
 
-#include "format/region_read.h"
-#include "platform/crc32c.h"
+#include "format/region_scan.h"
 #include "platform/file.h"
+#include "platform/parallel.h"
 
 namespace ckpt::restore {
 
@@ -474,132 +474,70 @@ void Coordinator::flushReads() {
     std::vector<PendingRead> reads = std::move(m_reads);
     m_reads.clear();
     if (reads.empty()) return;
-    std::vector<Status> failures(reads.size());
-    std::mutex assignMutex;
-    std::atomic<size_t> next{0};
     // Fast path: plain fixed-size tensors are read straight into the variable's
-    // buffer in chunks, each checksummed while still in cache (one pass over
-    // memory, no allocation). Each (variable, replica) is written by one read only.
-    std::vector<char> direct(reads.size(), 0);
+    // buffer, checksummed on the way (format/region_scan.h). Each
+    // (variable, replica) is written by one read only. The other reads go
+    // through BundleReader::read on the same workers.
     std::map<int32_t, std::unique_ptr<platform::RandomAccessFile>> files;
-    {
-        std::unordered_set<const Tensor*> targets;
-        for (size_t i = 0; i < reads.size(); ++i) {
-            const PendingRead& r = reads[i];
-            const TensorInfo& t = *r.tensor;
-            Variable* v = r.variable->asVariable();
-            if (t.isPartitioned() || !isFixedSize(t.dtype)) continue;
-            const Tensor& dst = v->value(r.replicas.front());
-            if (static_cast<int64_t>(dst.bytes.size()) != t.region.size) continue;
-            bool unique = true;
-            for (int rep : r.replicas) unique = targets.insert(&v->value(rep)).second && unique;
-            if (!unique) continue;
-            if (!files.count(t.region.shardId)) {
-                auto f = platform::RandomAccessFile::open(m_ckpt->bundle().dataPath(t.region.shardId));
-                if (!f) continue;  // the general path reports the error
-                files.emplace(t.region.shardId, std::move(*f));
-            }
-            direct[i] = 1;
-        }
-    }
-    // Direct reads become parts of at most format::kRegionPartBytes that
-    // threads take in any order (one huge tensor still uses every core);
-    // verify reads the same way (format/region_read.h).
-    struct DirectPart {
-        size_t read;
-        format::RegionPart part;
-    };
-    std::vector<DirectPart> parts;
-    std::vector<std::pair<size_t, size_t>> partsOf(reads.size(), {0, 0});  // first part, count
-    std::vector<size_t> general;  // reads that go through BundleReader::read
+    std::vector<format::ScannedRegion> regions;
+    std::vector<size_t> regionRead(reads.size());  // read of each region
+    std::vector<char> direct(reads.size(), 0);
+    std::unordered_set<const Tensor*> targets;
     for (size_t i = 0; i < reads.size(); ++i) {
-        if (!direct[i]) {
-            general.push_back(i);
-            continue;
-        }
-        const TensorInfo& t = *reads[i].tensor;
-        const platform::RandomAccessFile& file = *files.at(t.region.shardId);
-        if (static_cast<uint64_t>(t.region.offset) > file.size() ||
-            static_cast<uint64_t>(t.region.size) > file.size() - static_cast<uint64_t>(t.region.offset)) {
-            failures[i] = dataLoss("entry \"" + t.key + "\" points past the end of " + file.path());
-            direct[i] = 0;
-            continue;
-        }
-        partsOf[i].first = parts.size();
-        for (const format::RegionPart& p : format::splitRegion(static_cast<uint64_t>(t.region.size))) parts.push_back({i, p});
-        partsOf[i].second = parts.size() - partsOf[i].first;
-    }
-    std::vector<uint32_t> partCrcs(parts.size(), 0);
-    std::vector<Status> partFailures(parts.size());
-    auto readPart = [&](size_t k, std::vector<uint8_t>& scratch) {
-        const DirectPart& dp = parts[k];
-        const PendingRead& r = reads[dp.read];
+        const PendingRead& r = reads[i];
         const TensorInfo& t = *r.tensor;
-        uint8_t* out = r.variable->asVariable()->mutableValue(r.replicas.front()).bytes.data();
-        auto crc = format::readRegionPart(*files.at(t.region.shardId), static_cast<uint64_t>(t.region.offset) + dp.part.begin,
-                                          dp.part.length, out + dp.part.begin, scratch);
-        if (crc) partCrcs[k] = *crc;
-        else partFailures[k] = crc.status();
-    };
-    auto readGeneral = [&](PendingRead& r, size_t i) {
-        auto value = m_ckpt->bundle().read(*r.tensor);
-        if (!value) {
-            failures[i] = value.status();
-            return;
-        }
         Variable* v = r.variable->asVariable();
-        std::lock_guard<std::mutex> lock(assignMutex);
-        for (size_t k = 0; k < r.replicas.size(); ++k) {
-            Tensor& dst = v->mutableValue(r.replicas[k]);
-            if (k + 1 == r.replicas.size()) dst = std::move(*value);
-            else dst = *value;
+        if (t.isPartitioned() || !isFixedSize(t.dtype)) continue;
+        const Tensor& dst = v->value(r.replicas.front());
+        if (static_cast<int64_t>(dst.bytes.size()) != t.region.size) continue;
+        bool unique = true;
+        for (int rep : r.replicas) unique = targets.insert(&v->value(rep)).second && unique;
+        if (!unique) continue;
+        if (!files.count(t.region.shardId)) {
+            auto f = platform::RandomAccessFile::open(m_ckpt->bundle().dataPath(t.region.shardId));
+            if (!f) continue;  // the general path reports the error
+            files.emplace(t.region.shardId, std::move(*f));
         }
-    };
-    const size_t items = parts.size() + general.size();
-    auto work = [&] {
-        std::vector<uint8_t> scratch;
-        for (size_t k = next++; k < items; k = next++) {
-            if (k < parts.size()) readPart(k, scratch);
-            else readGeneral(reads[general[k - parts.size()]], general[k - parts.size()]);
-        }
-    };
+        direct[i] = 1;
+        regionRead[regions.size()] = i;
+        regions.push_back({files.at(t.region.shardId).get(), t.key, t.region,
+                           v->mutableValue(r.replicas.front()).bytes.data(), nullptr});
+    }
+    std::mutex assignMutex;
+    for (size_t i = 0; i < reads.size(); ++i) {
+        if (direct[i]) continue;
+        PendingRead& r = reads[i];
+        regionRead[regions.size()] = i;
+        format::ScannedRegion general{nullptr, r.tensor->key, r.tensor->region, nullptr, nullptr};
+        general.readWhole = [this, &r, &assignMutex]() -> Status {
+            auto value = m_ckpt->bundle().read(*r.tensor);
+            if (!value) return value.status();
+            Variable* v = r.variable->asVariable();
+            std::lock_guard<std::mutex> lock(assignMutex);
+            for (size_t k = 0; k < r.replicas.size(); ++k) {
+                Tensor& dst = v->mutableValue(r.replicas[k]);
+                if (k + 1 == r.replicas.size()) dst = std::move(*value);
+                else dst = *value;
+            }
+            return Status::ok();
+        };
+        regions.push_back(std::move(general));
+    }
     int64_t bytes = 0;
     for (const PendingRead& r : reads) bytes += r.tensor->storedBytes();
     // Small restores stay on this thread; big ones read several parts at once.
     constexpr int64_t kParallelThresholdBytes = 8 << 20;
-    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    const size_t threads = bytes < kParallelThresholdBytes ? 1 : std::min<size_t>({items, hw, 8});
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (std::thread& t : pool) t.join();
-    // Join each direct read's parts; never leave unverified bytes behind.
-    for (size_t i = 0; i < reads.size(); ++i) {
-        if (!direct[i]) continue;
-        const PendingRead& r = reads[i];
-        const TensorInfo& t = *r.tensor;
-        Variable* v = r.variable->asVariable();
-        std::vector<uint8_t>& out = v->mutableValue(r.replicas.front()).bytes;
-        const auto [first, count] = partsOf[i];
-        std::vector<format::RegionPart> pieces;
-        for (size_t k = first; k < first + count; ++k) {
-            if (!partFailures[k].isOk() && failures[i].isOk()) failures[i] = partFailures[k];
-            pieces.push_back(parts[k].part);
-        }
-        if (failures[i].isOk()) {
-            const uint32_t crc = format::combinePartCrcs(pieces, std::span(partCrcs).subspan(first, count));
-            if (platform::crc32cMask(crc) != t.region.maskedCrc32c) {
-                char detail[64];
-                std::snprintf(detail, sizeof detail, " (stored 0x%08x, computed 0x%08x)", t.region.maskedCrc32c,
-                              platform::crc32cMask(crc));
-                failures[i] = dataLoss("checksum mismatch for \"" + t.key + "\" in " + files.at(t.region.shardId)->path() + detail);
-            }
-        }
-        if (!failures[i].isOk()) {
-            std::fill(out.begin(), out.end(), uint8_t{0});
-            continue;
-        }
-        for (size_t k = 1; k < r.replicas.size(); ++k) v->mutableValue(r.replicas[k]).bytes = out;
+    format::ScanOptions scan;
+    scan.threads = bytes < kParallelThresholdBytes ? 1 : std::min<size_t>(platform::hardwareThreads(), 8);
+    auto scanned = format::scanRegions(regions, scan);
+    std::vector<Status> failures(reads.size());
+    for (size_t k = 0; k < regions.size(); ++k) {
+        const size_t i = regionRead[k];
+        failures[i] = scanned ? scanned->regions[k] : scanned.status();
+        if (!direct[i] || !failures[i].isOk()) continue;
+        Variable* v = reads[i].variable->asVariable();
+        const std::vector<uint8_t>& out = v->value(reads[i].replicas.front()).bytes;
+        for (size_t rep = 1; rep < reads[i].replicas.size(); ++rep) v->mutableValue(reads[i].replicas[rep]).bytes = out;
     }
     for (size_t i = 0; i < reads.size(); ++i) {
         if (failures[i].isOk()) continue;
