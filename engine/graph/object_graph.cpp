@@ -70,6 +70,15 @@ std::string unescapeLocalName(std::string_view name) {
     return out;
 }
 
+std::string slotVariablePath(std::string_view optimizerPath, std::string_view slotName, std::string_view variablePath) {
+    std::string out(optimizerPath);
+    out += "'s state '";
+    out += slotName;
+    out += "' for ";
+    out += variablePath;
+    return out;
+}
+
 Result<ObjectGraph> ObjectGraph::parse(std::string_view serialized, std::string_view source) {
     auto notAGraph = [&] {
         return dataLoss(std::string(kObjectGraphKey) + " in " + std::string(source) + " is not a valid TrackableObjectGraph");
@@ -170,7 +179,7 @@ Result<ObjectGraph> ObjectGraph::parse(std::string_view serialized, std::string_
             isSlot[static_cast<size_t>(s.slotVariableNodeId)] = true;
             ObjectNode& slot = graph.m_nodes[static_cast<size_t>(s.slotVariableNodeId)];
             const auto& var = graph.m_nodes[static_cast<size_t>(s.originalVariableNodeId)].prettyPath;
-            if (n.prettyPath && var) slot.prettyPath = *n.prettyPath + "'s state '" + s.slotName + "' for " + *var;
+            if (n.prettyPath && var) slot.prettyPath = slotVariablePath(*n.prettyPath, s.slotName, *var);
         }
     }
     for (ObjectNode& n : graph.m_nodes) n.kind = classify(n, isSlot[static_cast<size_t>(n.id)]);

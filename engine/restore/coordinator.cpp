@@ -240,7 +240,7 @@ std::vector<ProgramObject> listProgramObjects(const std::shared_ptr<Trackable>& 
             auto vi = index.find(var.get());
             if (vi == index.end() || index.count(s.slot.get())) continue;
             index.emplace(s.slot.get(), out.size());
-            out.push_back({s.slot, out[i].path + "'s state '" + s.name + "' for " + out[vi->second].path,
+            out.push_back({s.slot, slotVariablePath(out[i].path, s.name, out[vi->second].path),
                            ProgramObjectKind::SlotVariable, true});
         }
     }
@@ -596,7 +596,7 @@ void Coordinator::onSlotCreated(Optimizer& optimizer, const Optimizer::Slot& slo
         auto vt = var ? m_namePaths.find(var.get()) : m_namePaths.end();
         if (it != m_namePaths.end() && vt != m_namePaths.end()) {
             if (slot.slot->fullName().empty()) slot.slot->setFullName(variableName(var) + "/" + slot.name);
-            nameBasedRestore(slot.slot, it->second + "'s state '" + slot.name + "' for " + vt->second);
+            nameBasedRestore(slot.slot, slotVariablePath(it->second, slot.name, vt->second));
         }
         return;
     }
@@ -685,7 +685,7 @@ void Coordinator::nameBasedRestore(const std::shared_ptr<Trackable>& start, cons
                 auto vt = m_namePaths.find(var.get());
                 const std::string varPath = vt != m_namePaths.end() ? vt->second : programPathOf(var.get());
                 if (s.slot->fullName().empty()) s.slot->setFullName(variableName(var) + "/" + s.name);
-                queue.emplace_back(s.slot, optPath + "'s state '" + s.name + "' for " + varPath);
+                queue.emplace_back(s.slot, slotVariablePath(optPath, s.name, varPath));
             }
         optimizers.clear();
     }
