@@ -11,9 +11,6 @@
 namespace ckpt {
 namespace {
 
-constexpr std::string_view kVariableValue = "VARIABLE_VALUE";
-constexpr std::string_view kParallelComponent = "parallel_component_";
-
 ObjectKind classify(const ObjectNode& n, bool isSlot) {
     if (n.id == 0) return ObjectKind::Root;
     if (isSlot) return ObjectKind::SlotVariable;

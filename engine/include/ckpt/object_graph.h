@@ -88,5 +88,9 @@ std::string unescapeLocalName(std::string_view name);
 std::string slotVariablePath(std::string_view optimizerPath, std::string_view slotName, std::string_view variablePath);
 
 inline constexpr std::string_view kObjectGraphKey = "_CHECKPOINTABLE_OBJECT_GRAPH";
+// Attribute names: a variable's value, and replica i's (i >= 1) as
+// kParallelComponent + "<i>".
+inline constexpr std::string_view kVariableValue = "VARIABLE_VALUE";
+inline constexpr std::string_view kParallelComponent = "parallel_component_";
 
 } // namespace ckpt
