@@ -1,17 +1,14 @@
 #include "ckpt/verify.h"
 
 #include <algorithm>
-#include <atomic>
-#include <mutex>
-#include <thread>
 
 #include "ckpt/bundle_reader.h"
 #include "ckpt/object_graph.h"
 #include "format/index_table.h"
 #include "format/ordered_code.h"
-#include "format/region_read.h"
-#include "platform/crc32c.h"
+#include "format/region_scan.h"
 #include "platform/file.h"
+#include "platform/parallel.h"
 
 namespace ckpt {
 namespace {
@@ -22,61 +19,6 @@ struct RegionJob {
     int64_t numElements;
     StoredRegion region;
 };
-
-// A piece of one region. Fixed-size regions larger than kRegionPartBytes are split
-// so one huge tensor (an embedding table) still uses every thread; the
-// parts' CRCs are joined with crc32cCombine. Other dtypes are one part read
-// whole (they need decoding and are small in practice).
-struct PartJob {
-    size_t region;    // index into the region jobs
-    uint64_t begin;   // offset inside the region
-    uint64_t length;
-};
-
-struct PartResult {
-    uint32_t crc = 0;  // unmasked crc32c of the part (fixed-size dtypes)
-    Status status;
-};
-
-std::string regionName(const RegionJob& job, const platform::RandomAccessFile& file) {
-    return format::printableKey(job.key) + " in " + platform::baseName(file.path());
-}
-
-// Checksums a part in place (format::readRegionPart reads mapped page-cache
-// pages without a copy). Other dtypes are read whole and decoded.
-PartResult checkPart(const BundleReader& reader, const platform::RandomAccessFile& file, const RegionJob& job,
-                     const PartJob& part, std::vector<uint8_t>& buffer) {
-    PartResult r;
-    if (!isFixedSize(job.dtype)) {
-        r.status = reader.readRegion(job.region, job.dtype, job.numElements, job.key).status();
-        return r;
-    }
-    auto crc = format::readRegionPart(file, static_cast<uint64_t>(job.region.offset) + part.begin, part.length, nullptr, buffer);
-    if (crc) r.crc = *crc;
-    else r.status = crc.status();
-    return r;
-}
-
-// Joins a fixed-size region's parts and compares with the stored checksum.
-Status finishRegion(const RegionJob& job, const platform::RandomAccessFile& file, const std::vector<PartJob>& parts,
-                    const std::vector<PartResult>& results, size_t first, size_t count) {
-    for (size_t i = first; i < first + count; ++i)
-        if (!results[i].status.isOk()) return results[i].status;
-    if (!isFixedSize(job.dtype)) return Status::ok();
-    std::vector<format::RegionPart> pieces;
-    std::vector<uint32_t> crcs;
-    for (size_t i = first; i < first + count; ++i) {
-        pieces.push_back({parts[i].begin, parts[i].length});
-        crcs.push_back(results[i].crc);
-    }
-    const uint32_t crc = format::combinePartCrcs(pieces, crcs);
-    if (platform::crc32cMask(crc) != job.region.maskedCrc32c) {
-        char buf[96];
-        std::snprintf(buf, sizeof buf, " (stored 0x%08x, computed 0x%08x)", job.region.maskedCrc32c, platform::crc32cMask(crc));
-        return dataLoss("checksum mismatch for " + regionName(job, file) + buf);
-    }
-    return Status::ok();
-}
 
 } // namespace
 
@@ -132,74 +74,43 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
         owned.push_back(std::move(*file));
     }
 
-    // Tensors, largest first so threads finish together; each region becomes
-    // one or more parts, kept contiguous so finishRegion can join them.
+    // Tensors, largest first so threads finish together. Fixed-size values
+    // are checksummed in place; other dtypes need decoding, so the reader
+    // reads them whole (they are small in practice).
     std::sort(jobs.begin(), jobs.end(), [](const RegionJob& a, const RegionJob& b) { return a.region.size > b.region.size; });
-    std::vector<PartJob> parts;
-    std::vector<std::pair<size_t, size_t>> regionParts(jobs.size(), {0, 0});  // first part, count
-    std::vector<Status> regionStatus(jobs.size());
+    std::vector<format::ScannedRegion> regions;
+    std::vector<size_t> regionJob;  // job of each scanned region
     int64_t totalBytes = 0;
     for (size_t i = 0; i < jobs.size(); ++i) {
         const RegionJob& job = jobs[i];
         totalBytes += job.region.size;
         const platform::RandomAccessFile* file = files[static_cast<size_t>(job.region.shardId)];
         if (!file) continue;  // reported above
-        const auto offset = static_cast<uint64_t>(job.region.offset);
-        const auto size = static_cast<uint64_t>(job.region.size);
-        if (isFixedSize(job.dtype) && (offset > file->size() || size > file->size() - offset)) {
-            regionStatus[i] = dataLoss("entry " + regionName(job, *file) + " points past the end of the file (offset " +
-                                       std::to_string(offset) + " + size " + std::to_string(size) + " > " +
-                                       std::to_string(file->size()) + " bytes)");
-            continue;
-        }
-        regionParts[i].first = parts.size();
-        if (!isFixedSize(job.dtype)) {
-            parts.push_back({i, 0, size});
-        } else {
-            for (const format::RegionPart& p : format::splitRegion(size)) parts.push_back({i, p.begin, p.length});
-        }
-        regionParts[i].second = parts.size() - regionParts[i].first;
+        format::ScannedRegion r{file, job.key, job.region, nullptr, nullptr};
+        if (!isFixedSize(job.dtype))
+            r.readWhole = [&reader, &job] { return reader.readRegion(job.region, job.dtype, job.numElements, job.key).status(); };
+        regions.push_back(std::move(r));
+        regionJob.push_back(i);
     }
-    std::vector<PartResult> results(parts.size());
-    std::atomic<size_t> next{0};
-    std::atomic<int64_t> bytesDone{0};
-    std::atomic<bool> wasCancelled{false};
-    auto worker = [&] {
-        std::vector<uint8_t> buffer;
-        for (size_t i; (i = next.fetch_add(1)) < parts.size();) {
-            if (options.cancel && options.cancel->isCancelled()) {
-                wasCancelled = true;
-                return;
-            }
-            const PartJob& part = parts[i];
-            const RegionJob& job = jobs[part.region];
-            results[i] = checkPart(reader, *files[static_cast<size_t>(job.region.shardId)], job, part, buffer);
-            const auto length = static_cast<int64_t>(part.length);
-            const int64_t done = bytesDone.fetch_add(length) + length;
-            if (options.progress) options.progress(done, totalBytes, "verifying tensors");
-        }
-    };
-    int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), std::max<size_t>(1, parts.size())));
-    std::vector<std::jthread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-    pool.clear();
-    if (wasCancelled) return cancelled("verification of " + report.prefix + " was cancelled");
+    format::ScanOptions scan;
+    scan.threads = platform::threadsOrDefault(options.threads);
+    scan.cancel = options.cancel;
+    if (options.progress) scan.progress = [&](int64_t done) { options.progress(done, totalBytes, "verifying tensors"); };
+    auto scanned = format::scanRegions(regions, scan);
+    if (!scanned && scanned.status().code() == StatusCode::Cancelled)
+        return cancelled("verification of " + report.prefix + " was cancelled");
+    if (!scanned) return scanned.status();
 
     std::vector<std::pair<std::string, VerifyProblem>> tensorProblems;
-    for (size_t i = 0; i < jobs.size(); ++i) {
-        const RegionJob& job = jobs[i];
-        const platform::RandomAccessFile* file = files[static_cast<size_t>(job.region.shardId)];
-        if (!file) continue;
-        Status s = regionStatus[i];
-        if (s.isOk()) s = finishRegion(job, *file, parts, results, regionParts[i].first, regionParts[i].second);
-        if (!s.isOk()) tensorProblems.push_back({job.key, {platform::baseName(file->path()), job.key, s.toString()}});
+    for (size_t k = 0; k < regions.size(); ++k) {
+        const Status& s = scanned->regions[k];
+        const std::string& key = jobs[regionJob[k]].key;
+        if (!s.isOk()) tensorProblems.push_back({key, {platform::baseName(regions[k].file->path()), key, s.toString()}});
     }
     std::sort(tensorProblems.begin(), tensorProblems.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& [key, problem] : tensorProblems) report.problems.push_back(std::move(problem));
     report.tensorsChecked = static_cast<int64_t>(jobs.size());
-    report.bytesChecked = bytesDone.load();
+    report.bytesChecked = scanned->bytesScanned;
 
     // The object graph must parse and its attributes must name stored keys.
     if (const TensorInfo* info = reader.find(kObjectGraphKey); info && info->dtype == DataType::String) {

@@ -11,9 +11,6 @@
 namespace ckpt {
 namespace {
 
-constexpr std::string_view kVariableValue = "VARIABLE_VALUE";
-constexpr std::string_view kParallelComponent = "parallel_component_";
-
 ObjectKind classify(const ObjectNode& n, bool isSlot) {
     if (n.id == 0) return ObjectKind::Root;
     if (isSlot) return ObjectKind::SlotVariable;
@@ -67,6 +64,15 @@ std::string unescapeLocalName(std::string_view name) {
         }
         out.push_back(name[i]);
     }
+    return out;
+}
+
+std::string slotVariablePath(std::string_view optimizerPath, std::string_view slotName, std::string_view variablePath) {
+    std::string out(optimizerPath);
+    out += "'s state '";
+    out += slotName;
+    out += "' for ";
+    out += variablePath;
     return out;
 }
 
@@ -170,7 +176,7 @@ Result<ObjectGraph> ObjectGraph::parse(std::string_view serialized, std::string_
             isSlot[static_cast<size_t>(s.slotVariableNodeId)] = true;
             ObjectNode& slot = graph.m_nodes[static_cast<size_t>(s.slotVariableNodeId)];
             const auto& var = graph.m_nodes[static_cast<size_t>(s.originalVariableNodeId)].prettyPath;
-            if (n.prettyPath && var) slot.prettyPath = *n.prettyPath + "'s state '" + s.slotName + "' for " + *var;
+            if (n.prettyPath && var) slot.prettyPath = slotVariablePath(*n.prettyPath, s.slotName, *var);
         }
     }
     for (ObjectNode& n : graph.m_nodes) n.kind = classify(n, isSlot[static_cast<size_t>(n.id)]);

@@ -13,8 +13,6 @@
 namespace ckpt {
 namespace {
 
-constexpr std::string_view kVariableValue = "VARIABLE_VALUE";
-
 struct GraphBuild {
     tensorflow::TrackableObjectGraph proto;
     std::vector<SaveTensor> tensors;     // without the graph tensor
@@ -30,7 +28,7 @@ std::string attributeKey(const std::string& objectPath, std::string_view attribu
 void addVariableAttributes(tensorflow::TrackableObjectGraph::TrackableObject& node, const std::string& objectPath,
                            const Variable& v, GraphBuild& out) {
     for (int r = 0; r < v.replicas(); ++r) {
-        const std::string name = r == 0 ? std::string(kVariableValue) : "parallel_component_" + std::to_string(r);
+        const std::string name = r == 0 ? std::string(kVariableValue) : std::string(kParallelComponent) + std::to_string(r);
         auto* attr = node.add_attributes();
         attr->set_name(name);
         attr->set_checkpoint_key(attributeKey(objectPath, name));

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <thread>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -14,6 +13,7 @@
 #include "ckpt/deferred_snapshot.h"
 #include "ckpt/save.h"
 #include "pipeline/save_graph.h"
+#include "platform/parallel.h"
 
 namespace ckpt {
 namespace {
@@ -51,7 +51,7 @@ struct CopyRun {
     size_t bytes;
 };
 
-void copyInParallel(const std::vector<CopyRun>& runs) {
+Status copyInParallel(const std::vector<CopyRun>& runs) {
     constexpr size_t kPiece = size_t{4} << 20;
     std::vector<CopyRun> pieces;
     size_t total = 0;
@@ -60,16 +60,9 @@ void copyInParallel(const std::vector<CopyRun>& runs) {
             pieces.push_back({r.to + off, r.from + off, std::min(kPiece, r.bytes - off)});
         total += r.bytes;
     }
-    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    const size_t threads = std::min(cores, std::max<size_t>(1, total / (size_t{16} << 20)));
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-        for (size_t i = next++; i < pieces.size(); i = next++) streamCopy(pieces[i].to, pieces[i].from, pieces[i].bytes);
-    };
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (auto& th : pool) th.join();
+    const size_t threads = std::min(platform::hardwareThreads(), std::max<size_t>(1, total / (size_t{16} << 20)));
+    return platform::forEachItem(pieces.size(), threads,
+                                 [&](size_t, size_t i) { streamCopy(pieces[i].to, pieces[i].from, pieces[i].bytes); });
 }
 
 } // namespace
@@ -85,7 +78,7 @@ Result<std::vector<SaveTensor>> snapshotForSave(const Trackable& root, SnapshotB
         runs.push_back({to.data(), from.data(), from.size()});
     }
     buffers.releaseUnused();
-    copyInParallel(runs);
+    CKPT_RETURN_IF_ERROR(copyInParallel(runs));
     return std::move(snap.tensors);
 }
 

@@ -1,13 +1,11 @@
 // Sharded save + merge (checkpoint-format.md §2.2-2.3, semantics.md "Save").
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <dirent.h>
 #include <map>
 #include <sys/stat.h>
-#include <thread>
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_writer.h"
@@ -17,6 +15,7 @@
 #include "format/ordered_code.h"
 #include "pipeline/writable_file.h"
 #include "platform/file.h"
+#include "platform/parallel.h"
 #include "tensor_bundle.pb.h"
 
 namespace ckpt {
@@ -188,18 +187,9 @@ Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<Sav
     for (int i = 0; i < n; ++i) shardPrefixes.push_back(shardPrefix(tempDir, i, n));
 
     std::vector<Status> results(static_cast<size_t>(n));
-    int threads = options.maxParallelShards > 0 ? options.maxParallelShards
-                                                : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    threads = std::min(threads, n);
-    std::atomic<int> next{0};
-    auto worker = [&] {
-        for (int i = next++; i < n; i = next++)
-            results[static_cast<size_t>(i)] = writeShard(shardPrefixes[static_cast<size_t>(i)], shards[static_cast<size_t>(i)]);
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (auto& th : pool) th.join();
+    const Status pool = platform::forEachItem(results.size(), platform::threadsOrDefault(options.maxParallelShards),
+                                              [&](size_t, size_t i) { results[i] = writeShard(shardPrefixes[i], shards[i]); });
+    if (!pool.isOk()) results.push_back(pool);
     SaveStats stats;
     stats.prefix = prefix;
     stats.shards = n;

@@ -1,13 +1,13 @@
 // CpuBackend: the reference implementation of the preview passes, spread
-// over std::threads in contiguous runs of tiles. Inner loops run over the
+// over threads in contiguous runs of tiles (platform::forEachRange). Inner loops run over the
 // kTileLanes lanes of a tile so the compiler can vectorize them; the lane
 // and tile order is the one preview_element.h fixes for both backends.
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <thread>
 
+#include "platform/parallel.h"
 #include "preview/cpu_f32.h"
 #include "preview/preview_backend.h"
 
@@ -163,22 +163,10 @@ void histogramRange(const ElementBuffer& in, const HistogramSpec& spec, int64_t 
     out.nans = nans;
 }
 
-// Runs fn(worker, begin, end) over [0, total) split into 'workers' runs.
-template <typename Fn>
-void parallelFor(int workers, int64_t total, Fn&& fn) {
-    std::vector<std::thread> threads;
-    threads.reserve(static_cast<size_t>(workers));
-    for (int w = 1; w < workers; ++w) {
-        threads.emplace_back([&fn, w, workers, total] { fn(w, total * w / workers, total * (w + 1) / workers); });
-    }
-    fn(0, 0, total / workers);
-    for (auto& t : threads) t.join();
-}
-
 class CpuBackend final : public PreviewBackend {
 public:
     explicit CpuBackend(int threads)
-        : m_threads(threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))) {}
+        : m_threads(static_cast<int>(platform::threadsOrDefault(threads))) {}
 
     std::string name() const override { return "cpu"; }
 
@@ -188,11 +176,13 @@ public:
         // Small tensors are not worth a thread.
         const int workers = static_cast<int>(std::clamp<int64_t>(ntiles / 16, 1, m_threads));
         std::vector<Extremes> parts(static_cast<size_t>(workers));
+        Status pool;
         dispatchKind(in.kind, [&]<ElementKind K>() {
-            parallelFor(workers, ntiles, [&](int w, int64_t b, int64_t e) {
-                statsRange<K>(in, b, e, tiles.data(), parts[static_cast<size_t>(w)]);
+            pool = platform::forEachRange(ntiles, static_cast<size_t>(workers), [&](size_t w, int64_t b, int64_t e) {
+                statsRange<K>(in, b, e, tiles.data(), parts[w]);
             });
         });
+        CKPT_RETURN_IF_ERROR(pool);
         extremes = Extremes{};
         for (const Extremes& p : parts) mergeExtremes(extremes, p);
         return Status::ok();
@@ -201,11 +191,13 @@ public:
     Status histogram(const ElementBuffer& in, const HistogramSpec& spec, HistogramCounts& out) override {
         const int workers = static_cast<int>(std::clamp<int64_t>(in.count / 65536, 1, m_threads));
         std::vector<HistogramCounts> parts(static_cast<size_t>(workers));
+        Status pool;
         dispatchKind(in.kind, [&]<ElementKind K>() {
-            parallelFor(workers, in.count, [&](int w, int64_t b, int64_t e) {
-                histogramRange<K>(in, spec, b, e, parts[static_cast<size_t>(w)]);
+            pool = platform::forEachRange(in.count, static_cast<size_t>(workers), [&](size_t w, int64_t b, int64_t e) {
+                histogramRange<K>(in, spec, b, e, parts[w]);
             });
         });
+        CKPT_RETURN_IF_ERROR(pool);
         out = HistogramCounts{};
         out.counts.assign(static_cast<size_t>(spec.bins), 0);
         for (const HistogramCounts& p : parts) {

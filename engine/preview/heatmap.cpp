@@ -6,9 +6,9 @@
 #include <array>
 #include <cmath>
 #include <limits>
-#include <thread>
 
 #include "ckpt/preview.h"
+#include "platform/parallel.h"
 #include "preview/preview_backend.h"
 
 namespace ckpt {
@@ -239,24 +239,20 @@ Result<Heatmap> renderHeatmap(const TensorView& tensor, const HeatmapRequest& re
 
     const size_t cells = static_cast<size_t>(p.outW) * static_cast<size_t>(p.outH);
     const int64_t outer = el.buffer.count / p.dims.back();
-    int workers = request.cpuThreads > 0 ? request.cpuThreads : static_cast<int>(std::thread::hardware_concurrency());
-    workers = static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(workers, el.buffer.count / 65536), 1, outer));
-    std::vector<Accum> parts(static_cast<size_t>(workers));
+    const auto threads = static_cast<int64_t>(platform::threadsOrDefault(request.cpuThreads));
+    const auto workers = static_cast<size_t>(std::clamp<int64_t>(std::min<int64_t>(threads, el.buffer.count / 65536), 1, outer));
+    std::vector<Accum> parts(workers);
     for (Accum& a : parts) {
         a.sum.assign(cells, 0.0);
         a.count.assign(cells, 0.0);
     }
+    Status pool;
     preview::dispatchKind(el.buffer.kind, [&]<ElementKind K>() {
-        std::vector<std::thread> threads;
-        for (int w = 1; w < workers; ++w) {
-            threads.emplace_back([&, w] {
-                accumulate<K>(el.buffer.data, p, request.reduce, outer * w / workers, outer * (w + 1) / workers,
-                              parts[static_cast<size_t>(w)]);
-            });
-        }
-        accumulate<K>(el.buffer.data, p, request.reduce, 0, outer / workers, parts[0]);
-        for (auto& t : threads) t.join();
+        pool = platform::forEachRange(outer, workers, [&](size_t w, int64_t begin, int64_t end) {
+            accumulate<K>(el.buffer.data, p, request.reduce, begin, end, parts[w]);
+        });
     });
+    CKPT_RETURN_IF_ERROR(pool);
 
     Heatmap h;
     h.width = p.outW;

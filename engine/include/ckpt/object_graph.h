@@ -83,6 +83,14 @@ private:
 std::string escapeLocalName(std::string_view name);
 std::string unescapeLocalName(std::string_view name);
 
+// TensorFlow's name for an optimizer's slot variable, used wherever one is
+// shown: "(root).optimizer's state 'm' for (root).model.dense.kernel".
+std::string slotVariablePath(std::string_view optimizerPath, std::string_view slotName, std::string_view variablePath);
+
 inline constexpr std::string_view kObjectGraphKey = "_CHECKPOINTABLE_OBJECT_GRAPH";
+// Attribute names: a variable's value, and replica i's (i >= 1) as
+// kParallelComponent + "<i>".
+inline constexpr std::string_view kVariableValue = "VARIABLE_VALUE";
+inline constexpr std::string_view kParallelComponent = "parallel_component_";
 
 } // namespace ckpt

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
 #include <vector>
 
+#include "platform/parallel.h"
 #include "preview/cuda/cuda_check.h"
 #include "preview/cuda/preview_kernels.h"
 
@@ -35,18 +35,12 @@ bool isPinned(const void* p) {
 }
 
 // memcpy spread over a few threads: one core cannot keep up with PCIe.
-void parallelMemcpy(void* dst, const void* src, size_t bytes) {
+Status parallelMemcpy(void* dst, const void* src, size_t bytes) {
     const size_t kMinPerThread = size_t{4} << 20;
-    const size_t threads = std::clamp<size_t>(bytes / kMinPerThread, 1,
-                                              std::min<size_t>(8, std::max(1u, std::thread::hardware_concurrency())));
-    std::vector<std::thread> pool;
-    auto part = [&](size_t t) {
-        const size_t b = bytes * t / threads, e = bytes * (t + 1) / threads;
-        std::memcpy(static_cast<char*>(dst) + b, static_cast<const char*>(src) + b, e - b);
-    };
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(part, t);
-    part(0);
-    for (auto& th : pool) th.join();
+    const size_t threads = std::clamp<size_t>(bytes / kMinPerThread, 1, std::min<size_t>(8, platform::hardwareThreads()));
+    return platform::forEachRange(static_cast<int64_t>(bytes), threads, [&](size_t, int64_t b, int64_t e) {
+        std::memcpy(static_cast<char*>(dst) + b, static_cast<const char*>(src) + b, static_cast<size_t>(e - b));
+    });
 }
 
 } // namespace
@@ -114,7 +108,7 @@ Status CudaBackend::streamChunks(const ElementBuffer& in,
         if (!pinnedSource) {
             // The staging slot is free once its previous chunk reached the device.
             if (i >= slots) CKPT_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(copied[k].get()));
-            parallelMemcpy(h_stage[k].get(), src, bytes);
+            CKPT_RETURN_IF_ERROR(parallelMemcpy(h_stage[k].get(), src, bytes));
             src = h_stage[k].get<unsigned char>();
         }
         CKPT_CUDA_RETURN_IF_ERROR(

@@ -1,0 +1,49 @@
+#pragma once
+// Checksummed reads of many stored regions at once, shared by verify
+// (checksum only) and restore (checksum and copy into the variable), so both
+// split, schedule, join and word their errors one way. Regions become parts
+// (region_read.h) that workers take in order; give regions largest first
+// for workers to finish together.
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "ckpt/cancellation.h"
+#include "ckpt/status.h"
+#include "ckpt/tensor_info.h"
+#include "platform/file.h"
+
+namespace ckpt::format {
+
+struct ScannedRegion {
+    const platform::RandomAccessFile* file = nullptr;  // holds the region
+    std::string_view key;                              // the tensor's key, for messages
+    StoredRegion region;                               // where, how long, the stored checksum
+    // Also copy the bytes here (region.size of them). On failure it holds
+    // zeros wherever bytes may have landed: never unverified bytes.
+    uint8_t* copyTo = nullptr;
+    // Set for regions that need decoding (strings, variants): one work item
+    // that reads and checks the region itself, in place of the above.
+    std::function<Status()> readWhole;
+};
+
+struct ScanOptions {
+    size_t threads = 1;                                // at most; no more than there are parts
+    const CancellationToken* cancel = nullptr;         // polled before each part
+    std::function<void(int64_t bytesDone)> progress;  // after each part, on its worker's thread
+};
+
+struct ScanResult {
+    std::vector<Status> regions;  // one per region, in order
+    int64_t bytesScanned = 0;
+};
+
+// A region failing its checks gets a DataLoss that names its key, its data
+// file, the offset and both checksums. The Result fails only on
+// cancellation or a failed worker (platform/parallel.h).
+Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const ScanOptions& options);
+
+} // namespace ckpt::format

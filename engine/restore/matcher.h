@@ -1,0 +1,52 @@
+#pragma once
+// One way of matching checkpoint values to program objects: by object graph
+// (ObjectMatcher) or by variable name (NameMatcher). A matcher hooks the
+// program objects it meets so that children and slots created later are
+// restored too (TensorFlow's restore-on-create); a hook holds its matcher,
+// so deferred restores go on after the LoadStatus is dropped.
+// Single-threaded, like the program graph itself.
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ckpt/match_report.h"
+#include "restore/restore_context.h"
+#include "restore/value_reader.h"
+
+namespace ckpt::restore {
+
+class Matcher : public std::enable_shared_from_this<Matcher> {
+public:
+    explicit Matcher(std::shared_ptr<RestoreContext> context);
+    virtual ~Matcher() = default;
+    Matcher(const Matcher&) = delete;
+    Matcher& operator=(const Matcher&) = delete;
+
+    // Called only while the restore has no errors.
+    virtual AssertionVerdict verdict(Assertion a) = 0;
+    virtual std::vector<std::string> warnings() = 0;
+    // Fills r's style and checkpoint nodes, and how the program objects
+    // (already in r, at objectIndex) were bound and restored.
+    virtual void describe(MatchReport& r, const std::vector<ProgramObject>& objects,
+                          const std::unordered_map<const Trackable*, size_t>& objectIndex) = 0;
+
+protected:
+    void hookChildren(const std::shared_ptr<Trackable>& object);
+    void hookSlots(const std::shared_ptr<Trackable>& optimizer);
+    virtual void onChildAdded(Trackable& parent, const Trackable::Child& child) = 0;
+    virtual void onSlotCreated(Optimizer& optimizer, const Optimizer::Slot& slot) = 0;
+    // A queued read failed; its error is already in the context.
+    virtual void onReadFailed(const ValueReader::Read& read, const Status& failure) = 0;
+
+    std::shared_ptr<RestoreContext> m_context;
+    ValueReader m_reader;
+
+private:
+    std::unordered_set<const Trackable*> m_hookedChildren;
+    std::unordered_set<const Trackable*> m_hookedSlots;
+};
+
+} // namespace ckpt::restore

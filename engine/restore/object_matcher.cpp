@@ -1,0 +1,220 @@
+#include "restore/object_matcher.h"
+
+#include <algorithm>
+#include <deque>
+
+namespace ckpt::restore {
+namespace {
+
+// -1 unless 'name' is parallel_component_<i> with i >= 1.
+int parallelComponentIndex(std::string_view name) {
+    if (name.substr(0, kParallelComponent.size()) != kParallelComponent) return -1;
+    const std::string_view digits = name.substr(kParallelComponent.size());
+    if (digits.empty() || digits.size() > 6) return -1;
+    int i = 0;
+    for (char c : digits) {
+        if (c < '0' || c > '9') return -1;
+        i = i * 10 + (c - '0');
+    }
+    return i >= 1 ? i : -1;
+}
+
+} // namespace
+
+Result<std::shared_ptr<ObjectMatcher>> ObjectMatcher::start(std::shared_ptr<RestoreContext> context,
+                                                            const std::shared_ptr<Trackable>& root) {
+    CKPT_ASSIGN_OR_RETURN(auto nodes, buildSourceGraph(*context->ckpt, context->options.assignmentMap));
+    const bool skipSlots = context->options.skipSlotVariables;
+    auto m = std::make_shared<ObjectMatcher>(std::move(context));
+    m->m_nodes = std::move(nodes);
+    const size_t n = m->m_nodes.size();
+    m->m_objectByNode.resize(n);
+    m->m_objectRaw.assign(n, nullptr);
+    m->m_matched.assign(n, 0);
+    m->m_restored.assign(n, 0);
+    m->m_attributes.resize(n);
+    if (!skipSlots) {
+        for (size_t id = 0; id < n; ++id)
+            for (const SlotVariableRef& s : m->m_nodes[id].slots)
+                m->m_slotRestorations[s.originalVariableNodeId].push_back(
+                    {static_cast<int32_t>(id), s.slotVariableNodeId, s.slotName, s.originalVariableNodeId});
+    }
+    if (m->bind(0, root)) m->restoreFrom(0);
+    return m;
+}
+
+Trackable* ObjectMatcher::boundObject(int32_t node) const {
+    const auto i = static_cast<size_t>(node);
+    if (!m_objectRaw[i] || m_objectByNode[i].expired()) return nullptr;
+    return m_objectRaw[i];
+}
+
+bool ObjectMatcher::bind(int32_t node, const std::shared_ptr<Trackable>& object) {
+    m_seenObjects.push_back(object);
+    const auto i = static_cast<size_t>(node);
+    m_matched[i] = 1;
+    if (boundObject(node)) return false;  // already bound (a second path, or an inconsistent reference)
+    m_objectByNode[i] = object;
+    m_objectRaw[i] = object.get();
+
+    // An optimizer arriving: slots whose variables are already bound.
+    if (auto it = m_deferredSlotRestorations.find(node); it != m_deferredSlotRestorations.end()) {
+        const std::vector<SlotRestoration> waiting = std::move(it->second);
+        m_deferredSlotRestorations.erase(it);
+        for (const SlotRestoration& s : waiting) {
+            auto var = m_objectByNode[static_cast<size_t>(s.variableNode)].lock();
+            if (var) createOrRestoreSlot(object, var, s);
+        }
+    }
+    // A variable arriving: its slots, now or once the optimizer is bound.
+    if (auto it = m_slotRestorations.find(node); it != m_slotRestorations.end()) {
+        const std::vector<SlotRestoration> slots = std::move(it->second);
+        m_slotRestorations.erase(it);
+        for (const SlotRestoration& s : slots) {
+            auto opt = boundObject(s.optimizerNode) ? m_objectByNode[static_cast<size_t>(s.optimizerNode)].lock() : nullptr;
+            if (!opt) m_deferredSlotRestorations[s.optimizerNode].push_back(s);
+            else createOrRestoreSlot(opt, object, s);
+        }
+    }
+    return true;
+}
+
+void ObjectMatcher::createOrRestoreSlot(const std::shared_ptr<Trackable>& optimizer, const std::shared_ptr<Trackable>& variable,
+                                      const SlotRestoration& s) {
+    Optimizer* opt = optimizer->asOptimizer();
+    Variable* var = variable->asVariable();
+    if (!opt || !var) return;
+    std::shared_ptr<Variable> slot = opt->slot(*var, s.slotName);
+    const SourceNode& node = m_nodes[static_cast<size_t>(s.slotNode)];
+    const bool simpleVariable = std::any_of(node.attributes.begin(), node.attributes.end(),
+                                            [](const SourceAttribute& a) { return a.name == kVariableValue; });
+    if (!slot && m_context->options.createSlotsOnRestore && simpleVariable) slot = opt->createSlot(*var, s.slotName);
+    if (slot) {
+        if (bind(s.slotNode, slot)) restoreFrom(s.slotNode);
+        return;
+    }
+    m_pendingSlots.push_back({optimizer, variable, s.slotName, s.slotNode});
+    hookSlots(optimizer);
+}
+
+void ObjectMatcher::restoreFrom(int32_t start) {
+    ValueReader::Batch reads(m_reader);
+    std::deque<int32_t> queue{start};
+    while (!queue.empty()) {
+        const int32_t id = queue.front();
+        queue.pop_front();
+        std::shared_ptr<Trackable> obj = m_objectByNode[static_cast<size_t>(id)].lock();
+        if (!obj) continue;
+        if (!m_restored[static_cast<size_t>(id)]) {
+            m_restored[static_cast<size_t>(id)] = 1;
+            restoreAttributes(id, *obj);
+        }
+        const SourceNode& node = m_nodes[static_cast<size_t>(id)];
+        if (node.children.empty()) continue;
+        // Wide objects get an index so matching stays linear.
+        const auto& kids = obj->children();
+        std::unordered_map<std::string_view, const std::shared_ptr<Trackable>*> byName;
+        const bool indexed = kids.size() > 16;
+        if (indexed) {
+            byName.reserve(kids.size());
+            for (const Trackable::Child& c : kids) byName.emplace(c.name, &c.object);
+        }
+        // Copy: binding may add children (slot creation never does, hooks might).
+        const auto edges = node.children;
+        for (const auto& [name, childId] : edges) {
+            std::shared_ptr<Trackable> child;
+            if (indexed) {
+                if (auto it = byName.find(name); it != byName.end()) child = *it->second;
+            } else {
+                child = obj->child(name);
+            }
+            if (!child) {
+                m_deferred[obj.get()][name].push_back(childId);
+                hookChildren(obj);
+            } else if (bind(childId, child)) {
+                queue.push_back(childId);
+            }
+        }
+    }
+}
+
+void ObjectMatcher::restoreAttributes(int32_t id, Trackable& object) {
+    const SourceNode& node = m_nodes[static_cast<size_t>(id)];
+    auto& results = m_attributes[static_cast<size_t>(id)];
+    results.clear();
+    Variable* v = object.asVariable();
+    std::vector<char> hasComponent(v ? static_cast<size_t>(v->replicas()) : 0, 0);
+    if (v)
+        for (const SourceAttribute& a : node.attributes) {
+            const int i = parallelComponentIndex(a.name);
+            if (i > 0 && i < v->replicas()) hasComponent[static_cast<size_t>(i)] = 1;
+        }
+    for (const SourceAttribute& a : node.attributes) {
+        AttributeMatch am = describeAttribute(a);
+        int replica = -1;
+        if (v) {
+            if (a.name == kVariableValue) replica = 0;
+            else if (const int i = parallelComponentIndex(a.name); i > 0 && i < v->replicas()) replica = i;
+        }
+        if (replica < 0) {
+            am.unused = !a.optional;
+            if (am.unused) {
+                auto it = std::find_if(m_unusedAttributes.begin(), m_unusedAttributes.end(),
+                                       [&](const auto& e) { return e.first == id; });
+                if (it == m_unusedAttributes.end()) m_unusedAttributes.push_back({id, {a.name}});
+                else it->second.push_back(a.name);
+            }
+            results.push_back(std::move(am));
+            continue;
+        }
+        if (!a.tensor) {
+            am.error = "checkpoint key \"" + a.key + "\" of " + node.path + " is not in the bundle " + m_context->ckpt->prefix();
+            m_context->errors.push_back(notFound(am.error));
+            results.push_back(std::move(am));
+            continue;
+        }
+        std::vector<int> targets{replica};
+        if (replica == 0)
+            for (int i = 1; i < v->replicas(); ++i)
+                if (!hasComponent[static_cast<size_t>(i)]) targets.push_back(i);
+        const Status assigned = m_reader.assign(*v, *a.tensor, std::move(targets), [&] {
+            return std::pair{node.path + " (checkpoint key " + a.key + ")",
+                             "program variable " + m_context->programPathOf(&object) +
+                                 (replica > 0 ? " replica " + std::to_string(replica) : "")};
+        }, id, results.size());
+        am.restored = assigned.isOk();
+        if (!assigned.isOk()) am.error = assigned.message();
+        results.push_back(std::move(am));
+    }
+}
+
+void ObjectMatcher::onChildAdded(Trackable& parent, const Trackable::Child& child) {
+    auto it = m_deferred.find(&parent);
+    if (it == m_deferred.end()) return;
+    auto jt = it->second.find(child.name);
+    if (jt == it->second.end()) return;
+    const std::vector<int32_t> ids = std::move(jt->second);
+    it->second.erase(jt);
+    for (int32_t id : ids)
+        if (bind(id, child.object)) restoreFrom(id);
+}
+
+void ObjectMatcher::onSlotCreated(Optimizer& optimizer, const Optimizer::Slot& slot) {
+    auto var = slot.variable.lock();
+    for (size_t i = 0; i < m_pendingSlots.size(); ++i) {
+        const PendingSlot& p = m_pendingSlots[i];
+        if (p.optimizer.lock().get() != &optimizer || p.variable.lock() != var || p.slotName != slot.name) continue;
+        const int32_t node = p.slotNode;
+        m_pendingSlots.erase(m_pendingSlots.begin() + static_cast<std::ptrdiff_t>(i));
+        if (bind(node, slot.slot)) restoreFrom(node);
+        return;
+    }
+}
+
+void ObjectMatcher::onReadFailed(const ValueReader::Read& read, const Status& failure) {
+    AttributeMatch& am = m_attributes[static_cast<size_t>(read.node)][read.attribute];
+    am.restored = false;
+    am.error = failure.toString();
+}
+
+} // namespace ckpt::restore

@@ -1,0 +1,79 @@
+#pragma once
+// Object-based restore: walks the checkpoint's object graph and the program's
+// objects together from the root, binding each checkpoint node to the
+// program object at the same place, as TensorFlow's CheckpointPosition does.
+// Nodes whose object does not exist yet wait for it (hooks); slot variables
+// wait for both their optimizer and their variable.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "restore/matcher.h"
+#include "restore/source_graph.h"
+
+namespace ckpt::restore {
+
+class ObjectMatcher final : public Matcher {
+public:
+    // Binds the root and restores everything reachable now; fails only when
+    // the assignment map cannot be applied.
+    static Result<std::shared_ptr<ObjectMatcher>> start(std::shared_ptr<RestoreContext> context,
+                                                        const std::shared_ptr<Trackable>& root);
+    explicit ObjectMatcher(std::shared_ptr<RestoreContext> context) : Matcher(std::move(context)) {}
+
+    AssertionVerdict verdict(Assertion a) override;
+    std::vector<std::string> warnings() override;
+    void describe(MatchReport& r, const std::vector<ProgramObject>& objects,
+                  const std::unordered_map<const Trackable*, size_t>& objectIndex) override;
+
+private:
+    struct SlotRestoration {
+        int32_t optimizerNode = 0;
+        int32_t slotNode = 0;
+        std::string slotName;
+        int32_t variableNode = 0;
+    };
+    struct PendingSlot {
+        std::weak_ptr<Trackable> optimizer;
+        std::weak_ptr<Trackable> variable;
+        std::string slotName;
+        int32_t slotNode = 0;
+    };
+
+    // Matching (object_matcher.cpp).
+    Trackable* boundObject(int32_t node) const;
+    bool bind(int32_t node, const std::shared_ptr<Trackable>& object);
+    void restoreFrom(int32_t node);
+    void restoreAttributes(int32_t node, Trackable& object);
+    void createOrRestoreSlot(const std::shared_ptr<Trackable>& optimizer, const std::shared_ptr<Trackable>& variable,
+                             const SlotRestoration& slot);
+    void onChildAdded(Trackable& parent, const Trackable::Child& child) override;
+    void onSlotCreated(Optimizer& optimizer, const Optimizer::Slot& slot) override;
+    void onReadFailed(const ValueReader::Read& read, const Status& failure) override;
+
+    // Assertions (object_assertions.cpp).
+    AssertionVerdict existingObjectsMatched();
+    AssertionVerdict consumed();
+    AssertionVerdict nontrivialMatch();
+    // The original node as TensorFlow's text proto, for assertion messages.
+    std::string nodeText(int32_t node) const;
+
+    std::vector<SourceNode> m_nodes;
+    std::vector<std::weak_ptr<Trackable>> m_objectByNode;  // expired/empty: unbound
+    std::vector<Trackable*> m_objectRaw;                  // identity of the bound object
+    std::vector<char> m_matched;                          // TF's matched_proto_ids
+    std::vector<char> m_restored;                         // restoration ran for the node
+    std::vector<std::vector<AttributeMatch>> m_attributes;
+    std::vector<std::pair<int32_t, std::vector<std::string>>> m_unusedAttributes;  // insertion order
+    std::vector<std::weak_ptr<Trackable>> m_seenObjects;  // every object offered to bind()
+    std::unordered_map<Trackable*, std::unordered_map<std::string, std::vector<int32_t>>> m_deferred;
+    std::map<int32_t, std::vector<SlotRestoration>> m_slotRestorations;          // by variable node
+    std::map<int32_t, std::vector<SlotRestoration>> m_deferredSlotRestorations;  // by optimizer node
+    std::vector<PendingSlot> m_pendingSlots;  // waiting for Optimizer::createSlot
+};
+
+} // namespace ckpt::restore

@@ -1,0 +1,129 @@
+#include "restore/source_graph.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <unordered_map>
+
+namespace ckpt::restore {
+namespace {
+
+std::string joinPath(const std::string& a, const std::string& b) {
+    if (a.empty()) return b;
+    if (b.empty()) return a;
+    return a + "/" + b;
+}
+
+} // namespace
+
+AttributeMatch describeAttribute(const SourceAttribute& a) {
+    AttributeMatch am;
+    am.name = a.name;
+    am.checkpointKey = a.key;
+    if (a.tensor) {
+        am.dtype = a.tensor->dtype;
+        am.shape = a.tensor->shape;
+    }
+    return am;
+}
+
+std::string normaliseMappingPath(std::string_view path) {
+    std::string p(path);
+    if (p.rfind("(root)", 0) == 0) {
+        std::string rest = p.substr(6);
+        if (!rest.empty() && rest[0] == '.') rest.erase(0, 1);
+        std::string out;
+        size_t start = 0;
+        while (!rest.empty()) {
+            const size_t dot = rest.find('.', start);
+            const std::string seg = rest.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+            out = joinPath(out, escapeLocalName(seg));
+            if (dot == std::string::npos) break;
+            start = dot + 1;
+        }
+        return out;
+    }
+    if (const size_t attrs = p.find("/.ATTRIBUTES"); attrs != std::string::npos) p.resize(attrs);
+    while (!p.empty() && p.front() == '/') p.erase(0, 1);
+    while (!p.empty() && p.back() == '/') p.pop_back();
+    return p;
+}
+
+std::string applyMapping(const std::vector<PathMapping>& map, const std::string& path) {
+    for (const PathMapping& m : map) {
+        if (m.from.empty()) return joinPath(m.to, path);
+        if (path == m.from) return m.to;
+        if (path.size() > m.from.size() && path.compare(0, m.from.size(), m.from) == 0 && path[m.from.size()] == '/')
+            return joinPath(m.to, path.substr(m.from.size() + 1));
+    }
+    return path;
+}
+
+Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const std::vector<PathMapping>& rawMap) {
+    const ObjectGraph& g = *ckpt.objectGraph();
+    std::vector<SourceNode> nodes(static_cast<size_t>(g.size()));
+    for (int32_t id = 0; id < g.size(); ++id) {
+        const ObjectNode& on = g.node(id);
+        SourceNode& n = nodes[static_cast<size_t>(id)];
+        n.path = g.displayName(id);
+        n.kind = on.kind;
+        n.original = &on;
+        for (const ObjectChild& c : on.children) n.children.emplace_back(c.localName, c.nodeId);
+        for (const ObjectAttribute& a : on.attributes)
+            n.attributes.push_back({a.name, a.checkpointKey, a.fullName, a.optionalRestore, ckpt.tensorForAttribute(a)});
+        n.slots = on.slotVariables;
+    }
+    if (rawMap.empty()) return nodes;
+
+    std::vector<PathMapping> map;
+    for (const PathMapping& m : rawMap) map.push_back({normaliseMappingPath(m.from), normaliseMappingPath(m.to)});
+    // Longest 'from' first so nested mappings win over their parents.
+    std::stable_sort(map.begin(), map.end(), [](const PathMapping& a, const PathMapping& b) { return a.from.size() > b.from.size(); });
+
+    std::map<std::string, int32_t> byMapped;
+    for (int32_t id = 1; id < g.size(); ++id) {
+        const ObjectNode& on = g.node(id);
+        if (on.keyPath.empty()) continue;  // slot variables and unreachable nodes keep no place
+        const std::string mapped = applyMapping(map, on.keyPath);
+        if (mapped.empty())
+            return invalidArgument("assignment map sends " + nodes[static_cast<size_t>(id)].path + " onto the root object");
+        auto [it, inserted] = byMapped.emplace(mapped, id);
+        if (!inserted)
+            return invalidArgument("assignment map makes " + nodes[static_cast<size_t>(it->second)].path + " and " +
+                                   nodes[static_cast<size_t>(id)].path + " both restore into \"" + mapped + "\"");
+    }
+    for (SourceNode& n : nodes) n.children.clear();
+
+    std::vector<std::pair<std::string, int32_t>> order(byMapped.begin(), byMapped.end());
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+        return std::count(a.first.begin(), a.first.end(), '/') < std::count(b.first.begin(), b.first.end(), '/');
+    });
+    std::unordered_map<std::string, int32_t> placed{{"", 0}};
+    // Returns the node at 'path', creating virtual containers along the way.
+    std::function<int32_t(const std::string&)> ensure = [&](const std::string& path) -> int32_t {
+        if (auto it = placed.find(path); it != placed.end()) return it->second;
+        const size_t slash = path.rfind('/');
+        const std::string parentPath = slash == std::string::npos ? "" : path.substr(0, slash);
+        const std::string last = slash == std::string::npos ? path : path.substr(slash + 1);
+        const int32_t parent = ensure(parentPath);
+        SourceNode v;
+        v.isVirtual = true;
+        v.path = nodes[static_cast<size_t>(parent)].path + "." + unescapeLocalName(last);
+        nodes.push_back(std::move(v));
+        const auto id = static_cast<int32_t>(nodes.size() - 1);
+        nodes[static_cast<size_t>(parent)].children.emplace_back(unescapeLocalName(last), id);
+        placed.emplace(path, id);
+        return id;
+    };
+    for (const auto& [mapped, id] : order) {
+        const size_t slash = mapped.rfind('/');
+        const std::string parentPath = slash == std::string::npos ? "" : mapped.substr(0, slash);
+        const std::string last = slash == std::string::npos ? mapped : mapped.substr(slash + 1);
+        const int32_t parent = ensure(parentPath);
+        nodes[static_cast<size_t>(parent)].children.emplace_back(unescapeLocalName(last), id);
+        placed.emplace(mapped, id);
+    }
+    return nodes;
+}
+
+} // namespace ckpt::restore

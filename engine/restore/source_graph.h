@@ -1,0 +1,50 @@
+#pragma once
+// The checkpoint side of an object-based restore: the checkpoint's nodes as
+// matching sees them, after any assignment map (RestoreOptions) moved them.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ckpt/checkpoint.h"
+#include "ckpt/match_report.h"
+#include "ckpt/restore.h"
+
+namespace ckpt::restore {
+
+// A checkpoint node as matching sees it: the original node, or, with an
+// assignment map, the node moved to its mapped place (plus virtual
+// containers created along mapped paths).
+struct SourceAttribute {
+    std::string name;
+    std::string key;
+    std::string fullName;
+    bool optional = false;
+    const TensorInfo* tensor = nullptr;  // nullptr: the key is not in the bundle
+};
+
+struct SourceNode {
+    std::string path;  // TensorFlow's pretty name of the original node
+    ObjectKind kind = ObjectKind::Object;
+    bool isVirtual = false;
+    std::vector<std::pair<std::string, int32_t>> children;  // local name -> node
+    std::vector<SourceAttribute> attributes;
+    std::vector<SlotVariableRef> slots;
+    const ObjectNode* original = nullptr;  // nullptr for virtual nodes
+};
+
+// Builds the (possibly remapped) source graph; InvalidArgument when the map
+// sends two checkpoint nodes to the same path.
+Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const std::vector<PathMapping>& map);
+// Normalised key-path prefix ("encoder", "" for the root) of a mapping side.
+std::string normaliseMappingPath(std::string_view path);
+// Applies the first mapping whose 'from' is a whole-segment prefix of 'path';
+// returns 'path' unchanged when none applies.
+std::string applyMapping(const std::vector<PathMapping>& normalisedMap, const std::string& path);
+
+// A checkpoint attribute as the report shows it before any matching.
+AttributeMatch describeAttribute(const SourceAttribute& a);
+
+} // namespace ckpt::restore
