@@ -1,10 +1,11 @@
-// ckpt tree PATH [--json]: the object graph as an indented tree with each
-// variable's checkpoint key, dtype and shape; name-based checkpoints as a
-// tree of their '/'-separated keys.
+// ckpt tree PATH [--json]: the checkpoint's display tree (ckpt/display_tree.h,
+// the same tree the explorer shows) as indented text or JSON: each variable's
+// checkpoint key, dtype and shape, aliases and slot variables; name-based
+// checkpoints as a tree of their '/'-separated keys.
 
 #include <iostream>
-#include <map>
 
+#include "ckpt/display_tree.h"
 #include "json_output.h"
 #include "output.h"
 
@@ -18,101 +19,92 @@ std::string describe(const TensorInfo* t) {
     return std::string(dataTypeName(t->dtype)) + " " + t->shape.toString();
 }
 
-json attributeJson(const Checkpoint& ckpt, const ObjectAttribute& a) {
-    const TensorInfo* t = ckpt.tensorForAttribute(a);
-    json j = {{"name", a.name}, {"checkpoint_key", a.checkpointKey}};
-    if (t) {
-        j["dtype"] = std::string(dataTypeName(t->dtype));
-        j["shape"] = t->shape.dims;
-    }
-    return j;
-}
+std::string text(std::string_view s) { return displayableString(std::string(s)); }
 
-// Walks the BFS spanning tree (first path wins); later edges to an already
-// named node are shown as aliases, slot variables under their optimizer.
-class GraphPrinter {
+class TreePrinter {
 public:
-    GraphPrinter(const Checkpoint& ckpt, const ObjectGraph& g) : m_ckpt(ckpt), m_g(g) {}
+    TreePrinter(const Checkpoint& ckpt, const DisplayTree& tree) : m_ckpt(ckpt), m_tree(tree) {}
 
-    void print(int32_t id, const std::string& label, const std::string& indent, bool last, bool isRoot) {
-        const ObjectNode& n = m_g.node(id);
-        std::cout << (isRoot ? "" : indent + (last ? "└── " : "├── ")) << label;
-        if (n.kind != ObjectKind::Object && n.kind != ObjectKind::Root) std::cout << "  [" << objectKindName(n.kind) << "]";
-        std::cout << "\n";
-        const std::string inner = isRoot ? "" : indent + (last ? "    " : "│   ");
-        struct Line { std::string text; int32_t child; };
-        std::vector<Line> lines;
-        for (const ObjectAttribute& a : n.attributes)
-            lines.push_back({"." + a.name + "  " + describe(m_ckpt.tensorForAttribute(a)) + "  <- " + a.checkpointKey, -1});
-        for (const ObjectChild& c : n.children) {
-            if (m_g.node(c.nodeId).parentId == id && m_g.node(c.nodeId).localName == c.localName)
-                lines.push_back({c.localName, c.nodeId});
-            else
-                lines.push_back({c.localName + "  -> alias of " + m_g.displayName(c.nodeId), -1});
-        }
-        for (const SlotVariableRef& s : n.slotVariables)
-            lines.push_back({"slot '" + s.slotName + "' for " + m_g.displayName(s.originalVariableNodeId), s.slotVariableNodeId});
-        for (size_t i = 0; i < lines.size(); ++i) {
-            const bool lastLine = i + 1 == lines.size();
-            if (lines[i].child >= 0) print(lines[i].child, lines[i].text, inner, lastLine, false);
-            else std::cout << inner << (lastLine ? "└── " : "├── ") << lines[i].text << "\n";
+    // One line per entry, drawn with box characters; no recursion, so any
+    // depth prints.
+    void print() const {
+        struct Item { int32_t entry; std::string indent; bool last; };
+        std::vector<Item> todo{{0, "", true}};
+        while (!todo.empty()) {
+            const Item item = std::move(todo.back());
+            todo.pop_back();
+            const DisplayEntry& e = entry(item.entry);
+            const bool isRoot = item.entry == 0;
+            std::cout << (isRoot ? "" : item.indent + (item.last ? "└── " : "├── ")) << line(e) << "\n";
+            const std::string inner = isRoot ? "" : item.indent + (item.last ? "    " : "│   ");
+            for (size_t i = e.children.size(); i-- > 0;) todo.push_back({e.children[i], inner, i + 1 == e.children.size()});
         }
     }
 
-    json toJson(int32_t id, const std::string& name) const {
-        const ObjectNode& n = m_g.node(id);
-        json attributes = json::array();
-        for (const ObjectAttribute& a : n.attributes) attributes.push_back(attributeJson(m_ckpt, a));
-        json children = json::array();
-        for (const ObjectChild& c : n.children) {
-            if (m_g.node(c.nodeId).parentId == id && m_g.node(c.nodeId).localName == c.localName)
-                children.push_back(toJson(c.nodeId, c.localName));
-            else
-                children.push_back({{"name", c.localName}, {"id", c.nodeId}, {"alias_of", m_g.displayName(c.nodeId)}});
+    json toJson(int32_t index) const {
+        const DisplayEntry& e = entry(index);
+        if (!m_tree.objectBased) return keyJson(e);
+        const ObjectNode& n = m_ckpt.objectGraph()->node(e.nodeId);
+        json attributes = json::array(), children = json::array(), slots = json::array();
+        for (int32_t c : e.children) {
+            const DisplayEntry& child = entry(c);
+            if (child.kind == DisplayKind::Attribute) attributes.push_back(attributeJson(child));
+            else if (child.kind == DisplayKind::Alias) children.push_back({{"name", child.localName}, {"id", child.nodeId}, {"alias_of", child.path}});
+            else if (child.slotOf >= 0) slots.push_back(toJson(c));
+            else children.push_back(toJson(c));
         }
-        json slots = json::array();
-        for (const SlotVariableRef& s : n.slotVariables) {
-            json slot = toJson(s.slotVariableNodeId, s.slotName);
-            slot["original_variable"] = m_g.displayName(s.originalVariableNodeId);
-            slots.push_back(slot);
-        }
-        return {{"name", name}, {"id", id}, {"path", m_g.displayName(id)}, {"kind", std::string(objectKindName(n.kind))},
-                {"attributes", attributes}, {"children", children}, {"slot_variables", slots}};
+        json j = {{"name", e.localName}, {"id", e.nodeId}, {"path", e.path}, {"kind", std::string(objectKindName(n.kind))},
+                  {"attributes", attributes}, {"children", children}, {"slot_variables", slots}};
+        if (e.slotOf >= 0) j["original_variable"] = m_ckpt.objectGraph()->displayName(e.slotOf);
+        return j;
     }
 
 private:
+    const DisplayEntry& entry(int32_t i) const { return m_tree.entries[static_cast<size_t>(i)]; }
+
+    std::string line(const DisplayEntry& e) const {
+        switch (e.kind) {
+        case DisplayKind::Attribute:
+            return "." + std::string(e.localName) + "  " + describe(e.tensor) + "  <- " + text(e.path);
+        case DisplayKind::Alias: return text(e.localName) + "  -> alias of " + text(e.path);
+        case DisplayKind::KeyGroup: return text(e.name);
+        case DisplayKind::Key: return text(e.name) + "  " + describe(e.tensor);
+        case DisplayKind::Root:
+            return m_tree.objectBased ? std::string("(root)")
+                                      : m_ckpt.prefix() + "  (name-based: no object graph; keys shown as a tree)";
+        default: break;
+        }
+        const ObjectGraph& g = *m_ckpt.objectGraph();
+        std::string out = e.slotOf >= 0 ? "slot '" + text(e.localName) + "' for " + g.displayName(e.slotOf) : text(e.name);
+        const ObjectKind kind = g.node(e.nodeId).kind;
+        if (kind != ObjectKind::Object && kind != ObjectKind::Root) out += "  [" + std::string(objectKindName(kind)) + "]";
+        return out;
+    }
+
+    json attributeJson(const DisplayEntry& e) const {
+        json j = {{"name", e.localName}, {"checkpoint_key", e.path}};
+        if (e.tensor) {
+            j["dtype"] = std::string(dataTypeName(e.tensor->dtype));
+            j["shape"] = e.tensor->shape.dims;
+        }
+        return j;
+    }
+
+    json keyJson(const DisplayEntry& e) const {
+        json children = json::array();
+        for (int32_t c : e.children) children.push_back(keyJson(entry(c)));
+        json j = {{"name", e.kind == DisplayKind::Root ? std::string() : text(e.name)}, {"children", children}};
+        if (e.tensor) {
+            j["key"] = text(e.tensor->key);
+            j["dtype"] = std::string(dataTypeName(e.tensor->dtype));
+            j["shape"] = e.tensor->shape.dims;
+        }
+        return j;
+    }
+
     const Checkpoint& m_ckpt;
-    const ObjectGraph& m_g;
+    const DisplayTree& m_tree;
 };
-
-// Name-based checkpoints: keys split on '/'.
-struct KeyNode {
-    std::map<std::string, KeyNode> children;
-    const TensorInfo* tensor = nullptr;
-};
-
-void printKeyTree(const KeyNode& node, const std::string& indent) {
-    size_t i = 0;
-    for (const auto& [name, child] : node.children) {
-        const bool last = ++i == node.children.size();
-        std::cout << indent << (last ? "└── " : "├── ") << displayableString(name);
-        if (child.tensor) std::cout << "  " << describe(child.tensor);
-        std::cout << "\n";
-        printKeyTree(child, indent + (last ? "    " : "│   "));
-    }
-}
-
-json keyTreeJson(const KeyNode& node, const std::string& name) {
-    json children = json::array();
-    for (const auto& [childName, child] : node.children) children.push_back(keyTreeJson(child, childName));
-    json j = {{"name", displayableString(name)}, {"children", children}};
-    if (node.tensor) {
-        j["key"] = displayableString(node.tensor->key);
-        j["dtype"] = std::string(dataTypeName(node.tensor->dtype));
-        j["shape"] = node.tensor->shape.dims;
-    }
-    return j;
-}
 
 } // namespace
 
@@ -129,30 +121,12 @@ void registerTree(CLI::App& app, CommandContext& ctx) {
             return;
         }
         const Checkpoint& ckpt = **opened;
-        if (const ObjectGraph* g = ckpt.objectGraph()) {
-            GraphPrinter printer(ckpt, *g);
-            if (*json) printJson({{"prefix", ckpt.prefix()}, {"style", "object-based"}, {"root", printer.toJson(0, "(root)")}});
-            else printer.print(0, "(root)", "", true, true);
-            return;
-        }
-        KeyNode root;
-        for (const TensorInfo& t : ckpt.bundle().tensors()) {
-            KeyNode* node = &root;
-            size_t start = 0;
-            for (;;) {
-                const size_t slash = t.key.find('/', start);
-                node = &node->children[t.key.substr(start, slash == std::string::npos ? std::string::npos : slash - start)];
-                if (slash == std::string::npos) break;
-                start = slash + 1;
-            }
-            node->tensor = &t;
-        }
-        if (*json) {
-            printJson({{"prefix", ckpt.prefix()}, {"style", "name-based"}, {"root", keyTreeJson(root, "")}});
-            return;
-        }
-        std::cout << ckpt.prefix() << "  (name-based: no object graph; keys shown as a tree)\n";
-        printKeyTree(root, "");
+        const DisplayTree tree = buildDisplayTree(ckpt);
+        const TreePrinter printer(ckpt, tree);
+        if (!*json) return printer.print();
+        printJson({{"prefix", ckpt.prefix()},
+                   {"style", tree.objectBased ? "object-based" : "name-based"},
+                   {"root", printer.toJson(0)}});
     });
 }
 

@@ -89,7 +89,7 @@ void ScreenshotTour::inspect() {
     const auto& entries = model->snapshot()->entries;
     int32_t target = -1;
     for (size_t i = 0; i < entries.size() && target < 0; ++i)
-        if (entries[i].tensor && entries[i].tensor->shape.rank() == 2 && !entries[i].isKeyRow) target = static_cast<int32_t>(i);
+        if (entries[i].tensor && entries[i].tensor->shape.rank() == 2 && !ui::isKeyRow(entries[i])) target = static_cast<int32_t>(i);
     if (target < 0) return filter();
     const QModelIndex index = model->indexForEntry(target);
     for (QModelIndex p = index.parent(); p.isValid(); p = p.parent()) view->expand(p);

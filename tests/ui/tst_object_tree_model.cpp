@@ -87,9 +87,9 @@ private slots:
         for (const TreeEntry& e : snap->entries) {
             if (e.kind != EntryKind::SlotVariable) continue;
             ++slotCount;
-            QVERIFY(e.isSlotRow);
+            QVERIFY(isSlotRow(e));
             QCOMPARE(snap->entries[static_cast<size_t>(e.parent)].kind, EntryKind::Optimizer);
-            QVERIFY2(e.tensor, qPrintable(e.pathText()));
+            QVERIFY2(e.tensor, qPrintable(pathText(e)));
         }
         QVERIFY(slotCount > 0);
 
@@ -99,7 +99,7 @@ private slots:
         fetchAll(model);
         for (int32_t e = 1; e < static_cast<int32_t>(snap->entries.size()); ++e) {
             const TreeEntry& entry = snap->entries[static_cast<size_t>(e)];
-            QCOMPARE(model.indexForEntry(e).isValid(), !entry.isSlotRow && !entry.isKeyRow);
+            QCOMPARE(model.indexForEntry(e).isValid(), !isSlotRow(entry) && !isKeyRow(entry));
         }
     }
 
@@ -121,7 +121,7 @@ private slots:
                 if (!i.isValid() || model.hasChildren(i)) continue;
                 // A visible leaf must itself match.
                 const TreeEntry& entry = snap->entries[static_cast<size_t>(e)];
-                const QString path = entry.pathText(), name = entry.nameText();
+                const QString path = pathText(entry), name = nameText(entry);
                 const QRegularExpression re(text, QRegularExpression::CaseInsensitiveOption);
                 const bool matches = regex ? re.match(path).hasMatch() || re.match(name).hasMatch()
                                            : path.contains(text, Qt::CaseInsensitive) || name.contains(text, Qt::CaseInsensitive);
@@ -155,7 +155,7 @@ private slots:
             const QModelIndex i = model.indexForEntry(e);
             const bool isVar = snap->entries[static_cast<size_t>(e)].kind == EntryKind::Variable;
             QCOMPARE(i.data(Qt::ForegroundRole).value<QColor>() == QColor(Qt::red), isVar);
-            QCOMPARE(i.data().toString(), snap->entries[static_cast<size_t>(e)].nameText());  // other roles untouched
+            QCOMPARE(i.data().toString(), nameText(snap->entries[static_cast<size_t>(e)]));  // other roles untouched
             marked += isVar;
         }
         QVERIFY(marked > 0);
@@ -175,9 +175,9 @@ private slots:
         for (const TreeEntry& e : snap->entries) {
             if (e.kind != EntryKind::Key) continue;
             // Path of a leaf = its key; groups are the key's '/' prefixes.
-            QCOMPARE(e.pathText(), QString::fromStdString(e.tensor->key));
+            QCOMPARE(pathText(e), QString::fromStdString(e.tensor->key));
             QVERIFY(e.path.ends_with(e.name));
-            if (e.parent > 0) QVERIFY(e.pathText().startsWith(snap->entries[static_cast<size_t>(e.parent)].pathText() + QLatin1Char('/')));
+            if (e.parent > 0) QVERIFY(pathText(e).startsWith(pathText(snap->entries[static_cast<size_t>(e.parent)]) + QLatin1Char('/')));
         }
     }
 

@@ -48,7 +48,7 @@ QList<QModelIndex> findTensors(ObjectTreeModel* model, const char* name, int ran
         for (int r = 0; r < model->rowCount(parent); ++r) {
             const QModelIndex i = model->index(r, 0, parent);
             const TreeEntry* e = model->entry(i);
-            if (e->tensor && !e->isKeyRow && e->tensor->shape.rank() == rank && e->name == name) found << i;
+            if (e->tensor && !isKeyRow(*e) && e->tensor->shape.rank() == rank && e->name == name) found << i;
             else walk(i);
         }
     };

@@ -179,7 +179,7 @@ private slots:
         const auto& entries = model->snapshot()->entries;
         int32_t layerEntry = -1;
         for (size_t i = 0; i < entries.size(); ++i)
-            if (entries[i].pathText() == QStringLiteral("(root).model.layer_with_weights-1.kernel")) layerEntry = static_cast<int32_t>(i);
+            if (pathText(entries[i]) == QStringLiteral("(root).model.layer_with_weights-1.kernel")) layerEntry = static_cast<int32_t>(i);
         QVERIFY(layerEntry >= 0);
         const QModelIndex layerIndex = model->indexForEntry(layerEntry);
         QVERIFY(layerIndex.isValid());

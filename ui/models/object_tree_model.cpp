@@ -16,6 +16,7 @@ QString entryKindName(EntryKind kind) {
     case EntryKind::SlotVariable: return QObject::tr("slot variable");
     case EntryKind::Optimizer: return QObject::tr("optimizer");
     case EntryKind::Attribute: return QObject::tr("key");
+    case EntryKind::Alias: return QObject::tr("alias");
     case EntryKind::KeyGroup: return QObject::tr("scope");
     case EntryKind::Key: return QObject::tr("tensor");
     }
@@ -180,7 +181,7 @@ QVariant ObjectTreeModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case NameColumn: return e->nameText();
+        case NameColumn: return nameText(*e);
         case KindColumn: return entryKindName(e->kind);
         case DTypeColumn: return t ? QString::fromLatin1(dataTypeShortName(t->dtype)) : QString();
         case ShapeColumn: return t ? QString::fromStdString(t->shape.toString()) : QString();
@@ -190,14 +191,14 @@ QVariant ObjectTreeModel::data(const QModelIndex& index, int role) const {
     case Qt::DecorationRole:
         return index.column() == NameColumn ? kindIcon(e->kind) : QVariant();
     case Qt::ToolTipRole: {
-        QString tip = e->pathText();
+        QString tip = pathText(*e);
         if (t && t->key != e->path) tip += QLatin1Char('\n') + QString::fromStdString(t->key);
         return tip;
     }
     case Qt::TextAlignmentRole:
         return index.column() == SizeColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case EntryRole: return entryOf(index);
-    case PathRole: return e->pathText();
+    case PathRole: return pathText(*e);
     }
     return {};
 }

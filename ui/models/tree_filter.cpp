@@ -19,13 +19,13 @@ std::shared_ptr<const VisibleSet> computeVisibleSet(const CheckpointSnapshot& sn
         }
     }
     const bool all = filter.text.isEmpty();
-    auto passesToggles = [&](const TreeEntry& e) { return (filter.showKeys || !e.isKeyRow) && (filter.showSlots || !e.isSlotRow); };
+    auto passesToggles = [&](const TreeEntry& e) { return (filter.showKeys || !isKeyRow(e)) && (filter.showSlots || !isSlotRow(e)); };
     auto matches = [&](const TreeEntry& e) {
         if (all) return true;
         // The name is the path's last component except for composed slot
         // labels, so both are tried.
-        const QString path = e.pathText();
-        const QString name = e.nameText();
+        const QString path = pathText(e);
+        const QString name = nameText(e);
         if (filter.regex) return re.match(path).hasMatch() || re.match(name).hasMatch();
         return path.contains(filter.text, Qt::CaseInsensitive) || name.contains(filter.text, Qt::CaseInsensitive);
     };

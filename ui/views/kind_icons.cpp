@@ -51,6 +51,7 @@ QIcon kindIcon(EntryKind kind) {
     case EntryKind::SlotVariable: icon = makeIcon(QColor(0xd9, 0x82, 0x1e), QStringLiteral("S"), true); break;
     case EntryKind::Optimizer: icon = makeIcon(QColor(0x8e, 0x44, 0xad), QStringLiteral("Op"), false); break;
     case EntryKind::Attribute: icon = makeIcon(QColor(0x7f, 0x8c, 0x8d), QStringLiteral("K"), false); break;
+    case EntryKind::Alias: icon = makeIcon(QColor(0x7f, 0x8c, 0x8d), QStringLiteral("\u2192"), false); break;
     case EntryKind::KeyGroup: icon = makeIcon(QColor(0x3b, 0x7d, 0xd8), QStringLiteral("/"), false); break;
     case EntryKind::Key: icon = makeIcon(QColor(0x2e, 0x9d, 0x5b), QStringLiteral("T"), true); break;
     }

@@ -164,7 +164,7 @@ void ObjectTreePane::onCurrentChanged() {
     sel.snapshot = m_snapshot;
     if (const TreeEntry* e = m_model->entry(m_view->currentIndex())) {
         sel.info = e->tensor;
-        sel.path = e->pathText();
+        sel.path = pathText(*e);
     }
     emit selectionChanged(sel);
 }
