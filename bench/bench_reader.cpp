@@ -82,7 +82,7 @@ public:
         m_entries.emplace_back(key, e.SerializeAsString());
     }
 
-    // A scalar DT_STRING tensor, encoded as docs/checkpoint-format.md §5.4.
+    // A scalar DT_STRING tensor, encoded as docs/format.md §5.4.
     void addScalarString(const std::string& key, const std::string& value) {
         std::string region;
         for (uint64_t v = value.size(); ; v >>= 7) {

@@ -1,5 +1,5 @@
 #pragma once
-// The .index file is a LevelDB SSTable (docs/checkpoint-format.md §3).
+// The .index file is a LevelDB SSTable (docs/format.md §3).
 // This wraps Debian's libleveldb Table/TableBuilder with TensorFlow's options
 // and turns its errors into Status values that name the file.
 

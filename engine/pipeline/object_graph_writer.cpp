@@ -1,5 +1,5 @@
 // Trackable graph -> TrackableObjectGraph + tensors, the way TensorFlow's
-// saver lays them out (checkpoint-format.md §4.7, §7.3-7.4).
+// saver lays them out (docs/format.md §4.7, §7.3-7.4).
 
 #include <map>
 #include <set>
@@ -125,7 +125,7 @@ Result<GraphBuild> buildGraph(const Trackable& root, bool copyBytes = true) {
         }
     }
     markCheckpointValues(out.proto);
-    // A duplicate key would make the bundle ambiguous (semantics.md Save step 1).
+    // A duplicate key would make the bundle ambiguous (docs/format.md §12 "Save").
     std::set<std::string_view> keys;
     for (const SaveTensor& t : out.tensors)
         if (!keys.insert(t.key).second) return invalidArgument("two objects save the same checkpoint key \"" + t.key + "\"");

@@ -1,4 +1,4 @@
-// Sharded save + merge (checkpoint-format.md §2.2-2.3, semantics.md "Save").
+// Sharded save + merge (docs/format.md §2.2-2.3 and §12 "Save").
 
 #include <chrono>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// Sharding policies (checkpoint-format.md §8).
+// Sharding policies (docs/format.md §8).
 
 #include <algorithm>
 #include <cstring>

@@ -78,7 +78,7 @@ bool writeBigCheckpoint(const QString& dir, QString* prefixOut) {
     }
     (void)model;
     // The graph is a scalar string: varint length, masked crc of the
-    // 4-byte length, then the bytes (docs/checkpoint-format.md §5.4).
+    // 4-byte length, then the bytes (docs/format.md §5.4).
     const std::string serialized = graph.SerializeAsString();
     std::string region;
     uint64_t len = serialized.size();

@@ -1,6 +1,6 @@
 #pragma once
 // Reads one TensorFlow V2 tensor bundle: <prefix>.index plus its
-// <prefix>.data-NNNNN-of-NNNNN shards (docs/checkpoint-format.md §1-6).
+// <prefix>.data-NNNNN-of-NNNNN shards (docs/format.md §1-6).
 // open() reads and validates the index only; tensor data is read on demand
 // with pread and every read is checked against the entry's crc32c.
 // Safe to share between threads once open.

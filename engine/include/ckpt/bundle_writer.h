@@ -1,7 +1,7 @@
 #pragma once
 // Writes one TensorFlow V2 tensor bundle with a single data file:
 // <prefix>.data-00000-of-00001 and <prefix>.index, byte-for-byte as
-// TensorFlow's BundleWriter does (docs/checkpoint-format.md §3.7, §4, §5).
+// TensorFlow's BundleWriter does (docs/format.md §3.7, §4, §5).
 // Data regions are appended in the order tensors are added; the index is
 // written in key order by finish(). The data file is written under a temp
 // name and renamed before the index, which is renamed last: an existing

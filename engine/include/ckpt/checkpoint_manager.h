@@ -1,6 +1,6 @@
 #pragma once
-// tf.train.CheckpointManager for the C++ object model (checkpoint-format.md
-// §9, semantics.md "Save"): numbered saves <dir>/<name>-<N> from the root's
+// tf.train.CheckpointManager for the C++ object model (docs/format.md
+// §9 and §12 "Save"): numbered saves <dir>/<name>-<N> from the root's
 // save_counter, the `checkpoint` state file, max_to_keep /
 // keep_checkpoint_every_n_hours retention, checkpoint_interval on a step
 // counter, restore-or-initialize, and optional asynchronous saves.

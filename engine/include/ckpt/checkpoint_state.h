@@ -1,6 +1,6 @@
 #pragma once
 // The text-format `checkpoint` state file next to numbered checkpoints
-// (docs/checkpoint-format.md §4.8, §9.2-9.3).
+// (docs/format.md §4.8, §9.2-9.3).
 
 #include <optional>
 #include <string>

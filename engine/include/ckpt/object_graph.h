@@ -1,7 +1,7 @@
 #pragma once
 // The TrackableObjectGraph of an object-based checkpoint, decoded and
 // named the way TensorFlow's diagnostics name nodes
-// (docs/checkpoint-format.md §4.7, §7; docs/semantics.md).
+// (docs/format.md §4.7, §7; docs/format.md §12).
 // Immutable after parse(); safe to share between threads.
 
 #include <cstdint>

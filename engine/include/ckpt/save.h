@@ -1,5 +1,5 @@
 #pragma once
-// The save pipeline (docs/semantics.md "Save", checkpoint-format.md §2.2-2.3, §8):
+// The save pipeline (docs/format.md §12 "Save", docs/format.md §2.2-2.3, §8):
 // snapshot a trackable graph into tensors plus _CHECKPOINTABLE_OBJECT_GRAPH,
 // group them by task, shard them with a ShardingPolicy, write every shard
 // in parallel to <prefix>_temp/part-NNNNN-of-NNNNN, then merge into

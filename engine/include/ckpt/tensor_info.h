@@ -1,6 +1,6 @@
 #pragma once
 // Metadata of one tensor as the index describes it; no data is read to
-// produce these. docs/checkpoint-format.md §4.3-4.5, §5.7.
+// produce these. docs/format.md §4.3-4.5, §5.7.
 
 #include <cstdint>
 #include <optional>

@@ -8,7 +8,7 @@ using namespace ckpt::format;
 class TstOrderedCode : public QObject {
     Q_OBJECT
 private slots:
-    // The worked example of docs/checkpoint-format.md §5.7.
+    // A worked slice key, encoded by the rules of docs/format.md §5.7.
     void documentedExample() {
         TensorSlice slice{{{0, 5}, {0, -1}}};
         const std::string key = encodeSliceKey("w", slice);
