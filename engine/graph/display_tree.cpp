@@ -69,7 +69,7 @@ private:
             m_todo.pop_back();
             // A node reached again (shared object, cycle) is an alias.
             if (p.alias || m_placed[static_cast<size_t>(p.nodeId)]) {
-                if (m_options.aliases) appendAlias(p);
+                if (m_options.aliases) append(rowFor(p, DisplayKind::Alias));
                 continue;
             }
             const int32_t self = place(p);
@@ -92,11 +92,10 @@ private:
         }
     }
 
-    int32_t place(const Pending& p) {
-        m_placed[static_cast<size_t>(p.nodeId)] = true;
-        const ObjectNode& node = m_graph.node(p.nodeId);
+    // The row of a pending node or alias.
+    DisplayEntry rowFor(const Pending& p, DisplayKind kind) {
         DisplayEntry e;
-        e.kind = displayKindFor(node.kind);
+        e.kind = kind;
         e.name = p.name;
         e.localName = p.localName;
         e.path = pathOf(p.nodeId);
@@ -104,6 +103,13 @@ private:
         e.nodeId = p.nodeId;
         e.slotOf = p.slotOf;
         e.underSlot = p.underSlot;
+        return e;
+    }
+
+    int32_t place(const Pending& p) {
+        m_placed[static_cast<size_t>(p.nodeId)] = true;
+        const ObjectNode& node = m_graph.node(p.nodeId);
+        DisplayEntry e = rowFor(p, displayKindFor(node.kind));
         for (const ObjectAttribute& a : node.attributes)
             if (a.name == kVariableValue) e.tensor = m_ckpt.tensorForAttribute(a);
         const int32_t self = append(std::move(e));
@@ -121,19 +127,6 @@ private:
             append(std::move(attr));
         }
         return self;
-    }
-
-    void appendAlias(const Pending& p) {
-        DisplayEntry e;
-        e.kind = DisplayKind::Alias;
-        e.name = p.name;
-        e.localName = p.localName;
-        e.path = pathOf(p.nodeId);
-        e.parent = p.parentEntry;
-        e.nodeId = p.nodeId;
-        e.slotOf = p.slotOf;
-        e.underSlot = p.underSlot;
-        append(std::move(e));
     }
 
     const Checkpoint& m_ckpt;

@@ -14,18 +14,14 @@
 #include "ckpt/bundle_writer.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/display_tree.h"
-#include "trackable_object_graph.pb.h"
+#include "graph_proto.h"
 
 using namespace ckpt;
-using Proto = tensorflow::TrackableObjectGraph;
+using Proto = ckpt::testing::GraphProto;
+using ckpt::testing::addChild;
+using ckpt::testing::addVariable;
 
 namespace {
-
-void addChild(Proto& g, int from, int to, const std::string& name) {
-    auto* c = g.mutable_nodes(from)->add_children();
-    c->set_node_id(to);
-    c->set_local_name(name);
-}
 
 Tensor floats(int64_t n) {
     Tensor t;
@@ -55,12 +51,6 @@ std::shared_ptr<const Checkpoint> writeAndOpen(const QString& dir, const Proto* 
 }
 
 std::string key(const std::string& path) { return path + "/.ATTRIBUTES/VARIABLE_VALUE"; }
-
-void addVariable(Proto& g, int node, const std::string& k) {
-    auto* a = g.mutable_nodes(node)->add_attributes();
-    a->set_name(std::string(kVariableValue));
-    a->set_checkpoint_key(k);
-}
 
 // Entry labels in pre-order, children indented by their depth.
 QStringList outline(const DisplayTree& t) {

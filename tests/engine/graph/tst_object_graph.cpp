@@ -4,24 +4,14 @@
 #include <QtTest>
 
 #include "ckpt/object_graph.h"
-#include "trackable_object_graph.pb.h"
+#include "graph_proto.h"
 
 using namespace ckpt;
-using Proto = tensorflow::TrackableObjectGraph;
+using Proto = ckpt::testing::GraphProto;
+using ckpt::testing::addChild;
+using ckpt::testing::addVariable;
 
 namespace {
-
-void addChild(Proto& g, int from, int to, const std::string& name) {
-    auto* c = g.mutable_nodes(from)->add_children();
-    c->set_node_id(to);
-    c->set_local_name(name);
-}
-
-void addVariable(Proto& g, int node, const std::string& key) {
-    auto* a = g.mutable_nodes(node)->add_attributes();
-    a->set_name("VARIABLE_VALUE");
-    a->set_checkpoint_key(key);
-}
 
 // root -> model -> dense -> {kernel, bias}; root -> optimizer (slots m for kernel);
 // root -> alias (a second edge to dense); dense -> back (a cycle to root).
