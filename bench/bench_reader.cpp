@@ -39,6 +39,7 @@
 #include "ckpt/object_graph.h"
 #include "ckpt/verify.h"
 #include "format/index_table.h"
+#include "format/region_codec.h"
 #include "platform/crc32c.h"
 #include "tensor_bundle.pb.h"
 #include "trackable_object_graph.pb.h"

@@ -249,7 +249,7 @@ Status parseHeatmapOptions(const std::string& axes, const std::vector<std::strin
         req.maxHeight = h;
     }
     req.reduce = reduce == "maxabs" ? HeatmapReduce::MaxAbs : HeatmapReduce::Mean;
-    return Status::ok();
+    return okStatus();
 }
 
 void registerPreviewCmd(CLI::App& app, CommandContext& ctx) {

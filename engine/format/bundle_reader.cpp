@@ -7,6 +7,7 @@
 
 #include "ckpt/bundle_naming.h"
 #include "format/index_table.h"
+#include "format/region_codec.h"
 #include "format/ordered_code.h"
 #include "platform/crc32c.h"
 #include "platform/file.h"
@@ -67,7 +68,7 @@ Status checkRegionSize(DataType dtype, int64_t numElements, const StoredRegion& 
         return dataLoss(where + ": invalid size in bundle entry: " + std::to_string(r.size) + " bytes cannot hold " +
                         std::to_string(numElements) + " strings");
     }
-    return Status::ok();
+    return okStatus();
 }
 
 Status checkSlice(const TensorSlice& slice, const TensorShape& full, const EntryName& where) {
@@ -79,7 +80,7 @@ Status checkSlice(const TensorSlice& slice, const TensorShape& full, const Entry
         if (!e.isFull() && (e.start < 0 || e.length < 0 || e.start > full.dims[d] - e.length))
             return dataLoss(where + ": slice " + slice.toString() + " lies outside shape " + full.toString());
     }
-    return Status::ok();
+    return okStatus();
 }
 
 TensorShape sliceShape(const TensorSlice& slice, const TensorShape& full) {
@@ -201,7 +202,7 @@ Status verifyRegionChecksum(std::span<const uint8_t> bytes, uint32_t maskedCrc, 
     if (computed != maskedCrc)
         return dataLoss("checksum mismatch for " + std::string(what) + " (stored " + hex32(maskedCrc) + ", computed " +
                         hex32(computed) + ")");
-    return Status::ok();
+    return okStatus();
 }
 
 Result<std::vector<std::string>> decodeStringRegion(std::span<const uint8_t> bytes, int64_t numElements,
@@ -253,7 +254,7 @@ Status BundleReader::load() {
         if (entry.shard_id() < 0 || entry.shard_id() >= m_header.numShards)
             return dataLoss(where + ": shard id " + std::to_string(entry.shard_id()) + " is not below num_shards " +
                             std::to_string(m_header.numShards));
-        return Status::ok();
+        return okStatus();
     };
 
     Status scanned = format::scanIndexTable(path, [&](std::string_view key, std::string_view value) -> Status {
@@ -276,7 +277,7 @@ Status BundleReader::load() {
             m_header.producer = v.producer();
             m_header.minConsumer = v.min_consumer();
             m_header.badConsumers.assign(v.bad_consumers().begin(), v.bad_consumers().end());
-            return Status::ok();
+            return okStatus();
         }
         const EntryName where{key, file};
         CKPT_RETURN_IF_ERROR(parseEntry(value, where));
@@ -287,7 +288,7 @@ Status BundleReader::load() {
             CKPT_ASSIGN_OR_RETURN(format::SliceKey sk, format::decodeSliceKey(key, file));
             CKPT_RETURN_IF_ERROR(checkRegionSize(dtype, *shape.numElements(), region, where));
             sliceEntries.emplace(std::string(key), StoredSlice{std::move(sk.slice), std::move(shape), std::string(key), region});
-            return Status::ok();
+            return okStatus();
         }
         TensorInfo info;
         info.key = std::string(key);
@@ -309,7 +310,7 @@ Status BundleReader::load() {
             info.slices.push_back(std::move(s));
         }
         m_tensors.push_back(std::move(info));
-        return Status::ok();
+        return okStatus();
     });
     CKPT_RETURN_IF_ERROR(scanned);
     if (first) return dataLoss("corrupt index " + path + ": the table is empty (no bundle header)");
@@ -326,7 +327,7 @@ Status BundleReader::load() {
             s.region = it->second.region;
         }
     }
-    return Status::ok();
+    return okStatus();
 }
 
 const TensorInfo* BundleReader::find(std::string_view key) const {

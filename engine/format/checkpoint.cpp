@@ -42,7 +42,7 @@ Result<ResolvedCheckpoint> resolveDirectory(const std::string& dir) {
         if (name.size() > 6 && name.ends_with(".index") && entry.is_regular_file(ec))
             prefixes.push_back(platform::joinPath(dir, name.substr(0, name.size() - 6)));
     }
-    if (ec) return Status(StatusCode::PermissionDenied, "cannot list " + dir + ": " + ec.message());
+    if (ec) return platform::statusFromErrno(ec.value(), "cannot list " + dir);
     if (prefixes.empty()) {
         std::string why = "no checkpoint in " + dir + ": no *.index files";
         if (state && *state) why += ", and its checkpoint state file names " + (*state)->modelCheckpointPath + ", which does not exist";

@@ -90,7 +90,7 @@ Result<CheckpointListing> listCheckpoints(std::string_view dirView) {
             dataFiles[data->prefix].push_back({data->shardId, data->numShards, sizeAndTime(it->path().string()).first});
         }
     }
-    if (ec) return Status(StatusCode::PermissionDenied, "cannot list " + out.dir + ": " + ec.message());
+    if (ec) return platform::statusFromErrno(ec.value(), "cannot list " + out.dir);
 
     for (std::string& name : names) {
         CheckpointListEntry e;

@@ -8,6 +8,7 @@
 #include <leveldb/table_builder.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <new>
 
@@ -68,8 +69,16 @@ Result<Footer> readFooter(const platform::RandomAccessFile& file) {
     return footer;
 }
 
+// LevelDB's POSIX environment reports a failed system call as an IOError
+// whose errno is left in errno: map that (disk full, permissions) rather
+// than guess; 'fallback' when nothing set it.
+Status errnoStatus(int err, StatusCode fallback, const std::string& what, const leveldb::Status& s) {
+    if (err != 0) return platform::statusFromErrno(err, what);
+    return Status(fallback, what + ": " + s.ToString());
+}
+
 Status fromLevelDb(const leveldb::Status& s, const std::string& path) {
-    if (s.ok()) return Status::ok();
+    if (s.ok()) return okStatus();
     std::string what = s.ToString();
     // LevelDB says "Corruption: block checksum mismatch: <file>"; keep its words, name our file once.
     if (what.rfind("Corruption: ", 0) == 0) what = what.substr(12);
@@ -141,7 +150,7 @@ Status scanIndexTable(const std::string& path, const IndexVisitor& visit) {
             const leveldb::Slice v = it.value();
             CKPT_RETURN_IF_ERROR(visit({k.data(), k.size()}, {v.data(), v.size()}));
         }
-        return Status::ok();
+        return okStatus();
     });
 }
 
@@ -156,11 +165,11 @@ Result<std::vector<std::optional<std::string>>> lookupIndexEntries(const std::st
     CKPT_RETURN_IF_ERROR(withTableIterator(path, [&](leveldb::Iterator& it) -> Status {
         for (size_t i : order) {
             it.Seek(leveldb::Slice(keys[i].data(), keys[i].size()));
-            if (!it.status().ok()) return Status::ok();  // reported by withTableIterator
+            if (!it.status().ok()) return okStatus();  // reported by withTableIterator
             if (it.Valid() && std::string_view(it.key().data(), it.key().size()) == keys[i])
                 values[i] = it.value().ToString();
         }
-        return Status::ok();
+        return okStatus();
     }));
     return values;
 }
@@ -178,7 +187,7 @@ Status verifyIndexFooterAndMetaindex(const std::string& path) {
     const uint32_t computed = platform::crc32c(block.data(), footer.metaindex.size + 1);
     if (platform::crc32cUnmask(stored) != computed)
         return dataLoss("corrupt index " + path + ": metaindex block checksum mismatch");
-    return Status::ok();
+    return okStatus();
 }
 
 struct IndexTableWriter::Impl {
@@ -199,8 +208,9 @@ IndexTableWriter::~IndexTableWriter() {
 Result<std::unique_ptr<IndexTableWriter>> IndexTableWriter::create(const std::string& path) {
     auto impl = std::make_unique<Impl>();
     impl->path = path;
+    errno = 0;
     leveldb::Status s = leveldb::Env::Default()->NewWritableFile(path, &impl->file);
-    if (!s.ok()) return Status(StatusCode::PermissionDenied, "cannot create " + path + ": " + s.ToString());
+    if (!s.ok()) return errnoStatus(errno, StatusCode::PermissionDenied, "cannot create " + path, s);
     leveldb::Options o = tableOptions();
     impl->builder = std::make_unique<leveldb::TableBuilder>(o, impl->file);
     return std::unique_ptr<IndexTableWriter>(new IndexTableWriter(std::move(impl)));
@@ -210,16 +220,17 @@ Status IndexTableWriter::add(std::string_view key, std::string_view value) {
     m_impl->builder->Add(leveldb::Slice(key.data(), key.size()), leveldb::Slice(value.data(), value.size()));
     const leveldb::Status s = m_impl->builder->status();
     if (!s.ok()) return dataLoss("writing " + m_impl->path + ": " + s.ToString());
-    return Status::ok();
+    return okStatus();
 }
 
 Status IndexTableWriter::finish() {
     m_impl->finished = true;
+    errno = 0;
     leveldb::Status s = m_impl->builder->Finish();
     if (s.ok()) s = m_impl->file->Sync();
     if (s.ok()) s = m_impl->file->Close();
-    if (!s.ok()) return Status(StatusCode::ResourceExhausted, "writing " + m_impl->path + ": " + s.ToString());
-    return Status::ok();
+    if (!s.ok()) return errnoStatus(errno, StatusCode::DataLoss, "writing " + m_impl->path, s);
+    return okStatus();
 }
 
 } // namespace ckpt::format

@@ -25,7 +25,7 @@ Status checkBounds(const ScannedRegion& r) {
     const auto offset = static_cast<uint64_t>(r.region.offset);
     const auto size = static_cast<uint64_t>(r.region.size);
     const uint64_t fileSize = r.file->size();
-    if (offset <= fileSize && size <= fileSize - offset) return Status::ok();
+    if (offset <= fileSize && size <= fileSize - offset) return okStatus();
     return dataLoss("entry " + regionName(r) + " points past the end of the file (offset " + std::to_string(offset) +
                     " + size " + std::to_string(size) + " > " + std::to_string(fileSize) + " bytes)");
 }
@@ -38,7 +38,7 @@ Status finishRegion(const ScannedRegion& r, std::span<const PartJob> parts, std:
     std::vector<RegionPart> pieces;
     for (const PartJob& p : parts) pieces.push_back(p.part);
     const uint32_t crc = platform::crc32cMask(combinePartCrcs(pieces, partCrcs));
-    if (crc == r.region.maskedCrc32c) return Status::ok();
+    if (crc == r.region.maskedCrc32c) return okStatus();
     char detail[96];
     std::snprintf(detail, sizeof detail, " (stored 0x%08x, computed 0x%08x)", r.region.maskedCrc32c, crc);
     return dataLoss("checksum mismatch for " + regionName(r) + " at offset " + std::to_string(r.region.offset) + detail);

@@ -26,7 +26,7 @@ Status Trackable::addChild(std::string name, std::shared_ptr<Trackable> object) 
     // Hooks may add further children; iterate over a copy of the list.
     const auto hooks = m_hooks;
     for (const auto& hook : hooks) hook(*this, added);
-    return Status::ok();
+    return okStatus();
 }
 
 Variable* Trackable::asVariable() { return m_kind == Kind::Variable ? static_cast<Variable*>(this) : nullptr; }
@@ -64,7 +64,7 @@ Status Variable::assign(const Tensor& value) {
                                " value to a " + std::string(dataTypeName(dtype())) + " " + shape().toString() + " variable");
     unpin();
     for (Tensor& t : m_values) t = value;
-    return Status::ok();
+    return okStatus();
 }
 
 void Variable::setReplicaCount(int replicas) {

@@ -37,7 +37,7 @@ int64_t scalarAsInt(const Variable& v) {
 // followed).
 Status deleteCheckpointFiles(const std::string& dir, const std::string& base) {
     DIR* d = ::opendir(dir.c_str());
-    if (!d) return Status::ok();
+    if (!d) return okStatus();
     std::vector<std::string> victims;
     const std::string index = indexFileName(base);
     while (dirent* e = ::readdir(d)) {
@@ -50,7 +50,7 @@ Status deleteCheckpointFiles(const std::string& dir, const std::string& base) {
     std::sort(victims.begin(), victims.end(),
               [&](const std::string& a, const std::string& b) { return (a == index) > (b == index); });
     for (const std::string& n : victims) CKPT_RETURN_IF_ERROR(pipeline::removeFile(platform::joinPath(dir, n)));
-    return Status::ok();
+    return okStatus();
 }
 
 // One background thread running one job at a time (a queue of one).
@@ -79,7 +79,7 @@ public:
         std::unique_lock lock(m_mutex);
         m_cv.wait(lock, [this] { return !m_job; });
         Status s = std::move(m_error);
-        m_error = Status::ok();
+        m_error = okStatus();
         return s;
     }
 
@@ -132,7 +132,7 @@ struct CheckpointManager::Impl {
     Status writeState() {
         CheckpointState state;
         std::lock_guard lock(mutex);
-        if (!latest) return Status::ok();
+        if (!latest) return okStatus();
         state.modelCheckpointPath = relative(*latest);
         for (const auto& [p, t] : maybeDelete) {
             state.allModelCheckpointPaths.push_back(relative(p));
@@ -146,7 +146,7 @@ struct CheckpointManager::Impl {
         std::vector<std::string> victims;
         {
             std::lock_guard lock(mutex);
-            if (!options.maxToKeep) return Status::ok();
+            if (!options.maxToKeep) return okStatus();
             while (static_cast<int>(maybeDelete.size()) > *options.maxToKeep) {
                 auto [path, ts] = maybeDelete.front();
                 maybeDelete.erase(maybeDelete.begin());
@@ -163,7 +163,7 @@ struct CheckpointManager::Impl {
             if (platform::dirName(p) != directory) continue;
             CKPT_RETURN_IF_ERROR(deleteCheckpointFiles(directory, platform::baseName(p)));
         }
-        return Status::ok();
+        return okStatus();
     }
 
     // Runs on the caller's thread (sync) or the writer thread (async).
@@ -275,14 +275,14 @@ Result<SaveReport> CheckpointManager::save(std::optional<int64_t> checkpointNumb
 }
 
 Status CheckpointManager::sync() {
-    if (!m_impl->writer) return Status::ok();
+    if (!m_impl->writer) return okStatus();
     Status s = m_impl->writer->wait();
     if (!s.isOk()) return s.withContext("asynchronous save failed");
     return s;
 }
 
 Status CheckpointManager::close() {
-    if (m_impl->closed) return Status::ok();
+    if (m_impl->closed) return okStatus();
     Status s = sync();
     m_impl->writer.reset();
     m_impl->closed = true;

@@ -9,6 +9,7 @@
 #include "ckpt/bundle_reader.h"
 #include "format/index_table.h"
 #include "format/ordered_code.h"
+#include "format/region_codec.h"
 #include "pipeline/writable_file.h"
 #include "platform/crc32c.h"
 #include "tensor_bundle.pb.h"
@@ -124,7 +125,7 @@ Status BundleWriter::appendRegion(std::string_view key, DataType dtype, const Te
     }
     entry.set_crc32c(crc);
     entry.SerializeToString(serializedOut);
-    return Status::ok();
+    return okStatus();
 }
 
 Status BundleWriter::addEncoded(std::string_view key, DataType dtype, const TensorShape& shape,
@@ -136,7 +137,7 @@ Status BundleWriter::addEncoded(std::string_view key, DataType dtype, const Tens
     std::string serialized;
     CKPT_RETURN_IF_ERROR(appendRegion(key, dtype, shape, region, &serialized));
     m_entries.emplace(std::move(k), std::move(serialized));
-    return Status::ok();
+    return okStatus();
 }
 
 Status BundleWriter::add(std::string_view key, const Tensor& value) {
@@ -178,7 +179,7 @@ Status BundleWriter::addSlice(std::string_view fullKey, const TensorShape& fullS
             ext->set_length(e.length);
         }
     }
-    return Status::ok();
+    return okStatus();
 }
 
 Status BundleWriter::finish() {
@@ -211,7 +212,7 @@ Status BundleWriter::finish() {
         return s;
     }
     m_finished = true;
-    return Status::ok();
+    return okStatus();
 }
 
 } // namespace ckpt

@@ -95,7 +95,7 @@ Status mergeShards(const std::vector<std::string>& inputs, const std::string& pr
                 if (!h.ParseFromArray(value.data(), static_cast<int>(value.size())))
                     return dataLoss("shard index " + index + " has no valid header");
                 inputShards = h.num_shards();
-                return Status::ok();
+                return okStatus();
             }
             MergedEntry e;
             if (!e.proto.ParseFromArray(value.data(), static_cast<int>(value.size())))
@@ -105,7 +105,7 @@ Status mergeShards(const std::vector<std::string>& inputs, const std::string& pr
                 if (it->second.proto.slices_size() == 0 || e.proto.slices_size() == 0)
                     return invalidArgument("duplicate tensor " + format::printableKey(key) + " while merging " + index);
                 for (const auto& s : e.proto.slices()) *it->second.proto.add_slices() = s;
-                return Status::ok();
+                return okStatus();
             }
             if (e.proto.slices_size() == 0) {
                 auto r = remap.find(e.proto.shard_id());
@@ -116,7 +116,7 @@ Status mergeShards(const std::vector<std::string>& inputs, const std::string& pr
                 e.proto.set_shard_id(r->second);
             }
             merged.emplace(std::string(key), std::move(e));
-            return Status::ok();
+            return okStatus();
         }));
         // A shard without entries still owns a data file; keep it so num_shards matches the files.
         if (remap.empty()) dataFiles.push_back(dataFileName(input, 0, inputShards));

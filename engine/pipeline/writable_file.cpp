@@ -95,7 +95,7 @@ Status pwriteAll(int fd, const uint8_t* p, size_t n, uint64_t offset, const std:
         n -= static_cast<size_t>(w);
         offset += static_cast<uint64_t>(w);
     }
-    return Status::ok();
+    return okStatus();
 }
 
 Status writeAll(int fd, const uint8_t* p, size_t n, const std::string& path) {
@@ -108,7 +108,7 @@ Status writeAll(int fd, const uint8_t* p, size_t n, const std::string& path) {
         p += w;
         n -= static_cast<size_t>(w);
     }
-    return Status::ok();
+    return okStatus();
 }
 
 } // namespace
@@ -148,7 +148,7 @@ WritableFile::~WritableFile() {
 }
 
 Status WritableFile::flushBuffer() {
-    if (m_buffer.empty()) return Status::ok();
+    if (m_buffer.empty()) return okStatus();
     Status s = writeAll(m_fd, m_buffer.data(), m_buffer.size(), m_path);
     m_written += m_buffer.size();
     m_buffer.clear();
@@ -171,17 +171,17 @@ Status WritableFile::append(const void* data, size_t n) {
     if (m_direct) return appendDirect(p, n);
     if (m_buffer.size() + n <= kBufferBytes && (n < kBufferBytes / 2 || !m_buffer.empty())) {
         m_buffer.insert(m_buffer.end(), p, p + n);
-        return Status::ok();
+        return okStatus();
     }
     CKPT_RETURN_IF_ERROR(flushBuffer());
     if (n >= kBufferBytes / 2) {
         CKPT_RETURN_IF_ERROR(writeAll(m_fd, p, n, m_path));
         m_written += n;
         startWriteback();
-        return Status::ok();
+        return okStatus();
     }
     m_buffer.insert(m_buffer.end(), p, p + n);
-    return Status::ok();
+    return okStatus();
 }
 
 Status WritableFile::appendDirect(const uint8_t* p, size_t n) {
@@ -198,11 +198,11 @@ Status WritableFile::appendDirect(const uint8_t* p, size_t n) {
         n -= take;
         if (m_stageFill == kStageBytes) CKPT_RETURN_IF_ERROR(submitStage(kStageBytes));
     }
-    return Status::ok();
+    return okStatus();
 }
 
 Status WritableFile::waitInFlight() {
-    return m_inFlight.valid() ? m_inFlight.get() : Status::ok();
+    return m_inFlight.valid() ? m_inFlight.get() : okStatus();
 }
 
 // Hands the filling buffer to a background write and switches to the other
@@ -220,7 +220,7 @@ Status WritableFile::submitStage(size_t bytes) {
     }
     m_filling ^= 1;
     m_stageFill = 0;
-    return Status::ok();
+    return okStatus();
 }
 
 // The whole blocks left go direct; the tail under one block through the
@@ -242,7 +242,7 @@ Status WritableFile::closeDirect() {
 }
 
 Status WritableFile::close() {
-    if (m_fd < 0) return Status::ok();
+    if (m_fd < 0) return okStatus();
     Status s = m_direct ? closeDirect() : flushBuffer();
     if (s.isOk() && ::fsync(m_fd) != 0) s = ioError("cannot fsync", m_path, errno);
     if (::close(m_fd) != 0 && s.isOk()) s = ioError("cannot close", m_path, errno);
@@ -261,20 +261,20 @@ Status fsyncDirectory(const std::string& dir) {
 
 Status renameFile(const std::string& from, const std::string& to) {
     if (::rename(from.c_str(), to.c_str()) != 0) return ioError("cannot rename " + from + " to", to, errno);
-    return Status::ok();
+    return okStatus();
 }
 
 Status createDirectories(const std::string& dir) {
-    if (dir.empty()) return Status::ok();
+    if (dir.empty()) return okStatus();
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) return ioError("cannot create directory", dir, ec.value());
-    return Status::ok();
+    return okStatus();
 }
 
 Status removeFile(const std::string& path) {
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) return ioError("cannot delete", path, errno);
-    return Status::ok();
+    return okStatus();
 }
 
 Status removeTree(const std::string& dir) {
@@ -282,7 +282,7 @@ Status removeTree(const std::string& dir) {
     // remove_all does not follow symlinks: a link inside is removed, not its target.
     std::filesystem::remove_all(dir, ec);
     if (ec && ec != std::errc::no_such_file_or_directory) return ioError("cannot delete", dir, ec.value());
-    return Status::ok();
+    return okStatus();
 }
 
 Status writeFileAtomically(const std::string& path, std::string_view contents) {

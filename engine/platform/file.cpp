@@ -14,13 +14,19 @@ namespace ckpt::platform {
 
 std::string errnoText(int err) { return std::strerror(err); }
 
-namespace {
-Status ioError(const std::string& what, const std::string& path, int err) {
-    const StatusCode code = err == ENOENT ? StatusCode::NotFound
-                          : (err == EACCES || err == EPERM) ? StatusCode::PermissionDenied
-                          : StatusCode::DataLoss;
-    return {code, what + " " + path + ": " + errnoText(err)};
+Status statusFromErrno(int err, const std::string& message) {
+    StatusCode code = StatusCode::DataLoss;
+    switch (err) {
+    case ENOENT: case ENOTDIR: code = StatusCode::NotFound; break;
+    case EACCES: case EPERM: case EROFS: code = StatusCode::PermissionDenied; break;
+    case ENOSPC: case EDQUOT: case ENOMEM: case EMFILE: code = StatusCode::ResourceExhausted; break;
+    default: break;
+    }
+    return {code, message + ": " + errnoText(err)};
 }
+
+namespace {
+Status ioError(const std::string& what, const std::string& path, int err) { return statusFromErrno(err, what + " " + path); }
 } // namespace
 
 Result<std::unique_ptr<RandomAccessFile>> RandomAccessFile::open(const std::string& path) {
@@ -56,7 +62,7 @@ Status RandomAccessFile::readExact(uint64_t offset, size_t n, void* out) const {
         if (got == 0) return dataLoss(m_path + " ended early at byte " + std::to_string(offset + done));
         done += static_cast<size_t>(got);
     }
-    return Status::ok();
+    return okStatus();
 }
 
 void RandomAccessFile::adviseSequential(uint64_t offset, uint64_t n) const {

@@ -77,5 +77,9 @@ std::string joinPath(std::string_view dir, std::string_view name);
 
 // Human-readable errno text for messages: "No such file or directory".
 std::string errnoText(int err);
+// The status for a failed call's errno, "<message>: <errno text>": NotFound
+// (ENOENT, ENOTDIR), PermissionDenied (EACCES, EPERM, EROFS),
+// ResourceExhausted (ENOSPC, EDQUOT, ENOMEM, EMFILE), else DataLoss.
+Status statusFromErrno(int err, const std::string& message);
 
 } // namespace ckpt::platform

@@ -185,7 +185,7 @@ public:
         CKPT_RETURN_IF_ERROR(pool);
         extremes = Extremes{};
         for (const Extremes& p : parts) mergeExtremes(extremes, p);
-        return Status::ok();
+        return okStatus();
     }
 
     Status histogram(const ElementBuffer& in, const HistogramSpec& spec, HistogramCounts& out) override {
@@ -206,7 +206,7 @@ public:
             out.above += p.above;
             out.nans += p.nans;
         }
-        return Status::ok();
+        return okStatus();
     }
 
 private:

@@ -212,7 +212,7 @@ Result<Heatmap> renderHeatmap(const TensorView& tensor, const HeatmapRequest& re
     p.fixed.assign(static_cast<size_t>(erank), -1);
     for (const auto& [axis, index] : request.fixedIndices) {
         if (axis < 0 || axis >= erank || rank == 0) {
-            return invalidArgument("--index axis " + std::to_string(axis) + " does not exist in a tensor of rank " +
+            return invalidArgument("fixed axis " + std::to_string(axis) + " does not exist in a tensor of rank " +
                                    std::to_string(rank) + " (shape " + tensor.shape.toString() + ")");
         }
         if (axis == p.rowAxis || axis == p.colAxis) {

@@ -21,7 +21,7 @@ Status writePng(const Heatmap& heatmap, const std::string& path) {
         png_image_free(&image);
         return Status(StatusCode::PermissionDenied, "cannot write PNG " + path + ": " + message);
     }
-    return Status::ok();
+    return okStatus();
 }
 
 } // namespace ckpt

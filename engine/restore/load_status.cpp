@@ -19,7 +19,7 @@ LoadStatus& LoadStatus::expectPartial() {
 
 Status LoadStatus::initializeOrRestore() const {
     if (!m_state->errors().empty()) return m_state->errors().front();
-    return Status::ok();
+    return okStatus();
 }
 
 const std::vector<Status>& LoadStatus::restoreErrors() const { return m_state->errors(); }

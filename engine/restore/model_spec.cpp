@@ -300,7 +300,7 @@ private:
             for (int64_t i = 0; i < n; ++i)
                 if (!setElement(t, i, value))
                     return err(at, typeName(value) + " does not fit " + std::string(dataTypeShortName(t.dtype)));
-            return Status::ok();
+            return okStatus();
         }
         std::vector<const json*> flat;
         flatten(value, flat);
@@ -311,7 +311,7 @@ private:
             if (!setElement(t, i, *flat[static_cast<size_t>(i)]))
                 return err(at + " element " + std::to_string(i),
                            typeName(*flat[static_cast<size_t>(i)]) + " does not fit " + std::string(dataTypeShortName(t.dtype)));
-        return Status::ok();
+        return okStatus();
     }
 
     Status checkAcyclic(const json& objects, const std::vector<std::vector<std::pair<size_t, std::string>>>& edges) const {
@@ -348,7 +348,7 @@ private:
                 }
             }
         }
-        return Status::ok();
+        return okStatus();
     }
 
     std::string_view m_source;

@@ -22,9 +22,9 @@ Status ValueReader::assign(Variable& v, const TensorInfo& tensor, std::vector<in
         m_context.errors.push_back(mismatch);
         return mismatch;
     }
-    if (!m_context.options.readValues) return Status::ok();
+    if (!m_context.options.readValues) return okStatus();
     m_reads.push_back({v.shared_from_this(), &tensor, std::move(replicas), node, attribute});
-    return Status::ok();
+    return okStatus();
 }
 
 void ValueReader::flush() {
@@ -76,7 +76,7 @@ void ValueReader::flush() {
                 if (k + 1 == r.replicas.size()) dst = std::move(*value);
                 else dst = *value;
             }
-            return Status::ok();
+            return okStatus();
         };
         regions.push_back(std::move(general));
     }

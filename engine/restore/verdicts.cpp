@@ -2,7 +2,7 @@
 
 namespace ckpt::restore {
 
-AssertionVerdict passed(Assertion a) { return {a, true, Status::ok(), {}}; }
+AssertionVerdict passed(Assertion a) { return {a, true, okStatus(), {}}; }
 
 AssertionVerdict failed(Assertion a, std::string message, std::vector<std::string> paths) {
     return {a, false, failedPrecondition(std::move(message)), std::move(paths)};

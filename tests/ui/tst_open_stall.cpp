@@ -13,6 +13,7 @@
 
 #include "stall_meter.h"
 #include "format/index_table.h"
+#include "format/region_codec.h"
 #include "jobs/job_tracker.h"
 #include "models/object_tree_model.h"
 #include "tensor_bundle.pb.h"

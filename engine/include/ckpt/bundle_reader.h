@@ -85,14 +85,4 @@ private:
     mutable std::vector<std::unique_ptr<platform::RandomAccessFile>> m_files;
 };
 
-// Verifies a raw region's checksum for 'dtype' and, for strings, decodes it.
-// Exposed for the writer's round-trip checks and for tests.
-Status verifyRegionChecksum(std::span<const uint8_t> bytes, uint32_t maskedCrc, DataType dtype,
-                            int64_t numElements, std::string_view what);
-Result<std::vector<std::string>> decodeStringRegion(std::span<const uint8_t> bytes, int64_t numElements,
-                                                    std::string_view what);
-// The masked crc32c TensorFlow stores for a region of 'dtype' (§5.3-5.5).
-Result<uint32_t> regionChecksum(std::span<const uint8_t> bytes, DataType dtype, int64_t numElements,
-                                std::string_view what);
-
 } // namespace ckpt

@@ -36,7 +36,6 @@ public:
     Status() = default;
     Status(StatusCode code, std::string message) : m_code(code), m_message(std::move(message)) {}
 
-    static Status ok() { return {}; }
     bool isOk() const { return m_code == StatusCode::Ok; }
     StatusCode code() const { return m_code; }
     const std::string& message() const { return m_message; }
@@ -51,6 +50,9 @@ private:
     std::string m_message;
 };
 
+// Factories: okStatus() for success, one per error code otherwise. (Tests
+// read isOk() on a Status and ok() on a Result.)
+inline Status okStatus() { return {}; }
 inline Status invalidArgument(std::string msg) { return {StatusCode::InvalidArgument, std::move(msg)}; }
 inline Status notFound(std::string msg) { return {StatusCode::NotFound, std::move(msg)}; }
 inline Status dataLoss(std::string msg) { return {StatusCode::DataLoss, std::move(msg)}; }
@@ -65,7 +67,13 @@ template <typename T>
 class [[nodiscard]] Result {
 public:
     Result(T value) : m_value(std::move(value)) {}
-    Result(Status status) : m_status(std::move(status)) { assert(!m_status.isOk()); }
+    // An OK status is no error: returning one as an error is a bug, and it
+    // becomes an Internal error here (in release builds too) rather than a
+    // Result with neither a value nor a reason.
+    Result(Status status) : m_status(std::move(status)) {
+        assert(!m_status.isOk());
+        if (m_status.isOk()) m_status = Status(StatusCode::Internal, "an OK status was returned as an error");
+    }
 
     bool ok() const { return m_value.has_value(); }
     explicit operator bool() const { return ok(); }

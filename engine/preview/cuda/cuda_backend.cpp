@@ -117,7 +117,7 @@ Status CudaBackend::streamChunks(const ElementBuffer& in,
         CKPT_RETURN_IF_ERROR(launch(d_chunk[k].get(), first, n, k, streams[k].get()));
     }
     for (int k = 0; k < slots; ++k) CKPT_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(streams[k].get()));
-    return Status::ok();
+    return okStatus();
 }
 
 Status CudaBackend::stats(const ElementBuffer& in, std::vector<TilePartial>& tiles, Extremes& extremes) {
@@ -137,7 +137,7 @@ Status CudaBackend::stats(const ElementBuffer& in, std::vector<TilePartial>& til
             CKPT_CUDA_RETURN_IF_ERROR(launchStats(in.kind, d_chunk, n, d_tiles.get<TilePartial>() + first / kTileElements,
                                                   d_extremes.get<BlockExtremes>() + slot * kStatsBlocks,
                                                   static_cast<cudaStream_t>(stream)));
-            return Status::ok();
+            return okStatus();
         },
         slots));
     tiles.resize(static_cast<size_t>(ntiles));
@@ -160,7 +160,7 @@ Status CudaBackend::stats(const ElementBuffer& in, std::vector<TilePartial>& til
         e.max = b.max;
         mergeExtremes(extremes, e);
     }
-    return Status::ok();
+    return okStatus();
 }
 
 Status CudaBackend::histogram(const ElementBuffer& in, const HistogramSpec& spec, HistogramCounts& out) {
@@ -180,7 +180,7 @@ Status CudaBackend::histogram(const ElementBuffer& in, const HistogramSpec& spec
                                                       d_edges.get<double>(), spec.bins,
                                                       d_counts.get<unsigned long long>(),
                                                       static_cast<cudaStream_t>(stream)));
-            return Status::ok();
+            return okStatus();
         },
         slots));
     std::vector<unsigned long long> counts(slotsOut);
@@ -190,7 +190,7 @@ Status CudaBackend::histogram(const ElementBuffer& in, const HistogramSpec& spec
     out.below = static_cast<int64_t>(counts[static_cast<size_t>(spec.bins)]);
     out.above = static_cast<int64_t>(counts[static_cast<size_t>(spec.bins) + 1]);
     out.nans = static_cast<int64_t>(counts[static_cast<size_t>(spec.bins) + 2]);
-    return Status::ok();
+    return okStatus();
 }
 
 } // namespace cuda

@@ -54,7 +54,7 @@ public:
         reset();
         CKPT_CUDA_RETURN_IF_ERROR(Memory::allocate(&m_ptr, bytes == 0 ? 1 : bytes));
         m_bytes = bytes;
-        return Status::ok();
+        return okStatus();
     }
     void reset() {
         if (m_ptr) Memory::release(m_ptr);
@@ -93,7 +93,7 @@ public:
     Stream& operator=(const Stream&) = delete;
     [[nodiscard]] Status create() {
         CKPT_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking));
-        return Status::ok();
+        return okStatus();
     }
     cudaStream_t get() const { return m_stream; }
 
@@ -111,7 +111,7 @@ public:
     Event& operator=(const Event&) = delete;
     [[nodiscard]] Status create(bool timing = false) {
         CKPT_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&m_event, timing ? cudaEventDefault : cudaEventDisableTiming));
-        return Status::ok();
+        return okStatus();
     }
     cudaEvent_t get() const { return m_event; }
 

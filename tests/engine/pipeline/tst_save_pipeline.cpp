@@ -380,8 +380,8 @@ private slots:
         std::string restored;
         int initialized = 0;
         CheckpointManagerOptions o;
-        o.restore = [&](const std::string& p) { restored = p; return Status::ok(); };
-        o.initialize = [&] { ++initialized; return Status::ok(); };
+        o.restore = [&](const std::string& p) { restored = p; return okStatus(); };
+        o.initialize = [&] { ++initialized; return okStatus(); };
         auto m = CheckpointManager::create(root, tmp.path().toStdString(), o);
         auto first = (*m)->restoreOrInitialize();
         QVERIFY(first.ok() && !*first);

@@ -1,0 +1,26 @@
+#pragma once
+// A stored region's checksum and string decoding (docs/format.md §5.3-5.5),
+// shared by the reader, the writer's round-trip check and the fixtures of
+// tests and benchmarks. Internal: not part of the installed API.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ckpt/dtype.h"
+#include "ckpt/status.h"
+
+namespace ckpt {
+
+// Verifies a raw region's checksum for 'dtype' and, for strings, decodes it.
+Status verifyRegionChecksum(std::span<const uint8_t> bytes, uint32_t maskedCrc, DataType dtype,
+                            int64_t numElements, std::string_view what);
+Result<std::vector<std::string>> decodeStringRegion(std::span<const uint8_t> bytes, int64_t numElements,
+                                                    std::string_view what);
+// The masked crc32c TensorFlow stores for a region of 'dtype' (§5.3-5.5).
+Result<uint32_t> regionChecksum(std::span<const uint8_t> bytes, DataType dtype, int64_t numElements,
+                                std::string_view what);
+
+} // namespace ckpt
