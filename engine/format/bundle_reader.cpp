@@ -235,6 +235,36 @@ Result<std::unique_ptr<BundleReader>> BundleReader::open(std::string_view prefix
     return reader;
 }
 
+Result<BundleHeader> parseBundleHeader(std::string_view value, const std::string& indexPath) {
+    tensorflow::BundleHeaderProto header;
+    if (!header.ParseFromArray(value.data(), static_cast<int>(value.size())))
+        return dataLoss("corrupt index " + indexPath + ": the bundle header is not a valid BundleHeaderProto");
+    if (header.num_shards() < 1)
+        return dataLoss("corrupt index " + indexPath + ": num_shards is " + std::to_string(header.num_shards()));
+    if (header.endianness() == tensorflow::BundleHeaderProto::BIG)
+        return unimplemented(indexPath + ": big-endian bundles are not supported");
+    const auto& v = header.version();
+    if (v.producer() < 0 || v.min_consumer() > kBundleConsumerVersion ||
+        std::find(v.bad_consumers().begin(), v.bad_consumers().end(), kBundleConsumerVersion) != v.bad_consumers().end())
+        return dataLoss(indexPath + ": bundle version (producer " + std::to_string(v.producer()) + ", min_consumer " +
+                        std::to_string(v.min_consumer()) + ") cannot be read by consumer version 1");
+    BundleHeader out;
+    out.numShards = header.num_shards();
+    out.producer = v.producer();
+    out.minConsumer = v.min_consumer();
+    out.badConsumers.assign(v.bad_consumers().begin(), v.bad_consumers().end());
+    return out;
+}
+
+Result<BundleHeader> readBundleHeader(std::string_view prefix) {
+    const std::string index = indexFileName(prefix);
+    if (!platform::pathExists(index)) return notFound("no checkpoint index at " + index);
+    const std::string_view keys[] = {""};
+    CKPT_ASSIGN_OR_RETURN(const auto values, format::lookupIndexEntries(index, keys));
+    if (!values[0]) return dataLoss("corrupt index " + index + ": no bundle header");
+    return parseBundleHeader(*values[0], index);
+}
+
 std::string BundleReader::indexPath() const { return indexFileName(m_prefix); }
 
 std::string BundleReader::dataPath(int32_t shardId) const { return dataFileName(m_prefix, shardId, m_header.numShards); }
@@ -261,22 +291,7 @@ Status BundleReader::load() {
         if (first) {
             first = false;
             if (!key.empty()) return dataLoss("corrupt index " + path + ": no bundle header (first key is " + quoted(key) + ")");
-            tensorflow::BundleHeaderProto header;
-            if (!header.ParseFromArray(value.data(), static_cast<int>(value.size())))
-                return dataLoss("corrupt index " + path + ": the bundle header is not a valid BundleHeaderProto");
-            if (header.num_shards() < 1)
-                return dataLoss("corrupt index " + path + ": num_shards is " + std::to_string(header.num_shards()));
-            if (header.endianness() == tensorflow::BundleHeaderProto::BIG)
-                return unimplemented(path + ": big-endian bundles are not supported");
-            const auto& v = header.version();
-            if (v.producer() < 0 || v.min_consumer() > kBundleConsumerVersion ||
-                std::find(v.bad_consumers().begin(), v.bad_consumers().end(), kBundleConsumerVersion) != v.bad_consumers().end())
-                return dataLoss(path + ": bundle version (producer " + std::to_string(v.producer()) + ", min_consumer " +
-                                std::to_string(v.min_consumer()) + ") cannot be read by consumer version 1");
-            m_header.numShards = header.num_shards();
-            m_header.producer = v.producer();
-            m_header.minConsumer = v.min_consumer();
-            m_header.badConsumers.assign(v.bad_consumers().begin(), v.bad_consumers().end());
+            CKPT_ASSIGN_OR_RETURN(m_header, parseBundleHeader(value, path));
             return okStatus();
         }
         const EntryName where{key, file};

@@ -34,20 +34,34 @@ std::pair<uint64_t, double> sizeAndTime(const std::string& path) {
     return {static_cast<uint64_t>(st.st_size), static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec * 1e-9};
 }
 
-void describe(CheckpointListEntry& e, const std::vector<DataFile>& dataFiles) {
+// The header (and the tensor count, when asked) and the step: from the
+// whole index, or from lookups of the few keys they need.
+Result<BundleHeader> readIndex(CheckpointListEntry& e, bool countTensors) {
+    if (countTensors) {
+        auto reader = BundleReader::open(e.prefix);
+        e.step = checkpointStep(e.prefix, reader.ok() ? reader->get() : nullptr);
+        if (!reader.ok()) return reader.status();
+        e.tensors = static_cast<int64_t>((*reader)->tensors().size());
+        return (*reader)->header();
+    }
+    auto header = readBundleHeader(e.prefix);
+    auto step = header.ok() ? readCheckpointStep(e.prefix) : Result<CheckpointStep>(header.status());
+    e.step = step.ok() ? *step : checkpointStep(e.prefix, nullptr);
+    return header;
+}
+
+void describe(CheckpointListEntry& e, const std::vector<DataFile>& dataFiles, bool countTensors) {
     double indexTime = 0;
     std::tie(e.bytes, indexTime) = sizeAndTime(indexFileName(e.prefix));
     e.modified = indexTime;
-    auto reader = BundleReader::open(e.prefix);
-    e.step = checkpointStep(e.prefix, reader.ok() ? reader->get() : nullptr);
-    if (!reader.ok()) {
+    auto header = readIndex(e, countTensors);
+    if (!header.ok()) {
         // Without a header nothing says which data files belong: count them all.
-        e.error = reader.status();
+        e.error = header.status();
         for (const DataFile& d : dataFiles) e.bytes += d.bytes;
         return;
     }
-    e.tensors = static_cast<int64_t>((*reader)->tensors().size());
-    e.shards = (*reader)->header().numShards;
+    e.shards = header->numShards;
     std::set<int32_t> present;
     for (const DataFile& d : dataFiles) {
         if (d.numShards != e.shards) {
@@ -62,7 +76,7 @@ void describe(CheckpointListEntry& e, const std::vector<DataFile>& dataFiles) {
 
 } // namespace
 
-Result<CheckpointListing> listCheckpoints(std::string_view dirView) {
+Result<CheckpointListing> listCheckpoints(std::string_view dirView, const CheckpointListOptions& options) {
     CheckpointListing out;
     out.dir = std::string(dirView);
     std::error_code ec;
@@ -97,7 +111,7 @@ Result<CheckpointListing> listCheckpoints(std::string_view dirView) {
         e.prefix = platform::joinPath(out.dir, name);
         e.name = std::move(name);
         const auto data = dataFiles.find(e.name);
-        describe(e, data == dataFiles.end() ? std::vector<DataFile>{} : data->second);
+        describe(e, data == dataFiles.end() ? std::vector<DataFile>{} : data->second, options.countTensors);
         const std::string p = normalised(e.prefix);
         e.isLatest = !latest.empty() && p == latest;
         e.inStateFile = e.isLatest || stated.count(p) > 0;

@@ -92,22 +92,17 @@ CheckpointStep checkpointStep(std::string_view prefix, const BundleReader* reade
 }
 
 Result<CheckpointStep> readCheckpointStep(std::string_view prefix) {
-    const std::string index = std::string(prefix) + ".index";
+    const std::string index = indexFileName(prefix);
     if (!platform::pathExists(index)) return notFound("no checkpoint index at " + index);
     // The bundle header (key "") first: it holds num_shards, which names the data files.
     std::vector<std::string_view> keys = {""};
     keys.insert(keys.end(), std::begin(kStepKeys), std::end(kStepKeys));
     CKPT_ASSIGN_OR_RETURN(const auto values, format::lookupIndexEntries(index, keys));
-    tensorflow::BundleHeaderProto header;
-    if (!values[0] || !header.ParseFromString(*values[0]))
-        return dataLoss("corrupt index " + index + ": no valid bundle header");
-    if (header.num_shards() < 1)
-        return dataLoss("corrupt index " + index + ": num_shards is " + std::to_string(header.num_shards()));
-    if (header.endianness() == tensorflow::BundleHeaderProto::BIG)
-        return unimplemented(index + ": big-endian bundles are not supported");
+    if (!values[0]) return dataLoss("corrupt index " + index + ": no bundle header");
+    CKPT_ASSIGN_OR_RETURN(const BundleHeader header, parseBundleHeader(*values[0], index));
     return firstStoredStep(prefix, [&](size_t i, std::string_view) -> std::optional<int64_t> {
         const std::optional<std::string>& entry = values[i + 1];
-        return entry ? readStepValue(prefix, header.num_shards(), *entry) : std::nullopt;
+        return entry ? readStepValue(prefix, header.numShards, *entry) : std::nullopt;
     });
 }
 

@@ -19,7 +19,9 @@ QStringList problemLines(const VerifyReport& report) {
 DirectoryListing listDirectory(const QString& dir) {
     DirectoryListing out;
     out.dir = QDir(dir).absolutePath();
-    auto listing = listCheckpoints(out.dir.toStdString());
+    CheckpointListOptions options;
+    options.countTensors = false;  // the sidebar shows no tensor counts
+    auto listing = listCheckpoints(out.dir.toStdString(), options);
     if (listing.ok()) out.listing = std::move(*listing);
     else out.error = QString::fromStdString(listing.status().toString());
     return out;

@@ -28,7 +28,7 @@ struct CheckpointListEntry {
     int32_t shards = 0;
     int32_t missingShards = 0;  // named by the header but absent
     int32_t staleDataFiles = 0;
-    int64_t tensors = -1;       // -1 when the index cannot be read
+    int64_t tensors = -1;       // -1 when not counted or the index cannot be read
     bool inStateFile = false;   // listed in all_model_checkpoint_paths
     bool isLatest = false;      // the state file's model_checkpoint_path
     Status error;               // why the index cannot be read
@@ -40,9 +40,16 @@ struct CheckpointListing {
     Status stateFileError;  // a state file that exists but cannot be parsed
 };
 
+struct CheckpointListOptions {
+    // Decode each whole index to count its tensors (`ckpt list`). Without it
+    // only the header and the step keys are looked up: ~0.3 ms instead of
+    // ~60 ms for a 100,000-entry index (the explorer's sidebar).
+    bool countTensors = true;
+};
+
 // NotFound when 'dir' is not a directory; PermissionDenied when it cannot
 // be read. Unreadable checkpoints are listed with their error.
-Result<CheckpointListing> listCheckpoints(std::string_view dir);
+Result<CheckpointListing> listCheckpoints(std::string_view dir, const CheckpointListOptions& options = {});
 
 // The directory to list for a path a user opened: the directory itself,
 // the variables/ of a SavedModel, or the directory holding a prefix,

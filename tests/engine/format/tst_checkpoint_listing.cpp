@@ -107,6 +107,22 @@ private slots:
         QCOMPARE(c2.prefix, (dir + QStringLiteral("/ckpt-2")).toStdString());
         QCOMPARE(entry(*l, "ckpt-1").step.source, std::string("checkpoint number"));
         QVERIFY(!entry(*l, "final").step.step.has_value());
+
+        // Without counting tensors (index lookups only): the same listing.
+        CheckpointListOptions light;
+        light.countTensors = false;
+        auto quick = listCheckpoints(dir.toStdString(), light);
+        QVERIFY(quick.ok());
+        QCOMPARE(names(*quick), names(*l));
+        for (size_t i = 0; i < l->checkpoints.size(); ++i) {
+            const CheckpointListEntry& a = l->checkpoints[i];
+            const CheckpointListEntry& b = quick->checkpoints[i];
+            QCOMPARE(b.step.step, a.step.step);
+            QCOMPARE(b.step.source, a.step.source);
+            QCOMPARE(b.bytes, a.bytes);
+            QCOMPARE(b.shards, a.shards);
+            QCOMPARE(b.tensors, int64_t{-1});
+        }
     }
 
     void countsOnlyTheHeadersShards() {
@@ -167,11 +183,17 @@ private slots:
         QVERIFY(l.ok());
         // Ordered by the number that stands in for its step (2 < ckpt-1's stored 5).
         QCOMPARE(names(*l), (std::vector<std::string>{"ckpt-2", "ckpt-1"}));
-        const CheckpointListEntry& broken = entry(*l, "ckpt-2");
-        QVERIFY(!broken.error.isOk());
-        QVERIFY2(broken.error.message().find("ckpt-2.index") != std::string::npos, broken.error.toString().c_str());
-        QCOMPARE(broken.tensors, int64_t{-1});
-        QCOMPARE(broken.step.step.value_or(-1), 2);
+        for (bool countTensors : {true, false}) {
+            CheckpointListOptions options;
+            options.countTensors = countTensors;
+            l = listCheckpoints(dir.toStdString(), options);
+            QVERIFY(l.ok());
+            const CheckpointListEntry& broken = entry(*l, "ckpt-2");
+            QVERIFY(!broken.error.isOk());
+            QVERIFY2(broken.error.message().find("ckpt-2.index") != std::string::npos, broken.error.toString().c_str());
+            QCOMPARE(broken.tensors, int64_t{-1});
+            QCOMPARE(broken.step.step.value_or(-1), 2);
+        }
     }
 
     void badDirectories() {
