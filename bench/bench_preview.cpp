@@ -72,7 +72,7 @@ double best(int reps, Fn&& fn) {
     return b;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
     int64_t mib = 1024;
@@ -134,7 +134,8 @@ int main(int argc, char** argv) {
     Tensor m;
     m.dtype = DataType::Float;
     m.shape.dims = {4096, 4096};
-    m.bytes.assign(t.bytes.begin(), t.bytes.begin() + std::min<int64_t>(static_cast<int64_t>(t.bytes.size()), int64_t{4096} * 4096 * 4));
+    m.bytes.assign(t.bytes.begin(),
+                   t.bytes.begin() + std::min<int64_t>(static_cast<int64_t>(t.bytes.size()), int64_t{4096} * 4096 * 4));
     m.bytes.resize(size_t{4096} * 4096 * 4);
     HeatmapRequest hreq;
     hreq.cpuThreads = threads;

@@ -86,9 +86,12 @@ public:
     // A scalar DT_STRING tensor, encoded as docs/format.md §5.4.
     void addScalarString(const std::string& key, const std::string& value) {
         std::string region;
-        for (uint64_t v = value.size(); ; v >>= 7) {
+        for (uint64_t v = value.size();; v >>= 7) {
             const auto byte = static_cast<uint8_t>(v & 0x7f);
-            if (v < 0x80) { region.push_back(static_cast<char>(byte)); break; }
+            if (v < 0x80) {
+                region.push_back(static_cast<char>(byte));
+                break;
+            }
             region.push_back(static_cast<char>(byte | 0x80));
         }
         uint8_t fixedLen[8];
@@ -97,8 +100,8 @@ public:
         const uint32_t lenCrc = ckpt::platform::crc32cMask(ckpt::platform::crc32c(fixedLen, lenWidth));
         for (int i = 0; i < 4; ++i) region.push_back(static_cast<char>(lenCrc >> (8 * i)));
         region += value;
-        auto crc = ckpt::regionChecksum({reinterpret_cast<const uint8_t*>(region.data()), region.size()},
-                                        ckpt::DataType::String, 1, key);
+        auto crc = ckpt::regionChecksum({reinterpret_cast<const uint8_t*>(region.data()), region.size()}, ckpt::DataType::String,
+                                        1, key);
         if (!crc) die(crc.status().toString());
         tensorflow::BundleEntryProto e;
         e.set_dtype(tensorflow::DT_STRING);
@@ -394,7 +397,12 @@ bool runList(const std::string& dir, int numTensors, int repeat, const std::stri
     bool ok = true;
     // The target is the engine's listing; the rest show what users
     // see on top of it (object graph decoding, CLI start-up and output).
-    struct Variant { const char* name; std::vector<std::string> args; bool inProcessTime; bool isTarget; };
+    struct Variant {
+        const char* name;
+        std::vector<std::string> args;
+        bool inProcessTime;
+        bool isTarget;
+    };
     const std::vector<Variant> variants = {
         {"BundleReader::open + iterate", {selfPath(), "--list-child", prefix}, true, true},
         {"Checkpoint::open (+ object graph) + iterate", {selfPath(), "--list-child-graph", prefix}, true, false},
@@ -407,10 +415,10 @@ bool runList(const std::string& dir, int numTensors, int repeat, const std::stri
         timings.push_back(t);
         const bool met = t.bestMs < kListTargetMs && t.bestRssMb < kListTargetRssMb;
         if (v.isTarget) ok &= met;
-        std::printf("list: %-44s best %7.1f ms (process cpu %6.1f ms)  peak RSS %6.1f MB  [%s: < %.0f ms, < %.0f MB]\n",
-                    v.name, t.bestMs, t.bestCpuMs, t.bestRssMb,
-                    v.isTarget ? (met ? "target met" : "target MISSED") : (met ? "info, within" : "info, over"),
-                    kListTargetMs, kListTargetRssMb);
+        std::printf("list: %-44s best %7.1f ms (process cpu %6.1f ms)  peak RSS %6.1f MB  [%s: < %.0f ms, < %.0f MB]\n", v.name,
+                    t.bestMs, t.bestCpuMs, t.bestRssMb,
+                    v.isTarget ? (met ? "target met" : "target MISSED") : (met ? "info, within" : "info, over"), kListTargetMs,
+                    kListTargetRssMb);
     }
     const Timing& plain = timings[2];
     const Timing& json = timings[3];
@@ -425,12 +433,14 @@ bool runList(const std::string& dir, int numTensors, int repeat, const std::stri
         double ms = 0, rssImport = 0, rssAfter = 0;
         long long variables = 0;
         std::sscanf(out.c_str(), "%lf %lld %lf %lf", &ms, &variables, &rssImport, &rssAfter);
-        std::printf("list: tf.train.list_variables (in Python, after import) best %7.1f ms, %lld variables, peak RSS %.1f MB "
-                    "(%.1f MB after importing TensorFlow)\n",
-                    tf.bestMs, variables, rssAfter, rssImport);
-        std::printf("list: ckpt inspect --json (whole process) / tf.train.list_variables: %.2fx wall; "
-                    "ckpt inspect / tf.train.list_variables: %.2fx\n",
-                    json.bestMs / tf.bestMs, plain.bestMs / tf.bestMs);
+        std::printf(
+            "list: tf.train.list_variables (in Python, after import) best %7.1f ms, %lld variables, peak RSS %.1f MB "
+            "(%.1f MB after importing TensorFlow)\n",
+            tf.bestMs, variables, rssAfter, rssImport);
+        std::printf(
+            "list: ckpt inspect --json (whole process) / tf.train.list_variables: %.2fx wall; "
+            "ckpt inspect / tf.train.list_variables: %.2fx\n",
+            json.bestMs / tf.bestMs, plain.bestMs / tf.bestMs);
     } else {
         std::printf("list: tf.train.list_variables skipped (set CKPT_PYTHON to a Python with TensorFlow)\n");
     }
@@ -489,13 +499,14 @@ bool runVerify(const std::string& dir, double gib, int numTensors, int repeat, c
     std::sort(pairRatios.begin(), pairRatios.end());
     const double medianPair = pairRatios[pairRatios.size() / 2];
     const bool met = ratio >= kVerifyTargetRatio;
-    std::printf("verify: best cat %.0f MB/s, best ckpt verify %.0f MB/s, ratio %.2f (median of per-run ratios %.2f) "
-                "[%s: >= %.1f]\n",
-                catBest, verifyBest, ratio, medianPair, met ? "target met" : "target MISSED", kVerifyTargetRatio);
+    std::printf(
+        "verify: best cat %.0f MB/s, best ckpt verify %.0f MB/s, ratio %.2f (median of per-run ratios %.2f) "
+        "[%s: >= %.1f]\n",
+        catBest, verifyBest, ratio, medianPair, met ? "target met" : "target MISSED", kVerifyTargetRatio);
     return met;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
     // Internal modes: the parent runs these as children (see generateInChild).
@@ -522,10 +533,18 @@ int main(int argc, char** argv) {
     std::string ckptBinary = CKPT_CLI_PATH;
     bool keep = false;
     app.add_option("--dir", dir, "Scratch directory for the generated checkpoints")->capture_default_str();
-    app.add_option("--tensors", numTensors, "Tensors in the listing checkpoint")->capture_default_str()->check(CLI::PositiveNumber);
-    app.add_option("--verify-gib", verifyGib, "Size of the verify data file in GiB")->capture_default_str()->check(CLI::PositiveNumber);
-    app.add_option("--verify-tensors", verifyTensors, "Tensors in the verify checkpoint")->capture_default_str()->check(CLI::PositiveNumber);
-    app.add_option("--repeat", repeat, "Timed repetitions; the best is reported")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--tensors", numTensors, "Tensors in the listing checkpoint")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--verify-gib", verifyGib, "Size of the verify data file in GiB")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--verify-tensors", verifyTensors, "Tensors in the verify checkpoint")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--repeat", repeat, "Timed repetitions; the best is reported")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     app.add_option("--only", only, "Run one benchmark")->check(CLI::IsMember({"list", "verify"}));
     app.add_option("--ckpt", ckptBinary, "The ckpt CLI to measure")->capture_default_str();
     app.add_flag("--keep", keep, "Keep the generated checkpoints");

@@ -75,8 +75,8 @@ std::shared_ptr<Trackable> makeGraph(int count, int64_t elementsEach) {
 // the pipeline's data files do) is timed too, for information.
 double timeDd(const std::string& dir, int64_t mib, bool direct = false) {
     const std::string file = dir + "/dd.bin";
-    const std::string cmd = "dd if=/dev/zero of=" + file + " bs=8M count=" + std::to_string(mib / 8) +
-                            " conv=fsync status=none" + (direct ? " oflag=direct" : "");
+    const std::string cmd = "dd if=/dev/zero of=" + file + " bs=8M count=" + std::to_string(mib / 8) + " conv=fsync status=none" +
+                            (direct ? " oflag=direct" : "");
     const auto t = Clock::now();
     if (std::system(cmd.c_str()) != 0) return -1;
     const double s = secondsSince(t);
@@ -108,7 +108,7 @@ double median(std::vector<double> v) {
     return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
     if (argc < 2) {

@@ -13,6 +13,7 @@ packages=(
   libsqlite3-dev libcli11-dev nlohmann-json3-dev libpng-dev
   python3 python3-venv python3-pip
   xvfb xauth imagemagick
+  clang-format clang-tidy
 )
 
 missing=()

@@ -54,4 +54,4 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
     });
 }
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

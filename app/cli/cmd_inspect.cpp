@@ -10,8 +10,9 @@
 namespace ckpt::cli {
 
 void registerInspect(CLI::App& app, CommandContext& ctx) {
-    auto* cmd = app.add_subcommand("inspect", "List a checkpoint's header, tensors and object graph (reads only the index "
-                                              "and the object graph)");
+    auto* cmd = app.add_subcommand("inspect",
+                                   "List a checkpoint's header, tensors and object graph (reads only the index "
+                                   "and the object graph)");
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     cmd->add_option("PATH", *path, "Checkpoint prefix, .index file, directory or SavedModel")->required();
@@ -34,8 +35,8 @@ void registerInspect(CLI::App& app, CommandContext& ctx) {
         for (const TensorInfo& t : bundle.tensors()) bytes += t.storedBytes();
         std::cout << "prefix:  " << ckpt.prefix() << "  (" << ckpt.resolved().how << ")\n"
                   << "style:   " << (ckpt.style() == CheckpointStyle::ObjectBased ? "object-based" : "name-based (TF1)")
-                  << "\nshards:  " << bundle.header().numShards << "\ntensors: " << bundle.tensors().size() << " ("
-                  << bytes << " bytes)\n";
+                  << "\nshards:  " << bundle.header().numShards << "\ntensors: " << bundle.tensors().size() << " (" << bytes
+                  << " bytes)\n";
         if (const ObjectGraph* g = ckpt.objectGraph())
             std::cout << "objects: " << g->size() << " nodes, " << g->numSlotVariables() << " slot variables\n";
         std::cout << "\n";
@@ -48,4 +49,4 @@ void registerInspect(CLI::App& app, CommandContext& ctx) {
     });
 }
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

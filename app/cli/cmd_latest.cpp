@@ -28,4 +28,4 @@ void registerLatest(CLI::App& app, CommandContext& ctx) {
     });
 }
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

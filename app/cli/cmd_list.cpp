@@ -30,9 +30,11 @@ nlohmann::json toJson(const CheckpointListEntry& c) {
 
 void printText(const CheckpointListing& listing) {
     for (const CheckpointListEntry& c : listing.checkpoints) {
-        std::cout << (c.isLatest ? "* " : c.inStateFile ? "+ " : "  ") << c.prefix << "  step "
-                  << (c.step.step ? std::to_string(*c.step.step) : std::string("-")) << "  " << c.bytes << " bytes  "
-                  << c.tensors << " tensors  " << c.shards << " shard(s)";
+        std::cout << (c.isLatest      ? "* "
+                      : c.inStateFile ? "+ "
+                                      : "  ")
+                  << c.prefix << "  step " << (c.step.step ? std::to_string(*c.step.step) : std::string("-")) << "  " << c.bytes
+                  << " bytes  " << c.tensors << " tensors  " << c.shards << " shard(s)";
         if (c.missingShards > 0) std::cout << "  " << c.missingShards << " data file(s) MISSING";
         if (c.staleDataFiles > 0) std::cout << "  (" << c.staleDataFiles << " stale data file(s) of another shard count)";
         if (!c.error.isOk()) std::cout << "  ERROR: " << c.error.toString();
@@ -42,7 +44,7 @@ void printText(const CheckpointListing& listing) {
     if (!listing.stateFileError.isOk()) std::cout << "state file: " << listing.stateFileError.toString() << "\n";
 }
 
-} // namespace
+}  // namespace
 
 void registerList(CLI::App& app, CommandContext& ctx) {
     auto* cmd = app.add_subcommand(
@@ -66,4 +68,4 @@ void registerList(CLI::App& app, CommandContext& ctx) {
     });
 }
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

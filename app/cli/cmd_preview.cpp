@@ -59,7 +59,9 @@ nlohmann::json statsJson(const std::string& key, const Tensor& t, const TensorSt
     nlohmann::json j = {{"key", displayableString(key)},
                         {"dtype", std::string(dataTypeName(t.dtype))},
                         {"shape", t.shape.dims},
-                        {"values", s.stringLengths ? "string lengths" : s.complexMagnitude ? "complex magnitude" : "numbers"},
+                        {"values", s.stringLengths      ? "string lengths"
+                                   : s.complexMagnitude ? "complex magnitude"
+                                                        : "numbers"},
                         {"count", s.count},
                         {"finite", s.finiteCount},
                         {"zeros", s.zeros},
@@ -146,8 +148,7 @@ void registerStatsCmd(CLI::App& app, CommandContext& ctx) {
             list.push_back({{"key", displayableString(info.key)},
                             {"dtype", std::string(dataTypeName(info.dtype))},
                             {"shape", info.shape.dims},
-                            {"error", {{"code", std::string(statusCodeName(failure.code()))},
-                                       {"message", failure.message()}}}});
+                            {"error", {{"code", std::string(statusCodeName(failure.code()))}, {"message", failure.message()}}}});
         }
         if (a->json) printJson({{"prefix", (*reader)->prefix()}, {"tensors", list}});
     });
@@ -201,12 +202,12 @@ void registerHistogramCmd(CLI::App& app, CommandContext& ctx) {
         int64_t peak = 1;
         for (int64_t c : h->counts) peak = std::max(peak, c);
         constexpr int kBarWidth = 50;
-        std::cout << displayableString(a->key) << "  " << dataTypeName(tensor->dtype) << " "
-                  << tensor->shape.toString() << (h->logCounts ? "  (log scale)" : "") << "\n";
+        std::cout << displayableString(a->key) << "  " << dataTypeName(tensor->dtype) << " " << tensor->shape.toString()
+                  << (h->logCounts ? "  (log scale)" : "") << "\n";
         for (size_t b = 0; b < h->counts.size(); ++b) {
             const double c = static_cast<double>(h->counts[b]);
-            const double frac = h->logCounts ? std::log1p(c) / std::log1p(static_cast<double>(peak))
-                                             : c / static_cast<double>(peak);
+            const double frac =
+                h->logCounts ? std::log1p(c) / std::log1p(static_cast<double>(peak)) : c / static_cast<double>(peak);
             std::cout << std::setw(14) << fmt(h->edges[b]) << " .. " << std::setw(14) << fmt(h->edges[b + 1]) << " "
                       << std::setw(10) << h->counts[b] << " "
                       << std::string(static_cast<size_t>(std::lround(frac * kBarWidth)), '#') << "\n";
@@ -307,15 +308,15 @@ void registerPreviewCmd(CLI::App& app, CommandContext& ctx) {
             printJson(j);
             return;
         }
-        std::cout << "wrote " << *png << " (" << h->width << "x" << h->height << ", " << h->colormap << ", "
-                  << fmt(h->lo) << " .. " << fmt(h->hi) << ")\n";
+        std::cout << "wrote " << *png << " (" << h->width << "x" << h->height << ", " << h->colormap << ", " << fmt(h->lo)
+                  << " .. " << fmt(h->hi) << ")\n";
     });
 }
 
-} // namespace
+}  // namespace
 
 void registerStats(CLI::App& app, CommandContext& ctx) { registerStatsCmd(app, ctx); }
 void registerHistogram(CLI::App& app, CommandContext& ctx) { registerHistogramCmd(app, ctx); }
 void registerPreview(CLI::App& app, CommandContext& ctx) { registerPreviewCmd(app, ctx); }
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

@@ -8,8 +8,9 @@
 namespace ckpt::cli {
 
 void registerReshard(CLI::App& app, CommandContext& ctx) {
-    auto* cmd = app.add_subcommand("reshard", "Rewrite checkpoint SRC at prefix DST with another sharding (values kept, "
-                                              "DST verified)");
+    auto* cmd = app.add_subcommand("reshard",
+                                   "Rewrite checkpoint SRC at prefix DST with another sharding (values kept, "
+                                   "DST verified)");
     auto src = std::make_shared<std::string>();
     auto dst = std::make_shared<std::string>();
     auto shards = std::make_shared<int>(0);
@@ -53,4 +54,4 @@ void registerReshard(CLI::App& app, CommandContext& ctx) {
     });
 }
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

@@ -46,7 +46,8 @@ void printReport(const MatchReport& r, const std::string& source, const std::str
         if (!o.hasAttributes || o.bound) continue;
         if (!header) std::cout << "\nprogram objects with no checkpoint value:\n";
         header = true;
-        std::cout << "  unbound  " << displayableString(o.path) << "  " << dataTypeName(o.dtype) << " " << o.shape.toString() << "\n";
+        std::cout << "  unbound  " << displayableString(o.path) << "  " << dataTypeName(o.dtype) << " " << o.shape.toString()
+                  << "\n";
     }
     std::cout << "\nsummary: " << r.matchedNodes << " matched, " << r.unresolvedNodes << " unresolved in checkpoint, "
               << r.unboundObjects << " unbound in program, " << r.mismatches << " mismatched\n";
@@ -64,8 +65,9 @@ constexpr const char* kRefusedWhy = "the restore or the requested assertion fail
 nlohmann::json outJson(const RestoredWrite& r) {
     nlohmann::json j = {{"prefix", r.prefix}, {"written", r.written()}};
     j["skipped"] = r.refused ? nlohmann::json(kRefusedWhy) : nlohmann::json(nullptr);
-    j["error"] = r.error.isOk() ? nlohmann::json(nullptr)
-                                : nlohmann::json{{"code", std::string(statusCodeName(r.error.code()))}, {"message", r.error.message()}};
+    j["error"] = r.error.isOk()
+                     ? nlohmann::json(nullptr)
+                     : nlohmann::json{{"code", std::string(statusCodeName(r.error.code()))}, {"message", r.error.message()}};
     if (r.stats) {
         j["shards"] = r.stats->shards;
         j["tensors"] = r.stats->tensors;
@@ -99,15 +101,15 @@ void printOut(const RestoredWrite& r) {
     if (r.verify)
         std::cout << "verify: " << (r.verify->ok() ? "ok" : "FAILED") << "  (" << r.verify->tensorsChecked << " tensors, "
                   << r.verify->bytesChecked << " bytes checked, " << r.verify->problems.size() << " problem(s))\n";
-    else
-        std::cout << "verify: not run\n";
+    else std::cout << "verify: not run\n";
 }
 
-} // namespace
+}  // namespace
 
 void registerRestore(CLI::App& app, CommandContext& ctx) {
-    auto* cmd = app.add_subcommand("restore", "Restore a checkpoint into a model spec or template checkpoint and "
-                                              "report the match with TensorFlow's assertion verdicts");
+    auto* cmd = app.add_subcommand("restore",
+                                   "Restore a checkpoint into a model spec or template checkpoint and "
+                                   "report the match with TensorFlow's assertion verdicts");
     struct Args {
         std::string source, target, assertion, out;
         std::vector<std::string> maps;
@@ -124,8 +126,8 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
     auto* matchOnly =
         cmd->add_flag("--match-only", args->matchOnly, "Match and check dtypes/shapes from the index only; read no values");
     auto* outOption = cmd->add_option("--out", args->out,
-                                "Write the restored target as a new checkpoint at this prefix and verify it. Written "
-                                "only when the restore succeeded and the --assert assertion (if any) holds");
+                                      "Write the restored target as a new checkpoint at this prefix and verify it. Written "
+                                      "only when the restore succeeded and the --assert assertion (if any) holds");
     cmd->add_flag("--force", args->force, "With --out: write even when the restore or the --assert assertion failed")
         ->needs(outOption);
     outOption->excludes(matchOnly);  // without values the output would silently hold the target's initial values
@@ -176,10 +178,11 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
         ctx.exitCode = failure.isOk() && !outFailed ? kExitOk : kExitCheckpointProblem;
         if (args->json) {
             nlohmann::json j = nlohmann::json::parse(matchReportJson(report));
-            nlohmann::json out = {{"source", (*ckpt)->prefix()},
-                                  {"target", args->target},
-                                  {"requested_assertion", args->assertion.empty() ? nlohmann::json(nullptr) : nlohmann::json(args->assertion)},
-                                  {"ok", failure.isOk()}};
+            nlohmann::json out = {
+                {"source", (*ckpt)->prefix()},
+                {"target", args->target},
+                {"requested_assertion", args->assertion.empty() ? nlohmann::json(nullptr) : nlohmann::json(args->assertion)},
+                {"ok", failure.isOk()}};
             out["error"] = failure.isOk() ? nlohmann::json(nullptr)
                                           : nlohmann::json{{"code", std::string(statusCodeName(failure.code()))},
                                                            {"message", failure.message()}};
@@ -230,4 +233,4 @@ void registerSpec(CLI::App& app, CommandContext& ctx) {
     });
 }
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

@@ -28,7 +28,11 @@ public:
     // One line per entry, drawn with box characters; no recursion, so any
     // depth prints.
     void print() const {
-        struct Item { int32_t entry; std::string indent; bool last; };
+        struct Item {
+            int32_t entry;
+            std::string indent;
+            bool last;
+        };
         std::vector<Item> todo{{0, "", true}};
         while (!todo.empty()) {
             const Item item = std::move(todo.back());
@@ -49,12 +53,15 @@ public:
         for (int32_t c : e.children) {
             const DisplayEntry& child = entry(c);
             if (child.kind == DisplayKind::Attribute) attributes.push_back(attributeJson(child));
-            else if (child.kind == DisplayKind::Alias) children.push_back({{"name", child.localName}, {"id", child.nodeId}, {"alias_of", child.path}});
+            else if (child.kind == DisplayKind::Alias)
+                children.push_back({{"name", child.localName}, {"id", child.nodeId}, {"alias_of", child.path}});
             else if (child.slotOf >= 0) slots.push_back(toJson(c));
             else children.push_back(toJson(c));
         }
-        json j = {{"name", e.localName}, {"id", e.nodeId}, {"path", e.path}, {"kind", std::string(objectKindName(n.kind))},
-                  {"attributes", attributes}, {"children", children}, {"slot_variables", slots}};
+        json j = {{"name", e.localName},      {"id", e.nodeId},
+                  {"path", e.path},           {"kind", std::string(objectKindName(n.kind))},
+                  {"attributes", attributes}, {"children", children},
+                  {"slot_variables", slots}};
         if (e.slotOf >= 0) j["original_variable"] = m_ckpt.objectGraph()->displayName(e.slotOf);
         return j;
     }
@@ -64,8 +71,7 @@ private:
 
     std::string line(const DisplayEntry& e) const {
         switch (e.kind) {
-        case DisplayKind::Attribute:
-            return "." + std::string(e.localName) + "  " + describe(e.tensor) + "  <- " + text(e.path);
+        case DisplayKind::Attribute: return "." + std::string(e.localName) + "  " + describe(e.tensor) + "  <- " + text(e.path);
         case DisplayKind::Alias: return text(e.localName) + "  -> alias of " + text(e.path);
         case DisplayKind::KeyGroup: return text(e.name);
         case DisplayKind::Key: return text(e.name) + "  " + describe(e.tensor);
@@ -106,7 +112,7 @@ private:
     const DisplayTree& m_tree;
 };
 
-} // namespace
+}  // namespace
 
 void registerTree(CLI::App& app, CommandContext& ctx) {
     auto* cmd = app.add_subcommand("tree", "Show the object graph as a tree (name-based checkpoints: their key tree)");
@@ -130,4 +136,4 @@ void registerTree(CLI::App& app, CommandContext& ctx) {
     });
 }
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

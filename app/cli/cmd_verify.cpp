@@ -9,8 +9,9 @@
 namespace ckpt::cli {
 
 void registerVerify(CLI::App& app, CommandContext& ctx) {
-    auto* cmd = app.add_subcommand("verify", "Check every index block, tensor checksum and data file; exit 1 with one "
-                                             "line per problem");
+    auto* cmd = app.add_subcommand("verify",
+                                   "Check every index block, tensor checksum and data file; exit 1 with one "
+                                   "line per problem");
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     auto threads = std::make_shared<int>(0);
@@ -50,4 +51,4 @@ void registerVerify(CLI::App& app, CommandContext& ctx) {
     });
 }
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

@@ -137,7 +137,7 @@ void writeObjectNode(JsonWriter& out, const ObjectNode& n) {
     out.endObject();
 }
 
-} // namespace
+}  // namespace
 
 void writeInspectJson(JsonWriter& out, const Checkpoint& ckpt) {
     const BundleReader& bundle = ckpt.bundle();
@@ -162,4 +162,4 @@ void writeInspectJson(JsonWriter& out, const Checkpoint& ckpt) {
     out.endObject();
 }
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

@@ -10,4 +10,4 @@ namespace ckpt::cli {
 
 void writeInspectJson(JsonWriter& out, const Checkpoint& checkpoint);
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

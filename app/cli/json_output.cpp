@@ -27,7 +27,7 @@ bool validUtf8(const std::string& s) {
     return true;
 }
 
-} // namespace
+}  // namespace
 
 std::string displayableString(const std::string& s) {
     if (validUtf8(s)) return s;
@@ -53,8 +53,7 @@ static json elementJson(const Tensor& t, int64_t i) {
     case DataType::Int64: return t.as<int64_t>()[idx];
     case DataType::UInt64: return t.as<uint64_t>()[idx];
     case DataType::Complex64: return json::array({floatJson(t.as<float>()[2 * idx]), floatJson(t.as<float>()[2 * idx + 1])});
-    case DataType::Complex128:
-        return json::array({floatJson(t.as<double>()[2 * idx]), floatJson(t.as<double>()[2 * idx + 1])});
+    case DataType::Complex128: return json::array({floatJson(t.as<double>()[2 * idx]), floatJson(t.as<double>()[2 * idx + 1])});
     default:
         if (isFloating(t.dtype)) return floatJson(t.elementAsDouble(i));
         return static_cast<int64_t>(t.elementAsDouble(i));
@@ -81,4 +80,4 @@ std::string elementText(const Tensor& t, int64_t i) {
     return j.dump();
 }
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

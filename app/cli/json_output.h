@@ -23,4 +23,4 @@ std::string elementText(const Tensor& tensor, int64_t index);
 // Strings that are valid UTF-8 are kept; others are escaped as \xNN.
 std::string displayableString(const std::string& s);
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

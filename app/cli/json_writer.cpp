@@ -35,7 +35,7 @@ bool needsSerializer(std::string_view s) {
     return false;
 }
 
-} // namespace
+}  // namespace
 
 JsonWriter::JsonWriter(std::ostream& out) : m_out(out) { m_buffer.reserve(kFlushBytes + 4096); }
 
@@ -139,4 +139,4 @@ void JsonWriter::finish() {
     m_out.flush();
 }
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

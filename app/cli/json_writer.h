@@ -64,4 +64,4 @@ private:
     bool m_afterKey = false;
 };
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

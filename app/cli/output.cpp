@@ -10,8 +10,8 @@ namespace ckpt::cli {
 int reportError(const Status& status, bool json) {
     std::cerr << "ckpt: " << status.toString() << "\n";
     if (json) {
-        printJson({{"ok", false},
-                   {"error", {{"code", std::string(statusCodeName(status.code()))}, {"message", status.message()}}}});
+        printJson(
+            {{"ok", false}, {"error", {{"code", std::string(statusCodeName(status.code()))}, {"message", status.message()}}}});
     }
     return status.code() == StatusCode::InvalidArgument ? kExitUsage : kExitCheckpointProblem;
 }
@@ -26,8 +26,6 @@ Result<Tensor> readTensorAt(const std::string& path, const std::string& key) {
     return reader->read(key);
 }
 
-void printJson(const nlohmann::json& j) {
-    std::cout << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-}
+void printJson(const nlohmann::json& j) { std::cout << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n"; }
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

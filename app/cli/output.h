@@ -46,4 +46,4 @@ void registerLatest(CLI::App& app, CommandContext& ctx);
 void registerList(CLI::App& app, CommandContext& ctx);
 void registerReshard(CLI::App& app, CommandContext& ctx);
 
-} // namespace ckpt::cli
+}  // namespace ckpt::cli

@@ -30,9 +30,10 @@ int main(int argc, char** argv) {
     QCommandLineOption shots(QStringLiteral("screenshot"), QStringLiteral("Save a PNG of each view into DIR, then quit."),
                              QStringLiteral("dir"));
     parser.addOption(shots);
-    QCommandLineOption demo(QStringLiteral("demo"),
-                            QStringLiteral("Open the demo checkpoints in DIR, generating them first (a short Adam training run) when missing."),
-                            QStringLiteral("dir"));
+    QCommandLineOption demo(
+        QStringLiteral("demo"),
+        QStringLiteral("Open the demo checkpoints in DIR, generating them first (a short Adam training run) when missing."),
+        QStringLiteral("dir"));
     parser.addOption(demo);
     parser.process(app);
 

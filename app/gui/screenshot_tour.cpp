@@ -54,7 +54,7 @@ void ScreenshotTour::save(const QString& name) {
     else std::printf("saved %s\n", qPrintable(path));
 }
 
-void ScreenshotTour::waitFor(std::function<bool()> done, std::function<void()> next) {
+void ScreenshotTour::waitFor(const std::function<bool()>& done, const std::function<void()>& next) {
     auto timer = std::make_shared<QElapsedTimer>();
     timer->start();
     auto poll = std::make_shared<std::function<void()>>();
@@ -76,10 +76,11 @@ void ScreenshotTour::openCheckpoint() {
     if (m_checkpoint.isEmpty()) return finish(0);
     m_opened = false;
     m_window->openPath(m_checkpoint);
-    waitFor([this] { return m_opened; }, [this] {
-        save(QStringLiteral("02-object-graph.png"));
-        inspect();
-    });
+    waitFor([this] { return m_opened; },
+            [this] {
+                save(QStringLiteral("02-object-graph.png"));
+                inspect();
+            });
 }
 
 void ScreenshotTour::inspect() {
@@ -89,17 +90,19 @@ void ScreenshotTour::inspect() {
     const auto& entries = model->snapshot()->entries;
     int32_t target = -1;
     for (size_t i = 0; i < entries.size() && target < 0; ++i)
-        if (entries[i].tensor && entries[i].tensor->shape.rank() == 2 && !ui::isKeyRow(entries[i])) target = static_cast<int32_t>(i);
+        if (entries[i].tensor && entries[i].tensor->shape.rank() == 2 && !ui::isKeyRow(entries[i]))
+            target = static_cast<int32_t>(i);
     if (target < 0) return filter();
     const QModelIndex index = model->indexForEntry(target);
     for (QModelIndex p = index.parent(); p.isValid(); p = p.parent()) view->expand(p);
     view->setCurrentIndex(index);
     view->scrollTo(index);
     m_valuesReady = false;
-    waitFor([this] { return m_valuesReady; }, [this] {
-        save(QStringLiteral("03-inspector.png"));
-        showPreviews();
-    });
+    waitFor([this] { return m_valuesReady; },
+            [this] {
+                save(QStringLiteral("03-inspector.png"));
+                showPreviews();
+            });
 }
 
 void ScreenshotTour::showPreviews() {
@@ -109,29 +112,33 @@ void ScreenshotTour::showPreviews() {
     auto* heatmap = m_window->inspector()->findChild<ui::HeatmapPage*>();
     if (!tabs || !stats || !histogram || !heatmap) return filter();
     tabs->setCurrentWidget(stats);
-    waitFor([stats] { return !stats->isBusy() && stats->stats(); }, [this, tabs, histogram, heatmap] {
-        save(QStringLiteral("07-statistics.png"));
-        tabs->setCurrentWidget(histogram);
-        waitFor([histogram] { return !histogram->isBusy() && histogram->histogram(); }, [this, tabs, heatmap] {
-            save(QStringLiteral("08-histogram.png"));
-            tabs->setCurrentWidget(heatmap);
-            waitFor([heatmap] { return !heatmap->isBusy() && heatmap->view()->heatmap(); }, [this, tabs] {
-                save(QStringLiteral("09-heatmap.png"));
-                tabs->setCurrentIndex(0);
-                filter();
+    waitFor([stats] { return !stats->isBusy() && stats->stats(); },
+            [this, tabs, histogram, heatmap] {
+                save(QStringLiteral("07-statistics.png"));
+                tabs->setCurrentWidget(histogram);
+                waitFor([histogram] { return !histogram->isBusy() && histogram->histogram(); },
+                        [this, tabs, heatmap] {
+                            save(QStringLiteral("08-histogram.png"));
+                            tabs->setCurrentWidget(heatmap);
+                            waitFor([heatmap] { return !heatmap->isBusy() && heatmap->view()->heatmap(); },
+                                    [this, tabs] {
+                                        save(QStringLiteral("09-heatmap.png"));
+                                        tabs->setCurrentIndex(0);
+                                        filter();
+                                    });
+                        });
             });
-        });
-    });
 }
 
 void ScreenshotTour::filter() {
     auto* pane = m_window->treePane();
     pane->keysBox()->setChecked(true);
     pane->filterEdit()->setText(QStringLiteral("kernel"));
-    waitFor([pane] { return !pane->isFiltering() && pane->model()->rowCount() > 0; }, [this] {
-        save(QStringLiteral("04-filter-keys.png"));
-        showError();
-    });
+    waitFor([pane] { return !pane->isFiltering() && pane->model()->rowCount() > 0; },
+            [this] {
+                save(QStringLiteral("04-filter-keys.png"));
+                showError();
+            });
 }
 
 void ScreenshotTour::showError() {
@@ -159,55 +166,59 @@ void ScreenshotTour::showError() {
     }
     m_opened = false;
     m_window->openPath(damagedDir);
-    waitFor([this] { return m_opened; }, [this] {
-        save(QStringLiteral("05-error-panel.png"));
-        showNameBased();
-    });
+    waitFor([this] { return m_opened; },
+            [this] {
+                save(QStringLiteral("05-error-panel.png"));
+                showNameBased();
+            });
 }
 
 void ScreenshotTour::showNameBased() {
     if (m_nameBased.isEmpty()) return showRestore();
     m_opened = false;
     m_window->openPath(m_nameBased);
-    waitFor([this] { return m_opened; }, [this] {
-        // Open the first scope so the key tree's nesting shows.
-        QTreeView* view = m_window->treePane()->view();
-        for (int r = 0; r < view->model()->rowCount(); ++r)
-            if (view->model()->hasChildren(view->model()->index(r, 0))) {
-                view->expand(view->model()->index(r, 0));
-                break;
-            }
-        QTimer::singleShot(300, this, [this] {
-            save(QStringLiteral("06-name-based.png"));
-            showRestore();
-        });
-    });
+    waitFor([this] { return m_opened; },
+            [this] {
+                // Open the first scope so the key tree's nesting shows.
+                QTreeView* view = m_window->treePane()->view();
+                for (int r = 0; r < view->model()->rowCount(); ++r)
+                    if (view->model()->hasChildren(view->model()->index(r, 0))) {
+                        view->expand(view->model()->index(r, 0));
+                        break;
+                    }
+                QTimer::singleShot(300, this, [this] {
+                    save(QStringLiteral("06-name-based.png"));
+                    showRestore();
+                });
+            });
 }
 
 void ScreenshotTour::showRestore() {
     // The welcome page's demo offer, as a newcomer would use it.
     m_opened = false;
     m_window->generateDemo(m_scratch.path() + QStringLiteral("/demo"));
-    waitFor([this] { return m_opened; }, [this] {
-        auto model = makeDemoModel(/*hidden=*/16, /*replicas=*/1, /*seed=*/1);
-        if (!model.ok()) return finish(1);
-        const QString specPath = m_scratch.path() + QStringLiteral("/mlp_hidden16.json");
-        QFile spec(specPath);
-        if (!spec.open(QIODevice::WriteOnly)) return finish(1);
-        spec.write(QByteArray::fromStdString(modelSpecJson(**model)));
-        spec.close();
-        ui::RestoreView* view = m_window->restoreView();
-        m_window->workspace()->setCurrentWidget(view);
-        view->setTarget(specPath);
-        waitFor([view] { return view->report() && !view->isMatching(); }, [this, view] {
-            QTreeView* tree = view->treePane()->view();
-            tree->expandToDepth(1);
-            QTimer::singleShot(300, this, [this] {
-                save(QStringLiteral("10-restore.png"));
-                finish(0);
+    waitFor([this] { return m_opened; },
+            [this] {
+                auto model = makeDemoModel(/*hidden=*/16, /*replicas=*/1, /*seed=*/1);
+                if (!model.ok()) return finish(1);
+                const QString specPath = m_scratch.path() + QStringLiteral("/mlp_hidden16.json");
+                QFile spec(specPath);
+                if (!spec.open(QIODevice::WriteOnly)) return finish(1);
+                spec.write(QByteArray::fromStdString(modelSpecJson(**model)));
+                spec.close();
+                ui::RestoreView* view = m_window->restoreView();
+                m_window->workspace()->setCurrentWidget(view);
+                view->setTarget(specPath);
+                waitFor([view] { return view->report() && !view->isMatching(); },
+                        [this, view] {
+                            QTreeView* tree = view->treePane()->view();
+                            tree->expandToDepth(1);
+                            QTimer::singleShot(300, this, [this] {
+                                save(QStringLiteral("10-restore.png"));
+                                finish(0);
+                            });
+                        });
             });
-        });
-    });
 }
 
 void ScreenshotTour::finish(int code) {
@@ -216,4 +227,4 @@ void ScreenshotTour::finish(int code) {
     QApplication::exit(code);
 }
 
-} // namespace ckpt::gui
+}  // namespace ckpt::gui

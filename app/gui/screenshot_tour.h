@@ -9,7 +9,9 @@
 
 #include <functional>
 
-namespace ckpt::ui { class MainWindow; }
+namespace ckpt::ui {
+class MainWindow;
+}  // namespace ckpt::ui
 
 namespace ckpt::gui {
 
@@ -24,7 +26,7 @@ public:
 private:
     void save(const QString& name);
     // Runs 'next' once 'done' returns true (polled), or fails after a timeout.
-    void waitFor(std::function<bool()> done, std::function<void()> next);
+    void waitFor(const std::function<bool()>& done, const std::function<void()>& next);
     void openCheckpoint();
     void inspect();
     // Statistics, histogram and heatmap of the inspected tensor, one tab each.
@@ -46,4 +48,4 @@ private:
     bool m_valuesReady = false;
 };
 
-} // namespace ckpt::gui
+}  // namespace ckpt::gui

@@ -106,7 +106,7 @@ double catSeconds(const std::string& path) {
     return secondsSince(t);
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
     std::string dir;

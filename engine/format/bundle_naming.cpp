@@ -19,7 +19,7 @@ std::optional<int32_t> paddedNumber(std::string_view digits) {
     return static_cast<int32_t>(n);
 }
 
-} // namespace
+}  // namespace
 
 std::string indexFileName(std::string_view prefix) { return std::string(prefix) + std::string(kIndexSuffix); }
 
@@ -48,4 +48,4 @@ std::string bundlePrefixOf(std::string_view path) {
     return std::string(path);
 }
 
-} // namespace ckpt
+}  // namespace ckpt

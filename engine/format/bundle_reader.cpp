@@ -50,7 +50,8 @@ Result<TensorShape> parseShape(const tensorflow::TensorShapeProto& proto, const 
         if (d.size() < 0) return dataLoss(where + ": invalid tensor shape (dimension " + std::to_string(d.size()) + ")");
         shape.dims.push_back(d.size());
     }
-    if (!shape.numElements()) return dataLoss(where + ": invalid tensor shape " + shape.toString() + " (element count overflows)");
+    if (!shape.numElements())
+        return dataLoss(where + ": invalid tensor shape " + shape.toString() + " (element count overflows)");
     return shape;
 }
 
@@ -61,8 +62,8 @@ Status checkRegionSize(DataType dtype, int64_t numElements, const StoredRegion& 
     if (isFixedSize(dtype)) {
         int64_t expected = 0;
         if (mulOverflows(numElements, static_cast<int64_t>(dataTypeSize(dtype)), expected) || r.size != expected)
-            return dataLoss(where + ": invalid size in bundle entry: stored size " + std::to_string(r.size) +
-                            ", expected " + std::to_string(expected) + " for " + std::string(dataTypeName(dtype)) + " with " +
+            return dataLoss(where + ": invalid size in bundle entry: stored size " + std::to_string(r.size) + ", expected " +
+                            std::to_string(expected) + " for " + std::string(dataTypeName(dtype)) + " with " +
                             std::to_string(numElements) + " elements");
     } else if (dtype == DataType::String && r.size != 0 && r.size < numElements + 4) {
         return dataLoss(where + ": invalid size in bundle entry: " + std::to_string(r.size) + " bytes cannot hold " +
@@ -85,8 +86,7 @@ Status checkSlice(const TensorSlice& slice, const TensorShape& full, const Entry
 
 TensorShape sliceShape(const TensorSlice& slice, const TensorShape& full) {
     TensorShape s;
-    for (int d = 0; d < full.rank(); ++d)
-        s.dims.push_back(slice.extents[d].isFull() ? full.dims[d] : slice.extents[d].length);
+    for (int d = 0; d < full.rank(); ++d) s.dims.push_back(slice.extents[d].isFull() ? full.dims[d] : slice.extents[d].length);
     return s;
 }
 
@@ -101,8 +101,8 @@ bool readVarint64(const uint8_t*& p, const uint8_t* end, uint64_t& v) {
 }
 
 // Copies a slice's row-major values into the full tensor's buffer.
-void scatterSlice(const uint8_t* src, uint8_t* dst, const TensorShape& full, const TensorSlice& slice,
-                  size_t elemSize, std::vector<bool>& covered) {
+void scatterSlice(const uint8_t* src, uint8_t* dst, const TensorShape& full, const TensorSlice& slice, size_t elemSize,
+                  std::vector<bool>& covered) {
     const int rank = full.rank();
     if (rank == 0) {
         std::memcpy(dst, src, elemSize);
@@ -135,10 +135,9 @@ void scatterSlice(const uint8_t* src, uint8_t* dst, const TensorShape& full, con
     }
 }
 
-} // namespace
+}  // namespace
 
-Result<uint32_t> regionChecksum(std::span<const uint8_t> bytes, DataType dtype, int64_t numElements,
-                                std::string_view what) {
+Result<uint32_t> regionChecksum(std::span<const uint8_t> bytes, DataType dtype, int64_t numElements, std::string_view what) {
     using platform::crc32cExtend;
     if (dtype == DataType::String && !bytes.empty()) {
         // §5.4: fixed-width lengths, then the masked length checksum as stored, then the bytes.
@@ -205,8 +204,7 @@ Status verifyRegionChecksum(std::span<const uint8_t> bytes, uint32_t maskedCrc, 
     return okStatus();
 }
 
-Result<std::vector<std::string>> decodeStringRegion(std::span<const uint8_t> bytes, int64_t numElements,
-                                                    std::string_view what) {
+Result<std::vector<std::string>> decodeStringRegion(std::span<const uint8_t> bytes, int64_t numElements, std::string_view what) {
     std::vector<std::string> out(static_cast<size_t>(numElements));
     if (bytes.empty()) return out;  // TF leaves elements empty for a zero-size region
     const uint8_t* p = bytes.data();
@@ -279,8 +277,7 @@ Status BundleReader::load() {
     auto parseEntry = [&](std::string_view value, const EntryName& where) -> Status {
         if (!entry.ParseFromArray(value.data(), static_cast<int>(value.size())))
             return dataLoss(where + ": the entry is not a valid BundleEntryProto");
-        if (!dataTypeFromEnum(entry.dtype()))
-            return dataLoss(where + ": unknown dtype " + std::to_string(entry.dtype()));
+        if (!dataTypeFromEnum(entry.dtype())) return dataLoss(where + ": unknown dtype " + std::to_string(entry.dtype()));
         if (entry.shard_id() < 0 || entry.shard_id() >= m_header.numShards)
             return dataLoss(where + ": shard id " + std::to_string(entry.shard_id()) + " is not below num_shards " +
                             std::to_string(m_header.numShards));
@@ -316,7 +313,8 @@ Status BundleReader::load() {
         for (const auto& sp : entry.slices()) {
             StoredSlice s;
             for (const auto& e : sp.extent()) {
-                if (e.has_length_case() == tensorflow::TensorSliceProto::Extent::kLength) s.slice.extents.push_back({e.start(), e.length()});
+                if (e.has_length_case() == tensorflow::TensorSliceProto::Extent::kLength)
+                    s.slice.extents.push_back({e.start(), e.length()});
                 else s.slice.extents.push_back({0, -1});
             }
             CKPT_RETURN_IF_ERROR(checkSlice(s.slice, info.shape, where));
@@ -455,4 +453,4 @@ Result<Tensor> BundleReader::read(const TensorInfo& info) const {
     return out;
 }
 
-} // namespace ckpt
+}  // namespace ckpt

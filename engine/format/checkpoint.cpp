@@ -45,7 +45,8 @@ Result<ResolvedCheckpoint> resolveDirectory(const std::string& dir) {
     if (ec) return platform::statusFromErrno(ec.value(), "cannot list " + dir);
     if (prefixes.empty()) {
         std::string why = "no checkpoint in " + dir + ": no *.index files";
-        if (state && *state) why += ", and its checkpoint state file names " + (*state)->modelCheckpointPath + ", which does not exist";
+        if (state && *state)
+            why += ", and its checkpoint state file names " + (*state)->modelCheckpointPath + ", which does not exist";
         else if (!state) why += "; " + state.status().message();
         return notFound(why);
     }
@@ -67,7 +68,7 @@ Result<ResolvedCheckpoint> resolveDirectory(const std::string& dir) {
     return ResolvedCheckpoint{*best, "highest-numbered index"};
 }
 
-} // namespace
+}  // namespace
 
 Result<ResolvedCheckpoint> resolveCheckpoint(std::string_view rawPath) {
     if (rawPath.empty()) return invalidArgument("empty checkpoint path");
@@ -89,10 +90,12 @@ Result<std::shared_ptr<const Checkpoint>> Checkpoint::open(std::string_view path
     if (const TensorInfo* info = ckpt->m_bundle->find(kObjectGraphKey)) {
         if (info->dtype != DataType::String || info->shape.rank() != 0)
             return dataLoss(std::string(kObjectGraphKey) + " in " + ckpt->m_bundle->indexPath() + " is " +
-                            std::string(dataTypeName(info->dtype)) + " " + info->shape.toString() + ", expected a scalar DT_STRING");
+                            std::string(dataTypeName(info->dtype)) + " " + info->shape.toString() +
+                            ", expected a scalar DT_STRING");
         CKPT_ASSIGN_OR_RETURN(Tensor graphTensor, ckpt->m_bundle->read(*info));
-        CKPT_ASSIGN_OR_RETURN(ObjectGraph graph,
-                              ObjectGraph::parse(graphTensor.strings.at(0), platform::baseName(ckpt->m_bundle->dataPath(info->region.shardId))));
+        CKPT_ASSIGN_OR_RETURN(
+            ObjectGraph graph,
+            ObjectGraph::parse(graphTensor.strings.at(0), platform::baseName(ckpt->m_bundle->dataPath(info->region.shardId))));
         ckpt->m_graph = std::move(graph);
     }
     return std::shared_ptr<const Checkpoint>(std::move(ckpt));
@@ -102,4 +105,4 @@ const TensorInfo* Checkpoint::tensorForAttribute(const ObjectAttribute& attribut
     return m_bundle->findKeyOrExtension(attribute.checkpointKey);
 }
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -74,7 +74,7 @@ void describe(CheckpointListEntry& e, const std::vector<DataFile>& dataFiles, bo
     e.missingShards = e.shards - static_cast<int32_t>(present.size());
 }
 
-} // namespace
+}  // namespace
 
 Result<CheckpointListing> listCheckpoints(std::string_view dirView, const CheckpointListOptions& options) {
     CheckpointListing out;
@@ -145,4 +145,4 @@ std::string checkpointDirectoryFor(std::string_view openedPath) {
     return path.has_parent_path() ? path.parent_path().string() : std::string(".");
 }
 
-} // namespace ckpt
+}  // namespace ckpt

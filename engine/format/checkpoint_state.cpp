@@ -20,7 +20,7 @@ public:
     std::string text;
 };
 
-} // namespace
+}  // namespace
 
 std::string resolveStatePath(const std::string& dir, const std::string& path) {
     return !path.empty() && path.front() == '/' ? path : platform::joinPath(dir, path);
@@ -34,8 +34,7 @@ Result<std::optional<CheckpointState>> readCheckpointState(const std::string& di
     google::protobuf::TextFormat::Parser parser;
     FirstError errors;
     parser.RecordErrorsTo(&errors);
-    if (!parser.ParseFromString(text, &proto))
-        return dataLoss("invalid checkpoint state file " + path + ": " + errors.text);
+    if (!parser.ParseFromString(text, &proto)) return dataLoss("invalid checkpoint state file " + path + ": " + errors.text);
     CheckpointState state;
     state.modelCheckpointPath = proto.model_checkpoint_path();
     state.allModelCheckpointPaths.assign(proto.all_model_checkpoint_paths().begin(), proto.all_model_checkpoint_paths().end());
@@ -56,4 +55,4 @@ Result<std::optional<std::string>> latestCheckpoint(const std::string& dir) {
     return std::optional<std::string>{std::move(prefix)};
 }
 
-} // namespace ckpt
+}  // namespace ckpt

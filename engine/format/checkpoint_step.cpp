@@ -13,10 +13,9 @@ namespace ckpt {
 namespace {
 
 // Where a step is stored, in order of preference (see checkpointStep).
-constexpr std::string_view kStepKeys[] = {
-    "step/.ATTRIBUTES/VARIABLE_VALUE",           "global_step/.ATTRIBUTES/VARIABLE_VALUE",
-    "global_step",                               "optimizer/iter/.ATTRIBUTES/VARIABLE_VALUE",
-    "optimizer/iterations/.ATTRIBUTES/VARIABLE_VALUE"};
+constexpr std::string_view kStepKeys[] = {"step/.ATTRIBUTES/VARIABLE_VALUE", "global_step/.ATTRIBUTES/VARIABLE_VALUE",
+                                          "global_step", "optimizer/iter/.ATTRIBUTES/VARIABLE_VALUE",
+                                          "optimizer/iterations/.ATTRIBUTES/VARIABLE_VALUE"};
 
 // The first key 'readStep' (index, key -> optional step) finds a step
 // under; else the checkpoint number stands in.
@@ -66,7 +65,7 @@ std::optional<int64_t> readStepValue(std::string_view prefix, int32_t numShards,
     return v;
 }
 
-} // namespace
+}  // namespace
 
 std::optional<int64_t> checkpointNumber(std::string_view prefix) {
     prefix.remove_prefix(prefix.rfind('/') + 1);  // npos + 1 == 0: no directory part
@@ -106,4 +105,4 @@ Result<CheckpointStep> readCheckpointStep(std::string_view prefix) {
     });
 }
 
-} // namespace ckpt
+}  // namespace ckpt

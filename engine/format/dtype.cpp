@@ -54,7 +54,7 @@ const DTypeFacts& facts(DataType t) {
     return i < kFacts.size() ? kFacts[i] : kFacts[0];
 }
 
-} // namespace
+}  // namespace
 
 std::optional<DataType> dataTypeFromEnum(int32_t value) {
     if (value > 100) value -= 100;  // *_REF types are stored as their base type
@@ -77,18 +77,21 @@ std::optional<DataType> dataTypeFromName(std::string_view name) {
 
 bool isFixedSize(DataType type) { return facts(type).size > 0; }
 
-bool isDecodable(DataType type) {
-    return type != DataType::Invalid && type != DataType::Resource && type != DataType::Variant;
-}
+bool isDecodable(DataType type) { return type != DataType::Invalid && type != DataType::Resource && type != DataType::Variant; }
 
 bool isFloating(DataType type) {
     switch (type) {
-    case DataType::Float: case DataType::Double: case DataType::Half: case DataType::BFloat16:
-    case DataType::Float8E5M2: case DataType::Float8E4M3FN: case DataType::Float8E4M3FNUZ:
-    case DataType::Float8E4M3B11FNUZ: case DataType::Float8E5M2FNUZ: case DataType::Float4E2M1FN:
-        return true;
-    default:
-        return false;
+    case DataType::Float:
+    case DataType::Double:
+    case DataType::Half:
+    case DataType::BFloat16:
+    case DataType::Float8E5M2:
+    case DataType::Float8E4M3FN:
+    case DataType::Float8E4M3FNUZ:
+    case DataType::Float8E4M3B11FNUZ:
+    case DataType::Float8E5M2FNUZ:
+    case DataType::Float4E2M1FN: return true;
+    default: return false;
     }
 }
 
@@ -96,22 +99,31 @@ bool isComplex(DataType type) { return type == DataType::Complex64 || type == Da
 
 bool isSignedInteger(DataType type) {
     switch (type) {
-    case DataType::Int8: case DataType::Int16: case DataType::Int32: case DataType::Int64:
-    case DataType::QInt8: case DataType::QInt16: case DataType::QInt32: case DataType::Int4: case DataType::Int2:
-        return true;
-    default:
-        return false;
+    case DataType::Int8:
+    case DataType::Int16:
+    case DataType::Int32:
+    case DataType::Int64:
+    case DataType::QInt8:
+    case DataType::QInt16:
+    case DataType::QInt32:
+    case DataType::Int4:
+    case DataType::Int2: return true;
+    default: return false;
     }
 }
 
 bool isUnsignedInteger(DataType type) {
     switch (type) {
-    case DataType::UInt8: case DataType::UInt16: case DataType::UInt32: case DataType::UInt64:
-    case DataType::QUInt8: case DataType::QUInt16: case DataType::UInt4: case DataType::UInt2:
-        return true;
-    default:
-        return false;
+    case DataType::UInt8:
+    case DataType::UInt16:
+    case DataType::UInt32:
+    case DataType::UInt64:
+    case DataType::QUInt8:
+    case DataType::QUInt16:
+    case DataType::UInt4:
+    case DataType::UInt2: return true;
+    default: return false;
     }
 }
 
-} // namespace ckpt
+}  // namespace ckpt

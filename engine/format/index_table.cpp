@@ -43,9 +43,8 @@ struct Footer {
 Result<Footer> readFooter(const platform::RandomAccessFile& file) {
     const std::string& path = file.path();
     if (file.size() < kSstableFooterSize)
-        return dataLoss("truncated index " + path + ": " + std::to_string(file.size()) +
-                        " bytes, an SSTable needs at least a " + std::to_string(kSstableFooterSize) +
-                        "-byte footer");
+        return dataLoss("truncated index " + path + ": " + std::to_string(file.size()) + " bytes, an SSTable needs at least a " +
+                        std::to_string(kSstableFooterSize) + "-byte footer");
     unsigned char buf[kSstableFooterSize];
     CKPT_RETURN_IF_ERROR(file.readExact(file.size() - kSstableFooterSize, sizeof buf, buf));
     uint64_t magic = 0;
@@ -141,7 +140,7 @@ Status withTableIterator(const std::string& path, UseIterator use) {
     }
 }
 
-} // namespace
+}  // namespace
 
 Status scanIndexTable(const std::string& path, const IndexVisitor& visit) {
     return withTableIterator(path, [&](leveldb::Iterator& it) -> Status {
@@ -166,8 +165,7 @@ Result<std::vector<std::optional<std::string>>> lookupIndexEntries(const std::st
         for (size_t i : order) {
             it.Seek(leveldb::Slice(keys[i].data(), keys[i].size()));
             if (!it.status().ok()) return okStatus();  // reported by withTableIterator
-            if (it.Valid() && std::string_view(it.key().data(), it.key().size()) == keys[i])
-                values[i] = it.value().ToString();
+            if (it.Valid() && std::string_view(it.key().data(), it.key().size()) == keys[i]) values[i] = it.value().ToString();
         }
         return okStatus();
     }));
@@ -233,4 +231,4 @@ Status IndexTableWriter::finish() {
     return okStatus();
 }
 
-} // namespace ckpt::format
+}  // namespace ckpt::format

@@ -58,4 +58,4 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-} // namespace ckpt::format
+}  // namespace ckpt::format

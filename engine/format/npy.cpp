@@ -43,4 +43,4 @@ std::string npyPreamble(std::string_view descr, const TensorShape& shape) {
     return out + header;
 }
 
-} // namespace ckpt
+}  // namespace ckpt

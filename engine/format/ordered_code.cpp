@@ -65,8 +65,8 @@ public:
             if (b == 0x00) {
                 unsigned char next = 0;
                 if (!byte(next)) return false;
-                if (next == 0x01) return true;      // terminator
-                if (next != 0xff) return false;     // 00 ff encodes 00
+                if (next == 0x01) return true;   // terminator
+                if (next != 0xff) return false;  // 00 ff encodes 00
                 out.push_back('\0');
             } else if (b == 0xff) {
                 unsigned char next = 0;
@@ -83,8 +83,8 @@ public:
         if (!peek(0, first)) return false;
         const unsigned char signMask = (first & 0x80) ? 0x00 : 0xff;  // normalise to a run of ones
         const bool haveSecond = peek(1, second);
-        const unsigned window = (static_cast<unsigned>(first ^ signMask) << 8) |
-                                (haveSecond ? static_cast<unsigned>(second ^ signMask) : 0u);
+        const unsigned window =
+            (static_cast<unsigned>(first ^ signMask) << 8) | (haveSecond ? static_cast<unsigned>(second ^ signMask) : 0u);
         int n = 0;
         while (n < 16 && (window & (0x8000u >> n))) ++n;
         if (n < 1 || n > 10) return false;
@@ -103,7 +103,7 @@ private:
     size_t m_pos = 0;
 };
 
-} // namespace
+}  // namespace
 
 std::string encodeSliceKey(std::string_view fullKey, const TensorSlice& slice) {
     std::string out;
@@ -161,4 +161,4 @@ std::string printableKey(std::string_view key) {
     return out;
 }
 
-} // namespace ckpt::format
+}  // namespace ckpt::format

@@ -25,4 +25,4 @@ Result<SliceKey> decodeSliceKey(std::string_view key, std::string_view where);
 // Printable form of a binary key for messages: escapes non-printing bytes as \xNN.
 std::string printableKey(std::string_view key);
 
-} // namespace ckpt::format
+}  // namespace ckpt::format

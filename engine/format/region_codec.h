@@ -15,12 +15,10 @@
 namespace ckpt {
 
 // Verifies a raw region's checksum for 'dtype' and, for strings, decodes it.
-Status verifyRegionChecksum(std::span<const uint8_t> bytes, uint32_t maskedCrc, DataType dtype,
-                            int64_t numElements, std::string_view what);
-Result<std::vector<std::string>> decodeStringRegion(std::span<const uint8_t> bytes, int64_t numElements,
-                                                    std::string_view what);
+Status verifyRegionChecksum(std::span<const uint8_t> bytes, uint32_t maskedCrc, DataType dtype, int64_t numElements,
+                            std::string_view what);
+Result<std::vector<std::string>> decodeStringRegion(std::span<const uint8_t> bytes, int64_t numElements, std::string_view what);
 // The masked crc32c TensorFlow stores for a region of 'dtype' (§5.3-5.5).
-Result<uint32_t> regionChecksum(std::span<const uint8_t> bytes, DataType dtype, int64_t numElements,
-                                std::string_view what);
+Result<uint32_t> regionChecksum(std::span<const uint8_t> bytes, DataType dtype, int64_t numElements, std::string_view what);
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -7,10 +7,10 @@
 namespace ckpt::format {
 namespace {
 
-constexpr size_t kPreadChunkBytes = 4u << 20;  // pread unit when a part cannot be mapped
+constexpr size_t kPreadChunkBytes = 4u << 20;   // pread unit when a part cannot be mapped
 constexpr size_t kCopyChunkBytes = 256u << 10;  // checksum then copy while it is in L2
 
-} // namespace
+}  // namespace
 
 std::vector<RegionPart> splitRegion(uint64_t size) {
     std::vector<RegionPart> parts;
@@ -54,4 +54,4 @@ uint32_t combinePartCrcs(std::span<const RegionPart> parts, std::span<const uint
     return crc;
 }
 
-} // namespace ckpt::format
+}  // namespace ckpt::format

@@ -17,7 +17,7 @@ namespace ckpt::format {
 constexpr uint64_t kRegionPartBytes = 16u << 20;
 
 struct RegionPart {
-    uint64_t begin = 0;   // offset inside the region
+    uint64_t begin = 0;  // offset inside the region
     uint64_t length = 0;
 };
 
@@ -36,4 +36,4 @@ Result<uint32_t> readRegionPart(const platform::RandomAccessFile& file, uint64_t
 // crc32c of a whole region from its parts' CRCs, in order.
 uint32_t combinePartCrcs(std::span<const RegionPart> parts, std::span<const uint32_t> crcs);
 
-} // namespace ckpt::format
+}  // namespace ckpt::format

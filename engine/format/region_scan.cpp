@@ -17,17 +17,15 @@ struct PartJob {
     RegionPart part;
 };
 
-std::string regionName(const ScannedRegion& r) {
-    return printableKey(r.key) + " in " + platform::baseName(r.file->path());
-}
+std::string regionName(const ScannedRegion& r) { return printableKey(r.key) + " in " + platform::baseName(r.file->path()); }
 
 Status checkBounds(const ScannedRegion& r) {
     const auto offset = static_cast<uint64_t>(r.region.offset);
     const auto size = static_cast<uint64_t>(r.region.size);
     const uint64_t fileSize = r.file->size();
     if (offset <= fileSize && size <= fileSize - offset) return okStatus();
-    return dataLoss("entry " + regionName(r) + " points past the end of the file (offset " + std::to_string(offset) +
-                    " + size " + std::to_string(size) + " > " + std::to_string(fileSize) + " bytes)");
+    return dataLoss("entry " + regionName(r) + " points past the end of the file (offset " + std::to_string(offset) + " + size " +
+                    std::to_string(size) + " > " + std::to_string(fileSize) + " bytes)");
 }
 
 // The first failed part's status, else the joined checksum against the stored one.
@@ -44,7 +42,7 @@ Status finishRegion(const ScannedRegion& r, std::span<const PartJob> parts, std:
     return dataLoss("checksum mismatch for " + regionName(r) + " at offset " + std::to_string(r.region.offset) + detail);
 }
 
-} // namespace
+}  // namespace
 
 Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const ScanOptions& options) {
     ScanResult result;
@@ -82,8 +80,8 @@ Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const Sca
             partStatus[k] = r.readWhole();
         } else {
             uint8_t* out = r.copyTo ? r.copyTo + job.part.begin : nullptr;
-            auto crc = readRegionPart(*r.file, static_cast<uint64_t>(r.region.offset) + job.part.begin, job.part.length,
-                                      out, scratch[worker]);
+            auto crc = readRegionPart(*r.file, static_cast<uint64_t>(r.region.offset) + job.part.begin, job.part.length, out,
+                                      scratch[worker]);
             if (crc) partCrcs[k] = *crc;
             else partStatus[k] = crc.status();
         }
@@ -111,4 +109,4 @@ Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const Sca
     return result;
 }
 
-} // namespace ckpt::format
+}  // namespace ckpt::format

@@ -31,8 +31,8 @@ struct ScannedRegion {
 };
 
 struct ScanOptions {
-    size_t threads = 1;                                // at most; no more than there are parts
-    const CancellationToken* cancel = nullptr;         // polled before each part
+    size_t threads = 1;                               // at most; no more than there are parts
+    const CancellationToken* cancel = nullptr;        // polled before each part
     std::function<void(int64_t bytesDone)> progress;  // after each part, on its worker's thread
 };
 
@@ -46,4 +46,4 @@ struct ScanResult {
 // cancellation or a failed worker (platform/parallel.h).
 Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const ScanOptions& options);
 
-} // namespace ckpt::format
+}  // namespace ckpt::format

@@ -101,7 +101,7 @@ double decodeMiniFloat(uint8_t bits, int expBits, int manBits, int bias, NanRule
     return negative ? -mag : mag;
 }
 
-} // namespace
+}  // namespace
 
 double Tensor::elementAsDouble(int64_t i) const {
     const auto idx = static_cast<size_t>(i);
@@ -110,13 +110,22 @@ double Tensor::elementAsDouble(int64_t i) const {
     case DataType::Double: return as<double>()[idx];
     case DataType::Half: return halfToFloat(as<uint16_t>()[idx]);
     case DataType::BFloat16: return bfloat16ToFloat(as<uint16_t>()[idx]);
-    case DataType::Int8: case DataType::QInt8: case DataType::Int4: case DataType::Int2: return as<int8_t>()[idx];
-    case DataType::Int16: case DataType::QInt16: return as<int16_t>()[idx];
-    case DataType::Int32: case DataType::QInt32: return as<int32_t>()[idx];
+    case DataType::Int8:
+    case DataType::QInt8:
+    case DataType::Int4:
+    case DataType::Int2: return as<int8_t>()[idx];
+    case DataType::Int16:
+    case DataType::QInt16: return as<int16_t>()[idx];
+    case DataType::Int32:
+    case DataType::QInt32: return as<int32_t>()[idx];
     case DataType::Int64: return static_cast<double>(as<int64_t>()[idx]);
-    case DataType::UInt8: case DataType::QUInt8: case DataType::UInt4: case DataType::UInt2: case DataType::Bool:
-        return as<uint8_t>()[idx];
-    case DataType::UInt16: case DataType::QUInt16: return as<uint16_t>()[idx];
+    case DataType::UInt8:
+    case DataType::QUInt8:
+    case DataType::UInt4:
+    case DataType::UInt2:
+    case DataType::Bool: return as<uint8_t>()[idx];
+    case DataType::UInt16:
+    case DataType::QUInt16: return as<uint16_t>()[idx];
     case DataType::UInt32: return as<uint32_t>()[idx];
     case DataType::UInt64: return static_cast<double>(as<uint64_t>()[idx]);
     case DataType::Complex64: return as<float>()[2 * idx];
@@ -131,4 +140,4 @@ double Tensor::elementAsDouble(int64_t i) const {
     }
 }
 
-} // namespace ckpt
+}  // namespace ckpt

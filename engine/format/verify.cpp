@@ -20,7 +20,7 @@ struct RegionJob {
     StoredRegion region;
 };
 
-} // namespace
+}  // namespace
 
 Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptions& options) {
     VerifyReport report;
@@ -52,16 +52,15 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
         };
         if (t.isPartitioned())
             for (const StoredSlice& s : t.slices) add(t.key + " slice " + s.slice.toString(), s.shape, s.region);
-        else
-            add(t.key, t.shape, t.region);
+        else add(t.key, t.shape, t.region);
     }
     for (size_t shard = 0; shard < files.size(); ++shard) {
         const std::string path = reader.dataPath(static_cast<int32_t>(shard));
         auto file = platform::RandomAccessFile::open(path);
         if (!file) {
             const bool missing = file.status().code() == StatusCode::NotFound;
-            report.problems.push_back({platform::baseName(path), "",
-                                       missing ? "NotFound: missing data shard " + path : file.status().toString()});
+            report.problems.push_back(
+                {platform::baseName(path), "", missing ? "NotFound: missing data shard " + path : file.status().toString()});
             continue;
         }
         ++report.dataFilesChecked;
@@ -134,4 +133,4 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
     return report;
 }
 
-} // namespace ckpt
+}  // namespace ckpt

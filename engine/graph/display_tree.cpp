@@ -178,7 +178,7 @@ void buildKeyTree(const Checkpoint& ckpt, DisplayTree& out) {
     }
 }
 
-} // namespace
+}  // namespace
 
 DisplayTree buildDisplayTree(const Checkpoint& checkpoint, const DisplayTreeOptions& options) {
     DisplayTree tree;
@@ -188,4 +188,4 @@ DisplayTree buildDisplayTree(const Checkpoint& checkpoint, const DisplayTreeOpti
     return tree;
 }
 
-} // namespace ckpt
+}  // namespace ckpt

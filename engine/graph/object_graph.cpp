@@ -24,13 +24,12 @@ ObjectKind classify(const ObjectNode& n, bool isSlot) {
     if (hasValue) return ObjectKind::Variable;
     // Keras >= 2.11 optimizers own their state as plain lists of variables.
     bool hasIterations = false;
-    for (const ObjectChild& c : n.children)
-        hasIterations |= c.localName == "iter" || c.localName == "_iterations";
+    for (const ObjectChild& c : n.children) hasIterations |= c.localName == "iter" || c.localName == "_iterations";
     if (hasIterations) return ObjectKind::Optimizer;
     return ObjectKind::Object;
 }
 
-} // namespace
+}  // namespace
 
 std::string_view objectKindName(ObjectKind kind) {
     switch (kind) {
@@ -59,8 +58,16 @@ std::string unescapeLocalName(std::string_view name) {
     std::string out;
     for (size_t i = 0; i < name.size(); ++i) {
         if (name[i] == '.' && i + 1 < name.size()) {
-            if (name[i + 1] == '.') { out.push_back('.'); ++i; continue; }
-            if (name[i + 1] == 'S') { out.push_back('/'); ++i; continue; }
+            if (name[i + 1] == '.') {
+                out.push_back('.');
+                ++i;
+                continue;
+            }
+            if (name[i + 1] == 'S') {
+                out.push_back('/');
+                ++i;
+                continue;
+            }
         }
         out.push_back(name[i]);
     }
@@ -86,8 +93,8 @@ Result<ObjectGraph> ObjectGraph::parse(std::string_view serialized, std::string_
     // doubled the peak memory of opening it and made freeing them a third of
     // the time. Same acceptance as ParseFromArray: unknown fields skipped.
     using google::protobuf::internal::WireFormatLite;
-    constexpr uint32_t kNodesTag = WireFormatLite::MakeTag(
-        tensorflow::TrackableObjectGraph::kNodesFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+    constexpr uint32_t kNodesTag =
+        WireFormatLite::MakeTag(tensorflow::TrackableObjectGraph::kNodesFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
     if (serialized.size() > static_cast<size_t>(INT_MAX)) return notAGraph();
     const auto* bytes = reinterpret_cast<const uint8_t*>(serialized.data());
     const auto size = static_cast<int>(serialized.size());
@@ -194,4 +201,4 @@ int32_t ObjectGraph::numSlotVariables() const {
     return total;
 }
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -8,7 +8,7 @@ namespace {
 struct MakeSharedObject final : Trackable {
     MakeSharedObject() : Trackable(Kind::Object) {}
 };
-} // namespace
+}  // namespace
 
 std::shared_ptr<Trackable> Trackable::makeObject() { return std::make_shared<MakeSharedObject>(); }
 
@@ -99,4 +99,4 @@ std::vector<std::string> Optimizer::slotNames() const {
     return names;
 }
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -17,9 +17,7 @@
 namespace ckpt {
 namespace {
 
-double nowSeconds() {
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double nowSeconds() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 int64_t scalarAsInt(const Variable& v) {
     if (v.dtype() == DataType::Int32) {
@@ -106,7 +104,7 @@ private:
     std::thread m_thread;
 };
 
-} // namespace
+}  // namespace
 
 struct CheckpointManager::Impl {
     std::shared_ptr<Trackable> root;
@@ -150,8 +148,7 @@ struct CheckpointManager::Impl {
             while (static_cast<int>(maybeDelete.size()) > *options.maxToKeep) {
                 auto [path, ts] = maybeDelete.front();
                 maybeDelete.erase(maybeDelete.begin());
-                if (options.keepCheckpointEveryNHours &&
-                    ts - *options.keepCheckpointEveryNHours * 3600.0 >= lastPreserved) {
+                if (options.keepCheckpointEveryNHours && ts - *options.keepCheckpointEveryNHours * 3600.0 >= lastPreserved) {
                     lastPreserved = ts;
                     continue;
                 }
@@ -181,16 +178,14 @@ struct CheckpointManager::Impl {
     }
 };
 
-Result<std::unique_ptr<CheckpointManager>> CheckpointManager::create(std::shared_ptr<Trackable> root,
-                                                                     std::string directory,
+Result<std::unique_ptr<CheckpointManager>> CheckpointManager::create(std::shared_ptr<Trackable> root, std::string directory,
                                                                      CheckpointManagerOptions options) {
     if (!root) return invalidArgument("CheckpointManager needs a root object");
     if (options.maxToKeep && *options.maxToKeep < 1)
         return invalidArgument("max_to_keep must be positive, not " + std::to_string(*options.maxToKeep));
-    if (options.checkpointInterval && !options.stepCounter)
-        return invalidArgument("checkpoint_interval needs a step counter");
-    if (options.stepCounter && (options.stepCounter->shape().rank() != 0 ||
-                                (options.stepCounter->dtype() != DataType::Int64 && options.stepCounter->dtype() != DataType::Int32)))
+    if (options.checkpointInterval && !options.stepCounter) return invalidArgument("checkpoint_interval needs a step counter");
+    if (options.stepCounter && (options.stepCounter->shape().rank() != 0 || (options.stepCounter->dtype() != DataType::Int64 &&
+                                                                             options.stepCounter->dtype() != DataType::Int32)))
         return invalidArgument("the step counter must be an int32 or int64 scalar");
     while (directory.size() > 1 && directory.back() == '/') directory.pop_back();
     std::unique_ptr<CheckpointManager> m(new CheckpointManager());
@@ -208,8 +203,8 @@ Result<std::unique_ptr<CheckpointManager>> CheckpointManager::create(std::shared
         if (!state->modelCheckpointPath.empty()) impl.latest = resolveStatePath(directory, state->modelCheckpointPath);
         impl.lastPreserved = std::min(state->lastPreservedTimestamp, now);
         for (size_t i = 0; i < state->allModelCheckpointPaths.size(); ++i) {
-            const double ts = i < state->allModelCheckpointTimestamps.size() ? state->allModelCheckpointTimestamps[i]
-                                                                             : impl.lastPreserved;
+            const double ts =
+                i < state->allModelCheckpointTimestamps.size() ? state->allModelCheckpointTimestamps[i] : impl.lastPreserved;
             if (std::min(ts, now) > impl.lastPreserved)
                 impl.maybeDelete.emplace_back(resolveStatePath(directory, state->allModelCheckpointPaths[i]), ts);
         }
@@ -252,15 +247,15 @@ Result<SaveReport> CheckpointManager::save(std::optional<int64_t> checkpointNumb
             report.tensors = snap->tensorCount();
             report.bytes = snap->bytes();
             impl.lastDeferred = snap;
-            CKPT_RETURN_IF_ERROR(impl.writer->submit([&impl, prefix, snap] { return impl.writeAndRecord(prefix, snap->finish()); }));
+            CKPT_RETURN_IF_ERROR(
+                impl.writer->submit([&impl, prefix, snap] { return impl.writeAndRecord(prefix, snap->finish()); }));
         } else {
             CKPT_ASSIGN_OR_RETURN(auto tensors, snapshotForSave(*impl.root, *impl.buffers));
             report.tensors = static_cast<int64_t>(tensors.size());
             for (const SaveTensor& t : tensors) report.bytes += t.value.bytes.size();
             auto shared = std::make_shared<std::vector<SaveTensor>>(std::move(tensors));
-            CKPT_RETURN_IF_ERROR(impl.writer->submit([&impl, prefix, shared] {
-                return impl.writeAndRecord(prefix, std::move(*shared));
-            }));
+            CKPT_RETURN_IF_ERROR(
+                impl.writer->submit([&impl, prefix, shared] { return impl.writeAndRecord(prefix, std::move(*shared)); }));
         }
         report.blockingSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return report;
@@ -314,4 +309,4 @@ Result<std::optional<std::string>> CheckpointManager::restoreOrInitialize() {
     return std::optional<std::string>{};
 }
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -79,8 +79,7 @@ Result<Model> build(int hidden, int replicas, uint64_t seed) {
     }
     for (const char* slot : {"m", "v"})
         for (auto* v : {m.k0.get(), m.b0.get(), m.k1.get(), m.b1.get()}) m.opt->createSlot(*v, slot);
-    for (const auto& s : m.opt->slotVariables())
-        s.slot->setReplicaCount(replicas);
+    for (const auto& s : m.opt->slotVariables()) s.slot->setReplicaCount(replicas);
 
     m.step = Variable::make(DataType::Int64, TensorShape{}, replicas);
     CKPT_RETURN_IF_ERROR(m.root->addChild("model", model));
@@ -89,7 +88,7 @@ Result<Model> build(int hidden, int replicas, uint64_t seed) {
     return m;
 }
 
-} // namespace
+}  // namespace
 
 Result<std::shared_ptr<Trackable>> makeDemoModel(int hidden, int replicas, uint64_t seed) {
     CKPT_ASSIGN_OR_RETURN(Model m, build(hidden, replicas, seed));
@@ -137,7 +136,7 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
         double loss = 0;
         for (int s = 0; s < kSamples; ++s) {
             const float* xs = &x[static_cast<size_t>(s) * kInputs];
-            float* hs = &hid[static_cast<size_t>(s * h)];
+            float* hs = &hid[static_cast<size_t>(s) * static_cast<size_t>(h)];
             float out = b1[0];
             for (int j = 0; j < h; ++j) {
                 float a = b0[j];
@@ -153,7 +152,9 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
                 grads[2][static_cast<size_t>(j)] += dout * hs[j];
                 dh[static_cast<size_t>(j)] = hs[j] > 0 ? dout * k1[j] : 0;
                 grads[1][static_cast<size_t>(j)] += dh[static_cast<size_t>(j)];
-                for (int i = 0; i < kInputs; ++i) grads[0][static_cast<size_t>(i * h + j)] += dh[static_cast<size_t>(j)] * xs[i];
+                for (int i = 0; i < kInputs; ++i)
+                    grads[0][static_cast<size_t>(i) * static_cast<size_t>(h) + static_cast<size_t>(j)] +=
+                        dh[static_cast<size_t>(j)] * xs[i];
             }
         }
         loss /= kSamples;
@@ -189,4 +190,4 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
     return run;
 }
 
-} // namespace ckpt
+}  // namespace ckpt

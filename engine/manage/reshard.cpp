@@ -51,4 +51,4 @@ Result<SaveStats> reshardCheckpoint(const std::string& source, const std::string
     return stats;
 }
 
-} // namespace ckpt
+}  // namespace ckpt

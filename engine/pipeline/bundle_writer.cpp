@@ -44,7 +44,7 @@ bool coversWhole(const TensorSlice& slice, const TensorShape& full) {
     return true;
 }
 
-} // namespace
+}  // namespace
 
 struct BundleWriter::Entry {
     tensorflow::BundleEntryProto proto;
@@ -94,15 +94,14 @@ Result<std::unique_ptr<BundleWriter>> BundleWriter::create(std::string_view pref
 
 uint64_t BundleWriter::dataBytes() const { return m_data ? m_data->position() : 0; }
 
-Status BundleWriter::appendRegion(std::string_view key, DataType dtype, const TensorShape& shape,
-                                  std::span<const uint8_t> region, std::string* serializedOut) {
+Status BundleWriter::appendRegion(std::string_view key, DataType dtype, const TensorShape& shape, std::span<const uint8_t> region,
+                                  std::string* serializedOut) {
     if (m_finished || !m_data) return failedPrecondition("bundle " + m_prefix + " is already finished");
     const auto n = shape.numElements();
     if (!n) return invalidArgument("tensor " + format::printableKey(key) + " has an invalid shape " + shape.toString());
     if (isFixedSize(dtype) && region.size() != static_cast<size_t>(*n) * dataTypeSize(dtype))
         return invalidArgument("tensor " + format::printableKey(key) + ": " + std::to_string(region.size()) +
-                               " bytes do not hold " + std::to_string(*n) + " " + std::string(dataTypeName(dtype)) +
-                               " elements");
+                               " bytes do not hold " + std::to_string(*n) + " " + std::string(dataTypeName(dtype)) + " elements");
     tensorflow::BundleEntryProto entry;
     entry.set_dtype(static_cast<tensorflow::DataType>(dtype));
     setShape(entry.mutable_shape(), shape);
@@ -128,8 +127,7 @@ Status BundleWriter::appendRegion(std::string_view key, DataType dtype, const Te
     return okStatus();
 }
 
-Status BundleWriter::addEncoded(std::string_view key, DataType dtype, const TensorShape& shape,
-                                std::span<const uint8_t> region) {
+Status BundleWriter::addEncoded(std::string_view key, DataType dtype, const TensorShape& shape, std::span<const uint8_t> region) {
     if (key.empty()) return invalidArgument("the empty key is reserved for the bundle header");
     std::string k(key);
     if (m_entries.count(k) || m_partitioned.count(k))
@@ -215,4 +213,4 @@ Status BundleWriter::finish() {
     return okStatus();
 }
 
-} // namespace ckpt
+}  // namespace ckpt

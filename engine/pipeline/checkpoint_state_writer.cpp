@@ -24,4 +24,4 @@ Status writeCheckpointState(const std::string& dir, const CheckpointState& state
     return pipeline::writeFileAtomically(path, text);
 }
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -15,10 +15,10 @@ namespace {
 
 struct GraphBuild {
     tensorflow::TrackableObjectGraph proto;
-    std::vector<SaveTensor> tensors;     // without the graph tensor
-    std::vector<const Tensor*> sources;  // the variable value each tensor is taken from
-    std::vector<const Variable*> owners; // and the variable it belongs to
-    bool copyBytes = true;               // false: fixed-size bytes left for the caller to fill
+    std::vector<SaveTensor> tensors;      // without the graph tensor
+    std::vector<const Tensor*> sources;   // the variable value each tensor is taken from
+    std::vector<const Variable*> owners;  // and the variable it belongs to
+    bool copyBytes = true;                // false: fixed-size bytes left for the caller to fill
 };
 
 std::string attributeKey(const std::string& objectPath, std::string_view attribute) {
@@ -55,8 +55,7 @@ void markCheckpointValues(tensorflow::TrackableObjectGraph& graph) {
     std::set<int> checkpointed;
     for (int id = 0; id < n; ++id) {
         const auto& node = graph.nodes(id);
-        if (node.attributes_size() > 0 || node.slot_variables_size() > 0 || node.has_registered_saver())
-            checkpointed.insert(id);
+        if (node.attributes_size() > 0 || node.slot_variables_size() > 0 || node.has_registered_saver()) checkpointed.insert(id);
         for (const auto& c : node.children()) parents[c.node_id()].insert(id);
     }
     std::set<int> toVisit = checkpointed;
@@ -72,7 +71,8 @@ void markCheckpointValues(tensorflow::TrackableObjectGraph& graph) {
             if (parents.count(p)) toVisit.insert(p);
         }
     }
-    for (int id = 0; id < n; ++id) graph.mutable_nodes(id)->mutable_has_checkpoint_values()->set_value(checkpointed.count(id) > 0);
+    for (int id = 0; id < n; ++id)
+        graph.mutable_nodes(id)->mutable_has_checkpoint_values()->set_value(checkpointed.count(id) > 0);
 }
 
 Result<GraphBuild> buildGraph(const Trackable& root, bool copyBytes = true) {
@@ -142,7 +142,7 @@ std::vector<SaveTensor> withGraphTensor(GraphBuild& g) {
     return std::move(g.tensors);
 }
 
-} // namespace
+}  // namespace
 
 Result<std::string> serializeObjectGraph(const Trackable& root) {
     CKPT_ASSIGN_OR_RETURN(GraphBuild g, buildGraph(root));
@@ -173,6 +173,6 @@ Result<UnfilledSnapshot> collectSaveTensors(const Trackable& root) {
     return out;
 }
 
-} // namespace pipeline
+}  // namespace pipeline
 
-} // namespace ckpt
+}  // namespace ckpt

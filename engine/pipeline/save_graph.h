@@ -20,4 +20,4 @@ struct UnfilledSnapshot {
 
 Result<UnfilledSnapshot> collectSaveTensors(const Trackable& root);
 
-} // namespace ckpt::pipeline
+}  // namespace ckpt::pipeline

@@ -65,7 +65,7 @@ Status copyInParallel(const std::vector<CopyRun>& runs) {
                                  [&](size_t, size_t i) { streamCopy(pieces[i].to, pieces[i].from, pieces[i].bytes); });
 }
 
-} // namespace
+}  // namespace
 
 Result<std::vector<SaveTensor>> snapshotForSave(const Trackable& root, SnapshotBuffers& buffers) {
     CKPT_ASSIGN_OR_RETURN(auto snap, pipeline::collectSaveTensors(root));
@@ -150,4 +150,4 @@ std::vector<SaveTensor> DeferredSnapshot::finish() {
 
 double DeferredSnapshot::stallSeconds() const { return static_cast<double>(m_stallNanoseconds.load()) * 1e-9; }
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -195,8 +195,7 @@ Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<Sav
     stats.shards = n;
     for (const auto& s : shards) {
         stats.tensors += static_cast<int64_t>(s.size());
-        for (const SaveTensor& t : s)
-            stats.dataBytes += t.data().dtype == DataType::String ? 0 : t.data().bytes.size();
+        for (const SaveTensor& t : s) stats.dataBytes += t.data().dtype == DataType::String ? 0 : t.data().bytes.size();
     }
     for (const Status& s : results) {
         if (!s.isOk()) {
@@ -211,7 +210,7 @@ Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<Sav
     return stats;
 }
 
-} // namespace
+}  // namespace
 
 std::string taskOfDevice(const std::string& device) {
     if (device.empty()) return {};
@@ -279,4 +278,4 @@ Result<std::string> saveCheckpoint(Trackable& root, const std::string& prefix, c
     return path;
 }
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -72,7 +72,7 @@ SaveTensor piece(const SaveTensor& t, int axis, int64_t start, int64_t length) {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-} // namespace
+}  // namespace
 
 Result<std::vector<std::vector<SaveTensor>>> ShardByTaskPolicy::shard(std::vector<SaveTensor> tensors) const {
     std::vector<std::vector<SaveTensor>> out;
@@ -198,4 +198,4 @@ Result<std::vector<std::vector<SaveTensor>>> MaxShardSizePolicy::shard(std::vect
     return out;
 }
 
-} // namespace ckpt
+}  // namespace ckpt

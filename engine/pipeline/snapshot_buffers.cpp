@@ -34,4 +34,4 @@ size_t SnapshotBuffers::bytesHeld() const {
     return total;
 }
 
-} // namespace ckpt
+}  // namespace ckpt

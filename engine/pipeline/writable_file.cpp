@@ -111,7 +111,7 @@ Status writeAll(int fd, const uint8_t* p, size_t n, const std::string& path) {
     return okStatus();
 }
 
-} // namespace
+}  // namespace
 
 Status ioError(std::string_view what, const std::string& path, int err) {
     std::string msg = std::string(what) + " " + path + ": " + platform::errnoText(err);
@@ -201,9 +201,7 @@ Status WritableFile::appendDirect(const uint8_t* p, size_t n) {
     return okStatus();
 }
 
-Status WritableFile::waitInFlight() {
-    return m_inFlight.valid() ? m_inFlight.get() : okStatus();
-}
+Status WritableFile::waitInFlight() { return m_inFlight.valid() ? m_inFlight.get() : okStatus(); }
 
 // Hands the filling buffer to a background write and switches to the other
 // once its own write has finished.
@@ -307,4 +305,4 @@ Status writeFileAtomically(const std::string& path, std::string_view contents) {
     return fsyncDirectory(platform::dirName(path));
 }
 
-} // namespace ckpt::pipeline
+}  // namespace ckpt::pipeline

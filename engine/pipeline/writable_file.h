@@ -66,9 +66,9 @@ private:
         void operator()(uint8_t* p) const;
     };
     std::unique_ptr<uint8_t, ReleaseStage> m_stage[2];  // Direct: staging buffers
-    int m_filling = 0;                                // the one being filled
+    int m_filling = 0;                                  // the one being filled
     size_t m_stageFill = 0;
-    std::future<Status> m_inFlight;                   // the other one's write
+    std::future<Status> m_inFlight;  // the other one's write
 };
 
 // Status for a failed syscall on 'path' ("cannot write /a/b: No space left on device").
@@ -85,4 +85,4 @@ Status removeTree(const std::string& dir);
 // Whole file written to a temp name in the same directory, fsynced, renamed.
 Status writeFileAtomically(const std::string& path, std::string_view contents);
 
-} // namespace ckpt::pipeline
+}  // namespace ckpt::pipeline

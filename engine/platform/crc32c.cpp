@@ -36,9 +36,8 @@ uint32_t extendPortable(uint32_t crc, const uint8_t* p, size_t n) {
         std::memcpy(&word, p, 8);  // little-endian hosts only, like the rest of the engine
         const uint32_t lo = static_cast<uint32_t>(word) ^ c;
         const uint32_t hi = static_cast<uint32_t>(word >> 32);
-        c = kTables[7][lo & 0xff] ^ kTables[6][(lo >> 8) & 0xff] ^ kTables[5][(lo >> 16) & 0xff] ^
-            kTables[4][lo >> 24] ^ kTables[3][hi & 0xff] ^ kTables[2][(hi >> 8) & 0xff] ^
-            kTables[1][(hi >> 16) & 0xff] ^ kTables[0][hi >> 24];
+        c = kTables[7][lo & 0xff] ^ kTables[6][(lo >> 8) & 0xff] ^ kTables[5][(lo >> 16) & 0xff] ^ kTables[4][lo >> 24] ^
+            kTables[3][hi & 0xff] ^ kTables[2][(hi >> 8) & 0xff] ^ kTables[1][(hi >> 16) & 0xff] ^ kTables[0][hi >> 24];
         p += 8;
         n -= 8;
     }
@@ -124,7 +123,7 @@ const bool kUseSse42 = cpuHasSse42();
 const bool kUseSse42 = false;
 #endif
 
-} // namespace
+}  // namespace
 
 uint32_t crc32cExtend(uint32_t crc, const void* data, size_t n) {
     const auto* p = static_cast<const uint8_t*>(data);
@@ -141,4 +140,4 @@ uint32_t crc32cCombine(uint32_t crcA, uint32_t crcB, uint64_t lengthB) {
 
 bool crc32cIsHardwareAccelerated() { return kUseSse42; }
 
-} // namespace ckpt::platform
+}  // namespace ckpt::platform

@@ -29,4 +29,4 @@ constexpr uint32_t crc32cUnmask(uint32_t masked) {
 // True when the hardware path is in use (for benchmarks and --verbose).
 bool crc32cIsHardwareAccelerated();
 
-} // namespace ckpt::platform
+}  // namespace ckpt::platform

@@ -17,9 +17,15 @@ std::string errnoText(int err) { return std::strerror(err); }
 Status statusFromErrno(int err, const std::string& message) {
     StatusCode code = StatusCode::DataLoss;
     switch (err) {
-    case ENOENT: case ENOTDIR: code = StatusCode::NotFound; break;
-    case EACCES: case EPERM: case EROFS: code = StatusCode::PermissionDenied; break;
-    case ENOSPC: case EDQUOT: case ENOMEM: case EMFILE: code = StatusCode::ResourceExhausted; break;
+    case ENOENT:
+    case ENOTDIR: code = StatusCode::NotFound; break;
+    case EACCES:
+    case EPERM:
+    case EROFS: code = StatusCode::PermissionDenied; break;
+    case ENOSPC:
+    case EDQUOT:
+    case ENOMEM:
+    case EMFILE: code = StatusCode::ResourceExhausted; break;
     default: break;
     }
     return {code, message + ": " + errnoText(err)};
@@ -27,7 +33,7 @@ Status statusFromErrno(int err, const std::string& message) {
 
 namespace {
 Status ioError(const std::string& what, const std::string& path, int err) { return statusFromErrno(err, what + " " + path); }
-} // namespace
+}  // namespace
 
 Result<std::unique_ptr<RandomAccessFile>> RandomAccessFile::open(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -49,8 +55,8 @@ RandomAccessFile::~RandomAccessFile() { ::close(m_fd); }
 
 Status RandomAccessFile::readExact(uint64_t offset, size_t n, void* out) const {
     if (offset > m_size || n > m_size - offset)
-        return dataLoss("read of " + std::to_string(n) + " bytes at offset " + std::to_string(offset) +
-                        " is past the end of " + m_path + " (" + std::to_string(m_size) + " bytes)");
+        return dataLoss("read of " + std::to_string(n) + " bytes at offset " + std::to_string(offset) + " is past the end of " +
+                        m_path + " (" + std::to_string(m_size) + " bytes)");
     auto* dst = static_cast<char*>(out);
     size_t done = 0;
     while (done < n) {
@@ -151,4 +157,4 @@ std::string joinPath(std::string_view dir, std::string_view name) {
     return out;
 }
 
-} // namespace ckpt::platform
+}  // namespace ckpt::platform

@@ -82,4 +82,4 @@ std::string errnoText(int err);
 // ResourceExhausted (ENOSPC, EDQUOT, ENOMEM, EMFILE), else DataLoss.
 Status statusFromErrno(int err, const std::string& message);
 
-} // namespace ckpt::platform
+}  // namespace ckpt::platform

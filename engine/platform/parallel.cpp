@@ -52,4 +52,4 @@ Status runWorkers(size_t workers, const std::function<void(size_t worker)>& body
     return failure;
 }
 
-} // namespace ckpt::platform
+}  // namespace ckpt::platform

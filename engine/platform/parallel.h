@@ -48,4 +48,4 @@ Status forEachRange(int64_t total, size_t workers, Body&& body) {
     });
 }
 
-} // namespace ckpt::platform
+}  // namespace ckpt::platform

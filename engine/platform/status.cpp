@@ -30,4 +30,4 @@ Status Status::withContext(std::string_view context) const {
     return {m_code, std::string(context) + ": " + m_message};
 }
 
-} // namespace ckpt
+}  // namespace ckpt

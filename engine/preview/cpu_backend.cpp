@@ -41,7 +41,11 @@ struct Lanes {
         for (int l = 0; l < kTileLanes; ++l) {
             lo = std::min(lo, mn[l]);
             hi = std::max(hi, mx[l]);
-            f += finite[l]; z += zeros[l]; n += nans[l]; p += posInfs[l]; m += negInfs[l];
+            f += finite[l];
+            z += zeros[l];
+            n += nans[l];
+            p += posInfs[l];
+            m += negInfs[l];
         }
         e.finite = static_cast<int64_t>(f);
         e.zeros = static_cast<int64_t>(z);
@@ -97,7 +101,6 @@ TilePartial tileStats(const unsigned char* base, int64_t first, int64_t valid, L
     return {mean, treeReduce(q), static_cast<int64_t>(n)};
 }
 
-
 template <ElementKind K>
 void statsRange(const ElementBuffer& in, int64_t tileBegin, int64_t tileEnd, TilePartial* tiles, Extremes& out) {
     // Flush lane counters well before doubles stop counting exactly.
@@ -110,8 +113,7 @@ void statsRange(const ElementBuffer& in, int64_t tileBegin, int64_t tileEnd, Til
         const int64_t first = t * kTileElements;
         const int64_t valid = std::min(kTileElements, in.count - first);
         if constexpr (K == ElementKind::F32) {
-            if (valid == kTileElements &&
-                fastTileF32(reinterpret_cast<const float*>(in.data) + first, tiles[t], fast)) {
+            if (valid == kTileElements && fastTileF32(reinterpret_cast<const float*>(in.data) + first, tiles[t], fast)) {
                 continue;
             }
         }
@@ -136,8 +138,7 @@ void statsRange(const ElementBuffer& in, int64_t tileBegin, int64_t tileEnd, Til
 }
 
 template <ElementKind K>
-void histogramRange(const ElementBuffer& in, const HistogramSpec& spec, int64_t begin, int64_t end,
-                    HistogramCounts& out) {
+void histogramRange(const ElementBuffer& in, const HistogramSpec& spec, int64_t begin, int64_t end, HistogramCounts& out) {
     out.counts.assign(static_cast<size_t>(spec.bins), 0);
     if constexpr (K == ElementKind::F32) {
         histogramF32(reinterpret_cast<const float*>(in.data) + begin, end - begin, spec, out);
@@ -165,8 +166,7 @@ void histogramRange(const ElementBuffer& in, const HistogramSpec& spec, int64_t 
 
 class CpuBackend final : public PreviewBackend {
 public:
-    explicit CpuBackend(int threads)
-        : m_threads(static_cast<int>(platform::threadsOrDefault(threads))) {}
+    explicit CpuBackend(int threads) : m_threads(static_cast<int>(platform::threadsOrDefault(threads))) {}
 
     std::string name() const override { return "cpu"; }
 
@@ -193,9 +193,8 @@ public:
         std::vector<HistogramCounts> parts(static_cast<size_t>(workers));
         Status pool;
         dispatchKind(in.kind, [&]<ElementKind K>() {
-            pool = platform::forEachRange(in.count, static_cast<size_t>(workers), [&](size_t w, int64_t b, int64_t e) {
-                histogramRange<K>(in, spec, b, e, parts[w]);
-            });
+            pool = platform::forEachRange(in.count, static_cast<size_t>(workers),
+                                          [&](size_t w, int64_t b, int64_t e) { histogramRange<K>(in, spec, b, e, parts[w]); });
         });
         CKPT_RETURN_IF_ERROR(pool);
         out = HistogramCounts{};
@@ -213,7 +212,7 @@ private:
     int m_threads;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<PreviewBackend> makeCpuBackend(int threads) { return std::make_unique<CpuBackend>(threads); }
 
@@ -248,4 +247,4 @@ HistogramSpec makeHistogramSpec(double lo, double hi, int bins) {
     return spec;
 }
 
-} // namespace ckpt::preview
+}  // namespace ckpt::preview

@@ -226,8 +226,8 @@ inline void addEightLanes(int mask, const int32_t* idx, const float* x, const Hi
 
 // The shortcut in double lanes, for ranges where the float version below
 // cannot bound its rounding (huge or tiny lo, hi, scale).
-__attribute__((target("avx2"))) void histogramAvx2Double(const float* p, int64_t n, const HistogramSpec& spec,
-                                                         double margin, int64_t* banks) {
+__attribute__((target("avx2"))) void histogramAvx2Double(const float* p, int64_t n, const HistogramSpec& spec, double margin,
+                                                         int64_t* banks) {
     const __m256d vlo = _mm256_set1_pd(spec.lo), vhi = _mm256_set1_pd(spec.hi);
     const __m256d vscale = _mm256_set1_pd(spec.bins / spec.width);
     const __m256d vmargin = _mm256_set1_pd(margin), vupper = _mm256_set1_pd(1.0 - margin);
@@ -273,8 +273,8 @@ FloatPlan floatPlan(const HistogramSpec& spec, double margin) {
     FloatPlan fp;
     constexpr double kFloatLimit = 1e30;  // keep lo, hi, scale and g far from float overflow
     const double scale = spec.bins / spec.width;
-    if (margin >= 1.0 || !(std::fabs(spec.lo) < kFloatLimit) || !(std::fabs(spec.hi) < kFloatLimit) ||
-        !(scale < kFloatLimit) || !(scale * std::fabs(spec.lo) < kFloatLimit) || !(scale > 1e-30)) {
+    if (margin >= 1.0 || !(std::fabs(spec.lo) < kFloatLimit) || !(std::fabs(spec.hi) < kFloatLimit) || !(scale < kFloatLimit) ||
+        !(scale * std::fabs(spec.lo) < kFloatLimit) || !(scale > 1e-30)) {
         return fp;
     }
     const double err = (4.0 * std::fabs(spec.lo) * scale + 4.0 * spec.bins + 4.0) * 0x1p-23;
@@ -294,8 +294,8 @@ FloatPlan floatPlan(const HistogramSpec& spec, double margin) {
 // in L1) is folded into per-bin counts at the end.
 constexpr int kPairBins = 64;
 
-__attribute__((target("avx2"))) void histogramAvx2Float(const float* p, int64_t n, const HistogramSpec& spec,
-                                                        const FloatPlan& fp, int64_t* banks) {
+__attribute__((target("avx2"))) void histogramAvx2Float(const float* p, int64_t n, const HistogramSpec& spec, const FloatPlan& fp,
+                                                        int64_t* banks) {
     const int bins = spec.bins;
     const int stride = bins + 3;
     const bool pairs = bins <= kPairBins;
@@ -376,7 +376,7 @@ __attribute__((target("avx2"))) void histogramAvx2Float(const float* p, int64_t 
 }
 #endif
 
-} // namespace
+}  // namespace
 
 bool cpuSupports(CpuIsa isa) {
     switch (isa) {
@@ -424,4 +424,4 @@ void histogramF32(const float* p, int64_t n, const HistogramSpec& spec, Histogra
     out.nans = sum[stride - 1];
 }
 
-} // namespace ckpt::preview
+}  // namespace ckpt::preview

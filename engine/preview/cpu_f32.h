@@ -34,7 +34,6 @@ bool fastTileF32(const float* tile, TilePartial& out, FastTotals& totals, CpuIsa
 
 // numpy.histogram's counts of n floats over spec, written to out (counts
 // sized spec.bins, plus below/above/NaN).
-void histogramF32(const float* p, int64_t n, const HistogramSpec& spec, HistogramCounts& out,
-                  CpuIsa isa = bestCpuIsa());
+void histogramF32(const float* p, int64_t n, const HistogramSpec& spec, HistogramCounts& out, CpuIsa isa = bestCpuIsa());
 
-} // namespace ckpt::preview
+}  // namespace ckpt::preview

@@ -4,8 +4,6 @@
 
 namespace ckpt::preview {
 
-Result<std::unique_ptr<PreviewBackend>> makeCudaBackend(size_t) {
-    return failedPrecondition("built without CUDA");
-}
+Result<std::unique_ptr<PreviewBackend>> makeCudaBackend(size_t) { return failedPrecondition("built without CUDA"); }
 
-} // namespace ckpt::preview
+}  // namespace ckpt::preview

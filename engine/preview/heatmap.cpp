@@ -32,21 +32,35 @@ struct Colormap {
 // Anchors sampled from matplotlib's maps; linear interpolation between them.
 const std::vector<Colormap>& colormaps() {
     static const std::vector<Colormap> maps = {
-        {"viridis", false,
-         {{0.0, {68, 1, 84}}, {0.125, {71, 44, 122}}, {0.25, {59, 81, 139}}, {0.375, {44, 113, 142}},
-          {0.5, {33, 144, 141}}, {0.625, {39, 173, 129}}, {0.75, {92, 200, 99}}, {0.875, {170, 220, 50}},
+        {"viridis",
+         false,
+         {{0.0, {68, 1, 84}},
+          {0.125, {71, 44, 122}},
+          {0.25, {59, 81, 139}},
+          {0.375, {44, 113, 142}},
+          {0.5, {33, 144, 141}},
+          {0.625, {39, 173, 129}},
+          {0.75, {92, 200, 99}},
+          {0.875, {170, 220, 50}},
           {1.0, {253, 231, 37}}}},
-        {"magma", false,
-         {{0.0, {0, 0, 4}}, {0.125, {28, 16, 68}}, {0.25, {79, 18, 123}}, {0.375, {129, 37, 129}},
-          {0.5, {181, 54, 122}}, {0.625, {229, 80, 100}}, {0.75, {251, 135, 97}}, {0.875, {254, 194, 135}},
+        {"magma",
+         false,
+         {{0.0, {0, 0, 4}},
+          {0.125, {28, 16, 68}},
+          {0.25, {79, 18, 123}},
+          {0.375, {129, 37, 129}},
+          {0.5, {181, 54, 122}},
+          {0.625, {229, 80, 100}},
+          {0.75, {251, 135, 97}},
+          {0.875, {254, 194, 135}},
           {1.0, {252, 253, 191}}}},
         {"gray", false, {{0.0, {0, 0, 0}}, {1.0, {255, 255, 255}}}},
-        {"coolwarm", true,
-         {{0.0, {59, 76, 192}}, {0.25, {141, 176, 254}}, {0.5, {221, 220, 220}}, {0.75, {244, 154, 123}},
-          {1.0, {180, 4, 38}}}},
-        {"rdbu", true,
-         {{0.0, {103, 0, 31}}, {0.25, {214, 96, 77}}, {0.5, {247, 247, 247}}, {0.75, {67, 147, 195}},
-          {1.0, {5, 48, 97}}}},
+        {"coolwarm",
+         true,
+         {{0.0, {59, 76, 192}}, {0.25, {141, 176, 254}}, {0.5, {221, 220, 220}}, {0.75, {244, 154, 123}}, {1.0, {180, 4, 38}}}},
+        {"rdbu",
+         true,
+         {{0.0, {103, 0, 31}}, {0.25, {214, 96, 77}}, {0.5, {247, 247, 247}}, {0.75, {67, 147, 195}}, {1.0, {5, 48, 97}}}},
     };
     return maps;
 }
@@ -59,7 +73,8 @@ std::array<uint8_t, 4> colorAt(const Colormap& map, double t) {
     const double f = (t - a[k - 1].t) / (a[k].t - a[k - 1].t);
     std::array<uint8_t, 4> out{0, 0, 0, 255};
     for (int c = 0; c < 3; ++c) {
-        const double v = a[k - 1].rgb[static_cast<size_t>(c)] + f * (a[k].rgb[static_cast<size_t>(c)] - a[k - 1].rgb[static_cast<size_t>(c)]);
+        const double v =
+            a[k - 1].rgb[static_cast<size_t>(c)] + f * (a[k].rgb[static_cast<size_t>(c)] - a[k - 1].rgb[static_cast<size_t>(c)]);
         out[static_cast<size_t>(c)] = static_cast<uint8_t>(std::lround(std::clamp(v, 0.0, 255.0)));
     }
     return out;
@@ -165,7 +180,7 @@ void accumulate(const unsigned char* data, const Plan& p, HeatmapReduce reduce, 
     }
 }
 
-} // namespace
+}  // namespace
 
 std::vector<std::string> heatmapColormapNames() {
     std::vector<std::string> names{"auto"};
@@ -220,8 +235,8 @@ Result<Heatmap> renderHeatmap(const TensorView& tensor, const HeatmapRequest& re
         }
         const int64_t extent = p.dims[static_cast<size_t>(axis)];
         if (index < 0 || index >= extent) {
-            return outOfRange("index " + std::to_string(index) + " out of range for axis " + std::to_string(axis) +
-                              " of size " + std::to_string(extent) + " (shape " + tensor.shape.toString() + ")");
+            return outOfRange("index " + std::to_string(index) + " out of range for axis " + std::to_string(axis) + " of size " +
+                              std::to_string(extent) + " (shape " + tensor.shape.toString() + ")");
         }
         p.fixed[static_cast<size_t>(axis)] = index;
     }
@@ -301,4 +316,4 @@ Result<Heatmap> renderHeatmap(const TensorView& tensor, const HeatmapRequest& re
     return h;
 }
 
-} // namespace ckpt
+}  // namespace ckpt

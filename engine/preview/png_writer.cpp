@@ -24,4 +24,4 @@ Status writePng(const Heatmap& heatmap, const std::string& path) {
     return okStatus();
 }
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -12,9 +12,8 @@
 namespace ckpt {
 namespace {
 
-using preview::ElementBuffer;
-using preview::Elements;
 using preview::ElementKind;
+using preview::Elements;
 using preview::PreviewBackend;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -25,20 +24,23 @@ Result<ElementKind> kindOf(DataType dtype) {
     case DataType::Double: return ElementKind::F64;
     case DataType::Half: return ElementKind::F16;
     case DataType::BFloat16: return ElementKind::BF16;
-    case DataType::Int8: case DataType::QInt8: return ElementKind::I8;
-    case DataType::Int16: case DataType::QInt16: return ElementKind::I16;
-    case DataType::Int32: case DataType::QInt32: return ElementKind::I32;
+    case DataType::Int8:
+    case DataType::QInt8: return ElementKind::I8;
+    case DataType::Int16:
+    case DataType::QInt16: return ElementKind::I16;
+    case DataType::Int32:
+    case DataType::QInt32: return ElementKind::I32;
     case DataType::Int64: return ElementKind::I64;
-    case DataType::UInt8: case DataType::QUInt8: return ElementKind::U8;
-    case DataType::UInt16: case DataType::QUInt16: return ElementKind::U16;
+    case DataType::UInt8:
+    case DataType::QUInt8: return ElementKind::U8;
+    case DataType::UInt16:
+    case DataType::QUInt16: return ElementKind::U16;
     case DataType::UInt32: return ElementKind::U32;
     case DataType::UInt64: return ElementKind::U64;
     case DataType::Bool: return ElementKind::Bool;
     case DataType::Complex64: return ElementKind::C64;
     case DataType::Complex128: return ElementKind::C128;
-    default:
-        return Status(StatusCode::Unimplemented,
-                      "no preview for dtype " + std::string(dataTypeName(dtype)));
+    default: return Status(StatusCode::Unimplemented, "no preview for dtype " + std::string(dataTypeName(dtype)));
     }
 }
 
@@ -96,7 +98,7 @@ void fillStats(const preview::TilePartial& merged, const preview::Extremes& ex, 
     s.std = std::sqrt(merged.m2 / static_cast<double>(merged.n));
 }
 
-} // namespace
+}  // namespace
 
 std::string_view previewDeviceName(PreviewDevice device) {
     switch (device) {
@@ -122,14 +124,13 @@ Result<TensorStats> computeStats(const TensorView& tensor, const PreviewOptions&
     stats.complexMagnitude = el.complexMagnitude;
     std::vector<preview::TilePartial> tiles;
     preview::Extremes ex;
-    CKPT_RETURN_IF_ERROR(runOnBackend(options, stats.computedOn,
-                                      [&](PreviewBackend& b) { return b.stats(el.buffer, tiles, ex); }));
+    CKPT_RETURN_IF_ERROR(
+        runOnBackend(options, stats.computedOn, [&](PreviewBackend& b) { return b.stats(el.buffer, tiles, ex); }));
     fillStats(preview::mergeTiles(tiles), ex, stats);
     return stats;
 }
 
-Result<Histogram> computeHistogram(const TensorView& tensor, const HistogramRequest& request,
-                                   const PreviewOptions& options) {
+Result<Histogram> computeHistogram(const TensorView& tensor, const HistogramRequest& request, const PreviewOptions& options) {
     if (request.bins < 1 || request.bins > kMaxHistogramBins) {
         return invalidArgument("histogram bins must be 1.." + std::to_string(kMaxHistogramBins) + ", got " +
                                std::to_string(request.bins));
@@ -158,8 +159,8 @@ Result<Histogram> computeHistogram(const TensorView& tensor, const HistogramRequ
     }
     const preview::HistogramSpec spec = preview::makeHistogramSpec(lo, hi, request.bins);
     preview::HistogramCounts counts;
-    CKPT_RETURN_IF_ERROR(runOnBackend(options, h.computedOn,
-                                      [&](PreviewBackend& b) { return b.histogram(el.buffer, spec, counts); }));
+    CKPT_RETURN_IF_ERROR(
+        runOnBackend(options, h.computedOn, [&](PreviewBackend& b) { return b.histogram(el.buffer, spec, counts); }));
     h.lo = lo;
     h.hi = hi;
     h.edges = spec.edges;
@@ -178,8 +179,8 @@ Result<Elements> elementsOf(const TensorView& t) {
     if (!n) return invalidArgument("tensor shape " + t.shape.toString() + " has more elements than int64 holds");
     if (t.dtype == DataType::String) {
         if (static_cast<int64_t>(t.strings.size()) != *n) {
-            return invalidArgument("string tensor of shape " + t.shape.toString() + " holds " +
-                                   std::to_string(t.strings.size()) + " strings");
+            return invalidArgument("string tensor of shape " + t.shape.toString() + " holds " + std::to_string(t.strings.size()) +
+                                   " strings");
         }
         el.lengths.reserve(t.strings.size());
         for (const std::string& s : t.strings) el.lengths.push_back(static_cast<int64_t>(s.size()));
@@ -190,13 +191,13 @@ Result<Elements> elementsOf(const TensorView& t) {
     CKPT_ASSIGN_OR_RETURN(ElementKind kind, kindOf(t.dtype));
     const int64_t expected = *n * preview::elementSize(kind);
     if (static_cast<int64_t>(t.bytes.size()) != expected) {
-        return invalidArgument(std::string(dataTypeName(t.dtype)) + " tensor of shape " + t.shape.toString() +
-                               " needs " + std::to_string(expected) + " bytes, has " + std::to_string(t.bytes.size()));
+        return invalidArgument(std::string(dataTypeName(t.dtype)) + " tensor of shape " + t.shape.toString() + " needs " +
+                               std::to_string(expected) + " bytes, has " + std::to_string(t.bytes.size()));
     }
     el.buffer = {kind, t.bytes.data(), *n};
     el.complexMagnitude = isComplex(t.dtype);
     return el;
 }
 
-} // namespace preview
-} // namespace ckpt
+}  // namespace preview
+}  // namespace ckpt

@@ -27,7 +27,7 @@ struct ElementBuffer {
 struct HistogramSpec {
     double lo = 0, hi = 1, width = 1;  // width = hi - lo > 0
     int bins = 1;
-    std::vector<double> edges;         // bins + 1, numpy.linspace's values
+    std::vector<double> edges;  // bins + 1, numpy.linspace's values
 };
 
 struct HistogramCounts {
@@ -49,7 +49,7 @@ Result<Elements> elementsOf(const TensorView& tensor);
 class PreviewBackend {
 public:
     virtual ~PreviewBackend() = default;
-    virtual std::string name() const = 0;        // "cpu", "cuda"
+    virtual std::string name() const = 0;  // "cpu", "cuda"
     virtual std::string deviceName() const { return {}; }
     // One partial per tile of kTileElements (the last may be short), in
     // tile order, plus the order-independent totals.
@@ -73,4 +73,4 @@ HistogramSpec makeHistogramSpec(double lo, double hi, int bins);
 
 inline int64_t tileCount(int64_t elements) { return (elements + kTileElements - 1) / kTileElements; }
 
-} // namespace ckpt::preview
+}  // namespace ckpt::preview

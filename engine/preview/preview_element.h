@@ -25,18 +25,40 @@
 
 namespace ckpt::preview {
 
-inline constexpr int kTileLanes = 256;   // one CUDA block
-inline constexpr int kTileItems = 16;    // items per lane
+inline constexpr int kTileLanes = 256;  // one CUDA block
+inline constexpr int kTileItems = 16;   // items per lane
 inline constexpr int64_t kTileElements = int64_t{kTileLanes} * kTileItems;
 inline constexpr int kWarp = 32;
 
 // The kinds of element the kernels decode; strings become Int64 lengths.
 enum class ElementKind : int {
-    F32, F64, F16, BF16, I8, I16, I32, I64, U8, U16, U32, U64, Bool, C64, C128,
+    F32,
+    F64,
+    F16,
+    BF16,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    Bool,
+    C64,
+    C128,
 };
 
-CKPT_HD double bitsToDouble(uint64_t bits) { double d; memcpy(&d, &bits, sizeof d); return d; }
-CKPT_HD float bitsToFloat(uint32_t bits) { float f; memcpy(&f, &bits, sizeof f); return f; }
+CKPT_HD double bitsToDouble(uint64_t bits) {
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+CKPT_HD float bitsToFloat(uint32_t bits) {
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
 
 // IEEE binary16 -> double, exact (every half is a double).
 CKPT_HD double halfToDouble(uint16_t h) {
@@ -82,9 +104,17 @@ CKPT_HD double loadElement(const unsigned char* base, int64_t i) {
 
 CKPT_HD int64_t elementSize(ElementKind kind) {
     switch (kind) {
-    case ElementKind::F32: case ElementKind::I32: case ElementKind::U32: return 4;
-    case ElementKind::F64: case ElementKind::I64: case ElementKind::U64: case ElementKind::C64: return 8;
-    case ElementKind::F16: case ElementKind::BF16: case ElementKind::I16: case ElementKind::U16: return 2;
+    case ElementKind::F32:
+    case ElementKind::I32:
+    case ElementKind::U32: return 4;
+    case ElementKind::F64:
+    case ElementKind::I64:
+    case ElementKind::U64:
+    case ElementKind::C64: return 8;
+    case ElementKind::F16:
+    case ElementKind::BF16:
+    case ElementKind::I16:
+    case ElementKind::U16: return 2;
     case ElementKind::C128: return 16;
     default: return 1;
     }
@@ -108,7 +138,10 @@ struct Extremes {
 // Chan et al.: folds b into a.
 CKPT_HD void mergePartial(TilePartial& a, const TilePartial& b) {
     if (b.n == 0) return;
-    if (a.n == 0) { a = b; return; }
+    if (a.n == 0) {
+        a = b;
+        return;
+    }
     const double na = static_cast<double>(a.n), nb = static_cast<double>(b.n);
     const double n = na + nb;
     const double delta = b.mean - a.mean;
@@ -129,7 +162,7 @@ CKPT_HD int histogramBin(double x, double lo, double width, const double* edges,
     return static_cast<int>(idx);
 }
 
-} // namespace ckpt::preview
+}  // namespace ckpt::preview
 
 #if !defined(__CUDACC__)
 namespace ckpt::preview {
@@ -170,5 +203,5 @@ void dispatchKind(ElementKind kind, Fn&& fn) {
     case ElementKind::C128: fn.template operator()<ElementKind::C128>(); break;
     }
 }
-} // namespace ckpt::preview
+}  // namespace ckpt::preview
 #endif

@@ -8,7 +8,7 @@
 
 namespace ckpt::restore {
 
-Result<LoadStatus> Coordinator::start(std::shared_ptr<const Checkpoint> ckpt, std::shared_ptr<Trackable> root,
+Result<LoadStatus> Coordinator::start(const std::shared_ptr<const Checkpoint>& ckpt, const std::shared_ptr<Trackable>& root,
                                       const RestoreOptions& options) {
     if (!ckpt) return invalidArgument("restore: no checkpoint");
     if (!root) return invalidArgument("restore: no root object");
@@ -81,4 +81,4 @@ MatchReport Coordinator::report() {
     return r;
 }
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

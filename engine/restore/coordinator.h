@@ -22,7 +22,7 @@ namespace ckpt::restore {
 
 class Coordinator {
 public:
-    static Result<LoadStatus> start(std::shared_ptr<const Checkpoint> ckpt, std::shared_ptr<Trackable> root,
+    static Result<LoadStatus> start(const std::shared_ptr<const Checkpoint>& ckpt, const std::shared_ptr<Trackable>& root,
                                     const RestoreOptions& options);
     static LoadStatus initializationOnly(std::shared_ptr<Trackable> root);
 
@@ -45,4 +45,4 @@ private:
     bool m_expectPartial = false;
 };
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

@@ -26,14 +26,15 @@ const std::vector<Status>& LoadStatus::restoreErrors() const { return m_state->e
 std::vector<std::string> LoadStatus::warnings() const { return m_state->warnings(); }
 MatchReport LoadStatus::report() const { return m_state->report(); }
 
-Result<LoadStatus> restoreCheckpoint(std::shared_ptr<const Checkpoint> checkpoint, std::shared_ptr<Trackable> root,
-                           const RestoreOptions& options) {
-    return restore::Coordinator::start(std::move(checkpoint), std::move(root), options);
+Result<LoadStatus> restoreCheckpoint(const std::shared_ptr<const Checkpoint>& checkpoint, const std::shared_ptr<Trackable>& root,
+                                     const RestoreOptions& options) {
+    return restore::Coordinator::start(checkpoint, root, options);
 }
 
-Result<LoadStatus> restoreCheckpoint(std::string_view path, std::shared_ptr<Trackable> root, const RestoreOptions& options) {
+Result<LoadStatus> restoreCheckpoint(std::string_view path, const std::shared_ptr<Trackable>& root,
+                                     const RestoreOptions& options) {
     CKPT_ASSIGN_OR_RETURN(auto ckpt, Checkpoint::open(path));
-    return restore::Coordinator::start(std::move(ckpt), std::move(root), options);
+    return restore::Coordinator::start(ckpt, root, options);
 }
 
 LoadStatus initializationOnlyStatus(std::shared_ptr<Trackable> root) {
@@ -47,4 +48,4 @@ Result<PathMapping> parsePathMapping(std::string_view text) {
     return PathMapping{std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
 }
 
-} // namespace ckpt
+}  // namespace ckpt

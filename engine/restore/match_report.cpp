@@ -36,11 +36,9 @@ std::string_view programObjectKindName(ProgramObjectKind k) {
 
 namespace {
 
-nlohmann::json statusJson(const Status& s) {
-    return {{"code", std::string(statusCodeName(s.code()))}, {"message", s.message()}};
-}
+nlohmann::json statusJson(const Status& s) { return {{"code", std::string(statusCodeName(s.code()))}, {"message", s.message()}}; }
 
-} // namespace
+}  // namespace
 
 std::string matchReportJson(const MatchReport& r, int indent) {
     using nlohmann::json;
@@ -82,9 +80,7 @@ std::string matchReportJson(const MatchReport& r, int indent) {
         json paths = json::array();
         for (const std::string& p : v.namedPaths) paths.push_back(p);
         verdicts[std::string(assertionName(v.assertion))] = {
-            {"passed", v.passed},
-            {"error", v.passed ? json(nullptr) : statusJson(v.status)},
-            {"named_paths", std::move(paths)}};
+            {"passed", v.passed}, {"error", v.passed ? json(nullptr) : statusJson(v.status)}, {"named_paths", std::move(paths)}};
     }
     json errors = json::array();
     for (const Status& s : r.restoreErrors) errors.push_back(statusJson(s));
@@ -107,4 +103,4 @@ std::string matchReportJson(const MatchReport& r, int indent) {
     return j.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -49,4 +49,4 @@ private:
     std::unordered_set<const Trackable*> m_hookedSlots;
 };
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

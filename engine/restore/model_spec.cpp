@@ -81,8 +81,7 @@ bool setElement(Tensor& t, int64_t i, const json& v) {
 void flatten(const json& v, std::vector<const json*>& out) {
     if (v.is_array())
         for (const json& e : v) flatten(e, out);
-    else
-        out.push_back(&v);
+    else out.push_back(&v);
 }
 
 json elementJson(const Tensor& t, int64_t i) {
@@ -90,9 +89,13 @@ json elementJson(const Tensor& t, int64_t i) {
     switch (t.dtype) {
     case DataType::String: return t.strings[k];
     case DataType::Bool: return t.bytes[k] != 0;
-    case DataType::Int8: case DataType::Int16: case DataType::Int32: case DataType::Int64:
-        return static_cast<int64_t>(t.elementAsDouble(i));
-    case DataType::UInt8: case DataType::UInt16: case DataType::UInt32: return static_cast<uint64_t>(t.elementAsDouble(i));
+    case DataType::Int8:
+    case DataType::Int16:
+    case DataType::Int32:
+    case DataType::Int64: return static_cast<int64_t>(t.elementAsDouble(i));
+    case DataType::UInt8:
+    case DataType::UInt16:
+    case DataType::UInt32: return static_cast<uint64_t>(t.elementAsDouble(i));
     case DataType::UInt64: return t.as<uint64_t>()[k];
     default: {
         const double d = t.elementAsDouble(i);
@@ -138,8 +141,9 @@ public:
             const json& o = objects[i];
             if (!o.is_object()) return err(at, "expected an object, found " + typeName(o));
             for (const auto& [key, value] : o.items()) {
-                static const std::unordered_set<std::string> known{"id", "kind", "children", "dtype", "shape", "replicas",
-                                                                    "name", "device", "initial_value", "slots", "comment"};
+                static const std::unordered_set<std::string> known{"id",       "kind", "children", "dtype",         "shape",
+                                                                   "replicas", "name", "device",   "initial_value", "slots",
+                                                                   "comment"};
                 if (!known.count(key)) return err(at + "." + key, "unknown field");
             }
             if (!o.contains("id")) return err(at + ".id", "missing");
@@ -147,7 +151,8 @@ public:
                 return err(at + ".id", "expected a non-negative integer, found " + typeName(o["id"]));
             const int64_t id = o["id"].get<int64_t>();
             if (auto it = m_index.find(id); it != m_index.end())
-                return err(at + ".id", "duplicate id " + std::to_string(id) + " (also $.objects[" + std::to_string(it->second) + "])");
+                return err(at + ".id",
+                           "duplicate id " + std::to_string(id) + " (also $.objects[" + std::to_string(it->second) + "])");
             m_index.emplace(id, i);
             std::string kind = "object";
             if (o.contains("kind")) {
@@ -192,7 +197,8 @@ public:
                     return err(cat + ".name", "duplicate local name \"" + name + "\" (also " + at + ".children[" +
                                                   std::to_string(it->second) + "])");
                 names.emplace(name, c);
-                if (!child.contains("id") || !child["id"].is_number_integer()) return err(cat + ".id", "missing or not an integer");
+                if (!child.contains("id") || !child["id"].is_number_integer())
+                    return err(cat + ".id", "missing or not an integer");
                 const int64_t target = child["id"].get<int64_t>();
                 auto it = m_index.find(target);
                 if (it == m_index.end()) return err(cat + ".id", "no object with id " + std::to_string(target));
@@ -204,7 +210,8 @@ public:
             if (!objects[i].contains("children")) continue;
             const json& children = objects[i]["children"];
             for (size_t c = 0; c < children.size(); ++c)
-                CKPT_RETURN_IF_ERROR(m_objects[i]->addChild(children[c]["name"].get<std::string>(), m_objects[edges[i][c].first]));
+                CKPT_RETURN_IF_ERROR(
+                    m_objects[i]->addChild(children[c]["name"].get<std::string>(), m_objects[edges[i][c].first]));
         }
 
         // Pass 3: slots.
@@ -264,7 +271,8 @@ private:
             if (!s.is_array()) return err(at + ".shape", "expected an array of dimensions, found " + typeName(s));
             for (size_t d = 0; d < s.size(); ++d) {
                 if (!s[d].is_number_integer() || s[d].get<int64_t>() < 0)
-                    return err(at + ".shape[" + std::to_string(d) + "]", "expected a non-negative integer, found " + typeName(s[d]));
+                    return err(at + ".shape[" + std::to_string(d) + "]",
+                               "expected a non-negative integer, found " + typeName(s[d]));
                 shape.dims.push_back(s[d].get<int64_t>());
             }
             if (!shape.numElements()) return err(at + ".shape", "too many elements");
@@ -356,7 +364,7 @@ private:
     std::vector<std::shared_ptr<Trackable>> m_objects;
 };
 
-} // namespace
+}  // namespace
 
 Result<std::shared_ptr<Trackable>> parseModelSpec(std::string_view jsonText, std::string_view source) {
     SpecParser parser(source);
@@ -379,7 +387,8 @@ std::string modelSpecJson(const Trackable& rootRef, bool includeValues) {
     auto valueJson = [](const Tensor& t) {
         ojson values = ojson::array();
         const int64_t n = t.numElements();
-        if (t.dtype != DataType::String && (t.bytes.size() < static_cast<size_t>(n) * dataTypeSize(t.dtype) || !isDecodable(t.dtype) || isComplex(t.dtype)))
+        if (t.dtype != DataType::String &&
+            (t.bytes.size() < static_cast<size_t>(n) * dataTypeSize(t.dtype) || !isDecodable(t.dtype) || isComplex(t.dtype)))
             return ojson(nullptr);
         for (int64_t i = 0; i < n; ++i) values.push_back(ojson(elementJson(t, i)));
         return values;
@@ -454,9 +463,7 @@ bool reaches(const Trackable* from, const Trackable* to) {
     return false;
 }
 
-std::shared_ptr<Variable> variableFor(const TensorInfo& t, int replicas) {
-    return Variable::make(t.dtype, t.shape, replicas);
-}
+std::shared_ptr<Variable> variableFor(const TensorInfo& t, int replicas) { return Variable::make(t.dtype, t.shape, replicas); }
 
 Result<std::shared_ptr<Trackable>> programFromNameBased(const Checkpoint& ckpt) {
     auto root = Trackable::makeObject();
@@ -498,7 +505,7 @@ Result<std::shared_ptr<Trackable>> programFromNameBased(const Checkpoint& ckpt) 
     return root;
 }
 
-} // namespace
+}  // namespace
 
 Result<std::shared_ptr<Trackable>> programFromCheckpoint(const Checkpoint& ckpt) {
     const ObjectGraph* g = ckpt.objectGraph();
@@ -573,4 +580,4 @@ Result<std::shared_ptr<Trackable>> openRestoreTarget(std::string_view target) {
     return programFromCheckpoint(*ckpt);
 }
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -8,7 +8,7 @@
 
 namespace ckpt::restore {
 
-Result<std::shared_ptr<NameMatcher>> NameMatcher::start(std::shared_ptr<RestoreContext> context,
+Result<std::shared_ptr<NameMatcher>> NameMatcher::start(const std::shared_ptr<RestoreContext>& context,
                                                         const std::shared_ptr<Trackable>& root) {
     std::vector<PathMapping> map;
     for (const PathMapping& m : context->options.assignmentMap) {
@@ -17,14 +17,15 @@ Result<std::shared_ptr<NameMatcher>> NameMatcher::start(std::shared_ptr<RestoreC
         while (!n.to.empty() && n.to.back() == '/') n.to.pop_back();
         map.push_back(std::move(n));
     }
-    std::stable_sort(map.begin(), map.end(), [](const PathMapping& a, const PathMapping& b) { return a.from.size() > b.from.size(); });
+    std::stable_sort(map.begin(), map.end(),
+                     [](const PathMapping& a, const PathMapping& b) { return a.from.size() > b.from.size(); });
     auto m = std::make_shared<NameMatcher>(context);
     for (const TensorInfo& t : context->ckpt->bundle().tensors()) {
         const std::string name = applyMapping(map, t.key);
         auto [it, inserted] = m->m_tensorsByName.emplace(name, &t);
         if (!inserted)
-            return invalidArgument("assignment map makes \"" + it->second->key + "\" and \"" + t.key +
-                                   "\" both restore into \"" + name + "\"");
+            return invalidArgument("assignment map makes \"" + it->second->key + "\" and \"" + t.key + "\" both restore into \"" +
+                                   name + "\"");
     }
     m->restore(root, "(root)");
     return m;
@@ -64,8 +65,9 @@ void NameMatcher::restore(const std::shared_ptr<Trackable>& start, const std::st
                 std::vector<int> replicas;
                 for (int i = 0; i < v->replicas(); ++i) replicas.push_back(i);
                 const TensorInfo* t = it->second;
+                const std::string& programPath = path;  // clang 14 (clang-tidy) cannot capture a structured binding
                 const Status assigned = m_reader.assign(*v, *t, std::move(replicas), [&] {
-                    return std::pair{"\"" + t->key + "\"", "program variable " + path};
+                    return std::pair{"\"" + t->key + "\"", "program variable " + programPath};
                 });
                 if (assigned.isOk()) m_tensorUsedBy[it->second] = path;
                 else m_errorByObject[obj.get()] = assigned.message();
@@ -123,8 +125,7 @@ AssertionVerdict NameMatcher::verdict(Assertion a) {
     }
     if (!paths.empty()) return failed(a, "Some objects had attributes which were not restored: " + lines, std::move(paths));
     for (const ProgramObject& o : m_context->programObjects())
-        if (!m_restored.count(o.object.get()))
-            return failed(a, "Object not restored: " + describeProgramObject(o), {o.path});
+        if (!m_restored.count(o.object.get())) return failed(a, "Object not restored: " + describeProgramObject(o), {o.path});
     return passed(a);
 }
 
@@ -160,4 +161,4 @@ void NameMatcher::describe(MatchReport& r, const std::vector<ProgramObject>& obj
     }
 }
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

@@ -19,7 +19,7 @@ class NameMatcher final : public Matcher {
 public:
     // Restores everything reachable now; fails only when the assignment map
     // sends two keys to one name.
-    static Result<std::shared_ptr<NameMatcher>> start(std::shared_ptr<RestoreContext> context,
+    static Result<std::shared_ptr<NameMatcher>> start(const std::shared_ptr<RestoreContext>& context,
                                                       const std::shared_ptr<Trackable>& root);
     explicit NameMatcher(std::shared_ptr<RestoreContext> context) : Matcher(std::move(context)) {}
 
@@ -46,4 +46,4 @@ private:
     std::unordered_map<const Trackable*, std::string> m_errorByObject;
 };
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

@@ -16,13 +16,16 @@ std::string quoted(std::string_view s) {
     std::string out = "\"";
     for (char c : s) {
         if (c == '"' || c == '\\') out += '\\';
-        if (c == '\n') { out += "\\n"; continue; }
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
         out += c;
     }
     return out + "\"";
 }
 
-} // namespace
+}  // namespace
 
 AssertionVerdict ObjectMatcher::verdict(Assertion a) {
     switch (a) {
@@ -38,7 +41,7 @@ AssertionVerdict ObjectMatcher::existingObjectsMatched() {
     for (size_t id = 0; id < m_nodes.size(); ++id)
         if (boundObject(static_cast<int32_t>(id)) && !m_restored[id])
             return failed(a, "Object " + nodeText(static_cast<int32_t>(id)) + " not assigned a value from checkpoint.",
-                        {m_nodes[id].path});
+                          {m_nodes[id].path});
     std::vector<ProgramObject> all = m_context->programObjects();
     std::unordered_set<const Trackable*> listed;
     for (const ProgramObject& o : all) listed.insert(o.object.get());
@@ -62,11 +65,11 @@ AssertionVerdict ObjectMatcher::existingObjectsMatched() {
     }
     list += "]";
     return failed(a,
-                "Found " + std::to_string(unused.size()) +
-                    " Python objects that were not bound to checkpointed values, likely due to changes in the Python "
-                    "program. Showing " + std::to_string(shown) + " of " + std::to_string(unused.size()) +
-                    " unmatched objects: " + list,
-                std::move(paths));
+                  "Found " + std::to_string(unused.size()) +
+                      " Python objects that were not bound to checkpointed values, likely due to changes in the Python "
+                      "program. Showing " +
+                      std::to_string(shown) + " of " + std::to_string(unused.size()) + " unmatched objects: " + list,
+                  std::move(paths));
 }
 
 AssertionVerdict ObjectMatcher::consumed() {
@@ -110,8 +113,9 @@ AssertionVerdict ObjectMatcher::consumed() {
                      (it != pathOf.end() ? it->second : std::string("<unreachable object>")) + "): " + pythonList(names);
             paths.push_back(m_nodes[static_cast<size_t>(id)].path);
         }
-        return failed(a, "Unused attributes in these objects (the attributes exist in the checkpoint but were not restored):" + lines,
-                    std::move(paths));
+        return failed(
+            a, "Unused attributes in these objects (the attributes exist in the checkpoint but were not restored):" + lines,
+            std::move(paths));
     }
     return passed(a);
 }
@@ -137,9 +141,10 @@ AssertionVerdict ObjectMatcher::nontrivialMatch() {
     }
     if (!paths.empty())
         return failed(a,
-                    "Nothing except the root object matched a checkpointed value. Typically this means that the checkpoint "
-                    "does not match the Python program. The following objects have no matching checkpointed value: " + list + "]",
-                    std::move(paths));
+                      "Nothing except the root object matched a checkpointed value. Typically this means that the checkpoint "
+                      "does not match the Python program. The following objects have no matching checkpointed value: " +
+                          list + "]",
+                      std::move(paths));
     const std::string root = all.empty() ? std::string("<ckpt.Object '(root)'>") : describeProgramObject(all.front());
     return failed(a, "Nothing to load. No dependencies have been added to " + root + " yet.", {});
 }
@@ -169,11 +174,11 @@ std::string ObjectMatcher::nodeText(int32_t id) const {
         out << "}\n";
     }
     for (const SlotVariableRef& s : n.original->slotVariables)
-        out << "slot_variables {\n  original_variable_node_id: " << s.originalVariableNodeId << "\n  slot_name: "
-            << quoted(s.slotName) << "\n  slot_variable_node_id: " << s.slotVariableNodeId << "\n}\n";
+        out << "slot_variables {\n  original_variable_node_id: " << s.originalVariableNodeId
+            << "\n  slot_name: " << quoted(s.slotName) << "\n  slot_variable_node_id: " << s.slotVariableNodeId << "\n}\n";
     if (n.original->hasCheckpointValues)
         out << "has_checkpoint_values {\n  value: " << (*n.original->hasCheckpointValues ? "true" : "false") << "\n}\n";
     return out.str();
 }
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

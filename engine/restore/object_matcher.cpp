@@ -19,7 +19,7 @@ int parallelComponentIndex(std::string_view name) {
     return i >= 1 ? i : -1;
 }
 
-} // namespace
+}  // namespace
 
 Result<std::shared_ptr<ObjectMatcher>> ObjectMatcher::start(std::shared_ptr<RestoreContext> context,
                                                             const std::shared_ptr<Trackable>& root) {
@@ -80,7 +80,7 @@ bool ObjectMatcher::bind(int32_t node, const std::shared_ptr<Trackable>& object)
 }
 
 void ObjectMatcher::createOrRestoreSlot(const std::shared_ptr<Trackable>& optimizer, const std::shared_ptr<Trackable>& variable,
-                                      const SlotRestoration& s) {
+                                        const SlotRestoration& s) {
     Optimizer* opt = optimizer->asOptimizer();
     Variable* var = variable->asVariable();
     if (!opt || !var) return;
@@ -177,11 +177,14 @@ void ObjectMatcher::restoreAttributes(int32_t id, Trackable& object) {
         if (replica == 0)
             for (int i = 1; i < v->replicas(); ++i)
                 if (!hasComponent[static_cast<size_t>(i)]) targets.push_back(i);
-        const Status assigned = m_reader.assign(*v, *a.tensor, std::move(targets), [&] {
-            return std::pair{node.path + " (checkpoint key " + a.key + ")",
-                             "program variable " + m_context->programPathOf(&object) +
-                                 (replica > 0 ? " replica " + std::to_string(replica) : "")};
-        }, id, results.size());
+        const Status assigned = m_reader.assign(
+            *v, *a.tensor, std::move(targets),
+            [&] {
+                return std::pair{node.path + " (checkpoint key " + a.key + ")",
+                                 "program variable " + m_context->programPathOf(&object) +
+                                     (replica > 0 ? " replica " + std::to_string(replica) : "")};
+            },
+            id, results.size());
         am.restored = assigned.isOk();
         if (!assigned.isOk()) am.error = assigned.message();
         results.push_back(std::move(am));
@@ -217,4 +220,4 @@ void ObjectMatcher::onReadFailed(const ValueReader::Read& read, const Status& fa
     am.error = failure.toString();
 }
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

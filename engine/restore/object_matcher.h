@@ -64,16 +64,16 @@ private:
 
     std::vector<SourceNode> m_nodes;
     std::vector<std::weak_ptr<Trackable>> m_objectByNode;  // expired/empty: unbound
-    std::vector<Trackable*> m_objectRaw;                  // identity of the bound object
-    std::vector<char> m_matched;                          // TF's matched_proto_ids
-    std::vector<char> m_restored;                         // restoration ran for the node
+    std::vector<Trackable*> m_objectRaw;                   // identity of the bound object
+    std::vector<char> m_matched;                           // TF's matched_proto_ids
+    std::vector<char> m_restored;                          // restoration ran for the node
     std::vector<std::vector<AttributeMatch>> m_attributes;
     std::vector<std::pair<int32_t, std::vector<std::string>>> m_unusedAttributes;  // insertion order
-    std::vector<std::weak_ptr<Trackable>> m_seenObjects;  // every object offered to bind()
+    std::vector<std::weak_ptr<Trackable>> m_seenObjects;                           // every object offered to bind()
     std::unordered_map<Trackable*, std::unordered_map<std::string, std::vector<int32_t>>> m_deferred;
     std::map<int32_t, std::vector<SlotRestoration>> m_slotRestorations;          // by variable node
     std::map<int32_t, std::vector<SlotRestoration>> m_deferredSlotRestorations;  // by optimizer node
-    std::vector<PendingSlot> m_pendingSlots;  // waiting for Optimizer::createSlot
+    std::vector<PendingSlot> m_pendingSlots;                                     // waiting for Optimizer::createSlot
 };
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

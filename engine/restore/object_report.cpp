@@ -33,8 +33,10 @@ void ObjectMatcher::describe(MatchReport& r, const std::vector<ProgramObject>&,
         if (obj) {
             auto it = objectIndex.find(obj);
             n.programPath = it != objectIndex.end() ? r.programObjects[it->second].path : "(unreachable object)";
-            const bool error = std::any_of(n.attributes.begin(), n.attributes.end(), [](const AttributeMatch& a) { return !a.error.empty(); });
-            const bool unused = std::any_of(n.attributes.begin(), n.attributes.end(), [](const AttributeMatch& a) { return a.unused; });
+            const bool error =
+                std::any_of(n.attributes.begin(), n.attributes.end(), [](const AttributeMatch& a) { return !a.error.empty(); });
+            const bool unused =
+                std::any_of(n.attributes.begin(), n.attributes.end(), [](const AttributeMatch& a) { return a.unused; });
             n.state = error ? NodeMatchState::Mismatch : unused ? NodeMatchState::PartiallyMatched : NodeMatchState::Matched;
             if (it != objectIndex.end()) {
                 ProgramObjectMatch& m = r.programObjects[it->second];
@@ -52,4 +54,4 @@ void ObjectMatcher::describe(MatchReport& r, const std::vector<ProgramObject>&,
     }
 }
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

@@ -17,12 +17,12 @@ std::string shapeTuple(const TensorShape& s) {
     return out + ")";
 }
 
-} // namespace
+}  // namespace
 
 std::string describeProgramObject(const ProgramObject& o) {
     if (Variable* v = o.object->asVariable())
-        return "<ckpt.Variable '" + o.path + "' shape=" + shapeTuple(v->shape()) + " dtype=" +
-               std::string(dataTypeShortName(v->dtype())) + ">";
+        return "<ckpt.Variable '" + o.path + "' shape=" + shapeTuple(v->shape()) +
+               " dtype=" + std::string(dataTypeShortName(v->dtype())) + ">";
     if (o.object->asOptimizer()) return "<ckpt.Optimizer '" + o.path + "'>";
     return "<ckpt.Object '" + o.path + "'>";
 }
@@ -61,11 +61,11 @@ std::vector<ProgramObject> listProgramObjects(const std::shared_ptr<Trackable>& 
             auto vi = index.find(var.get());
             if (vi == index.end() || index.count(s.slot.get())) continue;
             index.emplace(s.slot.get(), out.size());
-            out.push_back({s.slot, slotVariablePath(out[i].path, s.name, out[vi->second].path),
-                           ProgramObjectKind::SlotVariable, true});
+            out.push_back(
+                {s.slot, slotVariablePath(out[i].path, s.name, out[vi->second].path), ProgramObjectKind::SlotVariable, true});
         }
     }
     return out;
 }
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

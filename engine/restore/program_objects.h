@@ -22,4 +22,4 @@ std::vector<ProgramObject> listProgramObjects(const std::shared_ptr<Trackable>& 
 // "<ckpt.Variable '(root).x' shape=(3,) dtype=float32>".
 std::string describeProgramObject(const ProgramObject& o);
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

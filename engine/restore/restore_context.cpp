@@ -12,4 +12,4 @@ std::string RestoreContext::programPathOf(const Trackable* object) const {
     return "(unreachable object)";
 }
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

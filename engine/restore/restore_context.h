@@ -25,4 +25,4 @@ struct RestoreContext {
     std::string programPathOf(const Trackable* object) const;
 };
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

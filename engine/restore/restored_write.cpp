@@ -8,8 +8,7 @@ Status restoreFailure(const LoadStatus& status, std::optional<Assertion> require
     return failure;
 }
 
-RestoredWrite writeRestoredVerified(const LoadStatus& status, const std::string& prefix,
-                                    const RestoredWriteOptions& options) {
+RestoredWrite writeRestoredVerified(const LoadStatus& status, const std::string& prefix, const RestoredWriteOptions& options) {
     RestoredWrite out;
     out.prefix = prefix;
     out.restoreFailure = restoreFailure(status, options.requiredAssertion);
@@ -37,4 +36,4 @@ RestoredWrite writeRestoredVerified(const LoadStatus& status, const std::string&
     return out;
 }
 
-} // namespace ckpt
+}  // namespace ckpt

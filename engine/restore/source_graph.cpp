@@ -14,7 +14,7 @@ std::string joinPath(const std::string& a, const std::string& b) {
     return a + "/" + b;
 }
 
-} // namespace
+}  // namespace
 
 AttributeMatch describeAttribute(const SourceAttribute& a) {
     AttributeMatch am;
@@ -78,7 +78,8 @@ Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const s
     std::vector<PathMapping> map;
     for (const PathMapping& m : rawMap) map.push_back({normaliseMappingPath(m.from), normaliseMappingPath(m.to)});
     // Longest 'from' first so nested mappings win over their parents.
-    std::stable_sort(map.begin(), map.end(), [](const PathMapping& a, const PathMapping& b) { return a.from.size() > b.from.size(); });
+    std::stable_sort(map.begin(), map.end(),
+                     [](const PathMapping& a, const PathMapping& b) { return a.from.size() > b.from.size(); });
 
     std::map<std::string, int32_t> byMapped;
     for (int32_t id = 1; id < g.size(); ++id) {
@@ -126,4 +127,4 @@ Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const s
     return nodes;
 }
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

@@ -47,4 +47,4 @@ std::string applyMapping(const std::vector<PathMapping>& normalisedMap, const st
 // A checkpoint attribute as the report shows it before any matching.
 AttributeMatch describeAttribute(const SourceAttribute& a);
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

@@ -10,15 +10,15 @@
 
 namespace ckpt::restore {
 
-Status ValueReader::assign(Variable& v, const TensorInfo& tensor, std::vector<int> replicas, const NamesFn& names,
-                           int32_t node, size_t attribute) {
+Status ValueReader::assign(Variable& v, const TensorInfo& tensor, std::vector<int> replicas, const NamesFn& names, int32_t node,
+                           size_t attribute) {
     if (tensor.dtype != v.dtype() || tensor.shape != v.shape()) {
         const auto [checkpointWhat, programWhat] = names();
         const char* what = tensor.dtype != v.dtype() ? "dtype mismatch" : "shape mismatch";
-        Status mismatch = invalidArgument(std::string(what) + ": checkpoint value " + checkpointWhat + " is " +
-                                          std::string(dataTypeName(tensor.dtype)) + " " + tensor.shape.toString() + " but " +
-                                          programWhat + " is " + std::string(dataTypeName(v.dtype())) + " " +
-                                          v.shape().toString());
+        Status mismatch =
+            invalidArgument(std::string(what) + ": checkpoint value " + checkpointWhat + " is " +
+                            std::string(dataTypeName(tensor.dtype)) + " " + tensor.shape.toString() + " but " + programWhat +
+                            " is " + std::string(dataTypeName(v.dtype())) + " " + v.shape().toString());
         m_context.errors.push_back(mismatch);
         return mismatch;
     }
@@ -57,8 +57,8 @@ void ValueReader::flush() {
         }
         direct[i] = 1;
         regionRead[regions.size()] = i;
-        regions.push_back({files.at(t.region.shardId).get(), t.key, t.region,
-                           v->mutableValue(r.replicas.front()).bytes.data(), nullptr});
+        regions.push_back(
+            {files.at(t.region.shardId).get(), t.key, t.region, v->mutableValue(r.replicas.front()).bytes.data(), nullptr});
     }
     std::mutex assignMutex;
     for (size_t i = 0; i < reads.size(); ++i) {
@@ -103,4 +103,4 @@ void ValueReader::flush() {
     }
 }
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

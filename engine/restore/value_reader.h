@@ -31,15 +31,14 @@ public:
     // (checkpoint side, program side) of an assignment, for messages.
     using NamesFn = std::function<std::pair<std::string, std::string>()>;
 
-    ValueReader(RestoreContext& context, FailureHandler onFailure)
-        : m_context(context), m_onFailure(std::move(onFailure)) {}
+    ValueReader(RestoreContext& context, FailureHandler onFailure) : m_context(context), m_onFailure(std::move(onFailure)) {}
 
     // Checks that 'tensor' fits v and, when reading values, queues its read
     // into 'replicas' of v. A mismatch is InvalidArgument, also added to the
     // context's errors; 'names' is called only then (naming the program
     // object walks the program).
-    Status assign(Variable& v, const TensorInfo& tensor, std::vector<int> replicas, const NamesFn& names,
-                  int32_t node = -1, size_t attribute = 0);
+    Status assign(Variable& v, const TensorInfo& tensor, std::vector<int> replicas, const NamesFn& names, int32_t node = -1,
+                  size_t attribute = 0);
 
     // Scope of one restore step; reads queued inside run when the outermost
     // batch ends.
@@ -65,4 +64,4 @@ private:
     int m_depth = 0;
 };
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

@@ -17,4 +17,4 @@ std::string pythonList(const std::vector<std::string>& items) {
     return out + "]";
 }
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

@@ -16,4 +16,4 @@ AssertionVerdict failed(Assertion a, std::string message, std::vector<std::strin
 // Python's repr of a list of strings: ['a', 'b'].
 std::string pythonList(const std::vector<std::string>& items);
 
-} // namespace ckpt::restore
+}  // namespace ckpt::restore

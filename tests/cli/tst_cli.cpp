@@ -12,7 +12,7 @@ namespace {
 using Run = ckpt::testing::CliRun;
 Run ckptRun(const QStringList& args) { return ckpt::testing::runCkpt(args); }
 
-} // namespace
+}  // namespace
 
 class TstCli : public QObject {
     Q_OBJECT
@@ -46,7 +46,8 @@ private slots:
             QCOMPARE(ours["shard_id"], theirs["shard_id"]);
             QCOMPARE(ours["offset"], theirs["offset"]);
             QCOMPARE(ours["size"], theirs["size"]);
-            QCOMPARE(ours["crc32c"].get<uint32_t>(), static_cast<uint32_t>(std::stoul(theirs["crc32c"].get<std::string>(), nullptr, 16)));
+            QCOMPARE(ours["crc32c"].get<uint32_t>(),
+                     static_cast<uint32_t>(std::stoul(theirs["crc32c"].get<std::string>(), nullptr, 16)));
             QVERIFY(ours["slices"].is_array());
         }
         if (m["object_graph"].is_null()) {
@@ -86,14 +87,18 @@ private slots:
         QCOMPARE(j["ok"], false);
         QCOMPARE(j["problems"].size(), size_t{2});
 
-        Run missing = ckptRun({QStringLiteral("inspect"), tmp.filePath(QStringLiteral("nothing-here")), QStringLiteral("--json")});
+        Run missing =
+            ckptRun({QStringLiteral("inspect"), tmp.filePath(QStringLiteral("nothing-here")), QStringLiteral("--json")});
         QCOMPARE(missing.exitCode, 1);
         QCOMPARE(json::parse(missing.out.toStdString())["error"]["code"], "NotFound");
         QVERIFY(missing.err.contains("no checkpoint at"));
 
         QCOMPARE(ckptRun({QStringLiteral("inspect")}).exitCode, 2);
         QCOMPARE(ckptRun({QStringLiteral("frobnicate")}).exitCode, 2);
-        QCOMPARE(ckptRun({QStringLiteral("cat"), real("t2t_transformer_2shards"), QStringLiteral("x"), QStringLiteral("--limit"), QStringLiteral("abc")}).exitCode, 2);
+        QCOMPARE(ckptRun({QStringLiteral("cat"), real("t2t_transformer_2shards"), QStringLiteral("x"), QStringLiteral("--limit"),
+                          QStringLiteral("abc")})
+                     .exitCode,
+                 2);
         QCOMPARE(ckptRun({QStringLiteral("inspect"), QStringLiteral("--help")}).exitCode, 0);
     }
 

@@ -12,7 +12,7 @@ namespace {
 using Run = ckpt::testing::CliRun;
 Run ckptCli(const QStringList& args) { return ckpt::testing::runCkpt(args); }
 
-} // namespace
+}  // namespace
 
 class TstCliPipeline : public QObject {
     Q_OBJECT
@@ -44,8 +44,8 @@ private slots:
         QCOMPARE(l["checkpoints"][0]["tensors"].get<int>(), 20);
 
         const QString dst = tmp.filePath(QStringLiteral("resharded/ckpt-3"));
-        Run reshard = ckptCli({QStringLiteral("reshard"), dir, dst, QStringLiteral("--shards"), QStringLiteral("3"),
-                               QStringLiteral("--json")});
+        Run reshard = ckptCli(
+            {QStringLiteral("reshard"), dir, dst, QStringLiteral("--shards"), QStringLiteral("3"), QStringLiteral("--json")});
         QCOMPARE(reshard.exitCode, 0);
         QCOMPARE(json::parse(reshard.out.toStdString())["shards"].get<int>(), 3);
         Run verify = ckptCli({QStringLiteral("verify"), dst});

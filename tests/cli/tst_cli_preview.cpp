@@ -15,7 +15,7 @@ Run ckptRun(const QStringList& args) { return ckpt::testing::runCkpt(args); }
 
 QString real(const char* name) { return ckpt::testing::realTestDataDir() + QLatin1Char('/') + QLatin1String(name); }
 
-} // namespace
+}  // namespace
 
 class TstCliPreview : public QObject {
     Q_OBJECT
@@ -44,8 +44,8 @@ private slots:
                 QCOMPARE(t["error"]["code"].get<std::string>(), std::string("Unimplemented"));
                 continue;
             }
-            for (const char* field : {"count", "finite", "zeros", "nan", "pos_inf", "neg_inf", "min", "max", "mean",
-                                      "std", "absmax", "device", "values"}) {
+            for (const char* field : {"count", "finite", "zeros", "nan", "pos_inf", "neg_inf", "min", "max", "mean", "std",
+                                      "absmax", "device", "values"}) {
                 QVERIFY2(t.contains(field), field);
             }
             QCOMPARE(t["device"].get<std::string>(), std::string("cpu"));
@@ -67,8 +67,8 @@ private slots:
         const json st = json::parse(s.out.toStdString());
         QCOMPARE(st["key"].get<std::string>(), key.toStdString());
         QCOMPARE(st["dtype"].get<std::string>(), std::string("DT_FLOAT"));
-        const Run h = ckptRun({QStringLiteral("histogram"), dir, key, QStringLiteral("--bins"), QStringLiteral("8"),
-                               QStringLiteral("--json")});
+        const Run h = ckptRun(
+            {QStringLiteral("histogram"), dir, key, QStringLiteral("--bins"), QStringLiteral("8"), QStringLiteral("--json")});
         QVERIFY2(h.exitCode == 0, h.err.constData());
         const json hj = json::parse(h.out.toStdString());
         QCOMPARE(hj["counts"].size(), size_t{8});
@@ -92,14 +92,40 @@ private slots:
         const QString dir = real("tfx_keras_adam_savedmodel");
         const QString key = QStringLiteral("layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE");
         const QString png = QStringLiteral("/tmp/ckpt-preview-never-written.png");
-        QTest::newRow("slice index out of range") << QStringList{QStringLiteral("preview"), dir, key, QStringLiteral("--png"), png, QStringLiteral("--axes"), QStringLiteral("1,1"), QStringLiteral("--index"), QStringLiteral("0=99")} << 2 << "";
-        QTest::newRow("axis that does not exist") << QStringList{QStringLiteral("preview"), dir, key, QStringLiteral("--png"), png, QStringLiteral("--axes"), QStringLiteral("0,7")} << 2 << "does not exist";
-        QTest::newRow("size 0") << QStringList{QStringLiteral("preview"), dir, key, QStringLiteral("--png"), png, QStringLiteral("--size"), QStringLiteral("0x10")} << 2 << "at least 1x1";
-        QTest::newRow("malformed size") << QStringList{QStringLiteral("preview"), dir, key, QStringLiteral("--png"), png, QStringLiteral("--size"), QStringLiteral("big")} << 2 << "WxH";
-        QTest::newRow("unknown colormap") << QStringList{QStringLiteral("preview"), dir, key, QStringLiteral("--png"), png, QStringLiteral("--colormap"), QStringLiteral("jet")} << 2 << "unknown colormap";
-        QTest::newRow("zero bins") << QStringList{QStringLiteral("histogram"), dir, key, QStringLiteral("--bins"), QStringLiteral("0")} << 2 << "bins must be";
-        QTest::newRow("unknown device") << QStringList{QStringLiteral("stats"), dir, key, QStringLiteral("--device"), QStringLiteral("tpu")} << 2 << "";
-        QTest::newRow("key and --all") << QStringList{QStringLiteral("stats"), dir, key, QStringLiteral("--all")} << 2 << "either KEY or --all";
+        QTest::newRow("slice index out of range") << QStringList{QStringLiteral("preview"),
+                                                                 dir,
+                                                                 key,
+                                                                 QStringLiteral("--png"),
+                                                                 png,
+                                                                 QStringLiteral("--axes"),
+                                                                 QStringLiteral("1,1"),
+                                                                 QStringLiteral("--index"),
+                                                                 QStringLiteral("0=99")}
+                                                  << 2 << "";
+        QTest::newRow("axis that does not exist")
+            << QStringList{QStringLiteral("preview"), dir, key, QStringLiteral("--png"), png, QStringLiteral("--axes"),
+                           QStringLiteral("0,7")}
+            << 2 << "does not exist";
+        QTest::newRow("size 0") << QStringList{QStringLiteral("preview"), dir, key,
+                                               QStringLiteral("--png"),   png, QStringLiteral("--size"),
+                                               QStringLiteral("0x10")}
+                                << 2 << "at least 1x1";
+        QTest::newRow("malformed size") << QStringList{QStringLiteral("preview"), dir, key,
+                                                       QStringLiteral("--png"),   png, QStringLiteral("--size"),
+                                                       QStringLiteral("big")}
+                                        << 2 << "WxH";
+        QTest::newRow("unknown colormap") << QStringList{QStringLiteral("preview"), dir, key,
+                                                         QStringLiteral("--png"),   png, QStringLiteral("--colormap"),
+                                                         QStringLiteral("jet")}
+                                          << 2 << "unknown colormap";
+        QTest::newRow("zero bins") << QStringList{QStringLiteral("histogram"), dir, key, QStringLiteral("--bins"),
+                                                  QStringLiteral("0")}
+                                   << 2 << "bins must be";
+        QTest::newRow("unknown device") << QStringList{QStringLiteral("stats"), dir, key, QStringLiteral("--device"),
+                                                       QStringLiteral("tpu")}
+                                        << 2 << "";
+        QTest::newRow("key and --all") << QStringList{QStringLiteral("stats"), dir, key, QStringLiteral("--all")} << 2
+                                       << "either KEY or --all";
         QTest::newRow("unknown key") << QStringList{QStringLiteral("stats"), dir, QStringLiteral("no/such/key")} << 1 << "";
     }
     void badRequests() {
@@ -126,9 +152,10 @@ private slots:
             if (t["slices"].empty() && (best.is_null() || t["size"].get<int64_t>() > best["size"].get<int64_t>())) best = t;
         }
         QVERIFY(!best.is_null());
-        const QString data = QString::fromStdString(prefix) +
-                             QStringLiteral(".data-%1-of-%2").arg(best["shard_id"].get<int>(), 5, 10, QLatin1Char('0'))
-                                 .arg(m["header"]["num_shards"].get<int>(), 5, 10, QLatin1Char('0'));
+        const QString data =
+            QString::fromStdString(prefix) + QStringLiteral(".data-%1-of-%2")
+                                                 .arg(best["shard_id"].get<int>(), 5, 10, QLatin1Char('0'))
+                                                 .arg(m["header"]["num_shards"].get<int>(), 5, 10, QLatin1Char('0'));
         QByteArray bytes = ckpt::testing::readAll(data);
         QVERIFY(!bytes.isEmpty());
         const qsizetype at = static_cast<qsizetype>(best["offset"].get<int64_t>() + 3);
@@ -145,7 +172,8 @@ private slots:
                                tmp.filePath(QStringLiteral("x.png"))});
         QCOMPARE(p.exitCode, 1);
         QVERIFY(p.err.contains("checksum"));
-        const Run all = ckptRun({QStringLiteral("stats"), QString::fromStdString(prefix), QStringLiteral("--all"), QStringLiteral("--json")});
+        const Run all =
+            ckptRun({QStringLiteral("stats"), QString::fromStdString(prefix), QStringLiteral("--all"), QStringLiteral("--json")});
         QCOMPARE(all.exitCode, 1);
         QVERIFY(all.out.contains("DataLoss"));
     }

@@ -25,7 +25,7 @@ void dropRootChild(json& spec, const std::string& name) {
         }
 }
 
-} // namespace
+}  // namespace
 
 class TstCliRestore : public QObject {
     Q_OBJECT
@@ -68,12 +68,13 @@ private slots:
         dropRootChild(spec, "optimizer");
         const QString path = m_dir.filePath(QStringLiteral("no_optimizer.json"));
         QVERIFY(ckpt::testing::writeAll(path, QByteArray::fromStdString(spec.dump())));
-        Run r = ckptRun({QStringLiteral("restore"), dir, QStringLiteral("--into"), path, QStringLiteral("--assert"), QStringLiteral("consumed")});
+        Run r = ckptRun({QStringLiteral("restore"), dir, QStringLiteral("--into"), path, QStringLiteral("--assert"),
+                         QStringLiteral("consumed")});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("FailedPrecondition: Unresolved object in checkpoint (root).optimizer.iter"), r.err.constData());
         QVERIFY(r.out.contains("warning: Value in checkpoint could not be found in the restored object: (root).optimizer.iter"));
-        r = ckptRun({QStringLiteral("restore"), dir, QStringLiteral("--into"), path, QStringLiteral("--assert"), QStringLiteral("existing"),
-                     QStringLiteral("--expect-partial")});
+        r = ckptRun({QStringLiteral("restore"), dir, QStringLiteral("--into"), path, QStringLiteral("--assert"),
+                     QStringLiteral("existing"), QStringLiteral("--expect-partial")});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(!r.out.contains("warning:"));
     }
@@ -89,8 +90,12 @@ private slots:
         dropRootChild(spec, "optimizer");
         int nextId = 0;
         for (const json& o : spec["objects"]) nextId = std::max(nextId, o["id"].get<int>() + 1);
-        spec["objects"].push_back({{"id", nextId}, {"kind", "variable"}, {"dtype", "float32"}, {"shape", {2}},
-                                   {"initial_value", {1.5, -2.5}}, {"children", json::array()}});
+        spec["objects"].push_back({{"id", nextId},
+                                   {"kind", "variable"},
+                                   {"dtype", "float32"},
+                                   {"shape", {2}},
+                                   {"initial_value", {1.5, -2.5}},
+                                   {"children", json::array()}});
         spec["objects"][0]["children"].push_back({{"name", "extra"}, {"id", nextId}});
         const QString specPath = m_dir.filePath(QStringLiteral("out_spec.json"));
         QVERIFY(ckpt::testing::writeAll(specPath, QByteArray::fromStdString(spec.dump())));
@@ -163,14 +168,15 @@ private slots:
         QTest::addColumn<QByteArray>("spec");
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QByteArray>("fragment");
-        QTest::newRow("malformed spec") << QStringList{} << QByteArray(R"({"objects": [{"id": 0, "children": [{"name": "a", "id": 4}]}]})")
-                                        << 2 << QByteArray("$.objects[0].children[0].id: no object with id 4");
-        QTest::newRow("map without =") << QStringList{QStringLiteral("--map"), QStringLiteral("encoder")} << QByteArray()
-                                       << 2 << QByteArray("is not OLD=NEW");
+        QTest::newRow("malformed spec") << QStringList{}
+                                        << QByteArray(R"({"objects": [{"id": 0, "children": [{"name": "a", "id": 4}]}]})") << 2
+                                        << QByteArray("$.objects[0].children[0].id: no object with id 4");
+        QTest::newRow("map without =") << QStringList{QStringLiteral("--map"), QStringLiteral("encoder")} << QByteArray() << 2
+                                       << QByteArray("is not OLD=NEW");
         QTest::newRow("colliding map") << QStringList{QStringLiteral("--map"), QStringLiteral("layer-0=layer-1")} << QByteArray()
                                        << 2 << QByteArray("both restore into \"layer-1\"");
-        QTest::newRow("unknown assertion") << QStringList{QStringLiteral("--assert"), QStringLiteral("everything")} << QByteArray()
-                                           << 2 << QByteArray("everything");
+        QTest::newRow("unknown assertion") << QStringList{QStringLiteral("--assert"), QStringLiteral("everything")}
+                                           << QByteArray() << 2 << QByteArray("everything");
     }
     void badInput() {
         QFETCH(QStringList, extra);

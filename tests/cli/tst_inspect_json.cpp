@@ -49,8 +49,8 @@ json objectNodeJson(const ObjectNode& n) {
     json slotRefs = json::array();
     for (const SlotVariableRef& s : n.slotVariables)
         slotRefs.push_back({{"original_variable_id", s.originalVariableNodeId},
-                         {"slot_name", s.slotName},
-                         {"slot_variable_id", s.slotVariableNodeId}});
+                            {"slot_name", s.slotName},
+                            {"slot_variable_id", s.slotVariableNodeId}});
     return {{"id", n.id},
             {"path", n.prettyPath ? json(*n.prettyPath) : json(nullptr)},
             {"kind", std::string(objectKindName(n.kind))},
@@ -91,9 +91,10 @@ std::string streamedInspect(const Checkpoint& ckpt) {
 // Names that need escaping or are not ASCII; the keys also hold invalid
 // UTF-8 (shown as \xNN by displayableString). Graph strings stay valid
 // UTF-8: proto3 refuses to parse anything else.
-const std::vector<std::string> kAwkwardNames = {
-    "quote\"d", "back\\slash", "ctrl\x01\x1f", "new\nline\ttab\r\b\f", "del\x7f", "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80",
-    "slash/es", ""};
+const std::vector<std::string> kAwkwardNames = {"quote\"d",     "back\\slash",
+                                                "ctrl\x01\x1f", "new\nline\ttab\r\b\f",
+                                                "del\x7f",      "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80",
+                                                "slash/es",     ""};
 
 Tensor floatScalar(float v) {
     Tensor t;
@@ -132,8 +133,7 @@ Status writeAwkwardCheckpoint(const std::string& prefix) {
     half.dtype = DataType::Float;
     half.shape.dims = {2};
     half.bytes.assign(8, 0);
-    for (int64_t start : {0, 2})
-        CKPT_RETURN_IF_ERROR(w->addSlice("part\"ed", TensorShape{{4}}, TensorSlice{{{start, 2}}}, half));
+    for (int64_t start : {0, 2}) CKPT_RETURN_IF_ERROR(w->addSlice("part\"ed", TensorShape{{4}}, TensorSlice{{{start, 2}}}, half));
     Tensor graphTensor;
     graphTensor.dtype = DataType::String;
     graphTensor.strings = {graph.SerializeAsString()};
@@ -141,7 +141,7 @@ Status writeAwkwardCheckpoint(const std::string& prefix) {
     return w->finish();
 }
 
-} // namespace
+}  // namespace
 
 class TstInspectJson : public QObject {
     Q_OBJECT
@@ -233,7 +233,8 @@ private slots:
     // The writer checks strings a word at a time: every byte that needs
     // escaping, and its neighbours that do not, at every offset of a word.
     void escapingAtEveryOffset() {
-        const std::string bytes[] = {"\x01", "\x1f", "\x20", "\x21", "\"", "\\", "\x7f", "\x80", "\xff", "\xc3\xa9", "\x5b", "\x5d"};
+        const std::string bytes[] = {"\x01", "\x1f", "\x20", "\x21",     "\"",   "\\",
+                                     "\x7f", "\x80", "\xff", "\xc3\xa9", "\x5b", "\x5d"};
         for (const std::string& b : bytes) {
             for (size_t at = 0; at < 18; ++at) {
                 std::string s(18, 'a');

@@ -65,9 +65,10 @@ private slots:
                 if (t.key == kObjectGraphKey) continue;
                 auto value = (*r)->read(t);
                 QVERIFY(value.ok());
-                const QByteArray ours = QCryptographicHash::hash(
-                    QByteArray(reinterpret_cast<const char*>(value->bytes.data()), static_cast<qsizetype>(value->bytes.size())),
-                    QCryptographicHash::Sha256).toHex();
+                const QByteArray ours = QCryptographicHash::hash(QByteArray(reinterpret_cast<const char*>(value->bytes.data()),
+                                                                            static_cast<qsizetype>(value->bytes.size())),
+                                                                 QCryptographicHash::Sha256)
+                                            .toHex();
                 QCOMPARE(QByteArray::fromStdString(result["sha256"][t.key].get<std::string>()), ours);
                 ++compared;
             }

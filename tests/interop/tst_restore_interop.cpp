@@ -45,7 +45,7 @@ std::set<std::string> asSet(const json& paths) {
     return out;
 }
 
-} // namespace
+}  // namespace
 
 class TstRestoreInterop : public QObject {
     Q_OBJECT
@@ -57,8 +57,9 @@ private slots:
     void initTestCase() {
         const QString python = qEnvironmentVariable("CKPT_PYTHON");
         if (python.isEmpty())
-            CKPT_MISSING_PYTHON("CKPT_PYTHON is not set: these checks need a Python with tensorflow (scripts/test.sh sets it; "
-                  "locally e.g. CKPT_PYTHON=/work/main/.venv/bin/python)");
+            CKPT_MISSING_PYTHON(
+                "CKPT_PYTHON is not set: these checks need a Python with tensorflow (scripts/test.sh sets it; "
+                "locally e.g. CKPT_PYTHON=/work/main/.venv/bin/python)");
         QVERIFY(m_dir.isValid());
         QProcess p;
         p.setProcessChannelMode(QProcess::MergedChannels);
@@ -105,7 +106,8 @@ private slots:
         for (const auto& [key, assertion] : checks) {
             const json& theirs = expect["assertions"][key];
             const AssertionVerdict ours = status->verdict(assertion);
-            const std::string context = std::string(key) + "\n  TensorFlow: " + theirs["message"].get<std::string>().substr(0, 600) +
+            const std::string context = std::string(key) +
+                                        "\n  TensorFlow: " + theirs["message"].get<std::string>().substr(0, 600) +
                                         "\n  ours:       " + ours.status.message().substr(0, 600);
             QVERIFY2(theirs["passed"].get<bool>() == ours.passed, context.c_str());
             const std::set<std::string> ourPaths(ours.namedPaths.begin(), ours.namedPaths.end());
@@ -128,16 +130,16 @@ private slots:
         const QString out = m_dir.filePath(QStringLiteral("restored_out/ckpt"));
         QProcess cli;
         cli.start(ckpt::testing::binaryDir() + QStringLiteral("/app/cli/ckpt"),
-                  {QStringLiteral("restore"), source, QStringLiteral("--into"), spec, QStringLiteral("--assert"), QStringLiteral("consumed"),
-                   QStringLiteral("--out"), out});
+                  {QStringLiteral("restore"), source, QStringLiteral("--into"), spec, QStringLiteral("--assert"),
+                   QStringLiteral("consumed"), QStringLiteral("--out"), out});
         QVERIFY(cli.waitForFinished(120000));
         QVERIFY2(cli.exitCode() == 0, (cli.readAllStandardOutput() + cli.readAllStandardError()).constData());
 
         QProcess py;
         py.setProcessChannelMode(QProcess::MergedChannels);
         py.start(qEnvironmentVariable("CKPT_PYTHON"),
-                 {ckpt::testing::sourceDir() + QStringLiteral("/tests/interop/restore_scenarios.py"), QStringLiteral("--check-restored"),
-                  out, source});
+                 {ckpt::testing::sourceDir() + QStringLiteral("/tests/interop/restore_scenarios.py"),
+                  QStringLiteral("--check-restored"), out, source});
         QVERIFY2(py.waitForFinished(300000), "restore_scenarios.py --check-restored timed out");
         const QByteArray log = py.readAll();
         QVERIFY2(py.exitStatus() == QProcess::NormalExit && py.exitCode() == 0, log.right(4000).constData());

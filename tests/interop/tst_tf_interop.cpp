@@ -70,8 +70,7 @@ std::string compareValue(const ckpt::Tensor& t, int64_t i, const json& expected)
     switch (t.dtype) {
     case DataType::String: {
         const std::string& s = t.strings[static_cast<size_t>(i)];
-        const QByteArray hex =
-            QByteArray(s.data(), static_cast<qsizetype>(std::min(s.size(), kStringHeadBytes))).toHex();
+        const QByteArray hex = QByteArray(s.data(), static_cast<qsizetype>(std::min(s.size(), kStringHeadBytes))).toHex();
         return hex.toStdString() == expected.get<std::string>() ? "" : mismatch(hex.toStdString());
     }
     case DataType::Bool: return (t.bytes[static_cast<size_t>(i)] != 0) == expected.get<bool>() ? "" : mismatch("bool");
@@ -87,8 +86,10 @@ std::string compareValue(const ckpt::Tensor& t, int64_t i, const json& expected)
                    ? ""
                    : mismatch(std::to_string(re) + "+" + std::to_string(im) + "i");
     }
-    case DataType::Float: return double(element<float>(t, i)) == expected.get<double>() ? "" : mismatch(std::to_string(element<float>(t, i)));
-    case DataType::Double: return element<double>(t, i) == expected.get<double>() ? "" : mismatch(std::to_string(element<double>(t, i)));
+    case DataType::Float:
+        return double(element<float>(t, i)) == expected.get<double>() ? "" : mismatch(std::to_string(element<float>(t, i)));
+    case DataType::Double:
+        return element<double>(t, i) == expected.get<double>() ? "" : mismatch(std::to_string(element<double>(t, i)));
     case DataType::Half: {
         const float v = ckpt::halfToFloat(element<uint16_t>(t, i));
         return double(v) == expected.get<double>() ? "" : mismatch(std::to_string(v));
@@ -97,14 +98,22 @@ std::string compareValue(const ckpt::Tensor& t, int64_t i, const json& expected)
         const float v = ckpt::bfloat16ToFloat(element<uint16_t>(t, i));
         return double(v) == expected.get<double>() ? "" : mismatch(std::to_string(v));
     }
-    case DataType::Int8: return element<int8_t>(t, i) == expected.get<int64_t>() ? "" : mismatch(std::to_string(element<int8_t>(t, i)));
-    case DataType::Int16: return element<int16_t>(t, i) == expected.get<int64_t>() ? "" : mismatch(std::to_string(element<int16_t>(t, i)));
-    case DataType::Int32: return element<int32_t>(t, i) == expected.get<int64_t>() ? "" : mismatch(std::to_string(element<int32_t>(t, i)));
-    case DataType::Int64: return element<int64_t>(t, i) == expected.get<int64_t>() ? "" : mismatch(std::to_string(element<int64_t>(t, i)));
-    case DataType::UInt8: return element<uint8_t>(t, i) == expected.get<uint64_t>() ? "" : mismatch(std::to_string(element<uint8_t>(t, i)));
-    case DataType::UInt16: return element<uint16_t>(t, i) == expected.get<uint64_t>() ? "" : mismatch(std::to_string(element<uint16_t>(t, i)));
-    case DataType::UInt32: return element<uint32_t>(t, i) == expected.get<uint64_t>() ? "" : mismatch(std::to_string(element<uint32_t>(t, i)));
-    case DataType::UInt64: return element<uint64_t>(t, i) == expected.get<uint64_t>() ? "" : mismatch(std::to_string(element<uint64_t>(t, i)));
+    case DataType::Int8:
+        return element<int8_t>(t, i) == expected.get<int64_t>() ? "" : mismatch(std::to_string(element<int8_t>(t, i)));
+    case DataType::Int16:
+        return element<int16_t>(t, i) == expected.get<int64_t>() ? "" : mismatch(std::to_string(element<int16_t>(t, i)));
+    case DataType::Int32:
+        return element<int32_t>(t, i) == expected.get<int64_t>() ? "" : mismatch(std::to_string(element<int32_t>(t, i)));
+    case DataType::Int64:
+        return element<int64_t>(t, i) == expected.get<int64_t>() ? "" : mismatch(std::to_string(element<int64_t>(t, i)));
+    case DataType::UInt8:
+        return element<uint8_t>(t, i) == expected.get<uint64_t>() ? "" : mismatch(std::to_string(element<uint8_t>(t, i)));
+    case DataType::UInt16:
+        return element<uint16_t>(t, i) == expected.get<uint64_t>() ? "" : mismatch(std::to_string(element<uint16_t>(t, i)));
+    case DataType::UInt32:
+        return element<uint32_t>(t, i) == expected.get<uint64_t>() ? "" : mismatch(std::to_string(element<uint32_t>(t, i)));
+    case DataType::UInt64:
+        return element<uint64_t>(t, i) == expected.get<uint64_t>() ? "" : mismatch(std::to_string(element<uint64_t>(t, i)));
     default: return "no value comparison for " + std::string(ckpt::dataTypeName(t.dtype));
     }
 }
@@ -122,7 +131,7 @@ Run ckptRun(const QStringList& args) {
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAll()};
 }
 
-} // namespace
+}  // namespace
 
 class TstTfInterop : public QObject {
     Q_OBJECT
@@ -149,8 +158,9 @@ private slots:
     void initTestCase() {
         const QString python = qEnvironmentVariable("CKPT_PYTHON");
         if (python.isEmpty())
-            CKPT_MISSING_PYTHON("CKPT_PYTHON is not set: point it at a Python with TensorFlow (scripts/setup-venv.sh makes .venv; "
-                  "scripts/test.sh exports it) to run the TensorFlow interop tests");
+            CKPT_MISSING_PYTHON(
+                "CKPT_PYTHON is not set: point it at a Python with TensorFlow (scripts/setup-venv.sh makes .venv; "
+                "scripts/test.sh exports it) to run the TensorFlow interop tests");
         m_out = std::make_unique<QTemporaryDir>();
         QVERIFY(m_out->isValid());
         const QString script = ckpt::testing::sourceDir() + QStringLiteral("/tests/interop/make_fixtures.py");
@@ -224,10 +234,10 @@ private slots:
             const std::string name = v["name"];
             const ckpt::TensorInfo* t = b.find(name);
             QVERIFY2(t, name.c_str());
-            QVERIFY2(static_cast<int32_t>(t->dtype) == v["dtype_enum"].get<int32_t>(),
-                     (name + ": ours " + std::string(ckpt::dataTypeName(t->dtype)) + ", TensorFlow " +
-                      v["dtype"].get<std::string>())
-                         .c_str());
+            QVERIFY2(
+                static_cast<int32_t>(t->dtype) == v["dtype_enum"].get<int32_t>(),
+                (name + ": ours " + std::string(ckpt::dataTypeName(t->dtype)) + ", TensorFlow " + v["dtype"].get<std::string>())
+                    .c_str());
             QVERIFY2(t->shape.dims == v["shape"].get<std::vector<int64_t>>(),
                      (name + ": ours " + t->shape.toString() + ", TensorFlow " + v["shape"].dump()).c_str());
         }

@@ -33,4 +33,4 @@ private:
     qint64 m_longest = 0;
 };
 
-} // namespace ckpt::testing
+}  // namespace ckpt::testing

@@ -79,4 +79,4 @@ CliRun runCkpt(const QStringList& args) {
 }
 QString sourceDir() { return qEnvironmentVariable("CKPT_SOURCE_DIR"); }
 
-} // namespace ckpt::testing
+}  // namespace ckpt::testing

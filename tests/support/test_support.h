@@ -46,16 +46,15 @@ struct CliRun {
 };
 CliRun runCkpt(const QStringList& args);
 
-} // namespace ckpt::testing
+}  // namespace ckpt::testing
 
 // Skips the current test for a missing prerequisite, or fails it when the
 // run requires that prerequisite (see isRequired).
-#define CKPT_SKIP_UNLESS_REQUIRED(variable, message)                                                     \
-    do {                                                                                                 \
-        if (ckpt::testing::isRequired(variable)) QFAIL(qPrintable(QStringLiteral("%1 (required by %2=1)") \
-                                                                      .arg(QString::fromUtf8(message),   \
-                                                                           QLatin1String(variable))));   \
-        QSKIP(message);                                                                                  \
+#define CKPT_SKIP_UNLESS_REQUIRED(variable, message)                                                                             \
+    do {                                                                                                                         \
+        if (ckpt::testing::isRequired(variable))                                                                                 \
+            QFAIL(qPrintable(QStringLiteral("%1 (required by %2=1)").arg(QString::fromUtf8(message), QLatin1String(variable)))); \
+        QSKIP(message);                                                                                                          \
     } while (false)
 
 // The real corpus is missing: skip, or fail under CKPT_REQUIRE_REAL=1.

@@ -39,7 +39,7 @@ bool waitIdle(MainWindow& w, int ms = 20000) {
     return QTest::qWaitFor([&] { return w.jobs()->active().isEmpty(); }, ms);
 }
 
-} // namespace
+}  // namespace
 
 class TstExplorerWindow : public QObject {
     Q_OBJECT
@@ -125,7 +125,8 @@ private slots:
         w.treePane()->slotsBox()->setChecked(false);
         QTRY_VERIFY(!w.treePane()->isFiltering());
         for (int32_t e = 1; e < static_cast<int32_t>(w.snapshot()->entries.size()); ++e)
-            if (w.snapshot()->entries[static_cast<size_t>(e)].kind == EntryKind::SlotVariable) QVERIFY(!model->indexForEntry(e).isValid());
+            if (w.snapshot()->entries[static_cast<size_t>(e)].kind == EntryKind::SlotVariable)
+                QVERIFY(!model->indexForEntry(e).isValid());
 
         // Ctrl+W closes it.
         QTest::keyClick(&w, Qt::Key_W, Qt::ControlModifier);

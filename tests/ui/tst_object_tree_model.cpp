@@ -32,7 +32,8 @@ int fetchAll(ObjectTreeModel& model, const QModelIndex& parent = {}) {
     if (model.canFetchMore(parent)) model.fetchMore(parent);
     // Fetches requested during another change arrive on the next turn.
     if (model.hasChildren(parent) && model.rowCount(parent) == 0) QCoreApplication::processEvents();
-    if (model.canFetchMore(parent) || (model.hasChildren(parent) && model.rowCount(parent) == 0)) qFatal("fetchMore inserted nothing");
+    if (model.canFetchMore(parent) || (model.hasChildren(parent) && model.rowCount(parent) == 0))
+        qFatal("fetchMore inserted nothing");
     int n = model.rowCount(parent);
     const int rows = n;
     for (int r = 0; r < rows; ++r) n += fetchAll(model, model.index(r, 0, parent));
@@ -44,7 +45,7 @@ QString bundleDir(const char* name) {
     return root.isEmpty() ? QString() : root + QLatin1Char('/') + QLatin1String(name);
 }
 
-} // namespace
+}  // namespace
 
 class TstObjectTreeModel : public QObject {
     Q_OBJECT
@@ -177,7 +178,8 @@ private slots:
             // Path of a leaf = its key; groups are the key's '/' prefixes.
             QCOMPARE(pathText(e), QString::fromStdString(e.tensor->key));
             QVERIFY(e.path.ends_with(e.name));
-            if (e.parent > 0) QVERIFY(pathText(e).startsWith(pathText(snap->entries[static_cast<size_t>(e.parent)]) + QLatin1Char('/')));
+            if (e.parent > 0)
+                QVERIFY(pathText(e).startsWith(pathText(snap->entries[static_cast<size_t>(e.parent)]) + QLatin1Char('/')));
         }
     }
 

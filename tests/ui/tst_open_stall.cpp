@@ -70,7 +70,8 @@ bool writeBigCheckpoint(const QString& dir, QString* prefixOut) {
             vr->set_node_id(varId);
             vr->set_local_name("v_" + std::to_string(v));
             auto* attr = graph.add_nodes()->add_attributes();
-            const std::string key = "model/layer_" + std::to_string(l) + "/v_" + std::to_string(v) + "/.ATTRIBUTES/VARIABLE_VALUE";
+            const std::string key =
+                "model/layer_" + std::to_string(l) + "/v_" + std::to_string(v) + "/.ATTRIBUTES/VARIABLE_VALUE";
             attr->set_name("VARIABLE_VALUE");
             attr->set_checkpoint_key(key);
             entries[key] = varBytes;
@@ -119,7 +120,7 @@ bool writeBigCheckpoint(const QString& dir, QString* prefixOut) {
     return true;
 }
 
-} // namespace
+}  // namespace
 
 class TstOpenStall : public QObject {
     Q_OBJECT

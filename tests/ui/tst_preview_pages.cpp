@@ -68,7 +68,7 @@ std::shared_ptr<const Tensor> readReal(const char* bundle, const char* key) {
 
 bool near(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }
 
-} // namespace
+}  // namespace
 
 class TstPreviewPages : public QObject {
     Q_OBJECT
@@ -159,7 +159,8 @@ private slots:
         QVERIFY(histogram->chartView()->chart()->series().size() == 1);
         histogram->logBox()->setChecked(true);
         bool logAxis = false;
-        for (QAbstractAxis* a : histogram->chartView()->chart()->axes(Qt::Vertical)) logAxis |= qobject_cast<QLogValueAxis*>(a) != nullptr;
+        for (QAbstractAxis* a : histogram->chartView()->chart()->axes(Qt::Vertical))
+            logAxis |= qobject_cast<QLogValueAxis*>(a) != nullptr;
         QVERIFY(logAxis);
 
         tabs->setCurrentWidget(heatmap);
@@ -186,7 +187,8 @@ private slots:
         emit heatmap->colormapBox()->activated(heatmap->colormapBox()->currentIndex());
         heatmap->rowAxisBox()->setCurrentIndex(1);
         emit heatmap->rowAxisBox()->activated(1);
-        QTRY_VERIFY_WITH_TIMEOUT(!heatmap->isBusy() && heatmap->view()->heatmap() && heatmap->view()->heatmap()->colormap == "magma", 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !heatmap->isBusy() && heatmap->view()->heatmap() && heatmap->view()->heatmap()->colormap == "magma", 20000);
         QCOMPARE(heatmap->view()->heatmap()->rowAxis, 1);
         QCOMPARE(heatmap->view()->heatmap()->colAxis, 0);
 

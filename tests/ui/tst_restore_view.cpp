@@ -55,7 +55,8 @@ QByteArray specWithoutLayer(const Checkpoint& ckpt, const QString& layer) {
     int layerId = -1;
     for (const auto& [id, o] : byId)
         for (const QJsonValue& c : o.value(QStringLiteral("children")).toArray())
-            if (c.toObject().value(QStringLiteral("name")).toString() == layer) layerId = c.toObject().value(QStringLiteral("id")).toInt();
+            if (c.toObject().value(QStringLiteral("name")).toString() == layer)
+                layerId = c.toObject().value(QStringLiteral("id")).toInt();
     if (layerId < 0) return {};
     for (auto& [id, o] : byId) {
         if (!o.contains(QStringLiteral("children"))) continue;
@@ -109,7 +110,7 @@ QByteArray specWithReshapedVariables(const Checkpoint& ckpt, const QJsonArray& f
     return QJsonDocument(spec).toJson();
 }
 
-} // namespace
+}  // namespace
 
 class TstRestoreView : public QObject {
     Q_OBJECT
@@ -179,7 +180,8 @@ private slots:
         const auto& entries = model->snapshot()->entries;
         int32_t layerEntry = -1;
         for (size_t i = 0; i < entries.size(); ++i)
-            if (pathText(entries[i]) == QStringLiteral("(root).model.layer_with_weights-1.kernel")) layerEntry = static_cast<int32_t>(i);
+            if (pathText(entries[i]) == QStringLiteral("(root).model.layer_with_weights-1.kernel"))
+                layerEntry = static_cast<int32_t>(i);
         QVERIFY(layerEntry >= 0);
         const QModelIndex layerIndex = model->indexForEntry(layerEntry);
         QVERIFY(layerIndex.isValid());

@@ -29,7 +29,7 @@ std::shared_ptr<const Tensor> iota(std::vector<int64_t> dims) {
     return t;
 }
 
-} // namespace
+}  // namespace
 
 class TstTensorSliceModel : public QObject {
     Q_OBJECT
@@ -51,7 +51,7 @@ private slots:
         QCOMPARE(model.rowCount(), 2);
         QCOMPARE(model.columnCount(), 4);
         QCOMPARE(model.index(1, 1).data().toString(), QStringLiteral("21"));  // [1,2,1]
-        model.setAxes(1, 1);  // rejected
+        model.setAxes(1, 1);                                                  // rejected
         QCOMPARE(model.rowAxis(), 0);
         QCOMPARE(model.copyText(0, 0, 1, 1), QStringLiteral("8\t9\n20\t21\n"));
     }

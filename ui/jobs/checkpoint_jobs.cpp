@@ -14,7 +14,7 @@ QStringList problemLines(const VerifyReport& report) {
     return out;
 }
 
-} // namespace
+}  // namespace
 
 DirectoryListing listDirectory(const QString& dir) {
     DirectoryListing out;
@@ -71,7 +71,7 @@ VerifyResult verifyCheckpoint(const QString& prefix, const std::shared_ptr<JobCo
     return out;
 }
 
-TensorResult readTensor(std::shared_ptr<const Checkpoint> checkpoint, const TensorInfo* info) {
+TensorResult readTensor(const std::shared_ptr<const Checkpoint>& checkpoint, const TensorInfo* info) {
     TensorResult out;
     auto t = checkpoint->bundle().read(*info);
     if (!t.ok()) {
@@ -82,4 +82,4 @@ TensorResult readTensor(std::shared_ptr<const Checkpoint> checkpoint, const Tens
     return out;
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

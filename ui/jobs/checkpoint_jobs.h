@@ -17,9 +17,9 @@ namespace ckpt::ui {
 
 struct OpenResult {
     std::shared_ptr<const CheckpointSnapshot> snapshot;  // null on failure
-    QString error;         // Status::toString() of the failure
-    QStringList problems;  // verify's findings when open failed, verbatim
-    QString prefix;        // the resolved prefix, when resolution worked
+    QString error;                                       // Status::toString() of the failure
+    QStringList problems;                                // verify's findings when open failed, verbatim
+    QString prefix;                                      // the resolved prefix, when resolution worked
 };
 // Checkpoint::open + CheckpointSnapshot::build. When opening fails and the
 // path still resolves to a prefix, runs verifyBundle so the error panel can
@@ -27,9 +27,9 @@ struct OpenResult {
 OpenResult openCheckpoint(const QString& path, const std::shared_ptr<JobControl>& job);
 
 struct DirectoryListing {
-    QString dir;                 // absolute
-    CheckpointListing listing;   // the engine's listing (checkpoint_listing.h)
-    QString error;               // the directory itself is unreadable or gone
+    QString dir;                // absolute
+    CheckpointListing listing;  // the engine's listing (checkpoint_listing.h)
+    QString error;              // the directory itself is unreadable or gone
 };
 // listCheckpoints on the absolute path of 'dir'.
 DirectoryListing listDirectory(const QString& dir);
@@ -48,6 +48,6 @@ struct TensorResult {
     std::shared_ptr<const Tensor> tensor;
     QString error;
 };
-TensorResult readTensor(std::shared_ptr<const Checkpoint> checkpoint, const TensorInfo* info);
+TensorResult readTensor(const std::shared_ptr<const Checkpoint>& checkpoint, const TensorInfo* info);
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

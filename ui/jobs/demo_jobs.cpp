@@ -39,4 +39,4 @@ QString defaultDemoDirectory() {
     return QDir(QDir::tempPath()).filePath(QStringLiteral("ckpt-explorer-demo"));
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

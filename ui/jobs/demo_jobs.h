@@ -26,4 +26,4 @@ bool hasCheckpointState(const QString& directory);
 // directory.
 QString defaultDemoDirectory();
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -41,4 +41,4 @@ private:
     std::atomic<int64_t> m_total{0};
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

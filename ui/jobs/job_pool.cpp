@@ -17,4 +17,4 @@ QThreadPool* jobPool() {
     return pool;
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

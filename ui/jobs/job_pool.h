@@ -9,4 +9,4 @@ namespace ckpt::ui {
 
 QThreadPool* jobPool();
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -19,4 +19,4 @@ void JobTracker::cancelAll() {
     for (const auto& job : std::as_const(m_active)) job->cancel();
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

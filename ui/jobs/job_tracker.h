@@ -30,4 +30,4 @@ private:
     QList<std::shared_ptr<JobControl>> m_active;
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

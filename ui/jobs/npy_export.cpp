@@ -19,7 +19,7 @@ QString writeNpy(const Tensor& tensor, const QString& path) {
     } else if (isFloating(tensor.dtype)) {
         descr = "<f4";
         const int64_t n = tensor.numElements();
-        body.resize(static_cast<qsizetype>(n * 4));
+        body.resize(static_cast<qsizetype>(n) * 4);
         for (int64_t i = 0; i < n; ++i) {
             const float v = static_cast<float>(tensor.elementAsDouble(i));
             std::memcpy(body.data() + i * 4, &v, 4);
@@ -36,4 +36,4 @@ QString writeNpy(const Tensor& tensor, const QString& path) {
     return {};
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

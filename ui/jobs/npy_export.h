@@ -12,4 +12,4 @@ namespace ckpt::ui {
 // Empty on success, else a message naming the file or the reason.
 QString writeNpy(const Tensor& tensor, const QString& path);
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -36,9 +36,9 @@ QImage colormapRamp(const std::string& colormap) {
     return h ? toImage(*h) : QImage();
 }
 
-} // namespace
+}  // namespace
 
-StatsResult computeTensorStats(std::shared_ptr<const Tensor> tensor) {
+StatsResult computeTensorStats(const std::shared_ptr<const Tensor>& tensor) {
     StatsResult out;
     auto stats = computeStats(TensorView::of(*tensor));
     if (stats) out.stats = std::move(stats).value();
@@ -46,7 +46,7 @@ StatsResult computeTensorStats(std::shared_ptr<const Tensor> tensor) {
     return out;
 }
 
-HistogramResult computeTensorHistogram(std::shared_ptr<const Tensor> tensor, int bins) {
+HistogramResult computeTensorHistogram(const std::shared_ptr<const Tensor>& tensor, int bins) {
     HistogramResult out;
     HistogramRequest request;
     request.bins = bins;
@@ -56,7 +56,7 @@ HistogramResult computeTensorHistogram(std::shared_ptr<const Tensor> tensor, int
     return out;
 }
 
-HeatmapResult renderTensorHeatmap(std::shared_ptr<const Tensor> tensor, HeatmapRequest request) {
+HeatmapResult renderTensorHeatmap(const std::shared_ptr<const Tensor>& tensor, const HeatmapRequest& request) {
     HeatmapResult out;
     auto heatmap = renderHeatmap(TensorView::of(*tensor), request);
     if (!heatmap) {
@@ -69,4 +69,4 @@ HeatmapResult renderTensorHeatmap(std::shared_ptr<const Tensor> tensor, HeatmapR
     return out;
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

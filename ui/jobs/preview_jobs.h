@@ -19,13 +19,13 @@ struct StatsResult {
     std::optional<TensorStats> stats;  // empty on failure
     QString error;
 };
-StatsResult computeTensorStats(std::shared_ptr<const Tensor> tensor);
+StatsResult computeTensorStats(const std::shared_ptr<const Tensor>& tensor);
 
 struct HistogramResult {
     std::optional<Histogram> histogram;
     QString error;
 };
-HistogramResult computeTensorHistogram(std::shared_ptr<const Tensor> tensor, int bins);
+HistogramResult computeTensorHistogram(const std::shared_ptr<const Tensor>& tensor, int bins);
 
 struct HeatmapResult {
     std::optional<Heatmap> heatmap;
@@ -33,6 +33,6 @@ struct HeatmapResult {
     QImage colorbar;  // the colormap used, low to high, for the legend
     QString error;
 };
-HeatmapResult renderTensorHeatmap(std::shared_ptr<const Tensor> tensor, HeatmapRequest request);
+HeatmapResult renderTensorHeatmap(const std::shared_ptr<const Tensor>& tensor, const HeatmapRequest& request);
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

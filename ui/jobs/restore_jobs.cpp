@@ -27,7 +27,7 @@ Result<LoadStatus> runRestore(const RestoreRequest& request, bool readValues) {
     return status;
 }
 
-} // namespace
+}  // namespace
 
 RestorePreview previewRestore(const RestoreRequest& request) {
     RestorePreview out;
@@ -79,4 +79,4 @@ RestoreWriteResult restoreAndWrite(const RestoreRequest& request, const QString&
     return out;
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

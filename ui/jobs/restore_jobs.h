@@ -41,10 +41,10 @@ RestorePreview previewRestore(const RestoreRequest& request);
 struct RestoreWriteResult {
     bool ok = false;
     bool cancelled = false;
-    QString refusedBecause; // not written: the restore failed (writeRestoredVerified's policy)
-    QString error;          // the failing step's Status::toString()
-    QString prefix;         // the written checkpoint
-    QStringList problems;   // verifyBundle's findings, verbatim
+    QString refusedBecause;     // not written: the restore failed (writeRestoredVerified's policy)
+    QString error;              // the failing step's Status::toString()
+    QString prefix;             // the written checkpoint
+    QStringList problems;       // verifyBundle's findings, verbatim
     QStringList restoreErrors;  // mismatches the restore recorded
     qint64 tensors = 0;
 };
@@ -54,4 +54,4 @@ struct RestoreWriteResult {
 RestoreWriteResult restoreAndWrite(const RestoreRequest& request, const QString& outPrefix, bool writeDespiteFailure,
                                    const std::shared_ptr<JobControl>& job);
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

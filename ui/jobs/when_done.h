@@ -18,15 +18,14 @@ namespace ckpt::ui {
 template <typename T, typename F>
 void whenDone(QObject* context, const QFuture<T>& future, F&& onResult) {
     auto* watcher = new QFutureWatcher<T>(context);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, context,
-                     [watcher, f = std::forward<F>(onResult)]() mutable {
-                         watcher->deleteLater();
-                         // A cancelled job that never ran has no result:
-                         // whoever cancelled it no longer wants one.
-                         if (watcher->future().resultCount() == 0) return;
-                         f(watcher->result());
-                     });
+    QObject::connect(watcher, &QFutureWatcherBase::finished, context, [watcher, f = std::forward<F>(onResult)]() mutable {
+        watcher->deleteLater();
+        // A cancelled job that never ran has no result:
+        // whoever cancelled it no longer wants one.
+        if (watcher->future().resultCount() == 0) return;
+        f(watcher->result());
+    });
     watcher->setFuture(future);
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -17,4 +17,4 @@ std::shared_ptr<const CheckpointSnapshot> CheckpointSnapshot::build(std::shared_
     return snap;
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -32,7 +32,7 @@ inline bool isSlotRow(const TreeEntry& e) { return e.underSlot; }
 
 struct CheckpointSnapshot {
     std::shared_ptr<const Checkpoint> checkpoint;
-    std::vector<TreeEntry> entries;  // entries[0] is the root
+    std::vector<TreeEntry> entries;     // entries[0] is the root
     std::deque<std::string> ownedText;  // composed names; a deque keeps views valid
     int64_t tensorCount = 0;
     int64_t storedBytes = 0;
@@ -42,4 +42,4 @@ struct CheckpointSnapshot {
     static std::shared_ptr<const CheckpointSnapshot> build(std::shared_ptr<const Checkpoint> checkpoint);
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -83,13 +83,16 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
         it->setData(prior.first, HealthRole);
         it->setData(prior.second, ProblemsRole);
         it->setIcon(healthIcon(static_cast<Health>(prior.first)));
-        QString tip = tr("%1\n%2 \u2022 %3").arg(prefix, QLocale().toString(modified, QLocale::ShortFormat), formatBytes(static_cast<qint64>(e.bytes)));
+        QString tip =
+            tr("%1\n%2 \u2022 %3")
+                .arg(prefix, QLocale().toString(modified, QLocale::ShortFormat), formatBytes(static_cast<qint64>(e.bytes)));
         if (step && e.step.source != "checkpoint number")
             tip += tr("\nStep %1, read from %2").arg(*step).arg(QString::fromStdString(e.step.source));
         if (e.isLatest) tip += tr("\nLatest checkpoint of the directory's state file");
         else if (!e.inStateFile) tip += tr("\nNot listed in the directory's checkpoint state file");
         if (e.missingShards > 0) tip += tr("\n%n data file(s) missing", nullptr, e.missingShards);
-        if (e.staleDataFiles > 0) tip += tr("\n%n stale data file(s) of another shard count, not counted", nullptr, e.staleDataFiles);
+        if (e.staleDataFiles > 0)
+            tip += tr("\n%n stale data file(s) of another shard count, not counted", nullptr, e.staleDataFiles);
         if (!e.error.isOk()) tip += QLatin1Char('\n') + QString::fromStdString(e.error.toString());
         it->setToolTip(tip);
         it->setData(tip, Qt::UserRole + 100);
@@ -126,4 +129,4 @@ void DirectoryModel::setHealth(const QString& prefix, Health health, const QStri
     it->setToolTip(tip);
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -29,4 +29,4 @@ public:
     QModelIndex indexForDirectory(const QString& dir) const;
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -21,4 +21,4 @@ public:
     virtual QVariant data(const TreeEntry& entry, int32_t entryIndex, int column, int role) const = 0;
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

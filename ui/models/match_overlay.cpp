@@ -8,7 +8,7 @@ namespace {
 QString tr(const char* text) { return QCoreApplication::translate("ckpt::ui::MatchOverlay", text); }
 QString fromStd(const std::string& s) { return QString::fromStdString(s); }
 
-} // namespace
+}  // namespace
 
 MatchCategory categoryFor(NodeMatchState state) {
     switch (state) {
@@ -79,7 +79,8 @@ QString MatchOverlay::toolTip(const TreeEntry& entry) const {
         if (it == m_attributes.end()) return {};
         const AttributeMatch& a = *it->second.attribute;
         if (!a.error.empty()) return fromStd(a.error);
-        if (a.unused) return tr("%1: the bound program object has no attribute %2").arg(fromStd(a.checkpointKey), fromStd(a.name));
+        if (a.unused)
+            return tr("%1: the bound program object has no attribute %2").arg(fromStd(a.checkpointKey), fromStd(a.name));
         return tr("%1: %2").arg(fromStd(a.checkpointKey), a.restored ? tr("would be restored") : tr("not restored"));
     }
     const CheckpointNodeMatch* n = nodeFor(entry);
@@ -111,4 +112,4 @@ QVariant MatchOverlay::data(const TreeEntry& entry, int32_t, int column, int rol
     return {};
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -45,4 +45,4 @@ private:
     std::unordered_map<std::string, AttributeRef> m_attributes;  // by checkpoint key
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

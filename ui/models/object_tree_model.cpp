@@ -23,12 +23,9 @@ QString entryKindName(EntryKind kind) {
     return {};
 }
 
-QString formatBytes(int64_t bytes) {
-    return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
-}
+QString formatBytes(int64_t bytes) { return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat); }
 
-void ObjectTreeModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot,
-                                  std::shared_ptr<const VisibleSet> visible) {
+void ObjectTreeModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot, std::shared_ptr<const VisibleSet> visible) {
     beginResetModel();
     m_snapshot = std::move(snapshot);
     m_visible = std::move(visible);
@@ -136,7 +133,8 @@ void ObjectTreeModel::fetchMore(const QModelIndex& parent) {
     // bookkeeping, so these rows arrive on the next event-loop turn.
     m_state[static_cast<size_t>(e)].requested = true;
     QMetaObject::invokeMethod(
-        this, [this, e, generation = m_generation] {
+        this,
+        [this, e, generation = m_generation] {
             if (generation == m_generation) insertChildren(e);
         },
         Qt::QueuedConnection);
@@ -188,15 +186,13 @@ QVariant ObjectTreeModel::data(const QModelIndex& index, int role) const {
         case SizeColumn: return t ? formatBytes(t->storedBytes()) : QString();
         }
         return {};
-    case Qt::DecorationRole:
-        return index.column() == NameColumn ? kindIcon(e->kind) : QVariant();
+    case Qt::DecorationRole: return index.column() == NameColumn ? kindIcon(e->kind) : QVariant();
     case Qt::ToolTipRole: {
         QString tip = pathText(*e);
         if (t && t->key != e->path) tip += QLatin1Char('\n') + QString::fromStdString(t->key);
         return tip;
     }
-    case Qt::TextAlignmentRole:
-        return index.column() == SizeColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    case Qt::TextAlignmentRole: return index.column() == SizeColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case EntryRole: return entryOf(index);
     case PathRole: return pathText(*e);
     }
@@ -215,4 +211,4 @@ QVariant ObjectTreeModel::headerData(int section, Qt::Orientation orientation, i
     return {};
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

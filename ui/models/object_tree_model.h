@@ -51,9 +51,9 @@ public:
 private:
     struct RowState {
         bool fetched = false;
-        bool requested = false;           // fetchMore() queued the insertion
-        int32_t row = -1;                 // row under its parent once fetched
-        std::vector<int32_t> children;    // visible children, once fetched
+        bool requested = false;         // fetchMore() queued the insertion
+        int32_t row = -1;               // row under its parent once fetched
+        std::vector<int32_t> children;  // visible children, once fetched
     };
     bool isVisible(int32_t entry) const;
     int32_t entryOf(const QModelIndex& index) const;  // 0 (root) for invalid
@@ -70,4 +70,4 @@ private:
 QString entryKindName(EntryKind kind);
 QString formatBytes(int64_t bytes);
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

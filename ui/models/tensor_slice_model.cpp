@@ -22,7 +22,7 @@ QString formatFloat(double v) {
     return QString::number(v, 'g', 7);
 }
 
-} // namespace
+}  // namespace
 
 void TensorSliceModel::setTensor(std::shared_ptr<const Tensor> tensor) {
     beginResetModel();
@@ -30,7 +30,8 @@ void TensorSliceModel::setTensor(std::shared_ptr<const Tensor> tensor) {
     const int r = rank();
     m_strides.assign(static_cast<size_t>(r), 1);
     for (int a = r - 2; a >= 0; --a)
-        m_strides[static_cast<size_t>(a)] = m_strides[static_cast<size_t>(a) + 1] * m_tensor->shape.dims[static_cast<size_t>(a) + 1];
+        m_strides[static_cast<size_t>(a)] =
+            m_strides[static_cast<size_t>(a) + 1] * m_tensor->shape.dims[static_cast<size_t>(a) + 1];
     m_pinned.assign(static_cast<size_t>(r), 0);
     m_rowAxis = r >= 2 ? r - 2 : (r == 1 ? 0 : -1);
     m_columnAxis = r >= 2 ? r - 1 : -1;
@@ -93,11 +94,13 @@ QString TensorSliceModel::formatElement(int64_t flat) const {
     case DataType::UInt64: return QString::number(t.as<uint64_t>()[i]);
     case DataType::Complex64: {
         const auto c = t.as<std::complex<float>>()[i];
-        return formatFloat(c.real()) + (c.imag() < 0 ? QStringLiteral("-") : QStringLiteral("+")) + formatFloat(std::abs(c.imag())) + QStringLiteral("j");
+        return formatFloat(c.real()) + (c.imag() < 0 ? QStringLiteral("-") : QStringLiteral("+")) +
+               formatFloat(std::abs(c.imag())) + QStringLiteral("j");
     }
     case DataType::Complex128: {
         const auto c = t.as<std::complex<double>>()[i];
-        return formatFloat(c.real()) + (c.imag() < 0 ? QStringLiteral("-") : QStringLiteral("+")) + formatFloat(std::abs(c.imag())) + QStringLiteral("j");
+        return formatFloat(c.real()) + (c.imag() < 0 ? QStringLiteral("-") : QStringLiteral("+")) +
+               formatFloat(std::abs(c.imag())) + QStringLiteral("j");
     }
     default:
         if (isFloating(t.dtype)) return formatFloat(t.elementAsDouble(flat));
@@ -124,10 +127,10 @@ QVariant TensorSliceModel::data(const QModelIndex& index, int role) const {
     if (flat < 0) return {};
     switch (role) {
     case Qt::DisplayRole:
-    case Qt::ToolTipRole:
-        return formatElement(flat);
+    case Qt::ToolTipRole: return formatElement(flat);
     case Qt::TextAlignmentRole:
-        return m_tensor->dtype == DataType::String ? QVariant(Qt::AlignLeft | Qt::AlignVCenter) : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return m_tensor->dtype == DataType::String ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                                                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::FontRole: {
         static const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
         return fixed;
@@ -141,4 +144,4 @@ QVariant TensorSliceModel::headerData(int section, Qt::Orientation, int role) co
     return QString::number(section);
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -54,4 +54,4 @@ private:
     int m_columnAxis = -1;
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -5,7 +5,7 @@
 namespace ckpt::ui {
 
 std::shared_ptr<const VisibleSet> computeVisibleSet(const CheckpointSnapshot& snapshot, const TreeFilter& filter,
-                                                   const CancellationToken* cancel) {
+                                                    const CancellationToken* cancel) {
     auto out = std::make_shared<VisibleSet>();
     const auto& entries = snapshot.entries;
     std::vector<uint8_t>& vis = out->visible;
@@ -19,7 +19,9 @@ std::shared_ptr<const VisibleSet> computeVisibleSet(const CheckpointSnapshot& sn
         }
     }
     const bool all = filter.text.isEmpty();
-    auto passesToggles = [&](const TreeEntry& e) { return (filter.showKeys || !isKeyRow(e)) && (filter.showSlots || !isSlotRow(e)); };
+    auto passesToggles = [&](const TreeEntry& e) {
+        return (filter.showKeys || !isKeyRow(e)) && (filter.showSlots || !isSlotRow(e));
+    };
     auto matches = [&](const TreeEntry& e) {
         if (all) return true;
         // The name is the path's last component except for composed slot
@@ -45,4 +47,4 @@ std::shared_ptr<const VisibleSet> computeVisibleSet(const CheckpointSnapshot& sn
     return out;
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

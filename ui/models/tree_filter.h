@@ -31,6 +31,6 @@ struct VisibleSet {
 
 // Returns nullptr when cancelled.
 std::shared_ptr<const VisibleSet> computeVisibleSet(const CheckpointSnapshot& snapshot, const TreeFilter& filter,
-                                                   const CancellationToken* cancel = nullptr);
+                                                    const CancellationToken* cancel = nullptr);
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

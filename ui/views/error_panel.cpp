@@ -49,4 +49,4 @@ void ErrorPanel::showError(const QString& title, const QString& message, const Q
 
 QString ErrorPanel::messageText() const { return m_details->toPlainText(); }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -25,4 +25,4 @@ private:
     QPlainTextEdit* m_details;
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -20,13 +20,12 @@ namespace {
 // apart in a kernel, small enough to pool in milliseconds.
 constexpr int kMinThumb = 256, kMaxThumb = 1024;
 
-} // namespace
+}  // namespace
 
 HeatmapPage::HeatmapPage(QWidget* parent)
     : PreviewPage(parent), m_axes(new QWidget(this)), m_rowAxis(new QComboBox(m_axes)), m_columnAxis(new QComboBox(m_axes)),
-      m_indexLayout(new QHBoxLayout), m_reduce(new QComboBox(this)), m_colormap(new QComboBox(this)),
-      m_message(new QLabel(this)), m_view(new HeatmapView(this)),
-      m_info(new QLabel(this)) {
+      m_indexLayout(new QHBoxLayout), m_reduce(new QComboBox(this)), m_colormap(new QComboBox(this)), m_message(new QLabel(this)),
+      m_view(new HeatmapView(this)), m_info(new QLabel(this)) {
     auto* layout = new QVBoxLayout(this);
     auto* axes = new QHBoxLayout(m_axes);
     axes->setContentsMargins(0, 0, 0, 0);
@@ -47,8 +46,9 @@ HeatmapPage::HeatmapPage(QWidget* parent)
     m_reduce->addItem(tr("mean"), static_cast<int>(HeatmapReduce::Mean));
     m_reduce->addItem(tr("max |x|"), static_cast<int>(HeatmapReduce::MaxAbs));
     m_reduce->setAccessibleName(tr("How axes set to all, and pooled cells, are reduced"));
-    m_reduce->setToolTip(tr("Axes not shown and not fixed at an index, and blocks pooled into one cell of a large "
-                            "slice, are reduced: the mean of their finite values, or the value with the largest magnitude"));
+    m_reduce->setToolTip(
+        tr("Axes not shown and not fixed at an index, and blocks pooled into one cell of a large "
+           "slice, are reduced: the mean of their finite values, or the value with the largest magnitude"));
     look->addWidget(m_reduce);
     auto* mapLabel = new QLabel(tr("C&olormap:"), this);
     mapLabel->setBuddy(m_colormap);
@@ -70,7 +70,6 @@ HeatmapPage::HeatmapPage(QWidget* parent)
     layout->addWidget(m_info);
     m_view->setAccessibleName(tr("Heatmap image"));
     layout->addWidget(m_view, 1);
-
 
     connect(m_rowAxis, &QComboBox::activated, this, &HeatmapPage::applyAxes);
     connect(m_columnAxis, &QComboBox::activated, this, &HeatmapPage::applyAxes);
@@ -190,4 +189,4 @@ bool HeatmapPage::showResult(const HeatmapResult& result) {
     return true;
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

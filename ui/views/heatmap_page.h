@@ -58,4 +58,4 @@ private:
     QLabel* m_info;
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -29,7 +29,7 @@ QString rangeText(std::pair<int64_t, int64_t> r) {
     return r.first == r.second ? QString::number(r.first) : QStringLiteral("%1\u2013%2").arg(r.first).arg(r.second);
 }
 
-} // namespace
+}  // namespace
 
 HeatmapView::HeatmapView(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
@@ -115,4 +115,4 @@ bool HeatmapView::event(QEvent* event) {
     return QWidget::event(event);
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -41,4 +41,4 @@ private:
     double m_lo = 0, m_hi = 0;
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -37,7 +37,7 @@ double niceStep(double raw) {
 QString num(double v) { return QLocale().toString(v, 'g', 6); }
 QString count(int64_t n) { return QLocale().toString(static_cast<qlonglong>(n)); }
 
-} // namespace
+}  // namespace
 
 HistogramPage::HistogramPage(QWidget* parent)
     : PreviewPage(parent), m_bins(new QSpinBox(this)), m_log(new QCheckBox(tr("Lo&g counts"), this)), m_chart(new QChart),
@@ -195,9 +195,11 @@ void HistogramPage::showBinTip(double x) {
     const auto bin = std::clamp<ptrdiff_t>(it - h.edges.begin() - 1, 0, static_cast<ptrdiff_t>(h.counts.size()) - 1);
     const size_t b = static_cast<size_t>(bin);
     const bool last = b + 1 == h.counts.size();
-    QToolTip::showText(QCursor::pos(), tr("[%1, %2%3: %4").arg(num(h.edges[b]), num(h.edges[b + 1]),
-                                                               last ? QStringLiteral("]") : QStringLiteral(")"), count(h.counts[b])),
-                       m_view);
+    QToolTip::showText(
+        QCursor::pos(),
+        tr("[%1, %2%3: %4")
+            .arg(num(h.edges[b]), num(h.edges[b + 1]), last ? QStringLiteral("]") : QStringLiteral(")"), count(h.counts[b])),
+        m_view);
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -51,4 +51,4 @@ private:
     QLabel* m_info;
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

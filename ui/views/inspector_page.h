@@ -30,4 +30,4 @@ public:
     virtual void setValues(std::shared_ptr<const Tensor> values) = 0;
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -52,4 +52,4 @@ void JobStatusWidget::refresh() {
     }
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

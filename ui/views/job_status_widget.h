@@ -30,4 +30,4 @@ private:
     QTimer* m_timer;
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

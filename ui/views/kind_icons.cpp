@@ -16,10 +16,8 @@ QPixmap badge(int size, qreal dpr, const QColor& fill, const QString& letter, bo
     p.setPen(Qt::NoPen);
     p.setBrush(fill);
     const QRectF r(0.5, 0.5, size - 1.0, size - 1.0);
-    if (round)
-        p.drawEllipse(r);
-    else
-        p.drawRoundedRect(r, size * 0.22, size * 0.22);
+    if (round) p.drawEllipse(r);
+    else p.drawRoundedRect(r, size * 0.22, size * 0.22);
     QFont f;
     f.setBold(true);
     f.setPixelSize(qRound(size * (letter.size() > 1 ? 0.5 : 0.68)));
@@ -36,7 +34,7 @@ QIcon makeIcon(const QColor& fill, const QString& letter, bool round) {
     return icon;
 }
 
-} // namespace
+}  // namespace
 
 QIcon kindIcon(EntryKind kind) {
     static QHash<int, QIcon> cache;
@@ -69,4 +67,4 @@ QIcon healthIcon(Health health) {
     return {};
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -13,4 +13,4 @@ QIcon kindIcon(EntryKind kind);
 enum class Health { Unknown, Verifying, Healthy, Damaged };
 QIcon healthIcon(Health health);
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -43,14 +43,13 @@ namespace {
 
 constexpr int kMaxRecent = 10;
 
-} // namespace
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_jobs(new JobTracker(this)), m_dirs(new DirectoryModel(this)), m_sidebar(new QTreeView(this)),
       m_workspace(new QTabWidget(this)), m_stack(new QStackedWidget(this)), m_welcome(new QWidget(this)),
       m_tree(new ObjectTreePane(m_jobs, this)), m_error(new ErrorPanel(this)), m_inspector(new TensorInspector(m_jobs, this)),
-      m_restore(new RestoreView(m_jobs, this)),
-      m_splitter(new QSplitter(this)), m_location(new QLabel(this)) {
+      m_restore(new RestoreView(m_jobs, this)), m_splitter(new QSplitter(this)), m_location(new QLabel(this)) {
     setWindowTitle(tr("Checkpoint Explorer"));
     setAcceptDrops(true);
 
@@ -154,7 +153,8 @@ void MainWindow::createActions() {
     tools->setObjectName(QStringLiteral("mainToolBar"));
     tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
 
-    QAction* open = file->addAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open Checkpoint\u2026"), this, &MainWindow::openDialog);
+    QAction* open = file->addAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open Checkpoint\u2026"), this,
+                                    &MainWindow::openDialog);
     open->setShortcut(QKeySequence::Open);
     QAction* openDir = file->addAction(style()->standardIcon(QStyle::SP_DirOpenIcon), tr("Open &Directory\u2026"), this,
                                        &MainWindow::openDirectoryDialog);
@@ -168,7 +168,8 @@ void MainWindow::createActions() {
     quit->setShortcut(QKeySequence::Quit);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    QAction* refreshAction = view->addAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("&Refresh"), this, &MainWindow::refresh);
+    QAction* refreshAction =
+        view->addAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("&Refresh"), this, &MainWindow::refresh);
     refreshAction->setShortcut(QKeySequence::Refresh);
     QAction* find = view->addAction(tr("&Find\u2026"), m_tree, &ObjectTreePane::focusFilter);
     find->setShortcut(QKeySequence::Find);
@@ -190,8 +191,8 @@ void MainWindow::createActions() {
 }
 
 void MainWindow::openDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open Checkpoint"), m_currentPath,
-                                                      tr("Checkpoint index (*.index);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open Checkpoint"), m_currentPath, tr("Checkpoint index (*.index);;All files (*)"));
     if (!path.isEmpty()) openPath(path);
 }
 
@@ -260,7 +261,8 @@ void MainWindow::openPath(const QString& rawPath) {
             m_error->showError(tr("Cannot open %1").arg(path), r.error, r.problems);
             m_stack->setCurrentWidget(m_error);
             m_location->setText(r.error);
-            if (!r.prefix.isEmpty()) m_dirs->setHealth(r.prefix, Health::Damaged, (QStringList{r.error} + r.problems).join(QLatin1Char('\n')));
+            if (!r.prefix.isEmpty())
+                m_dirs->setHealth(r.prefix, Health::Damaged, (QStringList{r.error} + r.problems).join(QLatin1Char('\n')));
             // Point the sidebar at the failed checkpoint, or at nothing.
             m_sidebar->setCurrentIndex(m_dirs->indexForPrefix(r.prefix));
             emit checkpointOpened(false);
@@ -303,32 +305,35 @@ void MainWindow::showSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot
 
 void MainWindow::listDirectory(const QString& dir) {
     auto job = m_jobs->start(tr("Listing %1").arg(dir));
-    whenDone(this, QtConcurrent::run(jobPool(), [dir] { return ui::listDirectory(dir); }), [this, job](const DirectoryListing& l) {
-        m_jobs->finish(job);
-        const bool known = m_dirs->indexForDirectory(l.dir).isValid();
-        m_dirs->setListing(l);
-        const QModelIndex dirIndex = m_dirs->indexForDirectory(l.dir);
-        if (!dirIndex.isValid()) return;  // a directory that does not exist is not listed
-        // Directory rows have no step/time/size: let the (often long) name use the width.
-        m_sidebar->setFirstColumnSpanned(dirIndex.row(), {}, true);
-        // A Step column only earns its width when some checkpoint has a step.
-        bool anyStep = false;
-        for (const QString& d : m_dirs->directories()) {
-            const QModelIndex di = m_dirs->indexForDirectory(d);
-            for (int r = 0; r < m_dirs->rowCount(di) && !anyStep; ++r)
-                anyStep = !m_dirs->index(r, 1, di).data().toString().isEmpty();
-        }
-        m_sidebar->setColumnHidden(1, !anyStep);
-        m_sidebar->expand(dirIndex);
-        if (m_snapshot)
-            if (const QModelIndex i = m_dirs->indexForPrefix(QString::fromStdString(m_snapshot->checkpoint->prefix())); i.isValid())
-                m_sidebar->setCurrentIndex(i);
-        for (const CheckpointListEntry& e : l.listing.checkpoints) {
-            const QString prefix = QString::fromStdString(e.prefix);
-            const auto health = static_cast<Health>(m_dirs->data(m_dirs->indexForPrefix(prefix), DirectoryModel::HealthRole).toInt());
-            if (!known || health == Health::Unknown) queueVerify(prefix);
-        }
-    });
+    whenDone(this, QtConcurrent::run(jobPool(), [dir] { return ui::listDirectory(dir); }),
+             [this, job](const DirectoryListing& l) {
+                 m_jobs->finish(job);
+                 const bool known = m_dirs->indexForDirectory(l.dir).isValid();
+                 m_dirs->setListing(l);
+                 const QModelIndex dirIndex = m_dirs->indexForDirectory(l.dir);
+                 if (!dirIndex.isValid()) return;  // a directory that does not exist is not listed
+                 // Directory rows have no step/time/size: let the (often long) name use the width.
+                 m_sidebar->setFirstColumnSpanned(dirIndex.row(), {}, true);
+                 // A Step column only earns its width when some checkpoint has a step.
+                 bool anyStep = false;
+                 for (const QString& d : m_dirs->directories()) {
+                     const QModelIndex di = m_dirs->indexForDirectory(d);
+                     for (int r = 0; r < m_dirs->rowCount(di) && !anyStep; ++r)
+                         anyStep = !m_dirs->index(r, 1, di).data().toString().isEmpty();
+                 }
+                 m_sidebar->setColumnHidden(1, !anyStep);
+                 m_sidebar->expand(dirIndex);
+                 if (m_snapshot)
+                     if (const QModelIndex i = m_dirs->indexForPrefix(QString::fromStdString(m_snapshot->checkpoint->prefix()));
+                         i.isValid())
+                         m_sidebar->setCurrentIndex(i);
+                 for (const CheckpointListEntry& e : l.listing.checkpoints) {
+                     const QString prefix = QString::fromStdString(e.prefix);
+                     const auto health =
+                         static_cast<Health>(m_dirs->data(m_dirs->indexForPrefix(prefix), DirectoryModel::HealthRole).toInt());
+                     if (!known || health == Health::Unknown) queueVerify(prefix);
+                 }
+             });
 }
 
 void MainWindow::queueVerify(const QString& prefix) {
@@ -349,10 +354,10 @@ void MainWindow::startNextVerify() {
     whenDone(this, QtConcurrent::run(jobPool(), verifyCheckpoint, prefix, job), [this, job](const VerifyResult& r) {
         m_jobs->finish(job);
         m_verifyJob.reset();
-        if (r.cancelled)
-            m_dirs->setHealth(r.prefix, Health::Unknown);
+        if (r.cancelled) m_dirs->setHealth(r.prefix, Health::Unknown);
         else
-            m_dirs->setHealth(r.prefix, r.problems.isEmpty() ? Health::Healthy : Health::Damaged, r.problems.join(QLatin1Char('\n')));
+            m_dirs->setHealth(r.prefix, r.problems.isEmpty() ? Health::Healthy : Health::Damaged,
+                              r.problems.join(QLatin1Char('\n')));
         emit healthChanged(r.prefix);
         startNextVerify();
     });
@@ -401,8 +406,7 @@ void MainWindow::addRecent(const QString& path) {
 void MainWindow::rebuildRecentMenu() {
     if (!m_recentMenu) return;
     m_recentMenu->clear();
-    for (const QString& path : std::as_const(m_recent))
-        m_recentMenu->addAction(path, this, [this, path] { openPath(path); });
+    for (const QString& path : std::as_const(m_recent)) m_recentMenu->addAction(path, this, [this, path] { openPath(path); });
     m_recentMenu->setEnabled(!m_recent.isEmpty());
     // The welcome page offers the last few as one-click buttons.
     QLayout* box = m_recentBox->layout();
@@ -459,4 +463,4 @@ void MainWindow::dropEvent(QDropEvent* event) {
         }
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

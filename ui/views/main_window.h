@@ -115,4 +115,4 @@ private:
     std::shared_ptr<JobControl> m_verifyJob;
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

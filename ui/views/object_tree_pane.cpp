@@ -22,7 +22,7 @@ namespace {
 // the user narrows the filter instead.
 constexpr int kMaxAutoExpandRows = 2000;
 
-} // namespace
+}  // namespace
 
 ObjectTreePane::ObjectTreePane(JobTracker* jobs, QWidget* parent)
     : QWidget(parent), m_jobs(jobs), m_model(new ObjectTreeModel(this)), m_view(new QTreeView(this)),
@@ -94,16 +94,15 @@ void ObjectTreePane::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snaps
     // refines it when its computation finishes.
     const TreeFilter f = currentFilter();
     std::shared_ptr<const VisibleSet> visible;
-    if (f.showKeys && f.showSlots)
-        visible = nullptr;
-    else
-        visible = computeVisibleSet(*m_snapshot, {f.showKeys, f.showSlots, QString(), false});
+    if (f.showKeys && f.showSlots) visible = nullptr;
+    else visible = computeVisibleSet(*m_snapshot, {f.showKeys, f.showSlots, QString(), false});
     m_model->setSnapshot(m_snapshot, visible);
     // A name-based checkpoint has no attributes or slots to toggle.
     const bool objectBased = m_snapshot->checkpoint->style() == CheckpointStyle::ObjectBased;
     m_keys->setEnabled(objectBased);
     m_slots->setEnabled(objectBased);
-    m_summary->setText(tr("%n tensor(s), %1", nullptr, static_cast<int>(m_snapshot->tensorCount)).arg(formatBytes(m_snapshot->storedBytes)));
+    m_summary->setText(
+        tr("%n tensor(s), %1", nullptr, static_cast<int>(m_snapshot->tensorCount)).arg(formatBytes(m_snapshot->storedBytes)));
     if (!f.text.isEmpty()) startFilter();
 }
 
@@ -141,7 +140,8 @@ void ObjectTreePane::applyVisibleSet(std::shared_ptr<const VisibleSet> visible) 
         expandMatches();
         m_summary->setText(tr("%n match(es)", nullptr, static_cast<int>(matches)));
     } else {
-        m_summary->setText(tr("%n tensor(s), %1", nullptr, static_cast<int>(m_snapshot->tensorCount)).arg(formatBytes(m_snapshot->storedBytes)));
+        m_summary->setText(
+            tr("%n tensor(s), %1", nullptr, static_cast<int>(m_snapshot->tensorCount)).arg(formatBytes(m_snapshot->storedBytes)));
     }
 }
 
@@ -169,4 +169,4 @@ void ObjectTreePane::onCurrentChanged() {
     emit selectionChanged(sel);
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

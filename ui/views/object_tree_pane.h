@@ -66,4 +66,4 @@ private:
     bool m_filtering = false;
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -49,4 +49,4 @@ QString computedOnText(const ComputedOn& on) {
     return PreviewPage::tr("Computed on CPU");
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

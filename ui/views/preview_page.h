@@ -75,4 +75,4 @@ private:
 // back to the CPU, verbatim.
 QString computedOnText(const ComputedOn& on);
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

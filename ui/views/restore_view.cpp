@@ -57,7 +57,7 @@ QListWidget* makeList(const QString& accessibleName, QWidget* parent) {
     return list;
 }
 
-} // namespace
+}  // namespace
 
 RestoreView::RestoreView(JobTracker* jobs, QWidget* parent)
     : QWidget(parent), m_jobs(jobs), m_tree(new ObjectTreePane(jobs, this)), m_targetLabel(new QLabel(this)),
@@ -69,7 +69,8 @@ RestoreView::RestoreView(JobTracker* jobs, QWidget* parent)
     m_confirmWrite = [this](const QString& prefix, const QString& failure) {
         QMessageBox box(QMessageBox::Warning, tr("Write Anyway?"),
                         tr("The restore failed, so %1 would hold the target's initial values where restored ones "
-                           "were expected.").arg(prefix),
+                           "were expected.")
+                            .arg(prefix),
                         QMessageBox::Cancel, this);
         box.setInformativeText(failure);
         QPushButton* write = box.addButton(tr("&Write Anyway"), QMessageBox::AcceptRole);
@@ -129,8 +130,9 @@ RestoreView::RestoreView(JobTracker* jobs, QWidget* parent)
         grid->addWidget(name, 2 * i, 1, 1, 1);
         grid->addWidget(m_message[i], 2 * i + 1, 0, 1, 2);
     }
-    m_expectPartial->setToolTip(tr("Like status.expect_partial(): silences the warnings logged for checkpoint values "
-                                   "the program did not use. The assertions still judge the match."));
+    m_expectPartial->setToolTip(
+        tr("Like status.expect_partial(): silences the warnings logged for checkpoint values "
+           "the program did not use. The assertions still judge the match."));
     connect(m_expectPartial, &QCheckBox::toggled, this, &RestoreView::scheduleMatch);
     grid->addWidget(m_expectPartial, 6, 0, 1, 2);
     sideLayout->addWidget(assertions);
@@ -148,7 +150,8 @@ RestoreView::RestoreView(JobTracker* jobs, QWidget* parent)
     m_mapping->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_mapping->verticalHeader()->hide();
     m_mapping->setAccessibleName(tr("Assignment map"));
-    m_mapping->setToolTip(tr("Checkpoint paths under OLD are matched as if they were under NEW in the program (like tf.train.init_from_checkpoint)"));
+    m_mapping->setToolTip(tr(
+        "Checkpoint paths under OLD are matched as if they were under NEW in the program (like tf.train.init_from_checkpoint)"));
     m_mapping->setMinimumHeight(90);
     connect(m_mapping, &QTableWidget::itemChanged, this, &RestoreView::scheduleMatch);
     mappingLayout->addWidget(m_mapping);
@@ -238,9 +241,9 @@ void RestoreView::chooseTarget() {
 
 void RestoreView::chooseOutput() {
     if (!m_snapshot) return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Write Restored Checkpoint To (Prefix)"),
-                                                      QFileInfo(QString::fromStdString(m_snapshot->checkpoint->prefix())).path() +
-                                                          QStringLiteral("/restored"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Write Restored Checkpoint To (Prefix)"),
+        QFileInfo(QString::fromStdString(m_snapshot->checkpoint->prefix())).path() + QStringLiteral("/restored"));
     if (!path.isEmpty()) restoreTo(path);
 }
 
@@ -347,8 +350,7 @@ void RestoreView::restoreTo(const QString& outPrefix, bool writeDespiteFailure) 
                  m_restoreJob.reset();
                  m_restore->setEnabled(m_snapshot != nullptr);
                  showRestoreResult(r);
-                 if (!r.refusedBecause.isEmpty() && m_confirmWrite(outPrefix, r.refusedBecause))
-                     restoreTo(outPrefix, true);
+                 if (!r.refusedBecause.isEmpty() && m_confirmWrite(outPrefix, r.refusedBecause)) restoreTo(outPrefix, true);
              });
 }
 
@@ -373,4 +375,4 @@ void RestoreView::showRestoreResult(const RestoreWriteResult& r) {
     emit restoreFinished(r.ok, r.prefix);
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

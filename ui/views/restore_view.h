@@ -105,4 +105,4 @@ private:
     bool m_stale = false;
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

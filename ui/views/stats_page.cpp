@@ -12,19 +12,32 @@
 namespace ckpt::ui {
 namespace {
 
-enum Field { CountField, FiniteField, MinField, MaxField, MeanField, StdField, AbsMaxField, ZerosField, NanField, PosInfField,
-             NegInfField, kFieldCount };
+enum Field {
+    CountField,
+    FiniteField,
+    MinField,
+    MaxField,
+    MeanField,
+    StdField,
+    AbsMaxField,
+    ZerosField,
+    NanField,
+    PosInfField,
+    NegInfField,
+    kFieldCount
+};
 
 // Enough digits to tell float32 neighbours apart.
 QString number(double v) { return std::isnan(v) ? StatsPage::tr("n/a (no finite values)") : QLocale().toString(v, 'g', 9); }
 
 QString count(int64_t n, int64_t total) {
-    const QString s = QLocale().toString(static_cast<qlonglong>(n));
+    QString s = QLocale().toString(static_cast<qlonglong>(n));
     if (n == 0 || total == 0) return s;
-    return StatsPage::tr("%1 (%2%)").arg(s, QLocale().toString(100.0 * static_cast<double>(n) / static_cast<double>(total), 'g', 3));
+    return StatsPage::tr("%1 (%2%)")
+        .arg(s, QLocale().toString(100.0 * static_cast<double>(n) / static_cast<double>(total), 'g', 3));
 }
 
-} // namespace
+}  // namespace
 
 StatsPage::StatsPage(QWidget* parent)
     : PreviewPage(parent), m_form(new QFormLayout), m_message(new QLabel(this)), m_device(new QLabel(this)) {
@@ -33,8 +46,8 @@ StatsPage::StatsPage(QWidget* parent)
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_message->setAccessibleName(tr("Statistics status"));
     layout->addWidget(m_message);
-    const QStringList labels{tr("Elements:"), tr("Finite:"), tr("Min:"), tr("Max:"), tr("Mean:"), tr("Std:"),
-                             tr("Abs max:"), tr("Zeros:"), tr("NaN:"), tr("+Inf:"), tr("\u2212Inf:")};
+    const QStringList labels{tr("Elements:"), tr("Finite:"), tr("Min:"), tr("Max:"),  tr("Mean:"),     tr("Std:"),
+                             tr("Abs max:"),  tr("Zeros:"),  tr("NaN:"), tr("+Inf:"), tr("\u2212Inf:")};
     for (const QString& l : labels) {
         auto* value = new QLabel(this);
         value->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -43,8 +56,9 @@ StatsPage::StatsPage(QWidget* parent)
         m_fields.append(value);
     }
     m_form->itemAt(MeanField, QFormLayout::LabelRole)->widget()->setToolTip(tr("Mean of the finite values"));
-    m_form->itemAt(StdField, QFormLayout::LabelRole)->widget()->setToolTip(
-        tr("Population standard deviation (ddof = 0) of the finite values"));
+    m_form->itemAt(StdField, QFormLayout::LabelRole)
+        ->widget()
+        ->setToolTip(tr("Population standard deviation (ddof = 0) of the finite values"));
     layout->addLayout(m_form);
     m_device->setWordWrap(true);
     m_device->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -101,4 +115,4 @@ bool StatsPage::showResult(const StatsResult& result) {
     return true;
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -39,4 +39,4 @@ private:
     QLabel* m_device;
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -26,7 +26,7 @@ enum Field { KeyField, DTypeField, ShapeField, ElementsField, StoredField, Locat
 
 QString hex32(uint32_t v) { return QStringLiteral("0x%1").arg(v, 8, 16, QLatin1Char('0')); }
 
-} // namespace
+}  // namespace
 
 TensorInspector::TensorInspector(JobTracker* jobs, QWidget* parent)
     : QWidget(parent), m_jobs(jobs), m_title(new QLabel(this)), m_form(new QFormLayout), m_status(new QLabel(this)),
@@ -87,13 +87,12 @@ void TensorInspector::setSelection(const TensorSelection& selection) {
     m_status->hide();
     for (InspectorPage* p : std::as_const(m_pages)) p->setSelection(selection);
     const TensorInfo* t = selection.info;
-    if (!selection.snapshot)
-        m_title->clear();  // the centre already says nothing is open
+    if (!selection.snapshot) m_title->clear();  // the centre already says nothing is open
     else if (!t)
-        m_title->setText(selection.path.isEmpty() ? tr("Select a variable to inspect its tensor")
-                                                  : tr("%1\n\nThis object holds no tensor of its own; select a variable.").arg(selection.path));
-    else
-        m_title->setText(selection.path);
+        m_title->setText(selection.path.isEmpty()
+                             ? tr("Select a variable to inspect its tensor")
+                             : tr("%1\n\nThis object holds no tensor of its own; select a variable.").arg(selection.path));
+    else m_title->setText(selection.path);
     for (int i = 0; i < kFieldCount; ++i) {
         m_fields[i]->setVisible(t != nullptr);
         m_form->labelForField(m_fields[i])->setVisible(t != nullptr);
@@ -102,18 +101,19 @@ void TensorInspector::setSelection(const TensorSelection& selection) {
     if (!t) return;
     setField(KeyField, QString::fromStdString(t->key));
     setField(DTypeField, QStringLiteral("%1 (%2)").arg(QString::fromLatin1(dataTypeShortName(t->dtype)),
-                                                      QString::fromLatin1(dataTypeName(t->dtype))));
+                                                       QString::fromLatin1(dataTypeName(t->dtype))));
     setField(ShapeField, QString::fromStdString(t->shape.toString()));
     const auto n = t->shape.numElements();
     setField(ElementsField, n ? QLocale().toString(static_cast<qlonglong>(*n)) : tr("overflows int64"));
-    setField(StoredField, tr("%1 (%2 bytes)").arg(formatBytes(t->storedBytes()), QLocale().toString(static_cast<qlonglong>(t->storedBytes()))));
+    setField(
+        StoredField,
+        tr("%1 (%2 bytes)").arg(formatBytes(t->storedBytes()), QLocale().toString(static_cast<qlonglong>(t->storedBytes()))));
     if (t->isPartitioned())
         setField(LocationField, tr("partitioned into %n slice(s)", nullptr, static_cast<int>(t->slices.size())));
     else
-        setField(LocationField, tr("shard %1, offset %2, crc32c %3")
-                                    .arg(t->region.shardId)
-                                    .arg(t->region.offset)
-                                    .arg(hex32(t->region.maskedCrc32c)));
+        setField(
+            LocationField,
+            tr("shard %1, offset %2, crc32c %3").arg(t->region.shardId).arg(t->region.offset).arg(hex32(t->region.maskedCrc32c)));
     if (!isDecodable(t->dtype)) {
         m_status->setText(tr("%1 values cannot be decoded.").arg(QString::fromLatin1(dataTypeName(t->dtype))));
         m_status->show();
@@ -136,21 +136,21 @@ void TensorInspector::loadValues() {
     const quint64 generation = m_generation;
     auto job = m_jobs->start(tr("Reading %1").arg(QString::fromStdString(m_selection.info->key)));
     whenDone(this, QtConcurrent::run(jobPool(), readTensor, m_selection.snapshot->checkpoint, m_selection.info),
-        [this, job, generation](const TensorResult& r) {
-            m_jobs->finish(job);
-            // A newer selection superseded this read; its own read is running.
-            if (generation != m_generation) return;
-            m_loading = false;
-            if (!r.tensor) {
-                m_status->setText(r.error);
-                m_status->show();
-                for (InspectorPage* p : std::as_const(m_pages)) p->setValues(nullptr);
-                emit valuesReady(false);
-                return;
-            }
-            for (InspectorPage* p : std::as_const(m_pages)) p->setValues(r.tensor);
-            emit valuesReady(true);
-        });
+             [this, job, generation](const TensorResult& r) {
+                 m_jobs->finish(job);
+                 // A newer selection superseded this read; its own read is running.
+                 if (generation != m_generation) return;
+                 m_loading = false;
+                 if (!r.tensor) {
+                     m_status->setText(r.error);
+                     m_status->show();
+                     for (InspectorPage* p : std::as_const(m_pages)) p->setValues(nullptr);
+                     emit valuesReady(false);
+                     return;
+                 }
+                 for (InspectorPage* p : std::as_const(m_pages)) p->setValues(r.tensor);
+                 emit valuesReady(true);
+             });
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -57,4 +57,4 @@ private:
     bool m_loading = false;
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

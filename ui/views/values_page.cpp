@@ -74,10 +74,8 @@ void ValuesPage::setSelection(const TensorSelection& selection) {
     m_selection = selection;
     m_model->setTensor(nullptr);
     rebuildSelectors();
-    if (!selection.info)
-        m_message->setText(tr("Select a variable or tensor to see its values."));
-    else
-        m_message->setText(tr("Reading values\u2026"));
+    if (!selection.info) m_message->setText(tr("Select a variable or tensor to see its values."));
+    else m_message->setText(tr("Reading values\u2026"));
     m_message->setVisible(true);
     m_copy->setEnabled(false);
     m_export->setEnabled(false);
@@ -170,8 +168,8 @@ void ValuesPage::exportInteractive() {
     if (!m_selection.info) return;
     QString name = QString::fromStdString(m_selection.info->key);
     name.replace(QLatin1Char('/'), QLatin1Char('_'));
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export tensor"), name + QStringLiteral(".npy"),
-                                                      tr("NumPy arrays (*.npy)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export tensor"), name + QStringLiteral(".npy"), tr("NumPy arrays (*.npy)"));
     if (path.isEmpty() || !m_model->tensor()) return;
     // Writing can take seconds for a large tensor: off the GUI thread.
     m_export->setEnabled(false);
@@ -182,4 +180,4 @@ void ValuesPage::exportInteractive() {
              });
 }
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -53,4 +53,4 @@ private:
     QPushButton* m_export;
 };
 
-} // namespace ckpt::ui
+}  // namespace ckpt::ui

@@ -32,4 +32,4 @@ std::optional<DataFileName> parseDataFileName(std::string_view path);
 // any other path is returned unchanged.
 std::string bundlePrefixOf(std::string_view path);
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -37,7 +37,9 @@ Result<BundleHeader> readBundleHeader(std::string_view prefix);
 // file in messages.
 Result<BundleHeader> parseBundleHeader(std::string_view value, const std::string& indexPath);
 
-namespace platform { class RandomAccessFile; }
+namespace platform {
+class RandomAccessFile;
+}  // namespace platform
 
 class BundleReader {
 public:
@@ -92,4 +94,4 @@ private:
     mutable std::vector<std::unique_ptr<platform::RandomAccessFile>> m_files;
 };
 
-} // namespace ckpt
+}  // namespace ckpt

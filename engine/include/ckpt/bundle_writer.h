@@ -24,7 +24,9 @@
 
 namespace ckpt {
 
-namespace pipeline { class WritableFile; }
+namespace pipeline {
+class WritableFile;
+}  // namespace pipeline
 
 class BundleWriter {
 public:
@@ -40,8 +42,7 @@ public:
     Status add(std::string_view key, const Tensor& value);
     // Adds one slice of a partitioned tensor of 'fullShape'. A slice that
     // covers the whole tensor is stored as a plain entry (§5.7).
-    Status addSlice(std::string_view fullKey, const TensorShape& fullShape, const TensorSlice& slice,
-                    const Tensor& sliceValue);
+    Status addSlice(std::string_view fullKey, const TensorShape& fullShape, const TensorSlice& slice, const Tensor& sliceValue);
     // Adds an already encoded region (as a reader returns it: raw bytes for
     // fixed-size types, §5.4/§5.5 encoding for strings and variants); the
     // checksum is computed here. Used to copy tensors between bundles.
@@ -72,5 +73,4 @@ private:
 // for fixed-size types, lengths + length checksum + bytes for strings.
 std::vector<uint8_t> encodeTensorRegion(const Tensor& value);
 
-
-} // namespace ckpt
+}  // namespace ckpt

@@ -24,4 +24,4 @@ private:
 // if they touch shared state.
 using ProgressSink = std::function<void(int64_t done, int64_t total, std::string_view phase)>;
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -56,4 +56,4 @@ private:
     std::optional<ObjectGraph> m_graph;
 };
 
-} // namespace ckpt
+}  // namespace ckpt

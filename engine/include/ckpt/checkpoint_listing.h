@@ -17,10 +17,10 @@
 namespace ckpt {
 
 struct CheckpointListEntry {
-    std::string prefix;      // directory joined with the name
-    std::string name;        // "ckpt-3"
-    CheckpointStep step;     // number, stored step and where it came from
-    double modified = 0;     // of the .index, seconds since the Unix epoch
+    std::string prefix;   // directory joined with the name
+    std::string name;     // "ckpt-3"
+    CheckpointStep step;  // number, stored step and where it came from
+    double modified = 0;  // of the .index, seconds since the Unix epoch
     // The index plus the data files of the shard count its header names.
     // Data files of another shard count (left by an earlier save at the same
     // prefix) are not the checkpoint's: they are counted in staleDataFiles.
@@ -28,10 +28,10 @@ struct CheckpointListEntry {
     int32_t shards = 0;
     int32_t missingShards = 0;  // named by the header but absent
     int32_t staleDataFiles = 0;
-    int64_t tensors = -1;       // -1 when not counted or the index cannot be read
-    bool inStateFile = false;   // listed in all_model_checkpoint_paths
-    bool isLatest = false;      // the state file's model_checkpoint_path
-    Status error;               // why the index cannot be read
+    int64_t tensors = -1;      // -1 when not counted or the index cannot be read
+    bool inStateFile = false;  // listed in all_model_checkpoint_paths
+    bool isLatest = false;     // the state file's model_checkpoint_path
+    Status error;              // why the index cannot be read
 };
 
 struct CheckpointListing {
@@ -57,4 +57,4 @@ Result<CheckpointListing> listCheckpoints(std::string_view dir, const Checkpoint
 // nothing is returned unchanged (listCheckpoints then reports it).
 std::string checkpointDirectoryFor(std::string_view openedPath);
 
-} // namespace ckpt
+}  // namespace ckpt

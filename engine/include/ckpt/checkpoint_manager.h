@@ -34,10 +34,10 @@ namespace ckpt {
 
 struct CheckpointManagerOptions {
     std::string checkpointName = "ckpt";
-    std::optional<int> maxToKeep = 5;            // nullopt keeps everything
+    std::optional<int> maxToKeep = 5;  // nullopt keeps everything
     std::optional<double> keepCheckpointEveryNHours;
-    std::optional<int64_t> checkpointInterval;   // needs stepCounter
-    std::shared_ptr<Variable> stepCounter;       // int64 or int32 scalar
+    std::optional<int64_t> checkpointInterval;  // needs stepCounter
+    std::shared_ptr<Variable> stepCounter;      // int64 or int32 scalar
     bool async = false;
     // Async only: Eager copies every variable before save() returns, so
     // variables may then be changed any way; Deferred returns once they are
@@ -64,8 +64,7 @@ struct SaveReport {
 class CheckpointManager {
 public:
     // Reads <directory>/checkpoint (a corrupt one is a DataLoss error naming it).
-    [[nodiscard]] static Result<std::unique_ptr<CheckpointManager>> create(std::shared_ptr<Trackable> root,
-                                                                           std::string directory,
+    [[nodiscard]] static Result<std::unique_ptr<CheckpointManager>> create(std::shared_ptr<Trackable> root, std::string directory,
                                                                            CheckpointManagerOptions options);
     ~CheckpointManager();
     CheckpointManager(const CheckpointManager&) = delete;
@@ -94,4 +93,4 @@ private:
     std::string m_directory;
 };
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -11,7 +11,7 @@
 namespace ckpt {
 
 struct CheckpointState {
-    std::string modelCheckpointPath;                 // as written (may be relative)
+    std::string modelCheckpointPath;  // as written (may be relative)
     std::vector<std::string> allModelCheckpointPaths;
     std::vector<double> allModelCheckpointTimestamps;
     double lastPreservedTimestamp = 0;
@@ -34,4 +34,4 @@ Status writeCheckpointState(const std::string& dir, const CheckpointState& state
 // Joins a state-file path with the directory unless it is absolute.
 std::string resolveStatePath(const std::string& dir, const std::string& path);
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -42,4 +42,4 @@ CheckpointStep checkpointStep(std::string_view prefix, const BundleReader* reade
 // unreadable is skipped, as checkpointStep does.
 Result<CheckpointStep> readCheckpointStep(std::string_view prefix);
 
-} // namespace ckpt
+}  // namespace ckpt

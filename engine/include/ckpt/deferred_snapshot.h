@@ -31,7 +31,7 @@ class DeferredSnapshot final : public VariablePin {
 public:
     // Buffers come from (and, after the write, go back to) 'buffers'.
     [[nodiscard]] static Result<std::shared_ptr<DeferredSnapshot>> start(const Trackable& root,
-                                                                          std::shared_ptr<SnapshotBuffers> buffers);
+                                                                         std::shared_ptr<SnapshotBuffers> buffers);
     ~DeferredSnapshot() override;
 
     int64_t tensorCount() const { return m_tensorCount; }
@@ -64,4 +64,4 @@ private:
     std::atomic<int64_t> m_stallNanoseconds{0};
 };
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -28,7 +28,7 @@ struct DemoTrainOptions {
     int maxToKeep = 3;
     bool async = false;
     std::optional<int64_t> maxShardBytes;
-    int replicas = 1;       // >1 saves VARIABLE_VALUE + parallel_component_<i>
+    int replicas = 1;  // >1 saves VARIABLE_VALUE + parallel_component_<i>
     int hidden = 32;
     uint64_t seed = 1;
 };
@@ -52,7 +52,6 @@ Result<std::shared_ptr<Trackable>> makeDemoModel(int hidden, int replicas, uint6
 
 // Trains, saving every saveEvery steps and after the last one. 'progress'
 // (may be empty) is called at each save.
-Result<DemoRun> runDemoTraining(const DemoTrainOptions& options,
-                                const std::function<void(const DemoProgress&)>& progress = {});
+Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::function<void(const DemoProgress&)>& progress = {});
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -54,8 +54,8 @@ struct DisplayEntry {
     // when the bundle lacks it.
     const TensorInfo* tensor = nullptr;
     const ObjectAttribute* attribute = nullptr;  // Attribute rows
-    int32_t slotOf = -1;       // slot variables: the original variable's node
-    bool underSlot = false;    // a slot variable or inside one
+    int32_t slotOf = -1;                         // slot variables: the original variable's node
+    bool underSlot = false;                      // a slot variable or inside one
 };
 
 struct DisplayTreeOptions {
@@ -70,4 +70,4 @@ struct DisplayTree {
 
 DisplayTree buildDisplayTree(const Checkpoint& checkpoint, const DisplayTreeOptions& options = {});
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -72,4 +72,4 @@ bool isComplex(DataType type);
 bool isSignedInteger(DataType type);
 bool isUnsignedInteger(DataType type);
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -19,7 +19,9 @@
 
 namespace ckpt {
 
-namespace restore { class Coordinator; }
+namespace restore {
+class Coordinator;
+}  // namespace restore
 
 class LoadStatus {
 public:
@@ -64,4 +66,4 @@ private:
     std::shared_ptr<Trackable> m_root;
 };
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -38,27 +38,27 @@ struct AssertionVerdict {
 };
 
 enum class NodeMatchState {
-    Matched,            // bound to a program object; every attribute restored
-    PartiallyMatched,   // bound, but some checkpoint attributes have no program attribute
-    Mismatch,           // bound, but a value did not fit (dtype/shape) or could not be read
-    PendingSlot,        // a slot variable waiting for its optimizer, variable or slot creation
-    Unresolved,         // no program object (yet): restore-on-create may still bind it
+    Matched,           // bound to a program object; every attribute restored
+    PartiallyMatched,  // bound, but some checkpoint attributes have no program attribute
+    Mismatch,          // bound, but a value did not fit (dtype/shape) or could not be read
+    PendingSlot,       // a slot variable waiting for its optimizer, variable or slot creation
+    Unresolved,        // no program object (yet): restore-on-create may still bind it
 };
 std::string_view nodeMatchStateName(NodeMatchState s);  // "matched", "partially_matched", ...
 
 struct AttributeMatch {
-    std::string name;            // VARIABLE_VALUE, parallel_component_1, ...
+    std::string name;  // VARIABLE_VALUE, parallel_component_1, ...
     std::string checkpointKey;
     DataType dtype = DataType::Invalid;  // from the index; Invalid when the key is missing
     TensorShape shape;
-    bool restored = false;       // assigned (or, when values are not read, found compatible)
-    bool unused = false;         // the bound object has no such attribute
-    std::string error;           // dtype/shape mismatch or read failure, naming both sides
+    bool restored = false;  // assigned (or, when values are not read, found compatible)
+    bool unused = false;    // the bound object has no such attribute
+    std::string error;      // dtype/shape mismatch or read failure, naming both sides
 };
 
 struct CheckpointNodeMatch {
     int32_t id = 0;
-    std::string path;            // TensorFlow's pretty name
+    std::string path;  // TensorFlow's pretty name
     ObjectKind kind = ObjectKind::Object;
     NodeMatchState state = NodeMatchState::Unresolved;
     bool hasAttributes = false;  // only such nodes can fail assert_consumed
@@ -75,16 +75,16 @@ struct ProgramObjectMatch {
     ProgramObjectKind kind = ProgramObjectKind::Object;
     bool hasAttributes = false;  // variables; only they can fail assert_existing_objects_matched
     bool bound = false;
-    int32_t checkpointNode = -1; // first checkpoint node bound to it
+    int32_t checkpointNode = -1;         // first checkpoint node bound to it
     DataType dtype = DataType::Invalid;  // variables only
     TensorShape shape;
     int replicas = 0;
-    bool restored = false;       // a value was assigned (or would be, without reading values)
+    bool restored = false;  // a value was assigned (or would be, without reading values)
 };
 
 struct MatchReport {
-    std::string checkpointPrefix;  // empty for an initialization-only status
-    std::string style;             // "object-based", "name-based", "none"
+    std::string checkpointPrefix;                      // empty for an initialization-only status
+    std::string style;                                 // "object-based", "name-based", "none"
     std::vector<CheckpointNodeMatch> checkpointNodes;  // by node id (name-based: one per tensor)
     std::vector<ProgramObjectMatch> programObjects;    // breadth-first from the root
     std::vector<AssertionVerdict> verdicts;            // consumed, existing, nontrivial
@@ -101,4 +101,4 @@ struct MatchReport {
 // JSON text of the report (docs/cli.md, "ckpt restore").
 std::string matchReportJson(const MatchReport& report, int indent = -1);
 
-} // namespace ckpt
+}  // namespace ckpt

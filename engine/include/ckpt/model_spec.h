@@ -36,4 +36,4 @@ std::string modelSpecJson(const Trackable& root, bool includeValues = false);
 // checkpoint (prefix, directory, SavedModel) used as a template.
 Result<std::shared_ptr<Trackable>> openRestoreTarget(std::string_view target);
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -18,4 +18,4 @@ std::string_view npyDescr(DataType dtype);
 // Everything a .npy file holds before its data.
 std::string npyPreamble(std::string_view descr, const TensorShape& shape);
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -51,8 +51,8 @@ struct ObjectNode {
     // Escaped key path on the first BFS path ("model/dense/kernel"), as used in
     // checkpoint keys; empty for the root, slot variables and unreachable nodes.
     std::string keyPath;
-    int32_t parentId = -1;     // first BFS parent; -1 for root, slots, unreachable
-    std::string localName;     // name of the edge from parentId
+    int32_t parentId = -1;  // first BFS parent; -1 for root, slots, unreachable
+    std::string localName;  // name of the edge from parentId
     ObjectKind kind = ObjectKind::Object;
     std::vector<ObjectChild> children;
     std::vector<ObjectAttribute> attributes;
@@ -93,4 +93,4 @@ inline constexpr std::string_view kObjectGraphKey = "_CHECKPOINTABLE_OBJECT_GRAP
 inline constexpr std::string_view kVariableValue = "VARIABLE_VALUE";
 inline constexpr std::string_view kParallelComponent = "parallel_component_";
 
-} // namespace ckpt
+}  // namespace ckpt

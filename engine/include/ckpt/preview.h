@@ -37,8 +37,8 @@ namespace ckpt {
 struct TensorView {
     DataType dtype = DataType::Invalid;
     TensorShape shape;
-    std::span<const uint8_t> bytes;         // fixed-size types, little-endian row-major
-    std::span<const std::string> strings;   // DT_STRING
+    std::span<const uint8_t> bytes;        // fixed-size types, little-endian row-major
+    std::span<const std::string> strings;  // DT_STRING
 
     static TensorView of(const Tensor& tensor) { return {tensor.dtype, tensor.shape, tensor.bytes, tensor.strings}; }
     int64_t numElements() const { return shape.numElements().value_or(0); }
@@ -80,9 +80,9 @@ struct TensorStats {
 };
 
 struct HistogramRequest {
-    int bins = 64;                   // 1 ... kMaxHistogramBins
-    std::optional<double> lo, hi;    // default: finite [min, max]
-    bool logCounts = false;          // presentation hint, counts stay linear
+    int bins = 64;                 // 1 ... kMaxHistogramBins
+    std::optional<double> lo, hi;  // default: finite [min, max]
+    bool logCounts = false;        // presentation hint, counts stay linear
 };
 inline constexpr int kMaxHistogramBins = 4096;
 
@@ -90,9 +90,9 @@ inline constexpr int kMaxHistogramBins = 4096;
 // last edge = hi, the last bin closed. lo == hi widens to [lo-0.5, hi+0.5].
 struct Histogram {
     double lo = 0, hi = 0;
-    std::vector<double> edges;    // bins + 1
-    std::vector<int64_t> counts;  // bins
-    int64_t below = 0, above = 0; // finite or infinite values outside [lo, hi]
+    std::vector<double> edges;     // bins + 1
+    std::vector<int64_t> counts;   // bins
+    int64_t below = 0, above = 0;  // finite or infinite values outside [lo, hi]
     int64_t nans = 0;
     bool logCounts = false;
     bool stringLengths = false;
@@ -115,10 +115,10 @@ struct HeatmapRequest {
 
 struct Heatmap {
     int width = 0, height = 0;
-    std::vector<double> values;   // height*width pooled values (NaN: no finite value)
-    std::vector<uint8_t> rgba;    // height*width*4
-    std::string colormap;         // the colormap used (auto resolved)
-    double lo = 0, hi = 0;        // values mapped to the colormap's ends
+    std::vector<double> values;  // height*width pooled values (NaN: no finite value)
+    std::vector<uint8_t> rgba;   // height*width*4
+    std::string colormap;        // the colormap used (auto resolved)
+    double lo = 0, hi = 0;       // values mapped to the colormap's ends
     int rowAxis = -1, colAxis = -1;
     ComputedOn computedOn;
 };
@@ -127,11 +127,10 @@ std::vector<std::string> heatmapColormapNames();
 
 // InvalidArgument for variant/resource dtypes and for bad requests.
 Result<TensorStats> computeStats(const TensorView& tensor, const PreviewOptions& options = {});
-Result<Histogram> computeHistogram(const TensorView& tensor, const HistogramRequest& request,
-                                   const PreviewOptions& options = {});
+Result<Histogram> computeHistogram(const TensorView& tensor, const HistogramRequest& request, const PreviewOptions& options = {});
 // Heatmaps run on the CPU (pooling is cheap next to reading the tensor).
 Result<Heatmap> renderHeatmap(const TensorView& tensor, const HeatmapRequest& request);
 // 8-bit RGBA PNG via libpng. Fails with the file name and libpng's message.
 Status writePng(const Heatmap& heatmap, const std::string& path);
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -16,4 +16,4 @@ namespace ckpt {
 
 Result<SaveStats> reshardCheckpoint(const std::string& source, const std::string& dstPrefix, const SaveOptions& options);
 
-} // namespace ckpt
+}  // namespace ckpt

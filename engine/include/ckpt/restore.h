@@ -61,11 +61,12 @@ struct RestoreOptions {
 // Fails only when the checkpoint cannot be used at all (unreadable object
 // graph, a mapping that makes two checkpoint paths collide); mismatches are
 // recorded in the status (LoadStatus::restoreErrors()) so the report stays whole.
-Result<LoadStatus> restoreCheckpoint(std::shared_ptr<const Checkpoint> checkpoint, std::shared_ptr<Trackable> root,
-                           const RestoreOptions& options = {});
+Result<LoadStatus> restoreCheckpoint(const std::shared_ptr<const Checkpoint>& checkpoint, const std::shared_ptr<Trackable>& root,
+                                     const RestoreOptions& options = {});
 // Opens 'path' (prefix, directory or SavedModel) and restores it.
-Result<LoadStatus> restoreCheckpoint(std::string_view path, std::shared_ptr<Trackable> root, const RestoreOptions& options = {});
+Result<LoadStatus> restoreCheckpoint(std::string_view path, const std::shared_ptr<Trackable>& root,
+                                     const RestoreOptions& options = {});
 // restore(None): the initialization-only status whose assertions always fail.
 LoadStatus initializationOnlyStatus(std::shared_ptr<Trackable> root);
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -26,16 +26,16 @@ struct RestoredWriteOptions {
     std::optional<Assertion> requiredAssertion;  // must pass too, when set
     bool writeDespiteFailure = false;            // the caller confirmed
     SaveOptions save;
-    VerifyOptions verify;                        // progress and cancellation
+    VerifyOptions verify;  // progress and cancellation
 };
 
 struct RestoredWrite {
-    std::string prefix;      // as requested, or as written
-    Status restoreFailure;   // the first restore error or the failed assertion
-    bool refused = false;    // not written because of restoreFailure
-    Status error;            // writing or verifying failed (Cancelled included)
-    std::optional<SaveStats> stats;     // set once written
-    std::optional<VerifyReport> verify; // set once verified
+    std::string prefix;                  // as requested, or as written
+    Status restoreFailure;               // the first restore error or the failed assertion
+    bool refused = false;                // not written because of restoreFailure
+    Status error;                        // writing or verifying failed (Cancelled included)
+    std::optional<SaveStats> stats;      // set once written
+    std::optional<VerifyReport> verify;  // set once verified
     bool written() const { return stats.has_value(); }
     // Written, and verify found nothing wrong.
     bool ok() const { return error.isOk() && stats && verify && verify->ok(); }
@@ -47,4 +47,4 @@ Status restoreFailure(const LoadStatus& status, std::optional<Assertion> require
 RestoredWrite writeRestoredVerified(const LoadStatus& status, const std::string& prefix,
                                     const RestoredWriteOptions& options = {});
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -28,8 +28,8 @@ namespace ckpt {
 // One tensor (or one slice of one) to store under a checkpoint key.
 struct SaveTensor {
     std::string key;
-    Tensor value;          // the slice's values when 'slice' is set
-    std::string device;    // the variable's device; empty = local host
+    Tensor value;        // the slice's values when 'slice' is set
+    std::string device;  // the variable's device; empty = local host
     std::optional<TensorSlice> slice;
     TensorShape fullShape;  // the whole tensor's shape (== value.shape unless sliced)
     // When set, the values are read from here and 'value' is unused: a
@@ -126,4 +126,4 @@ Result<std::shared_ptr<Variable>> saveCounter(Trackable& root);
 // "<prefix>-<counter>" and points <dir>/checkpoint at it. Returns the path.
 Result<std::string> saveCheckpoint(Trackable& root, const std::string& prefix, const SaveOptions& options);
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -34,4 +34,4 @@ private:
     std::multimap<size_t, std::vector<uint8_t>> m_free;
 };
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -15,14 +15,14 @@ namespace ckpt {
 
 enum class StatusCode {
     Ok,
-    InvalidArgument,   // the caller asked for something malformed
-    NotFound,          // a file, key or checkpoint does not exist
-    DataLoss,          // bytes on disk are corrupt or inconsistent
-    Unimplemented,     // a valid feature we do not support (e.g. resource dtype)
+    InvalidArgument,  // the caller asked for something malformed
+    NotFound,         // a file, key or checkpoint does not exist
+    DataLoss,         // bytes on disk are corrupt or inconsistent
+    Unimplemented,    // a valid feature we do not support (e.g. resource dtype)
     FailedPrecondition,
     OutOfRange,
     PermissionDenied,
-    ResourceExhausted, // disk full, memory limits
+    ResourceExhausted,  // disk full, memory limits
     AlreadyExists,
     Cancelled,
     Internal,
@@ -79,9 +79,18 @@ public:
     explicit operator bool() const { return ok(); }
     const Status& status() const { return m_status; }
 
-    T& value() & { assert(ok()); return *m_value; }
-    const T& value() const& { assert(ok()); return *m_value; }
-    T&& value() && { assert(ok()); return std::move(*m_value); }
+    T& value() & {
+        assert(ok());
+        return *m_value;
+    }
+    const T& value() const& {
+        assert(ok());
+        return *m_value;
+    }
+    T&& value() && {
+        assert(ok());
+        return std::move(*m_value);
+    }
     T& operator*() & { return value(); }
     const T& operator*() const& { return value(); }
     T&& operator*() && { return std::move(*this).value(); }
@@ -93,22 +102,24 @@ private:
     Status m_status;
 };
 
-} // namespace ckpt
+}  // namespace ckpt
 
 #define CKPT_CONCAT_INNER(a, b) a##b
 #define CKPT_CONCAT(a, b) CKPT_CONCAT_INNER(a, b)
 
-#define CKPT_RETURN_IF_ERROR(expr)                                                   \
-    do {                                                                             \
-        ::ckpt::Status ckpt_status_ = (expr);                                        \
-        if (!ckpt_status_.isOk()) return ckpt_status_;                               \
+#define CKPT_RETURN_IF_ERROR(expr)                     \
+    do {                                               \
+        ::ckpt::Status ckpt_status_ = (expr);          \
+        if (!ckpt_status_.isOk()) return ckpt_status_; \
     } while (0)
 
-#define CKPT_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr)                                   \
-    auto tmp = (expr);                                                               \
-    if (!tmp.ok()) return tmp.status();                                              \
+// 'lhs' is a declaration ("auto x"): it cannot be parenthesised.
+// NOLINTBEGIN(bugprone-macro-parentheses)
+#define CKPT_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+    auto tmp = (expr);                             \
+    if (!tmp.ok()) return tmp.status();            \
     lhs = std::move(tmp).value()
 
 // CKPT_ASSIGN_OR_RETURN(auto bundle, Bundle::open(p));
-#define CKPT_ASSIGN_OR_RETURN(lhs, expr)                                             \
-    CKPT_ASSIGN_OR_RETURN_IMPL(CKPT_CONCAT(ckpt_result_, __LINE__), lhs, expr)
+#define CKPT_ASSIGN_OR_RETURN(lhs, expr) CKPT_ASSIGN_OR_RETURN_IMPL(CKPT_CONCAT(ckpt_result_, __LINE__), lhs, expr)
+// NOLINTEND(bugprone-macro-parentheses)

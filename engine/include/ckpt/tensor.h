@@ -22,8 +22,8 @@ uint16_t floatToHalf(float value);      // round to nearest even
 struct Tensor {
     DataType dtype = DataType::Invalid;
     TensorShape shape;
-    std::vector<uint8_t> bytes;         // fixed-size types
-    std::vector<std::string> strings;   // DT_STRING
+    std::vector<uint8_t> bytes;        // fixed-size types
+    std::vector<std::string> strings;  // DT_STRING
 
     int64_t numElements() const { return shape.numElements().value_or(0); }
 
@@ -36,4 +36,4 @@ struct Tensor {
     double elementAsDouble(int64_t i) const;
 };
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -67,4 +67,4 @@ struct TensorInfo {
     int64_t storedBytes() const;
 };
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -162,5 +162,4 @@ private:
 // Zero tensor (empty strings for DT_STRING) of the given dtype and shape.
 Result<Tensor> zeroTensor(DataType dtype, const TensorShape& shape);
 
-} // namespace ckpt
-
+}  // namespace ckpt

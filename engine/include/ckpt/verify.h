@@ -38,4 +38,4 @@ struct VerifyOptions {
 // 'prefix' is a bundle prefix (see resolveCheckpoint for user paths).
 Result<VerifyReport> verifyBundle(std::string_view prefix, const VerifyOptions& options = {});
 
-} // namespace ckpt
+}  // namespace ckpt

@@ -43,7 +43,7 @@ Status parallelMemcpy(void* dst, const void* src, size_t bytes) {
     });
 }
 
-} // namespace
+}  // namespace
 
 Result<std::unique_ptr<CudaBackend>> CudaBackend::create() {
     int count = 0;
@@ -52,8 +52,8 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::create() {
         (void)cudaGetLastError();
         if (err == cudaErrorNoDevice) return failedPrecondition("no CUDA device");
         if (err == cudaErrorInsufficientDriver) return failedPrecondition("no CUDA driver (or one older than the runtime)");
-        return failedPrecondition(std::string("CUDA unavailable: ") + cudaGetErrorName(err) + " (" +
-                                  cudaGetErrorString(err) + ")");
+        return failedPrecondition(std::string("CUDA unavailable: ") + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) +
+                                  ")");
     }
     if (count == 0) return failedPrecondition("no CUDA device");
     cudaDeviceProp prop{};
@@ -77,8 +77,7 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::create() {
 }
 
 Status CudaBackend::streamChunks(const ElementBuffer& in,
-                                 const std::function<Status(const void*, int64_t, int64_t, int, void*)>& launch,
-                                 int& slotsUsed) {
+                                 const std::function<Status(const void*, int64_t, int64_t, int, void*)>& launch, int& slotsUsed) {
     CKPT_CUDA_RETURN_IF_ERROR(cudaSetDevice(m_device));
     const int64_t esize = elementSize(in.kind);
     const int64_t chunkElems =
@@ -111,8 +110,7 @@ Status CudaBackend::streamChunks(const ElementBuffer& in,
             CKPT_RETURN_IF_ERROR(parallelMemcpy(h_stage[k].get(), src, bytes));
             src = h_stage[k].get<unsigned char>();
         }
-        CKPT_CUDA_RETURN_IF_ERROR(
-            cudaMemcpyAsync(d_chunk[k].get(), src, bytes, cudaMemcpyHostToDevice, streams[k].get()));
+        CKPT_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(d_chunk[k].get(), src, bytes, cudaMemcpyHostToDevice, streams[k].get()));
         CKPT_CUDA_RETURN_IF_ERROR(cudaEventRecord(copied[k].get(), streams[k].get()));
         CKPT_RETURN_IF_ERROR(launch(d_chunk[k].get(), first, n, k, streams[k].get()));
     }
@@ -142,12 +140,12 @@ Status CudaBackend::stats(const ElementBuffer& in, std::vector<TilePartial>& til
         slots));
     tiles.resize(static_cast<size_t>(ntiles));
     if (ntiles > 0) {
-        CKPT_CUDA_RETURN_IF_ERROR(cudaMemcpy(tiles.data(), d_tiles.get(), tiles.size() * sizeof(TilePartial),
-                                             cudaMemcpyDeviceToHost));
+        CKPT_CUDA_RETURN_IF_ERROR(
+            cudaMemcpy(tiles.data(), d_tiles.get(), tiles.size() * sizeof(TilePartial), cudaMemcpyDeviceToHost));
     }
     std::vector<BlockExtremes> blocks(size_t{kSlots} * kStatsBlocks);
-    CKPT_CUDA_RETURN_IF_ERROR(cudaMemcpy(blocks.data(), d_extremes.get(), blocks.size() * sizeof(BlockExtremes),
-                                         cudaMemcpyDeviceToHost));
+    CKPT_CUDA_RETURN_IF_ERROR(
+        cudaMemcpy(blocks.data(), d_extremes.get(), blocks.size() * sizeof(BlockExtremes), cudaMemcpyDeviceToHost));
     extremes = Extremes{};
     for (const BlockExtremes& b : blocks) {
         Extremes e;
@@ -170,22 +168,19 @@ Status CudaBackend::histogram(const ElementBuffer& in, const HistogramSpec& spec
     CKPT_RETURN_IF_ERROR(d_counts.allocate(slotsOut * sizeof(unsigned long long)));
     CKPT_RETURN_IF_ERROR(d_edges.allocate(spec.edges.size() * sizeof(double)));
     CKPT_CUDA_RETURN_IF_ERROR(cudaMemset(d_counts.get(), 0, d_counts.bytes()));
-    CKPT_CUDA_RETURN_IF_ERROR(
-        cudaMemcpy(d_edges.get(), spec.edges.data(), d_edges.bytes(), cudaMemcpyHostToDevice));
+    CKPT_CUDA_RETURN_IF_ERROR(cudaMemcpy(d_edges.get(), spec.edges.data(), d_edges.bytes(), cudaMemcpyHostToDevice));
     int slots = 0;
     CKPT_RETURN_IF_ERROR(streamChunks(
         in,
         [&](const void* d_chunk, int64_t, int64_t n, int, void* stream) -> Status {
-            CKPT_CUDA_RETURN_IF_ERROR(launchHistogram(in.kind, d_chunk, n, spec.lo, spec.hi, spec.width,
-                                                      d_edges.get<double>(), spec.bins,
-                                                      d_counts.get<unsigned long long>(),
+            CKPT_CUDA_RETURN_IF_ERROR(launchHistogram(in.kind, d_chunk, n, spec.lo, spec.hi, spec.width, d_edges.get<double>(),
+                                                      spec.bins, d_counts.get<unsigned long long>(),
                                                       static_cast<cudaStream_t>(stream)));
             return okStatus();
         },
         slots));
     std::vector<unsigned long long> counts(slotsOut);
-    CKPT_CUDA_RETURN_IF_ERROR(
-        cudaMemcpy(counts.data(), d_counts.get(), d_counts.bytes(), cudaMemcpyDeviceToHost));
+    CKPT_CUDA_RETURN_IF_ERROR(cudaMemcpy(counts.data(), d_counts.get(), d_counts.bytes(), cudaMemcpyDeviceToHost));
     out.counts.assign(counts.begin(), counts.begin() + spec.bins);
     out.below = static_cast<int64_t>(counts[static_cast<size_t>(spec.bins)]);
     out.above = static_cast<int64_t>(counts[static_cast<size_t>(spec.bins) + 1]);
@@ -193,5 +188,5 @@ Status CudaBackend::histogram(const ElementBuffer& in, const HistogramSpec& spec
     return okStatus();
 }
 
-} // namespace cuda
-} // namespace ckpt::preview
+}  // namespace cuda
+}  // namespace ckpt::preview

@@ -41,4 +41,4 @@ private:
     size_t m_chunkBytes = size_t{64} << 20;
 };
 
-} // namespace ckpt::preview::cuda
+}  // namespace ckpt::preview::cuda

@@ -35,7 +35,7 @@ Result<double> timeOnDevice(int reps, cudaStream_t stream, Fn&& fn) {
     return best;
 }
 
-} // namespace
+}  // namespace
 
 Result<CudaBenchReport> runCudaBench(int64_t bytes, int reps) {
     CKPT_ASSIGN_OR_RETURN(auto backend, CudaBackend::create());
@@ -70,29 +70,31 @@ Result<CudaBenchReport> runCudaBench(int64_t bytes, int reps) {
     cudaStream_t s = stream.get();
 
     CKPT_ASSIGN_OR_RETURN(double h2d, timeOnDevice(reps, s, [&] {
-        return cudaMemcpyAsync(d_data.get(), pinned.get(), static_cast<size_t>(rep.bytes), cudaMemcpyHostToDevice, s);
-    }));
+                              return cudaMemcpyAsync(d_data.get(), pinned.get(), static_cast<size_t>(rep.bytes),
+                                                     cudaMemcpyHostToDevice, s);
+                          }));
     rep.h2dPinnedGBs = rep.bytes / h2d / 1e9;
     CKPT_ASSIGN_OR_RETURN(double d2d, timeOnDevice(reps, s, [&] {
-        return cudaMemcpyAsync(d_copy.get(), d_data.get(), static_cast<size_t>(rep.bytes), cudaMemcpyDeviceToDevice, s);
-    }));
+                              return cudaMemcpyAsync(d_copy.get(), d_data.get(), static_cast<size_t>(rep.bytes),
+                                                     cudaMemcpyDeviceToDevice, s);
+                          }));
     rep.d2dCopyGBs = 2 * rep.bytes / d2d / 1e9;
-    CKPT_ASSIGN_OR_RETURN(double sum, timeOnDevice(reps, s, [&] {
-        return launchSumFloats(d_data.get<float>(), n, d_sum.get<double>(), s);
-    }));
+    CKPT_ASSIGN_OR_RETURN(double sum,
+                          timeOnDevice(reps, s, [&] { return launchSumFloats(d_data.get<float>(), n, d_sum.get<double>(), s); }));
     rep.sumKernelGBs = rep.bytes / sum / 1e9;
     CKPT_CUDA_RETURN_IF_ERROR(launchResetExtremes(d_ext.get<BlockExtremes>(), s));
     CKPT_ASSIGN_OR_RETURN(double stats, timeOnDevice(reps, s, [&] {
-        return launchStats(ElementKind::F32, d_data.get(), n, d_tiles.get<TilePartial>(), d_ext.get<BlockExtremes>(), s);
-    }));
+                              return launchStats(ElementKind::F32, d_data.get(), n, d_tiles.get<TilePartial>(),
+                                                 d_ext.get<BlockExtremes>(), s);
+                          }));
     rep.statsKernelGBs = rep.bytes / stats / 1e9;
     const HistogramSpec spec = makeHistogramSpec(-5.0, 5.0, 64);
     CKPT_RETURN_IF_ERROR(d_edges.allocate(spec.edges.size() * sizeof(double)));
     CKPT_CUDA_RETURN_IF_ERROR(cudaMemcpy(d_edges.get(), spec.edges.data(), d_edges.bytes(), cudaMemcpyHostToDevice));
     CKPT_ASSIGN_OR_RETURN(double hist, timeOnDevice(reps, s, [&] {
-        return launchHistogram(ElementKind::F32, d_data.get(), n, spec.lo, spec.hi, spec.width, d_edges.get<double>(),
-                               spec.bins, d_counts.get<unsigned long long>(), s);
-    }));
+                              return launchHistogram(ElementKind::F32, d_data.get(), n, spec.lo, spec.hi, spec.width,
+                                                     d_edges.get<double>(), spec.bins, d_counts.get<unsigned long long>(), s);
+                          }));
     rep.histogramKernelGBs = rep.bytes / hist / 1e9;
 
     using Clock = std::chrono::steady_clock;
@@ -113,8 +115,8 @@ Result<CudaBenchReport> runCudaBench(int64_t bytes, int reps) {
     rep.endToEndPageableGBs = rep.bytes / bestPageable / 1e9;
     auto cpu = makeCpuBackend(0);
     CKPT_RETURN_IF_ERROR(cpu->stats({ElementKind::F32, reinterpret_cast<const unsigned char*>(host.data()), n}, cpuTiles, cpuEx));
-    rep.extremesEqualCpu = ex.min == cpuEx.min && ex.max == cpuEx.max && ex.finite == cpuEx.finite &&
-                           ex.zeros == cpuEx.zeros && tiles.size() == cpuTiles.size();
+    rep.extremesEqualCpu = ex.min == cpuEx.min && ex.max == cpuEx.max && ex.finite == cpuEx.finite && ex.zeros == cpuEx.zeros &&
+                           tiles.size() == cpuTiles.size();
     // Means are compared on the scale of the tile's spread: a mean near
     // zero has no meaningful relative error.
     for (size_t t = 0; rep.extremesEqualCpu && t < tiles.size(); ++t) {
@@ -128,4 +130,4 @@ Result<CudaBenchReport> runCudaBench(int64_t bytes, int reps) {
     return rep;
 }
 
-} // namespace ckpt::preview::cuda
+}  // namespace ckpt::preview::cuda

@@ -31,4 +31,4 @@ struct CudaBenchReport {
 // float32 buffer of 'bytes'; best of 'reps' for each figure.
 Result<CudaBenchReport> runCudaBench(int64_t bytes, int reps);
 
-} // namespace ckpt::preview::cuda
+}  // namespace ckpt::preview::cuda

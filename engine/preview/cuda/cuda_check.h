@@ -18,16 +18,16 @@ inline Status cudaStatus(cudaError_t err, const char* what) {
                   std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ") in " + what);
 }
 
-} // namespace ckpt::preview::cuda
+}  // namespace ckpt::preview::cuda
 
 // Turns a failed CUDA call into a Status returned from the enclosing function.
-#define CKPT_CUDA_RETURN_IF_ERROR(expr)                                              \
-    do {                                                                             \
-        const cudaError_t ckpt_cuda_err_ = (expr);                                   \
-        if (ckpt_cuda_err_ != cudaSuccess) {                                         \
-            (void)cudaGetLastError(); /* clear sticky-free errors */                  \
-            return ::ckpt::preview::cuda::cudaStatus(ckpt_cuda_err_, #expr);         \
-        }                                                                            \
+#define CKPT_CUDA_RETURN_IF_ERROR(expr)                                      \
+    do {                                                                     \
+        const cudaError_t ckpt_cuda_err_ = (expr);                           \
+        if (ckpt_cuda_err_ != cudaSuccess) {                                 \
+            (void)cudaGetLastError(); /* clear sticky-free errors */         \
+            return ::ckpt::preview::cuda::cudaStatus(ckpt_cuda_err_, #expr); \
+        }                                                                    \
     } while (0)
 
 namespace ckpt::preview::cuda {
@@ -62,7 +62,9 @@ public:
         m_bytes = 0;
     }
     template <typename T = void>
-    T* get() const { return static_cast<T*>(m_ptr); }
+    T* get() const {
+        return static_cast<T*>(m_ptr);
+    }
     size_t bytes() const { return m_bytes; }
 
 private:
@@ -119,4 +121,4 @@ private:
     cudaEvent_t m_event = nullptr;
 };
 
-} // namespace ckpt::preview::cuda
+}  // namespace ckpt::preview::cuda

@@ -35,8 +35,8 @@ __device__ double blockTreeSum(double v, double* shared) {
 }
 
 template <ElementKind K>
-__global__ void __launch_bounds__(kTileLanes) statsKernel(const unsigned char* data, int64_t count, TilePartial* tiles,
-                                                          BlockExtremes* extremes) {
+__global__ void __launch_bounds__(kTileLanes)
+    statsKernel(const unsigned char* data, int64_t count, TilePartial* tiles, BlockExtremes* extremes) {
     __shared__ double shared[kWarps + 1];
     const int64_t ntiles = (count + kTileElements - 1) / kTileElements;
     double mn = INFINITY, mx = -INFINITY;
@@ -173,35 +173,35 @@ template <ElementKind K>
 struct StatsLaunch {
     static cudaError_t run(const void* d_data, int64_t count, TilePartial* d_tiles, BlockExtremes* d_extremes,
                            cudaStream_t stream) {
-        statsKernel<K><<<kStatsBlocks, kTileLanes, 0, stream>>>(static_cast<const unsigned char*>(d_data), count,
-                                                                d_tiles, d_extremes);
+        statsKernel<K>
+            <<<kStatsBlocks, kTileLanes, 0, stream>>>(static_cast<const unsigned char*>(d_data), count, d_tiles, d_extremes);
         return cudaGetLastError();
     }
 };
 
 template <ElementKind K>
 struct HistogramLaunch {
-    static cudaError_t run(const void* d_data, int64_t count, double lo, double hi, double width,
-                           const double* d_edges, int bins, unsigned long long* d_counts, cudaStream_t stream) {
+    static cudaError_t run(const void* d_data, int64_t count, double lo, double hi, double width, const double* d_edges, int bins,
+                           unsigned long long* d_counts, cudaStream_t stream) {
         const int threads = 512;
         const int64_t wanted = (count + threads - 1) / threads;
         const int blocks = static_cast<int>(wanted < 2048 ? wanted : 2048);
         const size_t shared = (static_cast<size_t>(bins) + 3) * sizeof(unsigned int);
-        histogramKernel<K><<<blocks, threads, shared, stream>>>(static_cast<const unsigned char*>(d_data), count, lo,
-                                                                hi, width, d_edges, bins, d_counts);
+        histogramKernel<K><<<blocks, threads, shared, stream>>>(static_cast<const unsigned char*>(d_data), count, lo, hi, width,
+                                                                d_edges, bins, d_counts);
         return cudaGetLastError();
     }
 };
 
-} // namespace
+}  // namespace
 
 cudaError_t launchResetExtremes(BlockExtremes* d_extremes, cudaStream_t stream) {
     resetExtremesKernel<<<(kStatsBlocks + 255) / 256, 256, 0, stream>>>(d_extremes);
     return cudaGetLastError();
 }
 
-cudaError_t launchStats(ElementKind kind, const void* d_data, int64_t count, TilePartial* d_tiles,
-                        BlockExtremes* d_extremes, cudaStream_t stream) {
+cudaError_t launchStats(ElementKind kind, const void* d_data, int64_t count, TilePartial* d_tiles, BlockExtremes* d_extremes,
+                        cudaStream_t stream) {
     if (count == 0) return cudaSuccess;
     return withKind<StatsLaunch>(kind, d_data, count, d_tiles, d_extremes, stream);
 }
@@ -217,4 +217,4 @@ cudaError_t launchSumFloats(const float* d_data, int64_t count, double* d_out, c
     return cudaGetLastError();
 }
 
-} // namespace ckpt::preview::cuda
+}  // namespace ckpt::preview::cuda

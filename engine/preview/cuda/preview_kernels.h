@@ -24,8 +24,8 @@ cudaError_t launchResetExtremes(BlockExtremes* d_extremes, cudaStream_t stream);
 // Tiles of d_data[0, count) (count a multiple of kTileElements except for
 // the tensor's last chunk): d_tiles[t] for each tile t of the chunk, and
 // folds the chunk into d_extremes[block].
-cudaError_t launchStats(ElementKind kind, const void* d_data, int64_t count, TilePartial* d_tiles,
-                        BlockExtremes* d_extremes, cudaStream_t stream);
+cudaError_t launchStats(ElementKind kind, const void* d_data, int64_t count, TilePartial* d_tiles, BlockExtremes* d_extremes,
+                        cudaStream_t stream);
 
 // Adds the chunk's bin counts into d_counts[bins + 3] (bins, then below,
 // above, nan). d_edges holds bins + 1 edges.
@@ -35,4 +35,4 @@ cudaError_t launchHistogram(ElementKind kind, const void* d_data, int64_t count,
 // Plain read-only sum of 'count' floats into *d_out (a bandwidth yardstick).
 cudaError_t launchSumFloats(const float* d_data, int64_t count, double* d_out, cudaStream_t stream);
 
-} // namespace ckpt::preview::cuda
+}  // namespace ckpt::preview::cuda

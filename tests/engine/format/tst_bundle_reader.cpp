@@ -29,7 +29,7 @@ double manifestNumber(const json& v) {
     return v.get<double>();
 }
 
-} // namespace
+}  // namespace
 
 class TstBundleReader : public QObject {
     Q_OBJECT
@@ -57,7 +57,8 @@ private slots:
         size_t plainEntries = 0;
         for (const json& t : m["tensors"]) {
             const std::string kind = t["kind"];
-            const std::string keyBytes = QByteArray::fromHex(QByteArray::fromStdString(t["key_hex"].get<std::string>())).toStdString();
+            const std::string keyBytes =
+                QByteArray::fromHex(QByteArray::fromStdString(t["key_hex"].get<std::string>())).toStdString();
             const TensorInfo* info = nullptr;
             StoredRegion region;
             if (kind == "slice") {
@@ -66,7 +67,10 @@ private slots:
                 QVERIFY2(info, full.c_str());
                 bool found = false;
                 for (const StoredSlice& s : info->slices)
-                    if (s.encodedKey == keyBytes) { region = s.region; found = true; }
+                    if (s.encodedKey == keyBytes) {
+                        region = s.region;
+                        found = true;
+                    }
                 QVERIFY2(found, "slice entry not attached to its tensor");
             } else {
                 ++plainEntries;
@@ -88,7 +92,8 @@ private slots:
             auto bytes = r.readRegion(region, info->dtype, n, keyBytes);
             QVERIFY2(bytes.ok(), bytes.status().toString().c_str());
             const QByteArray raw(reinterpret_cast<const char*>(bytes->data()), static_cast<qsizetype>(bytes->size()));
-            QCOMPARE(QCryptographicHash::hash(raw, QCryptographicHash::Sha256).toHex().toStdString(), t["sha256"].get<std::string>());
+            QCOMPARE(QCryptographicHash::hash(raw, QCryptographicHash::Sha256).toHex().toStdString(),
+                     t["sha256"].get<std::string>());
             if (kind == "slice") continue;
 
             auto tensor = r.read(*info);
@@ -186,7 +191,9 @@ private slots:
                 QCOMPARE(node.slotVariables[i].slotVariableNodeId, s["slot_variable_node_id"].get<int>());
             }
             if (n["has_checkpoint_values"].is_null()) QVERIFY(!node.hasCheckpointValues);
-            else QCOMPARE(node.hasCheckpointValues.value_or(!n["has_checkpoint_values"].get<bool>()), n["has_checkpoint_values"].get<bool>());
+            else
+                QCOMPARE(node.hasCheckpointValues.value_or(!n["has_checkpoint_values"].get<bool>()),
+                         n["has_checkpoint_values"].get<bool>());
         }
     }
 

@@ -57,7 +57,7 @@ const CheckpointListEntry& entry(const CheckpointListing& l, const std::string& 
     qFatal("no entry %s", name.c_str());
 }
 
-} // namespace
+}  // namespace
 
 class TstCheckpointListing : public QObject {
     Q_OBJECT
@@ -75,9 +75,8 @@ private slots:
         QCOMPARE(parseDataFileName("p.data-123456-of-200000")->shardId, 123456);
         // A prefix may itself contain ".data-".
         QCOMPARE(parseDataFileName("a.data-b.data-00000-of-00001")->prefix, std::string("a.data-b"));
-        for (const char* bad : {"p.data-0000-of-00001", "p.data-00001-of-00001", "p.data-00000-of-0000x",
-                                "p.data-00000-00001", "p.data-00000-of-00001.tmp", "p.index", "p.data--0001-of-00002",
-                                "p.data-00000-of-99999999999"})
+        for (const char* bad : {"p.data-0000-of-00001", "p.data-00001-of-00001", "p.data-00000-of-0000x", "p.data-00000-00001",
+                                "p.data-00000-of-00001.tmp", "p.index", "p.data--0001-of-00002", "p.data-00000-of-99999999999"})
             QVERIFY2(!parseDataFileName(bad).has_value(), bad);
         QCOMPARE(bundlePrefixOf("/r/ckpt-3.index"), std::string("/r/ckpt-3"));
         QCOMPARE(bundlePrefixOf("/r/ckpt-3.data-00000-of-00002"), std::string("/r/ckpt-3"));

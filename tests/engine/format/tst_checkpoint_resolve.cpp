@@ -26,15 +26,21 @@ private slots:
         QTest::addColumn<QString>("prefix");
         QTest::addColumn<QString>("how");
         const QString est = real("tfx_estimator_ckpt1000");
-        QTest::newRow("prefix") << est + QStringLiteral("/model.ckpt-1000") << est + QStringLiteral("/model.ckpt-1000") << QStringLiteral("prefix");
-        QTest::newRow("index file") << est + QStringLiteral("/model.ckpt-1000.index") << est + QStringLiteral("/model.ckpt-1000") << QStringLiteral("prefix");
-        QTest::newRow("data file") << est + QStringLiteral("/model.ckpt-1000.data-00000-of-00001") << est + QStringLiteral("/model.ckpt-1000") << QStringLiteral("prefix");
+        QTest::newRow("prefix") << est + QStringLiteral("/model.ckpt-1000") << est + QStringLiteral("/model.ckpt-1000")
+                                << QStringLiteral("prefix");
+        QTest::newRow("index file") << est + QStringLiteral("/model.ckpt-1000.index") << est + QStringLiteral("/model.ckpt-1000")
+                                    << QStringLiteral("prefix");
+        QTest::newRow("data file") << est + QStringLiteral("/model.ckpt-1000.data-00000-of-00001")
+                                   << est + QStringLiteral("/model.ckpt-1000") << QStringLiteral("prefix");
         QTest::newRow("dir with state file") << est << est + QStringLiteral("/model.ckpt-1000") << QStringLiteral("state file");
-        QTest::newRow("dir with trailing slash") << est + QStringLiteral("/") << est + QStringLiteral("/model.ckpt-1000") << QStringLiteral("state file");
+        QTest::newRow("dir with trailing slash")
+            << est + QStringLiteral("/") << est + QStringLiteral("/model.ckpt-1000") << QStringLiteral("state file");
         const QString tuner = real("tfx_tuner_save_weights");
-        QTest::newRow("prefix named checkpoint") << tuner << tuner + QStringLiteral("/checkpoint") << QStringLiteral("state file");
+        QTest::newRow("prefix named checkpoint")
+            << tuner << tuner + QStringLiteral("/checkpoint") << QStringLiteral("state file");
         const QString bert = real("ranking_bert_lite_tf2");
-        QTest::newRow("dir without state file") << bert << bert + QStringLiteral("/bert_lite_tf2.ckpt") << QStringLiteral("only index");
+        QTest::newRow("dir without state file")
+            << bert << bert + QStringLiteral("/bert_lite_tf2.ckpt") << QStringLiteral("only index");
     }
     void forms() {
         QFETCH(QString, input);
@@ -78,7 +84,8 @@ private slots:
         QDir().mkpath(runs);
         const QString src = real("ranking_bert_lite_tf2") + QStringLiteral("/bert_lite_tf2.ckpt");
         for (const char* n : {"ckpt-2", "ckpt-10", "ckpt-9"}) {
-            QVERIFY(QFile::copy(src + QStringLiteral(".index"), runs + QLatin1Char('/') + QLatin1String(n) + QStringLiteral(".index")));
+            QVERIFY(QFile::copy(src + QStringLiteral(".index"),
+                                runs + QLatin1Char('/') + QLatin1String(n) + QStringLiteral(".index")));
             QVERIFY(QFile::copy(src + QStringLiteral(".data-00000-of-00001"),
                                 runs + QLatin1Char('/') + QLatin1String(n) + QStringLiteral(".data-00000-of-00001")));
         }

@@ -52,7 +52,7 @@ const std::string kIter = "optimizer/iter/.ATTRIBUTES/VARIABLE_VALUE";
 const std::string kIterations = "optimizer/iterations/.ATTRIBUTES/VARIABLE_VALUE";
 const std::string kWeights = "model/w/.ATTRIBUTES/VARIABLE_VALUE";
 
-} // namespace
+}  // namespace
 
 class TstCheckpointStep : public QObject {
     Q_OBJECT
@@ -65,7 +65,8 @@ private slots:
     }
     void realCorpusAgreesWithReader() {
         QFETCH(QString, dir);
-        const std::string prefix = ckpt::testing::manifestPrefix(dir, ckpt::testing::loadJson(dir + QStringLiteral("/manifest.json")));
+        const std::string prefix =
+            ckpt::testing::manifestPrefix(dir, ckpt::testing::loadJson(dir + QStringLiteral("/manifest.json")));
         auto quick = readCheckpointStep(prefix);
         QVERIFY2(quick.ok(), quick.status().toString().c_str());
         compareSteps(*quick, stepViaReader(prefix));
@@ -146,8 +147,8 @@ private slots:
     void corruptValueSkipped() {
         QTemporaryDir tmp;
         const std::string prefix = tmp.filePath(QStringLiteral("ckpt-3")).toStdString();
-        QVERIFY(writeCheckpoint(prefix, {{kStep, scalar(DataType::Int64, int64_t{100})},
-                                         {kIter, scalar(DataType::Int64, int64_t{50})}})
+        QVERIFY(writeCheckpoint(prefix,
+                                {{kStep, scalar(DataType::Int64, int64_t{100})}, {kIter, scalar(DataType::Int64, int64_t{50})}})
                     .isOk());
         int64_t offset = 0;
         {

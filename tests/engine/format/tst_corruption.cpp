@@ -69,7 +69,7 @@ void writeIndex(const QString& path, const std::vector<std::pair<std::string, st
     QVERIFY((*w)->finish().isOk());
 }
 
-} // namespace
+}  // namespace
 
 class TstCorruption : public QObject {
     Q_OBJECT
@@ -194,7 +194,8 @@ private slots:
         QTest::addColumn<QByteArray>("value");
         QTest::addColumn<QString>("fragment");
         auto row = [](const char* name, std::string key, std::string value, const char* fragment) {
-            QTest::newRow(name) << QByteArray::fromStdString(key) << QByteArray::fromStdString(value) << QString::fromLatin1(fragment);
+            QTest::newRow(name) << QByteArray::fromStdString(key) << QByteArray::fromStdString(value)
+                                << QString::fromLatin1(fragment);
         };
         row("unknown dtype", "w", entryBytes(77, {2}, 8), "unknown dtype 77");
         row("negative dimension", "w", entryBytes(1, {-3}, 0), "invalid tensor shape");
@@ -225,9 +226,12 @@ private slots:
         tensorflow::BundleHeaderProto futureVersion;
         futureVersion.set_num_shards(1);
         futureVersion.mutable_version()->set_min_consumer(7);
-        QTest::newRow("no header") << QByteArray("a") << QByteArray::fromStdString(entryBytes(1, {}, 4)) << QStringLiteral("no bundle header");
-        QTest::newRow("zero shards") << QByteArray() << QByteArray::fromStdString(headerBytes(0)) << QStringLiteral("num_shards is 0");
-        QTest::newRow("garbage header") << QByteArray() << QByteArray("\xff\xff\xff", 3) << QStringLiteral("not a valid BundleHeaderProto");
+        QTest::newRow("no header") << QByteArray("a") << QByteArray::fromStdString(entryBytes(1, {}, 4))
+                                   << QStringLiteral("no bundle header");
+        QTest::newRow("zero shards") << QByteArray() << QByteArray::fromStdString(headerBytes(0))
+                                     << QStringLiteral("num_shards is 0");
+        QTest::newRow("garbage header") << QByteArray() << QByteArray("\xff\xff\xff", 3)
+                                        << QStringLiteral("not a valid BundleHeaderProto");
         QTest::newRow("future version") << QByteArray() << QByteArray::fromStdString(futureVersion.SerializeAsString())
                                         << QStringLiteral("cannot be read by consumer version 1");
     }
@@ -271,7 +275,8 @@ private slots:
         auto empty = Checkpoint::open(tmp.path().toStdString());
         QVERIFY(!empty.ok());
         QCOMPARE(empty.status().code(), StatusCode::NotFound);
-        QVERIFY2(contains(empty.status().message(), "no checkpoint in " + tmp.path().toStdString()), empty.status().toString().c_str());
+        QVERIFY2(contains(empty.status().message(), "no checkpoint in " + tmp.path().toStdString()),
+                 empty.status().toString().c_str());
         auto missing = Checkpoint::open(tmp.filePath(QStringLiteral("nope")).toStdString());
         QVERIFY(!missing.ok());
         QCOMPARE(missing.status().code(), StatusCode::NotFound);
@@ -279,7 +284,8 @@ private slots:
         auto text = Checkpoint::open(tmp.filePath(QStringLiteral("x")).toStdString());
         QVERIFY(!text.ok());
         QCOMPARE(text.status().code(), StatusCode::DataLoss);
-        QVERIFY(ckpt::testing::writeAll(tmp.filePath(QStringLiteral("checkpoint")), QByteArray("model_checkpoint_path: \"x\" garbage {")));
+        QVERIFY(ckpt::testing::writeAll(tmp.filePath(QStringLiteral("checkpoint")),
+                                        QByteArray("model_checkpoint_path: \"x\" garbage {")));
         auto state = readCheckpointState(tmp.path().toStdString());
         QVERIFY(!state.ok());
         QVERIFY2(contains(state.status().message(), "invalid checkpoint state file"), state.status().toString().c_str());

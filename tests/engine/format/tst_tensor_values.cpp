@@ -17,7 +17,7 @@ double decode(DataType type, uint8_t bits) {
     t.bytes = {bits};
     return t.elementAsDouble(0);
 }
-} // namespace
+}  // namespace
 
 class TstTensorValues : public QObject {
     Q_OBJECT
@@ -26,7 +26,9 @@ private slots:
         QTest::addColumn<int>("type");
         QTest::addColumn<int>("bits");
         QTest::addColumn<double>("expected");
-        auto row = [](const char* name, DataType t, int bits, double v) { QTest::newRow(name) << static_cast<int>(t) << bits << v; };
+        auto row = [](const char* name, DataType t, int bits, double v) {
+            QTest::newRow(name) << static_cast<int>(t) << bits << v;
+        };
         row("e5m2 one", DataType::Float8E5M2, 0x3c, 1.0);
         row("e5m2 -inf", DataType::Float8E5M2, 0xfc, -INFINITY);
         row("e5m2 max", DataType::Float8E5M2, 0x7b, 57344.0);

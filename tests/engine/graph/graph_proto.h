@@ -23,4 +23,4 @@ inline void addVariable(GraphProto& g, int node, const std::string& key) {
     a->set_checkpoint_key(key);
 }
 
-} // namespace ckpt::testing
+}  // namespace ckpt::testing

@@ -60,15 +60,17 @@ QStringList outline(const DisplayTree& t) {
         auto [i, depth] = todo.back();
         todo.pop_back();
         const DisplayEntry& e = t.entries[static_cast<size_t>(i)];
-        QString line = QString(depth * 2, QLatin1Char(' ')) + QString::fromUtf8(e.name.data(), static_cast<qsizetype>(e.name.size()));
-        if (e.kind == DisplayKind::Alias) line += QStringLiteral(" -> ") + QString::fromUtf8(e.path.data(), static_cast<qsizetype>(e.path.size()));
+        QString line =
+            QString(depth * 2, QLatin1Char(' ')) + QString::fromUtf8(e.name.data(), static_cast<qsizetype>(e.name.size()));
+        if (e.kind == DisplayKind::Alias)
+            line += QStringLiteral(" -> ") + QString::fromUtf8(e.path.data(), static_cast<qsizetype>(e.path.size()));
         out << line;
         for (size_t c = e.children.size(); c-- > 0;) todo.push_back({e.children[c], depth + 1});
     }
     return out;
 }
 
-} // namespace
+}  // namespace
 
 class TstDisplayTree : public QObject {
     Q_OBJECT
@@ -130,7 +132,8 @@ private slots:
             QVERIFY(std::find(siblings.begin(), siblings.end(), static_cast<int32_t>(i)) != siblings.end());
         }
         // The slot row knows its variable and hides with the slot toggle.
-        const auto slotRow = std::find_if(t.entries.begin(), t.entries.end(), [](const DisplayEntry& e) { return e.slotOf >= 0; });
+        const auto slotRow =
+            std::find_if(t.entries.begin(), t.entries.end(), [](const DisplayEntry& e) { return e.slotOf >= 0; });
         QVERIFY(slotRow != t.entries.end());
         QCOMPARE(slotRow->slotOf, 3);
         QCOMPARE(std::string(slotRow->localName), std::string("m"));
@@ -169,11 +172,15 @@ private slots:
         pthread_attr_init(&attr);
         pthread_attr_setstacksize(&attr, 128 * 1024);
         pthread_t thread;
-        QCOMPARE(pthread_create(&thread, &attr, [](void* p) -> void* {
-                     auto* j = static_cast<Job*>(p);
-                     j->tree = buildDisplayTree(*j->ckpt);
-                     return nullptr;
-                 }, &job), 0);
+        QCOMPARE(pthread_create(
+                     &thread, &attr,
+                     [](void* p) -> void* {
+                         auto* j = static_cast<Job*>(p);
+                         j->tree = buildDisplayTree(*j->ckpt);
+                         return nullptr;
+                     },
+                     &job),
+                 0);
         pthread_join(thread, nullptr);
         pthread_attr_destroy(&attr);
         const DisplayTree& t = job.tree;
@@ -187,9 +194,9 @@ private slots:
         auto ckpt = writeAndOpen(tmp.path(), nullptr, {"a/b/c", "a/b/d", "a/e", "f"});
         const DisplayTree t = buildDisplayTree(*ckpt);
         QVERIFY(!t.objectBased);
-        QCOMPARE(outline(t), (QStringList{QStringLiteral("(keys)"), QStringLiteral("  a"), QStringLiteral("    b"),
-                                          QStringLiteral("      c"), QStringLiteral("      d"), QStringLiteral("    e"),
-                                          QStringLiteral("  f")}));
+        QCOMPARE(outline(t),
+                 (QStringList{QStringLiteral("(keys)"), QStringLiteral("  a"), QStringLiteral("    b"), QStringLiteral("      c"),
+                              QStringLiteral("      d"), QStringLiteral("    e"), QStringLiteral("  f")}));
         QCOMPARE(t.entries[1].kind, DisplayKind::KeyGroup);
         QCOMPARE(std::string(t.entries[2].path), std::string("a/b"));
         QCOMPARE(t.entries[3].kind, DisplayKind::Key);

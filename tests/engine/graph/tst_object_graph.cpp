@@ -37,7 +37,7 @@ Proto sampleGraph() {
     return g;
 }
 
-} // namespace
+}  // namespace
 
 class TstObjectGraph : public QObject {
     Q_OBJECT
@@ -111,9 +111,12 @@ private slots:
         badSlot.mutable_nodes(4)->mutable_slot_variables(0)->set_slot_variable_node_id(99);
         Proto badOriginal = sampleGraph();
         badOriginal.mutable_nodes(4)->mutable_slot_variables(0)->set_original_variable_node_id(-1);
-        QTest::newRow("child edge to missing node") << QByteArray::fromStdString(badChild.SerializeAsString()) << QStringLiteral("child edge to node 42");
-        QTest::newRow("slot variable node missing") << QByteArray::fromStdString(badSlot.SerializeAsString()) << QStringLiteral("slot variable at node 99");
-        QTest::newRow("slot for missing variable") << QByteArray::fromStdString(badOriginal.SerializeAsString()) << QStringLiteral("slot for node -1");
+        QTest::newRow("child edge to missing node")
+            << QByteArray::fromStdString(badChild.SerializeAsString()) << QStringLiteral("child edge to node 42");
+        QTest::newRow("slot variable node missing")
+            << QByteArray::fromStdString(badSlot.SerializeAsString()) << QStringLiteral("slot variable at node 99");
+        QTest::newRow("slot for missing variable")
+            << QByteArray::fromStdString(badOriginal.SerializeAsString()) << QStringLiteral("slot for node -1");
         QTest::newRow("garbage bytes") << QByteArray("\xff\xff\xff\xff", 4) << QStringLiteral("not a valid TrackableObjectGraph");
         QTest::newRow("no nodes") << QByteArray() << QStringLiteral("has no nodes");
     }

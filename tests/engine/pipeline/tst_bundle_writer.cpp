@@ -44,7 +44,7 @@ bool acceptsODirect(const QString& dir) {
     return fd >= 0;
 }
 
-} // namespace
+}  // namespace
 
 class TstBundleWriter : public QObject {
     Q_OBJECT
@@ -156,8 +156,7 @@ private slots:
                 part.shape = TensorShape{{len, cols}};
                 if (expected.dtype == DataType::String)
                     part.strings.assign(expected.strings.begin() + r0 * cols, expected.strings.begin() + (r0 + len) * cols);
-                else
-                    part.bytes.assign(expected.bytes.begin() + r0 * cols * 4, expected.bytes.begin() + (r0 + len) * cols * 4);
+                else part.bytes.assign(expected.bytes.begin() + r0 * cols * 4, expected.bytes.begin() + (r0 + len) * cols * 4);
                 s = (*w)->addSlice("t", expected.shape, TensorSlice{{{r0, len}, {0, -1}}}, part);
             }
         } else {
@@ -212,7 +211,8 @@ private slots:
     }
     void directWrites() {
         QFETCH(QString, where);
-        QTemporaryDir tmp(where.isEmpty() ? QDir::tempPath() + QStringLiteral("/dw-XXXXXX") : where + QStringLiteral("/dw-XXXXXX"));
+        QTemporaryDir tmp(where.isEmpty() ? QDir::tempPath() + QStringLiteral("/dw-XXXXXX")
+                                          : where + QStringLiteral("/dw-XXXXXX"));
         QVERIFY(tmp.isValid());
         const std::string path = tmp.filePath(QStringLiteral("data")).toStdString();
         auto f = pipeline::WritableFile::create(path, pipeline::WriteMode::Direct);

@@ -44,7 +44,7 @@ std::map<std::string, std::vector<uint8_t>> valuesIn(const std::vector<SaveTenso
     return out;
 }
 
-} // namespace
+}  // namespace
 
 class TstDeferredSnapshot : public QObject {
     Q_OBJECT

@@ -85,7 +85,7 @@ std::string firstSave(const QString& dir) {
     return dir.toStdString() + "/ckpt-1";
 }
 
-} // namespace
+}  // namespace
 
 class TstSaveFaults : public QObject {
     Q_OBJECT
@@ -199,7 +199,8 @@ private slots:
             for (const auto& v : fresh.vars) QCOMPARE(v->value().as<float>()[kElements - 1], n);
             ++checked;
         }
-        qInfo("%d kills, %d latest checkpoints verified and restored in %lld ms", kills, checked, static_cast<long long>(timer.elapsed()));
+        qInfo("%d kills, %d latest checkpoints verified and restored in %lld ms", kills, checked,
+              static_cast<long long>(timer.elapsed()));
         QVERIFY(kills >= 20);
         QVERIFY(checked > 0);
     }

@@ -55,7 +55,7 @@ std::shared_ptr<Trackable> smallGraph() {
     return root;
 }
 
-} // namespace
+}  // namespace
 
 class TstSavePipeline : public QObject {
     Q_OBJECT
@@ -84,8 +84,7 @@ private slots:
         QCOMPARE(opt.slotVariables[0].originalVariableNodeId, 2);
         QCOMPARE(opt.slotVariables[1].originalVariableNodeId, 5);
         QCOMPARE(opt.slotVariables[2].slotName, std::string("v"));
-        QCOMPARE(g->node(6).attributes[0].checkpointKey,
-                 std::string("a..l.Si/.OPTIMIZER_SLOT/opt/m/.ATTRIBUTES/VARIABLE_VALUE"));
+        QCOMPARE(g->node(6).attributes[0].checkpointKey, std::string("a..l.Si/.OPTIMIZER_SLOT/opt/m/.ATTRIBUTES/VARIABLE_VALUE"));
         QCOMPARE(g->node(4).hasCheckpointValues, std::optional<bool>(false));
         QCOMPARE(g->node(3).hasCheckpointValues, std::optional<bool>(true));
         QCOMPARE(g->node(0).hasCheckpointValues, std::optional<bool>(true));
@@ -115,9 +114,12 @@ private slots:
     void taskGrouping_data() {
         QTest::addColumn<QString>("device");
         QTest::addColumn<QString>("task");
-        QTest::newRow("local") << "" << "";
-        QTest::newRow("gpu on task 1") << "/job:worker/replica:0/task:1/device:GPU:3" << "/job:worker/replica:0/task:1/device:CPU:0";
-        QTest::newRow("bare device") << "/device:GPU:0" << "";
+        QTest::newRow("local") << ""
+                               << "";
+        QTest::newRow("gpu on task 1") << "/job:worker/replica:0/task:1/device:GPU:3"
+                                       << "/job:worker/replica:0/task:1/device:CPU:0";
+        QTest::newRow("bare device") << "/device:GPU:0"
+                                     << "";
     }
     void taskGrouping() {
         QFETCH(QString, device);
@@ -175,7 +177,8 @@ private slots:
                     for (const StoredSlice& sl : t.slices) entries += sl.region.shardId == s;
                 }
                 const bool hasGraph = (*r)->find(std::string(kObjectGraphKey))->region.shardId == s;
-                QVERIFY2(hasGraph || entries == 1, ("shard " + std::to_string(s) + " has " + std::to_string(size) + " bytes").c_str());
+                QVERIFY2(hasGraph || entries == 1,
+                         ("shard " + std::to_string(s) + " has " + std::to_string(size) + " bytes").c_str());
             }
         }
         auto w = (*r)->read("a..l.Si/.ATTRIBUTES/VARIABLE_VALUE");
@@ -380,8 +383,14 @@ private slots:
         std::string restored;
         int initialized = 0;
         CheckpointManagerOptions o;
-        o.restore = [&](const std::string& p) { restored = p; return okStatus(); };
-        o.initialize = [&] { ++initialized; return okStatus(); };
+        o.restore = [&](const std::string& p) {
+            restored = p;
+            return okStatus();
+        };
+        o.initialize = [&] {
+            ++initialized;
+            return okStatus();
+        };
         auto m = CheckpointManager::create(root, tmp.path().toStdString(), o);
         auto first = (*m)->restoreOrInitialize();
         QVERIFY(first.ok() && !*first);

@@ -17,7 +17,7 @@ uint32_t referenceCrc(const uint8_t* p, size_t n) {
     }
     return ~c;
 }
-} // namespace
+}  // namespace
 
 class TstCrc32c : public QObject {
     Q_OBJECT

@@ -35,7 +35,9 @@ private slots:
         QCOMPARE(total, 1000);
     }
 
-    void noItemsStillReturns() { QVERIFY(forEachItem(0, 8, [](size_t, size_t) { QFAIL("no item to run"); }).isOk()); }
+    void noItemsStillReturns() {
+        QVERIFY(forEachItem(0, 8, [](size_t, size_t) { QFAIL("no item to run"); }).isOk());
+    }
 
     void rangesSplitEvenly() {
         std::vector<std::pair<int64_t, int64_t>> runs(3);

@@ -12,8 +12,8 @@
 namespace ckpt::testing {
 
 // Named tolerances (issue 5): counts, min, max and bins are exact.
-constexpr double kMeanStdRelative = 1e-9;     // vs numpy and CPU vs CUDA
-constexpr double kMeanStdAbsOfAbsMax = 1e-12; // floor for means that cancel to ~0
+constexpr double kMeanStdRelative = 1e-9;      // vs numpy and CPU vs CUDA
+constexpr double kMeanStdAbsOfAbsMax = 1e-12;  // floor for means that cancel to ~0
 
 // Mean and std agree to the named tolerances (NaN only with NaN).
 inline bool closeEnough(double ours, double theirs, double absMax) {
@@ -44,4 +44,4 @@ inline std::mt19937_64& rng() {
     return r;
 }
 
-} // namespace ckpt::testing
+}  // namespace ckpt::testing

@@ -38,9 +38,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // numpy's descr for a dtype; bfloat16 goes as its raw bits ('<u2') and is
 // decoded on the numpy side.
-std::string npyDescrForTest(DataType d) {
-    return d == DataType::BFloat16 ? std::string("<u2") : std::string(npyDescr(d));
-}
+std::string npyDescrForTest(DataType d) { return d == DataType::BFloat16 ? std::string("<u2") : std::string(npyDescr(d)); }
 
 bool writeNpy(const std::string& path, const Tensor& t) {
     const std::string preamble = npyPreamble(npyDescrForTest(t.dtype), t.shape);
@@ -72,7 +70,7 @@ std::vector<std::pair<std::string, Tensor>> realTensors() {
     return out;
 }
 
-} // namespace
+}  // namespace
 
 class TstPreview : public QObject {
     Q_OBJECT
@@ -85,9 +83,9 @@ private slots:
         QTest::newRow("float32 normal, partial last tile")
             << makeTensor<float>(DataType::Float, {100003}, generate<float>(100003, [&] { return normal(r); })) << 64;
         std::normal_distribution<double> wide(1e6, 3e5);
-        QTest::newRow("float64 rank 2")
-            << makeTensor<double>(DataType::Double, {300, 701}, generate<double>(300 * 701, [&] { return wide(r); }))
-            << 100;
+        QTest::newRow("float64 rank 2") << makeTensor<double>(DataType::Double, {300, 701},
+                                                              generate<double>(300 * 701, [&] { return wide(r); }))
+                                        << 100;
         QTest::newRow("float16 every bit pattern (subnormals, inf, nan)")
             << makeTensor<uint16_t>(DataType::Half, {65536},
                                     generate<uint16_t>(65536, [i = 0]() mutable { return static_cast<uint16_t>(i++); }))
@@ -101,9 +99,15 @@ private slots:
         std::vector<uint16_t> bfBits;
         for (float f : bfRound) bfBits.push_back(floatToBfloat16(f));
         QTest::newRow("bfloat16 rounded from float32") << makeTensor<uint16_t>(DataType::BFloat16, {5000}, bfBits) << 16;
-        QTest::newRow("int8") << makeTensor<int8_t>(DataType::Int8, {9999}, generate<int8_t>(9999, [&] { return static_cast<int8_t>(r()); })) << 256;
-        QTest::newRow("int16") << makeTensor<int16_t>(DataType::Int16, {77, 13}, generate<int16_t>(1001, [&] { return static_cast<int16_t>(r()); })) << 10;
-        QTest::newRow("int32") << makeTensor<int32_t>(DataType::Int32, {50000}, generate<int32_t>(50000, [&] { return static_cast<int32_t>(r()); })) << 50;
+        QTest::newRow("int8") << makeTensor<int8_t>(DataType::Int8, {9999},
+                                                    generate<int8_t>(9999, [&] { return static_cast<int8_t>(r()); }))
+                              << 256;
+        QTest::newRow("int16") << makeTensor<int16_t>(DataType::Int16, {77, 13},
+                                                      generate<int16_t>(1001, [&] { return static_cast<int16_t>(r()); }))
+                               << 10;
+        QTest::newRow("int32") << makeTensor<int32_t>(DataType::Int32, {50000},
+                                                      generate<int32_t>(50000, [&] { return static_cast<int32_t>(r()); }))
+                               << 50;
         std::vector<int64_t> i64 = generate<int64_t>(4099, [&] { return static_cast<int64_t>(r()); });
         i64[0] = std::numeric_limits<int64_t>::min();
         i64[1] = std::numeric_limits<int64_t>::max();
@@ -113,32 +117,47 @@ private slots:
         u64[0] = 0;
         u64[1] = std::numeric_limits<uint64_t>::max();
         QTest::newRow("uint64 extremes") << makeTensor<uint64_t>(DataType::UInt64, {333}, u64) << 20;
-        QTest::newRow("uint8") << makeTensor<uint8_t>(DataType::UInt8, {70000}, generate<uint8_t>(70000, [&] { return static_cast<uint8_t>(r()); })) << 17;
-        QTest::newRow("uint16") << makeTensor<uint16_t>(DataType::UInt16, {1234}, generate<uint16_t>(1234, [&] { return static_cast<uint16_t>(r()); })) << 9;
-        QTest::newRow("uint32") << makeTensor<uint32_t>(DataType::UInt32, {4096}, generate<uint32_t>(4096, [&] { return static_cast<uint32_t>(r()); })) << 9;
-        QTest::newRow("bool") << makeTensor<uint8_t>(DataType::Bool, {3, 5, 7}, generate<uint8_t>(105, [&] { return static_cast<uint8_t>(r() & 1); })) << 2;
+        QTest::newRow("uint8") << makeTensor<uint8_t>(DataType::UInt8, {70000},
+                                                      generate<uint8_t>(70000, [&] { return static_cast<uint8_t>(r()); }))
+                               << 17;
+        QTest::newRow("uint16") << makeTensor<uint16_t>(DataType::UInt16, {1234},
+                                                        generate<uint16_t>(1234, [&] { return static_cast<uint16_t>(r()); }))
+                                << 9;
+        QTest::newRow("uint32") << makeTensor<uint32_t>(DataType::UInt32, {4096},
+                                                        generate<uint32_t>(4096, [&] { return static_cast<uint32_t>(r()); }))
+                                << 9;
+        QTest::newRow("bool") << makeTensor<uint8_t>(DataType::Bool, {3, 5, 7},
+                                                     generate<uint8_t>(105, [&] { return static_cast<uint8_t>(r() & 1); }))
+                              << 2;
         QTest::newRow("complex64 magnitude")
-            << makeTensor<std::complex<float>>(DataType::Complex64, {999},
-                                               generate<std::complex<float>>(999, [&] { return std::complex<float>(normal(r), normal(r)); }))
+            << makeTensor<std::complex<float>>(
+                   DataType::Complex64, {999},
+                   generate<std::complex<float>>(999, [&] { return std::complex<float>(normal(r), normal(r)); }))
             << 12;
         QTest::newRow("complex128 magnitude")
-            << makeTensor<std::complex<double>>(DataType::Complex128, {20, 20},
-                                                generate<std::complex<double>>(400, [&] { return std::complex<double>(wide(r), -wide(r)); }))
+            << makeTensor<std::complex<double>>(
+                   DataType::Complex128, {20, 20},
+                   generate<std::complex<double>>(400, [&] { return std::complex<double>(wide(r), -wide(r)); }))
             << 12;
-        std::vector<float> denormals{1e-40f, -1e-45f, 0.0f, -0.0f, std::numeric_limits<float>::denorm_min(),
-                                     -std::numeric_limits<float>::min(), 3e-39f, 1.0f};
+        std::vector<float> denormals{
+            1e-40f, -1e-45f, 0.0f, -0.0f, std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::min(),
+            3e-39f, 1.0f};
         QTest::newRow("float32 denormals") << makeTensor<float>(DataType::Float, {8}, denormals) << 5;
         std::vector<float> mixed = generate<float>(10000, [&] { return normal(r); });
         for (int i = 0; i < 10000; i += 97) mixed[static_cast<size_t>(i)] = std::numeric_limits<float>::quiet_NaN();
         for (int i = 5; i < 10000; i += 101) mixed[static_cast<size_t>(i)] = std::numeric_limits<float>::infinity();
         for (int i = 7; i < 10000; i += 103) mixed[static_cast<size_t>(i)] = -std::numeric_limits<float>::infinity();
         QTest::newRow("float32 with nan and +-inf") << makeTensor<float>(DataType::Float, {100, 100}, mixed) << 31;
-        QTest::newRow("all nan") << makeTensor<float>(DataType::Float, {5000}, std::vector<float>(5000, std::numeric_limits<float>::quiet_NaN())) << 4;
+        QTest::newRow("all nan") << makeTensor<float>(DataType::Float, {5000},
+                                                      std::vector<float>(5000, std::numeric_limits<float>::quiet_NaN()))
+                                 << 4;
         QTest::newRow("empty [0, 3]") << makeTensor<float>(DataType::Float, {0, 3}, std::vector<float>{}) << 4;
         QTest::newRow("scalar") << makeTensor<double>(DataType::Double, {}, std::vector<double>{-2.5}) << 4;
-        QTest::newRow("constant (range widened)") << makeTensor<int32_t>(DataType::Int32, {100}, std::vector<int32_t>(100, 7)) << 5;
-        QTest::newRow("rank 6")
-            << makeTensor<float>(DataType::Float, {2, 3, 1, 4, 2, 3}, generate<float>(144, [&] { return normal(r); })) << 8;
+        QTest::newRow("constant (range widened)")
+            << makeTensor<int32_t>(DataType::Int32, {100}, std::vector<int32_t>(100, 7)) << 5;
+        QTest::newRow("rank 6") << makeTensor<float>(DataType::Float, {2, 3, 1, 4, 2, 3},
+                                                     generate<float>(144, [&] { return normal(r); }))
+                                << 8;
         for (auto& [name, t] : realTensors()) QTest::newRow(("real " + name).c_str()) << t << 64;
     }
 
@@ -146,15 +165,16 @@ private slots:
         QFETCH(Tensor, tensor);
         QFETCH(int, bins);
         const QByteArray python = qgetenv("CKPT_PYTHON");
-        if (python.isEmpty()) CKPT_MISSING_PYTHON("CKPT_PYTHON is not set: the numpy oracle needs the interop venv (scripts/test.sh sets it)");
+        if (python.isEmpty())
+            CKPT_MISSING_PYTHON("CKPT_PYTHON is not set: the numpy oracle needs the interop venv (scripts/test.sh sets it)");
         QTemporaryDir tmp;
         const std::string npy = tmp.filePath(QStringLiteral("t.npy")).toStdString();
         QVERIFY(writeNpy(npy, tensor));
         const json request = json::array({{{"npy", npy}, {"bfloat16", tensor.dtype == DataType::BFloat16}, {"bins", bins}}});
         QVERIFY(ckpt::testing::writeAll(tmp.filePath(QStringLiteral("req.json")), QByteArray::fromStdString(request.dump())));
         QProcess p;
-        p.start(QString::fromLocal8Bit(python),
-                {ckpt::testing::sourceDir() + QStringLiteral("/tests/interop/preview_oracle.py"), tmp.filePath(QStringLiteral("req.json"))});
+        p.start(QString::fromLocal8Bit(python), {ckpt::testing::sourceDir() + QStringLiteral("/tests/interop/preview_oracle.py"),
+                                                 tmp.filePath(QStringLiteral("req.json"))});
         QVERIFY(p.waitForFinished(120000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
         const json expected = json::parse(p.readAllStandardOutput().toStdString())[0];
@@ -174,8 +194,9 @@ private slots:
         QVERIFY2(same(s->min, jnum(expected["min"])), qPrintable(QString::number(s->min, 'g', 17)));
         QVERIFY2(same(s->max, jnum(expected["max"])), qPrintable(QString::number(s->max, 'g', 17)));
         QVERIFY(same(s->absMax, jnum(expected["absmax"])));
-        QVERIFY2(closeEnough(s->mean, jnum(expected["mean"]), s->absMax),
-                 qPrintable(QStringLiteral("mean %1 vs numpy %2").arg(s->mean, 0, 'g', 17).arg(jnum(expected["mean"]), 0, 'g', 17)));
+        QVERIFY2(
+            closeEnough(s->mean, jnum(expected["mean"]), s->absMax),
+            qPrintable(QStringLiteral("mean %1 vs numpy %2").arg(s->mean, 0, 'g', 17).arg(jnum(expected["mean"]), 0, 'g', 17)));
         QVERIFY2(closeEnough(s->std, jnum(expected["std"]), s->absMax),
                  qPrintable(QStringLiteral("std %1 vs numpy %2").arg(s->std, 0, 'g', 17).arg(jnum(expected["std"]), 0, 'g', 17)));
 
@@ -258,7 +279,10 @@ private slots:
                              1e-12 * std::max(std::fabs(static_cast<double>(mean)), spread),
                          qPrintable(QStringLiteral("tile %1 mean %2").arg(t).arg(ref.mean, 0, 'g', 17)));
                 QVERIFY2(std::fabs(ref.m2 - static_cast<double>(m2)) <= 1e-12 * static_cast<double>(m2),
-                         qPrintable(QStringLiteral("tile %1 m2 %2 vs %3").arg(t).arg(ref.m2, 0, 'g', 17).arg(static_cast<double>(m2), 0, 'g', 17)));
+                         qPrintable(QStringLiteral("tile %1 m2 %2 vs %3")
+                                        .arg(t)
+                                        .arg(ref.m2, 0, 'g', 17)
+                                        .arg(static_cast<double>(m2), 0, 'g', 17)));
             }
             for (CpuIsa isa : isas) {
                 TilePartial got{};
@@ -286,7 +310,8 @@ private slots:
                 want.counts.assign(static_cast<size_t>(bins), 0);
                 for (float x : v) {
                     const double d = x;
-                    if (d >= a && d <= b) ++want.counts[static_cast<size_t>(histogramBin(d, a, spec.width, spec.edges.data(), bins))];
+                    if (d >= a && d <= b)
+                        ++want.counts[static_cast<size_t>(histogramBin(d, a, spec.width, spec.edges.data(), bins))];
                     else if (d < a) ++want.below;
                     else if (d > b) ++want.above;
                     else ++want.nans;
@@ -361,8 +386,9 @@ private slots:
         QFETCH(int, height);
         int64_t n = 1;
         for (int64_t d : dims) n *= d;
-        const Tensor t = makeTensor<float>(DataType::Float, dims,
-                                           generate<float>(static_cast<size_t>(n), [i = 0]() mutable { return static_cast<float>(i++ % 17) - 8; }));
+        const Tensor t = makeTensor<float>(DataType::Float, dims, generate<float>(static_cast<size_t>(n), [i = 0]() mutable {
+                                               return static_cast<float>(i++ % 17) - 8;
+                                           }));
         auto h = renderHeatmap(TensorView::of(t), HeatmapRequest{});
         QVERIFY2(h.ok(), h.status().toString().c_str());
         QCOMPARE(h->width, width);
@@ -374,15 +400,17 @@ private slots:
         const QByteArray bytes = ckpt::testing::readAll(png);
         QVERIFY(bytes.startsWith("\x89PNG\r\n\x1a\n"));
         // IHDR width and height, big-endian.
-        auto be32 = [&](int at) { return (uint8_t(bytes[at]) << 24) | (uint8_t(bytes[at + 1]) << 16) | (uint8_t(bytes[at + 2]) << 8) | uint8_t(bytes[at + 3]); };
+        auto be32 = [&](int at) {
+            return (uint8_t(bytes[at]) << 24) | (uint8_t(bytes[at + 1]) << 16) | (uint8_t(bytes[at + 2]) << 8) |
+                   uint8_t(bytes[at + 3]);
+        };
         QCOMPARE(be32(16), width);
         QCOMPARE(be32(20), height);
     }
 
     void heatmapValues() {
         // 4x4 pooled to 2x2 by mean; maxabs keeps the sign of the largest magnitude.
-        const Tensor t = makeTensor<float>(DataType::Float, {4, 4},
-                                           {1, 2, 3, 4, 5, 6, 7, 8, -9, 10, 11, 12, 13, 14, 15, -16});
+        const Tensor t = makeTensor<float>(DataType::Float, {4, 4}, {1, 2, 3, 4, 5, 6, 7, 8, -9, 10, 11, 12, 13, 14, 15, -16});
         HeatmapRequest req;
         req.maxWidth = 2;
         req.maxHeight = 2;
@@ -457,8 +485,11 @@ private slots:
         } else {
             HeatmapRequest req;
             Tensor input = t;
-            if (w[0] == QLatin1String("index")) req.fixedIndices[w[1].section(QLatin1Char('='), 0, 0).toInt()] = w[1].section(QLatin1Char('='), 1, 1).toLongLong();
-            if (w[0] == QLatin1String("axes")) req.axes = std::pair{w[1].section(QLatin1Char(','), 0, 0).toInt(), w[1].section(QLatin1Char(','), 1, 1).toInt()};
+            if (w[0] == QLatin1String("index"))
+                req.fixedIndices[w[1].section(QLatin1Char('='), 0, 0).toInt()] =
+                    w[1].section(QLatin1Char('='), 1, 1).toLongLong();
+            if (w[0] == QLatin1String("axes"))
+                req.axes = std::pair{w[1].section(QLatin1Char(','), 0, 0).toInt(), w[1].section(QLatin1Char(','), 1, 1).toInt()};
             if (w[0] == QLatin1String("size")) req.maxWidth = 0;
             if (w[0] == QLatin1String("colormap")) req.colormap = w[1].toStdString();
             if (w[0] == QLatin1String("empty")) input = makeTensor<float>(DataType::Float, {0, 4}, {});
@@ -477,7 +508,8 @@ private slots:
         const QString dir = real + QStringLiteral("/tfx_keras_adam_savedmodel");
         QTemporaryDir tmp;
         QVERIFY(ckpt::testing::copyDirectory(dir, tmp.path()));
-        const std::string prefix = ckpt::testing::manifestPrefix(tmp.path(), ckpt::testing::loadJson(dir + QStringLiteral("/manifest.json")));
+        const std::string prefix =
+            ckpt::testing::manifestPrefix(tmp.path(), ckpt::testing::loadJson(dir + QStringLiteral("/manifest.json")));
         auto reader = BundleReader::open(prefix);
         QVERIFY(reader.ok());
         const TensorInfo* target = nullptr;
@@ -487,7 +519,8 @@ private slots:
         QVERIFY(target);
         const QString data = QString::fromStdString((*reader)->dataPath(target->region.shardId));
         QByteArray bytes = ckpt::testing::readAll(data);
-        bytes[static_cast<qsizetype>(target->region.offset + 5)] = static_cast<char>(bytes[static_cast<qsizetype>(target->region.offset + 5)] ^ 0x40);
+        bytes[static_cast<qsizetype>(target->region.offset + 5)] =
+            static_cast<char>(bytes[static_cast<qsizetype>(target->region.offset + 5)] ^ 0x40);
         QVERIFY(ckpt::testing::writeAll(data, bytes));
         auto fresh = BundleReader::open(prefix);
         QVERIFY(fresh.ok());
@@ -510,7 +543,6 @@ private slots:
             QCOMPARE(forced.status().code(), StatusCode::FailedPrecondition);
         }
     }
-
 };
 
 QTEST_GUILESS_MAIN(TstPreview)

@@ -34,13 +34,34 @@ private slots:
         const Tensor f32 = makeTensor<float>(DataType::Float, {1000003}, f);
         QTest::newRow("float32, one chunk") << f32 << qulonglong{0};
         QTest::newRow("float32, streamed 64 KiB chunks") << f32 << qulonglong{64 << 10};
-        QTest::newRow("float16 all bits") << makeTensor<uint16_t>(DataType::Half, {65536}, generate<uint16_t>(65536, [i = 0]() mutable { return static_cast<uint16_t>(i++); })) << qulonglong{16 << 10};
-        QTest::newRow("bfloat16 all bits") << makeTensor<uint16_t>(DataType::BFloat16, {65536}, generate<uint16_t>(65536, [i = 0]() mutable { return static_cast<uint16_t>(i++); })) << qulonglong{0};
-        QTest::newRow("float64") << makeTensor<double>(DataType::Double, {77777}, generate<double>(77777, [&] { return static_cast<double>(normal(r)) * 1e5; })) << qulonglong{0};
-        QTest::newRow("int64") << makeTensor<int64_t>(DataType::Int64, {9000}, generate<int64_t>(9000, [&] { return static_cast<int64_t>(r()); })) << qulonglong{0};
-        QTest::newRow("uint8") << makeTensor<uint8_t>(DataType::UInt8, {100000}, generate<uint8_t>(100000, [&] { return static_cast<uint8_t>(r()); })) << qulonglong{0};
-        QTest::newRow("bool") << makeTensor<uint8_t>(DataType::Bool, {5000}, generate<uint8_t>(5000, [&] { return static_cast<uint8_t>(r() & 1); })) << qulonglong{0};
-        QTest::newRow("complex64") << makeTensor<std::complex<float>>(DataType::Complex64, {3333}, generate<std::complex<float>>(3333, [&] { return std::complex<float>(normal(r), normal(r)); })) << qulonglong{0};
+        QTest::newRow("float16 all bits") << makeTensor<uint16_t>(
+                                                 DataType::Half, {65536},
+                                                 generate<uint16_t>(65536,
+                                                                    [i = 0]() mutable { return static_cast<uint16_t>(i++); }))
+                                          << qulonglong{16 << 10};
+        QTest::newRow("bfloat16 all bits") << makeTensor<uint16_t>(
+                                                  DataType::BFloat16, {65536},
+                                                  generate<uint16_t>(65536,
+                                                                     [i = 0]() mutable { return static_cast<uint16_t>(i++); }))
+                                           << qulonglong{0};
+        QTest::newRow("float64") << makeTensor<double>(
+                                        DataType::Double, {77777},
+                                        generate<double>(77777, [&] { return static_cast<double>(normal(r)) * 1e5; }))
+                                 << qulonglong{0};
+        QTest::newRow("int64") << makeTensor<int64_t>(DataType::Int64, {9000},
+                                                      generate<int64_t>(9000, [&] { return static_cast<int64_t>(r()); }))
+                               << qulonglong{0};
+        QTest::newRow("uint8") << makeTensor<uint8_t>(DataType::UInt8, {100000},
+                                                      generate<uint8_t>(100000, [&] { return static_cast<uint8_t>(r()); }))
+                               << qulonglong{0};
+        QTest::newRow("bool") << makeTensor<uint8_t>(DataType::Bool, {5000},
+                                                     generate<uint8_t>(5000, [&] { return static_cast<uint8_t>(r() & 1); }))
+                              << qulonglong{0};
+        QTest::newRow("complex64") << makeTensor<std::complex<float>>(
+                                          DataType::Complex64, {3333},
+                                          generate<std::complex<float>>(
+                                              3333, [&] { return std::complex<float>(normal(r), normal(r)); }))
+                                   << qulonglong{0};
         QTest::newRow("empty") << makeTensor<float>(DataType::Float, {0}, {}) << qulonglong{0};
         QTest::newRow("scalar") << makeTensor<float>(DataType::Float, {}, {3.0f}) << qulonglong{0};
     }
@@ -70,7 +91,8 @@ private slots:
         auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
         QVERIFY(same(g->min, c->min));
         QVERIFY(same(g->max, c->max));
-        QVERIFY2(closeEnough(g->mean, c->mean, c->absMax), qPrintable(QStringLiteral("%1 vs %2").arg(g->mean, 0, 'g', 17).arg(c->mean, 0, 'g', 17)));
+        QVERIFY2(closeEnough(g->mean, c->mean, c->absMax),
+                 qPrintable(QStringLiteral("%1 vs %2").arg(g->mean, 0, 'g', 17).arg(c->mean, 0, 'g', 17)));
         QVERIFY(closeEnough(g->std, c->std, c->absMax));
         for (int bins : {1, 10, 4096}) {
             HistogramRequest req;

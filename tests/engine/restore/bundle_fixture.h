@@ -158,4 +158,4 @@ inline Tensor floatTensor(TensorShape shape, float fill) {
     return t;
 }
 
-} // namespace ckpt::testing
+}  // namespace ckpt::testing

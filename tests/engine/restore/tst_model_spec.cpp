@@ -22,7 +22,7 @@ const char* kGood = R"({
   {"id": 4, "kind": "optimizer", "slots": [{"variable": 2, "name": "m", "initial_value": 0.5}, {"variable": 3, "name": "m"}]}
  ]})";
 
-} // namespace
+}  // namespace
 
 class TstModelSpec : public QObject {
     Q_OBJECT
@@ -71,7 +71,8 @@ private slots:
         row("object not an object", R"({"objects": [3]})", "$.objects[0]: expected an object, found an integer");
         row("id missing", R"({"objects": [{}]})", "$.objects[0].id: missing");
         row("id negative", R"({"objects": [{"id": -1}]})", "$.objects[0].id: expected a non-negative integer");
-        row("duplicate id", R"({"objects": [{"id": 0}, {"id": 1}, {"id": 1}]})", "$.objects[2].id: duplicate id 1 (also $.objects[1])");
+        row("duplicate id", R"({"objects": [{"id": 0}, {"id": 1}, {"id": 1}]})",
+            "$.objects[2].id: duplicate id 1 (also $.objects[1])");
         row("unknown kind", R"({"objects": [{"id": 0, "kind": "layer"}]})", "$.objects[0].kind: unknown kind \"layer\"");
         row("unknown object field", R"({"objects": [{"id": 0, "chlidren": []}]})", "$.objects[0].chlidren: unknown field");
         row("dangling child",
@@ -80,7 +81,8 @@ private slots:
         row("duplicate local name",
             R"({"objects": [{"id": 0, "children": [{"name": "a", "id": 1}, {"name": "a", "id": 2}]}, {"id": 1}, {"id": 2}]})",
             "$.objects[0].children[1].name: duplicate local name \"a\" (also $.objects[0].children[0])");
-        row("child name missing", R"({"objects": [{"id": 0, "children": [{"id": 0}]}]})", "$.objects[0].children[0].name: missing");
+        row("child name missing", R"({"objects": [{"id": 0, "children": [{"id": 0}]}]})",
+            "$.objects[0].children[0].name: missing");
         row("self cycle", R"({"objects": [{"id": 0, "children": [{"name": "me", "id": 0}]}]})",
             "$.objects[0].children[0].id: cycle in the object graph: 0 -> 0");
         row("cycle",
@@ -90,17 +92,20 @@ private slots:
             "$.objects[0].slots[0].variable: no object with id 5");
         row("slot to non-variable", R"({"objects": [{"id": 0, "kind": "optimizer", "slots": [{"variable": 0, "name": "m"}]}]})",
             "$.objects[0].slots[0].variable: object 0 is not a variable");
-        row("slots on a plain object", R"({"objects": [{"id": 0, "slots": []}]})", "$.objects[0].slots: only optimizers have slots");
+        row("slots on a plain object", R"({"objects": [{"id": 0, "slots": []}]})",
+            "$.objects[0].slots: only optimizers have slots");
         row("unknown dtype", R"({"objects": [{"id": 0, "kind": "variable", "dtype": "float33"}]})",
             "$.objects[0].dtype: unknown dtype \"float33\"");
         row("dtype missing", R"({"objects": [{"id": 0, "kind": "variable"}]})", "$.objects[0].dtype: missing");
         row("bad dimension", R"({"objects": [{"id": 0, "kind": "variable", "dtype": "float32", "shape": [2, -1]}]})",
             "$.objects[0].shape[1]: expected a non-negative integer");
-        row("value count", R"({"objects": [{"id": 0, "kind": "variable", "dtype": "float32", "shape": [3], "initial_value": [1, 2]}]})",
+        row("value count",
+            R"({"objects": [{"id": 0, "kind": "variable", "dtype": "float32", "shape": [3], "initial_value": [1, 2]}]})",
             "$.objects[0].initial_value: has 2 elements, shape [3] needs 3");
         row("value type", R"({"objects": [{"id": 0, "kind": "variable", "dtype": "int32", "shape": [], "initial_value": "x"}]})",
             "$.objects[0].initial_value: a string does not fit int32");
-        row("dtype on an object", R"({"objects": [{"id": 0, "dtype": "float32"}]})", "$.objects[0].dtype: only variables have this field");
+        row("dtype on an object", R"({"objects": [{"id": 0, "dtype": "float32"}]})",
+            "$.objects[0].dtype: only variables have this field");
         row("root missing", R"({"root": 3, "objects": [{"id": 0}]})", "$.root: no object with id 3");
         row("wrong format", R"({"format": "keras", "objects": [{"id": 0}]})", "$.format: expected \"ckpt-model-spec\"");
     }

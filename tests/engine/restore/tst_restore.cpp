@@ -72,7 +72,7 @@ std::set<std::string> unresolvedWithAttributes(const MatchReport& r) {
 
 QString msg(const Status& s) { return QString::fromStdString(s.toString()); }
 
-} // namespace
+}  // namespace
 
 class TstRestore : public QObject {
     Q_OBJECT
@@ -115,12 +115,15 @@ private slots:
         const AssertionVerdict v = status->verdict(Assertion::Consumed);
         QVERIFY(!v.passed);
         QCOMPARE(v.status.code(), StatusCode::FailedPrecondition);
-        QVERIFY2(v.status.message().rfind("Unresolved object in checkpoint (root).model.dense2.", 0) == 0, v.status.message().c_str());
+        QVERIFY2(v.status.message().rfind("Unresolved object in checkpoint (root).model.dense2.", 0) == 0,
+                 v.status.message().c_str());
         QCOMPARE(v.namedPaths.size(), size_t(1));
-        const std::set<std::string> expected{
-            "(root).model.dense2.kernel", "(root).model.dense2.bias",
-            "(root).optimizer's state 'm' for (root).model.dense2.kernel", "(root).optimizer's state 'v' for (root).model.dense2.kernel",
-            "(root).optimizer's state 'm' for (root).model.dense2.bias", "(root).optimizer's state 'v' for (root).model.dense2.bias"};
+        const std::set<std::string> expected{"(root).model.dense2.kernel",
+                                             "(root).model.dense2.bias",
+                                             "(root).optimizer's state 'm' for (root).model.dense2.kernel",
+                                             "(root).optimizer's state 'v' for (root).model.dense2.kernel",
+                                             "(root).optimizer's state 'm' for (root).model.dense2.bias",
+                                             "(root).optimizer's state 'v' for (root).model.dense2.bias"};
         QCOMPARE(unresolvedWithAttributes(status->report()), expected);
         QCOMPARE(status->warnings().size(), size_t(6));
         status->expectPartial();
@@ -136,8 +139,10 @@ private slots:
         const AssertionVerdict v = status->verdict(Assertion::ExistingObjectsMatched);
         QVERIFY(!v.passed);
         QCOMPARE(v.namedPaths, std::vector<std::string>{"(root).model.extra"});
-        QVERIFY2(v.status.message().find("Found 1 Python objects that were not bound to checkpointed values") == 0, v.status.message().c_str());
-        QVERIFY(v.status.message().find("Showing 1 of 1 unmatched objects: [<ckpt.Variable '(root).model.extra' shape=(4,) dtype=float32>]") !=
+        QVERIFY2(v.status.message().find("Found 1 Python objects that were not bound to checkpointed values") == 0,
+                 v.status.message().c_str());
+        QVERIFY(v.status.message().find(
+                    "Showing 1 of 1 unmatched objects: [<ckpt.Variable '(root).model.extra' shape=(4,) dtype=float32>]") !=
                 std::string::npos);
         QVERIFY(!status->assertConsumed().isOk());
         QVERIFY(status->assertNontrivialMatch().isOk());
@@ -163,7 +168,8 @@ private slots:
         QVERIFY(status.ok());
         const Status s = status->assertNontrivialMatch();
         QVERIFY(!s.isOk());
-        QVERIFY2(s.message().find("Nothing to load. No dependencies have been added to <ckpt.Object '(root)'> yet.") == 0, s.message().c_str());
+        QVERIFY2(s.message().find("Nothing to load. No dependencies have been added to <ckpt.Object '(root)'> yet.") == 0,
+                 s.message().c_str());
         QVERIFY(status->assertExistingObjectsMatched().isOk());
         QVERIFY(!status->assertConsumed().isOk());
     }
@@ -195,10 +201,10 @@ private slots:
         QCOMPARE(e.code(), StatusCode::InvalidArgument);
         QVERIFY2(QString::fromStdString(e.message()).startsWith(fragment), e.message().c_str());
         // Both sides are named: the checkpoint node and key, and the program variable.
-        QVERIFY(e.message().find("(root).model.dense1.kernel (checkpoint key model/dense1/kernel/.ATTRIBUTES/VARIABLE_VALUE) is DT_FLOAT [3, 2]") !=
-                std::string::npos);
-        QVERIFY(e.message().find("program variable (root).model.dense1.kernel is " + std::string(dataTypeName(kernel->dtype())) + " " +
-                                 s.toString()) != std::string::npos);
+        QVERIFY(e.message().find("(root).model.dense1.kernel (checkpoint key model/dense1/kernel/.ATTRIBUTES/VARIABLE_VALUE) is "
+                                 "DT_FLOAT [3, 2]") != std::string::npos);
+        QVERIFY(e.message().find("program variable (root).model.dense1.kernel is " + std::string(dataTypeName(kernel->dtype())) +
+                                 " " + s.toString()) != std::string::npos);
         for (Assertion a : {Assertion::Consumed, Assertion::ExistingObjectsMatched, Assertion::NontrivialMatch})
             QCOMPARE(status->check(a).code(), StatusCode::InvalidArgument);
         const MatchReport r = status->report();
@@ -396,7 +402,7 @@ private slots:
         // A TF1 checkpoint: plain keys, no object graph.
         const std::string prefix = path("tf1");
         QVERIFY(testing::writeTestBundle(prefix, {{"model/dense1/kernel", testing::floatTensor({{3, 2}}, 4)},
-                                                 {"global_step", testing::floatTensor({}, 1)}})
+                                                  {"global_step", testing::floatTensor({}, 1)}})
                     .isOk());
         Program p = makeProgram(100, false, false, {"dense1"});
         auto status = restoreCheckpoint(prefix, p.root);
