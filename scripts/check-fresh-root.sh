@@ -37,11 +37,11 @@ export root logs work suite arch apt_archives
 
 say() { echo "check-fresh-root: $*"; }
 
-# Unmounts everything below the root, deepest first; also what an
-# interrupted earlier run left behind.
+# Unmounts everything below the work area (the root, and a base that an
+# interrupted debootstrap left with /proc mounted), deepest first.
 unmount_root() {
   local m
-  for m in $(findmnt -rn -o TARGET | grep -F "$root/" | sort -r); do
+  for m in $(findmnt -rn -o TARGET | grep -F "$work/" | sort -r); do
     umount "$m" 2>/dev/null || umount -l "$m"
   done
 }
@@ -49,7 +49,7 @@ unmount_root() {
 finish() {
   local rc=$?
   unmount_root || true
-  if [ "${CKPT_FRESH_ROOT_KEEP:-0}" != 1 ] && ! findmnt -rn -o TARGET | grep -qF "$root/"; then
+  if [ "${CKPT_FRESH_ROOT_KEEP:-0}" != 1 ] && ! findmnt -rn -o TARGET | grep -qF "$work/"; then
     rm -rf "$root"
   fi
   exit "$rc"
@@ -109,8 +109,8 @@ security="${CKPT_DEBIAN_SECURITY_MIRROR:-${security:-http://deb.debian.org/debia
 mkdir -p "$work" "$logs" "$cache"
 rm -f "$logs"/*.log
 unmount_root
-if findmnt -rn -o TARGET | grep -qF "$root/"; then
-  say "cannot unmount what an earlier run left under $root" >&2
+if findmnt -rn -o TARGET | grep -qF "$work/"; then
+  say "cannot unmount what an earlier run left under $work" >&2
   exit 1
 fi
 rm -rf "$root"
