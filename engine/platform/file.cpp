@@ -36,7 +36,9 @@ Status ioError(const std::string& what, const std::string& path, int err) { retu
 }  // namespace
 
 Result<std::unique_ptr<RandomAccessFile>> RandomAccessFile::open(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO that has no writer would otherwise block
+    // forever. It changes nothing for regular files, the only kind read.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return ioError("cannot open", path, errno);
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
@@ -47,6 +49,11 @@ Result<std::unique_ptr<RandomAccessFile>> RandomAccessFile::open(const std::stri
     if (S_ISDIR(st.st_mode)) {
         ::close(fd);
         return invalidArgument(path + " is a directory, expected a file");
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        const char* kind = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "a device";
+        return invalidArgument(path + " is " + kind + ", expected a regular file");
     }
     return std::unique_ptr<RandomAccessFile>(new RandomAccessFile(path, fd, static_cast<uint64_t>(st.st_size)));
 }

@@ -40,6 +40,8 @@ private:
 //   CKPT_RETURN_IF_ERROR((*f)->readExact(offset, n, buffer));
 class RandomAccessFile {
 public:
+    // Regular files only: a directory, FIFO, socket or device is refused
+    // with InvalidArgument at once (a FIFO is never waited on).
     static Result<std::unique_ptr<RandomAccessFile>> open(const std::string& path);
     ~RandomAccessFile();
     RandomAccessFile(const RandomAccessFile&) = delete;

@@ -8,9 +8,12 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 #include <cstring>
 
 #include "ckpt/bundle_naming.h"
+#include "ckpt/bundle_reader.h"
 #include "ckpt/bundle_writer.h"
 #include "ckpt/checkpoint_listing.h"
 #include "ckpt/checkpoint_state.h"
@@ -193,6 +196,37 @@ private slots:
             QCOMPARE(broken.tensors, int64_t{-1});
             QCOMPARE(broken.step.step.value_or(-1), 2);
         }
+    }
+
+    void specialFilesAreRefusedNotWaitedOn() {
+        // A FIFO with no writer blocks an ordinary open() forever.
+        QTemporaryDir tmp;
+        const QString dir = tmp.path();
+        writeBundle(dir, QStringLiteral("ckpt-1"), 5);
+        QCOMPARE(::mkfifo((dir + QStringLiteral("/ckpt-2.index")).toLocal8Bit().constData(), 0600), 0);
+        QCOMPARE(::mkfifo((dir + QStringLiteral("/checkpoint")).toLocal8Bit().constData(), 0600), 0);
+        for (bool countTensors : {true, false}) {
+            CheckpointListOptions options;
+            options.countTensors = countTensors;
+            auto l = listCheckpoints(dir.toStdString(), options);
+            QVERIFY(l.ok());
+            QVERIFY(!l->stateFileError.isOk());
+            QVERIFY2(l->stateFileError.message().find("FIFO") != std::string::npos, l->stateFileError.toString().c_str());
+            QCOMPARE(names(*l), (std::vector<std::string>{"ckpt-1"}));  // a FIFO named *.index is no checkpoint
+        }
+        auto index = BundleReader::open((dir + QStringLiteral("/ckpt-2")).toStdString());
+        QVERIFY(!index.ok());
+        QCOMPARE(index.status().code(), StatusCode::InvalidArgument);
+        QVERIFY2(index.status().message().find("ckpt-2.index is a FIFO") != std::string::npos, index.status().toString().c_str());
+        // A data file that is a FIFO: reading the tensor fails, it does not hang.
+        const QString data = dir + QStringLiteral("/ckpt-1.data-00000-of-00001");
+        QVERIFY(QFile::remove(data));
+        QCOMPARE(::mkfifo(data.toLocal8Bit().constData(), 0600), 0);
+        auto reader = BundleReader::open((dir + QStringLiteral("/ckpt-1")).toStdString());
+        QVERIFY(reader.ok());
+        auto value = (*reader)->read(*(*reader)->find("w/.ATTRIBUTES/VARIABLE_VALUE"));
+        QVERIFY(!value.ok());
+        QVERIFY2(value.status().message().find("FIFO") != std::string::npos, value.status().toString().c_str());
     }
 
     void badDirectories() {
