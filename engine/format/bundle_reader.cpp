@@ -254,15 +254,6 @@ Result<BundleHeader> parseBundleHeader(std::string_view value, const std::string
     return out;
 }
 
-Result<BundleHeader> readBundleHeader(std::string_view prefix) {
-    const std::string index = indexFileName(prefix);
-    if (!platform::pathExists(index)) return notFound("no checkpoint index at " + index);
-    const std::string_view keys[] = {""};
-    CKPT_ASSIGN_OR_RETURN(const auto values, format::lookupIndexEntries(index, keys));
-    if (!values[0]) return dataLoss("corrupt index " + index + ": no bundle header");
-    return parseBundleHeader(*values[0], index);
-}
-
 std::string BundleReader::indexPath() const { return indexFileName(m_prefix); }
 
 std::string BundleReader::dataPath(int32_t shardId) const { return dataFileName(m_prefix, shardId, m_header.numShards); }

@@ -44,9 +44,10 @@ Result<BundleHeader> readIndex(CheckpointListEntry& e, bool countTensors) {
         e.tensors = static_cast<int64_t>((*reader)->tensors().size());
         return (*reader)->header();
     }
-    auto header = readBundleHeader(e.prefix);
-    auto step = header.ok() ? readCheckpointStep(e.prefix) : Result<CheckpointStep>(header.status());
+    BundleHeader header;
+    auto step = readCheckpointStep(e.prefix, &header);
     e.step = step.ok() ? *step : checkpointStep(e.prefix, nullptr);
+    if (!step.ok()) return step.status();
     return header;
 }
 

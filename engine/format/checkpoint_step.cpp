@@ -90,7 +90,7 @@ CheckpointStep checkpointStep(std::string_view prefix, const BundleReader* reade
     });
 }
 
-Result<CheckpointStep> readCheckpointStep(std::string_view prefix) {
+Result<CheckpointStep> readCheckpointStep(std::string_view prefix, BundleHeader* headerOut) {
     const std::string index = indexFileName(prefix);
     if (!platform::pathExists(index)) return notFound("no checkpoint index at " + index);
     // The bundle header (key "") first: it holds num_shards, which names the data files.
@@ -99,6 +99,7 @@ Result<CheckpointStep> readCheckpointStep(std::string_view prefix) {
     CKPT_ASSIGN_OR_RETURN(const auto values, format::lookupIndexEntries(index, keys));
     if (!values[0]) return dataLoss("corrupt index " + index + ": no bundle header");
     CKPT_ASSIGN_OR_RETURN(const BundleHeader header, parseBundleHeader(*values[0], index));
+    if (headerOut) *headerOut = header;
     return firstStoredStep(prefix, [&](size_t i, std::string_view) -> std::optional<int64_t> {
         const std::optional<std::string>& entry = values[i + 1];
         return entry ? readStepValue(prefix, header.numShards, *entry) : std::nullopt;

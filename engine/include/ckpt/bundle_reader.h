@@ -30,9 +30,6 @@ struct BundleHeader {
     std::vector<int32_t> badConsumers;
 };
 
-// The header alone, looked up without decoding the index's entries (for
-// listings); the same checks BundleReader::open makes of it.
-Result<BundleHeader> readBundleHeader(std::string_view prefix);
 // The header from the value of the index's "" key; 'indexPath' names the
 // file in messages.
 Result<BundleHeader> parseBundleHeader(std::string_view value, const std::string& indexPath);

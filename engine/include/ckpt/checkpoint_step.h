@@ -39,7 +39,9 @@ CheckpointStep checkpointStep(std::string_view prefix, const BundleReader* reade
 // file, instead of decoding every entry (~60 ms for 100,000 tensors).
 // An error when the index cannot be read (the caller may then fall back to
 // checkpointStep(prefix, nullptr)); a step value that is damaged or
-// unreadable is skipped, as checkpointStep does.
-Result<CheckpointStep> readCheckpointStep(std::string_view prefix);
+// unreadable is skipped, as checkpointStep does. When 'header' is given it
+// receives the bundle header read on the way (a listing needs its shard
+// count; no second lookup).
+Result<CheckpointStep> readCheckpointStep(std::string_view prefix, BundleHeader* header = nullptr);
 
 }  // namespace ckpt
