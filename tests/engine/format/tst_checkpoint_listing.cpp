@@ -18,6 +18,7 @@
 #include "ckpt/checkpoint_listing.h"
 #include "ckpt/checkpoint_state.h"
 #include "test_support.h"
+#include "test_tensors.h"
 
 using namespace ckpt;
 
@@ -31,19 +32,11 @@ Tensor int64Scalar(int64_t v) {
     return t;
 }
 
-Tensor floats(int64_t n) {
-    Tensor t;
-    t.dtype = DataType::Float;
-    t.shape.dims = {n};
-    t.bytes.assign(static_cast<size_t>(n) * 4, 0);
-    return t;
-}
-
 // A one-shard bundle with a weight and, when given, a stored training step.
 void writeBundle(const QString& dir, const QString& name, std::optional<int64_t> step) {
     auto w = BundleWriter::create((dir + QLatin1Char('/') + name).toStdString());
     QVERIFY2(w.ok(), w.status().toString().c_str());
-    QVERIFY((*w)->add("w/.ATTRIBUTES/VARIABLE_VALUE", floats(10)).isOk());
+    QVERIFY((*w)->add("w/.ATTRIBUTES/VARIABLE_VALUE", ckpt::testing::zeroFloats(10)).isOk());
     if (step) QVERIFY((*w)->add("step/.ATTRIBUTES/VARIABLE_VALUE", int64Scalar(*step)).isOk());
     QVERIFY((*w)->finish().isOk());
 }

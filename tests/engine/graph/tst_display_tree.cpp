@@ -15,6 +15,7 @@
 #include "ckpt/checkpoint.h"
 #include "ckpt/display_tree.h"
 #include "graph_proto.h"
+#include "test_tensors.h"
 
 using namespace ckpt;
 using Proto = ckpt::testing::GraphProto;
@@ -23,21 +24,13 @@ using ckpt::testing::addVariable;
 
 namespace {
 
-Tensor floats(int64_t n) {
-    Tensor t;
-    t.dtype = DataType::Float;
-    t.shape.dims = {n};
-    t.bytes.assign(static_cast<size_t>(n) * 4, 0);
-    return t;
-}
-
 // A bundle holding 'graph' and one float tensor per listed key.
 std::shared_ptr<const Checkpoint> writeAndOpen(const QString& dir, const Proto* graph, const std::vector<std::string>& keys) {
     const std::string prefix = (dir + QStringLiteral("/ckpt")).toStdString();
     auto w = BundleWriter::create(prefix);
     if (!w.ok()) qFatal("%s", w.status().toString().c_str());
     for (const std::string& k : keys)
-        if (!(*w)->add(k, floats(3)).isOk()) qFatal("add %s", k.c_str());
+        if (!(*w)->add(k, ckpt::testing::zeroFloats(3)).isOk()) qFatal("add %s", k.c_str());
     if (graph) {
         Tensor g;
         g.dtype = DataType::String;

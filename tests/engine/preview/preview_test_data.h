@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ckpt/tensor.h"
+#include "test_tensors.h"
 
 namespace ckpt::testing {
 
@@ -20,16 +21,6 @@ inline bool closeEnough(double ours, double theirs, double absMax) {
     if (std::isnan(ours) || std::isnan(theirs)) return std::isnan(ours) && std::isnan(theirs);
     const double diff = std::fabs(ours - theirs);
     return diff <= kMeanStdRelative * std::fabs(theirs) || diff <= kMeanStdAbsOfAbsMax * absMax;
-}
-
-template <typename T>
-Tensor makeTensor(DataType dtype, std::vector<int64_t> dims, const std::vector<T>& values) {
-    Tensor t;
-    t.dtype = dtype;
-    t.shape.dims = std::move(dims);
-    t.bytes.resize(values.size() * sizeof(T));
-    if (!values.empty()) std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
-    return t;
 }
 
 template <typename T, typename Gen>
