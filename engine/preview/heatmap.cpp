@@ -193,6 +193,13 @@ Result<Heatmap> renderHeatmap(const TensorView& tensor, const HeatmapRequest& re
         return invalidArgument("heatmap size must be at least 1x1, got " + std::to_string(request.maxWidth) + "x" +
                                std::to_string(request.maxHeight));
     }
+    if (request.lo.has_value() != request.hi.has_value()) {
+        return invalidArgument("a fixed heatmap range needs both lo and hi");
+    }
+    if (request.lo && !(std::isfinite(*request.lo) && std::isfinite(*request.hi) && *request.lo < *request.hi)) {
+        return invalidArgument("fixed heatmap range [" + std::to_string(*request.lo) + ", " + std::to_string(*request.hi) +
+                               "] must be finite with lo < hi");
+    }
     const Colormap* map = nullptr;
     if (request.colormap != "auto") {
         for (const Colormap& m : colormaps()) {
@@ -289,6 +296,10 @@ Result<Heatmap> renderHeatmap(const TensorView& tensor, const HeatmapRequest& re
         h.values[c] = request.reduce == HeatmapReduce::Mean ? v / n : v;
         lo = std::min(lo, h.values[c]);
         hi = std::max(hi, h.values[c]);
+    }
+    if (request.lo) {  // a shared scale replaces the data's own range
+        lo = *request.lo;
+        hi = *request.hi;
     }
     if (!map) {
         const char* name = (lo < 0 && hi > 0) ? "coolwarm" : "viridis";

@@ -110,6 +110,11 @@ struct HeatmapRequest {
     // "auto" (diverging "coolwarm" for data with both signs, else "viridis"),
     // "viridis", "magma", "gray", "coolwarm", "rdbu".
     std::string colormap = "auto";
+    // A fixed colour scale instead of the data's pooled [min, max], so two
+    // heatmaps drawn with the same range compare by colour (both or
+    // neither; lo < hi). "auto" and the diverging maps' centring on zero
+    // then apply to this range; values outside it take the ends' colours.
+    std::optional<double> lo, hi;
     int cpuThreads = 0;
 };
 

@@ -450,6 +450,44 @@ private slots:
         QCOMPARE(nh->rgba[7], uint8_t{255});
     }
 
+    void heatmapFixedRange() {
+        // A shared scale: the same value gets the same colour in both maps,
+        // whatever else each tensor holds.
+        const Tensor a = makeTensor<float>(DataType::Float, {1, 3}, {0, 1, 2});
+        const Tensor b = makeTensor<float>(DataType::Float, {1, 3}, {0, 1, 4});
+        HeatmapRequest req;
+        req.lo = 0.0;
+        req.hi = 4.0;
+        auto ha = renderHeatmap(TensorView::of(a), req);
+        auto hb = renderHeatmap(TensorView::of(b), req);
+        QVERIFY(ha.ok() && hb.ok());
+        QCOMPARE(ha->lo, 0.0);
+        QCOMPARE(ha->hi, 4.0);
+        QCOMPARE(ha->colormap, std::string("viridis"));
+        for (size_t i = 0; i < 8; ++i) QCOMPARE(ha->rgba[i], hb->rgba[i]);  // 0 and 1 alike in both
+        QVERIFY(ha->rgba[8] != hb->rgba[8] || ha->rgba[9] != hb->rgba[9]);  // 2 is not the top of a's scale
+        // Without the range each map spans its own data: 1 differs.
+        auto own = renderHeatmap(TensorView::of(a), HeatmapRequest{});
+        QVERIFY(own.ok());
+        QCOMPARE(own->hi, 2.0);
+        // "auto" picks by the fixed range; a diverging map stays centred on zero.
+        req.lo = -1.0;
+        req.hi = 4.0;
+        auto d = renderHeatmap(TensorView::of(a), req);
+        QVERIFY(d.ok());
+        QCOMPARE(d->colormap, std::string("coolwarm"));
+        QCOMPARE(d->lo, -4.0);
+        QCOMPARE(d->hi, 4.0);
+        // Values outside the range take the ends' colours.
+        req.colormap = "gray";
+        req.lo = 0.5;
+        req.hi = 1.5;
+        auto g = renderHeatmap(TensorView::of(a), req);
+        QVERIFY(g.ok());
+        QCOMPARE(g->rgba[0], uint8_t{0});
+        QCOMPARE(g->rgba[8], uint8_t{255});
+    }
+
     void badRequests_data() {
         QTest::addColumn<QString>("what");
         QTest::addColumn<StatusCode>("code");
@@ -463,6 +501,9 @@ private slots:
         QTest::newRow("size 0") << "size 0x10" << StatusCode::InvalidArgument << "at least 1x1";
         QTest::newRow("unknown colormap") << "colormap jet" << StatusCode::InvalidArgument << "unknown colormap \"jet\"";
         QTest::newRow("empty tensor") << "empty" << StatusCode::InvalidArgument << "empty tensor";
+        QTest::newRow("fixed range without hi") << "scale 1" << StatusCode::InvalidArgument << "both lo and hi";
+        QTest::newRow("fixed range inverted") << "scale 2,1" << StatusCode::InvalidArgument << "lo < hi";
+        QTest::newRow("fixed range not finite") << "scale 0,inf" << StatusCode::InvalidArgument << "must be finite";
         QTest::newRow("zero bins") << "bins 0" << StatusCode::InvalidArgument << "bins must be";
         QTest::newRow("too many bins") << "bins 100000" << StatusCode::InvalidArgument << "bins must be";
         QTest::newRow("inverted range") << "range 2,1" << StatusCode::InvalidArgument << "lo > hi";
@@ -493,6 +534,11 @@ private slots:
             if (w[0] == QLatin1String("size")) req.maxWidth = 0;
             if (w[0] == QLatin1String("colormap")) req.colormap = w[1].toStdString();
             if (w[0] == QLatin1String("empty")) input = makeTensor<float>(DataType::Float, {0, 4}, {});
+            if (w[0] == QLatin1String("scale")) {
+                const QStringList ends = w[1].split(QLatin1Char(','));
+                req.lo = ends[0].toDouble();
+                if (ends.size() > 1) req.hi = ends[1] == QLatin1String("inf") ? kInf : ends[1].toDouble();
+            }
             st = renderHeatmap(TensorView::of(input), req).status();
         }
         QVERIFY(!st.isOk());
