@@ -15,7 +15,7 @@ target="${1:-}"
 if [ -z "$target" ]; then
   target="$PWD/build/demo-run"
   rm -rf "$target"
-  ./build/app/cli/ckpt demo-train "$target" --steps 200 --save-every 50 --max-to-keep 3
+  ./build/app/cli/ckpt demo-train "$target" --steps 200 --save-every 40 --max-to-keep 5
   echo
   ./build/app/cli/ckpt list "$target"
   echo

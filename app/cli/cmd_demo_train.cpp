@@ -1,5 +1,6 @@
 // ckpt demo-train DIR: trains a small MLP with Adam and saves checkpoints
-// TensorFlow can restore (the README's first command).
+// TensorFlow can restore (the README's first command). The second half of
+// the run fine-tunes layer 1 only, so its checkpoints are worth diffing.
 
 #include <iomanip>
 #include <iostream>
@@ -14,18 +15,28 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
     auto opts = std::make_shared<DemoTrainOptions>();
     auto json = std::make_shared<bool>(false);
     auto maxShard = std::make_shared<int64_t>(0);
+    auto freezeFrom = std::make_shared<int64_t>(0);
+    auto noFreeze = std::make_shared<bool>(false);
     cmd->add_option("DIR", opts->directory, "Directory for the checkpoints (created)")->required();
     cmd->add_option("--steps", opts->steps, "Training steps (default 200)")->check(CLI::PositiveNumber);
-    cmd->add_option("--save-every", opts->saveEvery, "Save every K steps (default 50)")->check(CLI::PositiveNumber);
-    cmd->add_option("--max-to-keep", opts->maxToKeep, "Checkpoints to keep (default 3)")->check(CLI::PositiveNumber);
+    cmd->add_option("--save-every", opts->saveEvery, "Save every K steps (default 40)")->check(CLI::PositiveNumber);
+    cmd->add_option("--max-to-keep", opts->maxToKeep, "Checkpoints to keep (default 5)")->check(CLI::PositiveNumber);
+    auto* freezeOpt = cmd->add_option("--freeze-from", *freezeFrom,
+                                      "Fine-tune phase: freeze layer 0 from step N on, only layer 1 trains "
+                                      "(default: halfway, STEPS/2+1)")
+                          ->check(CLI::PositiveNumber);
+    cmd->add_flag("--no-freeze", *noFreeze, "Train every layer at every step (no fine-tune phase)")->excludes(freezeOpt);
     cmd->add_flag("--async", opts->async, "Write checkpoints on a background thread");
     cmd->add_option("--max-shard-bytes", *maxShard, "Split the checkpoint into data files of at most B bytes")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--replicas", opts->replicas, "Save every variable as R parallel components (default 1)")
         ->check(CLI::PositiveNumber);
     cmd->add_flag("--json", *json, "Machine-readable output (docs/cli.md)");
-    cmd->callback([&ctx, opts, json, maxShard] {
+    cmd->callback([&ctx, opts, json, maxShard, freezeFrom, noFreeze] {
         if (*maxShard > 0) opts->maxShardBytes = *maxShard;
+        if (*noFreeze) opts->freezeFirstLayerFrom = opts->steps + 1;
+        if (*freezeFrom > 0) opts->freezeFirstLayerFrom = *freezeFrom;
+        const int64_t frozenFrom = opts->freezeFirstLayerFrom.value_or(opts->steps / 2 + 1);
         auto run = runDemoTraining(*opts, [json](const DemoProgress& p) {
             if (*json) return;
             std::cout << "step " << std::setw(5) << p.step << "  loss " << std::fixed << std::setprecision(5) << p.loss
@@ -46,11 +57,14 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
             printJson({{"directory", opts->directory},
                        {"steps", opts->steps},
                        {"first_loss", run->firstLoss},
+                       {"freeze_from", frozenFrom <= opts->steps ? nlohmann::json(frozenFrom) : nlohmann::json()},
                        {"final_loss", run->finalLoss},
                        {"saves", saves}});
             return;
         }
         std::cout << "loss " << std::setprecision(5) << run->firstLoss << " -> " << run->finalLoss << "\n";
+        if (frozenFrom <= opts->steps)
+            std::cout << "layer 0 frozen from step " << frozenFrom << " on (fine-tune phase: only layer 1 trained)\n";
     });
 }
 

@@ -99,6 +99,9 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
     if (options.directory.empty()) return invalidArgument("demo training needs a directory");
     if (options.steps < 1 || options.saveEvery < 1 || options.hidden < 1 || options.replicas < 1)
         return invalidArgument("steps, save-every, hidden and replicas must be positive");
+    if (options.freezeFirstLayerFrom && *options.freezeFirstLayerFrom < 1)
+        return invalidArgument("the step that freezes layer 0 must be positive");
+    const int64_t freezeFrom = options.freezeFirstLayerFrom.value_or(options.steps / 2 + 1);
     CKPT_ASSIGN_OR_RETURN(Model m, build(options.hidden, options.replicas, options.seed));
     const int h = options.hidden;
 
@@ -164,7 +167,11 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
         ++t;
         const float lrT = kLearningRate * std::sqrt(1.0f - std::pow(kBeta2, static_cast<float>(t))) /
                           (1.0f - std::pow(kBeta1, static_cast<float>(t)));
-        for (size_t p = 0; p < params.size(); ++p) {
+        // Fine-tune phase: layer 0 (params 0 and 1) is frozen. Its variables
+        // and slots are not even viewed mutably, so a deferred async
+        // snapshot never copies them and their stored bytes stay identical.
+        const size_t firstTrained = step >= freezeFrom ? 2 : 0;
+        for (size_t p = firstTrained; p < params.size(); ++p) {
             float* w = floatsOf(*params[p]);
             float* mm = floatsOf(*m.opt->slot(*params[p], "m"));
             float* vv = floatsOf(*m.opt->slot(*params[p], "v"));

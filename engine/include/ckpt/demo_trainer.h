@@ -8,6 +8,16 @@
 // save_counter. Deterministic for a given seed. Call from one thread.
 //   DemoTrainOptions o; o.directory = "/tmp/demo"; o.steps = 200;
 //   auto run = runDemoTraining(o, [](const DemoProgress& p) { print(p); });
+//
+// The run has two phases so that its checkpoints are worth comparing (`ckpt
+// diff`, `ckpt history`): every layer trains at first, then a fine-tune
+// phase freezes layer 0, as Keras does for `model.layers[0].trainable =
+// False`. From then on layer_with_weights-0's kernel and bias and their Adam
+// slots m and v are not updated at all, so consecutive checkpoints of the
+// second half store them byte for byte alike (same crc32c) while
+// layer_with_weights-1, its slots, optimizer/iter and step move. With the
+// defaults (200 steps, a save every 40, 5 kept) ckpt-1 and ckpt-2 are from
+// the first phase, ckpt-3 to ckpt-5 from the fine-tune phase.
 
 #include <cstdint>
 #include <functional>
@@ -24,8 +34,13 @@ namespace ckpt {
 struct DemoTrainOptions {
     std::string directory;
     int64_t steps = 200;
-    int64_t saveEvery = 50;
-    int maxToKeep = 3;
+    int64_t saveEvery = 40;
+    int maxToKeep = 5;
+    // First step (1-based) of the fine-tune phase, in which layer 0 is frozen
+    // and only layer 1 trains. Unset: halfway, steps / 2 + 1. A step past
+    // 'steps' trains every layer throughout; 1 freezes layer 0 from the
+    // start (it keeps its initial values). Must be positive.
+    std::optional<int64_t> freezeFirstLayerFrom;
     bool async = false;
     std::optional<int64_t> maxShardBytes;
     int replicas = 1;  // >1 saves VARIABLE_VALUE + parallel_component_<i>

@@ -17,6 +17,7 @@
 #include <QtTest>
 
 #include <cstring>
+#include <map>
 #include <unistd.h>
 
 using namespace ckpt;
@@ -185,6 +186,61 @@ private slots:
         QVERIFY2(w.ok(), w.status().toString().c_str());
         QVERIFY(w->bytes == floats(TensorShape{{6, 4}}, 0).bytes);
         QVERIFY(verifyBundle(prefix)->ok());
+    }
+
+    // The demo's fine-tune phase: from the freeze step on, layer 0 and its
+    // Adam slots are stored byte for byte alike, while layer 1 moves.
+    void demoFineTuneFreezesLayer0() {
+        QTemporaryDir tmp;
+        DemoTrainOptions d;
+        d.directory = tmp.filePath(QStringLiteral("demo")).toStdString();
+        d.steps = 40;  // freezes from step 21 (halfway)
+        d.saveEvery = 10;
+        d.maxToKeep = 4;
+        auto run = runDemoTraining(d);
+        QVERIFY2(run.ok(), run.status().toString().c_str());
+        QVERIFY(run->finalLoss < run->firstLoss);
+        // key -> masked crc32c per checkpoint (steps 10, 20, 30, 40).
+        std::vector<std::map<std::string, uint32_t>> crcs;
+        for (int n = 1; n <= 4; ++n) {
+            auto r = BundleReader::open(d.directory + "/ckpt-" + std::to_string(n));
+            QVERIFY2(r.ok(), r.status().toString().c_str());
+            crcs.emplace_back();
+            for (const TensorInfo& t : (*r)->tensors()) crcs.back()[t.key] = t.region.maskedCrc32c;
+        }
+        int layer0 = 0, layer1 = 0;
+        for (const auto& [key, crc] : crcs[0]) {
+            const bool isLayer0 = key.rfind("model/layer_with_weights-0/", 0) == 0;
+            const bool isLayer1 = key.rfind("model/layer_with_weights-1/", 0) == 0;
+            if (!isLayer0 && !isLayer1) continue;
+            (isLayer0 ? layer0 : layer1)++;
+            // Every layer trains between steps 10 and 20.
+            QVERIFY2(crcs[1].at(key) != crc, key.c_str());
+            for (size_t i = 2; i < crcs.size(); ++i) {
+                if (isLayer0) QVERIFY2(crcs[i].at(key) == crcs[i - 1].at(key), key.c_str());
+                else QVERIFY2(crcs[i].at(key) != crcs[i - 1].at(key), key.c_str());
+            }
+        }
+        QCOMPARE(layer0, 6);  // kernel, bias and their slots m and v
+        QCOMPARE(layer1, 6);
+
+        // No fine-tune phase: layer 0 keeps moving.
+        d.directory = tmp.filePath(QStringLiteral("nofreeze")).toStdString();
+        d.freezeFirstLayerFrom = d.steps + 1;
+        QVERIFY(runDemoTraining(d).ok());
+        auto r3 = BundleReader::open(d.directory + "/ckpt-3");
+        auto r4 = BundleReader::open(d.directory + "/ckpt-4");
+        QVERIFY(r3.ok() && r4.ok());
+        const std::string kernel0 = "model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE";
+        auto crcOf = [&](const BundleReader& r) {
+            for (const TensorInfo& t : r.tensors())
+                if (t.key == kernel0) return t.region.maskedCrc32c;
+            return uint32_t{0};
+        };
+        QVERIFY(crcOf(**r3) != crcOf(**r4));
+
+        d.freezeFirstLayerFrom = 0;
+        QCOMPARE(runDemoTraining(d).status().code(), StatusCode::InvalidArgument);
     }
 
     void reshardKeepsValues_data() {
