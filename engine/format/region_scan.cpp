@@ -42,6 +42,35 @@ Status finishRegion(const ScannedRegion& r, std::span<const PartJob> parts, std:
     return dataLoss("checksum mismatch for " + regionName(r) + " at offset " + std::to_string(r.region.offset) + detail);
 }
 
+// One part's bytes, mapped in place when the system allows (no copy out of
+// the page cache), else read into the worker's scratch buffer.
+struct PartBytes {
+    platform::MappedView mapped;
+    std::span<const uint8_t> bytes;
+    uint32_t crc = 0;
+};
+
+Status readPart(const ScannedRegion& r, const RegionPart& part, std::vector<uint8_t>& scratch, PartBytes& out) {
+    const uint64_t offset = static_cast<uint64_t>(r.region.offset) + part.begin;
+    if (part.length == 0) {
+        out.bytes = {};
+        out.crc = 0;
+        return okStatus();
+    }
+    r.file->adviseSequential(offset, part.length);
+    if (auto view = r.file->mapSequential(offset, static_cast<size_t>(part.length))) {
+        out.mapped = std::move(*view);
+        out.bytes = {out.mapped.data(), out.mapped.size()};
+        out.crc = platform::crc32cExtend(0, out.bytes.data(), out.bytes.size());
+        return okStatus();
+    }
+    scratch.resize(std::max<size_t>(scratch.size(), static_cast<size_t>(part.length)));
+    std::vector<uint8_t> unused;
+    CKPT_ASSIGN_OR_RETURN(out.crc, readRegionPart(*r.file, offset, part.length, scratch.data(), unused));
+    out.bytes = {scratch.data(), static_cast<size_t>(part.length)};
+    return okStatus();
+}
+
 }  // namespace
 
 Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const ScanOptions& options) {
@@ -104,6 +133,64 @@ Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const Sca
                                          std::span<const uint32_t>(partCrcs).subspan(first, count));
         if (!result.regions[i].isOk() && regions[i].copyTo)
             std::fill_n(regions[i].copyTo, static_cast<size_t>(regions[i].region.size), uint8_t{0});
+    }
+    result.bytesScanned = bytesDone.load();
+    return result;
+}
+
+Result<PairScanResult> scanRegionPairs(std::span<const ScannedRegion> a, std::span<const ScannedRegion> b,
+                                       const ScanOptions& options, const RegionPairConsumer& consume) {
+    if (a.size() != b.size()) return invalidArgument("region pairs need as many regions on each side");
+    PairScanResult result;
+    result.a.resize(a.size());
+    result.b.resize(b.size());
+    std::vector<PartJob> parts;
+    std::vector<std::pair<size_t, size_t>> partsOf(a.size(), {0, 0});
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (a[i].region.size != b[i].region.size)
+            return invalidArgument("regions of " + printableKey(a[i].key) + " differ in size");
+        result.a[i] = checkBounds(a[i]);
+        result.b[i] = checkBounds(b[i]);
+        partsOf[i].first = parts.size();
+        if (result.a[i].isOk() && result.b[i].isOk())
+            for (const RegionPart& p : splitRegion(static_cast<uint64_t>(a[i].region.size))) parts.push_back({i, p});
+        partsOf[i].second = parts.size() - partsOf[i].first;
+    }
+
+    std::vector<uint32_t> crcsA(parts.size(), 0), crcsB(parts.size(), 0);
+    std::vector<Status> statusA(parts.size()), statusB(parts.size());
+    const size_t workers = std::max<size_t>(1, options.threads);
+    std::vector<std::vector<uint8_t>> scratchA(workers), scratchB(workers);
+    std::atomic<int64_t> bytesDone{0};
+    std::atomic<bool> wasCancelled{false};
+    const Status pool = platform::forEachItem(parts.size(), workers, [&](size_t worker, size_t k) {
+        if (wasCancelled || (options.cancel && options.cancel->isCancelled())) {
+            wasCancelled = true;
+            return;
+        }
+        const PartJob& job = parts[k];
+        PartBytes bytesA, bytesB;
+        statusA[k] = readPart(a[job.region], job.part, scratchA[worker], bytesA);
+        statusB[k] = readPart(b[job.region], job.part, scratchB[worker], bytesB);
+        if (!statusA[k].isOk() || !statusB[k].isOk()) return;
+        crcsA[k] = bytesA.crc;
+        crcsB[k] = bytesB.crc;
+        consume({job.region, k - partsOf[job.region].first, job.part.begin, bytesA.bytes, bytesB.bytes});
+        const auto length = static_cast<int64_t>(2 * job.part.length);
+        const int64_t done = bytesDone.fetch_add(length) + length;
+        if (options.progress) options.progress(done);
+    });
+    CKPT_RETURN_IF_ERROR(pool);
+    if (wasCancelled) return cancelled("region scan cancelled");
+
+    for (size_t i = 0; i < a.size(); ++i) {
+        const auto [first, count] = partsOf[i];
+        if (count == 0) continue;  // failed a bounds check
+        const std::span<const PartJob> pieces = std::span(parts).subspan(first, count);
+        result.a[i] = finishRegion(a[i], pieces, std::span<const Status>(statusA).subspan(first, count),
+                                   std::span<const uint32_t>(crcsA).subspan(first, count));
+        result.b[i] = finishRegion(b[i], pieces, std::span<const Status>(statusB).subspan(first, count),
+                                   std::span<const uint32_t>(crcsB).subspan(first, count));
     }
     result.bytesScanned = bytesDone.load();
     return result;

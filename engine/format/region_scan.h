@@ -46,4 +46,27 @@ struct ScanResult {
 // cancellation or a failed worker (platform/parallel.h).
 Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const ScanOptions& options);
 
+// Pairs of regions of equal size read side by side (a diff): each part of
+// A's region arrives with the same part of B's, on a worker thread, before
+// their checksums are joined; the bytes are valid during the call only.
+// Parts are splitRegion()'s, 'part' counts from 0 within the pair.
+struct RegionPairPart {
+    size_t pair = 0;
+    size_t part = 0;
+    uint64_t begin = 0;  // offset inside both regions
+    std::span<const uint8_t> a, b;
+};
+using RegionPairConsumer = std::function<void(const RegionPairPart&)>;
+
+struct PairScanResult {
+    std::vector<Status> a, b;  // per pair, as scanRegions words them
+    int64_t bytesScanned = 0;  // both sides
+};
+
+// 'a' and 'b' have one region each per pair, of equal sizes, without
+// copyTo or readWhole. A pair whose bounds check fails on either side is not
+// read. Progress counts the bytes of both sides.
+Result<PairScanResult> scanRegionPairs(std::span<const ScannedRegion> a, std::span<const ScannedRegion> b,
+                                       const ScanOptions& options, const RegionPairConsumer& consume);
+
 }  // namespace ckpt::format

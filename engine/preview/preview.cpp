@@ -18,32 +18,6 @@ using preview::PreviewBackend;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-Result<ElementKind> kindOf(DataType dtype) {
-    switch (dtype) {
-    case DataType::Float: return ElementKind::F32;
-    case DataType::Double: return ElementKind::F64;
-    case DataType::Half: return ElementKind::F16;
-    case DataType::BFloat16: return ElementKind::BF16;
-    case DataType::Int8:
-    case DataType::QInt8: return ElementKind::I8;
-    case DataType::Int16:
-    case DataType::QInt16: return ElementKind::I16;
-    case DataType::Int32:
-    case DataType::QInt32: return ElementKind::I32;
-    case DataType::Int64: return ElementKind::I64;
-    case DataType::UInt8:
-    case DataType::QUInt8: return ElementKind::U8;
-    case DataType::UInt16:
-    case DataType::QUInt16: return ElementKind::U16;
-    case DataType::UInt32: return ElementKind::U32;
-    case DataType::UInt64: return ElementKind::U64;
-    case DataType::Bool: return ElementKind::Bool;
-    case DataType::Complex64: return ElementKind::C64;
-    case DataType::Complex128: return ElementKind::C128;
-    default: return Status(StatusCode::Unimplemented, "no preview for dtype " + std::string(dataTypeName(dtype)));
-    }
-}
-
 struct Selected {
     std::unique_ptr<PreviewBackend> backend;
     ComputedOn on;
@@ -99,6 +73,36 @@ void fillStats(const preview::TilePartial& merged, const preview::Extremes& ex, 
 }
 
 }  // namespace
+
+namespace preview {
+
+Result<ElementKind> elementKindOf(DataType dtype) {
+    switch (dtype) {
+    case DataType::Float: return ElementKind::F32;
+    case DataType::Double: return ElementKind::F64;
+    case DataType::Half: return ElementKind::F16;
+    case DataType::BFloat16: return ElementKind::BF16;
+    case DataType::Int8:
+    case DataType::QInt8: return ElementKind::I8;
+    case DataType::Int16:
+    case DataType::QInt16: return ElementKind::I16;
+    case DataType::Int32:
+    case DataType::QInt32: return ElementKind::I32;
+    case DataType::Int64: return ElementKind::I64;
+    case DataType::UInt8:
+    case DataType::QUInt8: return ElementKind::U8;
+    case DataType::UInt16:
+    case DataType::QUInt16: return ElementKind::U16;
+    case DataType::UInt32: return ElementKind::U32;
+    case DataType::UInt64: return ElementKind::U64;
+    case DataType::Bool: return ElementKind::Bool;
+    case DataType::Complex64: return ElementKind::C64;
+    case DataType::Complex128: return ElementKind::C128;
+    default: return Status(StatusCode::Unimplemented, "no preview for dtype " + std::string(dataTypeName(dtype)));
+    }
+}
+
+}  // namespace preview
 
 std::string_view previewDeviceName(PreviewDevice device) {
     switch (device) {
@@ -188,7 +192,7 @@ Result<Elements> elementsOf(const TensorView& t) {
         el.stringLengths = true;
         return el;
     }
-    CKPT_ASSIGN_OR_RETURN(ElementKind kind, kindOf(t.dtype));
+    CKPT_ASSIGN_OR_RETURN(ElementKind kind, preview::elementKindOf(t.dtype));
     const int64_t expected = *n * preview::elementSize(kind);
     if (static_cast<int64_t>(t.bytes.size()) != expected) {
         return invalidArgument(std::string(dataTypeName(t.dtype)) + " tensor of shape " + t.shape.toString() + " needs " +

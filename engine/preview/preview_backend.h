@@ -35,6 +35,10 @@ struct HistogramCounts {
     int64_t below = 0, above = 0, nans = 0;
 };
 
+// The element kind that holds a dtype's values; Unimplemented for dtypes
+// without numbers (strings, variant, resource, float8...).
+Result<ElementKind> elementKindOf(DataType dtype);
+
 // The elements a backend sees for a tensor; owns the string lengths.
 struct Elements {
     ElementBuffer buffer;

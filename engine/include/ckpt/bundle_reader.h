@@ -76,11 +76,13 @@ public:
 
     // Data file size, or an error when it is missing; cached after the first call.
     Result<uint64_t> dataFileSize(int32_t shardId) const;
+    // A shard's data file, opened on first use and kept open, for engine
+    // modules that read regions themselves (compare/). Errors name the file.
+    Result<const platform::RandomAccessFile*> shardFile(int32_t shardId) const;
 
 private:
     explicit BundleReader(std::string prefix);
     Status load();
-    Result<const platform::RandomAccessFile*> shardFile(int32_t shardId) const;
 
     std::string m_prefix;
     BundleHeader m_header;

@@ -1,0 +1,243 @@
+// computeHistory: every variable's trajectory over N checkpoints, one
+// variable per worker, with workers admitted while their tensors fit the
+// memory budget.
+
+#include "ckpt/checkpoint_history.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <condition_variable>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <mutex>
+
+#include "ckpt/checkpoint.h"
+#include "ckpt/checkpoint_listing.h"
+#include "ckpt/checkpoint_step.h"
+#include "ckpt/preview.h"
+#include "ckpt/tensor_diff.h"
+#include "compare/comparable.h"
+#include "platform/file.h"
+#include "platform/parallel.h"
+
+namespace ckpt {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr int64_t kBudgetSlack = int64_t{128} << 20;
+// Below this many elements one thread per tensor: workers run variables side by side.
+constexpr int64_t kParallelTensorElements = int64_t{4} << 20;
+
+// Admits work while its bytes fit; one piece of work is always admitted,
+// however large, so nothing waits forever.
+class MemoryBudget {
+public:
+    explicit MemoryBudget(int64_t limit) : m_limit(limit) {}
+    void acquire(int64_t bytes) {
+        std::unique_lock lock(m_mutex);
+        m_freed.wait(lock, [&] { return m_used == 0 || m_used + bytes <= m_limit; });
+        m_used += bytes;
+    }
+    void release(int64_t bytes) {
+        {
+            std::lock_guard lock(m_mutex);
+            m_used -= bytes;
+        }
+        m_freed.notify_all();
+    }
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_freed;
+    int64_t m_limit;
+    int64_t m_used = 0;
+};
+
+bool sameStoredBytes(const TensorInfo& a, const TensorInfo& b) {
+    if (a.isPartitioned() || b.isPartitioned()) return false;
+    return a.region.size == b.region.size && a.region.maskedCrc32c == b.region.maskedCrc32c;
+}
+
+Result<std::vector<std::string>> checkpointPrefixes(const std::vector<std::string>& paths) {
+    if (paths.size() == 1 && std::filesystem::is_directory(paths[0]) &&
+        !std::filesystem::exists(std::filesystem::path(paths[0]) / "saved_model.pb")) {
+        CKPT_ASSIGN_OR_RETURN(CheckpointListing listing, listCheckpoints(checkpointDirectoryFor(paths[0])));
+        std::vector<std::string> prefixes;
+        for (const CheckpointListEntry& c : listing.checkpoints)
+            if (c.error.isOk()) prefixes.push_back(c.prefix);
+        if (prefixes.size() < 2)
+            return invalidArgument(paths[0] + " holds " + std::to_string(prefixes.size()) + " readable checkpoint" +
+                                   (prefixes.size() == 1 ? "" : "s") + "; a history needs two or more");
+        return prefixes;
+    }
+    if (paths.size() < 2)
+        return invalidArgument("a history needs a directory of checkpoints or two or more checkpoints, got " +
+                               (paths.empty() ? std::string("none") : paths[0]));
+    return paths;
+}
+
+struct Tracked {
+    VariableHistory history;
+    std::vector<const TensorInfo*> tensors;  // per checkpoint; null where absent
+    int64_t largestBytes = 0;
+};
+
+// One variable across every checkpoint, holding at most two tensors.
+Status trackVariable(const std::vector<std::shared_ptr<const Checkpoint>>& checkpoints, Tracked& t, const HistoryOptions& options,
+                     std::atomic<int64_t>& bytesRead, const std::function<void(int64_t)>& report) {
+    std::optional<Tensor> previous;
+    const TensorInfo* previousInfo = nullptr;
+    for (size_t c = 0; c < checkpoints.size(); ++c) {
+        if (options.cancel && options.cancel->isCancelled()) return cancelled("history cancelled");
+        HistoryPoint& point = t.history.points[c];
+        const TensorInfo* info = t.tensors[c];
+        if (!info) {
+            previous.reset();
+            previousInfo = nullptr;
+            continue;
+        }
+        point.present = true;
+        point.relChange = kNaN;
+        if (previousInfo && sameStoredBytes(*previousInfo, *info)) {
+            point = t.history.points[c - 1];
+            point.unchanged = true;
+            point.relChange = 0;
+            report(info->storedBytes());
+            continue;
+        }
+        auto tensor = checkpoints[c]->bundle().read(*info);
+        if (!tensor) return tensor.status().withContext(checkpoints[c]->prefix());
+        bytesRead += info->storedBytes();
+        report(info->storedBytes());
+        PreviewOptions preview;
+        preview.device = PreviewDevice::Cpu;
+        preview.cpuThreads = tensor->numElements() < kParallelTensorElements ? 1 : options.threads;
+        if (auto stats = computeStats(TensorView::of(*tensor), preview); stats && !stats->stringLengths) {
+            point.numeric = true;
+            point.count = stats->count;
+            point.mean = stats->mean;
+            point.std = stats->std;
+            point.min = stats->min;
+            point.max = stats->max;
+            point.nans = stats->nans;
+            point.infs = stats->posInfs + stats->negInfs;
+            const double n = static_cast<double>(stats->finiteCount);
+            point.norm = stats->finiteCount > 0 ? std::sqrt(n * (stats->std * stats->std + stats->mean * stats->mean)) : 0.0;
+        } else {
+            point.count = tensor->numElements();
+        }
+        if (previous && point.numeric) {
+            TensorDiffOptions opt;
+            opt.maxListed = 0;
+            opt.cpuThreads = preview.cpuThreads;
+            if (auto d = diffTensors(TensorView::of(*previous), TensorView::of(*tensor), opt); d && d->normA > 0)
+                point.relChange = d->relL2;
+        }
+        previous = std::move(*tensor);
+        previousInfo = info;
+    }
+    return okStatus();
+}
+
+void summarize(CheckpointHistory& h) {
+    const size_t n = h.checkpoints.size();
+    HistorySummary& s = h.summary;
+    std::vector<double> sq(n, 0), sqPrev(n, 0), sqDiff(n, 0);
+    for (size_t v = 0; v < h.variables.size(); ++v) {
+        VariableHistory& var = h.variables[v];
+        for (size_t c = 0; c < n; ++c) {
+            const HistoryPoint& p = var.points[c];
+            if (!p.present || !p.numeric) continue;
+            sq[c] += p.norm * p.norm;
+            if (std::isfinite(p.relChange)) {
+                var.totalRelChange += p.relChange;
+                const double prevNorm = var.points[c - 1].norm;
+                sqPrev[c] += prevNorm * prevNorm;
+                sqDiff[c] += (p.relChange * prevNorm) * (p.relChange * prevNorm);
+            }
+            if (!var.firstNonFinite && p.nans + p.infs > 0) var.firstNonFinite = static_cast<int>(c);
+        }
+        if (var.firstNonFinite && (!s.firstNonFinite || *var.firstNonFinite < *s.firstNonFinite)) {
+            s.firstNonFinite = var.firstNonFinite;
+            s.firstNonFiniteVariable = var.path;
+        }
+    }
+    for (size_t c = 0; c < n; ++c) {
+        s.globalNorm.push_back(std::sqrt(sq[c]));
+        s.globalRelChange.push_back(sqPrev[c] > 0 ? std::sqrt(sqDiff[c] / sqPrev[c]) : kNaN);
+    }
+    for (size_t v = 0; v < h.variables.size(); ++v) s.movedMost.push_back(static_cast<int32_t>(v));
+    std::stable_sort(s.movedMost.begin(), s.movedMost.end(), [&](int32_t x, int32_t y) {
+        return h.variables[static_cast<size_t>(x)].totalRelChange > h.variables[static_cast<size_t>(y)].totalRelChange;
+    });
+}
+
+}  // namespace
+
+Result<CheckpointHistory> computeHistory(const std::vector<std::string>& paths, const HistoryOptions& options) {
+    CKPT_ASSIGN_OR_RETURN(std::vector<std::string> prefixes, checkpointPrefixes(paths));
+    CheckpointHistory history;
+    std::vector<std::shared_ptr<const Checkpoint>> checkpoints;
+    bool allObjectBased = true;
+    for (const std::string& p : prefixes) {
+        auto c = Checkpoint::open(p);
+        if (!c) return c.status().withContext(p);
+        allObjectBased = allObjectBased && (*c)->style() == CheckpointStyle::ObjectBased;
+        history.checkpoints.push_back(
+            {(*c)->prefix(), platform::baseName((*c)->prefix()), checkpointStep((*c)->prefix(), &(*c)->bundle()).step});
+        checkpoints.push_back(std::move(*c));
+    }
+
+    // Variables by path, in the first checkpoint's dtype and shape.
+    const compare::ValueFilter filter{options.weightsOnly, options.includes, options.excludes};
+    std::map<std::string, Tracked> byPath;
+    for (size_t c = 0; c < checkpoints.size(); ++c) {
+        for (const compare::ComparableValue& v : compare::comparableValues(*checkpoints[c], allObjectBased, filter).values) {
+            auto [it, inserted] = byPath.try_emplace(v.path);
+            Tracked& t = it->second;
+            if (inserted) {
+                t.history.path = v.path;
+                t.history.key = v.tensor->key;
+                t.history.dtype = v.tensor->dtype;
+                t.history.shape = v.tensor->shape;
+                t.history.points.resize(checkpoints.size());
+                t.tensors.resize(checkpoints.size(), nullptr);
+            }
+            if (v.tensor->dtype != t.history.dtype || v.tensor->shape != t.history.shape) continue;
+            t.tensors[c] = v.tensor;
+            t.largestBytes = std::max(t.largestBytes, v.tensor->storedBytes());
+        }
+    }
+    std::vector<Tracked*> tracked;
+    int64_t largest = 0, total = 0;
+    for (auto& [path, t] : byPath) {
+        tracked.push_back(&t);
+        largest = std::max(largest, t.largestBytes);
+        for (const TensorInfo* info : t.tensors) total += info ? info->storedBytes() : 0;
+    }
+
+    MemoryBudget budget(options.memoryBudgetBytes > 0 ? options.memoryBudgetBytes : 2 * largest + kBudgetSlack);
+    std::atomic<int64_t> bytesRead{0}, done{0};
+    auto report = [&](int64_t bytes) {
+        const int64_t now = done.fetch_add(bytes) + bytes;
+        if (options.progress) options.progress(now, total, "history");
+    };
+    std::vector<Status> failures(tracked.size());
+    CKPT_RETURN_IF_ERROR(
+        platform::forEachItem(tracked.size(), platform::threadsOrDefault(options.threads), [&](size_t, size_t i) {
+            const int64_t need = 2 * tracked[i]->largestBytes;
+            budget.acquire(need);
+            failures[i] = trackVariable(checkpoints, *tracked[i], options, bytesRead, report);
+            budget.release(need);
+        }));
+    for (const Status& s : failures)
+        if (!s.isOk()) return s;
+    for (Tracked* t : tracked) history.variables.push_back(std::move(t->history));
+    history.bytesRead = bytesRead.load();
+    summarize(history);
+    return history;
+}
+
+}  // namespace ckpt

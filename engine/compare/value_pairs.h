@@ -1,0 +1,33 @@
+#pragma once
+// Numeric comparison of paired values for `ckpt diff`: the checksum
+// shortcut, the streamed scan of stored regions (format/region_scan.h's
+// pair scan feeding the pair kernel) and whole reads for what cannot be
+// streamed (strings, partitioned tensors). Errors name the side.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ckpt/checkpoint.h"
+#include "ckpt/checkpoint_diff.h"
+
+namespace ckpt::compare {
+
+struct ValuePair {
+    const TensorInfo* a = nullptr;
+    const TensorInfo* b = nullptr;     // same dtype and shape as a
+    std::optional<TensorDiff> result;  // filled by compareValuePairs; none for undecodable dtypes that differ
+    bool equal = false;
+};
+
+struct ValuePairsStats {
+    int64_t bytesRead = 0;
+    int64_t fromChecksums = 0;
+};
+
+// Fills every pair's result and equality. 'labelA'/'labelB' prefix errors
+// ("A (runs/x/ckpt-1)").
+Result<ValuePairsStats> compareValuePairs(const Checkpoint& a, const Checkpoint& b, std::vector<ValuePair>& pairs,
+                                          const DiffOptions& options, const std::string& labelA, const std::string& labelB);
+
+}  // namespace ckpt::compare
