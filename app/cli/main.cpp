@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
     registerLatest(app, ctx);
     registerList(app, ctx);
     registerReshard(app, ctx);
+    registerDiff(app, ctx);
+    registerHistory(app, ctx);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

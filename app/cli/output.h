@@ -45,5 +45,7 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx);
 void registerLatest(CLI::App& app, CommandContext& ctx);
 void registerList(CLI::App& app, CommandContext& ctx);
 void registerReshard(CLI::App& app, CommandContext& ctx);
+void registerDiff(CLI::App& app, CommandContext& ctx);     // cmd_diff.cpp
+void registerHistory(CLI::App& app, CommandContext& ctx);  // cmd_history.cpp
 
 }  // namespace ckpt::cli

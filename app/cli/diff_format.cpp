@@ -1,0 +1,188 @@
+#include "diff_format.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+
+#include "json_output.h"
+
+namespace ckpt::cli {
+
+using nlohmann::json;
+
+json figureJson(double v) {
+    if (std::isnan(v)) return nullptr;
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    return v;
+}
+
+std::string figureText(double v) {
+    if (std::isnan(v)) return "-";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, (v != 0 && (std::fabs(v) < 1e-3 || std::fabs(v) >= 1e5)) ? "%.3g" : "%.4g", v);
+    return buf;
+}
+
+static std::vector<int64_t> unflatten(int64_t flat, const TensorShape& shape) {
+    std::vector<int64_t> idx(shape.dims.size(), 0);
+    for (size_t d = shape.dims.size(); d-- > 0;) {
+        const int64_t dim = std::max<int64_t>(1, shape.dims[d]);
+        idx[d] = flat % dim;
+        flat /= dim;
+    }
+    return idx;
+}
+
+std::string indexText(int64_t flat, const TensorShape& shape) {
+    std::string s = "[";
+    const auto idx = unflatten(flat, shape);
+    for (size_t i = 0; i < idx.size(); ++i) s += (i ? ", " : "") + std::to_string(idx[i]);
+    return s + "]";
+}
+
+json indexJson(int64_t flat, const TensorShape& shape) {
+    if (flat < 0) return nullptr;
+    return unflatten(flat, shape);
+}
+
+std::string coloredLetter(DiffStatus status, bool enabled) {
+    const char letter = diffStatusLetter(status);
+    if (!enabled) return std::string(1, letter);
+    const char* code = "0";
+    switch (status) {
+    case DiffStatus::Added: code = "32"; break;
+    case DiffStatus::Deleted: code = "31"; break;
+    case DiffStatus::Modified: code = "33"; break;
+    case DiffStatus::TypeChanged: code = "35"; break;
+    case DiffStatus::Renamed: code = "36"; break;
+    case DiffStatus::Unchanged: break;
+    }
+    return std::string("\033[") + code + "m" + letter + "\033[0m";
+}
+
+bool colorEnabled(std::string_view mode) {
+    if (mode == "always") return true;
+    if (mode == "never") return false;
+    const char* noColor = std::getenv("NO_COLOR");
+    return isatty(STDOUT_FILENO) && !(noColor && *noColor);
+}
+
+ProgressSink terminalProgress(std::string label) {
+    if (!isatty(STDERR_FILENO)) return {};
+    struct State {
+        std::mutex mutex;
+        int last = -1;
+    };
+    auto state = std::make_shared<State>();
+    return [state, label = std::move(label)](int64_t done, int64_t total, std::string_view) {
+        const int pct = total > 0 ? static_cast<int>(100 * std::min(done, total) / total) : 100;
+        std::lock_guard lock(state->mutex);
+        if (pct == state->last) return;
+        state->last = pct;
+        std::fprintf(stderr, "\r%s %3d%%", label.c_str(), pct);
+    };
+}
+
+void clearTerminalProgress(const ProgressSink& sink) {
+    if (sink) std::fprintf(stderr, "\r\033[K");
+}
+
+json tensorDiffJson(const TensorDiff& d, const TensorShape& shape) {
+    json listed = json::array();
+    for (const DifferingElement& e : d.firstMismatches)
+        listed.push_back({{"index", indexJson(e.index, shape)}, {"a", displayableString(e.a)}, {"b", displayableString(e.b)}});
+    return {{"elements", d.elements},
+            {"mismatches", d.mismatches},
+            {"mismatch_fraction", d.elements > 0 ? static_cast<double>(d.mismatches) / static_cast<double>(d.elements) : 0.0},
+            {"exact", d.exactCompare},
+            {"atol", d.tolerance.atol},
+            {"rtol", d.tolerance.rtol},
+            {"max_abs_diff", figureJson(d.maxAbsDiff)},
+            {"max_abs_index", indexJson(d.maxAbsIndex, shape)},
+            {"max_rel_diff", figureJson(d.maxRelDiff)},
+            {"max_rel_index", indexJson(d.maxRelIndex, shape)},
+            {"mean_abs_diff", figureJson(d.meanAbsDiff)},
+            {"rel_l2", figureJson(d.relL2)},
+            {"cosine", figureJson(d.cosine)},
+            {"norm_a", figureJson(d.normA)},
+            {"norm_b", figureJson(d.normB)},
+            {"nans_a", d.nansA},
+            {"nans_b", d.nansB},
+            {"infs_a", d.infsA},
+            {"infs_b", d.infsB},
+            {"nans_appeared", d.nansAppeared},
+            {"nans_disappeared", d.nansDisappeared},
+            {"infs_appeared", d.infsAppeared},
+            {"infs_disappeared", d.infsDisappeared},
+            {"from_checksums", d.fromChecksums},
+            {"first_mismatches", listed}};
+}
+
+static json sideJson(const DiffSide& s) {
+    json j = {{"path", displayableString(s.path)}};
+    if (s.key.empty()) {
+        j["bytes"] = s.bytes;
+        return j;
+    }
+    j["key"] = displayableString(s.key);
+    j["dtype"] = std::string(dataTypeShortName(s.dtype));
+    j["shape"] = s.shape.dims;
+    j["bytes"] = s.bytes;
+    if (!s.partitioned) j["crc32c"] = s.maskedCrc32c;
+    j["partitioned"] = s.partitioned;
+    return j;
+}
+
+json diffEntryJson(const DiffEntry& e) {
+    json j = {{"status", std::string(1, diffStatusLetter(e.status) == ' ' ? '=' : diffStatusLetter(e.status))},
+              {"status_name", std::string(diffStatusName(e.status))},
+              {"role", std::string(diffRoleName(e.role))},
+              {"path", displayableString(e.displayPath())},
+              {"location", e.location}};
+    j["a"] = e.a ? sideJson(*e.a) : json(nullptr);
+    j["b"] = e.b ? sideJson(*e.b) : json(nullptr);
+    if (e.role == DiffRole::SlotVariable) j["slot"] = {{"variable", e.slotOf}, {"optimizer", e.optimizer}, {"name", e.slotName}};
+    if (e.role == DiffRole::Object) j["members"] = e.members;
+    if (e.collapsedInto >= 0) j["collapsed_into"] = e.collapsedInto;
+    if (e.values) j["values"] = tensorDiffJson(*e.values, e.a->shape);
+    return j;
+}
+
+json checkpointDiffJson(const CheckpointDiff& diff, bool includeUnchanged) {
+    auto style = [](CheckpointStyle s) { return s == CheckpointStyle::ObjectBased ? "object-based" : "name-based"; };
+    json entries = json::array();
+    // Indices in collapsed_into refer to this array: keep every row when
+    // unchanged ones are shown, else renumber.
+    std::vector<int64_t> position(diff.entries.size(), -1);
+    for (size_t i = 0; i < diff.entries.size(); ++i) {
+        const DiffEntry& e = diff.entries[i];
+        if (e.status == DiffStatus::Unchanged && !includeUnchanged) continue;
+        position[i] = static_cast<int64_t>(entries.size());
+        json row = diffEntryJson(e);
+        if (e.collapsedInto >= 0) row["collapsed_into"] = position[static_cast<size_t>(e.collapsedInto)];
+        entries.push_back(std::move(row));
+    }
+    const DiffCounts& c = diff.counts;
+    return {{"a", {{"prefix", diff.prefixA}, {"style", style(diff.styleA)}}},
+            {"b", {{"prefix", diff.prefixB}, {"style", style(diff.styleB)}}},
+            {"paired_by", diff.pairedByPath ? "object_path" : "checkpoint_key"},
+            {"equal", diff.equal()},
+            {"counts",
+             {{"added", c.added},
+              {"deleted", c.deleted},
+              {"modified", c.modified},
+              {"type_changed", c.typeChanged},
+              {"renamed", c.renamed},
+              {"unchanged", c.unchanged}}},
+            {"excluded", diff.excluded},
+            {"bytes_read", diff.bytesRead},
+            {"from_checksums", diff.fromChecksums},
+            {"entries", entries}};
+}
+
+}  // namespace ckpt::cli

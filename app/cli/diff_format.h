@@ -1,0 +1,40 @@
+#pragma once
+// How `ckpt diff` and `ckpt history` print figures: one place for number
+// formatting, element indices, colour and the JSON shapes (docs/cli.md).
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "ckpt/cancellation.h"
+#include "ckpt/checkpoint_diff.h"
+#include "ckpt/tensor_info.h"
+
+namespace ckpt::cli {
+
+// Figures in JSON: numbers; null where undefined (NaN); "inf" / "-inf".
+nlohmann::json figureJson(double v);
+// Short human form: "3.2e-05", "0.9994", "inf", "-".
+std::string figureText(double v);
+// A flat row-major index as "[3, 1]" for 'shape' ("[]" for scalars).
+std::string indexText(int64_t flat, const TensorShape& shape);
+nlohmann::json indexJson(int64_t flat, const TensorShape& shape);
+
+// ANSI colour for a status letter when 'enabled'.
+std::string coloredLetter(DiffStatus status, bool enabled);
+// --color auto|always|never against stdout being a terminal and NO_COLOR.
+bool colorEnabled(std::string_view mode);
+
+// "\rcomparing  42%" on stderr when it is a terminal; empty otherwise.
+// Thread-safe: engine workers report from their own threads.
+ProgressSink terminalProgress(std::string label);
+// Clears what terminalProgress printed.
+void clearTerminalProgress(const ProgressSink& sink);
+
+nlohmann::json tensorDiffJson(const TensorDiff& d, const TensorShape& shape);
+nlohmann::json diffEntryJson(const DiffEntry& e);
+nlohmann::json checkpointDiffJson(const CheckpointDiff& diff, bool includeUnchanged);
+
+}  // namespace ckpt::cli
