@@ -67,4 +67,27 @@ QIcon healthIcon(Health health) {
     return {};
 }
 
+QColor diffStatusColor(DiffStatus status) {
+    switch (status) {
+    case DiffStatus::Added: return QColor(0x2e, 0x9d, 0x5b);
+    case DiffStatus::Deleted: return QColor(0xc0, 0x39, 0x2b);
+    case DiffStatus::Modified: return QColor(0xd9, 0x82, 0x1e);
+    case DiffStatus::TypeChanged: return QColor(0x8e, 0x44, 0xad);
+    case DiffStatus::Renamed: return QColor(0x13, 0x8d, 0x90);
+    case DiffStatus::Unchanged: break;
+    }
+    return QColor(0x9a, 0xa0, 0xa6);
+}
+
+QIcon diffStatusIcon(DiffStatus status) {
+    static QHash<int, QIcon> cache;
+    const int k = static_cast<int>(status);
+    if (auto it = cache.constFind(k); it != cache.constEnd()) return *it;
+    const char letter = diffStatusLetter(status);
+    const QString text = letter == ' ' ? QStringLiteral("=") : QString(QLatin1Char(letter));
+    const QIcon icon = makeIcon(diffStatusColor(status), text, false);
+    cache.insert(k, icon);
+    return icon;
+}
+
 }  // namespace ckpt::ui

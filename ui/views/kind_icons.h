@@ -4,6 +4,7 @@
 
 #include <QIcon>
 
+#include "ckpt/checkpoint_diff.h"
 #include "models/checkpoint_snapshot.h"
 
 namespace ckpt::ui {
@@ -12,5 +13,11 @@ QIcon kindIcon(EntryKind kind);
 
 enum class Health { Unknown, Verifying, Healthy, Damaged };
 QIcon healthIcon(Health health);
+
+// A comparison row's status: its letter on a coloured badge (A green, D red,
+// M amber, T purple, R teal, '=' grey for unchanged), so the letter carries
+// the meaning and the colour only helps the eye.
+QIcon diffStatusIcon(DiffStatus status);
+QColor diffStatusColor(DiffStatus status);  // the badge's colour
 
 }  // namespace ckpt::ui
