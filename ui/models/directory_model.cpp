@@ -5,6 +5,7 @@
 #include <QFont>
 #include <QStyle>
 #include <QLocale>
+#include <QMimeData>
 
 #include "models/object_tree_model.h"
 
@@ -51,10 +52,14 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
         dirItem = new QStandardItem;
         dirItem->setData(listing.dir, DirRole);
         dirItem->setEditable(false);
+        dirItem->setDragEnabled(false);
+        dirItem->setDropEnabled(false);
         QList<QStandardItem*> row{dirItem};
         for (int c = 1; c < columnCount(); ++c) {
             row.append(new QStandardItem);
             row.last()->setEditable(false);
+            row.last()->setDragEnabled(false);
+            row.last()->setDropEnabled(false);
         }
         appendRow(row);
     }
@@ -99,6 +104,8 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
         auto cell = [](const QString& value, Qt::Alignment align) {
             auto* c = new QStandardItem(value);
             c->setEditable(false);
+            c->setDragEnabled(false);
+            c->setDropEnabled(false);
             c->setTextAlignment(align | Qt::AlignVCenter);
             return c;
         };
@@ -127,6 +134,38 @@ void DirectoryModel::setHealth(const QString& prefix, Health health, const QStri
     case Health::Unknown: break;
     }
     it->setToolTip(tip);
+}
+
+QString DirectoryModel::neighbour(const QString& prefix, int delta) const {
+    const QModelIndex i = indexForPrefix(prefix);
+    if (!i.isValid()) return {};
+    return i.siblingAtRow(i.row() + delta).data(PrefixRole).toString();
+}
+
+QStringList DirectoryModel::mimeTypes() const { return {QString::fromLatin1(kPrefixMimeType)}; }
+
+QMimeData* DirectoryModel::mimeData(const QModelIndexList& indexes) const {
+    for (const QModelIndex& i : indexes) {
+        const QString prefix = i.data(PrefixRole).toString();
+        if (prefix.isEmpty()) continue;
+        auto* data = new QMimeData;
+        data->setData(QString::fromLatin1(kPrefixMimeType), prefix.toUtf8());
+        return data;
+    }
+    return nullptr;
+}
+
+bool DirectoryModel::canDropMimeData(const QMimeData* data, Qt::DropAction, int row, int, const QModelIndex& parent) const {
+    // Only onto another checkpoint's row, not between rows.
+    if (!data || row >= 0 || !data->hasFormat(QString::fromLatin1(kPrefixMimeType))) return false;
+    const QString target = parent.data(PrefixRole).toString();
+    return !target.isEmpty() && target != QString::fromUtf8(data->data(QString::fromLatin1(kPrefixMimeType)));
+}
+
+bool DirectoryModel::dropMimeData(const QMimeData* data, Qt::DropAction action, int row, int column, const QModelIndex& parent) {
+    if (!canDropMimeData(data, action, row, column, parent)) return false;
+    emit compareDropped(QString::fromUtf8(data->data(QString::fromLatin1(kPrefixMimeType))), parent.data(PrefixRole).toString());
+    return true;
 }
 
 }  // namespace ckpt::ui

@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -32,6 +33,7 @@
 #include "jobs/job_tracker.h"
 #include "models/directory_model.h"
 #include "models/object_tree_model.h"
+#include "views/compare_view.h"
 #include "views/error_panel.h"
 #include "views/job_status_widget.h"
 #include "views/object_tree_pane.h"
@@ -49,7 +51,8 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_jobs(new JobTracker(this)), m_dirs(new DirectoryModel(this)), m_sidebar(new QTreeView(this)),
       m_workspace(new QTabWidget(this)), m_stack(new QStackedWidget(this)), m_welcome(new QWidget(this)),
       m_tree(new ObjectTreePane(m_jobs, this)), m_error(new ErrorPanel(this)), m_inspector(new TensorInspector(m_jobs, this)),
-      m_restore(new RestoreView(m_jobs, this)), m_splitter(new QSplitter(this)), m_location(new QLabel(this)) {
+      m_restore(new RestoreView(m_jobs, this)), m_compare(new CompareView(m_jobs, this)), m_splitter(new QSplitter(this)),
+      m_location(new QLabel(this)) {
     setWindowTitle(tr("Checkpoint Explorer"));
     setAcceptDrops(true);
 
@@ -62,6 +65,14 @@ MainWindow::MainWindow(QWidget* parent)
     m_sidebar->setEditTriggers(QAbstractItemView::NoEditTriggers);
     connect(m_sidebar, &QTreeView::activated, this, &MainWindow::onSidebarActivated);
     connect(m_sidebar, &QTreeView::clicked, this, &MainWindow::onSidebarActivated);
+    // Two checkpoints selected (Ctrl/Shift+click) compare; one dragged onto another too.
+    m_sidebar->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_sidebar->setDragDropMode(QAbstractItemView::DragDrop);
+    m_sidebar->setDefaultDropAction(Qt::CopyAction);
+    m_sidebar->setDropIndicatorShown(true);
+    m_sidebar->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_sidebar, &QWidget::customContextMenuRequested, this, &MainWindow::showSidebarMenu);
+    connect(m_dirs, &DirectoryModel::compareDropped, this, &MainWindow::compare);
 
     auto* welcomeLayout = new QVBoxLayout(m_welcome);
     welcomeLayout->addStretch();
@@ -117,6 +128,11 @@ MainWindow::MainWindow(QWidget* parent)
     m_workspace->setDocumentMode(true);
     m_workspace->addTab(m_stack, tr("Object graph"));
     addWorkspaceView(m_restore, tr("Restore"));
+    addWorkspaceView(m_compare, tr("Compare"));
+    m_compare->setNeighbourLookup([this](const QString& prefix, int delta) { return m_dirs->neighbour(prefix, delta); });
+    // The compare view has its own detail pane: the inspector's room goes to it.
+    connect(m_workspace, &QTabWidget::currentChanged, this,
+            [this] { m_inspector->setVisible(m_workspace->currentWidget() != m_compare); });
 
     m_splitter->addWidget(m_sidebar);
     m_splitter->addWidget(m_workspace);
@@ -171,8 +187,17 @@ void MainWindow::createActions() {
     QAction* refreshAction =
         view->addAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("&Refresh"), this, &MainWindow::refresh);
     refreshAction->setShortcut(QKeySequence::Refresh);
-    QAction* find = view->addAction(tr("&Find\u2026"), m_tree, &ObjectTreePane::focusFilter);
+    QAction* find = view->addAction(tr("&Find\u2026"), this, [this] {
+        if (m_workspace->currentWidget() == m_compare) m_compare->focusFilter();
+        else m_tree->focusFilter();
+    });
     find->setShortcut(QKeySequence::Find);
+    QAction* compareAction = view->addAction(style()->standardIcon(QStyle::SP_FileDialogContentsView), tr("&Compare Checkpoints"),
+                                             this, &MainWindow::compareSelected);
+    compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+    compareAction->setToolTip(
+        tr("Compare the two checkpoints selected in the sidebar, or the selected one with the one "
+           "before it (Ctrl+D)"));
     QAction* cancel = view->addAction(tr("&Cancel Background Work"), m_jobs, &JobTracker::cancelAll);
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     cancel->setShortcutContext(Qt::WindowShortcut);
@@ -187,6 +212,7 @@ void MainWindow::createActions() {
     tools->addAction(open);
     tools->addAction(openDir);
     tools->addAction(refreshAction);
+    tools->addAction(compareAction);
     rebuildRecentMenu();
 }
 
@@ -233,6 +259,56 @@ void MainWindow::openDemo(const QString& directory) {
 }
 
 void MainWindow::addWorkspaceView(QWidget* view, const QString& title) { m_workspace->addTab(view, title); }
+
+void MainWindow::compare(const QString& pathA, const QString& pathB) {
+    m_workspace->setCurrentWidget(m_compare);
+    m_compare->compare(pathA, pathB);
+}
+
+QStringList MainWindow::selectedPrefixes() const {
+    // Sidebar order is step order within a directory: the first is the older.
+    QModelIndexList rows = m_sidebar->selectionModel()->selectedRows();
+    std::sort(rows.begin(), rows.end(), [](const QModelIndex& a, const QModelIndex& b) {
+        return a.parent().row() != b.parent().row() ? a.parent().row() < b.parent().row() : a.row() < b.row();
+    });
+    QStringList out;
+    for (const QModelIndex& i : std::as_const(rows))
+        if (const QString p = i.data(DirectoryModel::PrefixRole).toString(); !p.isEmpty()) out << p;
+    return out;
+}
+
+void MainWindow::compareSelected() {
+    const QStringList selected = selectedPrefixes();
+    if (selected.size() == 2) return compare(selected[0], selected[1]);
+    if (selected.size() == 1) return compareWithPrevious(selected[0]);
+    m_location->setText(tr("Select two checkpoints in the sidebar to compare (Ctrl+click the second)."));
+}
+
+void MainWindow::compareWithPrevious(const QString& prefix) {
+    const QString previous = m_dirs->neighbour(prefix, -1);
+    if (previous.isEmpty()) {
+        m_location->setText(tr("%1 is the first checkpoint of its directory: nothing before it to compare with.")
+                                .arg(QFileInfo(prefix).fileName()));
+        return;
+    }
+    compare(previous, prefix);
+}
+
+void MainWindow::showSidebarMenu(const QPoint& pos) {
+    const QString clicked = m_sidebar->indexAt(pos).data(DirectoryModel::PrefixRole).toString();
+    if (clicked.isEmpty()) return;
+    QStringList selected = selectedPrefixes();
+    if (!selected.contains(clicked)) selected = {clicked};
+    QMenu menu(this);
+    menu.addAction(tr("&Open"), this, [this, clicked] { openPath(clicked); });
+    if (selected.size() == 2) {
+        menu.addAction(tr("&Compare %1 with %2").arg(QFileInfo(selected[0]).fileName(), QFileInfo(selected[1]).fileName()), this,
+                       [this, selected] { compare(selected[0], selected[1]); });
+    }
+    QAction* previous = menu.addAction(tr("Compare with &Previous"), this, [this, clicked] { compareWithPrevious(clicked); });
+    previous->setEnabled(!m_dirs->neighbour(clicked, -1).isEmpty());
+    menu.exec(m_sidebar->viewport()->mapToGlobal(pos));
+}
 
 bool MainWindow::isErrorShown() const { return m_stack->currentWidget() == m_error; }
 
@@ -366,6 +442,8 @@ void MainWindow::startNextVerify() {
 void MainWindow::onSidebarActivated(const QModelIndex& index) {
     const QString prefix = index.data(DirectoryModel::PrefixRole).toString();
     if (prefix.isEmpty()) return;
+    // Ctrl/Shift+click picks checkpoints to compare; it does not open one.
+    if (m_sidebar->selectionModel()->selectedRows().size() > 1) return;
     if (m_snapshot && QString::fromStdString(m_snapshot->checkpoint->prefix()) == prefix && !isErrorShown()) return;
     openPath(prefix);
 }

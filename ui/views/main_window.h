@@ -2,8 +2,10 @@
 // The explorer window: sidebar of opened directories and their checkpoints,
 // the object-graph tree (or an error panel) in a workspace tab, the tensor
 // inspector on the right, background-job progress in the status bar.
-// Later views (compare) are added with addWorkspaceView(); the restore view
-// is built in. With nothing open, the welcome page offers demo checkpoints.
+// The restore and compare views are workspace tabs (addWorkspaceView() adds
+// more); two checkpoints selected in the sidebar compare with Ctrl+D, or by
+// dropping one onto the other. With nothing open, the welcome page offers
+// demo checkpoints.
 
 #include <QMainWindow>
 #include <QStringList>
@@ -24,6 +26,7 @@ class QTreeView;
 namespace ckpt::ui {
 
 class DirectoryModel;
+class CompareView;
 class ErrorPanel;
 class JobControl;
 class JobTracker;
@@ -47,6 +50,13 @@ public:
     void generateDemo(const QString& directory);
     // --demo DIR: opens the demo in DIR, generating it first when missing.
     void openDemo(const QString& directory);
+    // Shows the Compare tab comparing A (before) with B (after).
+    void compare(const QString& pathA, const QString& pathB);
+    // The two checkpoints selected in the sidebar (older as A), or the one
+    // selected with the one before it.
+    void compareSelected();
+    // 'prefix' with the checkpoint before it in its directory.
+    void compareWithPrevious(const QString& prefix);
 
     JobTracker* jobs() const { return m_jobs; }
     DirectoryModel* directories() const { return m_dirs; }
@@ -55,6 +65,7 @@ public:
     TensorInspector* inspector() const { return m_inspector; }
     ErrorPanel* errorPanel() const { return m_error; }
     RestoreView* restoreView() const { return m_restore; }
+    CompareView* compareView() const { return m_compare; }
     QTabWidget* workspace() const { return m_workspace; }
     QPushButton* demoButton() const { return m_demoButton; }
     const std::shared_ptr<const CheckpointSnapshot>& snapshot() const { return m_snapshot; }
@@ -82,6 +93,8 @@ private:
     void queueVerify(const QString& prefix);
     void startNextVerify();
     void onSidebarActivated(const QModelIndex& index);
+    void showSidebarMenu(const QPoint& pos);
+    QStringList selectedPrefixes() const;
     void showSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot);
     void addRecent(const QString& path);
     void rebuildRecentMenu();
@@ -98,6 +111,7 @@ private:
     ErrorPanel* m_error;
     TensorInspector* m_inspector;
     RestoreView* m_restore;
+    CompareView* m_compare;
     QPushButton* m_demoButton = nullptr;
     QLabel* m_demoHint = nullptr;
     std::shared_ptr<JobControl> m_demoJob;

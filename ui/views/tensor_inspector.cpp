@@ -16,6 +16,7 @@
 #include "models/object_tree_model.h"
 #include "views/heatmap_page.h"
 #include "views/histogram_page.h"
+#include "views/history_page.h"
 #include "views/stats_page.h"
 #include "views/values_page.h"
 
@@ -65,6 +66,7 @@ TensorInspector::TensorInspector(JobTracker* jobs, QWidget* parent)
     addPage(new StatsPage(this));
     addPage(new HistogramPage(this));
     addPage(new HeatmapPage(this));
+    addPage(new HistoryPage(m_jobs, this));
     setSelection({});
 }
 

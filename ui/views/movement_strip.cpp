@@ -1,0 +1,143 @@
+#include "views/movement_strip.h"
+
+#include <QFontMetricsF>
+#include <QHelpEvent>
+#include <QLocale>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ckpt::ui {
+namespace {
+
+constexpr int kRowHeight = 16;
+constexpr int kHeaderHeight = 22;
+constexpr int kLegendHeight = 36;
+constexpr double kMaxCellWidth = 90;
+
+}  // namespace
+
+QString checkpointLabel(const HistoryCheckpoint& c) {
+    const QString name = QString::fromStdString(c.name);
+    return c.step ? MovementStrip::tr("%1 (step %2)").arg(name).arg(*c.step) : name;
+}
+
+MovementStrip::MovementStrip(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+}
+
+void MovementStrip::setStrip(std::shared_ptr<const CheckpointHistory> history, QImage image, QImage colorbar, double lo,
+                             double hi) {
+    m_history = std::move(history);
+    m_image = std::move(image);
+    m_colorbar = std::move(colorbar);
+    m_lo = lo;
+    m_hi = hi;
+    updateGeometry();
+    update();
+}
+
+QSize MovementStrip::sizeHint() const {
+    const int rows = m_history ? static_cast<int>(m_history->variables.size()) : 0;
+    return {400, rows == 0 ? 0 : kHeaderHeight + rows * kRowHeight + kLegendHeight};
+}
+
+QRectF MovementStrip::gridRect() const {
+    if (!m_history || m_history->variables.empty()) return {};
+    // Labels take up to half the width; the cells the rest, not wider than
+    // a readable block each.
+    const double labels = std::min(width() * 0.5, 320.0);
+    const double cols = static_cast<double>(m_history->checkpoints.size());
+    const double cellWidth = std::min(kMaxCellWidth, (width() - labels - 8) / std::max(cols, 1.0));
+    return QRectF(labels, kHeaderHeight, cellWidth * cols, kRowHeight * static_cast<double>(m_history->variables.size()));
+}
+
+std::pair<int, int> MovementStrip::cellAt(QPointF pos) const {
+    const QRectF g = gridRect();
+    if (g.isEmpty() || pos.y() < g.top() || pos.y() >= g.bottom()) return {-1, -1};
+    const int row = static_cast<int>((pos.y() - g.top()) / kRowHeight);
+    if (pos.x() < g.left() || pos.x() >= g.right()) return {row, -1};
+    const int col = static_cast<int>((pos.x() - g.left()) / g.width() * static_cast<double>(m_history->checkpoints.size()));
+    return {row, col};
+}
+
+QString MovementStrip::cellText(int variable, int checkpoint) const {
+    if (!m_history || variable < 0 || variable >= static_cast<int>(m_history->variables.size())) return {};
+    const VariableHistory& v = m_history->variables[static_cast<size_t>(variable)];
+    const QString path = QString::fromStdString(v.path);
+    if (checkpoint < 0 || checkpoint >= static_cast<int>(v.points.size())) return path;
+    const HistoryPoint& p = v.points[static_cast<size_t>(checkpoint)];
+    const QString where = checkpointLabel(m_history->checkpoints[static_cast<size_t>(checkpoint)]);
+    if (!p.present) return tr("%1\n%2: not in this checkpoint").arg(path, where);
+    if (std::isnan(p.relChange)) return tr("%1\n%2: no previous value to compare with").arg(path, where);
+    const QString unchanged = p.unchanged ? tr(" (bytes unchanged)") : QString();
+    return tr("%1\n%2: relative change %3%4").arg(path, where, QLocale().toString(p.relChange, 'g', 4), unchanged);
+}
+
+void MovementStrip::paintEvent(QPaintEvent*) {
+    const QRectF g = gridRect();
+    if (g.isEmpty() || m_image.isNull()) return;
+    QPainter p(this);
+    const QFontMetricsF fm(font());
+    p.setRenderHint(QPainter::SmoothPixmapTransform, false);
+    p.drawImage(g, m_image);
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawRect(g.adjusted(-0.5, -0.5, 0.5, 0.5));
+    p.setPen(palette().color(QPalette::WindowText));
+    // Step labels over the columns, thinned to what fits.
+    const auto& cps = m_history->checkpoints;
+    const double cellWidth = g.width() / static_cast<double>(cps.size());
+    double nextFree = g.left();
+    for (size_t c = 0; c < cps.size(); ++c) {
+        const QString label = cps[c].step ? QString::number(*cps[c].step) : QString::fromStdString(cps[c].name);
+        const double x = g.left() + cellWidth * (static_cast<double>(c) + 0.5);
+        const double w = fm.horizontalAdvance(label);
+        if (x - w / 2 < nextFree) continue;
+        p.drawText(QRectF(x - w / 2, 2, w + 1, kHeaderHeight - 4), Qt::AlignCenter, label);
+        nextFree = x + w / 2 + 6;
+    }
+    for (size_t r = 0; r < m_history->variables.size(); ++r) {
+        const QRectF label(4, g.top() + static_cast<double>(r) * kRowHeight, g.left() - 10, kRowHeight);
+        // The end of a path tells variables apart; the start is the same model.
+        p.drawText(label, Qt::AlignRight | Qt::AlignVCenter,
+                   fm.elidedText(QString::fromStdString(m_history->variables[r].path), Qt::ElideLeft, label.width()));
+    }
+    if (m_colorbar.isNull()) return;
+    // The scale: 10^lo [colours] 10^hi, and what the colours mean under it.
+    const double top = g.bottom() + 6;
+    const QString lo = tr("10^%1").arg(QLocale().toString(m_lo, 'f', 1));
+    const QString hi = tr("10^%1").arg(QLocale().toString(m_hi, 'f', 1));
+    const double loWidth = fm.horizontalAdvance(lo), hiWidth = fm.horizontalAdvance(hi);
+    const double barWidth = std::max(60.0, std::min(220.0, width() - g.left() - loWidth - hiWidth - 24));
+    const QRectF bar(g.left() + loWidth + 6, top + 3, barWidth, 10);
+    p.drawText(QRectF(g.left(), top, loWidth + 1, 16), Qt::AlignLeft | Qt::AlignVCenter, lo);
+    p.drawText(QRectF(bar.right() + 6, top, hiWidth + 1, 16), Qt::AlignLeft | Qt::AlignVCenter, hi);
+    p.setRenderHint(QPainter::SmoothPixmapTransform, true);
+    p.drawImage(bar, m_colorbar);
+    p.drawText(QRectF(4, top + 16, width() - 8, 16), Qt::AlignRight | Qt::AlignVCenter,
+               tr("relative change since the previous checkpoint (log scale)"));
+}
+
+bool MovementStrip::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const auto [row, col] = cellAt(help->pos());
+        const QString text = cellText(row, col);
+        if (text.isEmpty()) QToolTip::hideText();
+        else QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void MovementStrip::mousePressEvent(QMouseEvent* event) {
+    const int row = cellAt(event->position()).first;
+    if (m_history && row >= 0 && row < static_cast<int>(m_history->variables.size())) emit variableClicked(row);
+    QWidget::mousePressEvent(event);
+}
+
+}  // namespace ckpt::ui

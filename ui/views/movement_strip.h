@@ -1,0 +1,52 @@
+#pragma once
+// The run-level "what moved" chart: one row per variable, one column per
+// checkpoint, each cell coloured by log10 of how far the variable moved
+// since the previous checkpoint (drawn by the engine, jobs/history_jobs.h).
+// Row labels on the left, checkpoint steps on top, the scale underneath;
+// hovering names the variable, the step and the value; clicking a row
+// reports its variable.
+
+#include <QImage>
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+#include "ckpt/checkpoint_history.h"
+#include "ckpt/preview.h"
+
+namespace ckpt::ui {
+
+class MovementStrip : public QWidget {
+    Q_OBJECT
+public:
+    explicit MovementStrip(QWidget* parent = nullptr);
+    // 'image' is the strip (rows x checkpoints), 'colorbar' its colormap; null history clears.
+    void setStrip(std::shared_ptr<const CheckpointHistory> history, QImage image, QImage colorbar, double lo, double hi);
+    const std::shared_ptr<const CheckpointHistory>& history() const { return m_history; }
+    // The cell under a widget position: (variable, checkpoint), or -1s.
+    std::pair<int, int> cellAt(QPointF pos) const;
+    QString cellText(int variable, int checkpoint) const;
+    QSize sizeHint() const override;
+
+signals:
+    void variableClicked(int variable);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    bool event(QEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+
+private:
+    QRectF gridRect() const;
+
+    std::shared_ptr<const CheckpointHistory> m_history;
+    QImage m_image;
+    QImage m_colorbar;
+    double m_lo = 0, m_hi = 0;
+};
+
+// "ckpt-3 (step 150)", or the name alone when it carries no step.
+QString checkpointLabel(const HistoryCheckpoint& checkpoint);
+
+}  // namespace ckpt::ui

@@ -1,0 +1,74 @@
+#pragma once
+// The compare view's heatmaps of one pair: A, B and |A−B| of the same
+// slice, A and B on ONE colour scale so equal colours mean equal values.
+// One set of slice selectors drives all three and survives a new pair of
+// the same shape (stepping through versions keeps the slice). Drawn on
+// jobPool() (jobs/compare_jobs.h) while the panel is shown.
+
+#include <QList>
+#include <QWidget>
+
+#include <memory>
+
+#include "ckpt/preview.h"
+#include "jobs/compare_jobs.h"
+
+class QComboBox;
+class QHBoxLayout;
+class QLabel;
+class QSpinBox;
+
+namespace ckpt::ui {
+
+class HeatmapView;
+
+class PairHeatmapPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit PairHeatmapPanel(QWidget* parent = nullptr);
+    // Null clears. 'nameA'/'nameB' caption the two sides.
+    void setValues(std::shared_ptr<const PairValues> values, const QString& nameA, const QString& nameB);
+
+    HeatmapView* viewA() const { return m_views[0]; }
+    HeatmapView* viewB() const { return m_views[1]; }
+    HeatmapView* viewDiff() const { return m_views[2]; }
+    QComboBox* rowAxisBox() const { return m_rowAxis; }
+    QComboBox* columnAxisBox() const { return m_columnAxis; }
+    QList<QSpinBox*> indexBoxes() const { return m_indices; }
+    bool isBusy() const { return m_busy; }
+    // The scale A and B share in the heatmaps shown (empty: one side only, or constant).
+    const std::optional<std::pair<double, double>>& sharedRange() const { return m_sharedRange; }
+
+signals:
+    void heatmapsReady();
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void rebuildSelectors(const TensorShape* shape);
+    void applyAxes();
+    void refresh();
+    void start();
+    void showResult(const PairHeatmaps& result);
+
+    std::shared_ptr<const PairValues> m_values;
+    std::optional<TensorShape> m_selectorShape;  // the shape the selectors were built for
+    std::optional<std::pair<double, double>> m_sharedRange;
+    std::pair<int, int> m_shownAxes{0, 1};  // (row, column) as last applied
+    QWidget* m_axes;
+    QComboBox* m_rowAxis;
+    QComboBox* m_columnAxis;
+    QHBoxLayout* m_indexLayout;
+    QList<QSpinBox*> m_indices;
+    QComboBox* m_reduce;
+    QComboBox* m_colormap;
+    QLabel* m_message;
+    QLabel* m_captions[3];
+    HeatmapView* m_views[3];
+    quint64 m_generation = 0;
+    bool m_busy = false;
+    bool m_stale = false;
+};
+
+}  // namespace ckpt::ui
