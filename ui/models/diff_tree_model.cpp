@@ -35,6 +35,18 @@ int statusRank(DiffStatus s) {
     return 6;
 }
 
+// ASCII case-insensitive order; other bytes compare as they are.
+int compareFolded(const std::string& a, const std::string& b) {
+    const size_t n = std::min(a.size(), b.size());
+    for (size_t i = 0; i < n; ++i) {
+        const auto ca = static_cast<unsigned char>(a[i]), cb = static_cast<unsigned char>(b[i]);
+        const int la = ca >= 'A' && ca <= 'Z' ? ca + 32 : ca;
+        const int lb = cb >= 'A' && cb <= 'Z' ? cb + 32 : cb;
+        if (la != lb) return la < lb ? -1 : 1;
+    }
+    return a.size() == b.size() ? 0 : a.size() < b.size() ? -1 : 1;
+}
+
 QString number(double v, int precision = 4) {
     if (std::isnan(v)) return QObject::tr("n/a");
     if (std::isinf(v)) return v > 0 ? QStringLiteral("\u221e") : QStringLiteral("-\u221e");
@@ -123,9 +135,11 @@ void DiffTreeModel::sortChildren(std::vector<int32_t>& kids) const {
     };
     switch (m_sortColumn) {
     case NameColumn:
+        // On the stored UTF-8 without a QString per comparison: sorting a
+        // 100,000-row level must not stall the GUI thread.
         std::stable_sort(kids.begin(), kids.end(), [&](int32_t a, int32_t b) {
-            return byText(QString::fromStdString(nodes[static_cast<size_t>(a)].name),
-                          QString::fromStdString(nodes[static_cast<size_t>(b)].name));
+            const int c = compareFolded(nodes[static_cast<size_t>(a)].name, nodes[static_cast<size_t>(b)].name);
+            return ascending ? c < 0 : c > 0;
         });
         return;
     case StatusColumn:

@@ -101,8 +101,10 @@ void PairHeatmapPanel::setValues(std::shared_ptr<const PairValues> values, const
     }
     const TensorShape* shape = m_values ? selectorShape(*m_values) : nullptr;
     // Same shape as before (the next version of this variable, or the same
-    // variable in the next pair): keep the slice the user chose.
-    if (!shape || !m_selectorShape || !(*shape == *m_selectorShape)) rebuildSelectors(shape);
+    // variable in the next pair): keep the slice the user chose. While the
+    // next values load (null) the selectors stay as they are.
+    if (m_values && (!shape || !m_selectorShape || !(*shape == *m_selectorShape))) rebuildSelectors(shape);
+    m_axes->setVisible(m_values && m_selectorShape && m_selectorShape->rank() >= 2);
     if (!m_values) {
         m_message->setText(tr("Select a compared tensor to see A, B and where they differ."));
         return;
