@@ -169,6 +169,15 @@ ComparableValues comparableValues(const Checkpoint& checkpoint, bool byPath, con
             }
         }
     }
+    // Pairing an object-based checkpoint by key (against a name-based one):
+    // a variable's TF1 name (full_name) is the key it would have there, as in
+    // TensorFlow's name-based restore.
+    std::unordered_map<std::string_view, std::string_view> fullNames;
+    if (!byPath && checkpoint.objectGraph()) {
+        for (const ObjectNode& node : checkpoint.objectGraph()->nodes())
+            for (const ObjectAttribute& attr : node.attributes)
+                if (!attr.fullName.empty()) fullNames.emplace(attr.checkpointKey, attr.fullName);
+    }
     // Keys no attribute names (and every key when pairing by key).
     for (size_t i = 0; i < bundle.tensors().size(); ++i) {
         const TensorInfo& t = bundle.tensors()[i];
@@ -176,6 +185,10 @@ ComparableValues comparableValues(const Checkpoint& checkpoint, bool byPath, con
         ComparableValue v;
         v.tensor = &t;
         keyBased(t, v);
+        if (auto full = fullNames.find(t.key); full != fullNames.end()) {
+            v.path = std::string(full->second);
+            v.location = keyLocation(full->second);
+        }
         if (graph) v.role = DiffRole::Attribute;
         keep(std::move(v));
     }

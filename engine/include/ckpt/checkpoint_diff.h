@@ -10,7 +10,9 @@
 //
 // Pairing (docs/cli.md "diff"): two object-based checkpoints by TensorFlow's
 // object path ("(root).model.dense.kernel"), with slot variables under their
-// variable and optimizer; otherwise by checkpoint key. A value present on one
+// variable and optimizer; otherwise by checkpoint key, an object-based
+// side's variables by their TF1 name (full_name) where they record one, as
+// TensorFlow's name-based restore pairs them. A value present on one
 // side only is renamed (R) when the other side has exactly one unpaired
 // value of the same dtype, shape, size and stored crc32c (or the rename of
 // its parent object explains it); when every value below an object moved
