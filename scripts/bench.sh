@@ -9,6 +9,8 @@
 #     save    (bench_save vs dd; 4 vs 1 shard; async blocking; then numpy/TF)
 #     preview (bench_preview: stats+histogram vs a plain sum; heatmap time)
 #     restore (bench_restore: matching 100k nodes; restore vs cat)
+#     compare (bench_compare: identical 100k-tensor diff; 2 GiB diff and
+#              history of 10 x 256 MiB vs cat; --quick for a smoke run)
 # Scratch space (~2.5 GiB free) comes from $TMPDIR (default /tmp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,11 +37,14 @@ run() {
     restore)
       cmake --build build --target bench_restore >/dev/null
       build/bench/restore/bench_restore "$@" ;;
-    *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, all)" >&2; exit 2 ;;
+    compare)
+      cmake --build build --target bench_compare >/dev/null
+      build/bench/bench_compare "$@" ;;
+    *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, compare, all)" >&2; exit 2 ;;
   esac
 }
 if [ "$which" = all ]; then
-  for b in reader save preview restore; do echo "== $b"; run "$b"; done
+  for b in reader save preview restore compare; do echo "== $b"; run "$b"; done
 else
   run "$which" "$@"
 fi
