@@ -97,7 +97,7 @@ private slots:
         auto* histogram = inspector->findChild<HistogramPage*>();
         auto* heatmap = inspector->findChild<HeatmapPage*>();
         QVERIFY(tabs && stats && histogram && heatmap);
-        QCOMPARE(tabs->count(), 4);
+        QCOMPARE(tabs->count(), 5);  // values, statistics, histogram, heatmap, history
         tabs->setCurrentWidget(stats);
 
         ObjectTreeModel* model = w.treePane()->model();

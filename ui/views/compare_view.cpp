@@ -76,16 +76,19 @@ CompareView::CompareView(JobTracker* jobs, QWidget* parent)
     // No sort until a header is clicked: the engine's order (by location).
     m_view->header()->setSortIndicator(-1, Qt::AscendingOrder);
     m_view->setSortingEnabled(true);
+    // Names first: they stay readable and the figures scroll into view
+    // rather than squeezing the name column to nothing.
     m_view->header()->setStretchLastSection(false);
-    m_view->header()->setSectionResizeMode(DiffTreeModel::NameColumn, QHeaderView::Stretch);
-    m_view->header()->resizeSection(DiffTreeModel::StatusColumn, 110);
-    m_view->header()->resizeSection(DiffTreeModel::TypeColumn, 120);
-    for (int c = DiffTreeModel::MaxAbsColumn; c < DiffTreeModel::ColumnCount; ++c) m_view->header()->resizeSection(c, 76);
+    m_view->header()->resizeSection(DiffTreeModel::NameColumn, 220);
+    m_view->header()->resizeSection(DiffTreeModel::StatusColumn, 86);
+    m_view->header()->resizeSection(DiffTreeModel::TypeColumn, 104);
+    for (int c = DiffTreeModel::MaxAbsColumn; c < DiffTreeModel::ColumnCount; ++c) m_view->header()->resizeSection(c, 74);
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_view);
     split->addWidget(m_detail);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setSizes({760, 500});
     layout->addWidget(split, 1);
     m_summary->setAccessibleName(tr("Compare summary"));
     m_summary->setWordWrap(true);

@@ -9,6 +9,7 @@
 #include <QPushButton>
 #include <QScatterSeries>
 #include <QScrollArea>
+#include <QTimer>
 #include <QToolTip>
 #include <QValueAxis>
 #include <QVBoxLayout>
@@ -27,6 +28,13 @@
 
 namespace ckpt::ui {
 namespace {
+
+double niceStep(double raw) {
+    if (!(raw > 0) || !std::isfinite(raw)) return 1;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    const double f = raw / magnitude;
+    return std::max(1.0, (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * magnitude);  // steps are whole
+}
 
 QChartView* makeChartView(QChart* chart, const QString& name, QWidget* parent) {
     chart->legend()->hide();
@@ -90,11 +98,17 @@ void plotLine(QChart* chart, const CheckpointHistory& h, const VariableHistory& 
     const double pad = std::max(1e-9, (x1 - x0) * 0.04);
     x->setRange(x0 - pad, x1 + pad);
     x->setLabelFormat(QStringLiteral("%.0f"));
+    // Round steps (multiples of 1, 2 or 5 times a power of ten), not the padded ends.
+    x->setTickType(QValueAxis::TicksDynamic);
+    x->setTickAnchor(0);
+    x->setTickInterval(niceStep((x1 - x0) / 5));
     x->setTitleText(QObject::tr("step"));
     auto* y = new QValueAxis;
     if (lo > hi) lo = hi = 0;
     const double ypad = std::max(std::abs(hi) * 1e-6, (hi - lo) * 0.08);
-    y->setRange(lo - ypad, hi + ypad);
+    // Non-negative figures (norms, changes) keep zero as the floor.
+    y->setRange(lo >= 0 ? std::max(0.0, lo - ypad) : lo - ypad, hi + ypad);
+    y->applyNiceNumbers();
     y->setLabelFormat(QStringLiteral("%.3g"));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
@@ -118,7 +132,7 @@ HistoryPage::HistoryPage(JobTracker* jobs, QWidget* parent)
       m_changeChart(new QChart), m_normView(makeChartView(m_normChart, tr("Norm per checkpoint"), this)),
       m_changeView(makeChartView(m_changeChart, tr("Relative change per checkpoint"), this)),
       m_runButton(new QPushButton(tr("Show what &moved in the whole run"), this)), m_runMessage(new QLabel(this)),
-      m_strip(new MovementStrip) {
+      m_strip(new MovementStrip), m_scroll(new QScrollArea(this)) {
     auto* content = new QWidget;
     auto* layout = new QVBoxLayout(content);
     m_title->setWordWrap(true);
@@ -138,13 +152,12 @@ HistoryPage::HistoryPage(JobTracker* jobs, QWidget* parent)
     m_strip->setAccessibleName(tr("What moved: variables by checkpoint"));
     layout->addWidget(m_strip);
     layout->addStretch();
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidget(content);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setWidget(content);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
-    outer->addWidget(scroll);
+    outer->addWidget(m_scroll);
     connect(m_runButton, &QPushButton::clicked, this, &HistoryPage::showRun);
     connect(m_strip, &MovementStrip::variableClicked, this, [this](int variable) {
         // The run's history already holds every weight: chart the row clicked.
@@ -303,9 +316,11 @@ void HistoryPage::showRunResult(const HistoryResult& r) {
                           checkpointLabel(h.checkpoints[static_cast<size_t>(*h.summary.firstNonFinite)]));
     lines << tr("Click a row to chart that weight.");
     m_runMessage->setText(lines.join(QLatin1Char('\n')));
-    if (r.strip && r.strip->heatmap)
+    if (r.strip && r.strip->heatmap) {
         m_strip->setStrip(r.history, r.strip->image, r.strip->colorbar, r.strip->heatmap->lo, r.strip->heatmap->hi);
-    else if (r.strip) m_runMessage->setText(r.strip->error);
+        // Asked for, so brought into view (it sits under the charts).
+        QTimer::singleShot(0, this, [this] { m_scroll->ensureWidgetVisible(m_strip, 0, 0); });
+    } else if (r.strip) m_runMessage->setText(r.strip->error);
     emit runReady(r.strip && r.strip->heatmap);
 }
 

@@ -78,6 +78,7 @@ private:
     QPushButton* m_runButton;
     QLabel* m_runMessage;
     MovementStrip* m_strip;
+    QScrollArea* m_scroll;
     QString m_runDirectory;  // the directory the strip shows
     std::shared_ptr<JobControl> m_variableJob, m_runJob;
     quint64 m_generation = 0, m_runGeneration = 0;

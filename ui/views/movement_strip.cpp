@@ -8,6 +8,7 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <string_view>
 #include <cmath>
 
 namespace ckpt::ui {
@@ -37,6 +38,19 @@ void MovementStrip::setStrip(std::shared_ptr<const CheckpointHistory> history, Q
     m_colorbar = std::move(colorbar);
     m_lo = lo;
     m_hi = hi;
+    // Labels drop what every path starts with ("(root).model."), up to a separator.
+    m_commonPrefix = 0;
+    if (m_history && m_history->variables.size() > 1) {
+        std::string_view first = m_history->variables.front().path;
+        size_t common = first.size();
+        for (const VariableHistory& v : m_history->variables) {
+            size_t i = 0;
+            while (i < common && i < v.path.size() && v.path[i] == first[i]) ++i;
+            common = i;
+        }
+        while (common > 0 && first[common - 1] != '.' && first[common - 1] != '/') --common;
+        m_commonPrefix = common;
+    }
     updateGeometry();
     update();
 }
@@ -104,7 +118,8 @@ void MovementStrip::paintEvent(QPaintEvent*) {
         const QRectF label(4, g.top() + static_cast<double>(r) * kRowHeight, g.left() - 10, kRowHeight);
         // The end of a path tells variables apart; the start is the same model.
         p.drawText(label, Qt::AlignRight | Qt::AlignVCenter,
-                   fm.elidedText(QString::fromStdString(m_history->variables[r].path), Qt::ElideLeft, label.width()));
+                   fm.elidedText(QString::fromStdString(m_history->variables[r].path.substr(m_commonPrefix)), Qt::ElideLeft,
+                                 label.width()));
     }
     if (m_colorbar.isNull()) return;
     // The scale: 10^lo [colours] 10^hi, and what the colours mean under it.

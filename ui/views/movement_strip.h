@@ -44,6 +44,7 @@ private:
     QImage m_image;
     QImage m_colorbar;
     double m_lo = 0, m_hi = 0;
+    size_t m_commonPrefix = 0;  // characters every path shares, left off the labels
 };
 
 // "ckpt-3 (step 150)", or the name alone when it carries no step.
