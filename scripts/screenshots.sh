@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the real explorer under Xvfb and saves a PNG of each view to
 # docs/screenshots/ (the README shows them). The app's --screenshot tour
-# drives the window through open, inspect, filter, an error panel and the
-# restore view on freshly generated demo checkpoints.
+# drives the window through open, inspect, filter, an error panel, the
+# restore view, and the compare view and History page on freshly generated
+# demo checkpoints.
 #   scripts/screenshots.sh [BUILD_DIR] [CHECKPOINT] [NAME_BASED_CHECKPOINT]
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"

@@ -8,6 +8,9 @@
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QSplitter>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QPushButton>
 #include <QTabWidget>
 #include <QTimer>
 #include <QTreeView>
@@ -19,9 +22,17 @@
 #include "ckpt/demo_trainer.h"
 #include "ckpt/model_spec.h"
 #include "models/object_tree_model.h"
+#include "models/diff_tree_model.h"
+#include "models/directory_model.h"
+#include "views/compare_detail.h"
+#include "views/compare_view.h"
 #include "views/heatmap_page.h"
 #include "views/heatmap_view.h"
 #include "views/histogram_page.h"
+#include "views/history_page.h"
+#include "views/movement_strip.h"
+#include "views/pair_heatmap_panel.h"
+#include "views/pair_histogram_panel.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
 #include "views/restore_view.h"
@@ -215,8 +226,70 @@ void ScreenshotTour::showRestore() {
                             tree->expandToDepth(1);
                             QTimer::singleShot(300, this, [this] {
                                 save(QStringLiteral("10-restore.png"));
-                                finish(0);
+                                showCompare();
                             });
+                        });
+            });
+}
+
+void ScreenshotTour::showCompare() {
+    const QString demo = m_scratch.path() + QStringLiteral("/demo/");
+    ui::DirectoryModel* dirs = m_window->directories();
+    QItemSelectionModel* selection = m_window->sidebar()->selectionModel();
+    selection->clearSelection();
+    for (const QString& name : {QStringLiteral("ckpt-2"), QStringLiteral("ckpt-3")}) {
+        const QModelIndex row = dirs->indexForPrefix(demo + name);
+        if (!row.isValid()) return finish(1);
+        selection->select(row, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    }
+    ui::CompareView* view = m_window->compareView();
+    m_window->compareSelected();
+    waitFor([view] { return view->snapshot() && !view->isComparing(); },
+            [this, view] {
+                // "Which layer moved most": one click on the Max |Δ| header.
+                view->view()->header()->setSortIndicator(ui::DiffTreeModel::MaxAbsColumn, Qt::DescendingOrder);
+                ui::DiffTreeModel* model = view->model();
+                QModelIndex kernel;
+                std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+                    for (int r = 0; r < model->rowCount(parent) && !kernel.isValid(); ++r) {
+                        const QModelIndex i = model->index(r, 0, parent);
+                        const QStringList loc = ui::nodeLocation(*model->snapshot(), model->nodeIndex(i));
+                        if (loc.size() >= 2 && loc.last() == QLatin1String("kernel") &&
+                            loc[loc.size() - 2] == QLatin1String("layer_with_weights-0"))
+                            kernel = i;
+                        else walk(i);
+                    }
+                };
+                walk({});
+                if (!kernel.isValid()) return finish(1);
+                view->view()->setCurrentIndex(kernel);
+                ui::PairHeatmapPanel* heatmaps = view->detail()->heatmaps();
+                waitFor(
+                    [view, heatmaps] { return view->detail()->values() && !heatmaps->isBusy() && heatmaps->viewA()->heatmap(); },
+                    [this, view] {
+                        save(QStringLiteral("11-compare.png"));
+                        ui::PairHistogramPanel* histograms = view->detail()->histograms();
+                        view->detail()->tabs()->setCurrentWidget(histograms);
+                        waitFor([histograms] { return !histograms->isBusy() && histograms->histogramA(); },
+                                [this] {
+                                    save(QStringLiteral("12-compare-histograms.png"));
+                                    showHistory();
+                                });
+                    });
+            });
+}
+
+void ScreenshotTour::showHistory() {
+    ui::CompareDetail* detail = m_window->compareView()->detail();
+    ui::HistoryPage* history = detail->history();
+    detail->tabs()->setCurrentWidget(history);
+    waitFor([history] { return !history->isBusy() && history->history(); },
+            [this, history] {
+                history->runButton()->click();
+                waitFor([history] { return !history->isRunBusy() && history->strip()->history(); },
+                        [this] {
+                            save(QStringLiteral("13-history.png"));
+                            finish(0);
                         });
             });
 }

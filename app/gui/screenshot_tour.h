@@ -37,6 +37,11 @@ private:
     // The demo checkpoints matched against a spec of the same model with a
     // narrower hidden layer: mismatches colour the tree, assertions fail.
     void showRestore();
+    // Two demo checkpoints across the fine-tune boundary, compared the way a
+    // user would (two sidebar rows, Compare), sorted by max |Δ|, a kernel's
+    // heatmaps and histograms; then its History with the run's strip.
+    void showCompare();
+    void showHistory();
     void finish(int code);
 
     ckpt::ui::MainWindow* m_window;
