@@ -145,6 +145,7 @@ void run(const DiffArgs& args, CommandContext& ctx) {
     opt.includes = args.includes;
     opt.excludes = args.excludes;
     opt.trustChecksums = !args.readAll;
+    opt.keepUnchanged = args.all;
     if (!args.quiet) opt.progress = terminalProgress("comparing");
     auto diff = diffCheckpoints(args.a, args.b, opt);
     clearTerminalProgress(opt.progress);

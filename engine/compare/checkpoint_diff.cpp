@@ -4,10 +4,12 @@
 #include "ckpt/checkpoint_diff.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "compare/comparable.h"
 #include "compare/renames.h"
 #include "compare/value_pairs.h"
+#include "platform/parallel.h"
 
 namespace ckpt {
 namespace {
@@ -17,28 +19,42 @@ using compare::WorkingEntry;
 
 DiffSide sideOf(const ComparableValue& v) {
     const TensorInfo& t = *v.tensor;
-    return {v.path, t.key, t.dtype, t.shape, t.storedBytes(), t.isPartitioned() ? 0u : t.region.maskedCrc32c, t.isPartitioned()};
+    return {std::string(v.path), t.key, t.dtype, t.shape, t.storedBytes(), t.isPartitioned() ? 0u : t.region.maskedCrc32c,
+            t.isPartitioned()};
 }
 
-WorkingEntry entryFor(const ComparableValue* a, const ComparableValue* b) {
+WorkingEntry pairOf(const ComparableValue* a, const ComparableValue* b) {
     WorkingEntry w;
     w.valueA = a;
     w.valueB = b;
-    const ComparableValue& v = b ? *b : *a;
-    w.entry.role = v.role;
-    w.entry.location = v.location;
-    w.entry.slotOf = v.slotOf;
-    w.entry.optimizer = v.optimizer;
-    w.entry.slotName = v.slotName;
-    if (a) w.entry.a = sideOf(*a);
-    if (b) w.entry.b = sideOf(*b);
     if (a && b) {
         const bool sameType = a->tensor->dtype == b->tensor->dtype && a->tensor->shape == b->tensor->shape;
-        w.entry.status = sameType ? DiffStatus::Unchanged : DiffStatus::TypeChanged;
+        w.status = sameType ? DiffStatus::Unchanged : DiffStatus::TypeChanged;
     } else {
-        w.entry.status = a ? DiffStatus::Deleted : DiffStatus::Added;
+        w.status = a ? DiffStatus::Deleted : DiffStatus::Added;
     }
     return w;
+}
+
+// The row users see, built only for rows that are kept.
+DiffEntry entryOf(WorkingEntry& w, const compare::ComparedSides& sides, std::vector<compare::ValuePair>& pairs) {
+    if (w.extra && w.extra->objectRow) return std::move(*w.extra->objectRow);
+    DiffEntry e;
+    e.status = w.status;
+    const bool onB = w.valueB != nullptr;
+    const ComparableValue& v = onB ? *w.valueB : *w.valueA;
+    const compare::ComparableValues& values = onB ? sides.b : sides.a;
+    e.role = v.role;
+    std::vector<std::string>* cached = w.extra ? (onB ? &w.extra->locationB : &w.extra->locationA) : nullptr;
+    e.location = cached && !cached->empty() ? std::move(*cached) : values.location(v);
+    compare::SlotNames slot = values.slotNames(v);
+    e.slotOf = std::move(slot.variable);
+    e.optimizer = std::move(slot.optimizer);
+    e.slotName = std::move(slot.slot);
+    if (w.valueA) e.a = sideOf(*w.valueA);
+    if (w.valueB) e.b = sideOf(*w.valueB);
+    if (w.pair >= 0) e.values = std::move(pairs[static_cast<size_t>(w.pair)].result);
+    return e;
 }
 
 void count(DiffCounts& c, DiffStatus s) {
@@ -91,11 +107,15 @@ std::string_view diffRoleName(DiffRole role) {
 }
 
 Result<CheckpointDiff> diffCheckpoints(std::string_view pathA, std::string_view pathB, const DiffOptions& options) {
-    auto a = Checkpoint::open(pathA);
-    if (!a) return a.status().withContext(sideLabel('A', pathA));
-    auto b = Checkpoint::open(pathB);
-    if (!b) return b.status().withContext(sideLabel('B', pathB));
-    return diffCheckpoints(**a, **b, options);
+    // Both sides open at once: for large graphs opening is most of the work.
+    std::optional<Result<std::shared_ptr<const Checkpoint>>> a, b;
+    CKPT_RETURN_IF_ERROR(platform::runWorkers(2, [&](size_t side) {
+        if (side == 0) a.emplace(Checkpoint::open(pathA));
+        else b.emplace(Checkpoint::open(pathB));
+    }));
+    if (!*a) return a->status().withContext(sideLabel('A', pathA));
+    if (!*b) return b->status().withContext(sideLabel('B', pathB));
+    return diffCheckpoints(***a, ***b, options);
 }
 
 Result<CheckpointDiff> diffCheckpoints(const Checkpoint& a, const Checkpoint& b, const DiffOptions& options) {
@@ -106,29 +126,44 @@ Result<CheckpointDiff> diffCheckpoints(const Checkpoint& a, const Checkpoint& b,
     diff.styleB = b.style();
     diff.pairedByPath = a.style() == CheckpointStyle::ObjectBased && b.style() == CheckpointStyle::ObjectBased;
     const compare::ValueFilter filter{options.weightsOnly, options.includes, options.excludes};
-    const compare::ComparableValues valuesA = compare::comparableValues(a, diff.pairedByPath, filter);
-    const compare::ComparableValues valuesB = compare::comparableValues(b, diff.pairedByPath, filter);
-    diff.excluded = valuesA.excluded + valuesB.excluded;
+    const compare::ComparableValues valuesA(a, diff.pairedByPath, filter);
+    const compare::ComparableValues valuesB(b, diff.pairedByPath, filter);
+    const compare::ComparedSides sides{valuesA, valuesB, diff.pairedByPath};
+    diff.excluded = valuesA.excluded() + valuesB.excluded();
 
-    // Both lists are sorted by path: one merge pairs them.
+    // Pair by path with a hash join (sorting 2 x 100,000 long, alike paths
+    // costs more); rows are put in tree order at the end.
     std::vector<WorkingEntry> work;
-    const auto& va = valuesA.values;
-    const auto& vb = valuesB.values;
-    for (size_t i = 0, j = 0; i < va.size() || j < vb.size();) {
-        if (j == vb.size() || (i < va.size() && va[i].path < vb[j].path)) work.push_back(entryFor(&va[i++], nullptr));
-        else if (i == va.size() || vb[j].path < va[i].path) work.push_back(entryFor(nullptr, &vb[j++]));
-        else work.push_back(entryFor(&va[i++], &vb[j++]));
+    const auto& va = valuesA.values();
+    const auto& vb = valuesB.values();
+    work.reserve(std::max(va.size(), vb.size()));
+    std::unordered_map<std::string_view, size_t> onB;
+    onB.reserve(vb.size());
+    for (size_t j = 0; j < vb.size(); ++j) onB.emplace(vb[j].path, j);
+    std::vector<bool> pairedB(vb.size(), false);
+    for (const ComparableValue& v : va) {
+        auto it = onB.find(v.path);
+        if (it == onB.end()) {
+            work.push_back(pairOf(&v, nullptr));
+            continue;
+        }
+        pairedB[it->second] = true;
+        work.push_back(pairOf(&v, &vb[it->second]));
     }
-    compare::detectRenames(work);
+    for (size_t j = 0; j < vb.size(); ++j)
+        if (!pairedB[j]) work.push_back(pairOf(nullptr, &vb[j]));
+    compare::detectRenames(work, sides);
 
     // Values of pairs with one dtype and shape.
     std::vector<compare::ValuePair> pairs;
-    std::vector<size_t> pairOf;
+    std::vector<size_t> pairIndex;
+    pairs.reserve(work.size());
+    pairIndex.reserve(work.size());
     for (size_t i = 0; i < work.size(); ++i) {
         const WorkingEntry& w = work[i];
-        if (w.merged || w.entry.status != DiffStatus::Unchanged) continue;
+        if (w.merged || w.status != DiffStatus::Unchanged) continue;
         pairs.push_back({w.valueA->tensor, w.valueB->tensor, std::nullopt, false});
-        pairOf.push_back(i);
+        pairIndex.push_back(i);
     }
     CKPT_ASSIGN_OR_RETURN(
         compare::ValuePairsStats stats,
@@ -136,31 +171,41 @@ Result<CheckpointDiff> diffCheckpoints(const Checkpoint& a, const Checkpoint& b,
     diff.bytesRead = stats.bytesRead;
     diff.fromChecksums = stats.fromChecksums;
     for (size_t p = 0; p < pairs.size(); ++p) {
-        DiffEntry& e = work[pairOf[p]].entry;
-        e.values = std::move(pairs[p].result);
-        e.status = pairs[p].equal ? DiffStatus::Unchanged : DiffStatus::Modified;
+        WorkingEntry& w = work[pairIndex[p]];
+        w.pair = static_cast<int32_t>(p);
+        w.status = pairs[p].equal ? DiffStatus::Unchanged : DiffStatus::Modified;
     }
 
-    compare::collapseSubtrees(work, va, vb, diff.pairedByPath);
+    compare::collapseSubtrees(work, sides);
 
-    // Rows in tree order; collapsed values right after their object row.
-    std::vector<size_t> order;
-    for (size_t i = 0; i < work.size(); ++i)
-        if (!work[i].merged) order.push_back(i);
+    // Kept rows in tree order; collapsed values right after their object row.
+    std::vector<int32_t> newIndex(work.size(), -1);
+    std::vector<size_t> kept;
+    for (size_t i = 0; i < work.size(); ++i) {
+        WorkingEntry& w = work[i];
+        if (w.merged) continue;
+        if (w.object < 0) count(diff.counts, w.status);
+        if (w.status == DiffStatus::Unchanged && !options.keepUnchanged) continue;
+        kept.push_back(i);
+    }
+    std::vector<DiffEntry> rows;
+    rows.reserve(kept.size());
+    for (size_t i : kept) rows.push_back(entryOf(work[i], sides, pairs));
+    std::vector<size_t> order(kept.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-        const DiffEntry& ex = work[x].entry;
-        const DiffEntry& ey = work[y].entry;
+        const DiffEntry& ex = rows[x];
+        const DiffEntry& ey = rows[y];
         if (ex.location != ey.location) return ex.location < ey.location;
         return (ex.role == DiffRole::Object) > (ey.role == DiffRole::Object);
     });
-    std::vector<int32_t> newIndex(work.size(), -1);
-    for (size_t k = 0; k < order.size(); ++k) newIndex[order[k]] = static_cast<int32_t>(k);
+    for (size_t k = 0; k < order.size(); ++k) newIndex[kept[order[k]]] = static_cast<int32_t>(k);
     diff.entries.reserve(order.size());
     for (size_t k : order) {
-        WorkingEntry& w = work[k];
-        if (w.object >= 0) w.entry.collapsedInto = newIndex[static_cast<size_t>(w.object)];
-        else count(diff.counts, w.entry.status);
-        diff.entries.push_back(std::move(w.entry));
+        const WorkingEntry& w = work[kept[k]];
+        DiffEntry& e = rows[k];
+        if (w.object >= 0) e.collapsedInto = newIndex[static_cast<size_t>(w.object)];
+        diff.entries.push_back(std::move(e));
     }
     return diff;
 }

@@ -192,13 +192,16 @@ Result<CheckpointHistory> computeHistory(const std::vector<std::string>& paths, 
 
     // Variables by path, in the first checkpoint's dtype and shape.
     const compare::ValueFilter filter{options.weightsOnly, options.includes, options.excludes};
-    std::map<std::string, Tracked> byPath;
+    std::map<std::string, Tracked, std::less<>> byPath;
     for (size_t c = 0; c < checkpoints.size(); ++c) {
-        for (const compare::ComparableValue& v : compare::comparableValues(*checkpoints[c], allObjectBased, filter).values) {
-            auto [it, inserted] = byPath.try_emplace(v.path);
+        const compare::ComparableValues values(*checkpoints[c], allObjectBased, filter);
+        for (const compare::ComparableValue& v : values.values()) {
+            auto it = byPath.find(v.path);
+            const bool inserted = it == byPath.end();
+            if (inserted) it = byPath.try_emplace(std::string(v.path)).first;
             Tracked& t = it->second;
             if (inserted) {
-                t.history.path = v.path;
+                t.history.path = std::string(v.path);
                 t.history.key = v.tensor->key;
                 t.history.dtype = v.tensor->dtype;
                 t.history.shape = v.tensor->shape;

@@ -24,6 +24,25 @@ struct SlotInfo {
     std::string_view name;
 };
 
+std::string_view lastComponent(std::string_view key) {
+    const size_t slash = key.rfind('/');
+    return slash == std::string_view::npos ? key : key.substr(slash + 1);
+}
+
+bool isNameBasedSlot(std::string_view key) {
+    return key.find('/') != std::string_view::npos &&
+           std::find(std::begin(kNameBasedSlots), std::end(kNameBasedSlots), lastComponent(key)) != std::end(kNameBasedSlots);
+}
+
+bool isKeyOptimizerState(std::string_view key) {
+    return isNameBasedSlot(key) || key.find("/.OPTIMIZER_SLOT/") != std::string_view::npos || key.starts_with("optimizer/") ||
+           key.starts_with("save_counter/") ||
+           std::find(std::begin(kNameBasedOptimizerKeys), std::end(kNameBasedOptimizerKeys), key) !=
+               std::end(kNameBasedOptimizerKeys);
+}
+
+}  // namespace
+
 class GraphNames {
 public:
     explicit GraphNames(const ObjectGraph& g) : m_graph(g) {
@@ -31,6 +50,8 @@ public:
             for (const SlotVariableRef& s : n.slotVariables)
                 m_slots.emplace(s.slotVariableNodeId, SlotInfo{n.id, s.originalVariableNodeId, s.slotName});
     }
+
+    const ObjectGraph& graph() const { return m_graph; }
 
     const SlotInfo* slot(int32_t id) const {
         auto it = m_slots.find(id);
@@ -83,35 +104,6 @@ private:
     std::unordered_map<int32_t, SlotInfo> m_slots;
 };
 
-bool excludedBy(const ValueFilter& f, const ComparableValue& v) {
-    if (f.weightsOnly && v.optimizerState) return true;
-    auto matches = [&](const std::string& pattern) {
-        return globMatches(pattern, v.path) || (v.tensor && globMatches(pattern, v.tensor->key));
-    };
-    if (!f.includes.empty() && std::none_of(f.includes.begin(), f.includes.end(), matches)) return true;
-    return std::any_of(f.excludes.begin(), f.excludes.end(), matches);
-}
-
-void keyBased(const TensorInfo& t, ComparableValue& v) {
-    v.path = t.key;
-    v.location = keyLocation(t.key);
-    const std::string_view key = t.key;
-    const std::string_view last = v.location.empty() ? key : std::string_view(v.location.back());
-    const bool tf1Slot = v.location.size() > 1 &&
-                         std::find(std::begin(kNameBasedSlots), std::end(kNameBasedSlots), last) != std::end(kNameBasedSlots);
-    if (tf1Slot) {
-        v.role = DiffRole::SlotVariable;
-        v.slotName = std::string(last);
-        v.slotOf = std::string(key.substr(0, key.size() - last.size() - 1));
-    }
-    v.optimizerState = tf1Slot || key.find("/.OPTIMIZER_SLOT/") != std::string_view::npos || key.starts_with("optimizer/") ||
-                       key.starts_with("save_counter/") ||
-                       std::find(std::begin(kNameBasedOptimizerKeys), std::end(kNameBasedOptimizerKeys), key) !=
-                           std::end(kNameBasedOptimizerKeys);
-}
-
-}  // namespace
-
 bool globMatches(const std::string& pattern, std::string_view text) {
     return fnmatch(pattern.c_str(), std::string(text).c_str(), 0) == 0;
 }
@@ -128,44 +120,48 @@ std::vector<std::string> keyLocation(std::string_view key) {
     return parts;
 }
 
-ComparableValues comparableValues(const Checkpoint& checkpoint, bool byPath, const ValueFilter& filter) {
-    ComparableValues out;
+ComparableValues::~ComparableValues() = default;
+ComparableValues::ComparableValues(ComparableValues&&) noexcept = default;
+ComparableValues& ComparableValues::operator=(ComparableValues&&) noexcept = default;
+
+ComparableValues::ComparableValues(const Checkpoint& checkpoint, bool byPath, const ValueFilter& filter) {
     const BundleReader& bundle = checkpoint.bundle();
     std::vector<bool> used(bundle.tensors().size(), false);
-    auto keep = [&](ComparableValue&& v) {
-        if (excludedBy(filter, v)) ++out.excluded;
-        else out.values.push_back(std::move(v));
+    auto keep = [&](ComparableValue v) {
+        auto matches = [&](const std::string& pattern) {
+            return globMatches(pattern, v.path) || globMatches(pattern, v.tensor->key);
+        };
+        const bool out = (filter.weightsOnly && v.optimizerState) ||
+                         (!filter.includes.empty() && std::none_of(filter.includes.begin(), filter.includes.end(), matches)) ||
+                         std::any_of(filter.excludes.begin(), filter.excludes.end(), matches);
+        if (out) ++m_excluded;
+        else m_values.push_back(v);
     };
     const ObjectGraph* graph = byPath ? checkpoint.objectGraph() : nullptr;
     if (graph) {
-        const GraphNames names(*graph);
+        m_names = std::make_unique<GraphNames>(*graph);
         for (const ObjectNode& node : graph->nodes()) {
             for (const ObjectAttribute& attr : node.attributes) {
                 const TensorInfo* t = checkpoint.tensorForAttribute(attr);
-                if (!t) continue;  // a missing key: the reader's verify reports it
+                if (!t) continue;  // a missing key: verify reports it
                 const auto index = static_cast<size_t>(t - bundle.tensors().data());
                 if (used[index]) continue;  // two attributes naming one key: pair it once
                 used[index] = true;
                 ComparableValue v;
                 v.tensor = t;
-                v.location = names.location(node.id);
+                v.node = node.id;
                 const bool value = attr.name == kVariableValue;
-                v.path = node.prettyPath ? *node.prettyPath : t->key;
+                v.path = node.prettyPath ? std::string_view(*node.prettyPath) : std::string_view(t->key);
                 if (!value) {
-                    v.path += "[" + attr.name + "]";
-                    v.location.push_back(attr.name);
+                    v.path = m_text.emplace_back(std::string(v.path) + "[" + attr.name + "]");
+                    v.attribute = attr.name;
                 }
-                if (const SlotInfo* s = names.slot(node.id)) {
-                    v.role = DiffRole::SlotVariable;
-                    v.slotOf = graph->displayName(s->variable);
-                    v.optimizer = graph->displayName(s->optimizer);
-                    v.slotName = std::string(s->name);
-                } else {
-                    const bool variable = node.kind == ObjectKind::Variable || node.kind == ObjectKind::ReplicatedVariable;
-                    v.role = variable && value ? DiffRole::Variable : DiffRole::Attribute;
-                }
-                v.optimizerState = names.optimizerState(node.id);
-                keep(std::move(v));
+                const bool variable = node.kind == ObjectKind::Variable || node.kind == ObjectKind::ReplicatedVariable;
+                v.role = m_names->slot(node.id) ? DiffRole::SlotVariable
+                         : variable && value    ? DiffRole::Variable
+                                                : DiffRole::Attribute;
+                v.optimizerState = m_names->optimizerState(node.id);
+                keep(v);
             }
         }
     }
@@ -184,17 +180,30 @@ ComparableValues comparableValues(const Checkpoint& checkpoint, bool byPath, con
         if (used[i] || t.key == kObjectGraphKey) continue;
         ComparableValue v;
         v.tensor = &t;
-        keyBased(t, v);
-        if (auto full = fullNames.find(t.key); full != fullNames.end()) {
-            v.path = std::string(full->second);
-            v.location = keyLocation(full->second);
-        }
-        if (graph) v.role = DiffRole::Attribute;
-        keep(std::move(v));
+        v.path = t.key;
+        if (auto full = fullNames.find(t.key); full != fullNames.end()) v.path = full->second;
+        v.role = graph ? DiffRole::Attribute : isNameBasedSlot(v.path) ? DiffRole::SlotVariable : DiffRole::Variable;
+        v.optimizerState = isKeyOptimizerState(t.key) || isKeyOptimizerState(v.path);
+        keep(v);
     }
-    std::sort(out.values.begin(), out.values.end(),
-              [](const ComparableValue& x, const ComparableValue& y) { return x.path < y.path; });
-    return out;
+}
+
+std::vector<std::string> ComparableValues::location(const ComparableValue& v) const {
+    if (v.node < 0 || !m_names) return keyLocation(v.path);
+    std::vector<std::string> loc = m_names->location(v.node);
+    if (!v.attribute.empty()) loc.emplace_back(v.attribute);
+    return loc;
+}
+
+SlotNames ComparableValues::slotNames(const ComparableValue& v) const {
+    if (v.role != DiffRole::SlotVariable) return {};
+    if (v.node >= 0 && m_names) {
+        const SlotInfo* s = m_names->slot(v.node);
+        if (!s) return {};
+        return {m_names->graph().displayName(s->variable), m_names->graph().displayName(s->optimizer), std::string(s->name)};
+    }
+    const std::string_view last = lastComponent(v.path);
+    return {std::string(v.path.substr(0, v.path.size() - last.size() - 1)), "", std::string(last)};
 }
 
 }  // namespace ckpt::compare

@@ -1,10 +1,14 @@
 #pragma once
 // The values of a checkpoint as comparisons see them: each with the path it
-// is paired by, its place in a merged tree and its role. One rule for
-// `ckpt diff`, `ckpt history` and the explorer: object-based checkpoints by
-// TensorFlow's object path, name-based ones (and mixed pairs) by key.
+// is paired by and its role; its place in a merged tree and its slot names
+// on demand. One rule for `ckpt diff`, `ckpt history` and the explorer:
+// object-based checkpoints by TensorFlow's object path, name-based ones (and
+// mixed pairs) by key. Light per value (views into the checkpoint), so that
+// two 100,000-value checkpoints cost little beyond opening them.
 
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,12 +19,12 @@
 namespace ckpt::compare {
 
 struct ComparableValue {
-    std::string path;  // what pairs it
+    std::string_view path;  // what pairs it; views into the checkpoint or ComparableValues' text
     const TensorInfo* tensor = nullptr;
     DiffRole role = DiffRole::Variable;
-    std::vector<std::string> location;
-    std::string slotOf, optimizer, slotName;  // slot variables
-    bool optimizerState = false;              // slots, optimizer objects' values, save_counter
+    int32_t node = -1;            // object-graph node when paired by path, else -1
+    std::string_view attribute;   // a non-VARIABLE_VALUE attribute's name (a row below its object)
+    bool optimizerState = false;  // slots, optimizer objects' values, save_counter
 };
 
 struct ValueFilter {
@@ -29,13 +33,33 @@ struct ValueFilter {
     std::vector<std::string> excludes;
 };
 
-struct ComparableValues {
-    std::vector<ComparableValue> values;  // sorted by path
-    int64_t excluded = 0;                 // left out by the filter
+struct SlotNames {
+    std::string variable, optimizer, slot;  // empty when the value is no slot
 };
 
-// byPath: pair by object path (object-based checkpoints only); else by key.
-ComparableValues comparableValues(const Checkpoint& checkpoint, bool byPath, const ValueFilter& filter);
+class GraphNames;
+
+class ComparableValues {
+public:
+    // byPath: pair by object path (object-based checkpoints only); else by key.
+    ComparableValues(const Checkpoint& checkpoint, bool byPath, const ValueFilter& filter);
+    ~ComparableValues();
+    ComparableValues(ComparableValues&&) noexcept;
+    ComparableValues& operator=(ComparableValues&&) noexcept;
+
+    const std::vector<ComparableValue>& values() const { return m_values; }  // graph order, then keys
+    int64_t excluded() const { return m_excluded; }                          // left out by the filter
+    // Where the value sits in a merged tree: {"model", "dense", "kernel"};
+    // a slot variable under its variable as "m (optimizer)".
+    std::vector<std::string> location(const ComparableValue& value) const;
+    SlotNames slotNames(const ComparableValue& value) const;
+
+private:
+    std::unique_ptr<GraphNames> m_names;  // null when paired by key
+    std::vector<ComparableValue> m_values;
+    std::deque<std::string> m_text;  // composed paths; a deque keeps views valid
+    int64_t m_excluded = 0;
+};
 
 // fnmatch(3) without FNM_PATHNAME: '*' also crosses '/' and '.'.
 bool globMatches(const std::string& pattern, std::string_view text);

@@ -34,11 +34,21 @@ std::string joined(const std::vector<std::string>& loc, size_t count) {
 }
 
 void rename(WorkingEntry& deleted, WorkingEntry& added) {
-    deleted.entry.status = DiffStatus::Renamed;
-    deleted.entry.b = added.entry.b;
-    deleted.entry.location = added.entry.location;
+    deleted.status = DiffStatus::Renamed;
     deleted.valueB = added.valueB;
+    deleted.more().locationB = added.more().locationB;
     added.merged = true;
+}
+
+const std::vector<std::string>& locationA(WorkingEntry& w, const ComparedSides& sides) {
+    WorkingExtra& x = w.more();
+    if (x.locationA.empty() && w.valueA) x.locationA = sides.a.location(*w.valueA);
+    return x.locationA;
+}
+const std::vector<std::string>& locationB(WorkingEntry& w, const ComparedSides& sides) {
+    WorkingExtra& x = w.more();
+    if (x.locationB.empty() && w.valueB) x.locationB = sides.b.location(*w.valueB);
+    return x.locationB;
 }
 
 // Object prefixes (proper prefixes of value locations, up to kCollapseDepth
@@ -83,16 +93,16 @@ std::string objectPath(const std::vector<std::string>& loc, size_t depth, bool b
 
 }  // namespace
 
-void detectRenames(std::vector<WorkingEntry>& entries) {
+void detectRenames(std::vector<WorkingEntry>& entries, const ComparedSides& sides) {
     struct Group {
         std::vector<size_t> deleted, added;
     };
     std::map<std::string, Group> groups;
     for (size_t i = 0; i < entries.size(); ++i) {
         const WorkingEntry& w = entries[i];
-        if (w.entry.status == DiffStatus::Deleted && !w.valueA->tensor->isPartitioned())
+        if (w.status == DiffStatus::Deleted && !w.valueA->tensor->isPartitioned())
             groups[signature(*w.valueA->tensor)].deleted.push_back(i);
-        else if (w.entry.status == DiffStatus::Added && !w.valueB->tensor->isPartitioned())
+        else if (w.status == DiffStatus::Added && !w.valueB->tensor->isPartitioned())
             groups[signature(*w.valueB->tensor)].added.push_back(i);
     }
     // Unique on both sides: a rename, and a hint of how its object moved.
@@ -101,8 +111,8 @@ void detectRenames(std::vector<WorkingEntry>& entries) {
         if (g.deleted.size() != 1 || g.added.size() != 1) continue;
         WorkingEntry& d = entries[g.deleted[0]];
         WorkingEntry& a = entries[g.added[0]];
-        const auto& locA = d.valueA->location;
-        const auto& locB = a.valueB->location;
+        const auto& locA = locationA(d, sides);
+        const auto& locB = locationB(a, sides);
         const size_t s = commonSuffix(locA, locB);
         if (s > 0 && s < locA.size())
             objectMoves.emplace(joined(locA, locA.size() - s),
@@ -113,14 +123,14 @@ void detectRenames(std::vector<WorkingEntry>& entries) {
     // Ambiguous groups: only where a known object move explains the pair.
     for (auto& [sig, g] : groups) {
         for (size_t di : g.deleted) {
-            const auto& locA = entries[di].valueA->location;
+            const auto& locA = locationA(entries[di], sides);
             for (size_t depth = locA.size(); depth-- > 1;) {
                 auto move = objectMoves.find(joined(locA, depth));
                 if (move == objectMoves.end()) continue;
                 std::vector<std::string> target = move->second;
                 target.insert(target.end(), locA.begin() + static_cast<std::ptrdiff_t>(depth), locA.end());
                 for (size_t ai : g.added) {
-                    if (!entries[ai].merged && entries[ai].valueB->location == target) {
+                    if (!entries[ai].merged && locationB(entries[ai], sides) == target) {
                         rename(entries[di], entries[ai]);
                         break;
                     }
@@ -131,32 +141,35 @@ void detectRenames(std::vector<WorkingEntry>& entries) {
     }
 }
 
-void collapseSubtrees(std::vector<WorkingEntry>& entries, const std::vector<ComparableValue>& valuesA,
-                      const std::vector<ComparableValue>& valuesB, bool byPath) {
+void collapseSubtrees(std::vector<WorkingEntry>& entries, const ComparedSides& sides) {
+    const bool byPath = sides.byPath;
     PrefixTrie trieA, trieB;
     // Candidate objects: prefixes of the values that changed place.
-    for (const WorkingEntry& w : entries) {
+    for (WorkingEntry& w : entries) {
         if (w.merged) continue;
-        const DiffStatus st = w.entry.status;
-        if (st == DiffStatus::Deleted || st == DiffStatus::Renamed)
-            trieA.add(w.valueA->location, std::min(w.valueA->location.size() - 1, kCollapseDepth));
-        if (st == DiffStatus::Added || st == DiffStatus::Renamed)
-            trieB.add(w.valueB->location, std::min(w.valueB->location.size() - 1, kCollapseDepth));
+        const DiffStatus st = w.status;
+        if (st == DiffStatus::Deleted || st == DiffStatus::Renamed) {
+            const auto& loc = locationA(w, sides);
+            trieA.add(loc, std::min(loc.size() - 1, kCollapseDepth));
+        }
+        if (st == DiffStatus::Added || st == DiffStatus::Renamed) {
+            const auto& loc = locationB(w, sides);
+            trieB.add(loc, std::min(loc.size() - 1, kCollapseDepth));
+        }
     }
+    if (trieA.size() == 0 && trieB.size() == 0) return;                          // nothing came, went or moved
     if (trieA.size() >= kMaxTrieNodes || trieB.size() >= kMaxTrieNodes) return;  // pathological: report values one by one
     std::vector<int64_t> totalA(trieA.size(), 0), totalB(trieB.size(), 0);
-    for (const ComparableValue& v : valuesA)
-        trieA.walk(v.location, [&](int32_t id, size_t) { ++totalA[static_cast<size_t>(id)]; });
-    for (const ComparableValue& v : valuesB)
-        trieB.walk(v.location, [&](int32_t id, size_t) { ++totalB[static_cast<size_t>(id)]; });
+    for (const ComparableValue& v : sides.a.values())
+        trieA.walk(sides.a.location(v), [&](int32_t id, size_t) { ++totalA[static_cast<size_t>(id)]; });
+    for (const ComparableValue& v : sides.b.values())
+        trieB.walk(sides.b.location(v), [&](int32_t id, size_t) { ++totalB[static_cast<size_t>(id)]; });
 
     std::vector<int64_t> deletedBelow(trieA.size(), 0), addedBelow(trieB.size(), 0);
     std::map<std::pair<int32_t, int32_t>, int64_t> movedBelow;  // (object in A, object in B) -> renamed values
     // For a rename, the object pairs that could explain it: the parents that
     // differ, then each step down the shared suffix.
-    auto movePairs = [&](const ComparableValue* va, const ComparableValue* vb, auto&& fn) {
-        const auto& la = va->location;
-        const auto& lb = vb->location;
+    auto movePairs = [&](const std::vector<std::string>& la, const std::vector<std::string>& lb, auto&& fn) {
         const size_t s = commonSuffix(la, lb);
         for (size_t k = 0; k < s; ++k) {
             const size_t da = la.size() - s + k, db = lb.size() - s + k;
@@ -169,12 +182,14 @@ void collapseSubtrees(std::vector<WorkingEntry>& entries, const std::vector<Comp
     };
     for (const WorkingEntry& w : entries) {
         if (w.merged) continue;
-        if (w.entry.status == DiffStatus::Deleted)
-            trieA.walk(w.valueA->location, [&](int32_t id, size_t) { ++deletedBelow[static_cast<size_t>(id)]; });
-        else if (w.entry.status == DiffStatus::Added)
-            trieB.walk(w.valueB->location, [&](int32_t id, size_t) { ++addedBelow[static_cast<size_t>(id)]; });
-        else if (w.entry.status == DiffStatus::Renamed)
-            movePairs(w.valueA, w.valueB, [&](int32_t ia, int32_t ib, size_t, size_t) { ++movedBelow[{ia, ib}]; });
+        if (w.status == DiffStatus::Deleted)
+            trieA.walk(w.extra->locationA, [&](int32_t id, size_t) { ++deletedBelow[static_cast<size_t>(id)]; });
+        else if (w.status == DiffStatus::Added)
+            trieB.walk(w.extra->locationB, [&](int32_t id, size_t) { ++addedBelow[static_cast<size_t>(id)]; });
+        else if (w.status == DiffStatus::Renamed)
+            movePairs(w.extra->locationA, w.extra->locationB, [&](int32_t ia, int32_t ib, size_t, size_t) {
+                ++movedBelow[{ia, ib}];
+            });
     }
 
     std::map<std::pair<int32_t, int32_t>, int32_t> objectRows;  // keyed by (A object, B object); -1 for none
@@ -182,51 +197,52 @@ void collapseSubtrees(std::vector<WorkingEntry>& entries, const std::vector<Comp
                          const std::vector<std::string>* lb, size_t db, int64_t members) {
         auto [it, inserted] = objectRows.try_emplace({ia, ib}, static_cast<int32_t>(entries.size()));
         if (!inserted) return it->second;
-        WorkingEntry row;
-        row.entry.status = status;
-        row.entry.role = DiffRole::Object;
-        row.entry.members = members;
-        if (la) row.entry.a = DiffSide{objectPath(*la, da, byPath), "", DataType::Invalid, {}, 0, 0, false};
-        if (lb) row.entry.b = DiffSide{objectPath(*lb, db, byPath), "", DataType::Invalid, {}, 0, 0, false};
-        row.entry.location = lb ? std::vector<std::string>(lb->begin(), lb->begin() + static_cast<std::ptrdiff_t>(db))
-                                : std::vector<std::string>(la->begin(), la->begin() + static_cast<std::ptrdiff_t>(da));
-        entries.push_back(std::move(row));
+        DiffEntry row;
+        row.status = status;
+        row.role = DiffRole::Object;
+        row.members = members;
+        if (la) row.a = DiffSide{objectPath(*la, da, byPath), "", DataType::Invalid, {}, 0, 0, false};
+        if (lb) row.b = DiffSide{objectPath(*lb, db, byPath), "", DataType::Invalid, {}, 0, 0, false};
+        row.location = lb ? std::vector<std::string>(lb->begin(), lb->begin() + static_cast<std::ptrdiff_t>(db))
+                          : std::vector<std::string>(la->begin(), la->begin() + static_cast<std::ptrdiff_t>(da));
+        WorkingEntry object;
+        object.status = status;
+        object.more().objectRow = std::move(row);
+        entries.push_back(std::move(object));
         return it->second;
     };
     const size_t valueRows = entries.size();
     for (size_t i = 0; i < valueRows; ++i) {
         if (entries[i].merged) continue;
-        const DiffStatus st = entries[i].entry.status;
+        const DiffStatus st = entries[i].status;
+        // Copies: objectRow appends to 'entries'.
+        if (!entries[i].extra) continue;  // unchanged or modified: stays where it is
+        const std::vector<std::string> la = entries[i].extra->locationA, lb = entries[i].extra->locationB;
         int32_t row = -1;
         if (st == DiffStatus::Deleted) {
-            const auto* loc = &entries[i].valueA->location;
-            trieA.walk(*loc, [&](int32_t id, size_t depth) {
+            trieA.walk(la, [&](int32_t id, size_t depth) {
                 const auto n = deletedBelow[static_cast<size_t>(id)];
                 if (row < 0 && n >= 2 && n == totalA[static_cast<size_t>(id)])
-                    row = objectRow(id, -1, st, loc, depth, nullptr, 0, n);
+                    row = objectRow(id, -1, st, &la, depth, nullptr, 0, n);
             });
         } else if (st == DiffStatus::Added) {
-            const auto* loc = &entries[i].valueB->location;
-            trieB.walk(*loc, [&](int32_t id, size_t depth) {
+            trieB.walk(lb, [&](int32_t id, size_t depth) {
                 const auto n = addedBelow[static_cast<size_t>(id)];
                 if (row < 0 && n >= 2 && n == totalB[static_cast<size_t>(id)])
-                    row = objectRow(-1, id, st, nullptr, 0, loc, depth, n);
+                    row = objectRow(-1, id, st, nullptr, 0, &lb, depth, n);
             });
         } else if (st == DiffStatus::Renamed) {
-            // Copies: objectRow appends to 'entries'.
-            const ComparableValue* va = entries[i].valueA;
-            const ComparableValue* vb = entries[i].valueB;
-            movePairs(va, vb, [&](int32_t ia, int32_t ib, size_t da, size_t db) {
+            movePairs(la, lb, [&](int32_t ia, int32_t ib, size_t da, size_t db) {
                 const int64_t n = movedBelow[{ia, ib}];
                 if (row < 0 && n >= 2 && n == totalA[static_cast<size_t>(ia)] && n == totalB[static_cast<size_t>(ib)])
-                    row = objectRow(ia, ib, st, &va->location, da, &vb->location, db, n);
+                    row = objectRow(ia, ib, st, &la, da, &lb, db, n);
             });
         }
         if (row < 0) continue;
         entries[i].object = row;
-        DiffEntry& object = entries[static_cast<size_t>(row)].entry;
-        if (object.a && entries[i].entry.a) object.a->bytes += entries[i].entry.a->bytes;
-        if (object.b && entries[i].entry.b) object.b->bytes += entries[i].entry.b->bytes;
+        DiffEntry& object = *entries[static_cast<size_t>(row)].extra->objectRow;
+        if (object.a && entries[i].valueA) object.a->bytes += entries[i].valueA->tensor->storedBytes();
+        if (object.b && entries[i].valueB) object.b->bytes += entries[i].valueB->tensor->storedBytes();
     }
 }
 

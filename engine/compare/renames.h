@@ -4,6 +4,8 @@
 // moved together is reported once, as one Object row above its values.
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,25 +14,44 @@
 
 namespace ckpt::compare {
 
+// What only some rows need, kept out of the row so that 100,000 unchanged
+// rows stay small.
+struct WorkingExtra {
+    std::vector<std::string> locationA, locationB;  // filled on first use
+    std::optional<DiffEntry> objectRow;             // set for Object rows, which have no values
+};
+
 struct WorkingEntry {
-    DiffEntry entry;
+    DiffStatus status = DiffStatus::Unchanged;
     const ComparableValue* valueA = nullptr;
     const ComparableValue* valueB = nullptr;
-    bool merged = false;  // an addition folded into a rename: drop it
+    int32_t pair = -1;    // its values' comparison (index into the value pairs)
     int32_t object = -1;  // the collapsed Object row it belongs to (index into entries)
+    bool merged = false;  // an addition folded into a rename: drop it
+    std::unique_ptr<WorkingExtra> extra;
+
+    WorkingExtra& more() {
+        if (!extra) extra = std::make_unique<WorkingExtra>();
+        return *extra;
+    }
+};
+
+// The sides' values, for locations on demand.
+struct ComparedSides {
+    const ComparableValues& a;
+    const ComparableValues& b;
+    bool byPath = false;  // object paths read "(root).a.b", else "a/b"
 };
 
 // Turns a Deleted and an Added entry with the same dtype, shape, size and
 // stored crc32c into one Renamed entry: pairs unique on both sides first,
 // then ambiguous ones (zero-initialized values alike) where a rename already
 // found maps the one's parent object onto the other's.
-void detectRenames(std::vector<WorkingEntry>& entries);
+void detectRenames(std::vector<WorkingEntry>& entries, const ComparedSides& sides);
 
 // Appends an Object row for each highest object whose values (at least two)
 // were all deleted, all added, or all renamed by one object rename, and
-// points the values' 'object' at it. 'byPath': object paths read
-// "(root).a.b", else "a/b".
-void collapseSubtrees(std::vector<WorkingEntry>& entries, const std::vector<ComparableValue>& valuesA,
-                      const std::vector<ComparableValue>& valuesB, bool byPath);
+// points the values' 'object' at it.
+void collapseSubtrees(std::vector<WorkingEntry>& entries, const ComparedSides& sides);
 
 }  // namespace ckpt::compare

@@ -48,7 +48,7 @@ Result<ValuePairsStats> compareValuePairs(const Checkpoint& a, const Checkpoint&
         ValuePair& p = pairs[i];
         const ResolvedTolerance tol = toleranceFor(p.a->dtype, options.values.tolerance);
         if (shortcut && sameStoredBytes(*p.a, *p.b)) {
-            p.result = checksumEqual(*p.a, tol);
+            if (options.keepUnchanged) p.result = checksumEqual(*p.a, tol);  // else the row is not kept
             p.equal = true;
             ++stats.fromChecksums;
         } else if (!isDecodable(p.a->dtype)) {

@@ -90,6 +90,9 @@ struct DiffOptions {
     std::vector<std::string> includes;  // globs (fnmatch) on paths and keys; empty: all
     std::vector<std::string> excludes;  // globs on paths and keys
     bool trustChecksums = true;         // equal crc32c + size => equal, without reading
+    // Keep rows for unchanged values (they are counted either way); without
+    // them two identical 100,000-value checkpoints cost no rows at all.
+    bool keepUnchanged = true;
     const CancellationToken* cancel = nullptr;
     ProgressSink progress;  // bytes compared / total, phase "compare"
 };
