@@ -1,9 +1,12 @@
 #include "compare/pair_kernel.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
+
+#include "compare/pair_blocks.h"
 
 namespace ckpt::compare {
 namespace {
@@ -110,6 +113,8 @@ struct RunState {
     }
 };
 
+// One element at a time: every rule exactly as documented. The reference
+// for fastRun, and what it falls back to for blocks with NaN or Inf.
 template <ElementKind K>
 void realRun(RunState& s, int64_t begin, int64_t end) {
     constexpr bool kExactKind = K != ElementKind::F32 && K != ElementKind::F64 && K != ElementKind::F16 && K != ElementKind::BF16;
@@ -128,6 +133,73 @@ void realRun(RunState& s, int64_t begin, int64_t end) {
             matches = nonFinitePair(x, y, s.tol.nanEqual, s.p);
         }
         if (!matches) s.mismatch(i);
+    }
+}
+
+// Float kinds a block at a time (pair_blocks.h), with the element rules
+// kept exactly: sums come from the lanes in a fixed order, and wherever the
+// block's figures cannot decide (a new largest |a-b| or relative
+// difference, mismatches still to list) the block is scanned again one
+// element at a time with realRun's arithmetic.
+template <ElementKind K>
+void fastRun(RunState& s, int64_t begin, int64_t end) {
+    const int64_t size = preview::elementSize(K);
+    PairPartial& p = s.p;
+    for (int64_t b0 = begin; b0 < end; b0 += kBlockElements) {
+        const int64_t n = std::min(kBlockElements, end - b0);
+        const int64_t full = n / kLanes * kLanes;
+        if (full > 0) {
+            const double relBar = p.maxRel > 0 ? p.maxRel * (1 - 1e-9) : 0.0;
+            BlockFigures f;
+            sumBlock(K, s.a + b0 * size, s.b + b0 * size, full, s.tol.atol, s.tol.rtol, relBar, f);
+            double bad = 0, mismatches = 0, relCandidates = 0, blockMax = -1;
+            for (int l = 0; l < kLanes; ++l) {
+                bad += f.nonFinite[l];
+                mismatches += f.mismatches[l];
+                relCandidates += f.relCandidates[l];
+                blockMax = std::max(blockMax, f.maxAbs[l]);
+            }
+            if (bad > 0) {
+                realRun<K>(s, b0, b0 + full);
+            } else {
+                double sums[5] = {0, 0, 0, 0, 0};
+                for (int l = 0; l < kLanes; ++l) {
+                    sums[0] += f.sumAbs[l];
+                    sums[1] += f.sumSqDiff[l];
+                    sums[2] += f.sumSqA[l];
+                    sums[3] += f.sumSqB[l];
+                    sums[4] += f.dot[l];
+                }
+                p.sumAbs += sums[0];
+                p.sumSqDiff += sums[1];
+                p.sumSqA += sums[2];
+                p.sumSqB += sums[3];
+                p.dot += sums[4];
+                p.finitePairs += full;
+                p.mismatches += static_cast<int64_t>(mismatches);
+                const bool list = mismatches > 0 && static_cast<int>(p.listed.size()) < s.maxListed;
+                const bool newMax = blockMax > p.maxAbs;
+                const bool newRel = relCandidates > 0 || p.maxRel < 0;
+                if (list || newMax || newRel) {
+                    for (int64_t i = b0; i < b0 + full; ++i) {
+                        const double x = preview::loadElement<K>(s.a, i), y = preview::loadElement<K>(s.b, i);
+                        const double ad = std::fabs(x - y), ab = std::fabs(y);
+                        if (ad > p.maxAbs) {
+                            p.maxAbs = ad;
+                            p.maxAbsIndex = s.first + i;
+                        }
+                        const double rel = ab > 0 ? ad / ab : (ad > 0 ? kInf : 0.0);
+                        if (rel > p.maxRel) {
+                            p.maxRel = rel;
+                            p.maxRelIndex = s.first + i;
+                        }
+                        if (list && ad > s.tol.atol + s.tol.rtol * ab && static_cast<int>(p.listed.size()) < s.maxListed)
+                            p.listed.push_back({s.first + i, elementText(K, s.a, i), elementText(K, s.b, i)});
+                    }
+                }
+            }
+        }
+        if (full < n) realRun<K>(s, b0 + full, b0 + n);
     }
 }
 
@@ -198,6 +270,7 @@ void accumulatePairs(const PairRun& run, const SliceRuns& slice, const ResolvedT
         const int64_t b = begin - run.first, e = end - run.first;
         preview::dispatchKind(run.kind, [&]<ElementKind K>() {
             if constexpr (K == ElementKind::C64 || K == ElementKind::C128) complexRun<K>(state, b, e);
+            else if constexpr (K == ElementKind::F32 || K == ElementKind::F64 || K == ElementKind::BF16) fastRun<K>(state, b, e);
             else realRun<K>(state, b, e);
         });
     });

@@ -1,0 +1,31 @@
+#pragma once
+// The vectorized heart of the pair kernel (pair_kernel.cpp): one block of
+// float pairs summed in kLanes independent lanes, so that the compiler can
+// keep every lane in a SIMD register (AVX-512, AVX2 or SSE2 clones, chosen
+// at run time). The block's figures are only trusted when it holds no NaN
+// or infinity; the caller redoes such blocks one element at a time.
+
+#include <cstdint>
+
+#include "preview/preview_element.h"
+
+namespace ckpt::compare {
+
+inline constexpr int kLanes = 8;
+inline constexpr int64_t kBlockElements = 512;
+
+struct BlockFigures {
+    double sumAbs[kLanes], sumSqDiff[kLanes], sumSqA[kLanes], sumSqB[kLanes], dot[kLanes];
+    double maxAbs[kLanes];
+    // Counts kept as doubles so every lane is one vector type.
+    double nonFinite[kLanes], mismatches[kLanes], relCandidates[kLanes];
+};
+
+// Sums 'count' (a multiple of kLanes, at most kBlockElements) pairs from
+// a and b. A pair mismatches when |a-b| > atol + rtol*|b|; it is a
+// candidate for the largest relative difference when |a-b| > relBar*|b|.
+// Kinds: F32, F64 and BF16 (the others go element by element).
+void sumBlock(preview::ElementKind kind, const unsigned char* a, const unsigned char* b, int64_t count, double atol, double rtol,
+              double relBar, BlockFigures& out);
+
+}  // namespace ckpt::compare
