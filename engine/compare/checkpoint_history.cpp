@@ -19,6 +19,7 @@
 #include "ckpt/preview.h"
 #include "ckpt/tensor_diff.h"
 #include "compare/comparable.h"
+#include "format/region_scan.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
 
@@ -84,17 +85,48 @@ struct Tracked {
     int64_t largestBytes = 0;
 };
 
+// A tensor's values held while a worker uses them: mapped in place from
+// the page cache where the system allows (no copy, no fresh memory), else
+// read into a buffer the worker keeps reusing.
+struct HeldTensor {
+    platform::MappedView mapped;
+    Tensor owned;
+    TensorView view;
+
+    Status hold(const Checkpoint& checkpoint, const TensorInfo& info) {
+        mapped = {};
+        if (!info.isPartitioned() && isFixedSize(info.dtype) && isDecodable(info.dtype) && info.region.size > 0) {
+            auto file = checkpoint.bundle().shardFile(info.region.shardId);
+            if (!file) return file.status();
+            auto region = format::mapVerifiedRegion({*file, info.key, info.region, nullptr, {}});
+            if (region) {
+                mapped = std::move(*region);
+                view = {info.dtype, info.shape, {mapped.data(), mapped.size()}, {}};
+                return okStatus();
+            }
+            if (region.status().code() != StatusCode::FailedPrecondition) return region.status();
+        }
+        CKPT_RETURN_IF_ERROR(checkpoint.bundle().readInto(info, owned));
+        view = TensorView::of(owned);
+        return okStatus();
+    }
+};
+
+struct WorkerBuffers {
+    HeldTensor previous, current;
+};
+
 // One variable across every checkpoint, holding at most two tensors.
 Status trackVariable(const std::vector<std::shared_ptr<const Checkpoint>>& checkpoints, Tracked& t, const HistoryOptions& options,
-                     std::atomic<int64_t>& bytesRead, const std::function<void(int64_t)>& report) {
-    std::optional<Tensor> previous;
+                     WorkerBuffers& buffers, std::atomic<int64_t>& bytesRead, const std::function<void(int64_t)>& report) {
+    bool havePrevious = false;
     const TensorInfo* previousInfo = nullptr;
     for (size_t c = 0; c < checkpoints.size(); ++c) {
         if (options.cancel && options.cancel->isCancelled()) return cancelled("history cancelled");
         HistoryPoint& point = t.history.points[c];
         const TensorInfo* info = t.tensors[c];
         if (!info) {
-            previous.reset();
+            havePrevious = false;
             previousInfo = nullptr;
             continue;
         }
@@ -107,14 +139,14 @@ Status trackVariable(const std::vector<std::shared_ptr<const Checkpoint>>& check
             report(info->storedBytes());
             continue;
         }
-        auto tensor = checkpoints[c]->bundle().read(*info);
-        if (!tensor) return tensor.status().withContext(checkpoints[c]->prefix());
+        if (Status s = buffers.current.hold(*checkpoints[c], *info); !s.isOk()) return s.withContext(checkpoints[c]->prefix());
+        const TensorView& tensor = buffers.current.view;
         bytesRead += info->storedBytes();
         report(info->storedBytes());
         PreviewOptions preview;
         preview.device = PreviewDevice::Cpu;
-        preview.cpuThreads = tensor->numElements() < kParallelTensorElements ? 1 : options.threads;
-        if (auto stats = computeStats(TensorView::of(*tensor), preview); stats && !stats->stringLengths) {
+        preview.cpuThreads = tensor.numElements() < kParallelTensorElements ? 1 : options.threads;
+        if (auto stats = computeStats(tensor, preview); stats && !stats->stringLengths) {
             point.numeric = true;
             point.count = stats->count;
             point.mean = stats->mean;
@@ -126,16 +158,16 @@ Status trackVariable(const std::vector<std::shared_ptr<const Checkpoint>>& check
             const double n = static_cast<double>(stats->finiteCount);
             point.norm = stats->finiteCount > 0 ? std::sqrt(n * (stats->std * stats->std + stats->mean * stats->mean)) : 0.0;
         } else {
-            point.count = tensor->numElements();
+            point.count = tensor.numElements();
         }
-        if (previous && point.numeric) {
+        if (havePrevious && point.numeric) {
             TensorDiffOptions opt;
             opt.maxListed = 0;
             opt.cpuThreads = preview.cpuThreads;
-            if (auto d = diffTensors(TensorView::of(*previous), TensorView::of(*tensor), opt); d && d->normA > 0)
-                point.relChange = d->relL2;
+            if (auto d = diffTensors(buffers.previous.view, tensor, opt); d && d->normA > 0) point.relChange = d->relL2;
         }
-        previous = std::move(*tensor);
+        std::swap(buffers.previous, buffers.current);
+        havePrevious = true;
         previousInfo = info;
     }
     return okStatus();
@@ -228,13 +260,18 @@ Result<CheckpointHistory> computeHistory(const std::vector<std::string>& paths, 
         if (options.progress) options.progress(now, total, "history");
     };
     std::vector<Status> failures(tracked.size());
-    CKPT_RETURN_IF_ERROR(
-        platform::forEachItem(tracked.size(), platform::threadsOrDefault(options.threads), [&](size_t, size_t i) {
-            const int64_t need = 2 * tracked[i]->largestBytes;
-            budget.acquire(need);
-            failures[i] = trackVariable(checkpoints, *tracked[i], options, bytesRead, report);
-            budget.release(need);
-        }));
+    const size_t workers = platform::threadsOrDefault(options.threads);
+    std::vector<WorkerBuffers> buffers(workers);
+    CKPT_RETURN_IF_ERROR(platform::forEachItem(tracked.size(), workers, [&](size_t worker, size_t i) {
+        const int64_t need = 2 * tracked[i]->largestBytes;
+        budget.acquire(need);
+        // Kept buffers are reused only while they fit what the budget
+        // admitted for this variable: memory stays within the budget.
+        WorkerBuffers& mine = buffers[worker];
+        if (static_cast<int64_t>(mine.previous.owned.bytes.capacity() + mine.current.owned.bytes.capacity()) > need) mine = {};
+        failures[i] = trackVariable(checkpoints, *tracked[i], options, mine, bytesRead, report);
+        budget.release(need);
+    }));
     for (const Status& s : failures)
         if (!s.isOk()) return s;
     for (Tracked* t : tracked) history.variables.push_back(std::move(t->history));

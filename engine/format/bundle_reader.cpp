@@ -373,16 +373,40 @@ Result<uint64_t> BundleReader::dataFileSize(int32_t shardId) const {
 
 Result<std::vector<uint8_t>> BundleReader::readRegion(const StoredRegion& region, DataType dtype, int64_t numElements,
                                                       std::string_view key) const {
+    std::vector<uint8_t> bytes;
+    CKPT_RETURN_IF_ERROR(readRegionInto(region, dtype, numElements, key, bytes));
+    return bytes;
+}
+
+Status BundleReader::readRegionInto(const StoredRegion& region, DataType dtype, int64_t numElements, std::string_view key,
+                                    std::vector<uint8_t>& bytes) const {
     CKPT_ASSIGN_OR_RETURN(const platform::RandomAccessFile* file, shardFile(region.shardId));
     const std::string what = quoted(key) + " in " + platform::baseName(file->path());
     if (static_cast<uint64_t>(region.offset) > file->size() ||
         static_cast<uint64_t>(region.size) > file->size() - static_cast<uint64_t>(region.offset))
         return dataLoss("entry " + what + " points past the end of the file (offset " + std::to_string(region.offset) +
                         " + size " + std::to_string(region.size) + " > " + std::to_string(file->size()) + " bytes)");
-    std::vector<uint8_t> bytes(static_cast<size_t>(region.size));
-    CKPT_RETURN_IF_ERROR(file->readExact(static_cast<uint64_t>(region.offset), bytes.size(), bytes.data()));
-    CKPT_RETURN_IF_ERROR(verifyRegionChecksum(bytes, region.maskedCrc32c, dtype, numElements, what));
-    return bytes;
+    bytes.resize(static_cast<size_t>(region.size));
+    if (Status s = file->readExact(static_cast<uint64_t>(region.offset), bytes.size(), bytes.data()); !s.isOk()) {
+        bytes.clear();
+        return s;
+    }
+    if (Status s = verifyRegionChecksum(bytes, region.maskedCrc32c, dtype, numElements, what); !s.isOk()) {
+        std::fill(bytes.begin(), bytes.end(), uint8_t{0});  // never leave unverified bytes behind
+        return s;
+    }
+    return okStatus();
+}
+
+Status BundleReader::readInto(const TensorInfo& info, Tensor& out) const {
+    if (info.isPartitioned() || !isFixedSize(info.dtype) || !isDecodable(info.dtype)) {
+        CKPT_ASSIGN_OR_RETURN(out, read(info));
+        return okStatus();
+    }
+    out.dtype = info.dtype;
+    out.shape = info.shape;
+    out.strings.clear();
+    return readRegionInto(info.region, info.dtype, *info.shape.numElements(), info.key, out.bytes);
 }
 
 Result<Tensor> BundleReader::read(std::string_view key) const {

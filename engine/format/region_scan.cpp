@@ -138,6 +138,18 @@ Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const Sca
     return result;
 }
 
+Result<platform::MappedView> mapVerifiedRegion(const ScannedRegion& r) {
+    CKPT_RETURN_IF_ERROR(checkBounds(r));
+    const auto size = static_cast<uint64_t>(r.region.size);
+    if (size == 0) return failedPrecondition("an empty region has nothing to map");
+    auto view = r.file->mapSequential(static_cast<uint64_t>(r.region.offset), static_cast<size_t>(size));
+    if (!view) return failedPrecondition(view.status().message());
+    const PartJob whole{0, {0, size}};
+    const uint32_t crc = platform::crc32cExtend(0, view->data(), view->size());
+    CKPT_RETURN_IF_ERROR(finishRegion(r, std::span(&whole, 1), std::span<const Status>(), std::span(&crc, 1)));
+    return std::move(*view);
+}
+
 Result<PairScanResult> scanRegionPairs(std::span<const ScannedRegion> a, std::span<const ScannedRegion> b,
                                        const ScanOptions& options, const RegionPairConsumer& consume) {
     if (a.size() != b.size()) return invalidArgument("region pairs need as many regions on each side");

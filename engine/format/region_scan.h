@@ -46,6 +46,12 @@ struct ScanResult {
 // cancellation or a failed worker (platform/parallel.h).
 Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const ScanOptions& options);
 
+// One region mapped in place (no copy out of the page cache) and verified
+// whole, for readers that keep it while they work on it (ckpt history).
+// Bounds and checksum failures are worded as scanRegions words them;
+// FailedPrecondition when the system cannot map it (read it instead).
+Result<platform::MappedView> mapVerifiedRegion(const ScannedRegion& region);
+
 // Pairs of regions of equal size read side by side (a diff): each part of
 // A's region arrives with the same part of B's, on a worker thread, before
 // their checksums are joined; the bytes are valid during the call only.

@@ -68,11 +68,18 @@ public:
     // with Unimplemented ("unsupported dtype").
     Result<Tensor> read(std::string_view key) const;
     Result<Tensor> read(const TensorInfo& info) const;
+    // The same into 'out', reusing its buffer: reading many tensors one
+    // after another (ckpt history) then costs no fresh memory each time.
+    Status readInto(const TensorInfo& info, Tensor& out) const;
 
     // The raw bytes of one stored region, verified against its checksum
     // with the rule for 'dtype' (§5.3-5.5). 'key' is only for messages.
     Result<std::vector<uint8_t>> readRegion(const StoredRegion& region, DataType dtype, int64_t numElements,
                                             std::string_view key) const;
+    // The same into 'bytes' (resized, its capacity reused). On failure
+    // 'bytes' holds no unverified data.
+    Status readRegionInto(const StoredRegion& region, DataType dtype, int64_t numElements, std::string_view key,
+                          std::vector<uint8_t>& bytes) const;
 
     // Data file size, or an error when it is missing; cached after the first call.
     Result<uint64_t> dataFileSize(int32_t shardId) const;
