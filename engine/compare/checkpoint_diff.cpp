@@ -126,8 +126,14 @@ Result<CheckpointDiff> diffCheckpoints(const Checkpoint& a, const Checkpoint& b,
     diff.styleB = b.style();
     diff.pairedByPath = a.style() == CheckpointStyle::ObjectBased && b.style() == CheckpointStyle::ObjectBased;
     const compare::ValueFilter filter{options.weightsOnly, options.includes, options.excludes};
-    const compare::ComparableValues valuesA(a, diff.pairedByPath, filter);
-    const compare::ComparableValues valuesB(b, diff.pairedByPath, filter);
+    // Each side's values on its own thread (a pass over its whole graph).
+    std::optional<compare::ComparableValues> sideA, sideB;
+    CKPT_RETURN_IF_ERROR(platform::runWorkers(2, [&](size_t side) {
+        if (side == 0) sideA.emplace(a, diff.pairedByPath, filter);
+        else sideB.emplace(b, diff.pairedByPath, filter);
+    }));
+    const compare::ComparableValues& valuesA = *sideA;
+    const compare::ComparableValues& valuesB = *sideB;
     const compare::ComparedSides sides{valuesA, valuesB, diff.pairedByPath};
     diff.excluded = valuesA.excluded() + valuesB.excluded();
 
