@@ -28,8 +28,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int64_t kBudgetSlack = int64_t{128} << 20;
-// Below this many elements one thread per tensor: workers run variables side by side.
-constexpr int64_t kParallelTensorElements = int64_t{4} << 20;
 
 // Admits work while its bytes fit; one piece of work is always admitted,
 // however large, so nothing waits forever.
@@ -118,7 +116,8 @@ struct WorkerBuffers {
 
 // One variable across every checkpoint, holding at most two tensors.
 Status trackVariable(const std::vector<std::shared_ptr<const Checkpoint>>& checkpoints, Tracked& t, const HistoryOptions& options,
-                     WorkerBuffers& buffers, std::atomic<int64_t>& bytesRead, const std::function<void(int64_t)>& report) {
+                     int tensorThreads, WorkerBuffers& buffers, std::atomic<int64_t>& bytesRead,
+                     const std::function<void(int64_t)>& report) {
     bool havePrevious = false;
     const TensorInfo* previousInfo = nullptr;
     for (size_t c = 0; c < checkpoints.size(); ++c) {
@@ -145,7 +144,7 @@ Status trackVariable(const std::vector<std::shared_ptr<const Checkpoint>>& check
         report(info->storedBytes());
         PreviewOptions preview;
         preview.device = PreviewDevice::Cpu;
-        preview.cpuThreads = tensor.numElements() < kParallelTensorElements ? 1 : options.threads;
+        preview.cpuThreads = tensorThreads;
         if (auto stats = computeStats(tensor, preview); stats && !stats->stringLengths) {
             point.numeric = true;
             point.count = stats->count;
@@ -260,7 +259,11 @@ Result<CheckpointHistory> computeHistory(const std::vector<std::string>& paths, 
         if (options.progress) options.progress(now, total, "history");
     };
     std::vector<Status> failures(tracked.size());
-    const size_t workers = platform::threadsOrDefault(options.threads);
+    // Variables side by side, one thread each; a run of fewer variables than
+    // threads splits each tensor's work instead.
+    const size_t threads = platform::threadsOrDefault(options.threads);
+    const size_t workers = std::min(threads, std::max<size_t>(1, tracked.size()));
+    const int tensorThreads = static_cast<int>(std::max<size_t>(1, threads / workers));
     std::vector<WorkerBuffers> buffers(workers);
     CKPT_RETURN_IF_ERROR(platform::forEachItem(tracked.size(), workers, [&](size_t worker, size_t i) {
         const int64_t need = 2 * tracked[i]->largestBytes;
@@ -269,7 +272,7 @@ Result<CheckpointHistory> computeHistory(const std::vector<std::string>& paths, 
         // admitted for this variable: memory stays within the budget.
         WorkerBuffers& mine = buffers[worker];
         if (static_cast<int64_t>(mine.previous.owned.bytes.capacity() + mine.current.owned.bytes.capacity()) > need) mine = {};
-        failures[i] = trackVariable(checkpoints, *tracked[i], options, mine, bytesRead, report);
+        failures[i] = trackVariable(checkpoints, *tracked[i], options, tensorThreads, mine, bytesRead, report);
         budget.release(need);
     }));
     for (const Status& s : failures)

@@ -2,8 +2,8 @@
 // The vectorized heart of the pair kernel (pair_kernel.cpp): one block of
 // float pairs summed in kLanes independent lanes, so that the compiler can
 // keep every lane in a SIMD register (AVX-512, AVX2 or SSE2 clones, chosen
-// at run time). The block's figures are only trusted when it holds no NaN
-// or infinity; the caller redoes such blocks one element at a time.
+// at run time). The block's figures are only trusted when allFinite(); the
+// caller redoes other blocks one element at a time.
 
 #include <cstdint>
 
@@ -18,7 +18,12 @@ struct BlockFigures {
     double sumAbs[kLanes], sumSqDiff[kLanes], sumSqA[kLanes], sumSqB[kLanes], dot[kLanes];
     double maxAbs[kLanes];
     // Counts kept as doubles so every lane is one vector type.
-    double nonFinite[kLanes], mismatches[kLanes], relCandidates[kLanes];
+    double mismatches[kLanes], relCandidates[kLanes];
+
+    // A NaN or infinity anywhere in the block leaves a sum that is not
+    // finite (so may a huge float64, whose square overflows: the block is
+    // then merely redone element by element).
+    bool allFinite() const;
 };
 
 // Sums 'count' (a multiple of kLanes, at most kBlockElements) pairs from
