@@ -29,3 +29,11 @@ echo
 ./build/app/cli/ckpt tree "$target"
 echo
 ./build/app/cli/ckpt verify "$target"
+if [ -z "${1:-}" ]; then
+  # What the fine-tune changed: layer 1 moves, the frozen layer 0 does not
+  # (`ckpt diff` exits 1 when the checkpoints differ: that is the point here).
+  echo
+  ./build/app/cli/ckpt diff "$target/ckpt-4" "$target/ckpt-5" --weights-only || [ $? -eq 1 ]
+  echo
+  ./build/app/cli/ckpt history "$target" --weights-only --top 3 | sed -n '1,8p'
+fi

@@ -184,7 +184,8 @@ void registerDiff(CLI::App& app, CommandContext& ctx) {
     cmd->add_flag("-a,--all", args->all, "Also list unchanged values");
     cmd->add_flag("-q,--quiet", args->quiet, "Print nothing; the exit code says equal (0) or different (1)");
     cmd->add_flag("-v,--verbose", args->verbose, "List differing elements and the values of collapsed objects");
-    cmd->add_flag("--weights-only", args->weightsOnly, "Ignore optimizer state (slots, iterations) and the save counter");
+    cmd->add_flag("--weights-only", args->weightsOnly,
+                  "Ignore optimizer state (slots, iterations), the save counter and the step counter");
     cmd->add_option("--include", args->includes, "Compare only paths or keys matching this glob (repeatable)");
     cmd->add_option("--exclude", args->excludes, "Skip paths or keys matching this glob (repeatable)");
     cmd->add_option("--atol", args->atol, "Absolute tolerance: |a-b| <= atol + rtol*|b| (default per dtype)");

@@ -151,7 +151,7 @@ void registerHistory(CLI::App& app, CommandContext& ctx) {
     cmd->add_flag("--csv", args->csv, "One row per variable and checkpoint");
     cmd->add_option("--keys", args->keys, "Only paths or keys matching this glob (repeatable)");
     cmd->add_option("--exclude", args->excludes, "Skip paths or keys matching this glob (repeatable)");
-    cmd->add_flag("--weights-only", args->weightsOnly, "Ignore optimizer state and the save counter");
+    cmd->add_flag("--weights-only", args->weightsOnly, "Ignore optimizer state, the save counter and the step counter");
     cmd->add_option("--threads", args->threads, "Worker threads (default: every core, within the memory budget)");
     cmd->add_option("--top", args->top, "Variables listed under 'moved most' (default 5)");
     cmd->callback([&ctx, args] {

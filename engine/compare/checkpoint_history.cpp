@@ -178,15 +178,20 @@ void summarize(CheckpointHistory& h) {
     std::vector<double> sq(n, 0), sqPrev(n, 0), sqDiff(n, 0);
     for (size_t v = 0; v < h.variables.size(); ++v) {
         VariableHistory& var = h.variables[v];
+        // Counters and flags (step, iterations) are not weights: they stay
+        // out of the run's norm and ranking.
+        const bool weight = isFloating(var.dtype) || isComplex(var.dtype);
         for (size_t c = 0; c < n; ++c) {
             const HistoryPoint& p = var.points[c];
             if (!p.present || !p.numeric) continue;
-            sq[c] += p.norm * p.norm;
-            if (std::isfinite(p.relChange)) {
-                var.totalRelChange += p.relChange;
-                const double prevNorm = var.points[c - 1].norm;
-                sqPrev[c] += prevNorm * prevNorm;
-                sqDiff[c] += (p.relChange * prevNorm) * (p.relChange * prevNorm);
+            if (std::isfinite(p.relChange)) var.totalRelChange += p.relChange;
+            if (weight) {
+                sq[c] += p.norm * p.norm;
+                if (std::isfinite(p.relChange)) {
+                    const double prevNorm = var.points[c - 1].norm;
+                    sqPrev[c] += prevNorm * prevNorm;
+                    sqDiff[c] += (p.relChange * prevNorm) * (p.relChange * prevNorm);
+                }
             }
             if (!var.firstNonFinite && p.nans + p.infs > 0) var.firstNonFinite = static_cast<int>(c);
         }
@@ -199,7 +204,8 @@ void summarize(CheckpointHistory& h) {
         s.globalNorm.push_back(std::sqrt(sq[c]));
         s.globalRelChange.push_back(sqPrev[c] > 0 ? std::sqrt(sqDiff[c] / sqPrev[c]) : kNaN);
     }
-    for (size_t v = 0; v < h.variables.size(); ++v) s.movedMost.push_back(static_cast<int32_t>(v));
+    for (size_t v = 0; v < h.variables.size(); ++v)
+        if (isFloating(h.variables[v].dtype) || isComplex(h.variables[v].dtype)) s.movedMost.push_back(static_cast<int32_t>(v));
     std::stable_sort(s.movedMost.begin(), s.movedMost.end(), [&](int32_t x, int32_t y) {
         return h.variables[static_cast<size_t>(x)].totalRelChange > h.variables[static_cast<size_t>(y)].totalRelChange;
     });

@@ -36,7 +36,7 @@ bool isNameBasedSlot(std::string_view key) {
 
 bool isKeyOptimizerState(std::string_view key) {
     return isNameBasedSlot(key) || key.find("/.OPTIMIZER_SLOT/") != std::string_view::npos || key.starts_with("optimizer/") ||
-           key.starts_with("save_counter/") ||
+           key.starts_with("save_counter/") || key.starts_with("step/") || key.starts_with("global_step/") ||
            std::find(std::begin(kNameBasedOptimizerKeys), std::end(kNameBasedOptimizerKeys), key) !=
                std::end(kNameBasedOptimizerKeys);
 }
@@ -68,11 +68,12 @@ public:
     }
 
     // Inside an optimizer (its own values, hyperparameters, iteration
-    // count), a slot variable, or the root's save counter.
+    // count), a slot variable, or the root's save counter or step counter.
     bool optimizerState(int32_t id) const {
         if (slot(id)) return true;
         const ObjectNode& n = m_graph.node(id);
-        if (n.parentId == 0 && n.localName == "save_counter") return true;
+        if (n.parentId == 0 && (n.localName == "save_counter" || n.localName == "step" || n.localName == "global_step"))
+            return true;
         int depth = 0;
         for (int32_t at = id; at >= 0 && depth < kMaxLocationDepth; at = m_graph.node(at).parentId, ++depth)
             if (m_graph.node(at).kind == ObjectKind::Optimizer) return true;

@@ -92,7 +92,7 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         const json j = json::parse(r.out.toStdString());
         QCOMPARE(j["checkpoints"].size(), size_t{5});
-        QCOMPARE(j["variables"].size(), size_t{5});  // 2 kernels, 2 biases, step
+        QCOMPARE(j["variables"].size(), size_t{4});  // 2 kernels, 2 biases
         for (const json& v : j["variables"]) QCOMPARE(v["points"].size(), size_t{5});
         QCOMPARE(j["summary"]["global_norm"].size(), size_t{5});
         const Run csv = ckptRun({QStringLiteral("history"), run(), QStringLiteral("--csv"), QStringLiteral("--keys"),

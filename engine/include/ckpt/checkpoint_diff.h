@@ -86,7 +86,7 @@ struct DiffCounts {
 struct DiffOptions {
     TensorDiffOptions values;           // tolerance, listed mismatches, threads
     std::optional<std::string> slice;   // parseDiffSlice text applied to every compared pair
-    bool weightsOnly = false;           // ignore optimizer state and the save counter
+    bool weightsOnly = false;           // ignore optimizer state, the save counter and the step counter
     std::vector<std::string> includes;  // globs (fnmatch) on paths and keys; empty: all
     std::vector<std::string> excludes;  // globs on paths and keys
     bool trustChecksums = true;         // equal crc32c + size => equal, without reading

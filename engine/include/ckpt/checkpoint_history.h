@@ -64,10 +64,12 @@ struct VariableHistory {
     std::optional<int> firstNonFinite;  // checkpoint index where a NaN or Inf first appears
 };
 
+// Over floating-point (and complex) variables: counters such as the step
+// or the optimizer's iteration count are not weights.
 struct HistorySummary {
     std::vector<double> globalNorm;       // per checkpoint: sqrt of the sum of squared norms
     std::vector<double> globalRelChange;  // per checkpoint: |all - previous| / |previous|
-    // Variables by totalRelChange, largest first (indices into variables).
+    // Floating-point variables by totalRelChange, largest first (indices into variables).
     std::vector<int32_t> movedMost;
     std::optional<int> firstNonFinite;  // earliest checkpoint with a NaN or Inf anywhere
     std::string firstNonFiniteVariable;

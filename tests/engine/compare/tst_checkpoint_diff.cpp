@@ -148,7 +148,7 @@ private slots:
         weights.weightsOnly = true;
         const CheckpointDiff w = diffOf(a, b, weights);
         QVERIFY(w.equal());
-        QCOMPARE(w.excluded, 2 * 2);  // both slots on both sides
+        QCOMPARE(w.excluded, 2 * 3);  // both slots and the step counter, on both sides
         DiffOptions exclude;
         exclude.excludes = {"*state 'm'*"};
         QVERIFY(diffOf(a, b, exclude).equal());
