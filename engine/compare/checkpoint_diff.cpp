@@ -9,6 +9,8 @@
 #include "compare/comparable.h"
 #include "compare/renames.h"
 #include "compare/value_pairs.h"
+#include "format/region_scan.h"
+#include "platform/file.h"
 #include "platform/parallel.h"
 
 namespace ckpt {
@@ -68,6 +70,26 @@ void count(DiffCounts& c, DiffStatus s) {
     }
 }
 
+// Every data file present and long enough for the regions the index puts
+// in it: a side missing a shard is an error even where the checksum
+// shortcut would not read it.
+Status checkDataFiles(const Checkpoint& c) {
+    const BundleReader& bundle = c.bundle();
+    for (int32_t shard = 0; shard < bundle.header().numShards; ++shard) CKPT_RETURN_IF_ERROR(bundle.shardFile(shard).status());
+    for (const TensorInfo& t : bundle.tensors()) {
+        auto check = [&](const StoredRegion& region) -> Status {
+            CKPT_ASSIGN_OR_RETURN(const platform::RandomAccessFile* file, bundle.shardFile(region.shardId));
+            return format::checkBounds({file, t.key, region, nullptr, {}});
+        };
+        if (t.isPartitioned()) {
+            for (const StoredSlice& s : t.slices) CKPT_RETURN_IF_ERROR(check(s.region));
+        } else {
+            CKPT_RETURN_IF_ERROR(check(t.region));
+        }
+    }
+    return okStatus();
+}
+
 std::string sideLabel(char side, std::string_view path) { return std::string(1, side) + " (" + std::string(path) + ")"; }
 
 }  // namespace
@@ -125,6 +147,8 @@ Result<CheckpointDiff> diffCheckpoints(const Checkpoint& a, const Checkpoint& b,
     diff.styleA = a.style();
     diff.styleB = b.style();
     diff.pairedByPath = a.style() == CheckpointStyle::ObjectBased && b.style() == CheckpointStyle::ObjectBased;
+    if (Status s = checkDataFiles(a); !s.isOk()) return s.withContext(sideLabel('A', diff.prefixA));
+    if (Status s = checkDataFiles(b); !s.isOk()) return s.withContext(sideLabel('B', diff.prefixB));
     const compare::ValueFilter filter{options.weightsOnly, options.includes, options.excludes};
     // Each side's values on its own thread (a pass over its whole graph).
     std::optional<compare::ComparableValues> sideA, sideB;

@@ -19,15 +19,6 @@ struct PartJob {
 
 std::string regionName(const ScannedRegion& r) { return printableKey(r.key) + " in " + platform::baseName(r.file->path()); }
 
-Status checkBounds(const ScannedRegion& r) {
-    const auto offset = static_cast<uint64_t>(r.region.offset);
-    const auto size = static_cast<uint64_t>(r.region.size);
-    const uint64_t fileSize = r.file->size();
-    if (offset <= fileSize && size <= fileSize - offset) return okStatus();
-    return dataLoss("entry " + regionName(r) + " points past the end of the file (offset " + std::to_string(offset) + " + size " +
-                    std::to_string(size) + " > " + std::to_string(fileSize) + " bytes)");
-}
-
 // The first failed part's status, else the joined checksum against the stored one.
 Status finishRegion(const ScannedRegion& r, std::span<const PartJob> parts, std::span<const Status> partStatus,
                     std::span<const uint32_t> partCrcs) {
@@ -136,6 +127,15 @@ Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const Sca
     }
     result.bytesScanned = bytesDone.load();
     return result;
+}
+
+Status checkBounds(const ScannedRegion& r) {
+    const auto offset = static_cast<uint64_t>(r.region.offset);
+    const auto size = static_cast<uint64_t>(r.region.size);
+    const uint64_t fileSize = r.file->size();
+    if (offset <= fileSize && size <= fileSize - offset) return okStatus();
+    return dataLoss("entry " + regionName(r) + " points past the end of the file (offset " + std::to_string(offset) + " + size " +
+                    std::to_string(size) + " > " + std::to_string(fileSize) + " bytes)");
 }
 
 Result<platform::MappedView> mapVerifiedRegion(const ScannedRegion& r) {

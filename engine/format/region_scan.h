@@ -46,6 +46,10 @@ struct ScanResult {
 // cancellation or a failed worker (platform/parallel.h).
 Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const ScanOptions& options);
 
+// Whether the region lies inside its file; a DataLoss naming the key, the
+// file and the sizes when not. (Every scan checks this before reading.)
+Status checkBounds(const ScannedRegion& region);
+
 // One region mapped in place (no copy out of the page cache) and verified
 // whole, for readers that keep it while they work on it (ckpt history).
 // Bounds and checksum failures are worded as scanRegions words them;

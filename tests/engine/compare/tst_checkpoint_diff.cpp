@@ -238,6 +238,32 @@ private slots:
         QVERIFY2(d.status().message().starts_with("B (" + b + ")"), d.status().message().c_str());
         auto missing = diffCheckpoints(dir.filePath(QStringLiteral("nope")).toStdString(), b);
         QVERIFY(missing.status().message().starts_with("A ("));
+
+        // A copy of A without its data file: every checksum agrees, yet the
+        // side is broken and the diff says so instead of "equal".
+        const std::string copy = dir.filePath(QStringLiteral("copy")).toStdString();
+        QVERIFY(QFile::copy(QString::fromStdString(a + ".index"), QString::fromStdString(copy + ".index")));
+        auto noShard = diffCheckpoints(a, copy);
+        QVERIFY(!noShard.ok());
+        QVERIFY2(noShard.status().message().starts_with("B (" + copy + ")"), noShard.status().message().c_str());
+        QVERIFY2(noShard.status().message().find("missing data shard") != std::string::npos, noShard.status().message().c_str());
+        // A truncated data file: the entries past its end are named.
+        QVERIFY(QFile::copy(QString::fromStdString(a + ".data-00000-of-00001"),
+                            QString::fromStdString(copy + ".data-00000-of-00001")));
+        QVERIFY(QFile::resize(QString::fromStdString(copy + ".data-00000-of-00001"), 8));
+        auto truncated = diffCheckpoints(a, copy);
+        QCOMPARE(truncated.status().code(), StatusCode::DataLoss);
+        QVERIFY2(truncated.status().message().find("past the end") != std::string::npos, truncated.status().message().c_str());
+
+        // Two empty checkpoints are equal.
+        auto writeEmpty = [&](const char* name) {
+            const std::string prefix = dir.filePath(QString::fromLatin1(name)).toStdString();
+            if (!writeTensors(prefix, {}, {}).ok()) qFatal("write");
+            return prefix;
+        };
+        auto empty = diffCheckpoints(writeEmpty("e1"), writeEmpty("e2"));
+        QVERIFY2(empty.ok(), empty.status().toString().c_str());
+        QVERIFY(empty->equal() && empty->entries.empty());
     }
 
     void nameBasedPairsByKey() {
