@@ -12,7 +12,6 @@
 namespace ckpt {
 namespace {
 
-using preview::ElementKind;
 using preview::Elements;
 using preview::PreviewBackend;
 

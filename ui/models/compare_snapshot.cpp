@@ -43,8 +43,8 @@ QString entryPathText(const DiffEntry& entry) {
 }
 
 QString entryTypeText(const DiffEntry& entry) {
-    const QString a = entry.a ? sideTypeText(*entry.a) : QString();
-    const QString b = entry.b ? sideTypeText(*entry.b) : QString();
+    QString a = entry.a ? sideTypeText(*entry.a) : QString();
+    QString b = entry.b ? sideTypeText(*entry.b) : QString();
     if (a.isEmpty()) return b;
     if (b.isEmpty() || a == b) return a;
     return QStringLiteral("%1 \u2192 %2").arg(a, b);

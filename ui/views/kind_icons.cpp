@@ -85,7 +85,7 @@ QIcon diffStatusIcon(DiffStatus status) {
     if (auto it = cache.constFind(k); it != cache.constEnd()) return *it;
     const char letter = diffStatusLetter(status);
     const QString text = letter == ' ' ? QStringLiteral("=") : QString(QLatin1Char(letter));
-    const QIcon icon = makeIcon(diffStatusColor(status), text, false);
+    QIcon icon = makeIcon(diffStatusColor(status), text, false);
     cache.insert(k, icon);
     return icon;
 }

@@ -82,7 +82,7 @@ std::pair<int, int> MovementStrip::cellAt(QPointF pos) const {
 QString MovementStrip::cellText(int variable, int checkpoint) const {
     if (!m_history || variable < 0 || variable >= static_cast<int>(m_history->variables.size())) return {};
     const VariableHistory& v = m_history->variables[static_cast<size_t>(variable)];
-    const QString path = QString::fromStdString(v.path);
+    QString path = QString::fromStdString(v.path);
     if (checkpoint < 0 || checkpoint >= static_cast<int>(v.points.size())) return path;
     const HistoryPoint& p = v.points[static_cast<size_t>(checkpoint)];
     const QString where = checkpointLabel(m_history->checkpoints[static_cast<size_t>(checkpoint)]);
