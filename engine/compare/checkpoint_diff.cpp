@@ -59,17 +59,6 @@ DiffEntry entryOf(WorkingEntry& w, const compare::ComparedSides& sides, std::vec
     return e;
 }
 
-void count(DiffCounts& c, DiffStatus s) {
-    switch (s) {
-    case DiffStatus::Added: ++c.added; break;
-    case DiffStatus::Deleted: ++c.deleted; break;
-    case DiffStatus::Modified: ++c.modified; break;
-    case DiffStatus::TypeChanged: ++c.typeChanged; break;
-    case DiffStatus::Renamed: ++c.renamed; break;
-    case DiffStatus::Unchanged: ++c.unchanged; break;
-    }
-}
-
 // Every data file present and long enough for the regions the index puts
 // in it: a side missing a shard is an error even where the checksum
 // shortcut would not read it.
@@ -93,6 +82,27 @@ Status checkDataFiles(const Checkpoint& c) {
 std::string sideLabel(char side, std::string_view path) { return std::string(1, side) + " (" + std::string(path) + ")"; }
 
 }  // namespace
+
+void DiffCounts::count(DiffStatus status) {
+    switch (status) {
+    case DiffStatus::Added: ++added; break;
+    case DiffStatus::Deleted: ++deleted; break;
+    case DiffStatus::Modified: ++modified; break;
+    case DiffStatus::TypeChanged: ++typeChanged; break;
+    case DiffStatus::Renamed: ++renamed; break;
+    case DiffStatus::Unchanged: ++unchanged; break;
+    }
+}
+
+DiffCounts& DiffCounts::operator+=(const DiffCounts& other) {
+    added += other.added;
+    deleted += other.deleted;
+    modified += other.modified;
+    typeChanged += other.typeChanged;
+    renamed += other.renamed;
+    unchanged += other.unchanged;
+    return *this;
+}
 
 char diffStatusLetter(DiffStatus status) {
     switch (status) {
@@ -214,7 +224,7 @@ Result<CheckpointDiff> diffCheckpoints(const Checkpoint& a, const Checkpoint& b,
     for (size_t i = 0; i < work.size(); ++i) {
         WorkingEntry& w = work[i];
         if (w.merged) continue;
-        if (w.object < 0) count(diff.counts, w.status);
+        if (w.object < 0) diff.counts.count(w.status);
         if (w.status == DiffStatus::Unchanged && !options.keepUnchanged) continue;
         kept.push_back(i);
     }

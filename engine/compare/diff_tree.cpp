@@ -6,28 +6,6 @@
 namespace ckpt {
 namespace {
 
-void add(DiffCounts& into, const DiffCounts& c) {
-    into.added += c.added;
-    into.deleted += c.deleted;
-    into.modified += c.modified;
-    into.typeChanged += c.typeChanged;
-    into.renamed += c.renamed;
-    into.unchanged += c.unchanged;
-}
-
-void countStatus(DiffCounts& c, DiffStatus s) {
-    DiffCounts one;
-    switch (s) {
-    case DiffStatus::Added: one.added = 1; break;
-    case DiffStatus::Deleted: one.deleted = 1; break;
-    case DiffStatus::Modified: one.modified = 1; break;
-    case DiffStatus::TypeChanged: one.typeChanged = 1; break;
-    case DiffStatus::Renamed: one.renamed = 1; break;
-    case DiffStatus::Unchanged: one.unchanged = 1; break;
-    }
-    add(c, one);
-}
-
 void foldFigures(DiffTreeNode& into, const DiffTreeNode& from) {
     into.maxAbsDiff = std::max(into.maxAbsDiff, from.maxAbsDiff);
     into.maxRelL2 = std::max(into.maxRelL2, from.maxRelL2);
@@ -73,7 +51,7 @@ DiffTree buildDiffTree(const CheckpointDiff& diff, const DiffTreeOptions& option
         DiffTreeNode& node = tree.nodes[static_cast<size_t>(at)];
         node.entry = static_cast<int32_t>(i);
         node.status = e.status;
-        if (e.collapsedInto < 0) countStatus(node.below, e.status);
+        if (e.collapsedInto < 0) node.below.count(e.status);
         if (e.values) {
             const TensorDiff& v = *e.values;
             if (std::isfinite(v.maxAbsDiff)) node.maxAbsDiff = v.maxAbsDiff;
@@ -86,7 +64,7 @@ DiffTree buildDiffTree(const CheckpointDiff& diff, const DiffTreeOptions& option
     for (size_t i = tree.nodes.size(); i-- > 1;) {
         DiffTreeNode& n = tree.nodes[i];
         DiffTreeNode& parent = tree.nodes[static_cast<size_t>(n.parent)];
-        add(parent.below, n.below);
+        parent.below += n.below;
         foldFigures(parent, n);
     }
     for (DiffTreeNode& n : tree.nodes) {

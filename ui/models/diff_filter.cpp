@@ -1,6 +1,6 @@
 #include "models/diff_filter.h"
 
-#include <QRegularExpression>
+#include "models/text_match.h"
 
 #include <vector>
 
@@ -13,18 +13,9 @@ std::shared_ptr<const VisibleSet> computeDiffVisibleSet(const CompareSnapshot& s
     std::vector<uint8_t>& vis = out->visible;
     vis.assign(nodes.size(), 0);
     if (nodes.empty()) return out;
-    QRegularExpression re;
-    if (filter.regex) {
-        re = QRegularExpression(filter.text, QRegularExpression::CaseInsensitiveOption);
-        if (!re.isValid()) {
-            out->error = re.errorString();
-            return out;
-        }
-    }
-    const bool all = filter.text.isEmpty();
-    auto contains = [&](const QString& text) {
-        return filter.regex ? re.match(text).hasMatch() : text.contains(filter.text, Qt::CaseInsensitive);
-    };
+    const TextMatch contains(filter.text, filter.regex);
+    if (out->error = contains.error(); !out->error.isEmpty()) return out;
+    const bool all = contains.matchesAll();
     // Locations built parent first (the tree is in pre-order), so a filter
     // on a layer's name shows everything under it, as in the object graph.
     std::vector<QString> location(all ? 0 : nodes.size());

@@ -1,6 +1,6 @@
 #include "models/tree_filter.h"
 
-#include <QRegularExpression>
+#include "models/text_match.h"
 
 namespace ckpt::ui {
 
@@ -10,15 +10,9 @@ std::shared_ptr<const VisibleSet> computeVisibleSet(const CheckpointSnapshot& sn
     const auto& entries = snapshot.entries;
     std::vector<uint8_t>& vis = out->visible;
     vis.assign(entries.size(), 0);
-    QRegularExpression re;
-    if (filter.regex) {
-        re = QRegularExpression(filter.text, QRegularExpression::CaseInsensitiveOption);
-        if (!re.isValid()) {
-            out->error = re.errorString();
-            return out;
-        }
-    }
-    const bool all = filter.text.isEmpty();
+    const TextMatch contains(filter.text, filter.regex);
+    if (out->error = contains.error(); !out->error.isEmpty()) return out;
+    const bool all = contains.matchesAll();
     auto passesToggles = [&](const TreeEntry& e) {
         return (filter.showKeys || !isKeyRow(e)) && (filter.showSlots || !isSlotRow(e));
     };
@@ -26,10 +20,7 @@ std::shared_ptr<const VisibleSet> computeVisibleSet(const CheckpointSnapshot& sn
         if (all) return true;
         // The name is the path's last component except for composed slot
         // labels, so both are tried.
-        const QString path = pathText(e);
-        const QString name = nameText(e);
-        if (filter.regex) return re.match(path).hasMatch() || re.match(name).hasMatch();
-        return path.contains(filter.text, Qt::CaseInsensitive) || name.contains(filter.text, Qt::CaseInsensitive);
+        return contains(pathText(e)) || contains(nameText(e));
     };
     // Pre-order: children follow parents, so one reverse pass lifts matches
     // to every ancestor.

@@ -81,6 +81,8 @@ struct DiffEntry {
 struct DiffCounts {
     int64_t added = 0, deleted = 0, modified = 0, typeChanged = 0, renamed = 0, unchanged = 0;
     int64_t changed() const { return added + deleted + modified + typeChanged + renamed; }
+    void count(DiffStatus status);  // one more row of that status
+    DiffCounts& operator+=(const DiffCounts& other);
 };
 
 struct DiffOptions {
