@@ -138,8 +138,7 @@ std::string_view diffRoleName(DiffRole role) {
     return "unknown";
 }
 
-Result<CheckpointDiff> diffCheckpoints(std::string_view pathA, std::string_view pathB, const DiffOptions& options) {
-    // Both sides open at once: for large graphs opening is most of the work.
+Result<CheckpointPair> openCheckpointPair(std::string_view pathA, std::string_view pathB) {
     std::optional<Result<std::shared_ptr<const Checkpoint>>> a, b;
     CKPT_RETURN_IF_ERROR(platform::runWorkers(2, [&](size_t side) {
         if (side == 0) a.emplace(Checkpoint::open(pathA));
@@ -147,7 +146,12 @@ Result<CheckpointDiff> diffCheckpoints(std::string_view pathA, std::string_view 
     }));
     if (!*a) return a->status().withContext(sideLabel('A', pathA));
     if (!*b) return b->status().withContext(sideLabel('B', pathB));
-    return diffCheckpoints(***a, ***b, options);
+    return CheckpointPair{std::move(**a), std::move(**b)};
+}
+
+Result<CheckpointDiff> diffCheckpoints(std::string_view pathA, std::string_view pathB, const DiffOptions& options) {
+    CKPT_ASSIGN_OR_RETURN(CheckpointPair pair, openCheckpointPair(pathA, pathB));
+    return diffCheckpoints(*pair.a, *pair.b, options);
 }
 
 Result<CheckpointDiff> diffCheckpoints(const Checkpoint& a, const Checkpoint& b, const DiffOptions& options) {

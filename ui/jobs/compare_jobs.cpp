@@ -31,28 +31,23 @@ std::shared_ptr<const Tensor> readSide(const std::shared_ptr<const Checkpoint>& 
 
 CompareResult compareCheckpoints(const QString& pathA, const QString& pathB, const std::shared_ptr<JobControl>& job) {
     CompareResult out;
-    auto a = Checkpoint::open(pathA.toStdString());
-    if (!a) {
-        out.error = QStringLiteral("A (%1): %2").arg(pathA, errorText(a.status()));
-        return out;
-    }
-    auto b = Checkpoint::open(pathB.toStdString());
-    if (!b) {
-        out.error = QStringLiteral("B (%1): %2").arg(pathB, errorText(b.status()));
+    auto pair = openCheckpointPair(pathA.toStdString(), pathB.toStdString());
+    if (!pair) {
+        out.error = errorText(pair.status());
         return out;
     }
     DiffOptions options;
     options.cancel = &job->token();
     options.progress = JobControl::sinkFor(job);
-    auto diff = diffCheckpoints(**a, **b, options);
+    auto diff = diffCheckpoints(*pair->a, *pair->b, options);
     if (!diff) {
         out.cancelled = diff.status().code() == StatusCode::Cancelled;
         if (!out.cancelled) out.error = errorText(diff.status());
         return out;
     }
     auto snapshot = std::make_shared<CompareSnapshot>();
-    snapshot->a = std::move(*a);
-    snapshot->b = std::move(*b);
+    snapshot->a = std::move(pair->a);
+    snapshot->b = std::move(pair->b);
     snapshot->diff = std::move(*diff);
     snapshot->tree = buildDiffTree(snapshot->diff, {.includeUnchanged = true});
     out.snapshot = std::move(snapshot);

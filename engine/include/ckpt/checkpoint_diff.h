@@ -21,6 +21,7 @@
 // the others are streamed part by part (two parts in memory per thread).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -113,6 +114,13 @@ struct CheckpointDiff {
 
     bool equal() const { return counts.changed() == 0; }
 };
+
+struct CheckpointPair {
+    std::shared_ptr<const Checkpoint> a, b;
+};
+// Opens both sides at once (for large graphs opening is most of a diff's
+// work); errors name the side as diffCheckpoints words them.
+Result<CheckpointPair> openCheckpointPair(std::string_view pathA, std::string_view pathB);
 
 // 'pathA'/'pathB': anything Checkpoint::open accepts. Errors say which side:
 // "A (runs/x): NotFound: ..." or "B (runs/y/ckpt-3): DataLoss: ...".
