@@ -7,10 +7,10 @@
 #include <QList>
 
 #include "ckpt/preview.h"
+#include "views/heatmap_controls.h"
 #include "views/preview_page.h"
 
 class QComboBox;
-class QHBoxLayout;
 class QLabel;
 class QSpinBox;
 
@@ -25,12 +25,12 @@ public:
     explicit HeatmapPage(QWidget* parent = nullptr);
     QString pageTitle() const override { return tr("Heatmap"); }
     HeatmapView* view() const { return m_view; }
-    QComboBox* rowAxisBox() const { return m_rowAxis; }
-    QComboBox* columnAxisBox() const { return m_columnAxis; }
-    QComboBox* reduceBox() const { return m_reduce; }
-    QComboBox* colormapBox() const { return m_colormap; }
+    QComboBox* rowAxisBox() const { return m_controls->rowAxisBox(); }
+    QComboBox* columnAxisBox() const { return m_controls->columnAxisBox(); }
+    QComboBox* reduceBox() const { return m_controls->reduceBox(); }
+    QComboBox* colormapBox() const { return m_controls->colormapBox(); }
     // Per axis: -1 reduces it, else the fixed index (hidden for the shown axes).
-    QList<QSpinBox*> indexBoxes() const { return m_indices; }
+    QList<QSpinBox*> indexBoxes() const { return m_controls->indexBoxes(); }
     // The request behind the heatmap shown (or being computed).
     const HeatmapRequest& lastRequest() const { return m_request; }
     QString message() const;
@@ -40,19 +40,11 @@ protected:
     void clearPreview() override;
 
 private:
-    void rebuildSelectors();
-    void applyAxes();
     bool showResult(const HeatmapResult& result);
 
     HeatmapRequest m_request;
     const Tensor* m_selectorsFor = nullptr;  // the tensor the selectors were built for
-    QWidget* m_axes;
-    QComboBox* m_rowAxis;
-    QComboBox* m_columnAxis;
-    QHBoxLayout* m_indexLayout;
-    QList<QSpinBox*> m_indices;
-    QComboBox* m_reduce;
-    QComboBox* m_colormap;
+    HeatmapControls* m_controls;
     QLabel* m_message;
     HeatmapView* m_view;
     QLabel* m_info;

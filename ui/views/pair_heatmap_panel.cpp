@@ -1,16 +1,12 @@
 #include "views/pair_heatmap_panel.h"
 
-#include <QComboBox>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
 #include <QShowEvent>
-#include <QSpinBox>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
-#include <limits>
 
 #include "jobs/job_pool.h"
 #include "jobs/when_done.h"
@@ -31,40 +27,25 @@ const TensorShape* selectorShape(const PairValues& v) {
     return nullptr;
 }
 
+// The compare view's wording: one set of controls drives all three heatmaps.
+HeatmapControlsWording controlsWording() {
+    HeatmapControlsWording w;
+    w.rowAxisName = PairHeatmapPanel::tr("Axis shown as rows in all three heatmaps");
+    w.columnAxisName = PairHeatmapPanel::tr("Axis shown as columns in all three heatmaps");
+    w.indexName = PairHeatmapPanel::tr("Index along axis %1 in all three heatmaps");
+    w.reduceToolTip =
+        PairHeatmapPanel::tr("How axes set to all, and blocks pooled into one cell, are reduced (the same for all three)");
+    w.colormapLabel = PairHeatmapPanel::tr("C&olormap (A, B):");
+    w.colormapToolTip = PairHeatmapPanel::tr("A and B share this map and one scale; |A \u2212 B| always uses magma from zero up");
+    return w;
+}
+
 }  // namespace
 
 PairHeatmapPanel::PairHeatmapPanel(QWidget* parent)
-    : QWidget(parent), m_axes(new QWidget(this)), m_rowAxis(new QComboBox(m_axes)), m_columnAxis(new QComboBox(m_axes)),
-      m_indexLayout(new QHBoxLayout), m_reduce(new QComboBox(this)), m_colormap(new QComboBox(this)),
-      m_message(new QLabel(this)) {
+    : QWidget(parent), m_controls(new HeatmapControls(controlsWording(), this)), m_message(new QLabel(this)) {
     auto* layout = new QVBoxLayout(this);
-    auto* axes = new QHBoxLayout(m_axes);
-    axes->setContentsMargins(0, 0, 0, 0);
-    axes->addWidget(new QLabel(tr("Rows:"), m_axes));
-    axes->addWidget(m_rowAxis);
-    axes->addWidget(new QLabel(tr("Columns:"), m_axes));
-    axes->addWidget(m_columnAxis);
-    axes->addLayout(m_indexLayout);
-    axes->addStretch();
-    m_rowAxis->setAccessibleName(tr("Axis shown as rows in all three heatmaps"));
-    m_columnAxis->setAccessibleName(tr("Axis shown as columns in all three heatmaps"));
-    layout->addWidget(m_axes);
-    auto* look = new QHBoxLayout;
-    auto* reduceLabel = new QLabel(tr("&Reduce:"), this);
-    reduceLabel->setBuddy(m_reduce);
-    look->addWidget(reduceLabel);
-    m_reduce->addItem(tr("mean"), static_cast<int>(HeatmapReduce::Mean));
-    m_reduce->addItem(tr("max |x|"), static_cast<int>(HeatmapReduce::MaxAbs));
-    m_reduce->setToolTip(tr("How axes set to all, and blocks pooled into one cell, are reduced (the same for all three)"));
-    look->addWidget(m_reduce);
-    auto* mapLabel = new QLabel(tr("C&olormap (A, B):"), this);
-    mapLabel->setBuddy(m_colormap);
-    look->addWidget(mapLabel);
-    for (const std::string& name : heatmapColormapNames()) m_colormap->addItem(QString::fromStdString(name));
-    m_colormap->setToolTip(tr("A and B share this map and one scale; |A \u2212 B| always uses magma from zero up"));
-    look->addWidget(m_colormap);
-    look->addStretch();
-    layout->addLayout(look);
+    layout->addWidget(m_controls);
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_message->setAccessibleName(tr("Compare heatmap status"));
@@ -80,10 +61,7 @@ PairHeatmapPanel::PairHeatmapPanel(QWidget* parent)
     m_views[0]->setAccessibleName(tr("Heatmap of A"));
     m_views[1]->setAccessibleName(tr("Heatmap of B"));
     m_views[2]->setAccessibleName(tr("Heatmap of |A \u2212 B|"));
-    connect(m_rowAxis, &QComboBox::activated, this, &PairHeatmapPanel::applyAxes);
-    connect(m_columnAxis, &QComboBox::activated, this, &PairHeatmapPanel::applyAxes);
-    connect(m_reduce, &QComboBox::activated, this, &PairHeatmapPanel::refresh);
-    connect(m_colormap, &QComboBox::activated, this, &PairHeatmapPanel::refresh);
+    connect(m_controls, &HeatmapControls::changed, this, &PairHeatmapPanel::refresh);
     setValues(nullptr, {}, {});
 }
 
@@ -103,59 +81,12 @@ void PairHeatmapPanel::setValues(std::shared_ptr<const PairValues> values, const
     // Same shape as before (the next version of this variable, or the same
     // variable in the next pair): keep the slice the user chose. While the
     // next values load (null) the selectors stay as they are.
-    if (m_values && (!shape || !m_selectorShape || !(*shape == *m_selectorShape))) rebuildSelectors(shape);
-    m_axes->setVisible(m_values && m_selectorShape && m_selectorShape->rank() >= 2);
+    if (m_values) m_controls->setShape(shape);
+    m_controls->setAxesShown(m_values != nullptr);
     if (!m_values) {
         m_message->setText(tr("Select a compared tensor to see A, B and where they differ."));
         return;
     }
-    refresh();
-}
-
-void PairHeatmapPanel::rebuildSelectors(const TensorShape* shape) {
-    qDeleteAll(m_indices);
-    m_indices.clear();
-    m_rowAxis->clear();
-    m_columnAxis->clear();
-    m_selectorShape = shape ? std::optional<TensorShape>(*shape) : std::nullopt;
-    const int rank = shape ? shape->rank() : 0;
-    m_axes->setVisible(rank >= 2);
-    if (rank < 2) return;
-    const auto& dims = shape->dims;
-    for (int a = 0; a < rank; ++a) {
-        const QString label = tr("axis %1 (%2)").arg(a).arg(dims[static_cast<size_t>(a)]);
-        m_rowAxis->addItem(label, a);
-        m_columnAxis->addItem(label, a);
-    }
-    m_rowAxis->setCurrentIndex(rank - 2);
-    m_columnAxis->setCurrentIndex(rank - 1);
-    m_shownAxes = {rank - 2, rank - 1};
-    for (int a = 0; a < rank; ++a) {
-        auto* box = new QSpinBox(m_axes);
-        box->setPrefix(tr("axis %1: ").arg(a));
-        box->setRange(-1, static_cast<int>(std::min<int64_t>(dims[static_cast<size_t>(a)] - 1, std::numeric_limits<int>::max())));
-        box->setSpecialValueText(tr("axis %1: all").arg(a));  // -1: reduce the axis
-        box->setValue(-1);
-        box->setKeyboardTracking(false);
-        box->setAccessibleName(tr("Index along axis %1 in all three heatmaps").arg(a));
-        box->setVisible(a < rank - 2);
-        connect(box, &QSpinBox::valueChanged, this, &PairHeatmapPanel::refresh);
-        m_indexLayout->addWidget(box);
-        m_indices.append(box);
-    }
-}
-
-void PairHeatmapPanel::applyAxes() {
-    int row = m_rowAxis->currentData().toInt();
-    int column = m_columnAxis->currentData().toInt();
-    if (row == column) {  // picking the other shown axis swaps them
-        if (sender() == m_rowAxis) column = m_shownAxes.first;
-        else row = m_shownAxes.second;
-    }
-    m_shownAxes = {row, column};
-    m_rowAxis->setCurrentIndex(row);
-    m_columnAxis->setCurrentIndex(column);
-    for (int a = 0; a < m_indices.size(); ++a) m_indices[a]->setVisible(a != row && a != column);
     refresh();
 }
 
@@ -175,15 +106,7 @@ void PairHeatmapPanel::showEvent(QShowEvent* event) {
 
 void PairHeatmapPanel::start() {
     m_stale = false;
-    HeatmapRequest request;
-    if (m_selectorShape && m_selectorShape->rank() >= 2) {
-        const int row = m_rowAxis->currentData().toInt(), column = m_columnAxis->currentData().toInt();
-        request.axes = std::make_pair(row, column);
-        for (int a = 0; a < m_indices.size(); ++a)
-            if (a != row && a != column && m_indices[a]->value() >= 0) request.fixedIndices[a] = m_indices[a]->value();
-    }
-    request.reduce = static_cast<HeatmapReduce>(m_reduce->currentData().toInt());
-    request.colormap = m_colormap->currentText().toStdString();
+    HeatmapRequest request = m_controls->request();
     const qreal dpr = devicePixelRatioF();
     request.maxWidth = std::clamp(static_cast<int>(m_views[0]->width() * dpr), kMinThumb, kMaxThumb);
     request.maxHeight = std::clamp(static_cast<int>(m_views[0]->height() * dpr), kMinThumb, kMaxThumb);

@@ -12,9 +12,9 @@
 
 #include "ckpt/preview.h"
 #include "jobs/compare_jobs.h"
+#include "views/heatmap_controls.h"
 
 class QComboBox;
-class QHBoxLayout;
 class QLabel;
 class QSpinBox;
 
@@ -32,9 +32,9 @@ public:
     HeatmapView* viewA() const { return m_views[0]; }
     HeatmapView* viewB() const { return m_views[1]; }
     HeatmapView* viewDiff() const { return m_views[2]; }
-    QComboBox* rowAxisBox() const { return m_rowAxis; }
-    QComboBox* columnAxisBox() const { return m_columnAxis; }
-    QList<QSpinBox*> indexBoxes() const { return m_indices; }
+    QComboBox* rowAxisBox() const { return m_controls->rowAxisBox(); }
+    QComboBox* columnAxisBox() const { return m_controls->columnAxisBox(); }
+    QList<QSpinBox*> indexBoxes() const { return m_controls->indexBoxes(); }
     bool isBusy() const { return m_busy; }
     // The scale A and B share in the heatmaps shown (empty: one side only, or constant).
     const std::optional<std::pair<double, double>>& sharedRange() const { return m_sharedRange; }
@@ -46,23 +46,13 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
-    void rebuildSelectors(const TensorShape* shape);
-    void applyAxes();
     void refresh();
     void start();
     void showResult(const PairHeatmaps& result);
 
     std::shared_ptr<const PairValues> m_values;
-    std::optional<TensorShape> m_selectorShape;  // the shape the selectors were built for
     std::optional<std::pair<double, double>> m_sharedRange;
-    std::pair<int, int> m_shownAxes{0, 1};  // (row, column) as last applied
-    QWidget* m_axes;
-    QComboBox* m_rowAxis;
-    QComboBox* m_columnAxis;
-    QHBoxLayout* m_indexLayout;
-    QList<QSpinBox*> m_indices;
-    QComboBox* m_reduce;
-    QComboBox* m_colormap;
+    HeatmapControls* m_controls;
     QLabel* m_message;
     QLabel* m_captions[3];
     HeatmapView* m_views[3];
