@@ -168,6 +168,9 @@ def history_oracle(name, names, prefixes):
     for key in sorted(series[0]):
         if series[0][key][0] == tf.string:
             continue
+        # The run's global figures count weights only: counters such as the
+        # int64 step are not (docs/cli.md, "ckpt history").
+        weight = series[0][key][0].is_floating or series[0][key][0].is_complex
         points, prev, first = [], None, None
         for i, values in enumerate(series):
             raw = values[key][1]
@@ -187,11 +190,13 @@ def history_oracle(name, names, prefixes):
                 pn = float(np.sqrt(np.sum(px[both] ** 2)))
                 dn = float(np.sqrt(np.sum((x[both] - px[both]) ** 2)))
                 p["rel_change"] = number(dn / pn) if pn > 0 else "nan"
-                sq_diff[i] += dn * dn
-                sq_prev[i] += pn * pn
+                if weight:
+                    sq_diff[i] += dn * dn
+                    sq_prev[i] += pn * pn
             if first is None and (p["nans"] or p["infs"]):
                 first = i
-            sq_norm[i] += p["norm"] ** 2
+            if weight:
+                sq_norm[i] += p["norm"] ** 2
             points.append(p)
             prev = (x, raw)
         keys[key] = {"points": points, "first_non_finite": first}
