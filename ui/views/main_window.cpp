@@ -9,7 +9,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -22,7 +21,6 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
-#include <QTreeView>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -33,6 +31,7 @@
 #include "jobs/job_tracker.h"
 #include "models/directory_model.h"
 #include "models/object_tree_model.h"
+#include "views/checkpoint_sidebar.h"
 #include "views/compare_view.h"
 #include "views/error_panel.h"
 #include "views/job_status_widget.h"
@@ -48,7 +47,7 @@ constexpr int kMaxRecent = 10;
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), m_jobs(new JobTracker(this)), m_dirs(new DirectoryModel(this)), m_sidebar(new QTreeView(this)),
+    : QMainWindow(parent), m_jobs(new JobTracker(this)), m_sidebar(new CheckpointSidebar(m_jobs, this)),
       m_workspace(new QTabWidget(this)), m_stack(new QStackedWidget(this)), m_welcome(new QWidget(this)),
       m_tree(new ObjectTreePane(m_jobs, this)), m_error(new ErrorPanel(this)), m_inspector(new TensorInspector(m_jobs, this)),
       m_restore(new RestoreView(m_jobs, this)), m_compare(new CompareView(m_jobs, this)), m_splitter(new QSplitter(this)),
@@ -56,23 +55,11 @@ MainWindow::MainWindow(QWidget* parent)
     setWindowTitle(tr("Checkpoint Explorer"));
     setAcceptDrops(true);
 
-    m_sidebar->setModel(m_dirs);
-    m_sidebar->setTextElideMode(Qt::ElideMiddle);
-    m_sidebar->header()->setStretchLastSection(false);
-    m_sidebar->header()->setSectionResizeMode(0, QHeaderView::Stretch);
-    for (int c = 1; c < m_dirs->columnCount(); ++c) m_sidebar->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
-    m_sidebar->setAccessibleName(tr("Checkpoints"));
-    m_sidebar->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    connect(m_sidebar, &QTreeView::activated, this, &MainWindow::onSidebarActivated);
-    connect(m_sidebar, &QTreeView::clicked, this, &MainWindow::onSidebarActivated);
-    // Two checkpoints selected (Ctrl/Shift+click) compare; one dragged onto another too.
-    m_sidebar->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_sidebar->setDragDropMode(QAbstractItemView::DragDrop);
-    m_sidebar->setDefaultDropAction(Qt::CopyAction);
-    m_sidebar->setDropIndicatorShown(true);
-    m_sidebar->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(m_sidebar, &QWidget::customContextMenuRequested, this, &MainWindow::showSidebarMenu);
-    connect(m_dirs, &DirectoryModel::compareDropped, this, &MainWindow::compare);
+    connect(m_sidebar, &CheckpointSidebar::checkpointActivated, this, &MainWindow::onCheckpointActivated);
+    connect(m_sidebar, &CheckpointSidebar::openRequested, this, &MainWindow::openPath);
+    connect(m_sidebar, &CheckpointSidebar::compareRequested, this, &MainWindow::compare);
+    connect(m_sidebar, &CheckpointSidebar::compareWithPreviousRequested, this, &MainWindow::compareWithPrevious);
+    connect(m_sidebar, &CheckpointSidebar::healthChanged, this, &MainWindow::healthChanged);
 
     auto* welcomeLayout = new QVBoxLayout(m_welcome);
     welcomeLayout->addStretch();
@@ -129,7 +116,8 @@ MainWindow::MainWindow(QWidget* parent)
     m_workspace->addTab(m_stack, tr("Object graph"));
     addWorkspaceView(m_restore, tr("Restore"));
     addWorkspaceView(m_compare, tr("Compare"));
-    m_compare->setNeighbourLookup([this](const QString& prefix, int delta) { return m_dirs->neighbour(prefix, delta); });
+    m_compare->setNeighbourLookup(
+        [this](const QString& prefix, int delta) { return m_sidebar->directories()->neighbour(prefix, delta); });
     // The compare view has its own detail pane: the inspector's room goes to it.
     connect(m_workspace, &QTabWidget::currentChanged, this,
             [this] { m_inspector->setVisible(m_workspace->currentWidget() != m_compare); });
@@ -265,27 +253,15 @@ void MainWindow::compare(const QString& pathA, const QString& pathB) {
     m_compare->compare(pathA, pathB);
 }
 
-QStringList MainWindow::selectedPrefixes() const {
-    // Sidebar order is step order within a directory: the first is the older.
-    QModelIndexList rows = m_sidebar->selectionModel()->selectedRows();
-    std::sort(rows.begin(), rows.end(), [](const QModelIndex& a, const QModelIndex& b) {
-        return a.parent().row() != b.parent().row() ? a.parent().row() < b.parent().row() : a.row() < b.row();
-    });
-    QStringList out;
-    for (const QModelIndex& i : std::as_const(rows))
-        if (const QString p = i.data(DirectoryModel::PrefixRole).toString(); !p.isEmpty()) out << p;
-    return out;
-}
-
 void MainWindow::compareSelected() {
-    const QStringList selected = selectedPrefixes();
+    const QStringList selected = m_sidebar->selectedPrefixes();
     if (selected.size() == 2) return compare(selected[0], selected[1]);
     if (selected.size() == 1) return compareWithPrevious(selected[0]);
     m_location->setText(tr("Select two checkpoints in the sidebar to compare (Ctrl+click the second)."));
 }
 
 void MainWindow::compareWithPrevious(const QString& prefix) {
-    const QString previous = m_dirs->neighbour(prefix, -1);
+    const QString previous = m_sidebar->previousCheckpoint(prefix);
     if (previous.isEmpty()) {
         m_location->setText(tr("%1 is the first checkpoint of its directory: nothing before it to compare with.")
                                 .arg(QFileInfo(prefix).fileName()));
@@ -294,21 +270,9 @@ void MainWindow::compareWithPrevious(const QString& prefix) {
     compare(previous, prefix);
 }
 
-void MainWindow::showSidebarMenu(const QPoint& pos) {
-    const QString clicked = m_sidebar->indexAt(pos).data(DirectoryModel::PrefixRole).toString();
-    if (clicked.isEmpty()) return;
-    QStringList selected = selectedPrefixes();
-    if (!selected.contains(clicked)) selected = {clicked};
-    QMenu menu(this);
-    menu.addAction(tr("&Open"), this, [this, clicked] { openPath(clicked); });
-    if (selected.size() == 2) {
-        menu.addAction(tr("&Compare %1 with %2").arg(QFileInfo(selected[0]).fileName(), QFileInfo(selected[1]).fileName()), this,
-                       [this, selected] { compare(selected[0], selected[1]); });
-    }
-    QAction* previous = menu.addAction(tr("Compare with &Previous"), this, [this, clicked] { compareWithPrevious(clicked); });
-    previous->setEnabled(!m_dirs->neighbour(clicked, -1).isEmpty());
-    menu.exec(m_sidebar->viewport()->mapToGlobal(pos));
-}
+DirectoryModel* MainWindow::directories() const { return m_sidebar->directories(); }
+
+QTreeView* MainWindow::sidebar() const { return m_sidebar; }
 
 bool MainWindow::isErrorShown() const { return m_stack->currentWidget() == m_error; }
 
@@ -318,18 +282,20 @@ void MainWindow::openPath(const QString& rawPath) {
     if (path.endsWith(QStringLiteral(".index"))) path.chop(6);
     m_currentPath = path;
     addRecent(path);
-    listDirectory(directoryFor(path));
+    m_sidebar->listDirectory(directoryFor(path));
 
     if (m_openJob) m_openJob->cancel();
     const quint64 generation = ++m_openGeneration;
     auto job = m_jobs->start(tr("Opening %1").arg(QFileInfo(path).fileName()));
     m_openJob = job;
+    m_sidebar->setOpenInProgress(true);
     m_location->setText(tr("Opening %1\u2026").arg(path));
     whenDone(this, QtConcurrent::run(jobPool(), openCheckpoint, path, job), [this, job, generation, path](const OpenResult& r) {
         m_jobs->finish(job);
         if (generation != m_openGeneration) return;
         m_openJob.reset();
-        startNextVerify();
+        m_sidebar->setOpenInProgress(false);
+        m_sidebar->resumeVerification();
         if (!r.snapshot) {
             m_snapshot.reset();
             m_tree->setSnapshot(nullptr);
@@ -337,10 +303,7 @@ void MainWindow::openPath(const QString& rawPath) {
             m_error->showError(tr("Cannot open %1").arg(path), r.error, r.problems);
             m_stack->setCurrentWidget(m_error);
             m_location->setText(r.error);
-            if (!r.prefix.isEmpty())
-                m_dirs->setHealth(r.prefix, Health::Damaged, (QStringList{r.error} + r.problems).join(QLatin1Char('\n')));
-            // Point the sidebar at the failed checkpoint, or at nothing.
-            m_sidebar->setCurrentIndex(m_dirs->indexForPrefix(r.prefix));
+            m_sidebar->showOpenFailed(r.prefix, (QStringList{r.error} + r.problems).join(QLatin1Char('\n')));
             emit checkpointOpened(false);
             return;
         }
@@ -359,7 +322,7 @@ void MainWindow::showSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot
     const QString style = ckpt.style() == CheckpointStyle::ObjectBased ? tr("object-based") : tr("name-based");
     m_location->setText(tr("%1 \u2014 %2, resolved by %3").arg(prefix, style, QString::fromStdString(ckpt.resolved().how)));
     setWindowTitle(tr("%1 \u2014 Checkpoint Explorer").arg(QFileInfo(prefix).fileName()));
-    if (const QModelIndex i = m_dirs->indexForPrefix(prefix); i.isValid()) m_sidebar->setCurrentIndex(i);
+    m_sidebar->setOpenedCheckpoint(prefix);
     // Open the top-level objects that directly hold variables (a model's
     // layers), so a first look shows tensors, not a column of folders.
     ObjectTreeModel* model = m_tree->model();
@@ -379,94 +342,27 @@ void MainWindow::showSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot
     }
 }
 
-void MainWindow::listDirectory(const QString& dir) {
-    auto job = m_jobs->start(tr("Listing %1").arg(dir));
-    whenDone(this, QtConcurrent::run(jobPool(), [dir] { return ui::listDirectory(dir); }),
-             [this, job](const DirectoryListing& l) {
-                 m_jobs->finish(job);
-                 const bool known = m_dirs->indexForDirectory(l.dir).isValid();
-                 m_dirs->setListing(l);
-                 const QModelIndex dirIndex = m_dirs->indexForDirectory(l.dir);
-                 if (!dirIndex.isValid()) return;  // a directory that does not exist is not listed
-                 // Directory rows have no step/time/size: let the (often long) name use the width.
-                 m_sidebar->setFirstColumnSpanned(dirIndex.row(), {}, true);
-                 // A Step column only earns its width when some checkpoint has a step.
-                 bool anyStep = false;
-                 for (const QString& d : m_dirs->directories()) {
-                     const QModelIndex di = m_dirs->indexForDirectory(d);
-                     for (int r = 0; r < m_dirs->rowCount(di) && !anyStep; ++r)
-                         anyStep = !m_dirs->index(r, 1, di).data().toString().isEmpty();
-                 }
-                 m_sidebar->setColumnHidden(1, !anyStep);
-                 m_sidebar->expand(dirIndex);
-                 if (m_snapshot)
-                     if (const QModelIndex i = m_dirs->indexForPrefix(QString::fromStdString(m_snapshot->checkpoint->prefix()));
-                         i.isValid())
-                         m_sidebar->setCurrentIndex(i);
-                 for (const CheckpointListEntry& e : l.listing.checkpoints) {
-                     const QString prefix = QString::fromStdString(e.prefix);
-                     const auto health =
-                         static_cast<Health>(m_dirs->data(m_dirs->indexForPrefix(prefix), DirectoryModel::HealthRole).toInt());
-                     if (!known || health == Health::Unknown) queueVerify(prefix);
-                 }
-             });
-}
-
-void MainWindow::queueVerify(const QString& prefix) {
-    if (std::find(m_verifyQueue.begin(), m_verifyQueue.end(), prefix) != m_verifyQueue.end()) return;
-    m_verifyQueue.push_back(prefix);
-    startNextVerify();
-}
-
-void MainWindow::startNextVerify() {
-    // One verify at a time, and none while a checkpoint is opening: it reads
-    // every byte, and badges are less urgent than painting the tree.
-    if (m_verifyQueue.empty() || m_verifyJob || m_openJob) return;
-    const QString prefix = m_verifyQueue.front();
-    m_verifyQueue.pop_front();
-    m_dirs->setHealth(prefix, Health::Verifying);
-    auto job = m_jobs->start(tr("Verifying %1").arg(QFileInfo(prefix).fileName()));
-    m_verifyJob = job;
-    whenDone(this, QtConcurrent::run(jobPool(), verifyCheckpoint, prefix, job), [this, job](const VerifyResult& r) {
-        m_jobs->finish(job);
-        m_verifyJob.reset();
-        if (r.cancelled) m_dirs->setHealth(r.prefix, Health::Unknown);
-        else
-            m_dirs->setHealth(r.prefix, r.problems.isEmpty() ? Health::Healthy : Health::Damaged,
-                              r.problems.join(QLatin1Char('\n')));
-        emit healthChanged(r.prefix);
-        startNextVerify();
-    });
-}
-
-void MainWindow::onSidebarActivated(const QModelIndex& index) {
-    const QString prefix = index.data(DirectoryModel::PrefixRole).toString();
-    if (prefix.isEmpty()) return;
-    // Ctrl/Shift+click picks checkpoints to compare; it does not open one.
-    if (m_sidebar->selectionModel()->selectedRows().size() > 1) return;
+void MainWindow::onCheckpointActivated(const QString& prefix) {
+    // A click on the checkpoint already shown does not open it again.
     if (m_snapshot && QString::fromStdString(m_snapshot->checkpoint->prefix()) == prefix && !isErrorShown()) return;
     openPath(prefix);
 }
 
 void MainWindow::refresh() {
-    for (const QString& dir : m_dirs->directories()) {
-        // Re-verify: files may have changed on disk since the badge was set.
-        const QModelIndex d = m_dirs->indexForDirectory(dir);
-        for (int r = 0; r < m_dirs->rowCount(d); ++r)
-            m_dirs->setHealth(m_dirs->index(r, 0, d).data(DirectoryModel::PrefixRole).toString(), Health::Unknown);
-        listDirectory(dir);
-    }
+    m_sidebar->relistAll();
     if (!m_currentPath.isEmpty()) openPath(m_currentPath);
 }
 
 void MainWindow::closeCurrent() {
     if (m_openJob) m_openJob->cancel();
     m_openJob.reset();
+    m_sidebar->setOpenInProgress(false);
     ++m_openGeneration;
     m_snapshot.reset();
+    m_sidebar->setOpenedCheckpoint({});
     m_tree->setSnapshot(nullptr);
     m_restore->setSnapshot(nullptr);
-    if (!m_currentPath.isEmpty()) m_dirs->removeDirectory(directoryFor(m_currentPath));
+    if (!m_currentPath.isEmpty()) m_sidebar->removeDirectory(directoryFor(m_currentPath));
     m_currentPath.clear();
     m_stack->setCurrentWidget(m_welcome);
     m_location->clear();

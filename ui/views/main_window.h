@@ -1,6 +1,6 @@
 #pragma once
-// The explorer window: sidebar of opened directories and their checkpoints,
-// the object-graph tree (or an error panel) in a workspace tab, the tensor
+// The explorer window: the checkpoint sidebar (CheckpointSidebar), the
+// object-graph tree (or an error panel) in a workspace tab, the tensor
 // inspector on the right, background-job progress in the status bar.
 // The restore and compare views are workspace tabs (addWorkspaceView() adds
 // more); two checkpoints selected in the sidebar compare with Ctrl+D, or by
@@ -10,7 +10,6 @@
 #include <QMainWindow>
 #include <QStringList>
 
-#include <deque>
 #include <memory>
 
 #include "models/checkpoint_snapshot.h"
@@ -25,6 +24,7 @@ class QTreeView;
 
 namespace ckpt::ui {
 
+class CheckpointSidebar;
 class DirectoryModel;
 class CompareView;
 class ErrorPanel;
@@ -59,8 +59,8 @@ public:
     void compareWithPrevious(const QString& prefix);
 
     JobTracker* jobs() const { return m_jobs; }
-    DirectoryModel* directories() const { return m_dirs; }
-    QTreeView* sidebar() const { return m_sidebar; }
+    DirectoryModel* directories() const;
+    QTreeView* sidebar() const;
     ObjectTreePane* treePane() const { return m_tree; }
     TensorInspector* inspector() const { return m_inspector; }
     ErrorPanel* errorPanel() const { return m_error; }
@@ -89,12 +89,7 @@ private:
     void openDialog();
     void openDirectoryDialog();
     void generateDemoDialog();
-    void listDirectory(const QString& dir);
-    void queueVerify(const QString& prefix);
-    void startNextVerify();
-    void onSidebarActivated(const QModelIndex& index);
-    void showSidebarMenu(const QPoint& pos);
-    QStringList selectedPrefixes() const;
+    void onCheckpointActivated(const QString& prefix);
     void showSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot);
     void addRecent(const QString& path);
     void rebuildRecentMenu();
@@ -102,8 +97,7 @@ private:
     void writeSettings();
 
     JobTracker* m_jobs;
-    DirectoryModel* m_dirs;
-    QTreeView* m_sidebar;
+    CheckpointSidebar* m_sidebar;
     QTabWidget* m_workspace;
     QStackedWidget* m_stack;
     QWidget* m_welcome;
@@ -125,8 +119,6 @@ private:
     std::shared_ptr<JobControl> m_openJob;
     quint64 m_openGeneration = 0;
     QStringList m_recent;
-    std::deque<QString> m_verifyQueue;
-    std::shared_ptr<JobControl> m_verifyJob;
 };
 
 }  // namespace ckpt::ui

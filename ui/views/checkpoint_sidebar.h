@@ -1,0 +1,74 @@
+#pragma once
+// The window's left pane: the opened directories and their checkpoints
+// (DirectoryModel), listed and verified in the background. Selecting two
+// rows, the context menu or dropping one row onto another asks to compare;
+// the window, which owns the workspace, answers the requests it emits.
+
+#include <QStringList>
+#include <QTreeView>
+
+#include <deque>
+#include <memory>
+
+namespace ckpt::ui {
+
+class DirectoryModel;
+class JobControl;
+class JobTracker;
+
+class CheckpointSidebar : public QTreeView {
+    Q_OBJECT
+public:
+    explicit CheckpointSidebar(JobTracker* jobs, QWidget* parent = nullptr);
+
+    DirectoryModel* directories() const { return m_dirs; }
+
+    // Lists 'dir' in the background (adding or replacing its row) and queues
+    // verification of its new or not-yet-verified checkpoints.
+    void listDirectory(const QString& dir);
+    // Forgets every health badge (files may have changed on disk) and lists
+    // every directory again.
+    void relistAll();
+    void removeDirectory(const QString& dir);
+
+    // The checkpoint the window shows; its row stays current across listings.
+    void setOpenedCheckpoint(const QString& prefix);
+    // An open that failed: no checkpoint is shown, the failed one (if it was
+    // found at all) is badged damaged and pointed at.
+    void showOpenFailed(const QString& prefix, const QString& problems);
+
+    // Verification reads every byte: it waits while a checkpoint opens.
+    // Clearing the hold does not resume the queue; resumeVerification() does.
+    void setOpenInProgress(bool opening) { m_openInProgress = opening; }
+    void resumeVerification();
+
+    // Selected checkpoints in sidebar (step) order: the older first.
+    QStringList selectedPrefixes() const;
+    // The checkpoint before 'prefix' in its directory; empty for the first.
+    QString previousCheckpoint(const QString& prefix) const;
+
+signals:
+    // A checkpoint row was clicked or activated on its own (not while picking
+    // several to compare); the window decides whether it is already open.
+    void checkpointActivated(const QString& prefix);
+    void openRequested(const QString& prefix);
+    // Compare A (before) with B (after).
+    void compareRequested(const QString& pathA, const QString& pathB);
+    void compareWithPreviousRequested(const QString& prefix);
+    // A background verification finished (or was cancelled) for 'prefix'.
+    void healthChanged(const QString& prefix);
+
+private:
+    void queueVerify(const QString& prefix);
+    void onRowActivated(const QModelIndex& index);
+    void showContextMenu(const QPoint& pos);
+
+    JobTracker* m_jobs;
+    DirectoryModel* m_dirs;
+    QString m_openedPrefix;
+    bool m_openInProgress = false;
+    std::deque<QString> m_verifyQueue;
+    std::shared_ptr<JobControl> m_verifyJob;
+};
+
+}  // namespace ckpt::ui
