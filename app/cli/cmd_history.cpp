@@ -67,7 +67,8 @@ nlohmann::json historyJson(const CheckpointHistory& h) {
               {"moved_most", moved},
               {"first_non_finite", s.firstNonFinite ? nlohmann::json(*s.firstNonFinite) : nullptr},
               {"first_non_finite_variable", s.firstNonFinite ? nlohmann::json(s.firstNonFiniteVariable) : nullptr}}},
-            {"bytes_read", h.bytesRead}};
+            {"bytes_read", h.bytesRead},
+            {"skipped", h.skipped}};
 }
 
 // RFC 4180: quote fields holding commas, quotes or newlines.
@@ -167,6 +168,7 @@ void registerHistory(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = reportError(history.status(), args->json);
             return;
         }
+        for (const std::string& s : history->skipped) std::cerr << "ckpt: skipped " << s << "\n";
         if (history->variables.empty() && !args->json && !args->csv)
             std::cerr << "ckpt: no variable matches" << (args->keys.empty() ? "" : " --keys") << "\n";
         if (args->json) return printJson(historyJson(*history));

@@ -59,13 +59,15 @@ bool sameStoredBytes(const TensorInfo& a, const TensorInfo& b) {
     return a.region.size == b.region.size && a.region.maskedCrc32c == b.region.maskedCrc32c;
 }
 
-Result<std::vector<std::string>> checkpointPrefixes(const std::vector<std::string>& paths) {
+Result<std::vector<std::string>> checkpointPrefixes(const std::vector<std::string>& paths, std::vector<std::string>& skipped) {
     if (paths.size() == 1 && std::filesystem::is_directory(paths[0]) &&
         !std::filesystem::exists(std::filesystem::path(paths[0]) / "saved_model.pb")) {
         CKPT_ASSIGN_OR_RETURN(CheckpointListing listing, listCheckpoints(checkpointDirectoryFor(paths[0])));
         std::vector<std::string> prefixes;
-        for (const CheckpointListEntry& c : listing.checkpoints)
+        for (const CheckpointListEntry& c : listing.checkpoints) {
             if (c.error.isOk()) prefixes.push_back(c.prefix);
+            else skipped.push_back(c.prefix + ": " + c.error.toString());
+        }
         if (prefixes.size() < 2)
             return invalidArgument(paths[0] + " holds " + std::to_string(prefixes.size()) + " readable checkpoint" +
                                    (prefixes.size() == 1 ? "" : "s") + "; a history needs two or more");
@@ -214,8 +216,8 @@ void summarize(CheckpointHistory& h) {
 }  // namespace
 
 Result<CheckpointHistory> computeHistory(const std::vector<std::string>& paths, const HistoryOptions& options) {
-    CKPT_ASSIGN_OR_RETURN(std::vector<std::string> prefixes, checkpointPrefixes(paths));
     CheckpointHistory history;
+    CKPT_ASSIGN_OR_RETURN(std::vector<std::string> prefixes, checkpointPrefixes(paths, history.skipped));
     std::vector<std::shared_ptr<const Checkpoint>> checkpoints;
     bool allObjectBased = true;
     for (const std::string& p : prefixes) {

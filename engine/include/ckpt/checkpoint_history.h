@@ -80,6 +80,9 @@ struct CheckpointHistory {
     std::vector<VariableHistory> variables;  // by path
     HistorySummary summary;
     int64_t bytesRead = 0;
+    // Checkpoints of the directory left out because their index cannot be
+    // read: "<prefix>: <why>".
+    std::vector<std::string> skipped;
 };
 
 // 'paths': one directory (its checkpoints in training-step order, as `ckpt

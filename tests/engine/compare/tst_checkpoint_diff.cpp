@@ -322,6 +322,20 @@ private slots:
         QCOMPARE(QString::fromStdString(h->summary.firstNonFiniteVariable), QStringLiteral("(root).model.head"));
         QCOMPARE(h->variables[static_cast<size_t>(h->summary.movedMost[0])].path, std::string("(root).model.dense.kernel"));
 
+        // A directory with one damaged index: the others make the history,
+        // the damaged one is named.
+        QTemporaryDir run;
+        for (const char* name : {"r-1", "r-2", "r-3"}) (void)save(m, run, name);
+        QFile index(run.filePath(QStringLiteral("r-2.index")));
+        QVERIFY(index.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        index.write("not an index");
+        index.close();
+        auto partial = computeHistory({run.path().toStdString()});
+        QVERIFY2(partial.ok(), partial.status().toString().c_str());
+        QCOMPARE(partial->checkpoints.size(), size_t{2});
+        QCOMPARE(partial->skipped.size(), size_t{1});
+        QVERIFY2(partial->skipped[0].find("r-2") != std::string::npos, partial->skipped[0].c_str());
+
         auto one = computeHistory({prefixes[0]});
         QCOMPARE(one.status().code(), StatusCode::InvalidArgument);
         QTemporaryDir single;
