@@ -9,7 +9,6 @@
 // the rename and the move, and answer a self-comparison from checksums.
 // Every disagreement of a case is listed before it fails, key by key.
 
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -167,12 +166,8 @@ private slots:
                 "CKPT_PYTHON is not set: these checks need a Python with tensorflow (scripts/test.sh sets it; "
                 "locally e.g. CKPT_PYTHON=/work/main/.venv/bin/python)");
         QVERIFY(m_dir.isValid());
-        QProcess p;
-        p.setProcessChannelMode(QProcess::MergedChannels);
-        p.start(python, {ckpt::testing::sourceDir() + QStringLiteral("/tests/interop/compare_fixtures.py"), m_dir.path()});
-        QVERIFY2(p.waitForFinished(600000), "compare_fixtures.py timed out");
-        const QByteArray log = p.readAll();
-        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, log.right(4000).constData());
+        const auto run = ckpt::testing::runInteropScript(QStringLiteral("compare_fixtures.py"), m_dir.path());
+        QVERIFY2(run.ok, run.log.right(4000).constData());
         m_doc = ckpt::testing::loadJson(m_dir.path() + QStringLiteral("/compare.json"));
         QCOMPARE(m_doc["pairs"].size(), size_t{3});
         QCOMPARE(m_doc["histories"].size(), size_t{2});

@@ -61,12 +61,8 @@ private slots:
                 "CKPT_PYTHON is not set: these checks need a Python with tensorflow (scripts/test.sh sets it; "
                 "locally e.g. CKPT_PYTHON=/work/main/.venv/bin/python)");
         QVERIFY(m_dir.isValid());
-        QProcess p;
-        p.setProcessChannelMode(QProcess::MergedChannels);
-        p.start(python, {ckpt::testing::sourceDir() + QStringLiteral("/tests/interop/restore_scenarios.py"), m_dir.path()});
-        QVERIFY2(p.waitForFinished(600000), "restore_scenarios.py timed out");
-        const QByteArray log = p.readAll();
-        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, log.right(4000).constData());
+        const auto run = ckpt::testing::runInteropScript(QStringLiteral("restore_scenarios.py"), m_dir.path());
+        QVERIFY2(run.ok, run.log.right(4000).constData());
         m_doc = ckpt::testing::loadJson(m_dir.path() + QStringLiteral("/scenarios.json"));
         QVERIFY(m_doc["scenarios"].size() >= 10);
     }

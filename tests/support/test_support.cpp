@@ -79,4 +79,16 @@ CliRun runCkpt(const QStringList& args) {
 }
 QString sourceDir() { return qEnvironmentVariable("CKPT_SOURCE_DIR"); }
 
+ScriptRun runInteropScript(const QString& script, const QString& outDir) {
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(qEnvironmentVariable("CKPT_PYTHON"), {sourceDir() + QStringLiteral("/tests/interop/") + script, outDir});
+    const bool finished = p.waitForFinished(600000);
+    ScriptRun run;
+    run.log = p.readAll();
+    if (!finished) run.log += "\n" + script.toUtf8() + " timed out";
+    run.ok = finished && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+    return run;
+}
+
 }  // namespace ckpt::testing

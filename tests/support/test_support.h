@@ -46,6 +46,15 @@ struct CliRun {
 };
 CliRun runCkpt(const QStringList& args);
 
+// One run of a fixture script under tests/interop with $CKPT_PYTHON and
+// 'outDir' as its argument (waits up to ten minutes); 'log' holds its
+// merged output. ok is false on a timeout, a crash or a non-zero exit.
+struct ScriptRun {
+    bool ok = false;
+    QByteArray log;
+};
+ScriptRun runInteropScript(const QString& script, const QString& outDir);
+
 }  // namespace ckpt::testing
 
 // Skips the current test for a missing prerequisite, or fails it when the
