@@ -19,6 +19,7 @@
 #include "ckpt/preview.h"
 #include "ckpt/tensor_diff.h"
 #include "compare/comparable.h"
+#include "compare/value_pairs.h"
 #include "format/region_scan.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
@@ -53,11 +54,6 @@ private:
     int64_t m_limit;
     int64_t m_used = 0;
 };
-
-bool sameStoredBytes(const TensorInfo& a, const TensorInfo& b) {
-    if (a.isPartitioned() || b.isPartitioned()) return false;
-    return a.region.size == b.region.size && a.region.maskedCrc32c == b.region.maskedCrc32c;
-}
 
 Result<std::vector<std::string>> checkpointPrefixes(const std::vector<std::string>& paths, std::vector<std::string>& skipped) {
     if (paths.size() == 1 && std::filesystem::is_directory(paths[0]) &&
@@ -133,7 +129,7 @@ Status trackVariable(const std::vector<std::shared_ptr<const Checkpoint>>& check
         }
         point.present = true;
         point.relChange = kNaN;
-        if (previousInfo && sameStoredBytes(*previousInfo, *info)) {
+        if (previousInfo && compare::sameStoredBytes(*previousInfo, *info)) {
             point = t.history.points[c - 1];
             point.unchanged = true;
             point.relChange = 0;

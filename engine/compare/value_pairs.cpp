@@ -10,10 +10,7 @@
 #include "preview/preview_backend.h"
 
 namespace ckpt::compare {
-namespace {
 
-// Bytes identical by stored checksum and size (every slice alike for
-// partitioned tensors): equal without reading.
 bool sameStoredBytes(const TensorInfo& a, const TensorInfo& b) {
     if (a.isPartitioned() != b.isPartitioned()) return false;
     auto same = [](const StoredRegion& x, const StoredRegion& y) { return x.size == y.size && x.maskedCrc32c == y.maskedCrc32c; };
@@ -23,6 +20,8 @@ bool sameStoredBytes(const TensorInfo& a, const TensorInfo& b) {
         if (a.slices[i].slice != b.slices[i].slice || !same(a.slices[i].region, b.slices[i].region)) return false;
     return true;
 }
+
+namespace {
 
 TensorDiff checksumEqual(const TensorInfo& t, const ResolvedTolerance& tol) {
     TensorDiff d;
@@ -62,13 +61,16 @@ Result<ValuePairsStats> compareValuePairs(const Checkpoint& a, const Checkpoint&
         }
     }
 
-    // Slices parsed once per pair (shapes are equal within a pair).
-    std::vector<SliceRuns> slices(pairs.size());
+    // With --slice, one per streamed pair (shapes are equal within a pair);
+    // none otherwise: 100,000 pairs need no 100,000 "every element" objects.
+    const SliceRuns everyElement;
+    std::vector<SliceRuns> slices;
     if (options.slice) {
+        slices.reserve(streamed.size());
         for (size_t i : streamed) {
             auto s = parseDiffSlice(*options.slice, pairs[i].a->shape);
             if (!s) return s.status().withContext(pairs[i].a->key);
-            slices[i] = SliceRuns(pairs[i].a->shape, *s);
+            slices.emplace_back(pairs[i].a->shape, *s);
         }
     }
     std::atomic<int64_t> done{0};
@@ -104,7 +106,8 @@ Result<ValuePairsStats> compareValuePairs(const Checkpoint& a, const Checkpoint&
                               const int64_t size = preview::elementSize(kinds[s]);
                               const PairRun run{kinds[s], part.a.data(), part.b.data(), static_cast<int64_t>(part.begin) / size,
                                                 static_cast<int64_t>(part.a.size()) / size};
-                              accumulatePairs(run, slices[streamed[s]], tolerances[s], maxListed, partials[s][part.part]);
+                              accumulatePairs(run, slices.empty() ? everyElement : slices[s], tolerances[s], maxListed,
+                                              partials[s][part.part]);
                               report(static_cast<int64_t>(2 * part.a.size()));
                           }));
     stats.bytesRead += scanned.bytesScanned;

@@ -25,6 +25,11 @@ struct ValuePairsStats {
     int64_t fromChecksums = 0;
 };
 
+// Bytes identical by stored checksum and size (every slice alike for
+// partitioned tensors): equal without reading. The diff's shortcut, and
+// history's "unchanged".
+bool sameStoredBytes(const TensorInfo& a, const TensorInfo& b);
+
 // Fills every pair's result and equality. 'labelA'/'labelB' prefix errors
 // ("A (runs/x/ckpt-1)").
 Result<ValuePairsStats> compareValuePairs(const Checkpoint& a, const Checkpoint& b, std::vector<ValuePair>& pairs,
