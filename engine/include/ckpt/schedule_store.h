@@ -1,0 +1,127 @@
+#pragma once
+// Where schedules and their runs are kept: one SQLite file (default
+// $XDG_DATA_HOME/ckpt-explorer/schedules.db), schema-versioned with
+// PRAGMA user_version and migrated forward only. Tables `schedules` and
+// `schedule_runs` (issue #17's catalog adopts this file and these names).
+// WAL journal, foreign keys on, a busy timeout: several processes may open
+// the same store (the scheduler service, `ckpt schedule ...`, the explorer);
+// each write is one IMMEDIATE transaction, so one writer at a time.
+// A file whose schema is newer than this build's, or that is not a SQLite
+// database, is refused with an error naming the file and never written.
+// One ScheduleStore object is for one thread at a time (open one per thread).
+//   auto store = ScheduleStore::open(ScheduleStore::defaultPath().value(), {.createDirectory = true});
+//   CKPT_ASSIGN_OR_RETURN(int64_t id, (*store)->addSchedule(schedule));
+//   for (const Schedule& s : (*store)->schedules().value()) show(s, (*store)->lastRun(s.id).value());
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ckpt/schedule.h"
+#include "ckpt/status.h"
+
+struct sqlite3;
+
+namespace ckpt {
+
+enum class RunResult { Running, Ok, Failed, Interrupted, Skipped };
+// "running", "ok", "failed", "interrupted", "skipped"
+std::string_view runResultName(RunResult result);
+std::optional<RunResult> runResultFromName(std::string_view name);
+
+// Why a run started: its interval passed ("due"), the first run after the
+// scheduler was down for more than one interval ("catch-up"), or a user
+// asked ("run-now").
+enum class RunTrigger { Due, CatchUp, RunNow };
+std::string_view runTriggerName(RunTrigger trigger);  // "due", "catch-up", "run-now"
+std::optional<RunTrigger> runTriggerFromName(std::string_view name);
+
+struct ScheduleRun {
+    int64_t id = 0;
+    int64_t scheduleId = 0;
+    std::string scheduleName;  // filled in by the queries (a join)
+    RunTrigger trigger = RunTrigger::Due;
+    double startedAt = 0;           // seconds since the Unix epoch
+    std::optional<double> endedAt;  // nullopt while running
+    RunResult result = RunResult::Running;
+    uint64_t bytes = 0;      // bytes written into the destination
+    std::string checkpoint;  // the prefix written (or found archived)
+    std::string error;       // Failed / Interrupted: the engine's message
+    std::string note;        // Skipped: why ("ckpt-12 already archived"); retention summary
+    int64_t pid = 0;         // the process that ran it
+    double seconds() const { return endedAt ? *endedAt - startedAt : 0; }
+};
+
+// How a run ended (ScheduleStore::finishRun).
+struct RunOutcome {
+    RunResult result = RunResult::Ok;
+    double endedAt = 0;
+    uint64_t bytes = 0;
+    std::string checkpoint;
+    std::string error;
+    std::string note;
+};
+
+struct ScheduleStoreOptions {
+    // Create the file's directory when missing (the default path's
+    // ~/.local/share/ckpt-explorer); otherwise a missing directory is
+    // NotFound naming it.
+    bool createDirectory = false;
+    int busyTimeoutMs = 5000;
+};
+
+class ScheduleStore {
+public:
+    static constexpr int kSchemaVersion = 1;
+
+    // $XDG_DATA_HOME/ckpt-explorer/schedules.db, else
+    // $HOME/.local/share/ckpt-explorer/schedules.db; FailedPrecondition
+    // when neither variable is set.
+    static Result<std::string> defaultPath();
+
+    // Opens or creates the store and migrates an older schema forward.
+    // FailedPrecondition naming the file for a newer schema version;
+    // DataLoss naming the file for a file that is not a SQLite database or
+    // is damaged; NotFound for a missing directory (see options). In
+    // every refused case the file is left byte for byte unchanged.
+    static Result<std::unique_ptr<ScheduleStore>> open(std::string_view path, const ScheduleStoreOptions& options = {});
+    ~ScheduleStore();
+    ScheduleStore(const ScheduleStore&) = delete;
+    ScheduleStore& operator=(const ScheduleStore&) = delete;
+
+    const std::string& path() const { return m_path; }
+
+    // Schedules. add: AlreadyExists when the name is taken; InvalidArgument
+    // for an ill-formed name. The store checks names only: callers run
+    // validateSchedule() first (it reads the file system). Returns the id.
+    Result<int64_t> addSchedule(const Schedule& schedule);
+    // Replaces the schedule with schedule.id; NotFound if there is none.
+    Status updateSchedule(const Schedule& schedule);
+    // A Program schedule registering itself: adds it, or updates the one
+    // with the same name (keeping its id and runs). Returns the id.
+    Result<int64_t> upsertSchedule(const Schedule& schedule);
+    // Removes the schedule and its runs; NotFound naming it if absent.
+    Status removeSchedule(std::string_view name);
+    Result<std::vector<Schedule>> schedules();         // by name
+    Result<Schedule> schedule(std::string_view name);  // NotFound naming it
+    Result<Schedule> scheduleById(int64_t id);
+
+    // Runs. beginRun records a `running` row and returns its id; finishRun
+    // records how it ended (FailedPrecondition if it had already ended).
+    Result<int64_t> beginRun(int64_t scheduleId, RunTrigger trigger, double startedAt, int64_t pid);
+    Status finishRun(int64_t runId, const RunOutcome& outcome);
+    // Newest first; scheduleId nullopt = every schedule's; at most 'limit'.
+    Result<std::vector<ScheduleRun>> runs(std::optional<int64_t> scheduleId, int limit = 100);
+    Result<std::optional<ScheduleRun>> lastRun(int64_t scheduleId);
+    Result<std::vector<ScheduleRun>> runningRuns();
+
+private:
+    ScheduleStore(std::string path, sqlite3* db) : m_path(std::move(path)), m_db(db) {}
+    std::string m_path;
+    sqlite3* m_db;  // owned; closed by the destructor
+};
+
+}  // namespace ckpt
