@@ -10,6 +10,7 @@
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_reader.h"
+#include "ckpt/checkpoint_metadata.h"
 #include "ckpt/checkpoint_state.h"
 #include "platform/file.h"
 
@@ -52,6 +53,12 @@ Result<BundleHeader> readIndex(CheckpointListEntry& e, bool countTensors) {
 }
 
 void describe(CheckpointListEntry& e, const std::vector<DataFile>& dataFiles, bool countTensors) {
+    auto metadata = readCheckpointMetadata(e.prefix);
+    if (metadata.ok()) {
+        e.metadata = std::move(*metadata);
+    } else {
+        e.metadataError = metadata.status();
+    }
     double indexTime = 0;
     std::tie(e.bytes, indexTime) = sizeAndTime(indexFileName(e.prefix));
     e.modified = indexTime;

@@ -6,12 +6,18 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "ckpt/bundle_naming.h"
+#include "ckpt/checkpoint_listing.h"
 #include "ckpt/checkpoint_metadata.h"
+#include "ckpt/checkpoint_state.h"
 #include "ckpt/retention.h"
 #include "pipeline/writable_file.h"
 #include "platform/file.h"
@@ -25,14 +31,109 @@ bool isPlainName(std::string_view name) {
            name.find('\0') == std::string_view::npos;
 }
 
-// Every entry of 'dir' by name (no stat: d_type is not needed to match names).
-Result<std::vector<std::string>> directoryEntries(const std::string& dir) {
+// Every entry of 'dir' by name; 'symlinks' (when given) receives the ones
+// that are symbolic links, from d_type where the file system fills it in.
+Result<std::vector<std::string>> directoryEntries(const std::string& dir, std::vector<std::string>* symlinks = nullptr) {
     DIR* d = ::opendir(dir.c_str());
     if (!d) return pipeline::ioError("cannot list", dir, errno);
     std::vector<std::string> names;
-    while (dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
+    while (dirent* e = ::readdir(d)) {
+        names.emplace_back(e->d_name);
+        if (!symlinks) continue;
+        bool link = e->d_type == DT_LNK;
+        if (e->d_type == DT_UNKNOWN) {
+            struct stat st {};
+            link = ::lstat(platform::joinPath(dir, names.back()).c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+        }
+        if (link) symlinks->push_back(names.back());
+    }
     ::closedir(d);
     return names;
+}
+
+std::string normalised(const std::string& path) { return std::filesystem::path(path).lexically_normal().string(); }
+
+// Whether a symlink at 'path' resolves to somewhere inside 'realDir' (a
+// dangling link resolves nowhere, so it leaves).
+bool staysInside(const std::string& path, const std::string& realDir) {
+    char target[PATH_MAX];
+    if (!::realpath(path.c_str(), target)) return false;
+    const std::string t(target);
+    return t.size() > realDir.size() && t.starts_with(realDir) && t[realDir.size()] == '/';
+}
+
+bool hasDotDot(const std::string& path) {
+    for (const auto& part : std::filesystem::path(path)) {
+        if (part == "..") return true;
+    }
+    return false;
+}
+
+// The checkpoint name a directory entry belongs to, if any.
+std::optional<std::string> checkpointOf(const std::string& entry) {
+    if (entry.size() > kIndexSuffix.size() && entry.ends_with(kIndexSuffix))
+        return entry.substr(0, entry.size() - kIndexSuffix.size());
+    if (const auto data = parseDataFileName(entry)) return data->prefix;
+    constexpr std::string_view kInfo = ".info.json";
+    if (entry.size() > kInfo.size() && entry.ends_with(kInfo)) return entry.substr(0, entry.size() - kInfo.size());
+    return std::nullopt;
+}
+
+// name -> why it is unsafe: one of its files is a symlink that leads out
+// of the directory (deleting follows nothing, but the planner must not
+// judge a checkpoint by files elsewhere, nor report their bytes as freed).
+std::map<std::string, std::string> symlinksLeaving(const std::string& dir, const std::vector<std::string>& symlinks) {
+    std::map<std::string, std::string> out;
+    if (symlinks.empty()) return out;
+    char real[PATH_MAX];
+    const std::string realDir = ::realpath(dir.c_str(), real) ? std::string(real) : normalised(dir);
+    for (const std::string& link : symlinks) {
+        const auto name = checkpointOf(link);
+        if (!name || staysInside(platform::joinPath(dir, link), realDir)) continue;
+        out.emplace(*name, link + " is a symlink that leads out of the directory");
+    }
+    return out;
+}
+
+std::string missingText(int32_t missing) {
+    return std::to_string(missing) + (missing == 1 ? " data file missing" : " data files missing");
+}
+
+RetentionCandidate candidateOf(CheckpointListEntry& e) {
+    RetentionCandidate c;
+    c.prefix = e.prefix;
+    c.name = e.name;
+    c.step = e.step.step;
+    c.time = e.modified;
+    c.bytes = e.bytes;
+    if (e.metadata) {
+        CheckpointMetadata& m = *e.metadata;
+        c.hasMetadata = true;
+        if (m.step) c.step = m.step;
+        if (m.savedAt > 0) c.time = m.savedAt;
+        c.metrics = std::move(m.metrics);
+        c.tags = std::move(m.tags);
+        c.owner = std::move(m.owner);
+    } else if (!e.metadataError.isOk()) {
+        c.unsafe = "damaged metadata: " + e.metadataError.message();
+    }
+    if (!e.error.isOk()) {
+        c.complete = false;
+        c.problem = "index unreadable: " + e.error.message();
+    } else if (e.missingShards > 0) {
+        c.complete = false;
+        c.problem = missingText(e.missingShards);
+    }
+    c.isStateLatest = e.isLatest;
+    return c;
+}
+
+// The .index as it is now: size and mtime, or nullopt when it is gone or
+// no longer a regular file.
+std::optional<std::pair<uint64_t, double>> indexStamp(const std::string& prefix) {
+    struct stat st {};
+    if (::lstat(indexFileName(prefix).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    return std::pair{static_cast<uint64_t>(st.st_size), static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec * 1e-9};
 }
 
 // The data files of 'name' among 'entries': any shard count, so data files
@@ -55,7 +156,139 @@ Status deleteFiles(const std::string& dir, std::string_view name, const std::vec
     return pipeline::removeFile(platform::joinPath(dir, checkpointMetadataFileName(name)));
 }
 
+// After deleting: the state file without the deleted checkpoints, its
+// model_checkpoint_path still naming one that exists. Entries it names
+// outside the directory are kept as they are: not ours to judge.
+Status rewriteState(const std::string& dir, const std::set<std::string>& deletedPrefixes, const RetentionPlan& plan) {
+    CKPT_ASSIGN_OR_RETURN(auto state, readCheckpointState(dir));
+    if (!state) return okStatus();
+    auto deleted = [&](const std::string& p) { return deletedPrefixes.count(normalised(resolveStatePath(dir, p))) > 0; };
+    CheckpointState next = *state;
+    next.allModelCheckpointPaths.clear();
+    next.allModelCheckpointTimestamps.clear();
+    const bool timestamps = state->allModelCheckpointTimestamps.size() == state->allModelCheckpointPaths.size();
+    for (size_t i = 0; i < state->allModelCheckpointPaths.size(); ++i) {
+        if (deleted(state->allModelCheckpointPaths[i])) continue;
+        next.allModelCheckpointPaths.push_back(state->allModelCheckpointPaths[i]);
+        if (timestamps) next.allModelCheckpointTimestamps.push_back(state->allModelCheckpointTimestamps[i]);
+    }
+    if (!timestamps) next.allModelCheckpointTimestamps = state->allModelCheckpointTimestamps;
+    if (deleted(state->modelCheckpointPath)) {
+        // The planner never deletes the state file's latest; this is a state
+        // file rewritten between planning and deleting. Point it at the
+        // newest checkpoint still here.
+        next.modelCheckpointPath.clear();
+        for (auto it = next.allModelCheckpointPaths.rbegin(); it != next.allModelCheckpointPaths.rend(); ++it) {
+            if (platform::pathExists(indexFileName(resolveStatePath(dir, *it)))) {
+                next.modelCheckpointPath = *it;
+                break;
+            }
+        }
+        for (auto it = plan.decisions.rbegin(); next.modelCheckpointPath.empty() && it != plan.decisions.rend(); ++it) {
+            if (it->verdict != RetentionVerdict::Delete && it->candidate.complete &&
+                platform::pathExists(indexFileName(it->candidate.prefix)))
+                next.modelCheckpointPath = it->candidate.name;
+        }
+        if (next.modelCheckpointPath.empty()) return pipeline::removeFile(platform::joinPath(dir, kCheckpointStateFile));
+        if (std::find(next.allModelCheckpointPaths.begin(), next.allModelCheckpointPaths.end(), next.modelCheckpointPath) ==
+            next.allModelCheckpointPaths.end()) {
+            next.allModelCheckpointPaths.push_back(next.modelCheckpointPath);
+            if (timestamps) next.allModelCheckpointTimestamps.push_back(0);
+        }
+    }
+    if (next.allModelCheckpointPaths == state->allModelCheckpointPaths && next.modelCheckpointPath == state->modelCheckpointPath)
+        return okStatus();
+    return writeCheckpointState(dir, next);
+}
+
 }  // namespace
+
+Result<std::vector<RetentionCandidate>> retentionCandidates(std::string_view dirView) {
+    const std::string dir(dirView);
+    CKPT_ASSIGN_OR_RETURN(CheckpointListing listing, listCheckpoints(dir, {.countTensors = false}));
+    std::vector<std::string> symlinks;
+    CKPT_RETURN_IF_ERROR(directoryEntries(dir, &symlinks).status());
+    const std::map<std::string, std::string> leaving = symlinksLeaving(dir, symlinks);
+
+    // A checkpoint the state file names through ".." is named from outside
+    // the directory: rewriting that entry could point anywhere, so hands off.
+    std::map<std::string, std::string> namedByDotDot;  // normalised prefix -> path as written
+    if (listing.stateFileError.isOk()) {
+        auto state = readCheckpointState(dir);
+        if (state.ok() && *state) {
+            std::vector<std::string> paths = (*state)->allModelCheckpointPaths;
+            paths.push_back((*state)->modelCheckpointPath);
+            for (const std::string& p : paths)
+                if (hasDotDot(p)) namedByDotDot.emplace(normalised(resolveStatePath(dir, p)), p);
+        }
+    }
+
+    std::vector<RetentionCandidate> out;
+    out.reserve(listing.checkpoints.size());
+    for (CheckpointListEntry& e : listing.checkpoints) {
+        RetentionCandidate c = candidateOf(e);
+        if (const auto stamp = indexStamp(c.prefix)) std::tie(c.indexBytes, c.indexModified) = *stamp;
+        if (!isPlainName(c.name)) {
+            c.unsafe = "\"" + c.name + "\" is not a plain name inside the directory";
+        } else if (const auto it = leaving.find(c.name); it != leaving.end()) {
+            c.unsafe = it->second;
+        } else if (const auto dd = namedByDotDot.find(normalised(c.prefix)); dd != namedByDotDot.end()) {
+            c.unsafe = "the state file names it by a path with \"..\": " + dd->second;
+        } else if (!listing.stateFileError.isOk()) {
+            // Which checkpoint is the latest is unknown: delete nothing.
+            c.unsafe = "the state file cannot be read: " + listing.stateFileError.message();
+        }
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+Result<RetentionPlan> planDirectoryRetention(std::string_view dir, const RetentionPolicy& policy,
+                                             const RetentionContext& context) {
+    CKPT_RETURN_IF_ERROR(validateRetentionPolicy(policy));
+    CKPT_ASSIGN_OR_RETURN(std::vector<RetentionCandidate> candidates, retentionCandidates(dir));
+    RetentionPlan plan = planRetention(std::move(candidates), policy, context);
+    plan.dir = std::string(dir);
+    return plan;
+}
+
+Result<RetentionApplyReport> applyRetention(const RetentionPlan& plan) {
+    if (plan.dir.empty()) return invalidArgument("a retention plan over a list of checkpoints names no directory to delete in");
+    CKPT_ASSIGN_OR_RETURN(const std::vector<std::string> entries, directoryEntries(plan.dir));
+    RetentionApplyReport report;
+    std::set<std::string> deletedPrefixes;
+    Status failure;
+    for (const RetentionDecision& d : plan.decisions) {
+        if (d.verdict != RetentionVerdict::Delete) continue;
+        const RetentionCandidate& c = d.candidate;
+        if (!isPlainName(c.name) || normalised(c.prefix) != normalised(platform::joinPath(plan.dir, c.name))) {
+            report.skipped.push_back(c.name + ": not directly inside " + plan.dir);
+            continue;
+        }
+        const auto stamp = indexStamp(c.prefix);
+        if (!stamp) {
+            report.skipped.push_back(c.name + ": its index is gone or no longer a regular file");
+            continue;
+        }
+        if (stamp->first != c.indexBytes || stamp->second != c.indexModified) {
+            report.skipped.push_back(c.name + ": changed since planning");
+            continue;
+        }
+        failure = deleteFiles(plan.dir, c.name, dataFilesOf(c.name, entries));
+        if (!failure.isOk()) break;
+        report.deleted.push_back(c.prefix);
+        report.bytesFreed += c.bytes;
+        deletedPrefixes.insert(normalised(c.prefix));
+    }
+    if (!deletedPrefixes.empty()) {
+        // Even after a failure: what was deleted must leave the state file.
+        Status synced = pipeline::fsyncDirectory(plan.dir);
+        Status state = rewriteState(plan.dir, deletedPrefixes, plan);
+        if (failure.isOk()) failure = synced.isOk() ? state : synced;
+    }
+    if (!failure.isOk()) return failure;
+    return report;
+}
 
 Status deleteCheckpointFiles(std::string_view dirView, std::string_view name) {
     const std::string dir(dirView);

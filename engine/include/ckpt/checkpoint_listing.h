@@ -7,10 +7,12 @@
 //   for (const CheckpointListEntry& c : listing->checkpoints) use(c.prefix, c.step.step);
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "ckpt/checkpoint_metadata.h"
 #include "ckpt/checkpoint_step.h"
 #include "ckpt/status.h"
 
@@ -32,6 +34,11 @@ struct CheckpointListEntry {
     bool inStateFile = false;  // listed in all_model_checkpoint_paths
     bool isLatest = false;     // the state file's model_checkpoint_path
     Status error;              // why the index cannot be read
+    // The <prefix>.info.json ckpt-explorer writes (owner, step, metrics,
+    // tags); nullopt when there is none (a foreign checkpoint) or it is
+    // damaged, and then metadataError says why.
+    std::optional<CheckpointMetadata> metadata;
+    Status metadataError;
 };
 
 struct CheckpointListing {

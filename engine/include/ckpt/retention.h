@@ -8,12 +8,16 @@
 //     context's owner (checkpoint_metadata.h); foreign ones are left alone
 //     unless the context adopts them explicitly;
 //   - the newest complete checkpoint, the state file's latest, the best by
-//     the metric rule and any pinned one are never deleted;
+//     the metric rule and any pinned one (tagged "pin", "best" or one of the
+//     policy's keep_tags) are never deleted;
 //   - nothing younger than minAge is deleted;
 //   - steps come from the checkpoint itself (metadata or stored step), and
 //     order is numeric, never by name.
 // The disk budget then deletes the oldest unprotected kept checkpoints
-// until the total fits (or says it cannot).
+// until the total kept fits (or says it cannot); foreign checkpoints are
+// not counted against it. Rules judge only owned, complete checkpoints;
+// an owned incomplete one (data file missing, index unreadable) is
+// deleted unless an invariant protects it.
 //   auto policy = parseRetentionPolicy(R"({"keep_latest": 3, "keep_daily": 7})", "policy.json");
 //   auto plan = planDirectoryRetention("/runs/a", *policy, {.now = nowSeconds(), .owner = "run-a"});
 //   for (const RetentionDecision& d : plan->decisions) print(d.name, d.verdict, d.reason);
@@ -48,17 +52,18 @@ struct CalendarRule {
 };
 
 struct RetentionPolicy {
-    std::optional<int> keepLatest;             // the newest N by step
-    std::optional<double> keepOnePerHours;     // TensorFlow's keep_checkpoint_every_n_hours
-    std::optional<int64_t> keepEverySteps;     // the first checkpoint of each N-step bucket
-    std::optional<double> keepWithinSeconds;   // saved less than this long ago
+    std::optional<int> keepLatest;            // the newest N by step
+    std::optional<double> keepOnePerHours;    // TensorFlow's keep_checkpoint_every_n_hours
+    std::optional<int64_t> keepEverySteps;    // the first checkpoint of each N-step bucket
+    std::optional<double> keepWithinSeconds;  // saved less than this long ago
     CalendarRule calendar;
     std::optional<BestRule> best;
-    std::vector<std::string> keepTags;         // pinned: any checkpoint carrying one of these tags
-    double minAgeSeconds = 0;                  // nothing younger is deleted
-    std::optional<uint64_t> diskBudgetBytes;   // total size of what is kept
+    std::vector<std::string> keepTags;        // pinned: any checkpoint carrying one of these tags
+    double minAgeSeconds = 0;                 // nothing younger is deleted
+    std::optional<uint64_t> diskBudgetBytes;  // total size of what is kept
 
-    // No rule at all: everything is kept.
+    // No rule that selects (keep_tags, min_age and the disk budget only
+    // protect or trim): everything is kept, then the budget applies.
     bool keepsEverything() const;
 };
 
@@ -90,18 +95,23 @@ struct RetentionCandidate {
     uint64_t bytes = 0;
     std::map<std::string, double> metrics;
     std::vector<std::string> tags;
-    std::string owner;        // empty: no metadata, foreign
+    std::string owner;  // empty: no metadata, foreign
     bool hasMetadata = false;
-    bool complete = true;     // index readable and every data file present
+    bool complete = true;  // index readable and every data file present
+    std::string problem;   // why it is not complete ("1 data file missing")
     bool isStateLatest = false;
     // Why it may not be touched whatever the rules say (a name or state-file
     // path that leaves the directory, an index that is a symlink out of it).
     std::string unsafe;
+    // The .index as seen when listed: applyRetention deletes nothing whose
+    // index has changed since (a save reused the name).
+    uint64_t indexBytes = 0;
+    double indexModified = 0;
 };
 
 struct RetentionContext {
-    double now = 0;     // wall seconds; tests inject any time
-    std::string owner;  // deletes only this owner's checkpoints
+    double now = 0;             // wall seconds; tests inject any time
+    std::string owner;          // deletes only this owner's checkpoints
     bool adoptForeign = false;  // treat checkpoints without metadata as owned
 };
 
@@ -124,11 +134,11 @@ struct RetentionDecision {
 };
 
 struct RetentionPlan {
-    std::string dir;                          // empty for plans over a given list
-    std::vector<RetentionDecision> decisions; // in step order (then time, then name), oldest first
+    std::string dir;                           // empty for plans over a given list
+    std::vector<RetentionDecision> decisions;  // in step order (then time, then name), oldest first
     uint64_t keptBytes = 0, deletedBytes = 0, leftAloneBytes = 0;
     int kept = 0, deleted = 0, leftAlone = 0;
-    std::vector<std::string> notes;           // "disk budget 10 GiB cannot be met: 12 GiB protected"
+    std::vector<std::string> notes;  // "disk budget 10 GiB cannot be met: 12 GiB protected"
 };
 
 // Pure: no I/O. Candidates in any order.
@@ -145,6 +155,8 @@ Result<RetentionPlan> planDirectoryRetention(std::string_view dir, const Retenti
 struct RetentionApplyReport {
     std::vector<std::string> deleted;  // prefixes
     uint64_t bytesFreed = 0;
+    // Planned deletions not carried out, each with why ("ckpt-3: changed since planning").
+    std::vector<std::string> skipped;
 };
 
 // Deletes the plan's Delete decisions: for each, the .index first, then its
