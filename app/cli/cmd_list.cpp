@@ -2,6 +2,7 @@
 // prefix or SavedModel), as the engine lists it (ckpt/checkpoint_listing.h).
 
 #include <iostream>
+#include <sstream>
 
 #include "ckpt/checkpoint_listing.h"
 #include "output.h"
@@ -25,7 +26,33 @@ nlohmann::json toJson(const CheckpointListEntry& c) {
     if (c.missingShards > 0) j["missing_shards"] = c.missingShards;
     if (c.staleDataFiles > 0) j["stale_data_files"] = c.staleDataFiles;
     if (!c.error.isOk()) j["error"] = c.error.toString();
+    // ckpt-explorer's metadata: null for a checkpoint without it (foreign).
+    if (c.metadata) {
+        const CheckpointMetadata& m = *c.metadata;
+        j["metadata"] = {{"step", orNull(m.step)}, {"saved_at", m.savedAt},  {"owner", m.owner},  {"tags", m.tags},
+                         {"metrics", m.metrics},   {"schedule", m.schedule}, {"writer", m.writer}};
+    } else {
+        j["metadata"] = nullptr;
+    }
+    if (!c.metadataError.isOk()) j["metadata_error"] = c.metadataError.toString();
     return j;
+}
+
+// "  owner run-a  tags pin,best  val_loss=0.41": what the metadata adds to a row.
+std::string metadataText(const CheckpointListEntry& c) {
+    if (!c.metadataError.isOk()) return "  METADATA: " + c.metadataError.toString();
+    if (!c.metadata) return "";
+    std::string out = "  owner " + (c.metadata->owner.empty() ? std::string("-") : c.metadata->owner);
+    if (!c.metadata->tags.empty()) {
+        out += "  tags ";
+        for (size_t i = 0; i < c.metadata->tags.size(); ++i) out += (i ? "," : "") + c.metadata->tags[i];
+    }
+    for (const auto& [name, value] : c.metadata->metrics) {
+        std::ostringstream v;
+        v << value;
+        out += "  " + name + "=" + v.str();
+    }
+    return out;
 }
 
 void printText(const CheckpointListing& listing) {
@@ -38,7 +65,7 @@ void printText(const CheckpointListing& listing) {
         if (c.missingShards > 0) std::cout << "  " << c.missingShards << " data file(s) MISSING";
         if (c.staleDataFiles > 0) std::cout << "  (" << c.staleDataFiles << " stale data file(s) of another shard count)";
         if (!c.error.isOk()) std::cout << "  ERROR: " << c.error.toString();
-        std::cout << "\n";
+        std::cout << metadataText(c) << "\n";
     }
     if (listing.checkpoints.empty()) std::cout << "no checkpoints in " << listing.dir << "\n";
     if (!listing.stateFileError.isOk()) std::cout << "state file: " << listing.stateFileError.toString() << "\n";
@@ -48,7 +75,9 @@ void printText(const CheckpointListing& listing) {
 
 void registerList(CLI::App& app, CommandContext& ctx) {
     auto* cmd = app.add_subcommand(
-        "list", "List every checkpoint in a directory: step, number, time, size, tensors, state-file membership");
+        "list",
+        "List every checkpoint in a directory: step, number, time, size, tensors, state-file membership, owner, tags, "
+        "metrics");
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     cmd->add_option("PATH", *path, "Directory to list (a prefix or SavedModel lists its directory)")->required();

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
     registerReshard(app, ctx);
     registerDiff(app, ctx);
     registerHistory(app, ctx);
+    registerRetention(app, ctx);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

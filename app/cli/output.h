@@ -47,5 +47,6 @@ void registerList(CLI::App& app, CommandContext& ctx);
 void registerReshard(CLI::App& app, CommandContext& ctx);
 void registerDiff(CLI::App& app, CommandContext& ctx);     // cmd_diff.cpp
 void registerHistory(CLI::App& app, CommandContext& ctx);  // cmd_history.cpp
+void registerRetention(CLI::App& app, CommandContext& ctx);  // cmd_retention.cpp
 
 }  // namespace ckpt::cli
