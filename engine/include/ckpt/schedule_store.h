@@ -14,6 +14,7 @@
 //   for (const Schedule& s : (*store)->schedules().value()) show(s, (*store)->lastRun(s.id).value());
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,7 @@
 #include "ckpt/status.h"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace ckpt {
 
@@ -52,6 +54,10 @@ struct ScheduleRun {
     std::string error;       // Failed / Interrupted: the engine's message
     std::string note;        // Skipped: why ("ckpt-12 already archived"); retention summary
     int64_t pid = 0;         // the process that ran it
+    // Directory runs: the source checkpoint copied and its fingerprint
+    // ("<index bytes>:<index crc32c>"), so an unchanged one is not copied again.
+    std::string sourceCheckpoint;
+    std::string sourceFingerprint;
     double seconds() const { return endedAt ? *endedAt - startedAt : 0; }
 };
 
@@ -63,6 +69,8 @@ struct RunOutcome {
     std::string checkpoint;
     std::string error;
     std::string note;
+    std::string sourceCheckpoint;
+    std::string sourceFingerprint;
 };
 
 struct ScheduleStoreOptions {
@@ -117,11 +125,18 @@ public:
     Result<std::vector<ScheduleRun>> runs(std::optional<int64_t> scheduleId, int limit = 100);
     Result<std::optional<ScheduleRun>> lastRun(int64_t scheduleId);
     Result<std::vector<ScheduleRun>> runningRuns();
+    // The newest `ok` run of the schedule that copied a source checkpoint
+    // with this fingerprint (Directory schedules skip unchanged sources).
+    Result<std::optional<ScheduleRun>> lastRunWithSource(int64_t scheduleId, std::string_view sourceFingerprint);
 
 private:
     ScheduleStore(std::string path, sqlite3* db) : m_path(std::move(path)), m_db(db) {}
     std::string m_path;
+    Result<sqlite3_stmt*> prepare(const char* sql);
+
     sqlite3* m_db;  // owned; closed by the destructor
+    // Prepared once per store, keyed by the (static) SQL text; finalized by the destructor.
+    std::map<const char*, sqlite3_stmt*> m_statements;
 };
 
 }  // namespace ckpt

@@ -1,0 +1,237 @@
+// One scheduled run per source kind: see schedule_runs.h.
+// The order inside a Directory run is what keeps a crash harmless at any
+// moment: the copy's metadata is written first (an .info.json without an
+// .index is ignored by every reader), the copy commits with its .index
+// rename and is verified, the state file then points at it, and only then
+// does retention delete anything.
+
+#include "schedule/schedule_runs.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <set>
+#include <vector>
+
+#include "ckpt/bundle_naming.h"
+#include "ckpt/checkpoint_listing.h"
+#include "ckpt/checkpoint_metadata.h"
+#include "ckpt/checkpoint_state.h"
+#include "ckpt/demo_trainer.h"
+#include "ckpt/reshard.h"
+#include "ckpt/retention.h"
+#include "pipeline/writable_file.h"
+#include "platform/crc32c.h"
+#include "platform/file.h"
+
+namespace ckpt::schedule {
+namespace {
+
+constexpr size_t kFingerprintChunk = 1u << 20;
+
+RunOutcome failed(const Status& status, double endedAt) {
+    RunOutcome o;
+    o.result = status.code() == StatusCode::Cancelled ? RunResult::Interrupted : RunResult::Failed;
+    o.error = status.toString();
+    o.endedAt = endedAt;
+    return o;
+}
+
+bool isCancelled(const RunContext& context) { return context.cancel && context.cancel->isCancelled(); }
+
+void report(const RunContext& context, int64_t done, int64_t total, std::string_view phase) {
+    if (context.progress) context.progress(done, total, phase);
+}
+
+// "<bytes>:<crc32c>" of a checkpoint's .index: the index names every
+// tensor with its data file checksum, so an unchanged index is an
+// unchanged checkpoint.
+Result<std::string> indexFingerprint(const std::string& prefix) {
+    CKPT_ASSIGN_OR_RETURN(auto file, platform::RandomAccessFile::open(indexFileName(prefix)));
+    std::vector<char> buffer(kFingerprintChunk);
+    uint32_t crc = 0;
+    for (uint64_t offset = 0; offset < file->size();) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), file->size() - offset));
+        CKPT_RETURN_IF_ERROR(file->readExact(offset, n, buffer.data()));
+        crc = platform::crc32cExtend(crc, buffer.data(), n);
+        offset += n;
+    }
+    char text[64];
+    std::snprintf(text, sizeof text, "%llu:%08x", static_cast<unsigned long long>(file->size()), crc);
+    return std::string(text);
+}
+
+// The state file's latest when it is complete, else the newest complete
+// checkpoint by step (listCheckpoints orders by step, never by name).
+const CheckpointListEntry* newestComplete(const CheckpointListing& listing) {
+    const auto complete = [](const CheckpointListEntry& e) { return e.error.isOk() && e.missingShards == 0; };
+    for (const CheckpointListEntry& e : listing.checkpoints)
+        if (e.isLatest && complete(e)) return &e;
+    for (auto it = listing.checkpoints.rbegin(); it != listing.checkpoints.rend(); ++it)
+        if (complete(*it)) return &*it;
+    return nullptr;
+}
+
+// Points the destination's state file at the new copy, keeping the
+// entries whose checkpoints still exist.
+Status recordInStateFile(const std::string& dir, const std::string& name, double now) {
+    CKPT_ASSIGN_OR_RETURN(auto existing, readCheckpointState(dir));
+    CheckpointState state;
+    if (existing) {
+        const bool withTimes = existing->allModelCheckpointTimestamps.size() == existing->allModelCheckpointPaths.size();
+        for (size_t i = 0; i < existing->allModelCheckpointPaths.size(); ++i) {
+            const std::string& path = existing->allModelCheckpointPaths[i];
+            if (platform::baseName(path) == name) continue;
+            if (!platform::pathExists(indexFileName(resolveStatePath(dir, path)))) continue;
+            state.allModelCheckpointPaths.push_back(path);
+            if (withTimes) state.allModelCheckpointTimestamps.push_back(existing->allModelCheckpointTimestamps[i]);
+        }
+        if (!withTimes) state.allModelCheckpointTimestamps.clear();
+        state.lastPreservedTimestamp = existing->lastPreservedTimestamp;
+        if (!withTimes || state.allModelCheckpointPaths.empty()) state.allModelCheckpointTimestamps.clear();
+        if (withTimes || state.allModelCheckpointPaths.empty()) state.allModelCheckpointTimestamps.push_back(now);
+    } else {
+        state.allModelCheckpointTimestamps.push_back(now);
+    }
+    state.allModelCheckpointPaths.push_back(name);
+    state.modelCheckpointPath = name;
+    return writeCheckpointState(dir, state);
+}
+
+// The schedule's retention over its destination, deleting only what the
+// schedule wrote. Called only once the new checkpoint is durable.
+Status applyScheduleRetention(const Schedule& schedule, double now, std::string& note) {
+    if (schedule.retention.keepsEverything()) return okStatus();
+    RetentionContext context;
+    context.now = now;
+    context.owner = scheduleOwner(schedule.name);
+    CKPT_ASSIGN_OR_RETURN(RetentionPlan plan, planDirectoryRetention(schedule.destination, schedule.retention, context));
+    CKPT_ASSIGN_OR_RETURN(RetentionApplyReport applied, applyRetention(plan));
+    note += (note.empty() ? "" : "; ") + std::string("retention: deleted ") + std::to_string(applied.deleted.size()) + " (" +
+            std::to_string(applied.bytesFreed) + " bytes), kept " + std::to_string(plan.kept);
+    for (const std::string& n : plan.notes) note += "; " + n;
+    return okStatus();
+}
+
+}  // namespace
+
+RunOutcome runDirectorySchedule(const Schedule& schedule, RunContext& context) {
+    report(context, 0, 0, "finding the source checkpoint");
+    auto listing = listCheckpoints(schedule.sourcePath, CheckpointListOptions{.countTensors = false});
+    if (!listing.ok()) return failed(listing.status().withContext("cannot read the source"), context.clock());
+    const CheckpointListEntry* source = newestComplete(*listing);
+    if (!source) {
+        RunOutcome o;
+        o.result = RunResult::Skipped;
+        o.note = "no complete checkpoint in " + schedule.sourcePath + " yet";
+        o.endedAt = context.clock();
+        return o;
+    }
+    auto fingerprint = indexFingerprint(source->prefix);
+    if (!fingerprint.ok()) return failed(fingerprint.status().withContext("cannot read the source"), context.clock());
+
+    std::string name = source->name;
+    std::string prefix = platform::joinPath(schedule.destination, name);
+    if (platform::pathExists(indexFileName(prefix))) {
+        auto archived = context.store.lastRunWithSource(schedule.id, *fingerprint);
+        if (!archived.ok()) return failed(archived.status(), context.clock());
+        if (*archived && (*archived)->checkpoint == prefix) {
+            RunOutcome o;
+            o.result = RunResult::Skipped;
+            o.checkpoint = prefix;
+            o.sourceCheckpoint = source->prefix;
+            o.sourceFingerprint = *fingerprint;
+            o.note = name + " already archived, unchanged since run " + std::to_string((*archived)->id);
+            o.endedAt = context.clock();
+            return o;
+        }
+        // A different checkpoint of the same name (the source run was
+        // restarted): archived beside the old one, never over it.
+        name += "-run" + std::to_string(context.runId);
+        prefix = platform::joinPath(schedule.destination, name);
+    }
+    if (isCancelled(context)) return failed(cancelled("cancelled before the copy started"), context.clock());
+
+    const double startedAt = context.clock();
+    if (Status st = pipeline::createDirectories(schedule.destination); !st.isOk())
+        return failed(st.withContext("cannot create the destination"), context.clock());
+    CheckpointMetadata metadata;
+    if (auto sourceMetadata = readCheckpointMetadata(source->prefix); sourceMetadata.ok() && *sourceMetadata) {
+        metadata.metrics = (*sourceMetadata)->metrics;
+        metadata.tags = (*sourceMetadata)->tags;
+        metadata.step = (*sourceMetadata)->step;
+    }
+    if (!metadata.step) metadata.step = source->step.step;
+    metadata.savedAt = startedAt;
+    metadata.owner = scheduleOwner(schedule.name);
+    metadata.schedule = schedule.name;
+    metadata.writer = "ckpt-explorer scheduler";
+    if (Status st = writeCheckpointMetadata(prefix, metadata); !st.isOk()) return failed(st, context.clock());
+
+    report(context, 0, static_cast<int64_t>(source->bytes), "copying " + source->name);
+    auto stats = reshardCheckpoint(source->prefix, prefix, saveOptionsFor(schedule.sharding));
+    if (!stats.ok()) {
+        // Nothing of this run may stay: a copy that committed but did not
+        // verify is removed (the name was free before this run), and so is
+        // the metadata written ahead of it.
+        if (platform::pathExists(indexFileName(prefix))) (void)deleteCheckpointFiles(schedule.destination, name);
+        (void)pipeline::removeFile(checkpointMetadataFileName(prefix));
+        RunOutcome o = failed(stats.status(), context.clock());
+        o.sourceCheckpoint = source->prefix;
+        return o;
+    }
+    report(context, static_cast<int64_t>(source->bytes), static_cast<int64_t>(source->bytes), "copying " + source->name);
+
+    RunOutcome o;
+    o.checkpoint = prefix;
+    o.sourceCheckpoint = source->prefix;
+    o.sourceFingerprint = *fingerprint;
+    const auto indexBytes = platform::fileSize(indexFileName(prefix));
+    o.bytes = stats->dataBytes + (indexBytes.ok() ? *indexBytes : 0);
+    o.note = "copied " + source->prefix + " (step " + (metadata.step ? std::to_string(*metadata.step) : "unknown") + ")";
+    Status st = recordInStateFile(schedule.destination, name, startedAt);
+    report(context, 0, 0, "retention");
+    if (st.isOk()) st = applyScheduleRetention(schedule, context.clock(), o.note);
+    o.endedAt = context.clock();
+    if (!st.isOk()) {
+        o.result = RunResult::Failed;
+        o.error = st.toString();
+        return o;
+    }
+    o.result = RunResult::Ok;
+    return o;
+}
+
+RunOutcome runDemoSchedule(const Schedule& schedule, RunContext& context) {
+    if (isCancelled(context)) return failed(cancelled("cancelled before the demo run started"), context.clock());
+    DemoTrainOptions options;
+    options.directory = schedule.destination;
+    options.steps = schedule.demoSteps;
+    options.async = schedule.async;
+    options.maxShardBytes = schedule.sharding.maxShardBytes;
+    // Until DemoTrainOptions takes triggers and a retention policy: the step
+    // interval and keep-latest are what it understands.
+    options.saveEvery = schedule.triggers.everySteps.value_or(schedule.demoSteps);
+    options.maxToKeep = schedule.retention.keepLatest.value_or(std::numeric_limits<int>::max());
+    std::set<std::string> saved;
+    auto run = runDemoTraining(options, [&](const DemoProgress& p) {
+        if (p.savedPath) saved.insert(*p.savedPath);
+        report(context, p.step, schedule.demoSteps, "training");
+    });
+    if (!run.ok()) return failed(run.status(), context.clock());
+
+    RunOutcome o;
+    o.result = RunResult::Ok;
+    if (!run->saves.empty() && run->saves.back().savedPath) o.checkpoint = *run->saves.back().savedPath;
+    // Bytes of this run's checkpoints still in the destination (retention
+    // may already have rotated the earliest ones out).
+    if (auto listing = listCheckpoints(schedule.destination, CheckpointListOptions{.countTensors = false}); listing.ok())
+        for (const CheckpointListEntry& e : listing->checkpoints)
+            if (saved.count(e.prefix)) o.bytes += e.bytes;
+    o.note =
+        std::to_string(saved.size()) + " saves, loss " + std::to_string(run->firstLoss) + " -> " + std::to_string(run->finalLoss);
+    o.endedAt = context.clock();
+    return o;
+}
+
+}  // namespace ckpt::schedule

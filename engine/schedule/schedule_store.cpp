@@ -1,0 +1,548 @@
+// The schedule store: see ckpt/schedule_store.h. The file is refused,
+// untouched, unless it is empty, ours at this schema version or an older
+// one: the version and the header are read before anything that writes
+// (WAL mode, migrations), so a newer or foreign file keeps every byte.
+
+#include "ckpt/schedule_store.h"
+
+#include <sqlite3.h>
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include "pipeline/writable_file.h"
+#include "platform/file.h"
+
+namespace ckpt {
+namespace {
+
+// "SQLite format 3\0": the first 16 bytes of every SQLite database file.
+constexpr char kSqliteMagic[] = "SQLite format 3";
+constexpr size_t kSqliteMagicSize = 16;
+
+double wallNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+
+Status sqliteStatus(sqlite3* db, int rc, const std::string& path, std::string_view what) {
+    const std::string message = path + ": " + std::string(what) + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    switch (rc & 0xff) {
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB: return dataLoss(message + " (the file is damaged or not a schedule store; it was not changed)");
+    case SQLITE_FULL: return Status(StatusCode::ResourceExhausted, message);
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return failedPrecondition(message + " (another process kept the store locked)");
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_CANTOPEN:
+    case SQLITE_AUTH: return Status(StatusCode::PermissionDenied, message);
+    case SQLITE_CONSTRAINT: return Status(StatusCode::AlreadyExists, message);
+    default: return internalError(message);
+    }
+}
+
+// One prepared statement, reset and cleared on destruction so a cached
+// statement is ready for the next use.
+class Statement {
+public:
+    Statement(sqlite3* db, sqlite3_stmt* stmt, const std::string& path) : m_db(db), m_stmt(stmt), m_path(path) {}
+    ~Statement() {
+        sqlite3_reset(m_stmt);
+        sqlite3_clear_bindings(m_stmt);
+    }
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+
+    Statement& bind(int i, int64_t v) {
+        sqlite3_bind_int64(m_stmt, i, v);
+        return *this;
+    }
+    Statement& bind(int i, double v) {
+        sqlite3_bind_double(m_stmt, i, v);
+        return *this;
+    }
+    Statement& bind(int i, std::string_view v) {
+        sqlite3_bind_text(m_stmt, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+        return *this;
+    }
+    Statement& bindNull(int i) {
+        sqlite3_bind_null(m_stmt, i);
+        return *this;
+    }
+    // True with a row, false when done.
+    Result<bool> step() {
+        const int rc = sqlite3_step(m_stmt);
+        if (rc == SQLITE_ROW) return true;
+        if (rc == SQLITE_DONE) return false;
+        return sqliteStatus(m_db, rc, m_path, "query failed");
+    }
+    Status run() {
+        auto r = step();
+        return r.ok() ? okStatus() : r.status();
+    }
+    int64_t integer(int col) const { return sqlite3_column_int64(m_stmt, col); }
+    double real(int col) const { return sqlite3_column_double(m_stmt, col); }
+    bool isNull(int col) const { return sqlite3_column_type(m_stmt, col) == SQLITE_NULL; }
+    std::string text(int col) const {
+        const auto* p = sqlite3_column_text(m_stmt, col);
+        return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(m_stmt, col)))
+                 : std::string();
+    }
+
+private:
+    sqlite3* m_db;
+    sqlite3_stmt* m_stmt;
+    const std::string& m_path;
+};
+
+Status exec(sqlite3* db, const std::string& path, const char* sql) {
+    char* error = nullptr;
+    const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &error);
+    if (error) sqlite3_free(error);
+    if (rc != SQLITE_OK) return sqliteStatus(db, rc, path, "cannot run \"" + std::string(sql).substr(0, 40) + "\"");
+    return okStatus();
+}
+
+Result<int64_t> queryInt(sqlite3* db, const std::string& path, const char* sql) {
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
+    if (rc != SQLITE_OK) return sqliteStatus(db, rc, path, "cannot read the store");
+    rc = sqlite3_step(stmt);
+    const int64_t value = rc == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
+    sqlite3_finalize(stmt);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return sqliteStatus(db, rc, path, "cannot read the store");
+    return value;
+}
+
+// Schema version 1. Version N+1 will be one more entry of kMigrations,
+// run in order from the file's version: forward only.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE schedules (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  source_kind TEXT NOT NULL CHECK (source_kind IN ('directory', 'demo', 'program')),
+  source_path TEXT NOT NULL,
+  destination TEXT NOT NULL,
+  triggers TEXT NOT NULL,
+  retention TEXT NOT NULL,
+  max_shard_bytes INTEGER,
+  shard_count INTEGER,
+  async INTEGER NOT NULL,
+  enabled INTEGER NOT NULL,
+  demo_steps INTEGER NOT NULL,
+  created_at REAL NOT NULL
+);
+CREATE TABLE schedule_runs (
+  id INTEGER PRIMARY KEY,
+  schedule_id INTEGER NOT NULL REFERENCES schedules(id) ON DELETE CASCADE,
+  trigger TEXT NOT NULL CHECK (trigger IN ('due', 'catch-up', 'run-now')),
+  started_at REAL NOT NULL,
+  ended_at REAL,
+  result TEXT NOT NULL CHECK (result IN ('running', 'ok', 'failed', 'interrupted', 'skipped')),
+  bytes INTEGER NOT NULL DEFAULT 0,
+  checkpoint TEXT NOT NULL DEFAULT '',
+  error TEXT NOT NULL DEFAULT '',
+  note TEXT NOT NULL DEFAULT '',
+  pid INTEGER NOT NULL,
+  source_checkpoint TEXT NOT NULL DEFAULT '',
+  source_fingerprint TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX schedule_runs_by_schedule ON schedule_runs (schedule_id, started_at);
+CREATE INDEX schedule_runs_by_result ON schedule_runs (result);
+)sql";
+constexpr const char* kMigrations[] = {kSchemaV1};
+static_assert(sizeof kMigrations / sizeof kMigrations[0] == ScheduleStore::kSchemaVersion);
+
+// Refuses a file that is not a SQLite database before SQLite touches it.
+Status checkHeader(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return okStatus();  // created by open
+    if (!S_ISREG(st.st_mode)) return invalidArgument("schedule store " + path + " is not a regular file");
+    if (st.st_size == 0) return okStatus();  // SQLite treats an empty file as an empty database
+    std::ifstream in(path, std::ios::binary);
+    char header[kSqliteMagicSize] = {};
+    in.read(header, sizeof header);
+    if (!in || std::memcmp(header, kSqliteMagic, kSqliteMagicSize) != 0)
+        return dataLoss("schedule store " + path + " is not a SQLite database; it was not changed");
+    return okStatus();
+}
+
+constexpr const char* kScheduleColumns =
+    "id, name, source_kind, source_path, destination, triggers, retention, max_shard_bytes, shard_count, async, enabled, "
+    "demo_steps, created_at";
+constexpr const char* kRunColumns =
+    "r.id, r.schedule_id, s.name, r.trigger, r.started_at, r.ended_at, r.result, r.bytes, r.checkpoint, r.error, r.note, "
+    "r.pid, r.source_checkpoint, r.source_fingerprint";
+
+}  // namespace
+
+std::string_view runResultName(RunResult result) {
+    switch (result) {
+    case RunResult::Running: return "running";
+    case RunResult::Ok: return "ok";
+    case RunResult::Failed: return "failed";
+    case RunResult::Interrupted: return "interrupted";
+    case RunResult::Skipped: return "skipped";
+    }
+    return "failed";
+}
+
+std::optional<RunResult> runResultFromName(std::string_view name) {
+    for (RunResult r : {RunResult::Running, RunResult::Ok, RunResult::Failed, RunResult::Interrupted, RunResult::Skipped})
+        if (runResultName(r) == name) return r;
+    return std::nullopt;
+}
+
+std::string_view runTriggerName(RunTrigger trigger) {
+    switch (trigger) {
+    case RunTrigger::Due: return "due";
+    case RunTrigger::CatchUp: return "catch-up";
+    case RunTrigger::RunNow: return "run-now";
+    }
+    return "due";
+}
+
+std::optional<RunTrigger> runTriggerFromName(std::string_view name) {
+    for (RunTrigger t : {RunTrigger::Due, RunTrigger::CatchUp, RunTrigger::RunNow})
+        if (runTriggerName(t) == name) return t;
+    return std::nullopt;
+}
+
+Result<std::string> ScheduleStore::defaultPath() {
+    const char* xdg = std::getenv("XDG_DATA_HOME");
+    // The XDG spec: a relative XDG_DATA_HOME is invalid and is ignored.
+    if (xdg && xdg[0] == '/') return platform::joinPath(platform::joinPath(xdg, "ckpt-explorer"), "schedules.db");
+    const char* home = std::getenv("HOME");
+    if (home && home[0] == '/') return platform::joinPath(std::string(home) + "/.local/share/ckpt-explorer", "schedules.db");
+    return failedPrecondition("no place for the schedule store: neither XDG_DATA_HOME nor HOME is set (use --store PATH)");
+}
+
+Result<std::unique_ptr<ScheduleStore>> ScheduleStore::open(std::string_view pathView, const ScheduleStoreOptions& options) {
+    const std::string path(pathView);
+    if (path.empty()) return invalidArgument("the schedule store path is empty");
+    const std::string dir = platform::dirName(path);
+    if (!dir.empty() && !platform::isDirectory(dir)) {
+        if (!options.createDirectory || platform::pathExists(dir))
+            return notFound("cannot open schedule store " + path + ": directory " + dir + " does not exist");
+        CKPT_RETURN_IF_ERROR(pipeline::createDirectories(dir));
+    }
+    CKPT_RETURN_IF_ERROR(checkHeader(path));
+
+    sqlite3* raw = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+    std::unique_ptr<ScheduleStore> store(new ScheduleStore(path, raw));
+    if (rc != SQLITE_OK) return sqliteStatus(raw, rc, path, "cannot open the schedule store");
+    sqlite3* db = store->m_db;
+    sqlite3_busy_timeout(db, options.busyTimeoutMs);
+    sqlite3_extended_result_codes(db, 1);
+
+    // Read-only checks first: nothing below writes until the file is known
+    // to be ours and not newer.
+    CKPT_ASSIGN_OR_RETURN(int64_t version, queryInt(db, path, "PRAGMA user_version"));
+    CKPT_ASSIGN_OR_RETURN(int64_t tables, queryInt(db, path, "SELECT count(*) FROM sqlite_master"));
+    if (version > kSchemaVersion)
+        return failedPrecondition("schedule store " + path + " has schema version " + std::to_string(version) +
+                                  ", newer than this ckpt understands (" + std::to_string(kSchemaVersion) +
+                                  "); it was written by a newer ckpt-explorer and was not changed");
+    if (version < 0) return dataLoss("schedule store " + path + " has an invalid schema version " + std::to_string(version));
+    if (version == 0 && tables > 0)
+        return failedPrecondition(
+            "schedule store " + path +
+            " is a SQLite database of another program (it has tables but no schema version); it was not changed");
+    if (version > 0) {
+        CKPT_ASSIGN_OR_RETURN(int64_t ours, queryInt(db, path,
+                                                     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                                                     "name IN ('schedules', 'schedule_runs')"));
+        if (ours != 2)
+            return dataLoss("schedule store " + path + " has schema version " + std::to_string(version) +
+                            " but not its tables schedules and schedule_runs; it was not changed");
+    }
+
+    CKPT_RETURN_IF_ERROR(exec(db, path, "PRAGMA journal_mode = WAL"));
+    CKPT_RETURN_IF_ERROR(exec(db, path, "PRAGMA synchronous = FULL"));
+    CKPT_RETURN_IF_ERROR(exec(db, path, "PRAGMA foreign_keys = ON"));
+    if (version < kSchemaVersion) {
+        CKPT_RETURN_IF_ERROR(exec(db, path, "BEGIN IMMEDIATE"));
+        // Another process may have migrated while this one waited for the lock.
+        auto current = queryInt(db, path, "PRAGMA user_version");
+        Status st = current.ok() ? okStatus() : current.status();
+        for (int64_t v = current.ok() ? *current : kSchemaVersion; st.isOk() && v < kSchemaVersion; ++v)
+            st = exec(db, path, kMigrations[v]);
+        if (st.isOk()) st = exec(db, path, ("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
+        if (st.isOk()) st = exec(db, path, "COMMIT");
+        if (!st.isOk()) {
+            (void)exec(db, path, "ROLLBACK");
+            return st;
+        }
+    }
+    return store;
+}
+
+ScheduleStore::~ScheduleStore() {
+    for (auto& [sql, stmt] : m_statements) sqlite3_finalize(stmt);
+    sqlite3_close_v2(m_db);
+}
+
+Result<sqlite3_stmt*> ScheduleStore::prepare(const char* sql) {
+    if (auto it = m_statements.find(sql); it != m_statements.end()) return it->second;
+    sqlite3_stmt* stmt = nullptr;
+    const int rc = sqlite3_prepare_v3(m_db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+    if (rc != SQLITE_OK) return sqliteStatus(m_db, rc, m_path, "cannot prepare a query");
+    m_statements.emplace(sql, stmt);
+    return stmt;
+}
+
+namespace {
+
+Result<Schedule> scheduleFromRow(const Statement& row, const std::string& path) {
+    Schedule s;
+    s.id = row.integer(0);
+    s.name = row.text(1);
+    const std::string where = path + " schedule \"" + s.name + "\"";
+    const auto kind = scheduleSourceFromName(row.text(2));
+    if (!kind) return dataLoss(where + ": unknown source kind \"" + row.text(2) + "\"");
+    s.source = *kind;
+    s.sourcePath = row.text(3);
+    s.destination = row.text(4);
+    auto triggers = parseSaveTriggers(row.text(5), where + " triggers");
+    if (!triggers) return dataLoss(triggers.status().message());
+    s.triggers = std::move(*triggers);
+    auto retention = parseRetentionPolicy(row.text(6), where + " retention");
+    if (!retention) return dataLoss(retention.status().message());
+    s.retention = std::move(*retention);
+    if (!row.isNull(7)) s.sharding.maxShardBytes = row.integer(7);
+    if (!row.isNull(8)) s.sharding.shardCount = static_cast<int>(row.integer(8));
+    s.async = row.integer(9) != 0;
+    s.enabled = row.integer(10) != 0;
+    s.demoSteps = row.integer(11);
+    s.createdAt = row.real(12);
+    return s;
+}
+
+Result<ScheduleRun> runFromRow(const Statement& row, const std::string& path) {
+    ScheduleRun r;
+    r.id = row.integer(0);
+    r.scheduleId = row.integer(1);
+    r.scheduleName = row.text(2);
+    const auto trigger = runTriggerFromName(row.text(3));
+    const auto result = runResultFromName(row.text(6));
+    if (!trigger || !result) return dataLoss(path + ": run " + std::to_string(r.id) + " has an unknown trigger or result");
+    r.trigger = *trigger;
+    r.startedAt = row.real(4);
+    if (!row.isNull(5)) r.endedAt = row.real(5);
+    r.result = *result;
+    r.bytes = static_cast<uint64_t>(row.integer(7));
+    r.checkpoint = row.text(8);
+    r.error = row.text(9);
+    r.note = row.text(10);
+    r.pid = row.integer(11);
+    r.sourceCheckpoint = row.text(12);
+    r.sourceFingerprint = row.text(13);
+    return r;
+}
+
+// Binds a schedule's columns 1..12 (name .. created_at) in kScheduleColumns order after id.
+void bindSchedule(Statement& st, const Schedule& s, double createdAt) {
+    st.bind(1, s.name)
+        .bind(2, scheduleSourceName(s.source))
+        .bind(3, s.sourcePath)
+        .bind(4, s.destination)
+        .bind(5, saveTriggersToJson(s.triggers))
+        .bind(6, retentionPolicyToJson(s.retention));
+    if (s.sharding.maxShardBytes) st.bind(7, *s.sharding.maxShardBytes);
+    else st.bindNull(7);
+    if (s.sharding.shardCount) st.bind(8, static_cast<int64_t>(*s.sharding.shardCount));
+    else st.bindNull(8);
+    st.bind(9, int64_t{s.async}).bind(10, int64_t{s.enabled}).bind(11, s.demoSteps).bind(12, createdAt);
+}
+
+}  // namespace
+
+Result<int64_t> ScheduleStore::addSchedule(const Schedule& schedule) {
+    CKPT_RETURN_IF_ERROR(validateScheduleName(schedule.name));
+    CKPT_ASSIGN_OR_RETURN(
+        sqlite3_stmt * raw,
+        prepare(
+            "INSERT INTO schedules (name, source_kind, source_path, destination, triggers, retention, max_shard_bytes, "
+            "shard_count, async, enabled, demo_steps, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
+    Statement st(m_db, raw, m_path);
+    bindSchedule(st, schedule, schedule.createdAt > 0 ? schedule.createdAt : wallNow());
+    const Status status = st.run();
+    if (status.code() == StatusCode::AlreadyExists)
+        return Status(StatusCode::AlreadyExists, "a schedule named \"" + schedule.name + "\" already exists in " + m_path);
+    CKPT_RETURN_IF_ERROR(status);
+    return sqlite3_last_insert_rowid(m_db);
+}
+
+Status ScheduleStore::updateSchedule(const Schedule& schedule) {
+    CKPT_RETURN_IF_ERROR(validateScheduleName(schedule.name));
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw,
+                          prepare("UPDATE schedules SET name = ?1, source_kind = ?2, source_path = ?3, destination = ?4, "
+                                  "triggers = ?5, retention = ?6, max_shard_bytes = ?7, shard_count = ?8, async = ?9, "
+                                  "enabled = ?10, demo_steps = ?11, created_at = ?12 WHERE id = ?13"));
+    Statement st(m_db, raw, m_path);
+    CKPT_ASSIGN_OR_RETURN(Schedule existing, scheduleById(schedule.id));
+    bindSchedule(st, schedule, existing.createdAt);
+    st.bind(13, schedule.id);
+    const Status status = st.run();
+    if (status.code() == StatusCode::AlreadyExists)
+        return Status(StatusCode::AlreadyExists, "a schedule named \"" + schedule.name + "\" already exists in " + m_path);
+    return status;
+}
+
+Result<int64_t> ScheduleStore::upsertSchedule(const Schedule& schedule) {
+    CKPT_RETURN_IF_ERROR(exec(m_db, m_path, "BEGIN IMMEDIATE"));
+    auto existing = this->schedule(schedule.name);
+    Result<int64_t> id = existing.status();
+    if (existing.ok()) {
+        Schedule updated = schedule;
+        updated.id = existing->id;
+        const Status st = updateSchedule(updated);
+        id = st.isOk() ? Result<int64_t>(existing->id) : Result<int64_t>(st);
+    } else if (existing.status().code() == StatusCode::NotFound) {
+        id = addSchedule(schedule);
+    }
+    if (!id.ok()) {
+        (void)exec(m_db, m_path, "ROLLBACK");
+        return id.status();
+    }
+    CKPT_RETURN_IF_ERROR(exec(m_db, m_path, "COMMIT"));
+    return id;
+}
+
+Status ScheduleStore::removeSchedule(std::string_view name) {
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare("DELETE FROM schedules WHERE name = ?1"));
+    Statement st(m_db, raw, m_path);
+    st.bind(1, name);
+    CKPT_RETURN_IF_ERROR(st.run());
+    if (sqlite3_changes(m_db) == 0) return notFound("no schedule named \"" + std::string(name) + "\" in " + m_path);
+    return okStatus();
+}
+
+Result<std::vector<Schedule>> ScheduleStore::schedules() {
+    static const std::string sql = std::string("SELECT ") + kScheduleColumns + " FROM schedules ORDER BY name";
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare(sql.c_str()));
+    Statement st(m_db, raw, m_path);
+    std::vector<Schedule> out;
+    while (true) {
+        CKPT_ASSIGN_OR_RETURN(bool row, st.step());
+        if (!row) break;
+        CKPT_ASSIGN_OR_RETURN(Schedule s, scheduleFromRow(st, m_path));
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+Result<Schedule> ScheduleStore::schedule(std::string_view name) {
+    static const std::string sql = std::string("SELECT ") + kScheduleColumns + " FROM schedules WHERE name = ?1";
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare(sql.c_str()));
+    Statement st(m_db, raw, m_path);
+    st.bind(1, name);
+    CKPT_ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) return notFound("no schedule named \"" + std::string(name) + "\" in " + m_path);
+    return scheduleFromRow(st, m_path);
+}
+
+Result<Schedule> ScheduleStore::scheduleById(int64_t id) {
+    static const std::string sql = std::string("SELECT ") + kScheduleColumns + " FROM schedules WHERE id = ?1";
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare(sql.c_str()));
+    Statement st(m_db, raw, m_path);
+    st.bind(1, id);
+    CKPT_ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) return notFound("no schedule with id " + std::to_string(id) + " in " + m_path);
+    return scheduleFromRow(st, m_path);
+}
+
+Result<int64_t> ScheduleStore::beginRun(int64_t scheduleId, RunTrigger trigger, double startedAt, int64_t pid) {
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare("INSERT INTO schedule_runs (schedule_id, trigger, started_at, result, pid) "
+                                                      "VALUES (?1, ?2, ?3, 'running', ?4)"));
+    Statement st(m_db, raw, m_path);
+    st.bind(1, scheduleId).bind(2, runTriggerName(trigger)).bind(3, startedAt).bind(4, pid);
+    const Status status = st.run();
+    if (status.code() == StatusCode::AlreadyExists)  // the foreign key: no such schedule
+        return notFound("no schedule with id " + std::to_string(scheduleId) + " in " + m_path);
+    CKPT_RETURN_IF_ERROR(status);
+    return sqlite3_last_insert_rowid(m_db);
+}
+
+Status ScheduleStore::finishRun(int64_t runId, const RunOutcome& outcome) {
+    if (outcome.result == RunResult::Running) return invalidArgument("a finished run cannot be recorded as running");
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw,
+                          prepare("UPDATE schedule_runs SET ended_at = ?1, result = ?2, bytes = ?3, checkpoint = ?4, "
+                                  "error = ?5, note = ?6, source_checkpoint = ?7, source_fingerprint = ?8 "
+                                  "WHERE id = ?9 AND result = 'running'"));
+    Statement st(m_db, raw, m_path);
+    st.bind(1, outcome.endedAt)
+        .bind(2, runResultName(outcome.result))
+        .bind(3, static_cast<int64_t>(outcome.bytes))
+        .bind(4, outcome.checkpoint)
+        .bind(5, outcome.error)
+        .bind(6, outcome.note)
+        .bind(7, outcome.sourceCheckpoint)
+        .bind(8, outcome.sourceFingerprint)
+        .bind(9, runId);
+    CKPT_RETURN_IF_ERROR(st.run());
+    if (sqlite3_changes(m_db) == 0)
+        return failedPrecondition("run " + std::to_string(runId) + " in " + m_path +
+                                  " is not running (already ended or removed)");
+    return okStatus();
+}
+
+Result<std::vector<ScheduleRun>> ScheduleStore::runs(std::optional<int64_t> scheduleId, int limit) {
+    static const std::string sql = std::string("SELECT ") + kRunColumns +
+                                   " FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id"
+                                   " WHERE ?1 IS NULL OR r.schedule_id = ?1 ORDER BY r.started_at DESC, r.id DESC LIMIT ?2";
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare(sql.c_str()));
+    Statement st(m_db, raw, m_path);
+    if (scheduleId) st.bind(1, *scheduleId);
+    else st.bindNull(1);
+    st.bind(2, static_cast<int64_t>(limit < 0 ? 0 : limit));
+    std::vector<ScheduleRun> out;
+    while (true) {
+        CKPT_ASSIGN_OR_RETURN(bool row, st.step());
+        if (!row) break;
+        CKPT_ASSIGN_OR_RETURN(ScheduleRun r, runFromRow(st, m_path));
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+Result<std::optional<ScheduleRun>> ScheduleStore::lastRun(int64_t scheduleId) {
+    CKPT_ASSIGN_OR_RETURN(auto list, runs(scheduleId, 1));
+    if (list.empty()) return std::optional<ScheduleRun>{};
+    return std::optional<ScheduleRun>{std::move(list.front())};
+}
+
+Result<std::vector<ScheduleRun>> ScheduleStore::runningRuns() {
+    static const std::string sql = std::string("SELECT ") + kRunColumns +
+                                   " FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id"
+                                   " WHERE r.result = 'running' ORDER BY r.id";
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare(sql.c_str()));
+    Statement st(m_db, raw, m_path);
+    std::vector<ScheduleRun> out;
+    while (true) {
+        CKPT_ASSIGN_OR_RETURN(bool row, st.step());
+        if (!row) break;
+        CKPT_ASSIGN_OR_RETURN(ScheduleRun r, runFromRow(st, m_path));
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+Result<std::optional<ScheduleRun>> ScheduleStore::lastRunWithSource(int64_t scheduleId, std::string_view sourceFingerprint) {
+    static const std::string sql = std::string("SELECT ") + kRunColumns +
+                                   " FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id"
+                                   " WHERE r.schedule_id = ?1 AND r.result = 'ok' AND r.source_fingerprint = ?2"
+                                   " ORDER BY r.started_at DESC, r.id DESC LIMIT 1";
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare(sql.c_str()));
+    Statement st(m_db, raw, m_path);
+    st.bind(1, scheduleId).bind(2, sourceFingerprint);
+    CKPT_ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) return std::optional<ScheduleRun>{};
+    CKPT_ASSIGN_OR_RETURN(ScheduleRun r, runFromRow(st, m_path));
+    return std::optional<ScheduleRun>{std::move(r)};
+}
+
+}  // namespace ckpt

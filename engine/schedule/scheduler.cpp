@@ -1,0 +1,218 @@
+// The scheduler: see ckpt/scheduler.h. The lock is an flock on a file
+// beside the store, not a row in it: the kernel releases it when the
+// process dies however it dies, so a SIGKILLed scheduler never needs a
+// stale-lock cleanup, and the pid written into it is only for the message.
+
+#include "ckpt/scheduler.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <ctime>
+#include <signal.h>
+#include <thread>
+
+#include "platform/file.h"
+#include "schedule/schedule_runs.h"
+
+namespace ckpt {
+namespace {
+
+// run() polls its stop token this often while sleeping.
+constexpr auto kStopPoll = std::chrono::milliseconds(100);
+
+double systemNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+
+bool processAlive(int64_t pid) {
+    if (pid <= 0) return false;
+    // EPERM: it exists, owned by someone else.
+    return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+std::string timeText(double t) {
+    const std::time_t seconds = static_cast<std::time_t>(t);
+    std::tm tm{};
+    gmtime_r(&seconds, &tm);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buffer;
+}
+
+std::string describe(const ScheduleRun& run) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.1f s", run.seconds());
+    std::string line = "run " + std::to_string(run.id) + " " + run.scheduleName + " (" +
+                       std::string(runTriggerName(run.trigger)) + "): " + std::string(runResultName(run.result));
+    if (!run.checkpoint.empty()) line += ", " + run.checkpoint;
+    if (run.bytes) line += ", " + std::to_string(run.bytes) + " bytes";
+    line += std::string(" in ") + seconds;
+    if (!run.error.empty()) line += ": " + run.error;
+    if (!run.note.empty()) line += " [" + run.note + "]";
+    return line;
+}
+
+// Takes the exclusive lock on "<store>.lock"; FailedPrecondition naming
+// the holder's pid when another scheduler has it.
+Result<int> takeLock(const std::string& storePath) {
+    const std::string lockPath = storePath + ".lock";
+    const int fd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return platform::statusFromErrno(errno, "cannot open the scheduler lock " + lockPath);
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int err = errno;
+        char buffer[32] = {};
+        const ssize_t n = ::pread(fd, buffer, sizeof buffer - 1, 0);
+        ::close(fd);
+        if (err != EWOULDBLOCK) return platform::statusFromErrno(err, "cannot lock " + lockPath);
+        std::string pid = n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string("unknown");
+        while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+        return failedPrecondition("another scheduler (pid " + pid + ") is running on " + storePath);
+    }
+    const std::string pid = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+        const int err = errno;
+        ::close(fd);
+        return platform::statusFromErrno(err, "cannot write the scheduler lock " + lockPath);
+    }
+    return fd;
+}
+
+}  // namespace
+
+ScheduleDue scheduleDue(const Schedule& schedule, const std::optional<ScheduleRun>& lastRun, double now) {
+    ScheduleDue due;
+    const std::optional<double> interval = scheduleInterval(schedule);
+    if (!schedule.enabled || !interval) return due;
+    if (!lastRun) {
+        // Never ran: at once.
+        due.nextAt = std::min(now, schedule.createdAt > 0 ? schedule.createdAt : now);
+        due.due = true;
+        return due;
+    }
+    due.nextAt = lastRun->startedAt + *interval;
+    due.due = now >= *due.nextAt;
+    // Down for more than one interval: the missed runs collapse into one.
+    if (due.due && now >= lastRun->startedAt + 2 * *interval) due.trigger = RunTrigger::CatchUp;
+    return due;
+}
+
+Result<std::unique_ptr<Scheduler>> Scheduler::open(std::string_view storePath, SchedulerOptions options) {
+    std::unique_ptr<Scheduler> scheduler(new Scheduler());
+    scheduler->m_storePath = std::string(storePath);
+    scheduler->m_options = std::move(options);
+    CKPT_ASSIGN_OR_RETURN(scheduler->m_store, ScheduleStore::open(storePath, scheduler->m_options.store));
+    CKPT_ASSIGN_OR_RETURN(scheduler->m_lockFd, takeLock(scheduler->m_storePath));
+
+    // With the lock held no other scheduler is running, so a `running` row
+    // of a Directory or demo schedule was left by one that died. A Program
+    // schedule's rows belong to that program: interrupted only if it is gone.
+    CKPT_ASSIGN_OR_RETURN(auto running, scheduler->m_store->runningRuns());
+    for (ScheduleRun& run : running) {
+        auto schedule = scheduler->m_store->scheduleById(run.scheduleId);
+        const bool program = schedule.ok() && schedule->source == ScheduleSource::Program;
+        if (program && processAlive(run.pid)) continue;
+        RunOutcome outcome;
+        outcome.result = RunResult::Interrupted;
+        outcome.endedAt = scheduler->now();
+        outcome.error = "the process running it (pid " + std::to_string(run.pid) +
+                        ") stopped during the run; checkpoints it had committed are kept, its unfinished save was not committed";
+        CKPT_RETURN_IF_ERROR(scheduler->m_store->finishRun(run.id, outcome));
+        run.result = RunResult::Interrupted;
+        run.endedAt = outcome.endedAt;
+        run.error = outcome.error;
+        scheduler->log("marked " + describe(run));
+        scheduler->m_interrupted.push_back(std::move(run));
+    }
+    return scheduler;
+}
+
+Scheduler::~Scheduler() {
+    if (m_lockFd >= 0) ::close(m_lockFd);  // releases the flock
+}
+
+double Scheduler::now() const { return m_options.clock ? m_options.clock() : systemNow(); }
+
+void Scheduler::log(std::string_view line) const {
+    if (m_options.log) m_options.log(timeText(now()) + " " + std::string(line));
+}
+
+Result<ScheduleRun> Scheduler::execute(const Schedule& schedule, RunTrigger trigger, const CancellationToken* cancel,
+                                       const ProgressSink& progress) {
+    ScheduleRun run;
+    run.scheduleId = schedule.id;
+    run.scheduleName = schedule.name;
+    run.trigger = trigger;
+    run.startedAt = now();
+    run.pid = ::getpid();
+    CKPT_ASSIGN_OR_RETURN(run.id, m_store->beginRun(schedule.id, trigger, run.startedAt, run.pid));
+    log("run " + std::to_string(run.id) + " " + schedule.name + " (" + std::string(runTriggerName(trigger)) + ") started");
+
+    schedule::RunContext context{*m_store, run.id, [this] { return now(); }, cancel, progress};
+    const RunOutcome outcome = schedule.source == ScheduleSource::Directory ? schedule::runDirectorySchedule(schedule, context)
+                                                                            : schedule::runDemoSchedule(schedule, context);
+    CKPT_RETURN_IF_ERROR(m_store->finishRun(run.id, outcome));
+    run.endedAt = outcome.endedAt;
+    run.result = outcome.result;
+    run.bytes = outcome.bytes;
+    run.checkpoint = outcome.checkpoint;
+    run.error = outcome.error;
+    run.note = outcome.note;
+    run.sourceCheckpoint = outcome.sourceCheckpoint;
+    run.sourceFingerprint = outcome.sourceFingerprint;
+    log(describe(run));
+    return run;
+}
+
+Result<std::vector<ScheduleRun>> Scheduler::runDue(double at, const CancellationToken* cancel, const ProgressSink& progress) {
+    CKPT_ASSIGN_OR_RETURN(std::vector<Schedule> schedules, m_store->schedules());
+    std::vector<ScheduleRun> runs;
+    for (const Schedule& schedule : schedules) {
+        if (cancel && cancel->isCancelled()) break;
+        if (schedule.source == ScheduleSource::Program) continue;
+        CKPT_ASSIGN_OR_RETURN(auto last, m_store->lastRun(schedule.id));
+        const ScheduleDue due = scheduleDue(schedule, last, at);
+        if (!due.due) continue;
+        CKPT_ASSIGN_OR_RETURN(ScheduleRun run, execute(schedule, due.trigger, cancel, progress));
+        runs.push_back(std::move(run));
+    }
+    return runs;
+}
+
+Result<ScheduleRun> Scheduler::runNow(std::string_view name, const CancellationToken* cancel, const ProgressSink& progress) {
+    CKPT_ASSIGN_OR_RETURN(Schedule schedule, m_store->schedule(name));
+    if (schedule.source == ScheduleSource::Program)
+        return failedPrecondition("schedule \"" + schedule.name + "\" is a program's own (" + schedule.sourcePath +
+                                  "): the program saves, the scheduler cannot run it");
+    return execute(schedule, RunTrigger::RunNow, cancel, progress);
+}
+
+Status Scheduler::run(const CancellationToken& stop) {
+    log("scheduler started on " + m_storePath + " (pid " + std::to_string(::getpid()) + ")");
+    while (!stop.isCancelled()) {
+        CKPT_RETURN_IF_ERROR(runDue(now(), &stop).status());
+        if (stop.isCancelled()) break;
+
+        // The earliest next due time, bounded so that schedules added by
+        // other processes are seen within maxSleepSeconds.
+        const double current = now();
+        double wakeAt = current + std::max(1.0, m_options.maxSleepSeconds);
+        CKPT_ASSIGN_OR_RETURN(std::vector<Schedule> schedules, m_store->schedules());
+        for (const Schedule& schedule : schedules) {
+            if (schedule.source == ScheduleSource::Program) continue;
+            CKPT_ASSIGN_OR_RETURN(auto last, m_store->lastRun(schedule.id));
+            const ScheduleDue due = scheduleDue(schedule, last, current);
+            if (due.nextAt) wakeAt = std::min(wakeAt, std::max(*due.nextAt, current));
+        }
+        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wakeAt - current);
+        while (!stop.isCancelled() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(kStopPoll);
+    }
+    log("scheduler stopped");
+    return okStatus();
+}
+
+}  // namespace ckpt
