@@ -1,16 +1,21 @@
 #include "ckpt/checkpoint_manager.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
-#include <dirent.h>
 #include <iostream>
 #include <mutex>
 #include <thread>
 
 #include "ckpt/bundle_naming.h"
+#include "ckpt/checkpoint_metadata.h"
 #include "ckpt/checkpoint_state.h"
 #include "ckpt/deferred_snapshot.h"
+#include "ckpt/retention.h"
+#include "manage/previous_run.h"
 #include "pipeline/writable_file.h"
 #include "platform/file.h"
 
@@ -30,25 +35,22 @@ int64_t scalarAsInt(const Variable& v) {
     return x;
 }
 
-// Deletes <prefix>.index and <prefix>.data-NNNNN-of-NNNNN: only directory
-// entries with exactly those names, unlinked (a symlink is removed, never
-// followed).
-Status deleteCheckpointFiles(const std::string& dir, const std::string& base) {
-    DIR* d = ::opendir(dir.c_str());
-    if (!d) return okStatus();
-    std::vector<std::string> victims;
-    const std::string index = indexFileName(base);
-    while (dirent* e = ::readdir(d)) {
-        const std::string n = e->d_name;
-        const auto data = parseDataFileName(n);
-        if (n == index || (data && data->prefix == base)) victims.push_back(n);
+// The root's own step variable, as checkpoint_step.h reads it back.
+std::optional<int64_t> rootStep(const Trackable& root) {
+    for (const char* name : {"step", "global_step"}) {
+        const auto v = std::dynamic_pointer_cast<Variable>(root.child(name));
+        if (v && v->shape().rank() == 0 && (v->dtype() == DataType::Int64 || v->dtype() == DataType::Int32))
+            return scalarAsInt(*v);
     }
-    ::closedir(d);
-    // Index first: a half-deleted checkpoint is then simply absent.
-    std::sort(victims.begin(), victims.end(),
-              [&](const std::string& a, const std::string& b) { return (a == index) > (b == index); });
-    for (const std::string& n : victims) CKPT_RETURN_IF_ERROR(pipeline::removeFile(platform::joinPath(dir, n)));
-    return okStatus();
+    return std::nullopt;
+}
+
+std::string absoluteDirectory(const std::string& directory) {
+    if (directory.starts_with('/')) return directory;
+    std::string cwd(4096, '\0');
+    if (!::getcwd(cwd.data(), cwd.size())) return directory;
+    cwd.resize(std::strlen(cwd.c_str()));
+    return directory == "." ? cwd : platform::joinPath(cwd, directory);
 }
 
 // One background thread running one job at a time (a queue of one).
@@ -72,6 +74,10 @@ public:
         }
         m_cv.notify_all();
         return previous;
+    }
+    bool busy() {
+        std::lock_guard lock(m_mutex);
+        return static_cast<bool>(m_job);
     }
     Status wait() {
         std::unique_lock lock(m_mutex);
@@ -110,6 +116,8 @@ struct CheckpointManager::Impl {
     std::shared_ptr<Trackable> root;
     CheckpointManagerOptions options;
     std::string directory;
+    std::string owner;
+    PreviousRunReport previousRun;
     mutable std::mutex mutex;
     // Bookkeeping, touched by whichever thread runs the write job. Guarded by mutex.
     std::vector<std::pair<std::string, double>> maybeDelete;  // absolute prefix, timestamp; oldest first
@@ -121,6 +129,8 @@ struct CheckpointManager::Impl {
     std::shared_ptr<SnapshotBuffers> buffers = std::make_shared<SnapshotBuffers>();
     std::shared_ptr<DeferredSnapshot> lastDeferred;  // for its stall time
     bool closed = false;
+
+    double now() const { return options.clock ? options.clock() : nowSeconds(); }
 
     std::string relative(const std::string& path) const {
         const std::string p = directory + "/";
@@ -140,6 +150,8 @@ struct CheckpointManager::Impl {
         return writeCheckpointState(directory, state);
     }
 
+    // TensorFlow's max_to_keep / keep_checkpoint_every_n_hours sweep over
+    // what this manager owns (maybeDelete holds only owned checkpoints).
     Status sweep() {
         std::vector<std::string> victims;
         {
@@ -163,18 +175,56 @@ struct CheckpointManager::Impl {
         return okStatus();
     }
 
-    // Runs on the caller's thread (sync) or the writer thread (async).
-    Status writeAndRecord(const std::string& prefix, std::vector<SaveTensor> tensors) {
+    // The retention policy's plan over the whole directory; the planner
+    // deletes only this owner's checkpoints and never the latest.
+    Status applyPolicy() {
+        CKPT_ASSIGN_OR_RETURN(const RetentionPlan plan,
+                              planDirectoryRetention(directory, *options.retention, {.now = now(), .owner = owner}));
+        if (plan.deleted == 0) return okStatus();
+        CKPT_ASSIGN_OR_RETURN(const RetentionApplyReport applied, applyRetention(plan));
+        std::lock_guard lock(mutex);
+        std::erase_if(maybeDelete, [&](const auto& e) {
+            return std::find(applied.deleted.begin(), applied.deleted.end(), e.first) != applied.deleted.end();
+        });
+        return okStatus();
+    }
+
+    // Runs on the caller's thread (sync) or the writer thread (async). The
+    // metadata is durable before writeTensors() commits the index, and
+    // rotation runs only once the checkpoint and the state file are.
+    Status writeAndRecord(const std::string& prefix, std::vector<SaveTensor> tensors, const CheckpointMetadata& metadata) {
+        CKPT_RETURN_IF_ERROR(pipeline::createDirectories(directory));
+        CKPT_RETURN_IF_ERROR(writeCheckpointMetadata(prefix, metadata));
         CKPT_RETURN_IF_ERROR(writeTensors(prefix, std::move(tensors), options.save, writer ? buffers.get() : nullptr).status());
         {
             std::lock_guard lock(mutex);
             std::erase_if(maybeDelete, [&](const auto& e) { return e.first == prefix; });
-            maybeDelete.emplace_back(prefix, nowSeconds());
+            maybeDelete.emplace_back(prefix, now());
             latest = prefix;
         }
         CKPT_RETURN_IF_ERROR(writeState());
-        CKPT_RETURN_IF_ERROR(sweep());
+        CKPT_RETURN_IF_ERROR(options.retention ? applyPolicy() : sweep());
         return writeState();
+    }
+
+    // The state file's list, restricted to what this manager owns, plus
+    // owned checkpoints it does not list (a lost or foreign state file).
+    void adoptManaged(const manage::PreviousRunScan& scan, bool haveState) {
+        std::vector<std::pair<std::string, double>> managed;
+        for (const auto& entry : maybeDelete) {
+            const bool onDisk = platform::pathExists(indexFileName(entry.first));
+            const bool owned =
+                std::any_of(scan.managed.begin(), scan.managed.end(), [&](const auto& m) { return m.first == entry.first; });
+            // A listed checkpoint that is gone stays listed, as TensorFlow keeps it.
+            if (owned || !onDisk) managed.push_back(entry);
+        }
+        for (const auto& m : scan.managed) {
+            const bool listed = std::any_of(managed.begin(), managed.end(), [&](const auto& e) { return e.first == m.first; });
+            // Older than the last preserved one: kept for good by keep_checkpoint_every_n_hours.
+            if (!listed && (!haveState || m.second > lastPreserved)) managed.push_back(m);
+        }
+        std::stable_sort(managed.begin(), managed.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+        maybeDelete = std::move(managed);
     }
 };
 
@@ -187,6 +237,7 @@ Result<std::unique_ptr<CheckpointManager>> CheckpointManager::create(std::shared
     if (options.stepCounter && (options.stepCounter->shape().rank() != 0 || (options.stepCounter->dtype() != DataType::Int64 &&
                                                                              options.stepCounter->dtype() != DataType::Int32)))
         return invalidArgument("the step counter must be an int32 or int64 scalar");
+    if (options.retention) CKPT_RETURN_IF_ERROR(validateRetentionPolicy(*options.retention));
     while (directory.size() > 1 && directory.back() == '/') directory.pop_back();
     std::unique_ptr<CheckpointManager> m(new CheckpointManager());
     m->m_directory = directory;
@@ -195,8 +246,10 @@ Result<std::unique_ptr<CheckpointManager>> CheckpointManager::create(std::shared
     impl.root = std::move(root);
     impl.options = std::move(options);
     impl.directory = directory;
+    impl.owner =
+        impl.options.owner.empty() ? impl.options.checkpointName + "@" + absoluteDirectory(directory) : impl.options.owner;
     CKPT_ASSIGN_OR_RETURN(auto state, readCheckpointState(directory));
-    const double now = nowSeconds();
+    const double now = impl.now();
     if (!state) {
         impl.lastPreserved = now - 1;
     } else {
@@ -209,6 +262,10 @@ Result<std::unique_ptr<CheckpointManager>> CheckpointManager::create(std::shared
                 impl.maybeDelete.emplace_back(resolveStatePath(directory, state->allModelCheckpointPaths[i]), ts);
         }
     }
+    CKPT_ASSIGN_OR_RETURN(manage::PreviousRunScan scan, manage::scanPreviousRun(directory, impl.options.checkpointName,
+                                                                                impl.owner, state, impl.options.previousRun));
+    impl.adoptManaged(scan, state.has_value());
+    impl.previousRun = std::move(scan.report);
     if (impl.options.async) impl.writer = std::make_unique<AsyncWriter>();
     return m;
 }
@@ -220,6 +277,13 @@ CheckpointManager::~CheckpointManager() {
 }
 
 Result<SaveReport> CheckpointManager::save(std::optional<int64_t> checkpointNumber, bool checkInterval) {
+    SaveRequest request;
+    request.checkpointNumber = checkpointNumber;
+    request.checkInterval = checkInterval;
+    return save(request);
+}
+
+Result<SaveReport> CheckpointManager::save(const SaveRequest& request) {
     Impl& impl = *m_impl;
     if (impl.closed) return failedPrecondition("checkpoint manager for " + m_directory + " is closed");
     const auto start = std::chrono::steady_clock::now();
@@ -227,14 +291,25 @@ Result<SaveReport> CheckpointManager::save(std::optional<int64_t> checkpointNumb
     if (impl.options.checkpointInterval) {
         const int64_t step = scalarAsInt(*impl.options.stepCounter);
         if (impl.lastStep && step == *impl.lastStep) return report;
-        if (checkInterval && impl.lastStep && step < *impl.lastStep + *impl.options.checkpointInterval) return report;
+        if (request.checkInterval && impl.lastStep && step < *impl.lastStep + *impl.options.checkpointInterval) return report;
         impl.lastStep = step;
     }
+    CheckpointMetadata metadata;
+    metadata.step = request.step;
+    if (!metadata.step && impl.options.stepCounter) metadata.step = scalarAsInt(*impl.options.stepCounter);
+    if (!metadata.step) metadata.step = rootStep(*impl.root);
+    metadata.savedAt = impl.now();
+    metadata.metrics = request.metrics;
+    metadata.tags = request.tags;
+    metadata.owner = impl.owner;
+    metadata.schedule = request.schedule;
+    metadata.writer = "ckpt-explorer CheckpointManager";
+    report.step = metadata.step;
     CKPT_ASSIGN_OR_RETURN(auto counter, saveCounter(*impl.root));
     int64_t n = scalarAsInt(*counter) + 1;
     for (int r = 0; r < counter->replicas(); ++r) std::memcpy(counter->mutableValue(r).bytes.data(), &n, 8);
     const std::string prefix =
-        platform::joinPath(m_directory, impl.options.checkpointName + "-" + std::to_string(checkpointNumber.value_or(n)));
+        platform::joinPath(m_directory, impl.options.checkpointName + "-" + std::to_string(request.checkpointNumber.value_or(n)));
     if (impl.writer) {
         // Wait for the previous write first: its buffers then take this snapshot.
         const Status previous = impl.writer->wait().withContext("previous asynchronous save failed");
@@ -247,15 +322,15 @@ Result<SaveReport> CheckpointManager::save(std::optional<int64_t> checkpointNumb
             report.tensors = snap->tensorCount();
             report.bytes = snap->bytes();
             impl.lastDeferred = snap;
-            CKPT_RETURN_IF_ERROR(
-                impl.writer->submit([&impl, prefix, snap] { return impl.writeAndRecord(prefix, snap->finish()); }));
+            CKPT_RETURN_IF_ERROR(impl.writer->submit(
+                [&impl, prefix, snap, metadata] { return impl.writeAndRecord(prefix, snap->finish(), metadata); }));
         } else {
             CKPT_ASSIGN_OR_RETURN(auto tensors, snapshotForSave(*impl.root, *impl.buffers));
             report.tensors = static_cast<int64_t>(tensors.size());
             for (const SaveTensor& t : tensors) report.bytes += t.value.bytes.size();
             auto shared = std::make_shared<std::vector<SaveTensor>>(std::move(tensors));
-            CKPT_RETURN_IF_ERROR(
-                impl.writer->submit([&impl, prefix, shared] { return impl.writeAndRecord(prefix, std::move(*shared)); }));
+            CKPT_RETURN_IF_ERROR(impl.writer->submit(
+                [&impl, prefix, shared, metadata] { return impl.writeAndRecord(prefix, std::move(*shared), metadata); }));
         }
         report.blockingSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return report;
@@ -264,10 +339,12 @@ Result<SaveReport> CheckpointManager::save(std::optional<int64_t> checkpointNumb
     report.tensors = static_cast<int64_t>(tensors.size());
     for (const SaveTensor& t : tensors) report.bytes += t.data().bytes.size();
     report.path = prefix;
-    CKPT_RETURN_IF_ERROR(impl.writeAndRecord(prefix, std::move(tensors)));
+    CKPT_RETURN_IF_ERROR(impl.writeAndRecord(prefix, std::move(tensors), metadata));
     report.blockingSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return report;
 }
+
+bool CheckpointManager::saveInFlight() const { return m_impl->writer && m_impl->writer->busy(); }
 
 Status CheckpointManager::sync() {
     if (!m_impl->writer) return okStatus();
@@ -283,6 +360,10 @@ Status CheckpointManager::close() {
     m_impl->closed = true;
     return s;
 }
+
+const std::string& CheckpointManager::owner() const { return m_impl->owner; }
+
+const PreviousRunReport& CheckpointManager::previousRun() const { return m_impl->previousRun; }
 
 std::optional<std::string> CheckpointManager::latestCheckpoint() const {
     std::lock_guard lock(m_impl->mutex);

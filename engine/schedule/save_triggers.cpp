@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ckpt/retention.h"
 #include "platform/file.h"
 #include "platform/json_type.h"
 
@@ -48,7 +49,13 @@ Result<bool> readBool(const nlohmann::json& value, std::string_view source, std:
 
 Result<double> readSeconds(const nlohmann::json& value, std::string_view source, std::string_view field) {
     if (value.is_number()) return value.get<double>();
-    return fieldError(source, field, "must be a number of seconds, got " + std::string(platform::jsonTypeName(value)));
+    if (value.is_string()) {
+        auto seconds = parseDuration(value.get<std::string>());
+        if (!seconds.ok()) return fieldError(source, field, "is not a duration: " + seconds.status().message());
+        return *seconds;
+    }
+    return fieldError(source, field,
+                      "must be seconds or a duration such as \"10m\", got " + std::string(platform::jsonTypeName(value)));
 }
 
 Result<SaveTriggers> triggersFromJson(const nlohmann::json& doc, std::string_view source) {

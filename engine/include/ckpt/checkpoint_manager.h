@@ -14,18 +14,33 @@
 // (deferred_snapshot.h), which asks the caller to change variables only
 // through a fresh mutableValue()/assign() after each save.
 // Thread-affine: call a manager from one thread (the writer thread is internal).
+//
+// Ownership (docs/scheduling.md): every save writes <prefix>.info.json
+// (checkpoint_metadata.h: owner, step, time, metrics, tags) durably before
+// the checkpoint's index commits. The manager deletes only checkpoints
+// whose metadata names its owner. At create() it sorts what the directory
+// already holds: its own; a previous run's (this checkpoint name, written
+// by another owner or listed in the state file without metadata), which it
+// adopts (rewriting their metadata with this owner) or leaves alone as
+// options.previousRun says; and foreign ones, never touched. previousRun()
+// reports each group. Rotation (legacy max_to_keep / keep-every-N-hours, or
+// a RetentionPolicy through retention.h's planner) runs only after the new
+// checkpoint and the state file are durable; with async saves on the
+// writer thread, after the commit.
 //   CheckpointManagerOptions o; o.maxToKeep = 3; o.async = true;
 //   auto mgr = CheckpointManager::create(root, "/runs/a", o);
-//   auto saved = (*mgr)->save();      // SaveReport: path, blocking time
+//   auto saved = (*mgr)->save({.metrics = {{"loss", 0.25}}});   // SaveReport: path, blocking time
 //   CKPT_RETURN_IF_ERROR((*mgr)->sync());
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ckpt/retention.h"
 #include "ckpt/save.h"
 #include "ckpt/status.h"
 #include "ckpt/trackable.h"
@@ -48,10 +63,51 @@ struct CheckpointManagerOptions {
     // restoreOrInitialize() hooks: restore from a prefix, or initialize fresh.
     std::function<Status(const std::string& prefix)> restore;
     std::function<Status()> initialize;
+
+    // The run id recorded in each checkpoint's metadata; the manager deletes
+    // only checkpoints carrying it. Empty: "<checkpointName>@<directory>"
+    // with the directory made absolute, so a restarted program with the same
+    // options owns what it wrote before.
+    std::string owner;
+    // When set, replaces maxToKeep and keepCheckpointEveryNHours: after each
+    // save the manager plans retention over the directory (retention.h) with
+    // this owner and deletes what the plan deletes.
+    std::optional<RetentionPolicy> retention;
+    // A previous run's checkpoints found at create(): Adopt rewrites their
+    // metadata with this owner and manages them with the rest (what
+    // TensorFlow's manager does with the state file's list); LeaveAlone
+    // never deletes them and leaves them out of the state file's list.
+    enum class PreviousRun { Adopt, LeaveAlone };
+    PreviousRun previousRun = PreviousRun::Adopt;
+    // Wall seconds since the Unix epoch (metadata savedAt, timestamps,
+    // retention's now). Empty: the system clock. Tests inject a fake one.
+    std::function<double()> clock;
+};
+
+// What create() found in the directory, as absolute prefixes in step order.
+struct PreviousRunReport {
+    std::vector<std::string> own;        // already this owner's
+    std::vector<std::string> adopted;    // a previous run's, now this owner's
+    std::vector<std::string> leftAlone;  // a previous run's, never deleted by this manager
+    std::vector<std::string> foreign;    // not this manager's kind (other names, no metadata): never touched
+};
+
+// One save with what its metadata records.
+struct SaveRequest {
+    std::map<std::string, double> metrics;
+    std::vector<std::string> tags;
+    std::optional<int64_t> checkpointNumber;  // default: save_counter
+    bool checkInterval = true;                // false forces a save the interval would skip
+    // The training step for the metadata. Default: the step counter, else the
+    // root's int `step` / `global_step` variable, else none (readers then
+    // use the step stored in the checkpoint).
+    std::optional<int64_t> step;
+    std::string schedule;  // the schedule that asked, if any
 };
 
 struct SaveReport {
     std::optional<std::string> path;  // nullopt when checkpointInterval skipped the save
+    std::optional<int64_t> step;      // what the metadata records
     double blockingSeconds = 0;       // time save() held the caller
     double waitedSeconds = 0;         // async: part of it spent waiting for the previous write
     // Deferred snapshots: how long variable changes since the previous save
@@ -72,6 +128,9 @@ public:
 
     // Saves unless the interval says not yet ('checkInterval' false forces it).
     Result<SaveReport> save(std::optional<int64_t> checkpointNumber = std::nullopt, bool checkInterval = true);
+    Result<SaveReport> save(const SaveRequest& request);
+    // Async: a write is still running (a save() now would wait for it).
+    bool saveInFlight() const;
     // Waits for the background write; returns its error, if any.
     Status sync();
     // sync() and stop the writer thread.
@@ -82,6 +141,8 @@ public:
     std::optional<std::string> latestCheckpoint() const;
     // Checkpoints still managed (oldest first), as absolute prefixes.
     std::vector<std::string> checkpoints() const;
+    const std::string& owner() const;
+    const PreviousRunReport& previousRun() const;
     // Restores the latest checkpoint with options.restore, else calls
     // options.initialize; returns the restored prefix or nullopt.
     Result<std::optional<std::string>> restoreOrInitialize();

@@ -361,9 +361,11 @@ private slots:
             QVERIFY(saved->blockingSeconds >= 0);
         }
         QVERIFY((*m)->sync().isOk());
+        // Each kept checkpoint with its metadata (checkpoint_metadata.h); the rotated ones without.
         QCOMPARE(filesIn(tmp.path()), (QStringList{QStringLiteral("checkpoint"), QStringLiteral("ckpt-3.data-00000-of-00001"),
-                                                   QStringLiteral("ckpt-3.index"), QStringLiteral("ckpt-4.data-00000-of-00001"),
-                                                   QStringLiteral("ckpt-4.index")}));
+                                                   QStringLiteral("ckpt-3.index"), QStringLiteral("ckpt-3.info.json"),
+                                                   QStringLiteral("ckpt-4.data-00000-of-00001"), QStringLiteral("ckpt-4.index"),
+                                                   QStringLiteral("ckpt-4.info.json")}));
         QCOMPARE((*m)->checkpoints().size(), size_t{2});
         // A new manager picks the state up and continues the sweep.
         m->reset();

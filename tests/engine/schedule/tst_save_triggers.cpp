@@ -164,6 +164,10 @@ private slots:
                                        << "must be a JSON object, got an array";
         QTest::newRow("zero steps") << R"({"every_steps": 0})"
                                     << "field \"every_steps\" must be a positive number";
+        QTest::newRow("duration string") << R"({"every_seconds": "10m"})"
+                                         << "";
+        QTest::newRow("bad duration") << R"({"every_seconds": "ten minutes"})"
+                                      << "field \"every_seconds\" is not a duration";
         QTest::newRow("negative seconds") << R"({"every_seconds": -5})"
                                           << "field \"every_seconds\" must be a positive";
         QTest::newRow("steps as string") << R"({"every_steps": "100"})"
@@ -213,6 +217,7 @@ private slots:
         QVERIFY(parsed.ok());
         QCOMPARE(parsed->everySteps.value_or(0), int64_t(100));
         QCOMPARE(parsed->everySeconds.value_or(0), 600.0);
+        QCOMPARE(parseSaveTriggers(R"({"every_seconds": "2h"})", "p")->everySeconds.value_or(0), 7200.0);
         QCOMPARE(parsed->atSteps, (std::vector<int64_t>{500, 1}));
         QVERIFY(parsed->onPreemption);
         QVERIFY(!parsed->initial);
