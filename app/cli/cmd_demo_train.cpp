@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "ckpt/demo_trainer.h"
+#include "ckpt/scheduled_checkpointer.h"
 #include "output.h"
 
 namespace ckpt::cli {
@@ -31,8 +32,22 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
         ->check(CLI::PositiveNumber);
     cmd->add_option("--replicas", opts->replicas, "Save every variable as R parallel components (default 1)")
         ->check(CLI::PositiveNumber);
+    auto policyFile = std::make_shared<std::string>();
+    cmd->add_option("--policy", *policyFile,
+                    "JSON file with save triggers and a retention policy: {\"triggers\": {...}, \"retention\": {...}} "
+                    "(docs/scheduling.md); replaces --save-every and --max-to-keep for what it sets");
+    cmd->add_option("--owner", opts->owner, "Run id recorded in each checkpoint's metadata (default: ckpt@DIR)");
     cmd->add_flag("--json", *json, "Machine-readable output (docs/cli.md)");
-    cmd->callback([&ctx, opts, json, maxShard, freezeFrom, noFreeze] {
+    cmd->callback([&ctx, opts, json, maxShard, freezeFrom, noFreeze, policyFile] {
+        if (!policyFile->empty()) {
+            auto policy = readCheckpointPolicy(*policyFile);
+            if (!policy) {
+                ctx.exitCode = reportError(policy.status(), *json);
+                return;
+            }
+            opts->triggers = policy->triggers;
+            opts->retention = policy->retention;
+        }
         if (*maxShard > 0) opts->maxShardBytes = *maxShard;
         if (*noFreeze) opts->freezeFirstLayerFrom = opts->steps + 1;
         if (*freezeFrom > 0) opts->freezeFirstLayerFrom = *freezeFrom;
@@ -40,7 +55,7 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
         auto run = runDemoTraining(*opts, [json](const DemoProgress& p) {
             if (*json) return;
             std::cout << "step " << std::setw(5) << p.step << "  loss " << std::fixed << std::setprecision(5) << p.loss
-                      << "  saved " << p.savedPath.value_or("-") << "  (blocked " << std::setprecision(1)
+                      << "  saved " << p.savedPath.value_or("-") << "  (" << p.saveReason << "; blocked " << std::setprecision(1)
                       << p.saveBlockingSeconds * 1000.0 << " ms)\n";
         });
         if (!run) {
@@ -53,15 +68,19 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
                 saves.push_back({{"step", p.step},
                                  {"loss", p.loss},
                                  {"path", p.savedPath.value_or("")},
+                                 {"reason", p.saveReason},
                                  {"blocking_ms", p.saveBlockingSeconds * 1000.0}});
             printJson({{"directory", opts->directory},
                        {"steps", opts->steps},
                        {"first_loss", run->firstLoss},
                        {"freeze_from", frozenFrom <= opts->steps ? nlohmann::json(frozenFrom) : nlohmann::json()},
                        {"final_loss", run->finalLoss},
+                       {"steps_run", run->stepsRun},
+                       {"preempted", run->preempted},
                        {"saves", saves}});
             return;
         }
+        if (run->preempted) std::cout << "stopped at step " << run->stepsRun << " after the preemption save\n";
         std::cout << "loss " << std::setprecision(5) << run->firstLoss << " -> " << run->finalLoss << "\n";
         if (frozenFrom <= opts->steps)
             std::cout << "layer 0 frozen from step " << frozenFrom << " on (fine-tune phase: only layer 1 trained)\n";

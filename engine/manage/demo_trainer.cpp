@@ -2,9 +2,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <random>
 
-#include "ckpt/checkpoint_manager.h"
+#include "ckpt/scheduled_checkpointer.h"
 
 namespace ckpt {
 namespace {
@@ -115,13 +116,22 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
         y[static_cast<size_t>(s)] = std::sin(xs[0]) + 0.5f * xs[1] * xs[2] - 0.3f * xs[3] + 0.1f * xs[4] * xs[4];
     }
 
-    CheckpointManagerOptions mo;
+    ScheduledCheckpointerOptions so;
+    if (options.triggers) {
+        so.triggers = *options.triggers;
+    } else {
+        so.triggers.everySteps = options.saveEvery;
+    }
+    so.schedule = options.schedule;
+    CheckpointManagerOptions& mo = so.manager;
     mo.maxToKeep = options.maxToKeep;
+    mo.retention = options.retention;
+    mo.owner = options.owner;
     mo.async = options.async;
     mo.asyncSnapshot = CheckpointManagerOptions::Snapshot::Deferred;  // the loop takes its views anew each step
     mo.stepCounter = m.step;
     if (options.maxShardBytes) mo.save.policy = std::make_shared<MaxShardSizePolicy>(*options.maxShardBytes);
-    CKPT_ASSIGN_OR_RETURN(auto manager, CheckpointManager::create(m.root, options.directory, std::move(mo)));
+    CKPT_ASSIGN_OR_RETURN(auto checkpointer, ScheduledCheckpointer::create(m.root, options.directory, std::move(so)));
 
     std::vector<Variable*> params = {m.k0.get(), m.b0.get(), m.k1.get(), m.b1.get()};
     std::vector<std::vector<float>> grads(params.size());
@@ -186,14 +196,27 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
         }
         setScalar(*m.iter, &t, 8);
         setScalar(*m.step, &step, 8);
-        if (step % options.saveEvery == 0 || step == options.steps) {
-            CKPT_ASSIGN_OR_RETURN(SaveReport saved, manager->save());
-            DemoProgress p{step, loss, saved.path, saved.blockingSeconds};
+        run.stepsRun = step;
+        const std::map<std::string, double> metrics{{"loss", loss}};
+        CKPT_ASSIGN_OR_RETURN(StepOutcome outcome, checkpointer->onStep(step, metrics));
+        if (!outcome.saved && step == options.steps) {
+            CKPT_ASSIGN_OR_RETURN(outcome, checkpointer->saveNow("final step", metrics));
+        }
+        if (outcome.saved) {
+            DemoProgress p{step, loss, outcome.report.path, outcome.reason, outcome.report.blockingSeconds};
             run.saves.push_back(p);
             if (progress) progress(p);
         }
+        if (checkpointer->stopRequested()) {
+            run.preempted = true;
+            break;
+        }
+        if (options.cancel && options.cancel->isCancelled()) {
+            CKPT_RETURN_IF_ERROR(checkpointer->close());
+            return cancelled("demo training in " + options.directory + " cancelled at step " + std::to_string(step));
+        }
     }
-    CKPT_RETURN_IF_ERROR(manager->close());
+    CKPT_RETURN_IF_ERROR(checkpointer->close());
     return run;
 }
 

@@ -18,6 +18,10 @@
 // layer_with_weights-1, its slots, optimizer/iter and step move. With the
 // defaults (200 steps, a save every 40, 5 kept) ckpt-1 and ckpt-2 are from
 // the first phase, ckpt-3 to ckpt-5 from the fine-tune phase.
+//
+// Saves go through a ScheduledCheckpointer (scheduled_checkpointer.h): the
+// triggers decide when, each checkpoint's metadata records the step and
+// the loss as metric "loss", and the final step is always saved.
 
 #include <cstdint>
 #include <functional>
@@ -26,6 +30,9 @@
 #include <string>
 #include <vector>
 
+#include "ckpt/cancellation.h"
+#include "ckpt/retention.h"
+#include "ckpt/save_triggers.h"
 #include "ckpt/status.h"
 #include "ckpt/trackable.h"
 
@@ -46,12 +53,24 @@ struct DemoTrainOptions {
     int replicas = 1;  // >1 saves VARIABLE_VALUE + parallel_component_<i>
     int hidden = 32;
     uint64_t seed = 1;
+    // When to save. Unset: every saveEvery steps. The last step is saved
+    // whatever the triggers say. With onPreemption, SIGTERM/SIGINT save
+    // once and end the run early (DemoRun::preempted).
+    std::optional<SaveTriggers> triggers;
+    // What to keep. Unset: the newest maxToKeep (TensorFlow's max_to_keep).
+    std::optional<RetentionPolicy> retention;
+    std::string owner;     // recorded in each checkpoint's metadata; empty: the manager's default
+    std::string schedule;  // the schedule running it, recorded in the metadata
+    // Checked every step (may be null): the run stops with Cancelled after
+    // the save in flight, if any, is finished.
+    const CancellationToken* cancel = nullptr;
 };
 
 struct DemoProgress {
     int64_t step = 0;
     double loss = 0;
     std::optional<std::string> savedPath;  // set when this step saved
+    std::string saveReason;                // the trigger that fired ("every 40 steps", "final step")
     double saveBlockingSeconds = 0;
 };
 
@@ -60,12 +79,14 @@ struct DemoRun {
     double firstLoss = 0;
     double finalLoss = 0;
     std::shared_ptr<Trackable> root;  // the trained object graph
+    int64_t stepsRun = 0;
+    bool preempted = false;  // stopped by SIGTERM/SIGINT after its preemption save
 };
 
 // The untrained graph (for tests that want the structure without training).
 Result<std::shared_ptr<Trackable>> makeDemoModel(int hidden, int replicas, uint64_t seed);
 
-// Trains, saving every saveEvery steps and after the last one. 'progress'
+// Trains, saving when the triggers fire and after the last step. 'progress'
 // (may be empty) is called at each save.
 Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::function<void(const DemoProgress&)>& progress = {});
 
