@@ -204,6 +204,8 @@ RunOutcome runDirectorySchedule(const Schedule& schedule, RunContext& context) {
 
 RunOutcome runDemoSchedule(const Schedule& schedule, RunContext& context) {
     if (isCancelled(context)) return failed(cancelled("cancelled before the demo run started"), context.clock());
+    if (Status st = pipeline::createDirectories(schedule.destination); !st.isOk())
+        return failed(st.withContext("cannot create the destination"), context.clock());
     DemoTrainOptions options;
     options.directory = schedule.destination;
     options.steps = schedule.demoSteps;
