@@ -11,6 +11,7 @@
 #     restore (bench_restore: matching 100k nodes; restore vs cat)
 #     compare (bench_compare: identical 100k-tensor diff; 2 GiB diff and
 #              history of 10 x 256 MiB vs cat; --quick for a smoke run)
+#     retention (bench_retention: planning 10,000 checkpoints vs listing them)
 # Scratch space (~2.5 GiB free) comes from $TMPDIR (default /tmp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,11 +41,14 @@ run() {
     compare)
       cmake --build build --target bench_compare >/dev/null
       build/bench/bench_compare "$@" ;;
-    *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, compare, all)" >&2; exit 2 ;;
+    retention)
+      cmake --build build --target bench_retention >/dev/null
+      build/bench/bench_retention "$scratch" "$@" ;;
+    *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, compare, retention, all)" >&2; exit 2 ;;
   esac
 }
 if [ "$which" = all ]; then
-  for b in reader save preview restore compare; do echo "== $b"; run "$b"; done
+  for b in reader save preview restore compare retention; do echo "== $b"; run "$b"; done
 else
   run "$which" "$@"
 fi
