@@ -308,7 +308,7 @@ Result<uint64_t> parseByteSize(std::string_view text) {
     if (!bytes || !std::isfinite(*bytes) || *bytes < 0 || *bytes >= 1.8e19)
         return invalidArgument("size \"" + std::string(text) +
                                "\" is not bytes or a number with B, KB, MB, GB, TB, KiB, MiB, GiB or TiB (\"500MB\", \"2GiB\")");
-    return static_cast<uint64_t>(*bytes + 0.5);
+    return static_cast<uint64_t>(std::round(*bytes));
 }
 
 }  // namespace ckpt

@@ -164,6 +164,10 @@ struct RetentionApplyReport {
 // exactly those names (a symlink is unlinked, never followed). Re-checks
 // that each checkpoint is still there and unchanged since planning; the
 // state file is rewritten without the deleted ones. Stops at the first error.
+// The unchanged check compares each candidate's indexBytes/indexModified
+// with the .index now, so plans to apply come from planDirectoryRetention
+// (or candidates from retentionCandidates); a candidate built by hand
+// without them is skipped, never deleted blind.
 Result<RetentionApplyReport> applyRetention(const RetentionPlan& plan);
 
 // The one function that removes a checkpoint's files (the manager's
