@@ -148,6 +148,28 @@ private slots:
         QVERIFY(QString::fromStdString(j["error"]["message"].get<std::string>()).contains(fragment));
     }
 
+    // ckpt list shows what retention judges by: owner, tags, metrics.
+    void listShowsMetadata() {
+        CheckpointDir d;
+        d.save("ckpt-1", 10, kNow - kDay, "run-a", {{"val_loss", 0.25}}, {"release"});
+        d.save("imported", 7, kNow - 2 * kDay, std::nullopt);
+        d.save("damaged", 20, kNow);
+        d.writeFile("damaged.info.json", R"({"tags": "release"})");
+        Run text = ckpt::testing::runCkpt({QStringLiteral("list"), q(d.dir())});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains("owner run-a  tags release  val_loss=0.25"), text.out.constData());
+        QVERIFY2(text.out.contains("METADATA: DataLoss"), text.out.constData());
+        Run asJson = ckpt::testing::runCkpt({QStringLiteral("list"), q(d.dir()), QStringLiteral("--json")});
+        QCOMPARE(asJson.exitCode, 0);
+        const json j = json::parse(asJson.out.toStdString());
+        QVERIFY(j["checkpoints"][0]["metadata"].is_null());  // imported, step 7
+        QCOMPARE(j["checkpoints"][1]["metadata"]["owner"].get<std::string>(), std::string("run-a"));
+        QCOMPARE(j["checkpoints"][1]["metadata"]["metrics"]["val_loss"].get<double>(), 0.25);
+        QCOMPARE(j["checkpoints"][1]["metadata"]["tags"][0].get<std::string>(), std::string("release"));
+        QVERIFY(QString::fromStdString(j["checkpoints"][2]["metadata_error"].get<std::string>())
+                    .contains(QStringLiteral("\"tags\"")));
+    }
+
     void missingDirectory() {
         Run r = retention(
             {QStringLiteral("plan"), QStringLiteral("/nonexistent/runs"), QStringLiteral("--keep-latest"), QStringLiteral("1")});
