@@ -3,6 +3,8 @@
 // directory, a downgraded tool), so fields it does not know are skipped and
 // a newer format is read as far as it is understood. A known field with
 // the wrong type is damage, not a newer format: DataLoss naming the field.
+// Reading and the JSON text live here, with the other on-disk formats;
+// writing is the save pipeline's (pipeline/checkpoint_metadata_writer.cpp).
 
 #include "ckpt/checkpoint_metadata.h"
 
@@ -11,7 +13,6 @@
 #include <cmath>
 #include <limits>
 
-#include "pipeline/writable_file.h"
 #include "platform/file.h"
 #include "platform/json_type.h"
 
@@ -120,10 +121,6 @@ Result<std::optional<CheckpointMetadata>> readCheckpointMetadata(std::string_vie
     CKPT_RETURN_IF_ERROR((*file)->readExact(0, text.size(), text.data()));
     CKPT_ASSIGN_OR_RETURN(CheckpointMetadata m, parseCheckpointMetadata(text, path));
     return std::optional<CheckpointMetadata>{std::move(m)};
-}
-
-Status writeCheckpointMetadata(std::string_view prefix, const CheckpointMetadata& metadata) {
-    return pipeline::writeFileAtomically(checkpointMetadataFileName(prefix), checkpointMetadataToJson(metadata));
 }
 
 }  // namespace ckpt
