@@ -7,6 +7,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "ckpt/retention.h"
@@ -174,8 +175,17 @@ bool nothingOwned(const RetentionPlan& plan) {
     return !plan.decisions.empty();
 }
 
-constexpr const char* kOwnershipHint =
-    "pass --owner RUN to manage that run's checkpoints, or --adopt for checkpoints without an owner";
+// Names the owners present, so the user can pick the run to act for.
+std::string ownershipHint(const RetentionPlan& plan) {
+    std::map<std::string, int> owners;
+    for (const RetentionDecision& d : plan.decisions)
+        if (!d.candidate.owner.empty()) ++owners[d.candidate.owner];
+    std::string hint = "pass --owner RUN to manage that run's checkpoints, or --adopt for checkpoints without an owner";
+    if (owners.empty()) return hint;
+    hint += "; owners here:";
+    for (const auto& [owner, count] : owners) hint += " " + owner + " (" + std::to_string(count) + ")";
+    return hint;
+}
 
 nlohmann::json planJson(const RetentionPlan& plan, const RetentionPolicy& policy, const RetentionContext& context) {
     nlohmann::json rows = nlohmann::json::array();
@@ -207,7 +217,7 @@ nlohmann::json planJson(const RetentionPlan& plan, const RetentionPolicy& policy
               {"left_alone", plan.leftAlone},
               {"left_alone_bytes", plan.leftAloneBytes}}},
             {"notes", notes},
-            {"hint", nothingOwned(plan) ? nlohmann::json(kOwnershipHint) : nlohmann::json(nullptr)}};
+            {"hint", nothingOwned(plan) ? nlohmann::json(ownershipHint(plan)) : nlohmann::json(nullptr)}};
 }
 
 void printPlan(const RetentionPlan& plan, const RetentionContext& context, bool applying) {
@@ -233,7 +243,7 @@ void printPlan(const RetentionPlan& plan, const RetentionContext& context, bool 
               << bytesText(plan.deletedBytes) << "), leave alone " << plan.leftAlone << " (" << bytesText(plan.leftAloneBytes)
               << ")\n";
     for (const std::string& note : plan.notes) std::cout << "note: " << note << "\n";
-    if (nothingOwned(plan)) std::cout << "hint: " << kOwnershipHint << "\n";
+    if (nothingOwned(plan)) std::cout << "hint: " << ownershipHint(plan) << "\n";
 }
 
 void run(const RetentionOptions& o, bool apply, CommandContext& ctx) {
