@@ -2,6 +2,8 @@
 // each view (window grabs, no X server tricks) for docs/screenshots.
 // --demo DIR trains the demo model into DIR (unless it already holds
 // checkpoints) and opens it: the one command a newcomer needs.
+// --schedule-store PATH shows and edits the schedules of another store than
+// the engine's default (tests and the screenshot tour use a temporary one).
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -11,6 +13,7 @@
 
 #include "screenshot_tour.h"
 #include "views/main_window.h"
+#include "views/schedules_view.h"
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -35,9 +38,14 @@ int main(int argc, char** argv) {
         QStringLiteral("Open the demo checkpoints in DIR, generating them first (a short Adam training run) when missing."),
         QStringLiteral("dir"));
     parser.addOption(demo);
+    QCommandLineOption store(QStringLiteral("schedule-store"),
+                             QStringLiteral("The schedule store (SQLite) the Schedules tab shows, instead of the default."),
+                             QStringLiteral("path"));
+    parser.addOption(store);
     parser.process(app);
 
     ckpt::ui::MainWindow window;
+    if (parser.isSet(store)) window.schedulesView()->setStorePath(QDir(parser.value(store)).absolutePath());
     window.show();
     const QStringList args = parser.positionalArguments();
     if (parser.isSet(shots)) {

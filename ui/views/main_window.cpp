@@ -37,6 +37,8 @@
 #include "views/job_status_widget.h"
 #include "views/object_tree_pane.h"
 #include "views/restore_view.h"
+#include "views/retention_preview.h"
+#include "views/schedules_view.h"
 #include "views/tensor_inspector.h"
 
 namespace ckpt::ui {
@@ -50,7 +52,8 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_jobs(new JobTracker(this)), m_sidebar(new CheckpointSidebar(m_jobs, this)),
       m_workspace(new QTabWidget(this)), m_stack(new QStackedWidget(this)), m_welcome(new QWidget(this)),
       m_tree(new ObjectTreePane(m_jobs, this)), m_error(new ErrorPanel(this)), m_inspector(new TensorInspector(m_jobs, this)),
-      m_restore(new RestoreView(m_jobs, this)), m_compare(new CompareView(m_jobs, this)), m_splitter(new QSplitter(this)),
+      m_restore(new RestoreView(m_jobs, this)), m_compare(new CompareView(m_jobs, this)),
+      m_schedules(new SchedulesView(m_jobs, this)), m_retention(new RetentionPreview(m_jobs, this)), m_splitter(new QSplitter(this)),
       m_location(new QLabel(this)) {
     setWindowTitle(tr("Checkpoint Explorer"));
     setAcceptDrops(true);
@@ -118,9 +121,21 @@ MainWindow::MainWindow(QWidget* parent)
     addWorkspaceView(m_compare, tr("Compare"));
     m_compare->setNeighbourLookup(
         [this](const QString& prefix, int delta) { return m_sidebar->directories()->neighbour(prefix, delta); });
-    // The compare view has its own detail pane: the inspector's room goes to it.
-    connect(m_workspace, &QTabWidget::currentChanged, this,
-            [this] { m_inspector->setVisible(m_workspace->currentWidget() != m_compare); });
+    addWorkspaceView(m_schedules, tr("Schedules"));
+    addWorkspaceView(m_retention, tr("Retention"));
+    connect(m_schedules, &SchedulesView::retentionPreviewRequested, this,
+            [this](const QString& dir, const RetentionPolicy& policy, const QString& owner) {
+                m_retention->setPolicy(policy);
+                m_retention->setOwner(owner);
+                m_retention->setDirectory(dir);
+                m_workspace->setCurrentWidget(m_retention);
+            });
+    connect(m_retention, &RetentionPreview::applied, m_sidebar, &CheckpointSidebar::listDirectory);
+    // Only the object graph and the restore view inspect tensors; the
+    // others use the inspector's room (compare has its own detail pane).
+    connect(m_workspace, &QTabWidget::currentChanged, this, [this] {
+        m_inspector->setVisible(m_workspace->currentWidget() == m_stack || m_workspace->currentWidget() == m_restore);
+    });
 
     m_splitter->addWidget(m_sidebar);
     m_splitter->addWidget(m_workspace);
@@ -283,6 +298,8 @@ void MainWindow::openPath(const QString& rawPath) {
     m_currentPath = path;
     addRecent(path);
     m_sidebar->listDirectory(directoryFor(path));
+    m_retention->suggestDirectory(directoryFor(path));
+    m_schedules->setSuggestedSource(directoryFor(path));
 
     if (m_openJob) m_openJob->cancel();
     const quint64 generation = ++m_openGeneration;

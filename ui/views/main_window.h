@@ -2,8 +2,8 @@
 // The explorer window: the checkpoint sidebar (CheckpointSidebar), the
 // object-graph tree (or an error panel) in a workspace tab, the tensor
 // inspector on the right, background-job progress in the status bar.
-// The restore and compare views are workspace tabs (addWorkspaceView() adds
-// more); two checkpoints selected in the sidebar compare with Ctrl+D, or by
+// The restore, compare, schedules and retention views are workspace tabs
+// (addWorkspaceView() adds more); two checkpoints selected in the sidebar compare with Ctrl+D, or by
 // dropping one onto the other. With nothing open, the welcome page offers
 // demo checkpoints.
 
@@ -32,6 +32,8 @@ class JobControl;
 class JobTracker;
 class ObjectTreePane;
 class RestoreView;
+class RetentionPreview;
+class SchedulesView;
 class TensorInspector;
 
 class MainWindow : public QMainWindow {
@@ -66,6 +68,8 @@ public:
     ErrorPanel* errorPanel() const { return m_error; }
     RestoreView* restoreView() const { return m_restore; }
     CompareView* compareView() const { return m_compare; }
+    SchedulesView* schedulesView() const { return m_schedules; }
+    RetentionPreview* retentionPreview() const { return m_retention; }
     QTabWidget* workspace() const { return m_workspace; }
     QPushButton* demoButton() const { return m_demoButton; }
     const std::shared_ptr<const CheckpointSnapshot>& snapshot() const { return m_snapshot; }
@@ -106,6 +110,8 @@ private:
     TensorInspector* m_inspector;
     RestoreView* m_restore;
     CompareView* m_compare;
+    SchedulesView* m_schedules;
+    RetentionPreview* m_retention;
     QPushButton* m_demoButton = nullptr;
     QLabel* m_demoHint = nullptr;
     std::shared_ptr<JobControl> m_demoJob;
