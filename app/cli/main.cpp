@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
     registerDiff(app, ctx);
     registerHistory(app, ctx);
     registerRetention(app, ctx);
+    registerSchedule(app, ctx);
+    registerScheduler(app, ctx);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

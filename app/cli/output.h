@@ -48,5 +48,7 @@ void registerReshard(CLI::App& app, CommandContext& ctx);
 void registerDiff(CLI::App& app, CommandContext& ctx);     // cmd_diff.cpp
 void registerHistory(CLI::App& app, CommandContext& ctx);  // cmd_history.cpp
 void registerRetention(CLI::App& app, CommandContext& ctx);  // cmd_retention.cpp
+void registerSchedule(CLI::App& app, CommandContext& ctx);   // cmd_schedule.cpp
+void registerScheduler(CLI::App& app, CommandContext& ctx);  // cmd_schedule.cpp
 
 }  // namespace ckpt::cli

@@ -203,6 +203,8 @@ Status validateSchedule(const Schedule& schedule) {
     if (sharding.shardCount && (*sharding.shardCount < 1 || *sharding.shardCount > kMaxShardCount))
         return invalidArgument("the shard count must be between 1 and " + std::to_string(kMaxShardCount) + ", got " +
                                std::to_string(*sharding.shardCount));
+    if (schedule.source == ScheduleSource::DemoTrainer && sharding.shardCount)
+        return invalidArgument("the demo trainer shards by size only: use a maximum shard size, not a shard count");
     CKPT_RETURN_IF_ERROR(validateRetentionPolicy(schedule.retention));
     return checkPaths(schedule);
 }

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <limits>
 #include <set>
 #include <vector>
 
@@ -211,10 +210,18 @@ RunOutcome runDemoSchedule(const Schedule& schedule, RunContext& context) {
     options.steps = schedule.demoSteps;
     options.async = schedule.async;
     options.maxShardBytes = schedule.sharding.maxShardBytes;
-    // Until DemoTrainOptions takes triggers and a retention policy: the step
-    // interval and keep-latest are what it understands.
-    options.saveEvery = schedule.triggers.everySteps.value_or(schedule.demoSteps);
-    options.maxToKeep = schedule.retention.keepLatest.value_or(std::numeric_limits<int>::max());
+    SaveTriggers triggers = schedule.triggers;
+    // everySeconds is the scheduler's interval between runs, not between
+    // saves; a stop of the scheduler reaches the run through 'cancel', so
+    // the run installs no signal handlers of its own.
+    triggers.everySeconds.reset();
+    triggers.onPreemption = false;
+    if (triggers.any()) options.triggers = triggers;
+    else options.saveEvery = schedule.demoSteps;  // the final step alone
+    options.retention = schedule.retention;
+    options.owner = scheduleOwner(schedule.name);
+    options.schedule = schedule.name;
+    options.cancel = context.cancel;
     std::set<std::string> saved;
     auto run = runDemoTraining(options, [&](const DemoProgress& p) {
         if (p.savedPath) saved.insert(*p.savedPath);

@@ -418,6 +418,32 @@ private slots:
         QCOMPARE(verifyAll(f.destination), QString());
     }
 
+    void demo_run_cancelled_mid_training() {
+        Fixture f;
+        Schedule demo;
+        demo.name = "long-demo";
+        demo.source = ScheduleSource::DemoTrainer;
+        demo.destination = f.destination;
+        demo.triggers.everySeconds = 3600;
+        demo.triggers.everySteps = 500;
+        demo.demoSteps = 5'000'000;
+        QVERIFY(f.add(demo) > 0);
+        auto scheduler = Scheduler::open(f.store, f.options());
+        QVERIFY(scheduler.ok());
+        CancellationToken token;
+        int saves = 0;
+        QElapsedTimer timer;
+        timer.start();
+        auto run = (*scheduler)->runNow("long-demo", &token, [&](int64_t, int64_t, std::string_view) {
+            if (++saves == 3) token.cancel();
+        });
+        QVERIFY(run.ok());
+        QCOMPARE(run->result, RunResult::Interrupted);
+        QVERIFY(timer.elapsed() < 30000);
+        QVERIFY(!names(f.destination).empty());
+        QCOMPARE(verifyAll(f.destination), QString());
+    }
+
     void service_loop_stops_on_cancel() {
         Fixture f;
         QVERIFY(!saveSource(f.source, 100).empty());

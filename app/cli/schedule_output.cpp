@@ -1,0 +1,94 @@
+#include "schedule_output.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+#include "ckpt/save_triggers.h"
+
+namespace ckpt::cli {
+
+Result<StoreLocation> storeLocation(const std::string& storeFlag) {
+    StoreLocation location;
+    if (!storeFlag.empty()) {
+        location.path = storeFlag;
+        return location;
+    }
+    CKPT_ASSIGN_OR_RETURN(location.path, ScheduleStore::defaultPath());
+    location.options.createDirectory = true;
+    return location;
+}
+
+nlohmann::json scheduleJson(const Schedule& schedule) { return nlohmann::json::parse(scheduleToJson(schedule)); }
+
+nlohmann::json runJson(const ScheduleRun& run) {
+    return {{"id", run.id},
+            {"schedule", run.scheduleName},
+            {"trigger", std::string(runTriggerName(run.trigger))},
+            {"started_at", run.startedAt},
+            {"ended_at", run.endedAt ? nlohmann::json(*run.endedAt) : nlohmann::json(nullptr)},
+            {"seconds", run.endedAt ? nlohmann::json(run.seconds()) : nlohmann::json(nullptr)},
+            {"result", std::string(runResultName(run.result))},
+            {"bytes", run.bytes},
+            {"checkpoint", run.checkpoint},
+            {"source_checkpoint", run.sourceCheckpoint},
+            {"error", run.error},
+            {"note", run.note},
+            {"pid", run.pid}};
+}
+
+std::string localTime(double seconds) {
+    const auto t = static_cast<std::time_t>(seconds);
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm);
+    return text;
+}
+
+std::string byteText(uint64_t bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        ++u;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+    return text;
+}
+
+std::string runLine(const ScheduleRun& run) {
+    char seconds[32] = "";
+    if (run.endedAt) std::snprintf(seconds, sizeof seconds, " %.1f s", run.seconds());
+    std::string line = "run " + std::to_string(run.id) + " (" + std::string(runTriggerName(run.trigger)) + ") " +
+                       localTime(run.startedAt) + " " + std::string(runResultName(run.result)) + seconds;
+    if (run.bytes) line += " " + byteText(run.bytes);
+    if (!run.checkpoint.empty()) line += " " + run.checkpoint;
+    if (!run.error.empty()) line += "\n    error: " + run.error;
+    if (!run.note.empty()) line += "\n    " + run.note;
+    return line;
+}
+
+CancelOnSignal::CancelOnSignal() {
+    // The handlers only record the signal (async-signal-safe); this thread
+    // turns it into a cancellation the running save polls.
+    (void)installPreemptionHandlers();
+    m_watcher = std::thread([this] {
+        while (!m_done.load()) {
+            if (const int sig = pendingPreemption(); sig != 0 && !m_token.isCancelled()) {
+                m_signal.store(sig);
+                m_token.cancel();
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    });
+}
+
+CancelOnSignal::~CancelOnSignal() {
+    m_done.store(true);
+    m_watcher.join();
+}
+
+}  // namespace ckpt::cli
