@@ -79,10 +79,19 @@ Result<Schedule> scheduleFromOptions(const AddOptions& o) {
     return s;
 }
 
+// "1d", "30m", "90s": the largest unit that divides the interval.
 std::string everyText(const Schedule& s) {
     const auto interval = scheduleInterval(s);
     if (!interval) return "-";
+    static const std::pair<double, const char*> units[] = {{604800, "w"}, {86400, "d"}, {3600, "h"}, {60, "m"}};
     char text[32];
+    for (const auto& [seconds, suffix] : units) {
+        const double n = *interval / seconds;
+        if (n >= 1 && n == static_cast<double>(static_cast<int64_t>(n))) {
+            std::snprintf(text, sizeof text, "%lld%s", static_cast<long long>(n), suffix);
+            return text;
+        }
+    }
     std::snprintf(text, sizeof text, "%gs", *interval);
     return text;
 }
