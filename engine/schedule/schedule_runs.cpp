@@ -76,8 +76,11 @@ const CheckpointListEntry* newestComplete(const CheckpointListing& listing) {
 Status recordInStateFile(const std::string& dir, const std::string& name, double now) {
     CKPT_ASSIGN_OR_RETURN(auto existing, readCheckpointState(dir));
     CheckpointState state;
+    // Timestamps are kept only while they pair with the paths one to one.
+    bool withTimes = true;
     if (existing) {
-        const bool withTimes = existing->allModelCheckpointTimestamps.size() == existing->allModelCheckpointPaths.size();
+        withTimes = existing->allModelCheckpointTimestamps.size() == existing->allModelCheckpointPaths.size();
+        state.lastPreservedTimestamp = existing->lastPreservedTimestamp;
         for (size_t i = 0; i < existing->allModelCheckpointPaths.size(); ++i) {
             const std::string& path = existing->allModelCheckpointPaths[i];
             if (platform::baseName(path) == name) continue;
@@ -85,14 +88,9 @@ Status recordInStateFile(const std::string& dir, const std::string& name, double
             state.allModelCheckpointPaths.push_back(path);
             if (withTimes) state.allModelCheckpointTimestamps.push_back(existing->allModelCheckpointTimestamps[i]);
         }
-        if (!withTimes) state.allModelCheckpointTimestamps.clear();
-        state.lastPreservedTimestamp = existing->lastPreservedTimestamp;
-        if (!withTimes || state.allModelCheckpointPaths.empty()) state.allModelCheckpointTimestamps.clear();
-        if (withTimes || state.allModelCheckpointPaths.empty()) state.allModelCheckpointTimestamps.push_back(now);
-    } else {
-        state.allModelCheckpointTimestamps.push_back(now);
     }
     state.allModelCheckpointPaths.push_back(name);
+    if (withTimes) state.allModelCheckpointTimestamps.push_back(now);
     state.modelCheckpointPath = name;
     return writeCheckpointState(dir, state);
 }

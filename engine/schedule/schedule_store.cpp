@@ -386,7 +386,7 @@ Status ScheduleStore::updateSchedule(const Schedule& schedule) {
     CKPT_ASSIGN_OR_RETURN(Schedule existing, scheduleById(schedule.id));
     bindSchedule(st, schedule, existing.createdAt);
     st.bind(13, schedule.id);
-    const Status status = st.run();
+    Status status = st.run();
     if (status.code() == StatusCode::AlreadyExists)
         return Status(StatusCode::AlreadyExists, "a schedule named \"" + schedule.name + "\" already exists in " + m_path);
     return status;

@@ -6,6 +6,7 @@
 #include "ckpt/scheduler.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -15,7 +16,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
-#include <signal.h>
 #include <thread>
 
 #include "platform/file.h"
