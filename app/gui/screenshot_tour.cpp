@@ -11,6 +11,7 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QPushButton>
+#include <QTableView>
 #include <QTabWidget>
 #include <QTimer>
 #include <QTreeView>
@@ -21,6 +22,10 @@
 #include "ckpt/bundle_naming.h"
 #include "ckpt/demo_trainer.h"
 #include "ckpt/model_spec.h"
+#include "ckpt/schedule_store.h"
+#include "jobs/schedule_jobs.h"
+#include "models/retention_plan_model.h"
+#include "models/schedules_model.h"
 #include "models/object_tree_model.h"
 #include "models/diff_tree_model.h"
 #include "models/directory_model.h"
@@ -36,6 +41,9 @@
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
 #include "views/restore_view.h"
+#include "views/retention_preview.h"
+#include "views/schedule_dialog.h"
+#include "views/schedules_view.h"
 #include "views/stats_page.h"
 #include "views/tensor_inspector.h"
 
@@ -289,8 +297,93 @@ void ScreenshotTour::showHistory() {
                 waitFor([history] { return !history->isRunBusy() && history->strip()->history(); },
                         [this] {
                             save(QStringLiteral("13-history.png"));
-                            finish(0);
+                            showSchedules();
                         });
+            });
+}
+
+void ScreenshotTour::showSchedules() {
+    ui::SchedulesView* view = m_window->schedulesView();
+    // Never the user's own store: without --schedule-store, a scratch one.
+    if (view->storePath() == ui::defaultScheduleStorePath(nullptr))
+        view->setStorePath(m_scratch.path() + QStringLiteral("/schedules.db"));
+    auto store = ScheduleStore::open(view->storePath().toStdString(), {.createDirectory = true});
+    if (!store.ok()) {
+        std::fprintf(stderr, "%s\n", store.status().toString().c_str());
+        return finish(1);
+    }
+    Schedule backup;
+    backup.name = "demo-backup";
+    backup.sourcePath = (m_scratch.path() + QStringLiteral("/demo")).toStdString();
+    backup.destination = (m_scratch.path() + QStringLiteral("/archive")).toStdString();
+    backup.triggers.everySeconds = 3600;
+    backup.retention.keepLatest = 3;
+    Schedule training;
+    training.name = "nightly-demo";
+    training.source = ScheduleSource::DemoTrainer;
+    training.destination = (m_scratch.path() + QStringLiteral("/nightly")).toStdString();
+    training.triggers.everySeconds = 86400;
+    training.triggers.everySteps = 50;
+    training.demoSteps = 200;
+    training.retention.keepLatest = 4;
+    for (const Schedule& s : {backup, training})
+        if (auto added = (*store)->addSchedule(s); !added.ok()) {
+            std::fprintf(stderr, "%s\n", added.status().toString().c_str());
+            return finish(1);
+        }
+    store->reset();
+    m_window->workspace()->setCurrentWidget(view);
+    waitFor([view] { return view->model()->rowCount() == 2; },
+            [this, view] {
+                runScheduleTimes(QStringLiteral("demo-backup"), 1, [this, view] {
+                    runScheduleTimes(QStringLiteral("nightly-demo"), 5, [this, view] {
+                        view->refresh();
+                        QTimer::singleShot(600, this, [this] {
+                            save(QStringLiteral("14-schedules.png"));
+                            showScheduleDialog();
+                        });
+                    });
+                });
+            });
+}
+
+void ScreenshotTour::runScheduleTimes(const QString& name, int times, const std::function<void()>& next) {
+    if (times == 0) return next();
+    ui::SchedulesView* view = m_window->schedulesView();
+    view->selectSchedule(name);
+    view->runSelected();
+    waitFor([view] { return !view->isRunning(); }, [this, name, times, next] { runScheduleTimes(name, times - 1, next); });
+}
+
+void ScreenshotTour::showScheduleDialog() {
+    ui::SchedulesView* view = m_window->schedulesView();
+    view->selectSchedule(QStringLiteral("demo-backup"));
+    ui::ScheduleDialog* dialog = view->editSelected();
+    if (!dialog) return finish(1);
+    // The mistake the dialog exists to catch: archiving a run into itself.
+    dialog->destinationEdit()->setText(m_scratch.path() + QStringLiteral("/demo/archive"));
+    waitFor([dialog] { return dialog->isChecked() && !dialog->reason().isEmpty(); },
+            [this, dialog] {
+                const QString path = m_outDir + QStringLiteral("/15-schedule-dialog.png");
+                if (!dialog->grab().save(path)) std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
+                else std::printf("saved %s\n", qPrintable(path));
+                dialog->reject();
+                showRetention();
+            });
+}
+
+void ScreenshotTour::showRetention() {
+    ui::RetentionPreview* preview = m_window->retentionPreview();
+    RetentionPolicy policy;
+    policy.keepLatest = 2;
+    policy.keepEverySteps = 100;
+    preview->setPolicy(policy);
+    preview->setDirectory(m_scratch.path() + QStringLiteral("/demo"));
+    m_window->workspace()->setCurrentWidget(preview);
+    waitFor([preview] { return !preview->isBusy() && preview->model()->rowCount() > 0; },
+            [this] {
+                save(QStringLiteral("16-retention.png"));
+                finish(0);
             });
 }
 

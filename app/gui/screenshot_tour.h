@@ -42,6 +42,14 @@ private:
     // heatmaps and histograms; then its History with the run's strip.
     void showCompare();
     void showHistory();
+    // A temporary schedule store with a demo-training schedule run a few
+    // times through Run now (its sparkline) and a directory backup of the
+    // demo checkpoints; then the dialog refusing a destination inside its
+    // source, and the retention preview of the demo directory.
+    void showSchedules();
+    void runScheduleTimes(const QString& name, int times, const std::function<void()>& next);
+    void showScheduleDialog();
+    void showRetention();
     void finish(int code);
 
     ckpt::ui::MainWindow* m_window;

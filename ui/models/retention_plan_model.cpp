@@ -71,7 +71,9 @@ QVariant RetentionPlanModel::data(const QModelIndex& index, int role) const {
         case WhyColumn: return whyText(*d);
         case StepColumn: return c.step ? QLocale().toString(static_cast<qlonglong>(*c.step)) : tr("\u2014");
         case TimeColumn:
-            return QLocale().toString(QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(c.time * 1000.0)), QLocale::ShortFormat);
+            // Sortable and compact: a column of these reads as a timeline.
+            return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(c.time * 1000.0))
+                .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
         case SizeColumn: return QLocale().formattedDataSize(static_cast<qint64>(c.bytes));
         case OwnerColumn: return c.owner.empty() ? tr("(no metadata)") : QString::fromStdString(c.owner);
         }
@@ -82,6 +84,7 @@ QVariant RetentionPlanModel::data(const QModelIndex& index, int role) const {
         if (d->verdict == RetentionVerdict::Keep && !d->reason.empty())
             tip += QLatin1Char('\n') + QString::fromStdString(d->reason);
         if (!c.unsafe.empty()) tip += QLatin1Char('\n') + tr("Unsafe to touch: %1").arg(QString::fromStdString(c.unsafe));
+        if (!c.owner.empty()) tip += QLatin1Char('\n') + tr("Owner: %1").arg(QString::fromStdString(c.owner));
         if (c.isStateLatest) tip += QLatin1Char('\n') + tr("The state file's latest checkpoint");
         return tip;
     }

@@ -13,8 +13,9 @@ namespace {
 
 QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
+// As the retention preview writes times: compact and sortable.
 QString dateTime(double seconds) {
-    return QLocale().toString(QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(seconds * 1000.0)), QLocale::ShortFormat);
+    return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(seconds * 1000.0)).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
 }
 
 QString nativePath(const std::string& path) { return QDir::toNativeSeparators(QString::fromStdString(path)); }
@@ -55,6 +56,7 @@ QString relativeTime(double at, double now) {
 }
 
 QString durationText(double seconds) {
+    if (seconds < 1) return SchedulesModel::tr("%1 ms").arg(std::lround(seconds * 1000));
     if (seconds < 60) return SchedulesModel::tr("%1 s").arg(QLocale().toString(seconds, 'f', seconds < 10 ? 1 : 0));
     const long s = std::lround(seconds);
     if (s < 3600) return SchedulesModel::tr("%1 min %2 s").arg(s / 60).arg(s % 60);

@@ -18,7 +18,7 @@ namespace ckpt::ui {
 
 // "3 min ago", "in 2 h", "now": 'at' relative to 'now' (both wall seconds).
 QString relativeTime(double at, double now);
-// "0.8 s", "2 min 5 s", "1 h 3 min".
+// "35 ms", "2.4 s", "2 min 5 s", "1 h 3 min".
 QString durationText(double seconds);
 
 class SchedulesModel : public QAbstractTableModel {

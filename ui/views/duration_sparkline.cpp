@@ -1,5 +1,6 @@
 #include "views/duration_sparkline.h"
 
+#include <QApplication>
 #include <QPainter>
 
 #include <algorithm>
@@ -58,17 +59,28 @@ DurationSparklineDelegate::DurationSparklineDelegate(int durationsRole, QObject*
     : QStyledItemDelegate(parent), m_role(durationsRole) {}
 
 void DurationSparklineDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const {
-    // Background, selection and the latest duration's text as usual; the
-    // bars go to the right of the text.
-    QStyleOptionViewItem textOption = option;
-    textOption.rect.setWidth(std::min(option.rect.width(), kCellTextWidth));
-    QStyledItemDelegate::paint(painter, option, QModelIndex());
-    QStyledItemDelegate::paint(painter, textOption, index);
+    // The cell as the style draws it (background, selection, focus) but
+    // without text; then the latest duration on the left and the bars.
+    QStyleOptionViewItem cell = option;
+    initStyleOption(&cell, index);
+    const QString latest = cell.text;
+    cell.text.clear();
+    const QWidget* widget = option.widget;
+    QStyle* style = widget ? widget->style() : QApplication::style();
+    style->drawControl(QStyle::CE_ItemViewItem, &cell, painter, widget);
+    const bool selected = option.state & QStyle::State_Selected;
+    const QRect textRect =
+        option.rect.adjusted(4, 0, 0, 0)
+            .intersected(QRect(option.rect.left() + 4, option.rect.top(), kCellTextWidth - 4, option.rect.height()));
+    painter->save();
+    painter->setPen(option.palette.color(selected ? QPalette::HighlightedText : QPalette::Text));
+    painter->drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter,
+                      option.fontMetrics.elidedText(latest, Qt::ElideRight, textRect.width()));
+    painter->restore();
     const QList<double> seconds = index.data(m_role).value<QList<double>>();
-    QRectF bars = QRectF(option.rect).adjusted(kCellTextWidth + 4, 3, -4, -3);
+    const QRectF bars = QRectF(option.rect).adjusted(kCellTextWidth + 4, 3, -4, -3);
     QPalette palette = option.palette;
-    if (option.state & QStyle::State_Selected)
-        palette.setColor(QPalette::Highlight, option.palette.color(QPalette::HighlightedText));
+    if (selected) palette.setColor(QPalette::Highlight, option.palette.color(QPalette::HighlightedText));
     paintDurationSparkline(painter, bars, seconds, palette);
 }
 

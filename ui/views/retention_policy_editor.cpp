@@ -47,14 +47,21 @@ RetentionPolicyEditor::RetentionPolicyEditor(QWidget* parent)
     rules->addRow(tr("One &per:"), m_onePerHours);
     rules->addRow(tr("Every N &steps:"), m_everySteps);
     rules->addRow(tr("Saved &within:"), m_within);
-    auto* calendar = new QHBoxLayout;
-    for (auto [box, label] :
-         {std::pair{m_hourly, tr("hourly")}, {m_daily, tr("daily")}, {m_weekly, tr("weekly")}, {m_monthly, tr("monthly")}}) {
-        box->setToolTip(tr("Keep the newest checkpoint of each of the last N %1 periods").arg(label));
-        box->setAccessibleName(label);
-        calendar->addWidget(box);
-    }
-    rules->addRow(tr("Hourly/daily/\nweekly/monthly:"), calendar);
+    // Two buckets a row keeps the pane narrow enough to leave the plan room.
+    auto calendarRow = [&](const QString& label, QSpinBox* first, const QString& firstName, QSpinBox* second,
+                           const QString& secondName) {
+        auto* layout = new QHBoxLayout;
+        for (auto [box, name] : {std::pair{first, firstName}, {second, secondName}}) {
+            box->setToolTip(tr("Keep the newest checkpoint of each of the last N %1 periods").arg(name));
+            box->setAccessibleName(name);
+            layout->addWidget(box);
+        }
+        auto* text = new QLabel(label, form);
+        text->setBuddy(first);
+        rules->addRow(text, layout);
+    };
+    calendarRow(tr("&Hourly / daily:"), m_hourly, tr("hourly"), m_daily, tr("daily"));
+    calendarRow(tr("Weekl&y / monthly:"), m_weekly, tr("weekly"), m_monthly, tr("monthly"));
     m_bestMetric->setObjectName(QStringLiteral("best_metric"));
     m_bestMetric->setPlaceholderText(tr("metric, e.g. val_loss"));
     m_bestMode->setObjectName(QStringLiteral("best_mode"));
@@ -62,11 +69,13 @@ RetentionPolicyEditor::RetentionPolicyEditor(QWidget* parent)
     m_bestMode->addItem(tr("max"), static_cast<int>(BestRule::Mode::Max));
     m_bestCount->setSpecialValueText({});
     m_bestCount->setMinimum(1);
+    rules->addRow(tr("&Best by:"), m_bestMetric);
     auto* best = new QHBoxLayout;
-    best->addWidget(m_bestMetric, 2);
     best->addWidget(m_bestCount, 1);
     best->addWidget(m_bestMode, 1);
-    rules->addRow(tr("&Best by:"), best);
+    auto* bestLabel = new QLabel(tr("Best count, &order:"), form);
+    bestLabel->setBuddy(m_bestCount);
+    rules->addRow(bestLabel, best);
     m_tags->setObjectName(QStringLiteral("keep_tags"));
     m_tags->setPlaceholderText(tr("pin, release"));
     rules->addRow(tr("Pinned &tags:"), m_tags);

@@ -86,6 +86,11 @@ RetentionPreview::RetentionPreview(JobTracker* jobs, QWidget* parent)
     m_table->setWordWrap(false);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(RetentionPlanModel::WhyColumn, QHeaderView::Stretch);
+    // Owners are run ids that embed a path: elided in the middle (the
+    // tooltip has it whole), so the rule column keeps the room.
+    m_table->horizontalHeader()->setSectionResizeMode(RetentionPlanModel::OwnerColumn, QHeaderView::Interactive);
+    m_table->horizontalHeader()->resizeSection(RetentionPlanModel::OwnerColumn, 180);
+    m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->setAccessibleName(tr("Retention plan"));
 
     m_totals->setWordWrap(true);
@@ -109,6 +114,7 @@ RetentionPreview::RetentionPreview(JobTracker* jobs, QWidget* parent)
     split->setStretchFactor(0, 0);
     split->setStretchFactor(1, 1);
     split->setChildrenCollapsible(false);
+    split->setSizes({330, 900});  // the plan's rule column wants the room
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
@@ -288,8 +294,9 @@ void RetentionPreview::confirmAndApply() {
     whenDone(this, QtConcurrent::run(jobPool(), applyRetentionPlan, plan), [this, job, dir](const RetentionApplyResult& r) {
         m_jobs->finish(job);
         m_applyJob.reset();
-        m_applyOutcome = r.error.isEmpty() ? tr("Deleted %1 checkpoints, %2 freed.").arg(r.deleted.size()).arg(byteSize(r.bytesFreed))
-                                           : tr("Deleted %1 checkpoints, then: %2").arg(r.deleted.size()).arg(r.error);
+        m_applyOutcome = r.error.isEmpty()
+                             ? tr("Deleted %1 checkpoints, %2 freed.").arg(r.deleted.size()).arg(byteSize(r.bytesFreed))
+                             : tr("Deleted %1 checkpoints, then: %2").arg(r.deleted.size()).arg(r.error);
         replan();
         if (!r.deleted.isEmpty()) emit applied(dir, static_cast<int>(r.deleted.size()));
     });

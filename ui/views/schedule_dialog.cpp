@@ -88,8 +88,13 @@ ScheduleDialog::ScheduleDialog(const Schedule& schedule, QWidget* parent)
     form->addRow(tr("&Name:"), m_name);
     form->addRow(tr("&Source:"), m_source);
     m_browseSource = browseButton(this, m_sourcePath, tr("Source Directory"));
-    form->addRow(tr("Source &directory:"), row(m_sourcePath, m_browseSource));
-    form->addRow(tr("Des&tination:"), row(m_destination, browseButton(this, m_destination, tr("Destination Directory"))));
+    // Rows whose field is a layout need their label's buddy set by hand.
+    auto* sourceLabel = new QLabel(tr("Source &directory:"), this);
+    sourceLabel->setBuddy(m_sourcePath);
+    form->addRow(sourceLabel, row(m_sourcePath, m_browseSource));
+    auto* destinationLabel = new QLabel(tr("Des&tination:"), this);
+    destinationLabel->setBuddy(m_destination);
+    form->addRow(destinationLabel, row(m_destination, browseButton(this, m_destination, tr("Destination Directory"))));
     form->addRow(tr("Run &every:"), m_interval);
     form->addRow(tr("Save every N ste&ps:"), m_everySteps);
     form->addRow(tr("Training steps per run:"), m_demoSteps);
