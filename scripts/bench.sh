@@ -11,6 +11,8 @@
 #     restore (bench_restore: matching 100k nodes; restore vs cat)
 #     compare (bench_compare: identical 100k-tensor diff; 2 GiB diff and
 #              history of 10 x 256 MiB vs cat; --quick for a smoke run)
+#     schedule (bench_schedule: ScheduledCheckpointer vs plain manager saves
+#              on a ~1 ms-step loop saving every 100 steps; --async)
 #     retention (bench_retention: planning 10,000 checkpoints vs listing them)
 # Scratch space (~2.5 GiB free) comes from $TMPDIR (default /tmp).
 set -euo pipefail
@@ -41,14 +43,17 @@ run() {
     compare)
       cmake --build build --target bench_compare >/dev/null
       build/bench/bench_compare "$@" ;;
+    schedule)
+      cmake --build build --target bench_schedule >/dev/null
+      build/bench/bench_schedule "$scratch" "$@" ;;
     retention)
       cmake --build build --target bench_retention >/dev/null
       build/bench/bench_retention "$scratch" "$@" ;;
-    *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, compare, retention, all)" >&2; exit 2 ;;
+    *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, compare, retention, schedule, all)" >&2; exit 2 ;;
   esac
 }
 if [ "$which" = all ]; then
-  for b in reader save preview restore compare retention; do echo "== $b"; run "$b"; done
+  for b in reader save preview restore compare retention schedule; do echo "== $b"; run "$b"; done
 else
   run "$which" "$@"
 fi

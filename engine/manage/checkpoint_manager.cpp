@@ -203,7 +203,9 @@ struct CheckpointManager::Impl {
             latest = prefix;
         }
         CKPT_RETURN_IF_ERROR(writeState());
-        CKPT_RETURN_IF_ERROR(options.retention ? applyPolicy() : sweep());
+        // applyRetention() takes what it deleted out of the state file itself.
+        if (options.retention) return applyPolicy();
+        CKPT_RETURN_IF_ERROR(sweep());
         return writeState();
     }
 
