@@ -21,7 +21,7 @@ QString dateTime(double seconds) {
 QString nativePath(const std::string& path) { return QDir::toNativeSeparators(QString::fromStdString(path)); }
 
 QString route(const Schedule& s) {
-    const QString to = nativePath(s.destination);
+    QString to = nativePath(s.destination);
     switch (s.source) {
     case ScheduleSource::Directory: return SchedulesModel::tr("%1 \u2192 %2").arg(nativePath(s.sourcePath), to);
     case ScheduleSource::DemoTrainer: return SchedulesModel::tr("demo training \u2192 %1").arg(to);

@@ -53,8 +53,8 @@ MainWindow::MainWindow(QWidget* parent)
       m_workspace(new QTabWidget(this)), m_stack(new QStackedWidget(this)), m_welcome(new QWidget(this)),
       m_tree(new ObjectTreePane(m_jobs, this)), m_error(new ErrorPanel(this)), m_inspector(new TensorInspector(m_jobs, this)),
       m_restore(new RestoreView(m_jobs, this)), m_compare(new CompareView(m_jobs, this)),
-      m_schedules(new SchedulesView(m_jobs, this)), m_retention(new RetentionPreview(m_jobs, this)), m_splitter(new QSplitter(this)),
-      m_location(new QLabel(this)) {
+      m_schedules(new SchedulesView(m_jobs, this)), m_retention(new RetentionPreview(m_jobs, this)),
+      m_splitter(new QSplitter(this)), m_location(new QLabel(this)) {
     setWindowTitle(tr("Checkpoint Explorer"));
     setAcceptDrops(true);
 

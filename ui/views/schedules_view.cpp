@@ -186,7 +186,7 @@ void SchedulesView::refresh() {
              });
 }
 
-void SchedulesView::onRead(std::shared_ptr<const ScheduleStoreSnapshot> snapshot) {
+void SchedulesView::onRead(const std::shared_ptr<const ScheduleStoreSnapshot>& snapshot) {
     const QString nativePath = QDir::toNativeSeparators(snapshot->storePath);
     if (!snapshot->error.isEmpty()) {
         m_storeLabel->setText(tr("Store: %1").arg(nativePath));

@@ -81,7 +81,7 @@ protected:
     void hideEvent(QHideEvent* event) override;
 
 private:
-    void onRead(std::shared_ptr<const ScheduleStoreSnapshot> snapshot);
+    void onRead(const std::shared_ptr<const ScheduleStoreSnapshot>& snapshot);
     void onSelectionChanged();
     void updateButtons();
     void saveFromDialog(ScheduleDialog* dialog);
