@@ -298,6 +298,17 @@ private slots:
         QCOMPARE(cell(runs, 0, ScheduleRunsModel::ResultColumn), QStringLiteral("running"));
         QCOMPARE(cell(runs, 0, ScheduleRunsModel::TriggerColumn), QStringLiteral("catch-up"));
         QCOMPARE(view.selectedName(), QStringLiteral("nightly"));  // the selection survives re-reads
+
+        // Remove asks first; Cancel keeps the schedule, Yes removes it and its runs.
+        answerNextMessageBox({}, QMessageBox::Cancel);
+        view.removeSelected();
+        QCOMPARE((*store)->schedules()->size(), size_t(1));
+        answerNextMessageBox({}, QMessageBox::Yes);
+        view.removeSelected();
+        QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 0, kWaitMs);
+        QVERIFY((*store)->schedules()->empty());
+        QVERIFY((*store)->runs(std::nullopt)->empty());
+        QCOMPARE(view.runsModel()->rowCount(), 0);
     }
 
     void runNowRecordsARun() {
