@@ -29,7 +29,8 @@
 // writer thread, after the commit.
 //   CheckpointManagerOptions o; o.maxToKeep = 3; o.async = true;
 //   auto mgr = CheckpointManager::create(root, "/runs/a", o);
-//   auto saved = (*mgr)->save({.metrics = {{"loss", 0.25}}});   // SaveReport: path, blocking time
+//   SaveRequest request; request.step = 1200; request.metrics["loss"] = 0.25;
+//   auto saved = (*mgr)->save(request);   // SaveReport: path, blocking time
 //   CKPT_RETURN_IF_ERROR((*mgr)->sync());
 
 #include <cstdint>

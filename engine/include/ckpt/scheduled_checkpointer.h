@@ -9,7 +9,7 @@
 // Thread-affine, like the manager: call it from the training loop's thread.
 //   ScheduledCheckpointerOptions o;
 //   o.triggers.everySteps = 100; o.triggers.onPreemption = true;
-//   o.manager.retention = RetentionPolicy{.keepLatest = 3};
+//   o.manager.retention.emplace().keepLatest = 3;
 //   o.manager.async = true;
 //   auto ckpt = ScheduledCheckpointer::create(root, "/runs/a", o);
 //   for (int64_t step = 1; !(*ckpt)->stopRequested(); ++step) {
