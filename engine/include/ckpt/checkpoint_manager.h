@@ -81,7 +81,8 @@ struct CheckpointManagerOptions {
     enum class PreviousRun { Adopt, LeaveAlone };
     PreviousRun previousRun = PreviousRun::Adopt;
     // Wall seconds since the Unix epoch (metadata savedAt, timestamps,
-    // retention's now). Empty: the system clock. Tests inject a fake one.
+    // retention's now). Empty: the system clock. Tests inject a fake one;
+    // with async saves it is also called on the writer thread.
     std::function<double()> clock;
 };
 
