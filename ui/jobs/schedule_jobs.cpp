@@ -108,7 +108,7 @@ ScheduleStoreSnapshot readScheduleStore(const QString& storePath, double now) {
 
 QString validateScheduleText(const Schedule& schedule) {
     const Status status = validateSchedule(schedule);
-    return status.isOk() ? QString() : qs(status.toString());
+    return status.isOk() ? QString() : qs(status.message());
 }
 
 QString saveSchedule(const QString& storePath, const Schedule& schedule) {

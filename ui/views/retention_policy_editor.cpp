@@ -26,7 +26,7 @@ QString prettyJson(const std::string& json) {
     return doc.isNull() ? QString::fromStdString(json) : QString::fromUtf8(doc.toJson(QJsonDocument::Indented)).trimmed();
 }
 
-QString statusText(const Status& status) { return status.isOk() ? QString() : QString::fromStdString(status.toString()); }
+QString statusText(const Status& status) { return status.isOk() ? QString() : QString::fromStdString(status.message()); }
 
 }  // namespace
 

@@ -29,7 +29,7 @@ namespace {
 // Short enough to feel immediate, long enough not to stat a path per keystroke.
 constexpr int kCheckDelayMs = 150;
 
-QString statusText(const Status& status) { return QString::fromStdString(status.toString()); }
+QString statusText(const Status& status) { return QString::fromStdString(status.message()); }
 
 // "90" reads back as "90s", whole minutes/hours/days as "30m", "12h", "7d".
 QString durationField(double seconds) {
