@@ -36,4 +36,8 @@ if [ -z "${1:-}" ]; then
   ./build/app/cli/ckpt diff "$target/ckpt-4" "$target/ckpt-5" --weights-only || [ $? -eq 1 ]
   echo
   ./build/app/cli/ckpt history "$target" --weights-only --top 3 | sed -n '1,8p'
+  # What a retention policy would keep of this run, and why (a dry run:
+  # nothing is deleted; the demo's checkpoints are owned by ckpt@<dir>).
+  echo
+  ./build/app/cli/ckpt retention plan "$target" --owner "ckpt@$target" --keep-latest 2 --keep-best loss
 fi
