@@ -45,8 +45,8 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx);
 void registerLatest(CLI::App& app, CommandContext& ctx);
 void registerList(CLI::App& app, CommandContext& ctx);
 void registerReshard(CLI::App& app, CommandContext& ctx);
-void registerDiff(CLI::App& app, CommandContext& ctx);     // cmd_diff.cpp
-void registerHistory(CLI::App& app, CommandContext& ctx);  // cmd_history.cpp
+void registerDiff(CLI::App& app, CommandContext& ctx);       // cmd_diff.cpp
+void registerHistory(CLI::App& app, CommandContext& ctx);    // cmd_history.cpp
 void registerRetention(CLI::App& app, CommandContext& ctx);  // cmd_retention.cpp
 void registerSchedule(CLI::App& app, CommandContext& ctx);   // cmd_schedule.cpp
 void registerScheduler(CLI::App& app, CommandContext& ctx);  // cmd_schedule.cpp

@@ -18,12 +18,12 @@
 namespace ckpt {
 
 struct SaveTriggers {
-    std::optional<int64_t> everySteps;    // step % N == 0, or N steps since the last save
-    std::optional<double> everySeconds;   // wall time since the last save
-    std::vector<int64_t> atSteps;         // exactly these steps
-    bool onPreemption = false;            // SIGTERM / SIGINT: save at the next step, then stop
-    bool initial = false;                 // the first step when the directory has no checkpoint
-    bool skipWhileInFlight = true;        // an async save still writing: skip, do not queue
+    std::optional<int64_t> everySteps;   // step % N == 0, or N steps since the last save
+    std::optional<double> everySeconds;  // wall time since the last save
+    std::vector<int64_t> atSteps;        // exactly these steps
+    bool onPreemption = false;           // SIGTERM / SIGINT: save at the next step, then stop
+    bool initial = false;                // the first step when the directory has no checkpoint
+    bool skipWhileInFlight = true;       // an async save still writing: skip, do not queue
     bool any() const { return everySteps || everySeconds || !atSteps.empty() || onPreemption || initial; }
 };
 
