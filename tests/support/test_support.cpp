@@ -5,6 +5,9 @@
 #include <QFileInfo>
 #include <QProcess>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <fstream>
 
 namespace ckpt::testing {
@@ -89,6 +92,14 @@ ScriptRun runInteropScript(const QString& script, const QString& outDir) {
     if (!finished) run.log += "\n" + script.toUtf8() + " timed out";
     run.ok = finished && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
     return run;
+}
+
+int runInChild(const std::function<int()>& body) {
+    const pid_t pid = ::fork();
+    if (pid == 0) ::_exit(body());
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
 }
 
 }  // namespace ckpt::testing

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 
 namespace ckpt::testing {
@@ -54,6 +55,11 @@ struct ScriptRun {
     QByteArray log;
 };
 ScriptRun runInteropScript(const QString& script, const QString& outDir);
+
+// Runs 'body' in a forked child and returns its exit status, or 100 + the
+// signal that ended it: for crashes, kills and resource limits a test must
+// survive.
+int runInChild(const std::function<int()>& body);
 
 }  // namespace ckpt::testing
 

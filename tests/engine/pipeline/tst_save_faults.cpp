@@ -15,6 +15,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "test_support.h"
+
 #include <csignal>
 #include <cstring>
 #include <random>
@@ -68,15 +70,6 @@ QString checkCheckpoint(const std::string& prefix) {
     return {};
 }
 
-// Runs 'body' in a forked child and returns its exit status (the StatusCode it ended with).
-int inChild(const std::function<int()>& body) {
-    const pid_t pid = ::fork();
-    if (pid == 0) ::_exit(body());
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
-}
-
 std::string firstSave(const QString& dir) {
     Program p = makeProgram();
     fill(p, 1);
@@ -107,7 +100,7 @@ private slots:
         const std::string previous = firstSave(dir);
         QVERIFY(!previous.empty());
         std::string message;
-        const int code = inChild([&]() -> int {
+        const int code = ckpt::testing::runInChild([&]() -> int {
             Program p = makeProgram();
             fill(p, 2);
             if (fault == QLatin1String("fsize")) {

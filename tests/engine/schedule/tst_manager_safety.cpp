@@ -88,15 +88,6 @@ std::string ownerOf(const std::string& prefix) {
     return m.ok() && *m ? (*m)->owner : std::string("<none>");
 }
 
-// Runs 'body' in a forked child; its exit status (a StatusCode), or 100 + signal.
-int inChild(const std::function<int()>& body) {
-    const pid_t pid = ::fork();
-    if (pid == 0) ::_exit(body());
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
-}
-
 // A real sharding policy (one shard per task) that holds the writer until
 // the test opens it, so a test can look at the directory while an async
 // write is in flight. Opens by itself after 20 s so a failing test ends.
@@ -172,7 +163,7 @@ private slots:
             QVERIFY((*m)->close().isOk());
         }
         const QByteArray stateBefore = testing::readAll(dir + QStringLiteral("/checkpoint"));
-        const int code = inChild([&]() -> int {
+        const int code = ckpt::testing::runInChild([&]() -> int {
             Program p = makeProgram();
             setSaveCounter(p, 2);
             fill(p, 3);
