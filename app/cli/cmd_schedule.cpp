@@ -1,6 +1,7 @@
-// ckpt schedule add|list|show|remove|run-now and ckpt scheduler run: the
-// schedules of a store (ckpt/schedule_store.h) and the service that runs
-// them (ckpt/scheduler.h). The engine validates and runs; this file turns
+// ckpt schedule add|list|show|remove|run-now|cancel and ckpt scheduler run:
+// the schedules of a store (ckpt/schedule_store.h) and the service that
+// runs them (ckpt/scheduler.h); run-now and cancel reach a running service
+// through the store (ckpt/schedule_client.h). The engine validates and runs; this file turns
 // options into a Schedule and prints.
 
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <iostream>
 
 #include "ckpt/retention.h"
+#include "ckpt/schedule_client.h"
 #include "output.h"
 #include "schedule_output.h"
 
@@ -263,23 +265,66 @@ Result<std::unique_ptr<Scheduler>> openScheduler(const std::string& flag, Log lo
     return Scheduler::open(location.path, options);
 }
 
-void runNow(const Common& o, const std::string& name, CommandContext& ctx) {
-    auto scheduler = openScheduler(o.store, Log::None);
-    if (!scheduler.ok()) {
-        ctx.exitCode = fail(scheduler.status(), o.json);
+void runNow(const Common& o, const std::string& name, bool wait, CommandContext& ctx) {
+    auto location = storeLocation(o.store);
+    if (!location.ok()) {
+        ctx.exitCode = fail(location.status(), o.json);
         return;
     }
     CancelOnSignal signals;
-    const ProgressSink progress = o.json ? ProgressSink{} : terminalProgress();
-    auto run = (*scheduler)->runNow(name, &signals.token(), progress);
-    if (progress) std::fprintf(stderr, "\r\033[K");
-    if (!run.ok()) {
-        ctx.exitCode = fail(run.status(), o.json);
+    RunNowOptions options;
+    options.cancel = &signals.token();
+    options.progress = o.json ? ProgressSink{} : terminalProgress();
+    options.wait = wait;
+    options.store = location->options;
+    // On stderr: stdout stays the result (one JSON object with --json).
+    options.queued = [&](int64_t pid, int64_t request) {
+        std::fprintf(stderr, "%s: queued for the scheduler service (pid %lld) as request %lld%s\n", name.c_str(),
+                     static_cast<long long>(pid), static_cast<long long>(request),
+                     wait ? "; following its run (Ctrl+C cancels it)" : "");
+    };
+    auto outcome = runOrQueueSchedule(location->path, name, options);
+    if (options.progress) std::fprintf(stderr, "\r\033[K");
+    if (!outcome.ok()) {
+        ctx.exitCode = fail(outcome.status(), o.json);
         return;
     }
-    ctx.exitCode = runExitCode(*run);
-    if (o.json) return printJson({{"ok", ctx.exitCode == kExitOk}, {"run", runJson(*run)}});
-    std::cout << name << ": " << runLine(*run) << "\n";
+    nlohmann::json queued = nullptr;
+    if (outcome->requestId) queued = {{"request", *outcome->requestId}, {"service_pid", *outcome->servicePid}};
+    if (!outcome->run) {  // --no-wait with a service
+        if (o.json) return printJson({{"ok", true}, {"queued", queued}, {"run", nullptr}});
+        std::cout << name << ": queued for the scheduler service (pid " << *outcome->servicePid << ") as request "
+                  << *outcome->requestId << "\n";
+        return;
+    }
+    ctx.exitCode = runExitCode(*outcome->run);
+    if (o.json)
+        return printJson({{"ok", ctx.exitCode == kExitOk},
+                          {"queued", queued},
+                          {"cancel_requested", outcome->cancelRequested},
+                          {"run", runJson(*outcome->run)}});
+    std::cout << name << ": " << runLine(*outcome->run) << "\n";
+}
+
+void cancelRun(const Common& o, const std::string& name, CommandContext& ctx) {
+    auto location = storeLocation(o.store);
+    auto request =
+        location.ok() ? cancelScheduleRun(location->path, name, location->options) : Result<CancelRequest>(location.status());
+    if (!request.ok()) {
+        ctx.exitCode = fail(request.status(), o.json);
+        return;
+    }
+    const auto id = [](const std::optional<int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    if (o.json)
+        return printJson(
+            {{"ok", true}, {"request", id(request->requestId)}, {"run", id(request->runId)}, {"withdrawn", request->withdrawn}});
+    if (request->runId)
+        std::cout << name << ": asked run " << *request->runId
+                  << " to stop at its next safe point (it is recorded interrupted; a directory copy finishes first)\n";
+    else if (request->requestId) std::cout << name << ": asked the run that is starting to stop\n";
+    if (request->withdrawn)
+        std::cout << name << ": withdrew " << request->withdrawn << " queued run-now request"
+                  << (request->withdrawn == 1 ? "" : "s") << " before it started\n";
 }
 
 void schedulerRun(const Common& o, bool once, CommandContext& ctx) {
@@ -291,7 +336,13 @@ void schedulerRun(const Common& o, bool once, CommandContext& ctx) {
         return;
     }
     if (once) {
-        auto runs = (*scheduler)->runDue((*scheduler)->now());
+        // Queued run-now requests first, then what is due.
+        auto runs = (*scheduler)->serveRequests();
+        if (runs.ok()) {
+            auto due = (*scheduler)->runDue((*scheduler)->now());
+            if (due.ok()) runs->insert(runs->end(), due->begin(), due->end());
+            else runs = due.status();
+        }
         if (!runs.ok()) {
             ctx.exitCode = fail(runs.status(), o.json);
             return;
@@ -402,12 +453,22 @@ void registerSchedule(CLI::App& app, CommandContext& ctx) {
     addCommon(remove, r);
     remove->callback([&ctx, r, removeName] { removeSchedule(*r, *removeName, ctx); });
 
-    auto* now = cmd->add_subcommand("run-now", "Run a schedule now (Ctrl+C cancels safely)");
+    auto* now = cmd->add_subcommand(
+        "run-now", "Run a schedule now, or queue it for the running scheduler service and follow it (Ctrl+C cancels safely)");
     auto n = std::make_shared<Common>();
     auto nowName = std::make_shared<std::string>();
+    auto noWait = std::make_shared<bool>(false);
     now->add_option("NAME", *nowName, "Schedule name")->required();
+    now->add_flag("--no-wait", *noWait, "With a service running: queue the run and return");
     addCommon(now, n);
-    now->callback([&ctx, n, nowName] { runNow(*n, *nowName, ctx); });
+    now->callback([&ctx, n, nowName, noWait] { runNow(*n, *nowName, !*noWait, ctx); });
+
+    auto* cancel = cmd->add_subcommand("cancel", "Stop a schedule's run in progress (or withdraw a queued run-now)");
+    auto c = std::make_shared<Common>();
+    auto cancelName = std::make_shared<std::string>();
+    cancel->add_option("NAME", *cancelName, "Schedule name")->required();
+    addCommon(cancel, c);
+    cancel->callback([&ctx, c, cancelName] { cancelRun(*c, *cancelName, ctx); });
 }
 
 void registerScheduler(CLI::App& app, CommandContext& ctx) {

@@ -22,19 +22,24 @@ Result<StoreLocation> storeLocation(const std::string& storeFlag) {
 nlohmann::json scheduleJson(const Schedule& schedule) { return nlohmann::json::parse(scheduleToJson(schedule)); }
 
 nlohmann::json runJson(const ScheduleRun& run) {
-    return {{"id", run.id},
-            {"schedule", run.scheduleName},
-            {"trigger", std::string(runTriggerName(run.trigger))},
-            {"started_at", run.startedAt},
-            {"ended_at", run.endedAt ? nlohmann::json(*run.endedAt) : nlohmann::json(nullptr)},
-            {"seconds", run.endedAt ? nlohmann::json(run.seconds()) : nlohmann::json(nullptr)},
-            {"result", std::string(runResultName(run.result))},
-            {"bytes", run.bytes},
-            {"checkpoint", run.checkpoint},
-            {"source_checkpoint", run.sourceCheckpoint},
-            {"error", run.error},
-            {"note", run.note},
-            {"pid", run.pid}};
+    return {
+        {"id", run.id},
+        {"schedule", run.scheduleName},
+        {"trigger", std::string(runTriggerName(run.trigger))},
+        {"started_at", run.startedAt},
+        {"ended_at", run.endedAt ? nlohmann::json(*run.endedAt) : nlohmann::json(nullptr)},
+        {"seconds", run.endedAt ? nlohmann::json(run.seconds()) : nlohmann::json(nullptr)},
+        {"result", std::string(runResultName(run.result))},
+        {"bytes", run.bytes},
+        {"checkpoint", run.checkpoint},
+        {"source_checkpoint", run.sourceCheckpoint},
+        {"error", run.error},
+        {"note", run.note},
+        {"pid", run.pid},
+        // How far a running run is, as its scheduler last wrote it.
+        {"progress", run.result == RunResult::Running
+                         ? nlohmann::json{{"done", run.progressDone}, {"total", run.progressTotal}, {"phase", run.progressPhase}}
+                         : nlohmann::json(nullptr)}};
 }
 
 std::string localTime(double seconds) {
@@ -64,6 +69,9 @@ std::string runLine(const ScheduleRun& run) {
     if (run.endedAt) std::snprintf(seconds, sizeof seconds, " %.1f s", run.seconds());
     std::string line = "run " + std::to_string(run.id) + " (" + std::string(runTriggerName(run.trigger)) + ") " +
                        localTime(run.startedAt) + " " + std::string(runResultName(run.result)) + seconds;
+    if (run.result == RunResult::Running && run.progressTotal > 0)
+        line += " " + std::to_string(100 * run.progressDone / run.progressTotal) + "%";
+    if (run.result == RunResult::Running && !run.progressPhase.empty()) line += " " + run.progressPhase;
     if (run.bytes) line += " " + byteText(run.bytes);
     if (!run.checkpoint.empty()) line += " " + run.checkpoint;
     if (!run.error.empty()) line += "\n    error: " + run.error;

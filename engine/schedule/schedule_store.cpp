@@ -12,12 +12,17 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <memory>
+#include <vector>
 
 #include "pipeline/writable_file.h"
 #include "platform/file.h"
+#include "schedule/store_sql.h"
 
 namespace ckpt {
+using schedule::exec;
+using schedule::sqliteStatus;
+using schedule::Statement;
 namespace {
 
 // "SQLite format 3\0": the first 16 bytes of every SQLite database file.
@@ -25,85 +30,6 @@ constexpr char kSqliteMagic[] = "SQLite format 3";
 constexpr size_t kSqliteMagicSize = 16;
 
 double wallNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
-
-Status sqliteStatus(sqlite3* db, int rc, const std::string& path, std::string_view what) {
-    const std::string message = path + ": " + std::string(what) + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-    switch (rc & 0xff) {
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB: return dataLoss(message + " (the file is damaged or not a schedule store; it was not changed)");
-    case SQLITE_FULL: return Status(StatusCode::ResourceExhausted, message);
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED: return failedPrecondition(message + " (another process kept the store locked)");
-    case SQLITE_READONLY:
-    case SQLITE_PERM:
-    case SQLITE_CANTOPEN:
-    case SQLITE_AUTH: return Status(StatusCode::PermissionDenied, message);
-    case SQLITE_CONSTRAINT: return Status(StatusCode::AlreadyExists, message);
-    default: return internalError(message);
-    }
-}
-
-// One prepared statement, reset and cleared on destruction so a cached
-// statement is ready for the next use.
-class Statement {
-public:
-    Statement(sqlite3* db, sqlite3_stmt* stmt, const std::string& path) : m_db(db), m_stmt(stmt), m_path(path) {}
-    ~Statement() {
-        sqlite3_reset(m_stmt);
-        sqlite3_clear_bindings(m_stmt);
-    }
-    Statement(const Statement&) = delete;
-    Statement& operator=(const Statement&) = delete;
-
-    Statement& bind(int i, int64_t v) {
-        sqlite3_bind_int64(m_stmt, i, v);
-        return *this;
-    }
-    Statement& bind(int i, double v) {
-        sqlite3_bind_double(m_stmt, i, v);
-        return *this;
-    }
-    Statement& bind(int i, std::string_view v) {
-        sqlite3_bind_text(m_stmt, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-        return *this;
-    }
-    Statement& bindNull(int i) {
-        sqlite3_bind_null(m_stmt, i);
-        return *this;
-    }
-    // True with a row, false when done.
-    Result<bool> step() {
-        const int rc = sqlite3_step(m_stmt);
-        if (rc == SQLITE_ROW) return true;
-        if (rc == SQLITE_DONE) return false;
-        return sqliteStatus(m_db, rc, m_path, "query failed");
-    }
-    Status run() {
-        auto r = step();
-        return r.ok() ? okStatus() : r.status();
-    }
-    int64_t integer(int col) const { return sqlite3_column_int64(m_stmt, col); }
-    double real(int col) const { return sqlite3_column_double(m_stmt, col); }
-    bool isNull(int col) const { return sqlite3_column_type(m_stmt, col) == SQLITE_NULL; }
-    std::string text(int col) const {
-        const auto* p = sqlite3_column_text(m_stmt, col);
-        return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(m_stmt, col)))
-                 : std::string();
-    }
-
-private:
-    sqlite3* m_db;
-    sqlite3_stmt* m_stmt;
-    const std::string& m_path;
-};
-
-Status exec(sqlite3* db, const std::string& path, const char* sql) {
-    char* error = nullptr;
-    const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &error);
-    if (error) sqlite3_free(error);
-    if (rc != SQLITE_OK) return sqliteStatus(db, rc, path, "cannot run \"" + std::string(sql).substr(0, 40) + "\"");
-    return okStatus();
-}
 
 Result<int64_t> queryInt(sqlite3* db, const std::string& path, const char* sql) {
     sqlite3_stmt* stmt = nullptr;
@@ -152,19 +78,56 @@ CREATE TABLE schedule_runs (
 CREATE INDEX schedule_runs_by_schedule ON schedule_runs (schedule_id, started_at);
 CREATE INDEX schedule_runs_by_result ON schedule_runs (result);
 )sql";
-constexpr const char* kMigrations[] = {kSchemaV1};
+// Version 2: run requests and cancel requests from other processes (the
+// explorer, `ckpt schedule run-now|cancel` while a service holds the
+// lock), and the running run's live progress.
+constexpr const char* kSchemaV2 = R"sql(
+ALTER TABLE schedule_runs ADD COLUMN progress_done INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE schedule_runs ADD COLUMN progress_total INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE schedule_runs ADD COLUMN progress_phase TEXT NOT NULL DEFAULT '';
+CREATE TABLE schedule_requests (
+  id INTEGER PRIMARY KEY,
+  schedule_id INTEGER NOT NULL REFERENCES schedules(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL CHECK (kind IN ('run', 'cancel')),
+  requested_at REAL NOT NULL,
+  pid INTEGER NOT NULL,
+  run_id INTEGER,
+  taken_at REAL,
+  taken_by INTEGER NOT NULL DEFAULT 0,
+  error TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX schedule_requests_pending ON schedule_requests (taken_at, kind);
+)sql";
+constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2};
 static_assert(sizeof kMigrations / sizeof kMigrations[0] == ScheduleStore::kSchemaVersion);
 
 // Refuses a file that is not a SQLite database before SQLite touches it.
+// The header is read through SQLite's own VFS, never a plain descriptor:
+// closing any descriptor of the file drops every POSIX lock this process
+// holds on it, and a connection already open here (the scheduler's second
+// connection, the explorer's reads beside a run) would lose its WAL read
+// lock, letting another process's close delete the WAL under it. SQLite's
+// VFS defers such a close while its locks are held.
 Status checkHeader(const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return okStatus();  // created by open
     if (!S_ISREG(st.st_mode)) return invalidArgument("schedule store " + path + " is not a regular file");
     if (st.st_size == 0) return okStatus();  // SQLite treats an empty file as an empty database
-    std::ifstream in(path, std::ios::binary);
+    sqlite3_vfs* vfs = sqlite3_vfs_find(nullptr);
+    std::vector<char> full(static_cast<size_t>(vfs->mxPathname) + 1);
+    int rc = vfs->xFullPathname(vfs, path.c_str(), vfs->mxPathname + 1, full.data());
+    if (rc != SQLITE_OK) return sqliteStatus(nullptr, rc, path, "cannot resolve the schedule store's path");
+    std::unique_ptr<char[]> storage(new char[static_cast<size_t>(vfs->szOsFile)]());
+    auto* file = reinterpret_cast<sqlite3_file*>(storage.get());
+    int flags = 0;
+    rc = vfs->xOpen(vfs, full.data(), file, SQLITE_OPEN_READONLY | SQLITE_OPEN_MAIN_DB, &flags);
+    if (rc != SQLITE_OK) return sqliteStatus(nullptr, rc, path, "cannot open the schedule store");
     char header[kSqliteMagicSize] = {};
-    in.read(header, sizeof header);
-    if (!in || std::memcmp(header, kSqliteMagic, kSqliteMagicSize) != 0)
+    rc = file->pMethods->xRead(file, header, static_cast<int>(sizeof header), 0);
+    file->pMethods->xClose(file);
+    if (rc != SQLITE_OK && rc != SQLITE_IOERR_SHORT_READ)
+        return sqliteStatus(nullptr, rc, path, "cannot read the schedule store");
+    if (rc == SQLITE_IOERR_SHORT_READ || std::memcmp(header, kSqliteMagic, kSqliteMagicSize) != 0)
         return dataLoss("schedule store " + path + " is not a SQLite database; it was not changed");
     return okStatus();
 }
@@ -172,11 +135,40 @@ Status checkHeader(const std::string& path) {
 constexpr const char* kScheduleColumns =
     "id, name, source_kind, source_path, destination, triggers, retention, max_shard_bytes, shard_count, async, enabled, "
     "demo_steps, created_at";
-constexpr const char* kRunColumns =
-    "r.id, r.schedule_id, s.name, r.trigger, r.started_at, r.ended_at, r.result, r.bytes, r.checkpoint, r.error, r.note, "
-    "r.pid, r.source_checkpoint, r.source_fingerprint";
-
 }  // namespace
+
+namespace schedule {
+
+const char* const kRunColumns =
+    "r.id, r.schedule_id, s.name, r.trigger, r.started_at, r.ended_at, r.result, r.bytes, r.checkpoint, r.error, r.note, "
+    "r.pid, r.source_checkpoint, r.source_fingerprint, r.progress_done, r.progress_total, r.progress_phase";
+
+Result<ScheduleRun> runFromRow(const Statement& row, const std::string& path) {
+    ScheduleRun r;
+    r.id = row.integer(0);
+    r.scheduleId = row.integer(1);
+    r.scheduleName = row.text(2);
+    const auto trigger = runTriggerFromName(row.text(3));
+    const auto result = runResultFromName(row.text(6));
+    if (!trigger || !result) return dataLoss(path + ": run " + std::to_string(r.id) + " has an unknown trigger or result");
+    r.trigger = *trigger;
+    r.startedAt = row.real(4);
+    if (!row.isNull(5)) r.endedAt = row.real(5);
+    r.result = *result;
+    r.bytes = static_cast<uint64_t>(row.integer(7));
+    r.checkpoint = row.text(8);
+    r.error = row.text(9);
+    r.note = row.text(10);
+    r.pid = row.integer(11);
+    r.sourceCheckpoint = row.text(12);
+    r.sourceFingerprint = row.text(13);
+    r.progressDone = row.integer(14);
+    r.progressTotal = row.integer(15);
+    r.progressPhase = row.text(16);
+    return r;
+}
+
+}  // namespace schedule
 
 std::string_view runResultName(RunResult result) {
     switch (result) {
@@ -319,28 +311,6 @@ Result<Schedule> scheduleFromRow(const Statement& row, const std::string& path) 
     s.demoSteps = row.integer(11);
     s.createdAt = row.real(12);
     return s;
-}
-
-Result<ScheduleRun> runFromRow(const Statement& row, const std::string& path) {
-    ScheduleRun r;
-    r.id = row.integer(0);
-    r.scheduleId = row.integer(1);
-    r.scheduleName = row.text(2);
-    const auto trigger = runTriggerFromName(row.text(3));
-    const auto result = runResultFromName(row.text(6));
-    if (!trigger || !result) return dataLoss(path + ": run " + std::to_string(r.id) + " has an unknown trigger or result");
-    r.trigger = *trigger;
-    r.startedAt = row.real(4);
-    if (!row.isNull(5)) r.endedAt = row.real(5);
-    r.result = *result;
-    r.bytes = static_cast<uint64_t>(row.integer(7));
-    r.checkpoint = row.text(8);
-    r.error = row.text(9);
-    r.note = row.text(10);
-    r.pid = row.integer(11);
-    r.sourceCheckpoint = row.text(12);
-    r.sourceFingerprint = row.text(13);
-    return r;
 }
 
 // Binds a schedule's columns 1..12 (name .. created_at) in kScheduleColumns order after id.
@@ -491,7 +461,7 @@ Status ScheduleStore::finishRun(int64_t runId, const RunOutcome& outcome) {
 }
 
 Result<std::vector<ScheduleRun>> ScheduleStore::runs(std::optional<int64_t> scheduleId, int limit) {
-    static const std::string sql = std::string("SELECT ") + kRunColumns +
+    static const std::string sql = std::string("SELECT ") + schedule::kRunColumns +
                                    " FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id"
                                    " WHERE ?1 IS NULL OR r.schedule_id = ?1 ORDER BY r.started_at DESC, r.id DESC LIMIT ?2";
     CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare(sql.c_str()));
@@ -503,7 +473,7 @@ Result<std::vector<ScheduleRun>> ScheduleStore::runs(std::optional<int64_t> sche
     while (true) {
         CKPT_ASSIGN_OR_RETURN(bool row, st.step());
         if (!row) break;
-        CKPT_ASSIGN_OR_RETURN(ScheduleRun r, runFromRow(st, m_path));
+        CKPT_ASSIGN_OR_RETURN(ScheduleRun r, schedule::runFromRow(st, m_path));
         out.push_back(std::move(r));
     }
     return out;
@@ -516,7 +486,7 @@ Result<std::optional<ScheduleRun>> ScheduleStore::lastRun(int64_t scheduleId) {
 }
 
 Result<std::vector<ScheduleRun>> ScheduleStore::runningRuns() {
-    static const std::string sql = std::string("SELECT ") + kRunColumns +
+    static const std::string sql = std::string("SELECT ") + schedule::kRunColumns +
                                    " FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id"
                                    " WHERE r.result = 'running' ORDER BY r.id";
     CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare(sql.c_str()));
@@ -525,14 +495,14 @@ Result<std::vector<ScheduleRun>> ScheduleStore::runningRuns() {
     while (true) {
         CKPT_ASSIGN_OR_RETURN(bool row, st.step());
         if (!row) break;
-        CKPT_ASSIGN_OR_RETURN(ScheduleRun r, runFromRow(st, m_path));
+        CKPT_ASSIGN_OR_RETURN(ScheduleRun r, schedule::runFromRow(st, m_path));
         out.push_back(std::move(r));
     }
     return out;
 }
 
 Result<std::optional<ScheduleRun>> ScheduleStore::lastRunWithSource(int64_t scheduleId, std::string_view sourceFingerprint) {
-    static const std::string sql = std::string("SELECT ") + kRunColumns +
+    static const std::string sql = std::string("SELECT ") + schedule::kRunColumns +
                                    " FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id"
                                    " WHERE r.schedule_id = ?1 AND r.result = 'ok' AND r.source_fingerprint = ?2"
                                    " ORDER BY r.started_at DESC, r.id DESC LIMIT 1";
@@ -541,7 +511,7 @@ Result<std::optional<ScheduleRun>> ScheduleStore::lastRunWithSource(int64_t sche
     st.bind(1, scheduleId).bind(2, sourceFingerprint);
     CKPT_ASSIGN_OR_RETURN(bool row, st.step());
     if (!row) return std::optional<ScheduleRun>{};
-    CKPT_ASSIGN_OR_RETURN(ScheduleRun r, runFromRow(st, m_path));
+    CKPT_ASSIGN_OR_RETURN(ScheduleRun r, schedule::runFromRow(st, m_path));
     return std::optional<ScheduleRun>{std::move(r)};
 }
 

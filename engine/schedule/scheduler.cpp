@@ -15,17 +15,19 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <thread>
 
 #include "platform/file.h"
+#include "schedule/run_watch.h"
 #include "schedule/schedule_runs.h"
 
 namespace ckpt {
 namespace {
 
 // run() polls its stop token this often while sleeping.
-constexpr auto kStopPoll = std::chrono::milliseconds(100);
+constexpr auto kStopPoll = std::chrono::milliseconds(50);
 
 double systemNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
@@ -107,6 +109,17 @@ Result<std::unique_ptr<Scheduler>> Scheduler::open(std::string_view storePath, S
     scheduler->m_options = std::move(options);
     CKPT_ASSIGN_OR_RETURN(scheduler->m_store, ScheduleStore::open(storePath, scheduler->m_options.store));
     CKPT_ASSIGN_OR_RETURN(scheduler->m_lockFd, takeLock(scheduler->m_storePath));
+    CKPT_ASSIGN_OR_RETURN(scheduler->m_watchStore, ScheduleStore::open(storePath, scheduler->m_options.store));
+
+    // Run requests a dead scheduler took but never began: their senders
+    // wait for a run that will not come, so they are told why.
+    CKPT_ASSIGN_OR_RETURN(auto requests, scheduler->m_store->requests(std::nullopt, false, 1000));
+    for (const ScheduleRequest& q : requests) {
+        if (q.kind != RequestKind::Run || q.pending() || q.runId || !q.error.empty()) continue;
+        CKPT_RETURN_IF_ERROR(scheduler->m_store->settleRequests(
+            {q.id}, std::nullopt,
+            "the scheduler that took it (pid " + std::to_string(q.takenBy) + ") stopped before running it"));
+    }
 
     // With the lock held no other scheduler is running, so a `running` row
     // of a Directory or demo schedule was left by one that died. A Program
@@ -131,6 +144,27 @@ Result<std::unique_ptr<Scheduler>> Scheduler::open(std::string_view storePath, S
     return scheduler;
 }
 
+Result<std::optional<int64_t>> Scheduler::lockHolder(std::string_view storePath) {
+    const std::string lockPath = std::string(storePath) + ".lock";
+    const int fd = ::open(lockPath.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return std::optional<int64_t>{};
+        return platform::statusFromErrno(errno, "cannot open the scheduler lock " + lockPath);
+    }
+    // A shared lock is granted only while no scheduler holds the exclusive one.
+    if (::flock(fd, LOCK_SH | LOCK_NB) == 0) {
+        ::close(fd);
+        return std::optional<int64_t>{};
+    }
+    const int err = errno;
+    char buffer[32] = {};
+    const ssize_t n = ::pread(fd, buffer, sizeof buffer - 1, 0);
+    ::close(fd);
+    if (err != EWOULDBLOCK) return platform::statusFromErrno(err, "cannot test the scheduler lock " + lockPath);
+    // 0 when the holder has not written its pid yet (it is starting).
+    return std::optional<int64_t>{n > 0 ? std::strtoll(buffer, nullptr, 10) : 0};
+}
+
 Scheduler::~Scheduler() {
     if (m_lockFd >= 0) ::close(m_lockFd);  // releases the flock
 }
@@ -142,7 +176,7 @@ void Scheduler::log(std::string_view line) const {
 }
 
 Result<ScheduleRun> Scheduler::execute(const Schedule& schedule, RunTrigger trigger, const CancellationToken* cancel,
-                                       const ProgressSink& progress) {
+                                       const ProgressSink& progress, const std::vector<int64_t>& requestIds) {
     ScheduleRun run;
     run.scheduleId = schedule.id;
     run.scheduleName = schedule.name;
@@ -150,12 +184,33 @@ Result<ScheduleRun> Scheduler::execute(const Schedule& schedule, RunTrigger trig
     run.startedAt = now();
     run.pid = ::getpid();
     CKPT_ASSIGN_OR_RETURN(run.id, m_store->beginRun(schedule.id, trigger, run.startedAt, run.pid));
+    // The senders of the requests follow this run from now on.
+    if (!requestIds.empty()) CKPT_RETURN_IF_ERROR(m_store->settleRequests(requestIds, run.id, ""));
     log("run " + std::to_string(run.id) + " " + schedule.name + " (" + std::string(runTriggerName(trigger)) + ") started");
 
-    schedule::RunContext context{*m_store, run.id, [this] { return now(); }, cancel, progress};
-    const RunOutcome outcome = schedule.source == ScheduleSource::Directory ? schedule::runDirectorySchedule(schedule, context)
-                                                                            : schedule::runDemoSchedule(schedule, context);
+    schedule::RunWatch watch(*m_watchStore, {.scheduleId = schedule.id,
+                                             .runId = run.id,
+                                             .cancel = cancel,
+                                             .progress = progress,
+                                             .pollSeconds = m_options.requestPollSeconds,
+                                             .progressSeconds = m_options.progressWriteSeconds});
+    schedule::RunContext context{*m_store, run.id, [this] { return now(); }, &watch.token(), watch.sink()};
+    RunOutcome outcome = schedule.source == ScheduleSource::Directory ? schedule::runDirectorySchedule(schedule, context)
+                                                                      : schedule::runDemoSchedule(schedule, context);
+    watch.stop();
+    if (!watch.storeError().isOk()) log("run " + std::to_string(run.id) + ": " + watch.storeError().toString());
+    if (const auto& request = watch.cancelRequest()) {
+        const std::string who = "cancel requested by pid " + std::to_string(request->pid);
+        std::string note;
+        if (outcome.result == RunResult::Interrupted) note = who;
+        else if (schedule.source == ScheduleSource::Directory)
+            note = who + " during the copy, which finished: a copy commits atomically and is not stopped halfway";
+        else note = who + " after the run's last step";
+        outcome.note = outcome.note.empty() ? note : note + "; " + outcome.note;
+    }
     CKPT_RETURN_IF_ERROR(m_store->finishRun(run.id, outcome));
+    // A cancel that arrived after the watch's last look must not stop a later run.
+    CKPT_RETURN_IF_ERROR(m_store->expireCancelRequests(schedule.id, run.id, systemNow(), ::getpid()));
     run.endedAt = outcome.endedAt;
     run.result = outcome.result;
     run.bytes = outcome.bytes;
@@ -191,9 +246,47 @@ Result<ScheduleRun> Scheduler::runNow(std::string_view name, const CancellationT
     return execute(schedule, RunTrigger::RunNow, cancel, progress);
 }
 
+Result<std::vector<ScheduleRun>> Scheduler::serveRequests(const CancellationToken* cancel, const ProgressSink& progress) {
+    CKPT_ASSIGN_OR_RETURN(std::vector<ScheduleRequest> taken, m_store->takeRunRequests(systemNow(), ::getpid()));
+    // One run per schedule serves all its requests, in the order of the first.
+    std::vector<std::pair<int64_t, std::vector<int64_t>>> bySchedule;
+    for (const ScheduleRequest& q : taken) {
+        auto it = std::find_if(bySchedule.begin(), bySchedule.end(), [&](const auto& e) { return e.first == q.scheduleId; });
+        if (it == bySchedule.end()) bySchedule.push_back({q.scheduleId, {q.id}});
+        else it->second.push_back(q.id);
+    }
+    std::vector<ScheduleRun> runs;
+    for (const auto& [scheduleId, ids] : bySchedule) {
+        if (cancel && cancel->isCancelled()) {
+            CKPT_RETURN_IF_ERROR(m_store->settleRequests(ids, std::nullopt, "the scheduler stopped before running it"));
+            continue;
+        }
+        auto schedule = m_store->scheduleById(scheduleId);
+        if (!schedule.ok()) {
+            // Removed since it was asked for (its requests went with it).
+            if (schedule.status().code() == StatusCode::NotFound) continue;
+            return schedule.status();
+        }
+        if (schedule->source == ScheduleSource::Program) {
+            CKPT_RETURN_IF_ERROR(m_store->settleRequests(ids, std::nullopt,
+                                                         "schedule \"" + schedule->name + "\" is a program's own (" +
+                                                             schedule->sourcePath +
+                                                             "): the program saves, the scheduler cannot run it"));
+            continue;
+        }
+        CKPT_ASSIGN_OR_RETURN(ScheduleRun run, execute(*schedule, RunTrigger::RunNow, cancel, progress, ids));
+        runs.push_back(std::move(run));
+    }
+    return runs;
+}
+
 Status Scheduler::run(const CancellationToken& stop) {
     log("scheduler started on " + m_storePath + " (pid " + std::to_string(::getpid()) + ")");
+    const auto requestPoll = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(std::clamp(m_options.requestPollSeconds, 0.01, 1.0)));
     while (!stop.isCancelled()) {
+        CKPT_RETURN_IF_ERROR(serveRequests(&stop).status());
+        if (stop.isCancelled()) break;
         CKPT_RETURN_IF_ERROR(runDue(now(), &stop).status());
         if (stop.isCancelled()) break;
 
@@ -208,8 +301,16 @@ Status Scheduler::run(const CancellationToken& stop) {
             const ScheduleDue due = scheduleDue(schedule, last, current);
             if (due.nextAt) wakeAt = std::min(wakeAt, std::max(*due.nextAt, current));
         }
-        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wakeAt - current);
-        while (!stop.isCancelled() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(kStopPoll);
+        const auto start = std::chrono::steady_clock::now();
+        const auto until = start + std::chrono::duration<double>(wakeAt - current);
+        auto nextRequestCheck = start + requestPoll;
+        while (!stop.isCancelled() && std::chrono::steady_clock::now() < until) {
+            std::this_thread::sleep_for(kStopPoll);
+            if (std::chrono::steady_clock::now() < nextRequestCheck) continue;
+            nextRequestCheck = std::chrono::steady_clock::now() + requestPoll;
+            CKPT_ASSIGN_OR_RETURN(bool pending, m_store->hasPendingRunRequests());
+            if (pending) break;
+        }
     }
     log("scheduler stopped");
     return okStatus();

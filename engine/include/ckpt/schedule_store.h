@@ -1,8 +1,11 @@
 #pragma once
 // Where schedules and their runs are kept: one SQLite file (default
 // $XDG_DATA_HOME/ckpt-explorer/schedules.db), schema-versioned with
-// PRAGMA user_version and migrated forward only. Tables `schedules` and
-// `schedule_runs` (issue #17's catalog adopts this file and these names).
+// PRAGMA user_version and migrated forward only. Tables `schedules`,
+// `schedule_runs` (issue #17's catalog adopts this file and these names)
+// and `schedule_requests`: run-now and cancel requests that the explorer
+// and `ckpt schedule run-now|cancel` leave for the scheduler holding the
+// store's lock (scheduler.h), which takes each one exactly once.
 // WAL journal, foreign keys on, a busy timeout: several processes may open
 // the same store (the scheduler service, `ckpt schedule ...`, the explorer);
 // each write is one IMMEDIATE transaction, so one writer at a time.
@@ -58,7 +61,42 @@ struct ScheduleRun {
     // ("<index bytes>:<index crc32c>"), so an unchanged one is not copied again.
     std::string sourceCheckpoint;
     std::string sourceFingerprint;
+    // While running: how far it is, as the scheduler last wrote it (at most
+    // a few times a second). Units are the phase's: steps, bytes; total 0 =
+    // unknown. Left as they were when the run ended.
+    int64_t progressDone = 0;
+    int64_t progressTotal = 0;
+    std::string progressPhase;  // "training", "copying ckpt-40", "retention"
     double seconds() const { return endedAt ? *endedAt - startedAt : 0; }
+};
+
+// A request left in the store for the scheduler: run a schedule now, or
+// cancel its run in progress.
+enum class RequestKind { Run, Cancel };
+std::string_view requestKindName(RequestKind kind);  // "run", "cancel"
+
+struct ScheduleRequest {
+    int64_t id = 0;
+    int64_t scheduleId = 0;
+    std::string scheduleName;  // filled in by the queries (a join)
+    RequestKind kind = RequestKind::Run;
+    double requestedAt = 0;
+    int64_t pid = 0;  // the process that asked
+    // Run: the run that served it, once the scheduler began it. Cancel: the
+    // run it cancels (nullopt: the schedule's next run, for a run request
+    // taken but not yet begun).
+    std::optional<int64_t> runId;
+    std::optional<double> takenAt;  // nullopt while pending
+    int64_t takenBy = 0;            // the scheduler's pid
+    std::string error;              // why it was not served ("cancelled before it started")
+    bool pending() const { return !takenAt; }
+};
+
+// What ScheduleStore::requestCancel did.
+struct CancelRequest {
+    std::optional<int64_t> requestId;  // the cancel request left for the run's scheduler
+    std::optional<int64_t> runId;      // the running run it cancels, when one was running
+    int withdrawn = 0;                 // pending run requests withdrawn before they started
 };
 
 // How a run ended (ScheduleStore::finishRun).
@@ -83,7 +121,9 @@ struct ScheduleStoreOptions {
 
 class ScheduleStore {
 public:
-    static constexpr int kSchemaVersion = 1;
+    // 2: schedule_requests and the runs' progress columns (a version 1 file
+    // is migrated when opened; a build of version 1 then refuses it).
+    static constexpr int kSchemaVersion = 2;
 
     // $XDG_DATA_HOME/ckpt-explorer/schedules.db, else
     // $HOME/.local/share/ckpt-explorer/schedules.db; FailedPrecondition
@@ -128,6 +168,41 @@ public:
     // The newest `ok` run of the schedule that copied a source checkpoint
     // with this fingerprint (Directory schedules skip unchanged sources).
     Result<std::optional<ScheduleRun>> lastRunWithSource(int64_t scheduleId, std::string_view sourceFingerprint);
+    Result<ScheduleRun> run(int64_t runId);  // NotFound naming it
+    // The running run's progress (nothing happens once it has ended). The
+    // scheduler throttles these writes; readers poll run() or runs().
+    Status setRunProgress(int64_t runId, int64_t done, int64_t total, std::string_view phase);
+
+    // Requests (schedule_requests.cpp). Asked by any process; taken only by
+    // the scheduler holding the lock, each in one IMMEDIATE transaction so
+    // that every request is served once.
+    // A run-now request; NotFound for a schedule id not in the store.
+    Result<int64_t> requestRun(int64_t scheduleId, double at, int64_t pid);
+    // Cancels whatever of the schedule is in progress, atomically: pending
+    // run requests are withdrawn (they never start), and a cancel request
+    // is left for the running run, or for the run of a request already
+    // taken but not yet begun. FailedPrecondition "... has no run in
+    // progress" when there is nothing to cancel.
+    Result<CancelRequest> requestCancel(int64_t scheduleId, double at, int64_t pid);
+    // The scheduler: every pending run request, oldest first, now taken by 'pid'.
+    Result<std::vector<ScheduleRequest>> takeRunRequests(double at, int64_t pid);
+    // The scheduler, during run 'runId' of the schedule: a pending cancel
+    // request for it (or for the schedule's next run), now taken; nullopt when none.
+    Result<std::optional<ScheduleRequest>> takeCancelRequest(int64_t scheduleId, int64_t runId, double at, int64_t pid);
+    // Records which run served taken requests, or why none did ('runId'
+    // nullopt and 'error').
+    Status settleRequests(const std::vector<int64_t>& requestIds, std::optional<int64_t> runId, std::string_view error);
+    // After run 'runId' ended: cancel requests for it (or the schedule's
+    // next run) that came too late are taken, so they never cancel a later run.
+    Status expireCancelRequests(int64_t scheduleId, int64_t runId, double at, int64_t pid);
+    // Withdraws a request that is still pending (true), recording 'why';
+    // false when a scheduler took it first.
+    Result<bool> withdrawRequest(int64_t requestId, double at, std::string_view why);
+    // A cheap check the service makes every fraction of a second.
+    Result<bool> hasPendingRunRequests();
+    Result<ScheduleRequest> request(int64_t requestId);  // NotFound naming it
+    // Newest first; scheduleId nullopt = every schedule's; pendingOnly = not taken.
+    Result<std::vector<ScheduleRequest>> requests(std::optional<int64_t> scheduleId, bool pendingOnly, int limit = 100);
 
 private:
     ScheduleStore(std::string path, sqlite3* db) : m_path(std::move(path)), m_db(db) {}
