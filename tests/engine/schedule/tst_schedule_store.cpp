@@ -184,6 +184,132 @@ private slots:
         QCOMPARE(pragma(empty, "PRAGMA user_version"), int64_t{ScheduleStore::kSchemaVersion});
     }
 
+    // A store written by the version 1 build (issue #15): migrated on open,
+    // its schedules and runs kept, and the requests and progress usable.
+    void migratesVersion1() {
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("schedules.db"));
+        writeSqlite(path, R"sql(
+CREATE TABLE schedules (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,
+  source_kind TEXT NOT NULL CHECK (source_kind IN ('directory', 'demo', 'program')), source_path TEXT NOT NULL,
+  destination TEXT NOT NULL, triggers TEXT NOT NULL, retention TEXT NOT NULL, max_shard_bytes INTEGER,
+  shard_count INTEGER, async INTEGER NOT NULL, enabled INTEGER NOT NULL, demo_steps INTEGER NOT NULL, created_at REAL NOT NULL);
+CREATE TABLE schedule_runs (id INTEGER PRIMARY KEY,
+  schedule_id INTEGER NOT NULL REFERENCES schedules(id) ON DELETE CASCADE,
+  trigger TEXT NOT NULL CHECK (trigger IN ('due', 'catch-up', 'run-now')), started_at REAL NOT NULL, ended_at REAL,
+  result TEXT NOT NULL CHECK (result IN ('running', 'ok', 'failed', 'interrupted', 'skipped')),
+  bytes INTEGER NOT NULL DEFAULT 0, checkpoint TEXT NOT NULL DEFAULT '', error TEXT NOT NULL DEFAULT '',
+  note TEXT NOT NULL DEFAULT '', pid INTEGER NOT NULL, source_checkpoint TEXT NOT NULL DEFAULT '',
+  source_fingerprint TEXT NOT NULL DEFAULT '');
+CREATE INDEX schedule_runs_by_schedule ON schedule_runs (schedule_id, started_at);
+CREATE INDEX schedule_runs_by_result ON schedule_runs (result);
+INSERT INTO schedules VALUES (1, 'nightly', 'directory', '/runs/a', '/archive/a', '{"every_seconds": 3600}', '{}',
+  NULL, NULL, 0, 1, 200, 1795521600.0);
+INSERT INTO schedule_runs (id, schedule_id, trigger, started_at, ended_at, result, bytes, checkpoint, pid)
+  VALUES (7, 1, 'due', 1795521600.0, 1795521601.5, 'ok', 4096, '/archive/a/ckpt-1', 4242);
+PRAGMA user_version = 1;
+)sql");
+        auto store = ScheduleStore::open(path.toStdString());
+        QVERIFY2(store.ok(), store.status().toString().c_str());
+        QCOMPARE(pragma(path, "PRAGMA user_version"), int64_t{2});
+        QCOMPARE((*store)->schedule("nightly")->triggers.everySeconds.value_or(0), 3600.0);
+        auto run = (*store)->run(7);
+        QVERIFY2(run.ok(), run.status().toString().c_str());
+        QCOMPARE(run->checkpoint, std::string("/archive/a/ckpt-1"));
+        QCOMPARE(run->bytes, uint64_t{4096});
+        QCOMPARE(run->progressTotal, int64_t{0});
+        QVERIFY((*store)->requestRun(1, 1795521700.0, 99).ok());
+        QCOMPARE((*store)->requests(std::nullopt, true)->size(), size_t{1});
+        // Opening again changes nothing.
+        store->reset();
+        QVERIFY(ScheduleStore::open(path.toStdString()).ok());
+        QCOMPARE(pragma(path, "SELECT count(*) FROM schedule_requests"), int64_t{1});
+    }
+
+    void requestsServedOnce() {
+        QTemporaryDir tmp;
+        const std::string path = tmp.filePath(QStringLiteral("schedules.db")).toStdString();
+        auto client = ScheduleStore::open(path);
+        auto service = ScheduleStore::open(path);   // another connection, as another process
+        auto service2 = ScheduleStore::open(path);  // a second taker must get nothing twice
+        QVERIFY(client.ok() && service.ok() && service2.ok());
+        const int64_t a = *(*client)->addSchedule(directorySchedule("a", "/runs/a", "/archive/a"));
+        const int64_t b = *(*client)->addSchedule(directorySchedule("b", "/runs/b", "/archive/b"));
+        const int64_t q1 = *(*client)->requestRun(a, 10.0, 101);
+        const int64_t q2 = *(*client)->requestRun(b, 11.0, 102);
+        const int64_t q3 = *(*client)->requestRun(a, 12.0, 103);
+        QCOMPARE((*client)->requestRun(999, 13.0, 104).status().code(), StatusCode::NotFound);
+        QVERIFY(*(*service)->hasPendingRunRequests());
+        QCOMPARE((*client)->requests(a, true)->size(), size_t{2});
+
+        auto taken = (*service)->takeRunRequests(20.0, 555);
+        QVERIFY2(taken.ok(), taken.status().toString().c_str());
+        QCOMPARE(taken->size(), size_t{3});
+        QCOMPARE(taken->at(0).id, q1);  // oldest first
+        QCOMPARE(taken->at(1).scheduleName, std::string("b"));
+        QCOMPARE(taken->at(2).pid, int64_t{103});
+        QVERIFY(taken->at(0).takenAt);
+        QCOMPARE((*service2)->takeRunRequests(21.0, 556)->size(), size_t{0});
+        QVERIFY(!*(*service)->hasPendingRunRequests());
+        QVERIFY(!*(*client)->withdrawRequest(q2, 22.0, "too late"));  // taken: not withdrawn
+        QVERIFY((*service)->settleRequests({q2}, std::nullopt, "not run in this test").isOk());
+        QCOMPARE((*client)->request(q2)->error, std::string("not run in this test"));
+
+        // Taken, not begun: a cancel waits for the run that is about to start.
+        auto early = (*client)->requestCancel(a, 23.0, 101);
+        QVERIFY2(early.ok(), early.status().toString().c_str());
+        QVERIFY(early->requestId && !early->runId);
+        const int64_t runA = *(*service)->beginRun(a, RunTrigger::RunNow, 24.0, 555);
+        QVERIFY((*service)->settleRequests({q1, q3}, runA, "").isOk());
+        QCOMPARE(*(*client)->request(q3)->runId, runA);
+        auto cancel = (*service)->takeCancelRequest(a, runA, 25.0, 555);
+        QVERIFY(cancel.ok() && *cancel);
+        QCOMPARE((*cancel)->id, *early->requestId);
+        QCOMPARE(*(*cancel)->runId, runA);
+        QVERIFY(!*(*service)->takeCancelRequest(a, runA, 26.0, 555));  // once
+
+        // A running run: the cancel names it; progress is seen by the client.
+        auto sent = (*client)->requestCancel(a, 27.0, 101);
+        QVERIFY(sent.ok());
+        QCOMPARE(*sent->runId, runA);
+        QVERIFY((*service)->setRunProgress(runA, 42, 100, "copying ckpt-3").isOk());
+        auto seen = (*client)->run(runA);
+        QCOMPARE(seen->progressDone, int64_t{42});
+        QCOMPARE(seen->progressTotal, int64_t{100});
+        QCOMPARE(seen->progressPhase, std::string("copying ckpt-3"));
+        QCOMPARE((*client)->runningRuns()->at(0).progressDone, int64_t{42});
+        RunOutcome outcome;
+        outcome.result = RunResult::Interrupted;
+        outcome.endedAt = 28.0;
+        QVERIFY((*service)->finishRun(runA, outcome).isOk());
+        QVERIFY((*service)->setRunProgress(runA, 99, 100, "late").isOk());  // an ended run keeps its last progress
+        QCOMPARE((*client)->run(runA)->progressDone, int64_t{42});
+        // A cancel that came too late never stops a later run.
+        QVERIFY((*service)->expireCancelRequests(a, runA, 29.0, 555).isOk());
+        const int64_t later = *(*service)->beginRun(a, RunTrigger::Due, 30.0, 555);
+        QVERIFY(!*(*service)->takeCancelRequest(a, later, 31.0, 555));
+
+        // Nothing running or queued: nothing to cancel.
+        QVERIFY((*service)->finishRun(later, outcome).isOk());
+        auto nothing = (*client)->requestCancel(b, 32.0, 101);
+        QCOMPARE(nothing.status().code(), StatusCode::FailedPrecondition);
+        QVERIFY2(nothing.status().message().find("has no run in progress") != std::string::npos,
+                 nothing.status().message().c_str());
+        // A pending request is withdrawn by a cancel and never taken.
+        const int64_t q4 = *(*client)->requestRun(b, 33.0, 102);
+        auto withdrawn = (*client)->requestCancel(b, 34.0, 102);
+        QCOMPARE(withdrawn->withdrawn, 1);
+        QVERIFY(!withdrawn->requestId);
+        QCOMPARE((*client)->request(q4)->error, std::string("cancelled before it started"));
+        QCOMPARE((*service)->takeRunRequests(35.0, 555)->size(), size_t{0});
+        const int64_t q5 = *(*client)->requestRun(b, 36.0, 102);
+        QVERIFY(*(*client)->withdrawRequest(q5, 37.0, "the service stopped"));
+        QCOMPARE((*service)->takeRunRequests(38.0, 555)->size(), size_t{0});
+        // Removing a schedule removes its requests.
+        QVERIFY((*client)->removeSchedule("a").isOk());
+        QCOMPARE((*client)->request(q1).status().code(), StatusCode::NotFound);
+    }
+
     void refusedUnchanged_data() {
         QTest::addColumn<QByteArray>("kind");
         QTest::addColumn<StatusCode>("code");

@@ -444,6 +444,143 @@ private slots:
         QCOMPARE(verifyAll(f.destination), QString());
     }
 
+    // `ckpt schedule run-now` while the service holds the lock: the request
+    // is served within a couple of seconds, once, with trigger run-now.
+    void service_serves_run_now_request() {
+        Fixture f;
+        QVERIFY(!saveSource(f.source, 100).empty());
+        Schedule s = f.directory("backup", 3600);
+        s.enabled = false;  // never due: only the request runs it
+        QVERIFY(f.add(s) > 0);
+        auto scheduler = Scheduler::open(f.store);
+        QVERIFY(scheduler.ok());
+        CancellationToken stop;
+        Status result = internalError("not run");
+        std::thread loop([&] { result = (*scheduler)->run(stop); });
+        auto holder = Scheduler::lockHolder(f.store);
+        QVERIFY(holder.ok() && *holder);
+        QCOMPARE(**holder, int64_t{::getpid()});
+
+        auto client = ScheduleStore::open(f.store);
+        QVERIFY(client.ok());
+        const int64_t id = (*client)->schedule("backup")->id;
+        QElapsedTimer timer;
+        timer.start();
+        const int64_t first = *(*client)->requestRun(id, kT0, 4242);
+        const int64_t second = *(*client)->requestRun(id, kT0, 4343);  // asked twice before it ran: one run
+        std::optional<ScheduleRun> run;
+        while (timer.elapsed() < 20000 && !run) {
+            auto q = (*client)->request(first);
+            if (q.ok() && q->runId) {
+                auto r = (*client)->run(*q->runId);
+                if (r.ok() && r->result != RunResult::Running) run = *r;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        QVERIFY2(run, "the request was not served");
+        QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed())));
+        QCOMPARE(run->trigger, RunTrigger::RunNow);
+        QCOMPARE(run->result, RunResult::Ok);
+        QCOMPARE(*(*client)->request(second)->runId, run->id);
+        // Served once: no second run however long the service keeps going.
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        QCOMPARE((*client)->runs(id)->size(), size_t{1});
+        QCOMPARE((*client)->requests(id, true)->size(), size_t{0});
+        stop.cancel();
+        loop.join();
+        QVERIFY2(result.isOk(), result.toString().c_str());
+        scheduler->reset();
+        QVERIFY(!*Scheduler::lockHolder(f.store));  // the lock went with it
+        QCOMPARE(verifyAll(f.destination), QString());
+    }
+
+    // A cancel request from another process stops a long run of the
+    // service (a forked child): recorded interrupted, progress rows advanced
+    // while it ran, and every checkpoint it committed verifies.
+    void cancel_request_stops_service_run() {
+        Fixture f;
+        Schedule demo;
+        demo.name = "long-demo";
+        demo.source = ScheduleSource::DemoTrainer;
+        demo.destination = f.destination;
+        demo.triggers.everySeconds = 3600;
+        demo.triggers.everySteps = 500;
+        demo.demoSteps = 300'000;  // about half a minute: cancelled long before
+        demo.enabled = false;
+        QVERIFY(f.add(demo) > 0);
+
+        // The child says when it holds the lock (polling lockHolder could
+        // itself refuse the starting scheduler, see scheduler.h).
+        int ready[2];
+        QCOMPARE(::pipe(ready), 0);
+        const pid_t child = ::fork();
+        if (child == 0) {
+            auto scheduler = Scheduler::open(f.store);
+            const char byte = scheduler.ok() ? 1 : 0;
+            if (::write(ready[1], &byte, 1) != 1 || !scheduler.ok()) ::_exit(2);
+            CancellationToken stop;  // runs until killed
+            (void)(*scheduler)->run(stop);
+            ::_exit(3);
+        }
+        ::close(ready[1]);
+        char byte = 0;
+        QCOMPARE(::read(ready[0], &byte, 1), ssize_t{1});
+        ::close(ready[0]);
+        QCOMPARE(byte, char{1});
+        auto holder = Scheduler::lockHolder(f.store);
+        QVERIFY(holder.ok() && *holder);
+        QCOMPARE(**holder, int64_t{child});
+        auto client = ScheduleStore::open(f.store);
+        QVERIFY(client.ok());
+        QElapsedTimer timer;
+        const int64_t id = (*client)->schedule("long-demo")->id;
+        const int64_t request = *(*client)->requestRun(id, kT0, ::getpid());
+
+        // Progress rows advance while it runs.
+        std::optional<int64_t> runId;
+        int64_t firstDone = 0, laterDone = 0;
+        timer.restart();
+        while (timer.elapsed() < 30000 && laterDone <= firstDone) {
+            auto q = (*client)->request(request);
+            if (q.ok() && q->runId) {
+                runId = q->runId;
+                const int64_t done = (*client)->run(*runId)->progressDone;
+                if (firstDone == 0) firstDone = done;
+                else laterDone = done;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        QVERIFY(runId);
+        QVERIFY2(firstDone > 0 && laterDone > firstDone, qPrintable(QStringLiteral("%1 then %2").arg(firstDone).arg(laterDone)));
+        const ScheduleRun running = *(*client)->run(*runId);
+        QCOMPARE(running.result, RunResult::Running);
+        QCOMPARE(running.progressTotal, int64_t{300'000});
+        QCOMPARE(running.progressPhase, std::string("training"));
+        QCOMPARE(running.pid, int64_t{child});
+
+        auto cancel = (*client)->requestCancel(id, kT0, ::getpid());
+        QVERIFY2(cancel.ok(), cancel.status().toString().c_str());
+        QCOMPARE(*cancel->runId, *runId);
+        timer.restart();
+        ScheduleRun ended = running;
+        while (timer.elapsed() < 20000 && ended.result == RunResult::Running) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            ended = *(*client)->run(*runId);
+        }
+        QCOMPARE(ended.result, RunResult::Interrupted);
+        QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed())));
+        QVERIFY2(QString::fromStdString(ended.note).contains(QStringLiteral("cancel requested by pid %1").arg(::getpid())),
+                 ended.note.c_str());
+        QVERIFY(ended.progressDone < 300'000);
+        ::kill(child, SIGKILL);
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        QVERIFY(!names(f.destination).empty());
+        QCOMPARE(verifyAll(f.destination), QString());
+        // The cancel was served once; nothing is left to cancel.
+        QCOMPARE((*client)->requestCancel(id, kT0, ::getpid()).status().code(), StatusCode::FailedPrecondition);
+    }
+
     void service_loop_stops_on_cancel() {
         Fixture f;
         QVERIFY(!saveSource(f.source, 100).empty());
