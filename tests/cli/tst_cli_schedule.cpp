@@ -187,6 +187,114 @@ private slots:
         }
     }
 
+    // With `ckpt scheduler run` holding the store: run-now queues for it and
+    // prints the result, cancel stops a long run, and Ctrl+C while following
+    // a queued run cancels it.
+    void runNowAndCancelThroughTheService() {
+        QTemporaryDir tmp;
+        const QString store = tmp.filePath(QStringLiteral("schedules.db"));
+        const auto add = [&](const QString& name, const QString& steps) {
+            return ckptCli({QStringLiteral("schedule"), QStringLiteral("add"), name, QStringLiteral("--demo"),
+                            QStringLiteral("--dest"), tmp.filePath(name), QStringLiteral("--every"), QStringLiteral("1d"),
+                            QStringLiteral("--every-steps"), QStringLiteral("500"), QStringLiteral("--steps"), steps,
+                            QStringLiteral("--disabled"), QStringLiteral("--store"), store});
+        };
+        QCOMPARE(add(QStringLiteral("short"), QStringLiteral("1000")).exitCode, 0);
+        QCOMPARE(add(QStringLiteral("long"), QStringLiteral("300000")).exitCode, 0);  // half a minute
+        QProcess service;
+        service.start(ckpt::testing::binaryDir() + QStringLiteral("/app/cli/ckpt"),
+                      {QStringLiteral("scheduler"), QStringLiteral("run"), QStringLiteral("--store"), store});
+        QVERIFY(service.waitForStarted());
+        QElapsedTimer timer;
+        timer.start();
+        QByteArray log;
+        while (timer.elapsed() < 20000 && !log.contains("scheduler started")) {
+            service.waitForReadyRead(100);
+            log += service.readAllStandardOutput();
+        }
+        QVERIFY2(log.contains("scheduler started"), log.constData());
+        const QByteArray pid = QByteArray::number(service.processId());
+
+        Run now = ckptCli({QStringLiteral("schedule"), QStringLiteral("run-now"), QStringLiteral("short"),
+                           QStringLiteral("--store"), store, QStringLiteral("--json")});
+        QVERIFY2(now.exitCode == 0, now.err.constData());
+        QVERIFY2(now.err.contains("queued for the scheduler service (pid " + pid + ")"), now.err.constData());
+        const json n = parsed(now);
+        QCOMPARE(n["queued"]["service_pid"].get<int64_t>(), service.processId());
+        QCOMPARE(n["run"]["result"].get<std::string>(), std::string("ok"));
+        QCOMPARE(n["run"]["trigger"].get<std::string>(), std::string("run-now"));
+        QCOMPARE(n["run"]["pid"].get<int64_t>(), service.processId());  // the service ran it
+        Run text = ckptCli(
+            {QStringLiteral("schedule"), QStringLiteral("run-now"), QStringLiteral("short"), QStringLiteral("--store"), store});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains("short: run ") && text.out.contains(" ok "), text.out.constData());
+
+        // --no-wait, then cancel once it is training.
+        Run queued = ckptCli({QStringLiteral("schedule"), QStringLiteral("run-now"), QStringLiteral("long"),
+                              QStringLiteral("--no-wait"), QStringLiteral("--store"), store, QStringLiteral("--json")});
+        QVERIFY2(queued.exitCode == 0, queued.err.constData());
+        QVERIFY(parsed(queued)["run"].is_null());
+        const auto newestRun = [&](const QString& name) {
+            Run show = ckptCli({QStringLiteral("schedule"), QStringLiteral("show"), name, QStringLiteral("--runs"),
+                                QStringLiteral("1"), QStringLiteral("--store"), store, QStringLiteral("--json")});
+            const json j = parsed(show);
+            return j.is_object() && !j["runs"].empty() ? j["runs"][0] : json();
+        };
+        const auto waitTraining = [&] {
+            QElapsedTimer t;
+            t.start();
+            json r;
+            while (t.elapsed() < 30000) {
+                r = newestRun(QStringLiteral("long"));
+                if (r.is_object() && r["result"] == "running" && r["progress"]["done"].get<int64_t>() > 0) break;
+                QTest::qWait(100);
+            }
+            return r;
+        };
+        json running = waitTraining();
+        QCOMPARE(running["result"].get<std::string>(), std::string("running"));
+        QCOMPARE(running["progress"]["total"].get<int64_t>(), int64_t{300000});
+        Run cancel = ckptCli({QStringLiteral("schedule"), QStringLiteral("cancel"), QStringLiteral("long"),
+                              QStringLiteral("--store"), store, QStringLiteral("--json")});
+        QVERIFY2(cancel.exitCode == 0, cancel.err.constData());
+        QCOMPARE(parsed(cancel)["run"].get<int64_t>(), running["id"].get<int64_t>());
+        timer.restart();
+        json ended = running;
+        while (timer.elapsed() < 20000 && ended["result"] == "running") {
+            QTest::qWait(100);
+            ended = newestRun(QStringLiteral("long"));
+        }
+        QCOMPARE(ended["result"].get<std::string>(), std::string("interrupted"));
+        QVERIFY2(QString::fromStdString(ended["note"].get<std::string>()).contains(QStringLiteral("cancel requested")),
+                 ended.dump().c_str());
+        Run nothing = ckptCli(
+            {QStringLiteral("schedule"), QStringLiteral("cancel"), QStringLiteral("long"), QStringLiteral("--store"), store});
+        QCOMPARE(nothing.exitCode, 1);
+        QVERIFY2(nothing.err.contains("has no run in progress"), nothing.err.constData());
+
+        // Following a queued run, Ctrl+C cancels it and the result is printed.
+        QProcess follower;
+        follower.start(
+            ckpt::testing::binaryDir() + QStringLiteral("/app/cli/ckpt"),
+            {QStringLiteral("schedule"), QStringLiteral("run-now"), QStringLiteral("long"), QStringLiteral("--store"), store});
+        QVERIFY(follower.waitForStarted());
+        running = waitTraining();
+        QCOMPARE(running["result"].get<std::string>(), std::string("running"));
+        ::kill(static_cast<pid_t>(follower.processId()), SIGINT);
+        QVERIFY(follower.waitForFinished(20000));
+        QCOMPARE(follower.exitCode(), 1);  // the run did not end ok
+        const QByteArray out = follower.readAllStandardOutput();
+        QVERIFY2(out.contains("long: run ") && out.contains("interrupted"), out.constData());
+        QVERIFY(follower.readAllStandardError().contains("queued for the scheduler service"));
+        QCOMPARE(newestRun(QStringLiteral("long"))["result"].get<std::string>(), std::string("interrupted"));
+
+        ::kill(static_cast<pid_t>(service.processId()), SIGTERM);
+        QVERIFY(service.waitForFinished(10000));
+        QCOMPARE(service.exitCode(), 0);
+        for (const char* name : {"short", "long"})
+            QCOMPARE(ckptCli({QStringLiteral("verify"), tmp.filePath(QString::fromLatin1(name))}).exitCode, 0);
+    }
+
     void serviceStopsOnSigtermAndRefusesASecond() {
         QTemporaryDir tmp;
         const QString store = tmp.filePath(QStringLiteral("schedules.db"));
