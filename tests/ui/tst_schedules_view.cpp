@@ -4,7 +4,8 @@
 // row (verdict and rule as text, not colour alone) and follows the policy
 // editor; Apply deletes what it listed. The schedule dialog takes the
 // engine's verdict as the user types; the view lists the store's schedules
-// and runs, runs a schedule now with progress, and cancels a run.
+// and runs, runs a schedule now with progress, and cancels a run, both in
+// process and through a `ckpt scheduler run` child process holding the store.
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -14,6 +15,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -22,6 +24,8 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
+
+#include <csignal>
 
 #include "ckpt/demo_trainer.h"
 #include "ckpt/schedule_store.h"
@@ -34,6 +38,7 @@
 #include "views/retention_preview.h"
 #include "views/schedule_dialog.h"
 #include "views/schedules_view.h"
+#include "test_support.h"
 
 using namespace ckpt;
 using namespace ckpt::ui;
@@ -380,6 +385,85 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(view.runsModel()->rowCount() == 1, kWaitMs);
         QCOMPARE(cell(view.runsModel(), 0, ScheduleRunsModel::ResultColumn), QStringLiteral("interrupted"));
         QVERIFY(view.runButton()->isEnabled());
+    }
+
+    // With the scheduler service (a child process) holding the store, Run
+    // Now queues for it and the run appears; a run the service makes shows
+    // its live progress, and Cancel Run stops it through the store.
+    void runAndCancelThroughTheService() {
+        const QString storePath = m_tmp.filePath(QStringLiteral("service.db"));
+        auto store = ScheduleStore::open(storePath.toStdString());
+        QVERIFY2(store.ok(), store.status().toString().c_str());
+        const auto demo = [&](const char* name, int64_t steps) {
+            Schedule s;
+            s.name = name;
+            s.source = ScheduleSource::DemoTrainer;
+            s.destination = m_tmp.filePath(QString::fromLatin1(name)).toStdString();
+            s.triggers.everySeconds = 86400;
+            s.triggers.everySteps = 500;
+            s.demoSteps = steps;
+            s.enabled = false;  // the service runs it only when asked
+            return (*store)->addSchedule(s);
+        };
+        QVERIFY(demo("svc-short", 20'000).ok());  // a second or two: long enough to see it queued
+        auto longId = demo("svc-long", 300'000);  // half a minute: cancelled long before
+        QVERIFY(longId.ok());
+
+        QProcess service;
+        service.start(ckpt::testing::binaryDir() + QStringLiteral("/app/cli/ckpt"),
+                      {QStringLiteral("scheduler"), QStringLiteral("run"), QStringLiteral("--store"), storePath});
+        QVERIFY(service.waitForStarted());
+        QByteArray log;
+        QTRY_VERIFY_WITH_TIMEOUT((log += service.readAllStandardOutput()).contains("scheduler started"), kWaitMs);
+        const QString pid = QString::number(service.processId());
+
+        JobTracker jobs;
+        SchedulesView view(&jobs);
+        view.setStorePath(storePath);
+        view.show();
+        QTRY_COMPARE_WITH_TIMEOUT(view.model()->rowCount(), 2, kWaitMs);
+        view.selectSchedule(QStringLiteral("svc-short"));
+        QSignalSpy finished(&view, &SchedulesView::runFinished);
+        view.runButton()->click();
+        QVERIFY(view.isRunning());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            view.statusLabel()->text().contains(QStringLiteral("queued for the scheduler service (pid %1)").arg(pid)) ||
+                !finished.isEmpty(),
+            kWaitMs);
+        QVERIFY2(finished.isEmpty(), "the run ended before the view said it was queued");
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kWaitMs);
+        QCOMPARE(finished.first().at(1).toString(), QStringLiteral("ok"));
+        QVERIFY2(view.statusLabel()->text().contains(QStringLiteral("run by the scheduler service, pid %1").arg(pid)),
+                 qPrintable(view.statusLabel()->text()));
+        QTRY_COMPARE_WITH_TIMEOUT(view.runsModel()->rowCount(), 1, kWaitMs);
+        QCOMPARE(cell(view.runsModel(), 0, ScheduleRunsModel::TriggerColumn), QStringLiteral("run-now"));
+        QCOMPARE(cell(view.runsModel(), 0, ScheduleRunsModel::ResultColumn), QStringLiteral("ok"));
+
+        // Another process asks the service to run the long one (as
+        // `ckpt schedule run-now --no-wait` does): its progress shows.
+        view.selectSchedule(QStringLiteral("svc-long"));
+        QVERIFY((*store)->requestRun(*longId, 0, 4242).ok());
+        QTRY_VERIFY_WITH_TIMEOUT(view.runsModel()->rowCount() == 1 &&
+                                     cell(view.runsModel(), 0, ScheduleRunsModel::ResultColumn).contains(QStringLiteral("%")),
+                                 kWaitMs);
+        const QString progress = cell(view.runsModel(), 0, ScheduleRunsModel::ResultColumn);
+        QVERIFY2(progress.startsWith(QStringLiteral("running: ")) && progress.endsWith(QStringLiteral("% training")),
+                 qPrintable(progress));
+        QCOMPARE(view.refreshTimer()->interval(), 1000);  // re-read every second while it runs
+        QVERIFY(cell(view.model(), view.model()->rowOf(*longId), SchedulesModel::LastResultColumn)
+                    .startsWith(QStringLiteral("running (")));
+        QTRY_VERIFY_WITH_TIMEOUT(view.cancelButton()->isEnabled(), kWaitMs);
+        QVERIFY(!view.isRunning());  // not this view's run
+        view.cancelButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(cell(view.runsModel(), 0, ScheduleRunsModel::ResultColumn) == QStringLiteral("interrupted"),
+                                 kWaitMs);
+        QVERIFY2(view.statusLabel()->text().contains(QStringLiteral("Asked run")), qPrintable(view.statusLabel()->text()));
+        QVERIFY(!view.cancelButton()->isEnabled());
+        QTRY_COMPARE_WITH_TIMEOUT(view.refreshTimer()->interval(), 3000, kWaitMs);
+
+        ::kill(static_cast<pid_t>(service.processId()), SIGTERM);
+        QVERIFY(service.waitForFinished(kWaitMs));
+        QCOMPARE(service.exitCode(), 0);
     }
 
     void cleanupTestCase() { jobPool()->waitForDone(); }

@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "ckpt/schedule_client.h"
+
 namespace ckpt::ui {
 namespace {
 
@@ -129,19 +131,32 @@ QString removeSchedule(const QString& storePath, const QString& name) {
     return status.isOk() ? QString() : qs(status.toString());
 }
 
-RunNowResult runScheduleNow(const QString& storePath, const QString& name, const std::shared_ptr<JobControl>& job) {
+RunNowResult runScheduleNow(const QString& storePath, const QString& name, const std::shared_ptr<JobControl>& job,
+                            const std::shared_ptr<std::atomic<int64_t>>& queuedPid) {
     RunNowResult out;
-    auto scheduler = Scheduler::open(storePath.toStdString());
-    if (!scheduler.ok()) {
-        out.error = qs(scheduler.status().toString());
+    RunNowOptions options;
+    options.cancel = &job->token();
+    options.progress = JobControl::sinkFor(job);
+    options.queued = [queuedPid](int64_t pid, int64_t) { queuedPid->store(pid); };
+    auto outcome = runOrQueueSchedule(storePath.toStdString(), name.toStdString(), options);
+    if (!outcome.ok()) {
+        out.error = qs(outcome.status().toString());
         return out;
     }
-    auto run = (*scheduler)->runNow(name.toStdString(), &job->token(), JobControl::sinkFor(job));
-    if (!run.ok()) {
-        out.error = qs(run.status().toString());
+    out.run = std::move(outcome->run);
+    out.servicePid = outcome->servicePid;
+    return out;
+}
+
+CancelRunResult cancelScheduleRunIn(const QString& storePath, const QString& name) {
+    CancelRunResult out;
+    auto request = cancelScheduleRun(storePath.toStdString(), name.toStdString());
+    if (!request.ok()) {
+        out.error = qs(request.status().toString());
         return out;
     }
-    out.run = std::move(*run);
+    out.runId = request->runId;
+    out.withdrawn = request->withdrawn;
     return out;
 }
 

@@ -2,14 +2,15 @@
 // The Schedules tab's and the retention preview's engine calls, as plain
 // functions for QtConcurrent::run on jobPool(): plan a directory's retention
 // (ckpt/retention.h) and apply a plan; read the schedule store, validate,
-// save and remove schedules, and run one now (ckpt/schedule_store.h,
-// ckpt/scheduler.h). Each call opens the store itself: a store object is
+// save and remove schedules, run one now and cancel a run (ckpt/schedule_store.h,
+// ckpt/schedule_client.h). Each call opens the store itself: a store object is
 // for one thread. Errors are the engine's text, shown verbatim. Results are
 // snapshots the GUI thread only reads.
 
 #include <QString>
 #include <QStringList>
 
+#include <atomic>
 #include <memory>
 
 #include "ckpt/retention.h"
@@ -77,11 +78,25 @@ QString saveSchedule(const QString& storePath, const Schedule& schedule);
 QString removeSchedule(const QString& storePath, const QString& name);
 
 struct RunNowResult {
-    std::optional<ScheduleRun> run;  // as recorded, when the scheduler ran it
-    QString error;                   // the scheduler could not start or the store failed
+    std::optional<ScheduleRun> run;     // as recorded, when the scheduler ran it
+    std::optional<int64_t> servicePid;  // the scheduler service that ran it, when one held the store
+    QString error;                      // the scheduler could not start or the store failed
 };
-// Scheduler::runNow with the job's progress and cancellation: a cancelled
-// run is recorded `interrupted`.
-RunNowResult runScheduleNow(const QString& storePath, const QString& name, const std::shared_ptr<JobControl>& job);
+// Runs the schedule now with the job's progress and cancellation
+// (ckpt/schedule_client.h): in this process when no scheduler service holds
+// the store, else queued for the service and followed in the store until it
+// ends, 'queuedPid' set to the service's pid once queued. Either way a
+// cancelled run is recorded `interrupted`.
+RunNowResult runScheduleNow(const QString& storePath, const QString& name, const std::shared_ptr<JobControl>& job,
+                            const std::shared_ptr<std::atomic<int64_t>>& queuedPid);
+
+struct CancelRunResult {
+    std::optional<int64_t> runId;  // the running run asked to stop
+    int withdrawn = 0;             // queued run-now requests withdrawn
+    QString error;
+};
+// Asks whichever process runs the schedule (the service, another explorer,
+// `ckpt schedule run-now`) to cancel its run: ckpt::cancelScheduleRun.
+CancelRunResult cancelScheduleRunIn(const QString& storePath, const QString& name);
 
 }  // namespace ckpt::ui

@@ -63,6 +63,14 @@ QString durationText(double seconds) {
     return SchedulesModel::tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
 }
 
+QString runProgressText(const ScheduleRun& run) {
+    if (run.result != RunResult::Running) return {};
+    const QString phase = QString::fromStdString(run.progressPhase);
+    if (run.progressTotal <= 0) return phase;
+    const auto percent = static_cast<int>(100 * run.progressDone / run.progressTotal);
+    return phase.isEmpty() ? SchedulesModel::tr("%1%").arg(percent) : SchedulesModel::tr("%1% %2").arg(percent).arg(phase);
+}
+
 QList<double> recentDurations(const ScheduleEntry& entry, int limit) {
     QList<double> out;
     for (const ScheduleRun& run : entry.runs) {
@@ -126,6 +134,8 @@ QVariant SchedulesModel::data(const QModelIndex& index, int role) const {
             return relativeTime(*e->due.nextAt, now);
         case LastResultColumn:
             if (!last) return tr("never ran");
+            if (const QString progress = runProgressText(*last); !progress.isEmpty())
+                return tr("running (%1), %2").arg(progress, relativeTime(last->startedAt, now));
             return tr("%1, %2").arg(qs(runResultName(last->result)), relativeTime(last->startedAt, now));
         case DurationsColumn: {
             const QList<double> d = recentDurations(*e, 1);
@@ -198,7 +208,11 @@ QVariant ScheduleRunsModel::data(const QModelIndex& index, int role) const {
         case StartColumn: return dateTime(r->startedAt);
         case DurationColumn: return r->endedAt ? durationText(r->seconds()) : tr("running");
         case BytesColumn: return QLocale().formattedDataSize(static_cast<qint64>(r->bytes));
-        case ResultColumn: return qs(runResultName(r->result));
+        case ResultColumn: {
+            // A run in progress in any process shows how far it is (the store's progress columns).
+            const QString progress = runProgressText(*r);
+            return progress.isEmpty() ? qs(runResultName(r->result)) : tr("running: %1").arg(progress);
+        }
         case ErrorColumn: return QString::fromStdString(r->error.empty() ? r->note : r->error);
         case TriggerColumn: return qs(runTriggerName(r->trigger));
         }

@@ -20,6 +20,9 @@ namespace ckpt::ui {
 QString relativeTime(double at, double now);
 // "35 ms", "2.4 s", "2 min 5 s", "1 h 3 min".
 QString durationText(double seconds);
+// A running run's progress as its scheduler last wrote it to the store:
+// "42% training", "retention" (no total), or empty (nothing written yet).
+QString runProgressText(const ScheduleRun& run);
 
 class SchedulesModel : public QAbstractTableModel {
     Q_OBJECT

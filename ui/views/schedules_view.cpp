@@ -31,6 +31,9 @@ namespace {
 // Often enough that a run started elsewhere shows while it runs; a read
 // is a few small SQLite queries.
 constexpr int kRefreshMs = 3000;
+// While a run is in progress: its progress, written by its scheduler about
+// twice a second, shows with at most this delay.
+constexpr int kRefreshRunningMs = 1000;
 constexpr int kProgressMs = 100;
 constexpr int kSparklineRuns = 60;
 
@@ -125,6 +128,10 @@ SchedulesView::SchedulesView(JobTracker* jobs, QWidget* parent)
     m_progressTimer->setInterval(kProgressMs);
     connect(m_progressTimer, &QTimer::timeout, this, [this] {
         if (!m_runJob) return;
+        if (const int64_t pid = m_queuedPid ? m_queuedPid->exchange(0) : 0; pid != 0)
+            setStatus(tr("%1: queued for the scheduler service (pid %2); its progress is read from the store\u2026")
+                          .arg(m_runName)
+                          .arg(pid));
         const int64_t total = m_runJob->total();
         // Unknown totals show as a busy bar rather than a stuck 0 %.
         m_progress->setRange(0, total > 0 ? 1000 : 0);
@@ -200,6 +207,10 @@ void SchedulesView::onRead(const std::shared_ptr<const ScheduleStoreSnapshot>& s
     // just saved, by name.
     const QString wanted = m_pendingSelection.isEmpty() ? selectedName() : m_pendingSelection;
     m_model->setSnapshot(snapshot);
+    bool running = false;
+    for (const ScheduleEntry& e : snapshot->entries)
+        running = running || (!e.runs.empty() && e.runs.front().result == RunResult::Running);
+    m_refreshTimer->setInterval(running ? kRefreshRunningMs : kRefreshMs);
     if (!wanted.isEmpty()) selectSchedule(wanted);
     m_pendingSelection.clear();
     if (m_model->rowCount() > 0 && !m_table->currentIndex().isValid()) m_table->selectRow(0);
@@ -247,7 +258,14 @@ void SchedulesView::updateButtons() {
     m_run->setEnabled(e && !program && !m_runJob);
     m_run->setToolTip(program ? tr("A program's schedule runs when the program saves")
                               : tr("Run the selected schedule now, whether or not it is due"));
-    m_cancel->setEnabled(m_runJob && !m_runJob->isCancelled());
+    // Without a run of its own the view cancels through the store whatever
+    // process runs the schedule; a program's saves are its own.
+    m_cancel->setEnabled(m_runJob ? !m_runJob->isCancelled() : !program && selectedIsRunning());
+}
+
+bool SchedulesView::selectedIsRunning() const {
+    const ScheduleEntry* e = m_model->entry(m_table->currentIndex());
+    return e && !e->runs.empty() && e->runs.front().result == RunResult::Running;
 }
 
 ScheduleDialog* SchedulesView::newSchedule() {
@@ -318,12 +336,14 @@ void SchedulesView::runSelected() {
     const QString name = QString::fromStdString(e->schedule.name);
     auto job = m_jobs->start(tr("Running schedule %1").arg(name));
     m_runJob = job;
+    m_runName = name;
+    m_queuedPid = std::make_shared<std::atomic<int64_t>>(0);
     m_progress->setRange(0, 0);
     m_progress->show();
     m_progressTimer->start();
     setStatus(tr("Running %1\u2026").arg(name));
     updateButtons();
-    whenDone(this, QtConcurrent::run(jobPool(), runScheduleNow, storePath(), name, job),
+    whenDone(this, QtConcurrent::run(jobPool(), runScheduleNow, storePath(), name, job, m_queuedPid),
              [this, job, name](const RunNowResult& r) {
                  m_jobs->finish(job);
                  onRunDone(name, r);
@@ -333,14 +353,32 @@ void SchedulesView::runSelected() {
 }
 
 void SchedulesView::cancelRun() {
-    if (!m_runJob) return;
-    m_runJob->cancel();
-    setStatus(tr("Cancelling: the run stops at its next safe point\u2026"));
-    updateButtons();
+    if (m_runJob) {
+        // In-process: the token; queued for a service: the job sends the cancel request.
+        m_runJob->cancel();
+        setStatus(tr("Cancelling: the run stops at its next safe point\u2026"));
+        updateButtons();
+        return;
+    }
+    const QString name = selectedName();
+    if (name.isEmpty() || !selectedIsRunning()) return;
+    m_cancel->setEnabled(false);
+    setStatus(tr("Asking the process running %1 to cancel it\u2026").arg(name));
+    whenDone(this, QtConcurrent::run(jobPool(), cancelScheduleRunIn, storePath(), name), [this, name](const CancelRunResult& r) {
+        if (!r.error.isEmpty()) setStatus(r.error);
+        else if (r.runId)
+            setStatus(tr("Asked run %1 of %2 to stop at its next safe point; it is recorded as interrupted "
+                         "(a directory copy finishes first).")
+                          .arg(*r.runId)
+                          .arg(name));
+        else setStatus(tr("Withdrew the queued run of %1 before it started.").arg(name));
+        refresh();
+    });
 }
 
 void SchedulesView::onRunDone(const QString& name, const RunNowResult& r) {
     m_runJob.reset();
+    m_queuedPid.reset();
     m_progressTimer->stop();
     m_progress->hide();
     QString result;
@@ -350,6 +388,7 @@ void SchedulesView::onRunDone(const QString& name, const RunNowResult& r) {
         const ScheduleRun& run = *r.run;
         result = qs(runResultName(run.result));
         QString text = tr("%1: %2").arg(name, result);
+        if (r.servicePid) text += tr(" (run by the scheduler service, pid %1)").arg(*r.servicePid);
         if (!run.checkpoint.empty()) text += tr(", %1").arg(QString::fromStdString(run.checkpoint));
         if (run.bytes) text += tr(", %1").arg(QLocale().formattedDataSize(static_cast<qint64>(run.bytes)));
         text += tr(" in %1").arg(durationText(run.seconds()));

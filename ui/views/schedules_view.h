@@ -2,14 +2,19 @@
 // The "Schedules" tab: the schedules of one store (ckpt/schedule_store.h)
 // with next run, last result and a sparkline of recent run durations; the
 // selected schedule's runs log; New / Edit (ScheduleDialog), Remove (after
-// confirmation), and Run now, which runs the schedule on jobPool() through
-// the engine's Scheduler with progress and a Cancel button (the run is
-// recorded `interrupted`). The store is re-read in a job every few seconds
-// while the tab is shown, so runs made by `ckpt scheduler run` in another
-// process appear. Nothing is read until the tab is first shown. GUI thread only.
+// confirmation), and Run now, which runs the schedule on jobPool() with
+// progress and a Cancel button (the run is recorded `interrupted`): in this
+// process when no scheduler service holds the store, else queued for the
+// service and followed through the store (ckpt/schedule_client.h). Cancel
+// Run also stops a run another process is making (the service's due run).
+// The store is re-read in a job every few seconds while the tab is shown,
+// every second while a run is in progress, so runs made by `ckpt scheduler
+// run` in another process appear with their live progress. Nothing is
+// read until the tab is first shown. GUI thread only.
 
 #include <QWidget>
 
+#include <atomic>
 #include <memory>
 
 #include "ckpt/retention.h"
@@ -66,6 +71,8 @@ public:
     QLabel* statusLabel() const { return m_status; }
     QTimer* refreshTimer() const { return m_refreshTimer; }
     bool isRunning() const { return m_runJob != nullptr; }
+    // The selected schedule's newest run, when it is in progress (any process's).
+    bool selectedIsRunning() const;
 
 signals:
     // A read of the store landed (ok false: its error is shown).
@@ -112,6 +119,9 @@ private:
     bool m_readAgain = false;  // a write landed while a read was in flight
     QString m_pendingSelection;
     std::shared_ptr<JobControl> m_runJob;
+    // The scheduler service's pid once the run was queued for it (set by the job).
+    std::shared_ptr<std::atomic<int64_t>> m_queuedPid;
+    QString m_runName;
 };
 
 }  // namespace ckpt::ui
