@@ -9,7 +9,6 @@
 #include "schedule/store_sql.h"
 
 namespace ckpt {
-using schedule::exec;
 using schedule::inTransaction;
 using schedule::Statement;
 namespace {

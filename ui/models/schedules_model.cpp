@@ -65,7 +65,7 @@ QString durationText(double seconds) {
 
 QString runProgressText(const ScheduleRun& run) {
     if (run.result != RunResult::Running) return {};
-    const QString phase = QString::fromStdString(run.progressPhase);
+    QString phase = QString::fromStdString(run.progressPhase);
     if (run.progressTotal <= 0) return phase;
     const auto percent = static_cast<int>(100 * run.progressDone / run.progressTotal);
     return phase.isEmpty() ? SchedulesModel::tr("%1%").arg(percent) : SchedulesModel::tr("%1% %2").arg(percent).arg(phase);
