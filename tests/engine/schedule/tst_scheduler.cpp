@@ -9,6 +9,7 @@
 #include "ckpt/checkpoint_metadata.h"
 #include "ckpt/checkpoint_state.h"
 #include "ckpt/save.h"
+#include "ckpt/schedule_client.h"
 #include "ckpt/scheduler.h"
 #include "ckpt/trackable.h"
 #include "ckpt/verify.h"
@@ -23,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstring>
 #include <thread>
@@ -579,6 +581,73 @@ private slots:
         QCOMPARE(verifyAll(f.destination), QString());
         // The cancel was served once; nothing is left to cancel.
         QCOMPARE((*client)->requestCancel(id, kT0, ::getpid()).status().code(), StatusCode::FailedPrecondition);
+    }
+
+    // What the CLI and the explorer call: in-process without a service (and
+    // then `ckpt schedule cancel` from elsewhere still stops it), queued and
+    // followed with one, where cancelling sends a cancel request.
+    void run_or_queue_both_ways() {
+        Fixture f;
+        Schedule demo;
+        demo.name = "long-demo";
+        demo.source = ScheduleSource::DemoTrainer;
+        demo.destination = f.destination;
+        demo.triggers.everySeconds = 3600;
+        demo.triggers.everySteps = 500;
+        demo.demoSteps = 300'000;
+        demo.enabled = false;
+        QVERIFY(f.add(demo) > 0);
+
+        // No service: this process runs it; a cancel from another store handle stops it.
+        std::atomic<bool> training{false};
+        RunNowOptions options;
+        options.progress = [&](int64_t done, int64_t, std::string_view) {
+            if (done > 0) training = true;
+        };
+        options.queued = [](int64_t, int64_t) { QFAIL("queued without a service"); };
+        std::thread canceller([&] {
+            QElapsedTimer t;
+            t.start();
+            while (!training && t.elapsed() < 30000) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            auto sent = cancelScheduleRun(f.store, "long-demo");
+            QVERIFY2(sent.ok(), sent.status().toString().c_str());
+        });
+        auto local = runOrQueueSchedule(f.store, "long-demo", options);
+        canceller.join();
+        QVERIFY2(local.ok(), local.status().toString().c_str());
+        QVERIFY(!local->servicePid);
+        QCOMPARE(local->run->result, RunResult::Interrupted);
+        QCOMPARE(local->run->pid, int64_t{::getpid()});
+
+        // A service: queued, followed, cancelled through the store.
+        auto scheduler = Scheduler::open(f.store);
+        QVERIFY(scheduler.ok());
+        CancellationToken stop;
+        std::thread loop([&] { (void)(*scheduler)->run(stop); });
+        CancellationToken cancel;
+        std::vector<int64_t> seen;
+        int64_t queuedPid = 0;
+        options.cancel = &cancel;
+        options.queued = [&](int64_t pid, int64_t) { queuedPid = pid; };
+        options.progress = [&](int64_t done, int64_t, std::string_view) {
+            seen.push_back(done);
+            if (seen.size() == 3) cancel.cancel();  // three progress reads from the store, then Ctrl+C
+        };
+        auto queued = runOrQueueSchedule(f.store, "long-demo", options);
+        stop.cancel();
+        loop.join();
+        QVERIFY2(queued.ok(), queued.status().toString().c_str());
+        QCOMPARE(queuedPid, int64_t{::getpid()});
+        QCOMPARE(*queued->servicePid, int64_t{::getpid()});
+        QVERIFY(queued->requestId);
+        QVERIFY(queued->cancelRequested);
+        QCOMPARE(queued->run->result, RunResult::Interrupted);
+        QCOMPARE(queued->run->trigger, RunTrigger::RunNow);
+        QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+        QVERIFY(seen.size() >= 3);
+        QCOMPARE(verifyAll(f.destination), QString());
+        // Nothing left running or queued.
+        QCOMPARE(cancelScheduleRun(f.store, "long-demo").status().code(), StatusCode::FailedPrecondition);
     }
 
     void service_loop_stops_on_cancel() {
