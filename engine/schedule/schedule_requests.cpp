@@ -215,6 +215,14 @@ Result<bool> ScheduleStore::withdrawRequest(int64_t requestId, double at, std::s
     return sqlite3_changes(m_db) > 0;
 }
 
+Status ScheduleStore::pruneRequests(double takenBefore) {
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw,
+                          prepare("DELETE FROM schedule_requests WHERE taken_at IS NOT NULL AND taken_at < ?1"));
+    Statement st(m_db, raw, m_path);
+    st.bind(1, takenBefore);
+    return st.run();
+}
+
 Result<bool> ScheduleStore::hasPendingRunRequests() {
     CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw,
                           prepare("SELECT EXISTS (SELECT 1 FROM schedule_requests WHERE taken_at IS NULL AND kind = 'run')"));

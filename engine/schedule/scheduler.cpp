@@ -28,6 +28,8 @@ namespace {
 
 // run() polls its stop token this often while sleeping.
 constexpr auto kStopPoll = std::chrono::milliseconds(50);
+// How long settled run-now and cancel requests stay in the store.
+constexpr double kKeepRequestsSeconds = 7 * 24 * 3600.0;
 
 double systemNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
@@ -111,6 +113,8 @@ Result<std::unique_ptr<Scheduler>> Scheduler::open(std::string_view storePath, S
     CKPT_ASSIGN_OR_RETURN(scheduler->m_lockFd, takeLock(scheduler->m_storePath));
     CKPT_ASSIGN_OR_RETURN(scheduler->m_watchStore, ScheduleStore::open(storePath, scheduler->m_options.store));
 
+    // Settled requests are only history: a week of it is kept.
+    CKPT_RETURN_IF_ERROR(scheduler->m_store->pruneRequests(systemNow() - kKeepRequestsSeconds));
     // Run requests a dead scheduler took but never began: their senders
     // wait for a run that will not come, so they are told why.
     CKPT_ASSIGN_OR_RETURN(auto requests, scheduler->m_store->requests(std::nullopt, false, 1000));

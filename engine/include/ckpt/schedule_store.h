@@ -198,6 +198,9 @@ public:
     // Withdraws a request that is still pending (true), recording 'why';
     // false when a scheduler took it first.
     Result<bool> withdrawRequest(int64_t requestId, double at, std::string_view why);
+    // Deletes requests settled before 'takenBefore' (the scheduler keeps a
+    // week of them for `show`-style inspection); pending ones stay.
+    Status pruneRequests(double takenBefore);
     // A cheap check the service makes every fraction of a second.
     Result<bool> hasPendingRunRequests();
     Result<ScheduleRequest> request(int64_t requestId);  // NotFound naming it

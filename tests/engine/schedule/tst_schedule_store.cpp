@@ -305,9 +305,18 @@ PRAGMA user_version = 1;
         const int64_t q5 = *(*client)->requestRun(b, 36.0, 102);
         QVERIFY(*(*client)->withdrawRequest(q5, 37.0, "the service stopped"));
         QCOMPARE((*service)->takeRunRequests(38.0, 555)->size(), size_t{0});
+        // Pruning deletes settled requests only.
+        const int64_t q6 = *(*client)->requestRun(b, 39.0, 102);
+        QVERIFY((*service)->pruneRequests(36.5).isOk());  // before q5 was withdrawn (37)
+        QCOMPARE((*client)->request(q4).status().code(), StatusCode::NotFound);
+        QVERIFY((*client)->request(q5).ok());
+        QVERIFY((*service)->pruneRequests(1e12).isOk());
+        QCOMPARE((*client)->requests(std::nullopt, false)->size(), size_t{1});
+        QVERIFY((*client)->request(q6)->pending());
         // Removing a schedule removes its requests.
+        QVERIFY((*client)->removeSchedule("b").isOk());
+        QCOMPARE((*client)->request(q6).status().code(), StatusCode::NotFound);
         QVERIFY((*client)->removeSchedule("a").isOk());
-        QCOMPARE((*client)->request(q1).status().code(), StatusCode::NotFound);
     }
 
     void refusedUnchanged_data() {
