@@ -141,28 +141,6 @@ Result<RetentionPolicy> policyFromOptions(const RetentionOptions& o) {
     return p;
 }
 
-std::string bytesText(uint64_t bytes) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = static_cast<double>(bytes);
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        ++u;
-    }
-    char text[32];
-    std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-    return text;
-}
-
-std::string timeText(double seconds) {
-    const auto t = static_cast<std::time_t>(seconds);
-    std::tm tm{};
-    localtime_r(&t, &tm);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm);
-    return text;
-}
-
 std::string joined(const std::vector<std::string>& parts) {
     std::string out;
     for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
@@ -221,7 +199,7 @@ nlohmann::json planJson(const RetentionPlan& plan, const RetentionPolicy& policy
 }
 
 void printPlan(const RetentionPlan& plan, const RetentionContext& context, bool applying) {
-    std::cout << "retention " << (applying ? "apply" : "plan") << " for " << plan.dir << " at " << timeText(context.now)
+    std::cout << "retention " << (applying ? "apply" : "plan") << " for " << plan.dir << " at " << localTimeText(context.now)
               << ", owner " << (context.owner.empty() ? "(none)" : context.owner) << (context.adoptForeign ? ", adopting" : "")
               << "\n";
     size_t width = 4, stepWidth = 1;
@@ -235,12 +213,12 @@ void printPlan(const RetentionPlan& plan, const RetentionContext& context, bool 
         char verdict[8];
         std::snprintf(verdict, sizeof verdict, "%-6s", std::string(retentionVerdictName(d.verdict)).c_str());
         std::cout << "  " << verdict << "  " << c.name << std::string(width - c.name.size(), ' ') << "  step " << stepText(c)
-                  << std::string(stepWidth - stepText(c).size(), ' ') << "  " << timeText(c.time) << "  " << bytesText(c.bytes)
-                  << "  " << (d.verdict == RetentionVerdict::Keep ? joined(d.keptBy) : d.reason) << "\n";
+                  << std::string(stepWidth - stepText(c).size(), ' ') << "  " << localTimeText(c.time) << "  "
+                  << byteText(c.bytes) << "  " << (d.verdict == RetentionVerdict::Keep ? joined(d.keptBy) : d.reason) << "\n";
     }
     if (plan.decisions.empty()) std::cout << "  no checkpoints\n";
-    std::cout << "keep " << plan.kept << " (" << bytesText(plan.keptBytes) << "), delete " << plan.deleted << " ("
-              << bytesText(plan.deletedBytes) << "), leave alone " << plan.leftAlone << " (" << bytesText(plan.leftAloneBytes)
+    std::cout << "keep " << plan.kept << " (" << byteText(plan.keptBytes) << "), delete " << plan.deleted << " ("
+              << byteText(plan.deletedBytes) << "), leave alone " << plan.leftAlone << " (" << byteText(plan.leftAloneBytes)
               << ")\n";
     for (const std::string& note : plan.notes) std::cout << "note: " << note << "\n";
     if (nothingOwned(plan)) std::cout << "hint: " << ownershipHint(plan) << "\n";
@@ -292,7 +270,7 @@ void run(const RetentionOptions& o, bool apply, CommandContext& ctx) {
     }
     printPlan(*plan, context, true);
     for (const std::string& s : report->skipped) std::cout << "skipped " << s << "\n";
-    std::cout << "deleted " << report->deleted.size() << " checkpoint(s), freed " << bytesText(report->bytesFreed) << "\n";
+    std::cout << "deleted " << report->deleted.size() << " checkpoint(s), freed " << byteText(report->bytesFreed) << "\n";
 }
 
 void addOptions(CLI::App* cmd, const std::shared_ptr<RetentionOptions>& o) {

@@ -176,10 +176,10 @@ void listSchedules(const Common& o, CommandContext& ctx) {
         const nlohmann::json& r = rows[i];
         std::cout << "  " << s.name << (s.enabled ? "" : " (disabled)") << "  " << sourceText(s) << " -> " << s.destination
                   << "  every " << everyText(s);
-        if (r["next_run"].is_number()) std::cout << "  next " << localTime(r["next_run"].get<double>());
+        if (r["next_run"].is_number()) std::cout << "  next " << localTimeText(r["next_run"].get<double>());
         if (r["last_run"].is_object())
             std::cout << "  last " << r["last_run"]["result"].get<std::string>() << " "
-                      << localTime(r["last_run"]["started_at"].get<double>());
+                      << localTimeText(r["last_run"]["started_at"].get<double>());
         std::cout << "\n";
     }
 }
@@ -217,7 +217,7 @@ void showSchedule(const Common& o, const std::string& name, int limit, CommandCo
                   : s.sharding.shardCount ? std::to_string(*s.sharding.shardCount) + " shards"
                                           : std::string("one shard per task"))
               << (s.async ? ", async" : "") << "\n";
-    if (j["next_run"].is_number()) std::cout << "  next run     " << localTime(j["next_run"].get<double>()) << "\n";
+    if (j["next_run"].is_number()) std::cout << "  next run     " << localTimeText(j["next_run"].get<double>()) << "\n";
     std::cout << (runs->empty() ? "no runs yet\n" : "runs, newest first:\n");
     for (const ScheduleRun& r : *runs) std::cout << "  " << runLine(r) << "\n";
 }

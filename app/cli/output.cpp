@@ -1,6 +1,7 @@
 #include "output.h"
 
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 
 #include "ckpt/checkpoint.h"
@@ -27,5 +28,27 @@ Result<Tensor> readTensorAt(const std::string& path, const std::string& key) {
 }
 
 void printJson(const nlohmann::json& j) { std::cout << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n"; }
+
+std::string localTimeText(double unixSeconds) {
+    const auto t = static_cast<std::time_t>(unixSeconds);
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm);
+    return text;
+}
+
+std::string byteText(uint64_t bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        ++u;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+    return text;
+}
 
 }  // namespace ckpt::cli

@@ -31,6 +31,10 @@ Result<Tensor> readTensorAt(const std::string& path, const std::string& key);
 // Writes JSON to stdout, replacing invalid UTF-8 rather than failing.
 void printJson(const nlohmann::json& j);
 
+// For people, not scripts: "2026-11-25 09:00:00" in local time; "1.2 MiB".
+std::string localTimeText(double unixSeconds);
+std::string byteText(uint64_t bytes);
+
 // Registration functions, one per subcommand (cmd_*.cpp).
 void registerInspect(CLI::App& app, CommandContext& ctx);
 void registerVerify(CLI::App& app, CommandContext& ctx);

@@ -2,9 +2,9 @@
 
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 
 #include "ckpt/save_triggers.h"
+#include "output.h"
 
 namespace ckpt::cli {
 
@@ -42,33 +42,11 @@ nlohmann::json runJson(const ScheduleRun& run) {
                          : nlohmann::json(nullptr)}};
 }
 
-std::string localTime(double seconds) {
-    const auto t = static_cast<std::time_t>(seconds);
-    std::tm tm{};
-    localtime_r(&t, &tm);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm);
-    return text;
-}
-
-std::string byteText(uint64_t bytes) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = static_cast<double>(bytes);
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        ++u;
-    }
-    char text[32];
-    std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-    return text;
-}
-
 std::string runLine(const ScheduleRun& run) {
     char seconds[32] = "";
     if (run.endedAt) std::snprintf(seconds, sizeof seconds, " %.1f s", run.seconds());
     std::string line = "run " + std::to_string(run.id) + " (" + std::string(runTriggerName(run.trigger)) + ") " +
-                       localTime(run.startedAt) + " " + std::string(runResultName(run.result)) + seconds;
+                       localTimeText(run.startedAt) + " " + std::string(runResultName(run.result)) + seconds;
     if (run.result == RunResult::Running && run.progressTotal > 0)
         line += " " + std::to_string(100 * run.progressDone / run.progressTotal) + "%";
     if (run.result == RunResult::Running && !run.progressPhase.empty()) line += " " + run.progressPhase;

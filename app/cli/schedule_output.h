@@ -29,8 +29,6 @@ nlohmann::json scheduleJson(const Schedule& schedule);
 nlohmann::json runJson(const ScheduleRun& run);
 // One line: "run 7 (due) 2026-11-25 09:00:00 ok 1.2 MiB 0.4 s /archive/ckpt-3".
 std::string runLine(const ScheduleRun& run);
-std::string localTime(double seconds);
-std::string byteText(uint64_t bytes);
 
 // While alive, SIGINT and SIGTERM cancel token(): the first one asks the
 // run to stop at a safe point; a second of the same kind kills the process
