@@ -48,4 +48,9 @@ std::string bundlePrefixOf(std::string_view path) {
     return std::string(path);
 }
 
+bool isPlainCheckpointName(std::string_view name) {
+    return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos &&
+           name.find('\0') == std::string_view::npos;
+}
+
 }  // namespace ckpt

@@ -25,12 +25,6 @@
 namespace ckpt {
 namespace {
 
-// A checkpoint name that stays a single entry of its directory.
-bool isPlainName(std::string_view name) {
-    return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos &&
-           name.find('\0') == std::string_view::npos;
-}
-
 // Every entry of 'dir' by name; 'symlinks' (when given) receives the ones
 // that are symbolic links, from d_type where the file system fills it in.
 Result<std::vector<std::string>> directoryEntries(const std::string& dir, std::vector<std::string>* symlinks = nullptr) {
@@ -74,8 +68,8 @@ std::optional<std::string> checkpointOf(const std::string& entry) {
     if (entry.size() > kIndexSuffix.size() && entry.ends_with(kIndexSuffix))
         return entry.substr(0, entry.size() - kIndexSuffix.size());
     if (const auto data = parseDataFileName(entry)) return data->prefix;
-    constexpr std::string_view kInfo = ".info.json";
-    if (entry.size() > kInfo.size() && entry.ends_with(kInfo)) return entry.substr(0, entry.size() - kInfo.size());
+    if (entry.size() > kCheckpointMetadataSuffix.size() && entry.ends_with(kCheckpointMetadataSuffix))
+        return entry.substr(0, entry.size() - kCheckpointMetadataSuffix.size());
     return std::nullopt;
 }
 
@@ -228,7 +222,7 @@ Result<std::vector<RetentionCandidate>> retentionCandidates(std::string_view dir
     for (CheckpointListEntry& e : listing.checkpoints) {
         RetentionCandidate c = candidateOf(e);
         if (const auto stamp = indexStamp(c.prefix)) std::tie(c.indexBytes, c.indexModified) = *stamp;
-        if (!isPlainName(c.name)) {
+        if (!isPlainCheckpointName(c.name)) {
             c.unsafe = "\"" + c.name + "\" is not a plain name inside the directory";
         } else if (const auto it = leaving.find(c.name); it != leaving.end()) {
             c.unsafe = it->second;
@@ -261,7 +255,7 @@ Result<RetentionApplyReport> applyRetention(const RetentionPlan& plan) {
     for (const RetentionDecision& d : plan.decisions) {
         if (d.verdict != RetentionVerdict::Delete) continue;
         const RetentionCandidate& c = d.candidate;
-        if (!isPlainName(c.name) || normalised(c.prefix) != normalised(platform::joinPath(plan.dir, c.name))) {
+        if (!isPlainCheckpointName(c.name) || normalised(c.prefix) != normalised(platform::joinPath(plan.dir, c.name))) {
             report.skipped.push_back(c.name + ": not directly inside " + plan.dir);
             continue;
         }
@@ -292,7 +286,7 @@ Result<RetentionApplyReport> applyRetention(const RetentionPlan& plan) {
 
 Status deleteCheckpointFiles(std::string_view dirView, std::string_view name) {
     const std::string dir(dirView);
-    if (!isPlainName(name))
+    if (!isPlainCheckpointName(name))
         return invalidArgument("refusing to delete checkpoint \"" + std::string(name) + "\" of " + dir +
                                ": not a plain name inside the directory");
     CKPT_ASSIGN_OR_RETURN(const std::vector<std::string> entries, directoryEntries(dir));

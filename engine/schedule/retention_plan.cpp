@@ -9,6 +9,7 @@
 #include <map>
 #include <tuple>
 
+#include "ckpt/bundle_naming.h"
 #include "ckpt/retention.h"
 #include "schedule/retention_text.h"
 
@@ -17,11 +18,6 @@ namespace {
 
 using schedule::durationText;
 using schedule::sizeText;
-
-bool isPlainName(std::string_view name) {
-    return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos &&
-           name.find('\0') == std::string_view::npos;
-}
 
 // Oldest first: by step (numeric, never by name: transformers #27138), then
 // time, then name. A checkpoint without a step goes after every stepped one
@@ -93,7 +89,7 @@ private:
         for (size_t i = 0; i < m_plan.decisions.size(); ++i) {
             RetentionDecision& d = m_plan.decisions[i];
             RetentionCandidate& c = d.candidate;
-            if (c.unsafe.empty() && !isPlainName(c.name))
+            if (c.unsafe.empty() && !isPlainCheckpointName(c.name))
                 c.unsafe = "\"" + c.name + "\" is not a plain name inside the directory";
             d.verdict = RetentionVerdict::LeaveAlone;
             if (!c.unsafe.empty()) {

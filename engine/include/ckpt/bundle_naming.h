@@ -32,4 +32,9 @@ std::optional<DataFileName> parseDataFileName(std::string_view path);
 // any other path is returned unchanged.
 std::string bundlePrefixOf(std::string_view path);
 
+// Whether a checkpoint name stays one entry of its directory: not empty,
+// not "." or "..", no '/' and no NUL. Anything that deletes by name checks
+// this first, so a crafted name can never reach outside the directory.
+bool isPlainCheckpointName(std::string_view name);
+
 }  // namespace ckpt
