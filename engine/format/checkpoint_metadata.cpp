@@ -41,7 +41,7 @@ Status readString(const json& object, std::string_view source, const char* field
 
 }  // namespace
 
-std::string checkpointMetadataFileName(std::string_view prefix) { return std::string(prefix) + ".info.json"; }
+std::string checkpointMetadataFileName(std::string_view prefix) { return std::string(prefix).append(kCheckpointMetadataSuffix); }
 
 std::string checkpointMetadataToJson(const CheckpointMetadata& m) {
     ojson j;

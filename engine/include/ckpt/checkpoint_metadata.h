@@ -34,6 +34,8 @@ struct CheckpointMetadata {
     std::string writer;             // "ckpt-explorer 0.1.0"
 };
 
+inline constexpr std::string_view kCheckpointMetadataSuffix = ".info.json";
+
 // "<prefix>.info.json".
 std::string checkpointMetadataFileName(std::string_view prefix);
 
