@@ -1,21 +1,13 @@
 #include "manage/previous_run.h"
 
-#include <dirent.h>
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <map>
 
-#include "ckpt/bundle_naming.h"
 #include "ckpt/checkpoint_metadata.h"
-#include "ckpt/checkpoint_step.h"
-#include "platform/file.h"
+#include "ckpt/checkpoint_listing.h"
 
 namespace ckpt::manage {
 namespace {
-
-constexpr std::string_view kIndexSuffix = ".index";
 
 // "<checkpointName>-<digits>": what a manager of this name writes.
 bool isManagerName(std::string_view name, const std::string& checkpointName) {
@@ -23,28 +15,6 @@ bool isManagerName(std::string_view name, const std::string& checkpointName) {
     if (name[checkpointName.size()] != '-') return false;
     const std::string_view digits = name.substr(checkpointName.size() + 1);
     return std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-Result<std::vector<std::string>> checkpointNames(const std::string& directory) {
-    std::vector<std::string> names;
-    DIR* d = ::opendir(directory.c_str());
-    if (!d) {
-        if (errno == ENOENT) return names;  // created by the first save
-        return platform::statusFromErrno(errno, "cannot list " + directory);
-    }
-    while (dirent* e = ::readdir(d)) {
-        const std::string_view n = e->d_name;
-        if (n.size() > kIndexSuffix.size() && n.ends_with(kIndexSuffix))
-            names.emplace_back(n.substr(0, n.size() - kIndexSuffix.size()));
-    }
-    ::closedir(d);
-    return names;
-}
-
-double modifiedTime(const std::string& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return 0;
-    return static_cast<double>(st.st_mtim.tv_sec) + static_cast<double>(st.st_mtim.tv_nsec) * 1e-9;
 }
 
 struct Found {
@@ -78,18 +48,23 @@ Result<PreviousRunScan> scanPreviousRun(const std::string& directory, const std:
                 i < state->allModelCheckpointTimestamps.size() ? state->allModelCheckpointTimestamps[i] : 0;
         if (!state->modelCheckpointPath.empty()) listed.try_emplace(resolveStatePath(directory, state->modelCheckpointPath), 0);
     }
-    CKPT_ASSIGN_OR_RETURN(const std::vector<std::string> names, checkpointNames(directory));
+    // The engine's one directory listing: names, stored steps, metadata.
+    auto listing = listCheckpoints(directory, {.countTensors = false});
+    if (!listing.ok() && listing.status().code() != StatusCode::NotFound) return listing.status();
+    std::vector<CheckpointListEntry> entries;
+    if (listing.ok()) entries = std::move(listing->checkpoints);  // NotFound: created by the first save
     std::vector<Found> own, adopted, leftAlone, foreign;
-    for (const std::string& name : names) {
-        const std::string prefix = platform::joinPath(directory, name);
-        auto metadata = readCheckpointMetadata(prefix);
-        if (!metadata.ok()) {  // damaged: nobody may claim it
-            foreign.push_back({prefix, checkpointNumber(name), 0});
+    for (CheckpointListEntry& e : entries) {
+        const std::string& name = e.name;
+        const std::string& prefix = e.prefix;
+        if (!e.metadataError.isOk()) {  // damaged: nobody may claim it
+            foreign.push_back({prefix, e.step.number, 0});
             continue;
         }
-        const bool hasOwner = *metadata && !(*metadata)->owner.empty();
-        if (hasOwner && (*metadata)->owner == owner) {
-            own.push_back({prefix, (*metadata)->step ? (*metadata)->step : checkpointNumber(name), (*metadata)->savedAt});
+        const std::optional<CheckpointMetadata>& metadata = e.metadata;
+        const bool hasOwner = metadata && !metadata->owner.empty();
+        if (hasOwner && metadata->owner == owner) {
+            own.push_back({prefix, metadata->step ? metadata->step : e.step.number, metadata->savedAt});
             continue;
         }
         // A previous run: this manager's names, written by another owner, or
@@ -97,20 +72,17 @@ Result<PreviousRunScan> scanPreviousRun(const std::string& directory, const std:
         const auto inState = listed.find(prefix);
         const bool previous = isManagerName(name, checkpointName) && (hasOwner || inState != listed.end());
         if (!previous) {
-            foreign.push_back({prefix, checkpointNumber(name), 0});
+            foreign.push_back({prefix, e.step.number, 0});
             continue;
         }
         CheckpointMetadata m;
-        if (*metadata) {
-            m = **metadata;
+        if (metadata) {
+            m = *metadata;
         } else {
-            const auto step = readCheckpointStep(prefix);
-            m.step = step.ok() ? step->step : checkpointNumber(name);
-            m.savedAt = inState != listed.end() && inState->second > 0
-                            ? inState->second
-                            : modifiedTime(platform::joinPath(directory, indexFileName(name)));
+            m.step = e.step.step;  // stored, else the checkpoint number
+            m.savedAt = inState != listed.end() && inState->second > 0 ? inState->second : e.modified;
         }
-        Found f{prefix, m.step ? m.step : checkpointNumber(name), m.savedAt};
+        Found f{prefix, m.step ? m.step : e.step.number, m.savedAt};
         if (mode == CheckpointManagerOptions::PreviousRun::LeaveAlone) {
             leftAlone.push_back(std::move(f));
             continue;
