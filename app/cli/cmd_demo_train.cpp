@@ -1,11 +1,16 @@
 // ckpt demo-train DIR: trains a small MLP with Adam and saves checkpoints
 // TensorFlow can restore (the README's first command). The second half of
 // the run fine-tunes layer 1 only, so its checkpoints are worth diffing.
+// With --schedule NAME the saves are recorded in the schedule store as a
+// program schedule's runs.
 
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <system_error>
 
 #include "ckpt/demo_trainer.h"
+#include "ckpt/schedule_store.h"
 #include "ckpt/scheduled_checkpointer.h"
 #include "output.h"
 
@@ -37,8 +42,32 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
                     "JSON file with save triggers and a retention policy: {\"triggers\": {...}, \"retention\": {...}} "
                     "(docs/scheduling.md); replaces --save-every and --max-to-keep for what it sets");
     cmd->add_option("--owner", opts->owner, "Run id recorded in each checkpoint's metadata (default: ckpt@DIR)");
+    auto store = std::make_shared<std::string>();
+    cmd->add_option("--schedule", opts->schedule,
+                    "Record this run's saves in the schedule store as the program schedule NAME "
+                    "(ckpt schedule show NAME, the explorer's Schedules tab)");
+    cmd->add_option("--store", *store, "Schedule store for --schedule (default $XDG_DATA_HOME/ckpt-explorer/schedules.db)");
     cmd->add_flag("--json", *json, "Machine-readable output (docs/cli.md)");
-    cmd->callback([&ctx, opts, json, maxShard, freezeFrom, noFreeze, policyFile] {
+    cmd->callback([&ctx, opts, json, maxShard, freezeFrom, noFreeze, policyFile, store] {
+        if (!store->empty() && opts->schedule.empty()) {
+            ctx.exitCode =
+                reportError(invalidArgument("--store needs --schedule NAME (the schedule the saves are recorded in)"), *json);
+            return;
+        }
+        if (!opts->schedule.empty()) {
+            if (store->empty()) {
+                // The default store's directory is created, as `ckpt schedule` does.
+                auto path = ScheduleStore::defaultPath();
+                if (!path.ok()) {
+                    ctx.exitCode = reportError(path.status(), *json);
+                    return;
+                }
+                std::error_code ec;
+                std::filesystem::create_directories(std::filesystem::path(*path).parent_path(), ec);
+                *store = *path;
+            }
+            opts->storePath = *store;
+        }
         if (!policyFile->empty()) {
             auto policy = readCheckpointPolicy(*policyFile);
             if (!policy) {

@@ -100,6 +100,7 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
     if (options.directory.empty()) return invalidArgument("demo training needs a directory");
     if (options.steps < 1 || options.saveEvery < 1 || options.hidden < 1 || options.replicas < 1)
         return invalidArgument("steps, save-every, hidden and replicas must be positive");
+    if (options.progressEvery < 0) return invalidArgument("the progress interval cannot be negative");
     if (options.freezeFirstLayerFrom && *options.freezeFirstLayerFrom < 1)
         return invalidArgument("the step that freezes layer 0 must be positive");
     const int64_t freezeFrom = options.freezeFirstLayerFrom.value_or(options.steps / 2 + 1);
@@ -123,6 +124,7 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
         so.triggers.everySteps = options.saveEvery;
     }
     so.schedule = options.schedule;
+    so.storePath = options.storePath;
     CheckpointManagerOptions& mo = so.manager;
     mo.maxToKeep = options.maxToKeep;
     mo.retention = options.retention;
@@ -206,6 +208,11 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
             DemoProgress p{step, loss, outcome.report.path, outcome.reason, outcome.report.blockingSeconds};
             run.saves.push_back(p);
             if (progress) progress(p);
+        } else if (progress && options.progressEvery > 0 && step % options.progressEvery == 0) {
+            DemoProgress p;
+            p.step = step;
+            p.loss = loss;
+            progress(p);
         }
         if (checkpointer->stopRequested()) {
             run.preempted = true;

@@ -1,17 +1,50 @@
 #include "ckpt/scheduled_checkpointer.h"
 
 #include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "ckpt/bundle_naming.h"
+#include "ckpt/schedule.h"
 #include "platform/file.h"
 #include "platform/json_type.h"
+#include "schedule/program_runs.h"
 
 namespace ckpt {
 namespace {
 
 double systemNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+
+// What the store shows as the program when the caller does not say.
+std::string selfExecutable() {
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string("(unknown program)") : exe.string();
+}
+
+// The Program schedule a checkpointer registers: what it saves where,
+// when, and what it keeps (the manager's max_to_keep in retention's terms).
+Schedule programSchedule(const ScheduledCheckpointerOptions& options, const std::string& directory) {
+    Schedule s;
+    s.name = options.schedule;
+    s.source = ScheduleSource::Program;
+    s.sourcePath = options.program.empty() ? selfExecutable() : options.program;
+    std::error_code ec;
+    const auto absolute = std::filesystem::absolute(directory, ec);
+    s.destination = ec ? directory : absolute.lexically_normal().string();
+    s.triggers = options.triggers;
+    if (options.manager.retention) {
+        s.retention = *options.manager.retention;
+    } else {
+        s.retention.keepLatest = options.manager.maxToKeep;
+        s.retention.keepOnePerHours = options.manager.keepCheckpointEveryNHours;
+    }
+    s.async = options.manager.async;
+    return s;
+}
 
 }  // namespace
 
@@ -59,12 +92,22 @@ ScheduledCheckpointer::ScheduledCheckpointer(std::unique_ptr<CheckpointManager> 
     : m_manager(std::move(manager)), m_triggers(std::move(triggers)), m_schedule(std::move(schedule)), m_clock(std::move(clock)) {
 }
 
-ScheduledCheckpointer::~ScheduledCheckpointer() = default;
+ScheduledCheckpointer::~ScheduledCheckpointer() {
+    if (!m_pendingCheckpoint) return;
+    // The manager would print an unreported write error when destroyed;
+    // settling the run takes that error, so it is printed here instead.
+    const Status st = settlePendingRun(true);
+    if (!st.isOk()) std::cerr << "ckpt: " << st.toString() << "\n";
+}
 
 Result<std::unique_ptr<ScheduledCheckpointer>> ScheduledCheckpointer::create(std::shared_ptr<Trackable> root,
                                                                              std::string directory,
                                                                              ScheduledCheckpointerOptions options) {
     CKPT_RETURN_IF_ERROR(validateSaveTriggers(options.triggers));
+    if (options.storePath) {
+        if (options.schedule.empty()) return invalidArgument("recording saves in a schedule store needs a schedule name");
+        CKPT_RETURN_IF_ERROR(validateScheduleName(options.schedule));
+    }
     // The triggers decide when to save; an interval on top would silently drop saves.
     options.manager.checkpointInterval.reset();
     std::function<double()> clock = options.manager.clock ? options.manager.clock : systemNow;
@@ -74,15 +117,26 @@ Result<std::unique_ptr<ScheduledCheckpointer>> ScheduledCheckpointer::create(std
     const bool haveCheckpoint =
         (latest && platform::pathExists(indexFileName(*latest))) || !found.own.empty() || !found.adopted.empty();
     if (options.triggers.onPreemption) CKPT_RETURN_IF_ERROR(installPreemptionHandlers());
+    std::unique_ptr<schedule::ProgramRunRecorder> recorder;
+    if (options.storePath)
+        recorder =
+            std::make_unique<schedule::ProgramRunRecorder>(*options.storePath, programSchedule(options, manager->directory()));
+    const bool async = options.manager.async;
     TriggerState triggers(std::move(options.triggers), haveCheckpoint, clock());
-    return std::unique_ptr<ScheduledCheckpointer>(
+    auto checkpointer = std::unique_ptr<ScheduledCheckpointer>(
         new ScheduledCheckpointer(std::move(manager), std::move(triggers), std::move(options.schedule), std::move(clock)));
+    checkpointer->m_recorder = std::move(recorder);
+    checkpointer->m_async = async;
+    return checkpointer;
 }
 
 double ScheduledCheckpointer::now() const { return m_clock(); }
 
 Result<StepOutcome> ScheduledCheckpointer::onStep(int64_t step, const std::map<std::string, double>& metrics) {
     m_lastStep = step;
+    // Only while an async save's run is open: one look at the writer, so
+    // the run ends soon after the commit, not at the next save.
+    if (m_pendingCheckpoint) CKPT_RETURN_IF_ERROR(settlePendingRun(false));
     if (m_preemptionSaved) return StepOutcome{};  // saved once; the loop is stopping
     TriggerInput input{.step = step, .now = now()};
     if (m_triggers.triggers().onPreemption) input.preemptionSignal = pendingPreemption();
@@ -97,10 +151,10 @@ Result<StepOutcome> ScheduledCheckpointer::onStep(int64_t step, const std::map<s
         idle.reason = std::move(decision.reason);
         return idle;
     }
-    CKPT_ASSIGN_OR_RETURN(StepOutcome outcome, save(step, std::move(decision.reason), metrics));
+    CKPT_ASSIGN_OR_RETURN(StepOutcome outcome, save(step, std::move(decision.reason), metrics, false));
     if (input.preemptionSignal != 0) {
         // The program is about to stop: the save must be on disk first.
-        CKPT_RETURN_IF_ERROR(m_manager->sync());
+        CKPT_RETURN_IF_ERROR(m_pendingCheckpoint ? settlePendingRun(true) : m_manager->sync());
         m_preemptionSaved = true;
         m_stopRequested = true;
     }
@@ -108,16 +162,34 @@ Result<StepOutcome> ScheduledCheckpointer::onStep(int64_t step, const std::map<s
 }
 
 Result<StepOutcome> ScheduledCheckpointer::saveNow(std::string reason, const std::map<std::string, double>& metrics) {
-    return save(m_lastStep, std::move(reason), metrics);
+    return save(m_lastStep, std::move(reason), metrics, true);
 }
 
-Result<StepOutcome> ScheduledCheckpointer::save(int64_t step, std::string reason, const std::map<std::string, double>& metrics) {
+Result<StepOutcome> ScheduledCheckpointer::save(int64_t step, std::string reason, const std::map<std::string, double>& metrics,
+                                                bool forced) {
+    // The manager's save() would wait for the previous write anyway and
+    // return its error; waiting here first ends that write's run.
+    if (m_pendingCheckpoint) CKPT_RETURN_IF_ERROR(settlePendingRun(true));
+    const bool record = m_recorder && m_recorder->active();
+    if (record)
+        m_recorder->begin(forced ? RunTrigger::RunNow : RunTrigger::Due, reason + " (step " + std::to_string(step) + ")", now());
     SaveRequest request;
     request.metrics = metrics;
     request.step = step;
     request.checkInterval = false;
     request.schedule = m_schedule;
-    CKPT_ASSIGN_OR_RETURN(SaveReport report, m_manager->save(request));
+    Result<SaveReport> saved = m_manager->save(request);
+    if (record) {
+        if (!saved.ok()) {
+            m_recorder->finish(saved.status(), "", 0, now());
+        } else if (m_async) {
+            m_pendingCheckpoint = saved->path.value_or("");  // ok only once the writer has committed it
+        } else {
+            const std::string path = saved->path.value_or("");
+            m_recorder->finish(okStatus(), path, schedule::checkpointBytesOnDisk(path), now());
+        }
+    }
+    CKPT_ASSIGN_OR_RETURN(SaveReport report, std::move(saved));
     m_triggers.recordSave(step, now());
     ++m_saves;
     StepOutcome outcome;
@@ -127,6 +199,22 @@ Result<StepOutcome> ScheduledCheckpointer::save(int64_t step, std::string reason
     return outcome;
 }
 
-Status ScheduledCheckpointer::close() { return m_manager->close(); }
+Status ScheduledCheckpointer::settlePendingRun(bool wait) {
+    if (!m_pendingCheckpoint) return okStatus();
+    if (!wait && m_manager->saveInFlight()) return okStatus();
+    // The write has finished (or is waited for): sync() returns at once
+    // with its result, which the run records and the caller gets.
+    const Status written = m_manager->sync();
+    const std::string path = *std::exchange(m_pendingCheckpoint, std::nullopt);
+    m_recorder->finish(written, path, written.isOk() ? schedule::checkpointBytesOnDisk(path) : 0, now());
+    return written;
+}
+
+Status ScheduledCheckpointer::close() {
+    const Status pending = settlePendingRun(true);
+    const Status closed = m_manager->close();
+    if (m_recorder) m_recorder->flush();  // the runs are in the store when close() returns
+    return pending.isOk() ? closed : pending;
+}
 
 }  // namespace ckpt

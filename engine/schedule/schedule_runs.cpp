@@ -220,6 +220,9 @@ RunOutcome runDemoSchedule(const Schedule& schedule, RunContext& context) {
     options.owner = scheduleOwner(schedule.name);
     options.schedule = schedule.name;
     options.cancel = context.cancel;
+    // About every 1% of the steps, so the run's row advances between saves
+    // (RunWatch throttles the writes); a call costs a lock and a copy.
+    options.progressEvery = std::max<int64_t>(1, schedule.demoSteps / 100);
     std::set<std::string> saved;
     auto run = runDemoTraining(options, [&](const DemoProgress& p) {
         if (p.savedPath) saved.insert(*p.savedPath);

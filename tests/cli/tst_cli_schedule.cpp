@@ -2,7 +2,8 @@
 // real binary with a real store (docs/cli.md), and the bad input a user
 // meets: a negative interval, a destination inside the source, a store
 // directory that does not exist, a store from a newer ckpt, a second
-// scheduler, and SIGTERM stopping the service.
+// scheduler, and SIGTERM stopping the service; ckpt demo-train recording
+// its saves as a program schedule's runs.
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -120,6 +121,54 @@ private slots:
             {QStringLiteral("schedule"), QStringLiteral("show"), QStringLiteral("nightly"), QStringLiteral("--store"), store});
         QCOMPARE(gone.exitCode, 1);
         QVERIFY(gone.err.contains("no schedule named \"nightly\""));
+    }
+
+    // ckpt demo-train as a live program: its saves are the runs of a
+    // program schedule that list and show display like any other.
+    void demoTrainRecordsItsSaves() {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        const QString store = tmp.filePath(QStringLiteral("schedules.db"));
+        Run train = ckptCli({QStringLiteral("demo-train"), dir, QStringLiteral("--steps"), QStringLiteral("80"),
+                             QStringLiteral("--save-every"), QStringLiteral("40"), QStringLiteral("--store"), store,
+                             QStringLiteral("--schedule"), QStringLiteral("trainer"), QStringLiteral("--json")});
+        QVERIFY2(train.exitCode == 0, train.err.constData());
+        QCOMPARE(parsed(train)["saves"].size(), size_t{2});
+
+        Run show = ckptCli({QStringLiteral("schedule"), QStringLiteral("show"), QStringLiteral("trainer"),
+                            QStringLiteral("--store"), store, QStringLiteral("--json")});
+        QVERIFY2(show.exitCode == 0, show.err.constData());
+        const json s = parsed(show);
+        QCOMPARE(s["schedule"]["source"].get<std::string>(), std::string("program"));
+        QCOMPARE(s["schedule"]["destination"].get<std::string>(), dir.toStdString());
+        QCOMPARE(s["runs"].size(), size_t{2});
+        for (size_t i = 0; i < 2; ++i) {
+            const json& r = s["runs"][i];  // newest first
+            QCOMPARE(r["result"].get<std::string>(), std::string("ok"));
+            QCOMPARE(r["trigger"].get<std::string>(), std::string("due"));
+            QCOMPARE(r["checkpoint"].get<std::string>(), (dir + QStringLiteral("/ckpt-%1").arg(2 - i)).toStdString());
+            QVERIFY(r["bytes"].get<uint64_t>() > 0);
+        }
+        QCOMPARE(s["runs"][0]["note"].get<std::string>(), std::string("every 40 steps (step 80)"));
+
+        Run list = ckptCli(
+            {QStringLiteral("schedule"), QStringLiteral("list"), QStringLiteral("--store"), store, QStringLiteral("--json")});
+        QCOMPARE(list.exitCode, 0);
+        QCOMPARE(parsed(list)["schedules"][0]["last_run"]["result"].get<std::string>(), std::string("ok"));
+
+        // --store alone names no schedule: refused before training.
+        Run alone =
+            ckptCli({QStringLiteral("demo-train"), tmp.filePath(QStringLiteral("other")), QStringLiteral("--store"), store});
+        QCOMPARE(alone.exitCode, 2);
+        QVERIFY(alone.err.contains("--schedule"));
+        QVERIFY(!QDir(tmp.filePath(QStringLiteral("other"))).exists());
+        // A store that cannot be opened is reported, and training goes on.
+        Run broken = ckptCli({QStringLiteral("demo-train"), tmp.filePath(QStringLiteral("third")), QStringLiteral("--steps"),
+                              QStringLiteral("40"), QStringLiteral("--store"), tmp.filePath(QStringLiteral("no/such/s.db")),
+                              QStringLiteral("--schedule"), QStringLiteral("trainer")});
+        QVERIFY2(broken.exitCode == 0, broken.err.constData());
+        QVERIFY2(broken.err.contains("not recording saves"), broken.err.constData());
+        QVERIFY(QFile::exists(tmp.filePath(QStringLiteral("third/ckpt-1.index"))));
     }
 
     void badInput_data() {

@@ -64,12 +64,18 @@ struct DemoTrainOptions {
     // Checked every step (may be null): the run stops with Cancelled after
     // the save in flight, if any, is finished.
     const CancellationToken* cancel = nullptr;
+    // Also call 'progress' every N steps between saves (savedPath unset),
+    // so a watcher sees the run advance; 0: at saves only.
+    int64_t progressEvery = 0;
+    // Record the run's saves in this schedule store as the Program schedule
+    // named 'schedule' (ScheduledCheckpointerOptions::storePath).
+    std::optional<std::string> storePath;
 };
 
 struct DemoProgress {
     int64_t step = 0;
     double loss = 0;
-    std::optional<std::string> savedPath;  // set when this step saved
+    std::optional<std::string> savedPath;  // set when this step saved (else a progressEvery report)
     std::string saveReason;                // the trigger that fired ("every 40 steps", "final step")
     double saveBlockingSeconds = 0;
 };
@@ -87,7 +93,7 @@ struct DemoRun {
 Result<std::shared_ptr<Trackable>> makeDemoModel(int hidden, int replicas, uint64_t seed);
 
 // Trains, saving when the triggers fire and after the last step. 'progress'
-// (may be empty) is called at each save.
+// (may be empty) is called at each save, and every options.progressEvery steps.
 Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::function<void(const DemoProgress&)>& progress = {});
 
 }  // namespace ckpt

@@ -5,7 +5,8 @@
 // through a CheckpointManager when a trigger fires and says what happened.
 // With triggers.onPreemption, SIGTERM/SIGINT make the next onStep() save
 // once, wait until that save is durable, and set stopRequested() so the
-// loop can exit. Nothing due costs a few comparisons (no I/O, no locks).
+// loop can exit. Nothing due costs a few comparisons (no I/O, no locks;
+// with a store, one look at the writer while an async save's run is open).
 // Thread-affine, like the manager: call it from the training loop's thread.
 //   ScheduledCheckpointerOptions o;
 //   o.triggers.everySteps = 100; o.triggers.onPreemption = true;
@@ -33,6 +34,9 @@
 #include "ckpt/trackable.h"
 
 namespace ckpt {
+namespace schedule {
+class ProgramRunRecorder;
+}  // namespace schedule
 
 // When to save and what to keep, as one JSON file (`ckpt demo-train
 // --policy`): {"triggers": {...save_triggers.h...}, "retention":
@@ -54,6 +58,21 @@ struct ScheduledCheckpointerOptions {
     // checkpointInterval is not used: the triggers decide.
     CheckpointManagerOptions manager;
     std::string schedule;  // recorded in each checkpoint's metadata
+    // Set: the program registers itself in this schedule store
+    // (schedule_store.h) as a Program schedule named 'schedule' (required;
+    // adds it, or updates a program schedule of that name) and records
+    // each save as one run: trigger "due" for a trigger's save, "run-now"
+    // for saveNow(), the reason and step in its note, then bytes, result
+    // and checkpoint once the save is durable (an async save: when a later
+    // onStep(), save, or close() finds the write committed). The store is
+    // written on a thread of its own, so a save never waits for it; close()
+    // returns once every run is in it. A store that cannot be opened or
+    // written is reported once on stderr and recording stops; training and
+    // saving go on.
+    std::optional<std::string> storePath;
+    // The schedule's source_path: what the program is. Empty: its
+    // executable (/proc/self/exe).
+    std::string program;
 };
 
 struct StepOutcome {
@@ -71,7 +90,7 @@ public:
     [[nodiscard]] static Result<std::unique_ptr<ScheduledCheckpointer>> create(std::shared_ptr<Trackable> root,
                                                                                std::string directory,
                                                                                ScheduledCheckpointerOptions options);
-    ~ScheduledCheckpointer();
+    ~ScheduledCheckpointer();  // records a pending async save's run, as close() does
     ScheduledCheckpointer(const ScheduledCheckpointer&) = delete;
     ScheduledCheckpointer& operator=(const ScheduledCheckpointer&) = delete;
 
@@ -82,7 +101,8 @@ public:
     Result<StepOutcome> saveNow(std::string reason = "forced", const std::map<std::string, double>& metrics = {});
     // A preemption save is done (and durable): the loop should stop.
     bool stopRequested() const { return m_stopRequested; }
-    // Waits for the background write; returns its error.
+    // Waits for the background write; returns its error. With a store, the
+    // last async save's run is recorded here at the latest.
     Status close();
 
     CheckpointManager& manager() { return *m_manager; }
@@ -92,7 +112,10 @@ public:
 private:
     ScheduledCheckpointer(std::unique_ptr<CheckpointManager> manager, TriggerState triggers, std::string schedule,
                           std::function<double()> clock);
-    Result<StepOutcome> save(int64_t step, std::string reason, const std::map<std::string, double>& metrics);
+    Result<StepOutcome> save(int64_t step, std::string reason, const std::map<std::string, double>& metrics, bool forced);
+    // The async save awaiting its run's end: recorded once its write has
+    // finished ('wait': waits for it); returns the write's error.
+    Status settlePendingRun(bool wait);
     double now() const;
 
     std::unique_ptr<CheckpointManager> m_manager;
@@ -103,6 +126,9 @@ private:
     int64_t m_saves = 0;
     bool m_preemptionSaved = false;
     bool m_stopRequested = false;
+    std::unique_ptr<schedule::ProgramRunRecorder> m_recorder;  // with options.storePath
+    bool m_async = false;
+    std::optional<std::string> m_pendingCheckpoint;  // an async save's run not yet ended
 };
 
 }  // namespace ckpt
