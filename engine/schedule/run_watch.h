@@ -2,8 +2,8 @@
 // While one scheduled run executes: forwards the caller's cancellation and
 // the store's cancel requests to the run's own token, and writes the run's
 // progress to its row at most every progressSeconds. A thread of its own
-// because runs report progress only now and then (the demo trainer at its
-// saves, a copy before and after) while a cancel request must be seen
+// because runs report progress only now and then (the demo trainer every
+// ~1% of its steps, a copy before and after) while a cancel request must be seen
 // within a fraction of a second. The watch's store is used only by its
 // thread (a store object is for one thread). Engine-internal.
 //   RunWatch watch(store, {scheduleId, runId, cancel, progress});
