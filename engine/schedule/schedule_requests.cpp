@@ -35,16 +35,8 @@ Result<ScheduleRequest> requestFromRow(const Statement& row, const std::string& 
 }
 
 Result<std::vector<ScheduleRequest>> collect(Statement& st, const std::string& path) {
-    std::vector<ScheduleRequest> out;
-    while (true) {
-        CKPT_ASSIGN_OR_RETURN(bool row, st.step());
-        if (!row) break;
-        CKPT_ASSIGN_OR_RETURN(ScheduleRequest q, requestFromRow(st, path));
-        out.push_back(std::move(q));
-    }
-    return out;
+    return schedule::collectRows<ScheduleRequest>(st, path, requestFromRow);
 }
-
 }  // namespace
 
 std::string_view requestKindName(RequestKind kind) { return kind == RequestKind::Run ? "run" : "cancel"; }

@@ -395,14 +395,7 @@ Result<std::vector<Schedule>> ScheduleStore::schedules() {
     static const std::string sql = std::string("SELECT ") + kScheduleColumns + " FROM schedules ORDER BY name";
     CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare(sql.c_str()));
     Statement st(m_db, raw, m_path);
-    std::vector<Schedule> out;
-    while (true) {
-        CKPT_ASSIGN_OR_RETURN(bool row, st.step());
-        if (!row) break;
-        CKPT_ASSIGN_OR_RETURN(Schedule s, scheduleFromRow(st, m_path));
-        out.push_back(std::move(s));
-    }
-    return out;
+    return schedule::collectRows<Schedule>(st, m_path, scheduleFromRow);
 }
 
 Result<Schedule> ScheduleStore::schedule(std::string_view name) {
@@ -469,14 +462,7 @@ Result<std::vector<ScheduleRun>> ScheduleStore::runs(std::optional<int64_t> sche
     if (scheduleId) st.bind(1, *scheduleId);
     else st.bindNull(1);
     st.bind(2, static_cast<int64_t>(limit < 0 ? 0 : limit));
-    std::vector<ScheduleRun> out;
-    while (true) {
-        CKPT_ASSIGN_OR_RETURN(bool row, st.step());
-        if (!row) break;
-        CKPT_ASSIGN_OR_RETURN(ScheduleRun r, schedule::runFromRow(st, m_path));
-        out.push_back(std::move(r));
-    }
-    return out;
+    return schedule::collectRows<ScheduleRun>(st, m_path, schedule::runFromRow);
 }
 
 Result<std::optional<ScheduleRun>> ScheduleStore::lastRun(int64_t scheduleId) {
@@ -491,14 +477,7 @@ Result<std::vector<ScheduleRun>> ScheduleStore::runningRuns() {
                                    " WHERE r.result = 'running' ORDER BY r.id";
     CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare(sql.c_str()));
     Statement st(m_db, raw, m_path);
-    std::vector<ScheduleRun> out;
-    while (true) {
-        CKPT_ASSIGN_OR_RETURN(bool row, st.step());
-        if (!row) break;
-        CKPT_ASSIGN_OR_RETURN(ScheduleRun r, schedule::runFromRow(st, m_path));
-        out.push_back(std::move(r));
-    }
-    return out;
+    return schedule::collectRows<ScheduleRun>(st, m_path, schedule::runFromRow);
 }
 
 Result<std::optional<ScheduleRun>> ScheduleStore::lastRunWithSource(int64_t scheduleId, std::string_view sourceFingerprint) {

@@ -99,6 +99,19 @@ inline Status exec(sqlite3* db, const std::string& path, const char* sql) {
 extern const char* const kRunColumns;
 Result<ScheduleRun> runFromRow(const Statement& row, const std::string& path);
 
+// Every row 'st' yields, each read back by decode(row, path) -> Result<T>.
+template <typename T, typename Decode>
+Result<std::vector<T>> collectRows(Statement& st, const std::string& path, Decode decode) {
+    std::vector<T> out;
+    while (true) {
+        CKPT_ASSIGN_OR_RETURN(bool row, st.step());
+        if (!row) break;
+        CKPT_ASSIGN_OR_RETURN(T item, decode(st, path));
+        out.push_back(std::move(item));
+    }
+    return out;
+}
+
 // BEGIN IMMEDIATE .. COMMIT around 'body'; ROLLBACK when it fails.
 template <typename Body>
 auto inTransaction(sqlite3* db, const std::string& path, Body&& body) -> decltype(body()) {
