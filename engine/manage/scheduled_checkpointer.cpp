@@ -204,7 +204,7 @@ Status ScheduledCheckpointer::settlePendingRun(bool wait) {
     if (!wait && m_manager->saveInFlight()) return okStatus();
     // The write has finished (or is waited for): sync() returns at once
     // with its result, which the run records and the caller gets.
-    const Status written = m_manager->sync();
+    Status written = m_manager->sync();
     const std::string path = *std::exchange(m_pendingCheckpoint, std::nullopt);
     m_recorder->finish(written, path, written.isOk() ? schedule::checkpointBytesOnDisk(path) : 0, now());
     return written;
