@@ -4,11 +4,17 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
+#include <QTemporaryDir>
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <fstream>
+#include <thread>
 
 namespace ckpt::testing {
 
@@ -79,6 +85,53 @@ CliRun runCkpt(const QStringList& args) {
     p.start(binaryDir() + QStringLiteral("/app/cli/ckpt"), args);
     p.waitForFinished(120000);
     return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+MeasuredCliRun runCkptMeasured(const QStringList& args, int timeoutMs, quint64 addressSpaceLimit) {
+    MeasuredCliRun run;
+    // Output goes to files, not pipes: nothing to drain while polling.
+    QTemporaryDir tmp;
+    const QByteArray outPath = QFile::encodeName(tmp.filePath(QStringLiteral("out")));
+    const QByteArray errPath = QFile::encodeName(tmp.filePath(QStringLiteral("err")));
+    const QByteArray program = QFile::encodeName(binaryDir() + QStringLiteral("/app/cli/ckpt"));
+    std::vector<QByteArray> storage{program};
+    for (const QString& a : args) storage.push_back(a.toLocal8Bit());
+    std::vector<char*> argv;
+    for (QByteArray& s : storage) argv.push_back(s.data());
+    argv.push_back(nullptr);
+
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        if (addressSpaceLimit > 0) {
+            const rlimit limit{addressSpaceLimit, addressSpaceLimit};
+            ::setrlimit(RLIMIT_AS, &limit);
+        }
+        const int out = ::open(outPath.constData(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        const int err = ::open(errPath.constData(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        ::dup2(out, STDOUT_FILENO);
+        ::dup2(err, STDERR_FILENO);
+        ::execv(argv[0], argv.data());
+        ::_exit(127);
+    }
+    int status = 0;
+    rusage usage{};
+    while (::wait4(pid, &status, WNOHANG, &usage) == 0) {
+        if (std::chrono::steady_clock::now() - start > std::chrono::milliseconds(timeoutMs)) {
+            run.timedOut = true;
+            ::kill(pid, SIGKILL);
+            ::wait4(pid, &status, 0, &usage);
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    run.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    run.peakRssKiB = usage.ru_maxrss;  // kilobytes on Linux
+    run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    run.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    run.out = readAll(tmp.filePath(QStringLiteral("out")));
+    run.err = readAll(tmp.filePath(QStringLiteral("err")));
+    return run;
 }
 QString sourceDir() { return qEnvironmentVariable("CKPT_SOURCE_DIR"); }
 

@@ -47,6 +47,18 @@ struct CliRun {
 };
 CliRun runCkpt(const QStringList& args);
 
+// The same as a measured child process: its own wall time and peak RSS (from
+// wait4's rusage), killed after 'timeoutMs'. 'addressSpaceLimit' (bytes, 0 =
+// none) caps the child's RLIMIT_AS so that a runaway allocation fails inside
+// it instead of taking the machine's memory.
+struct MeasuredCliRun : CliRun {
+    double wallSeconds = 0;
+    long peakRssKiB = 0;
+    bool timedOut = false;
+    int signal = 0;  // the signal that ended it, 0 when it exited
+};
+MeasuredCliRun runCkptMeasured(const QStringList& args, int timeoutMs, quint64 addressSpaceLimit = 0);
+
 // One run of a fixture script under tests/interop with $CKPT_PYTHON and
 // 'outDir' as its argument (waits up to ten minutes); 'log' holds its
 // merged output. ok is false on a timeout, a crash or a non-zero exit.

@@ -1,0 +1,156 @@
+// What the explorer shows for every case of the corruption zoo
+// (tests/zoo/corruption_zoo.h): the open error panel (MainWindow::openPath
+// -> ui/jobs openCheckpoint -> ErrorPanel) and the sidebar's health badge
+// (CheckpointSidebar's verify queue -> DirectoryModel::ProblemsRole) must
+// show the engine's messages verbatim, and the same lines `ckpt inspect` and
+// `ckpt verify` print (tests/zoo/zoo_expectations.cpp): one message for
+// the CLI and the UI.
+
+#include <QSettings>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <map>
+
+#include "ckpt/checkpoint.h"
+#include "ckpt/verify.h"
+#include "corruption_zoo.h"
+#include "jobs/job_tracker.h"
+#include "models/directory_model.h"
+#include "test_support.h"
+#include "views/error_panel.h"
+#include "views/main_window.h"
+#include "zoo_expectations.h"
+
+using namespace ckpt;
+using namespace ckpt::ui;
+
+namespace {
+
+// What the engine says about a path, the explorer's source of truth.
+struct EngineView {
+    QString openError;  // Checkpoint::open's Status::toString(), empty when it opens
+    QString prefix;     // resolveCheckpoint's prefix, empty when it does not resolve
+    QStringList problems;
+};
+
+EngineView engineView(const std::string& path) {
+    EngineView v;
+    if (auto opened = Checkpoint::open(path); !opened.ok()) v.openError = QString::fromStdString(opened.status().toString());
+    if (auto resolved = resolveCheckpoint(path); resolved.ok()) {
+        v.prefix = QString::fromStdString(resolved->prefix);
+        if (auto report = verifyBundle(resolved->prefix); report.ok())
+            for (const VerifyProblem& p : report->problems) v.problems << QString::fromStdString(p.message);
+    }
+    return v;
+}
+
+// The engine calls above in a forked child with a time and memory cap: 0
+// when they return, else why not. A case the engine cannot yet survive must
+// fail this test, not end it.
+QString probeEngine(const std::string& path) {
+    const int status = ckpt::testing::runInChild([&] {
+        ::alarm(10);
+        const rlimit cap{quint64(4) << 30, quint64(4) << 30};
+        ::setrlimit(RLIMIT_AS, &cap);
+        (void)engineView(path);
+        return 0;
+    });
+    if (status == 0) return {};
+    return status >= 100 ? QStringLiteral("the engine was ended by signal %1 (SIGALRM = hung)").arg(status - 100)
+                         : QStringLiteral("the engine exited with %1").arg(status);
+}
+
+// The case's expected CLI line for 'command', without the "ckpt: " that
+// the CLI puts before errors; empty when the table has no failing row.
+QString cliLine(const zoo::ZooCase& c, const char* command) {
+    for (const zoo::ZooExpectation& e : zoo::zooExpectations()) {
+        if (e.caseName != c.name || std::string_view(e.command) != command || e.exitCode == 0) continue;
+        QString text = QString::fromStdString(zoo::expandZooText(e.text, c.dir));
+        if (text.startsWith(QStringLiteral("ckpt: "))) text.remove(0, 6);
+        return text;
+    }
+    return {};
+}
+
+}  // namespace
+
+class TstZooExplorer : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("ckpt-explorer-zoo-tests"));
+        QSettings().clear();
+        if (ckpt::testing::realTestDataDir().isEmpty()) CKPT_MISSING_CORPUS();
+        QVERIFY(m_root.isValid());
+        auto built = zoo::buildZoo(m_root.path().toStdString(), ckpt::testing::realTestDataDir().toStdString());
+        QVERIFY2(built.ok(), built.status().toString().c_str());
+        for (zoo::ZooCase& c : *built) m_cases.emplace(c.name, std::move(c));
+    }
+
+    void shownText_data() {
+        QTest::addColumn<QString>("caseName");
+        for (const auto& [name, c] : m_cases) QTest::newRow(name.c_str()) << QString::fromStdString(name);
+    }
+    void shownText() {
+        QFETCH(QString, caseName);
+        const zoo::ZooCase& c = m_cases.at(caseName.toStdString());
+        const char* awaiting =
+            zoo::awaitingFix(c.name, "inspect") ? zoo::awaitingFix(c.name, "inspect") : zoo::awaitingFix(c.name, "verify");
+        if (const QString crashed = probeEngine(c.path); !crashed.isEmpty()) {
+            if (awaiting) QEXPECT_FAIL("", awaiting, Abort);
+            QFAIL(qPrintable(crashed));
+        }
+        const EngineView engine = engineView(c.path);
+
+        MainWindow w;
+        w.show();
+        QSignalSpy opened(&w, &MainWindow::checkpointOpened);
+        w.openPath(QString::fromStdString(c.path));
+        QVERIFY(opened.wait(20000));
+        QVERIFY(QTest::qWaitFor([&] { return w.jobs()->active().isEmpty(); }, 20000));
+        const bool ok = opened.first().first().toBool();
+        QCOMPARE(ok, engine.openError.isEmpty());
+        QCOMPARE(w.isErrorShown(), !ok);
+
+        // The panel: the open error verbatim, then verify's lines verbatim.
+        QString shown;
+        if (!ok) {
+            shown = w.errorPanel()->messageText();
+            QVERIFY2(shown.startsWith(engine.openError), qPrintable(shown));
+            if (!engine.problems.isEmpty()) QVERIFY2(shown.endsWith(engine.problems.join(QLatin1Char('\n'))), qPrintable(shown));
+            else QCOMPARE(shown, engine.openError);
+        }
+        // The badge: the same lines (after the open error when opening failed).
+        if (!engine.prefix.isEmpty()) {
+            const QModelIndex item = w.directories()->indexForPrefix(engine.prefix);
+            QVERIFY2(item.isValid(), qPrintable(engine.prefix));
+            const QStringList badge = ok ? engine.problems : QStringList{engine.openError} + engine.problems;
+            const Health health = badge.isEmpty() ? Health::Healthy : Health::Damaged;
+            QTRY_COMPARE_WITH_TIMEOUT(item.data(DirectoryModel::HealthRole).toInt(), static_cast<int>(health), 20000);
+            QCOMPARE(item.data(DirectoryModel::ProblemsRole).toString(), badge.join(QLatin1Char('\n')));
+            if (ok) shown = badge.join(QLatin1Char('\n'));
+        }
+        qInfo("%s shows: %s", c.name.c_str(), qPrintable(shown.left(300)));
+
+        // The same lines as the CLI's table rows.
+        const QString inspectLine = cliLine(c, "inspect"), verifyLine = cliLine(c, "verify");
+        QStringList missing;
+        if (!inspectLine.isEmpty() && !shown.contains(inspectLine)) missing << inspectLine;
+        if (!verifyLine.isEmpty() && !shown.contains(verifyLine)) missing << verifyLine;
+        if (awaiting) QEXPECT_FAIL("", awaiting, Abort);
+        QVERIFY2(missing.isEmpty(), qPrintable(QStringLiteral("not shown: ") + missing.join(QStringLiteral(" | ")) +
+                                               QStringLiteral("\nshown: ") + shown));
+    }
+
+private:
+    QTemporaryDir m_root;
+    std::map<std::string, zoo::ZooCase> m_cases;
+};
+
+QTEST_MAIN(TstZooExplorer)
+#include "tst_zoo_explorer.moc"
