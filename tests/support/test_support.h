@@ -48,7 +48,9 @@ struct CliRun {
 CliRun runCkpt(const QStringList& args);
 
 // The same as a measured child process: its own wall time and peak RSS (from
-// wait4's rusage), killed after 'timeoutMs'. 'addressSpaceLimit' (bytes, 0 =
+// wait4's rusage), killed after 'timeoutMs'. Linux keeps the high-water mark
+// across exec, so the peak is at least the calling test's RSS at the fork:
+// an upper bound, which is what a budget needs. 'addressSpaceLimit' (bytes, 0 =
 // none) caps the child's RLIMIT_AS so that a runaway allocation fails inside
 // it instead of taking the machine's memory.
 struct MeasuredCliRun : CliRun {
