@@ -155,6 +155,7 @@ Status entryCases(Builder& b, const Source& s) {
     CKPT_RETURN_IF_ERROR(
         b.fromSource("entry-offset-past-end", s, entry([](E e) { e.set_offset(e.offset() + (int64_t(1) << 30)); })));
     CKPT_RETURN_IF_ERROR(b.fromSource("entry-negative-offset", s, entry([](E e) { e.set_offset(-8); })));
+    CKPT_RETURN_IF_ERROR(b.fromSource("entry-size-too-large", s, entry([](E e) { e.set_size(e.size() + 1); })));
     CKPT_RETURN_IF_ERROR(b.fromSource("entry-crc-mismatch", s, entry([](E e) { e.set_crc32c(e.crc32c() ^ 0x1u); })));
     CKPT_RETURN_IF_ERROR(b.fromSource("entry-bogus-slices", s, entry([](E e) { e.add_slices()->add_extent()->set_start(1); })));
     return b.fromSource("entry-garbage-proto", s, [key = s.key](const std::string& prefix) {

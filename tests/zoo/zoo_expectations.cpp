@@ -370,6 +370,19 @@ constexpr ZooExpectation kRows[] = {
      "ckpt: DataLoss: entry \"keras_api/metrics/0/count/.ATTRIBUTES/VARIABLE_VALUE\" in variables.index: invalid offset -8 / "
      "size 4"},
 
+    {"entry-size-too-large", "verify", 1,
+     "DataLoss: entry \"keras_api/metrics/0/count/.ATTRIBUTES/VARIABLE_VALUE\" in variables.index: invalid size in bundle entry: "
+     "stored size 5, expected 4 for DT_FLOAT with 1 elements"},
+    {"entry-size-too-large", "inspect", 1,
+     "ckpt: DataLoss: entry \"keras_api/metrics/0/count/.ATTRIBUTES/VARIABLE_VALUE\" in variables.index: invalid size in bundle "
+     "entry: stored size 5, expected 4 for DT_FLOAT with 1 elements"},
+    {"entry-size-too-large", "cat", 1,
+     "ckpt: DataLoss: entry \"keras_api/metrics/0/count/.ATTRIBUTES/VARIABLE_VALUE\" in variables.index: invalid size in bundle "
+     "entry: stored size 5, expected 4 for DT_FLOAT with 1 elements"},
+    {"entry-size-too-large", "stats", 1,
+     "ckpt: DataLoss: entry \"keras_api/metrics/0/count/.ATTRIBUTES/VARIABLE_VALUE\" in variables.index: invalid size in bundle "
+     "entry: stored size 5, expected 4 for DT_FLOAT with 1 elements"},
+
     {"entry-crc-mismatch", "verify", 1,
      "DataLoss: checksum mismatch for \"keras_api/metrics/0/count/.ATTRIBUTES/VARIABLE_VALUE\" in variables.data-00000-of-00001 "
      "at offset 584 (stored 0xe8e3ff21, computed 0xe8e3ff20)"},
