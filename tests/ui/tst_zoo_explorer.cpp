@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <map>
+#include <memory>
 
 #include "ckpt/checkpoint.h"
 #include "ckpt/verify.h"
@@ -53,7 +54,7 @@ EngineView engineView(const std::string& path) {
 // fail this test, not end it.
 QString probeEngine(const std::string& path) {
     const int status = ckpt::testing::runInChild([&] {
-        ::alarm(10);
+        ::alarm(4);  // twice the CLI's 2 s budget
         const rlimit cap{quint64(4) << 30, quint64(4) << 30};
         ::setrlimit(RLIMIT_AS, &cap);
         (void)engineView(path);
@@ -90,7 +91,11 @@ private slots:
         auto built = zoo::buildZoo(m_root.path().toStdString(), ckpt::testing::realTestDataDir().toStdString());
         QVERIFY2(built.ok(), built.status().toString().c_str());
         for (zoo::ZooCase& c : *built) m_cases.emplace(c.name, std::move(c));
+        m_window = std::make_unique<MainWindow>();
+        m_window->show();
     }
+
+    void cleanupTestCase() { m_window.reset(); }
 
     void shownText_data() {
         QTest::addColumn<QString>("caseName");
@@ -107,8 +112,8 @@ private slots:
         }
         const EngineView engine = engineView(c.path);
 
-        MainWindow w;
-        w.show();
+        // One window for every case, as a user opening them one after another.
+        MainWindow& w = *m_window;
         QSignalSpy opened(&w, &MainWindow::checkpointOpened);
         w.openPath(QString::fromStdString(c.path));
         QVERIFY(opened.wait(20000));
@@ -164,6 +169,7 @@ private slots:
 private:
     QTemporaryDir m_root;
     std::map<std::string, zoo::ZooCase> m_cases;
+    std::unique_ptr<MainWindow> m_window;
 };
 
 QTEST_MAIN(TstZooExplorer)
