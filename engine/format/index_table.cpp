@@ -12,6 +12,7 @@
 #include <cstring>
 #include <new>
 
+#include "format/ordered_code.h"
 #include "platform/crc32c.h"
 #include "platform/file.h"
 
@@ -144,10 +145,21 @@ Status withTableIterator(const std::string& path, UseIterator use) {
 
 Status scanIndexTable(const std::string& path, const IndexVisitor& visit) {
     return withTableIterator(path, [&](leveldb::Iterator& it) -> Status {
+        // Lookups binary-search the table, so a key out of order or twice
+        // hides entries from every reader: the table is corrupt.
+        std::string previous;
+        bool first = true;
         for (it.SeekToFirst(); it.Valid(); it.Next()) {
             const leveldb::Slice k = it.key();
             const leveldb::Slice v = it.value();
-            CKPT_RETURN_IF_ERROR(visit({k.data(), k.size()}, {v.data(), v.size()}));
+            const std::string_view key(k.data(), k.size());
+            if (!first && key <= std::string_view(previous))
+                return dataLoss("corrupt index " + path + ": key " + printableKey(key) +
+                                (key == previous ? " appears twice" : " is out of order after " + printableKey(previous)) +
+                                " (keys must be strictly increasing)");
+            first = false;
+            previous.assign(key);
+            CKPT_RETURN_IF_ERROR(visit(key, {v.data(), v.size()}));
         }
         return okStatus();
     });
