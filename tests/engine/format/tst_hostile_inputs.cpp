@@ -317,8 +317,15 @@ private slots:
         // Two elements whose varint lengths claim the size, checksums recomputed.
         QFETCH(qint64, length);
         std::string region;
-        for (int i = 0; i < 2; ++i) appendVarint(region, static_cast<uint64_t>(length));
-        region.resize(region.size() + 4 + 8, 'x');
+        uint32_t lengthCrc = 0;  // over the lengths as 8-byte words (§5.4), so only the sizes are wrong
+        for (int i = 0; i < 2; ++i) {
+            appendVarint(region, static_cast<uint64_t>(length));
+            const auto word = static_cast<uint64_t>(length);
+            lengthCrc = platform::crc32cExtend(lengthCrc, &word, 8);
+        }
+        const uint32_t maskedLengthCrc = platform::crc32cMask(lengthCrc);
+        region.append(reinterpret_cast<const char*>(&maskedLengthCrc), 4);
+        region.append(8, 'x');
         const auto bytes = std::span(reinterpret_cast<const uint8_t*>(region.data()), region.size());
         const uint32_t crc = regionChecksum(bytes, DataType::String, 2, "s").value_or(0);
         HandMade b;
