@@ -228,10 +228,15 @@ Result<ObjectGraph> ObjectGraph::parse(std::string_view serialized, std::string_
         child.prettyPath = *parent.prettyPath + "." + child.localName;
         child.keyPath = (parent.keyPath.empty() ? "" : parent.keyPath + "/") + escapeLocalName(child.localName);
     }
+    // All built before any is assigned: a renamed node's new name never
+    // goes into another slot's name.
+    std::vector<std::string> slotPaths;
+    slotPaths.reserve(slotNames.size());
     for (const SlotName& s : slotNames)
-        graph.m_nodes[static_cast<size_t>(s.slot)].prettyPath =
-            slotVariablePath(*graph.m_nodes[static_cast<size_t>(s.optimizer)].prettyPath, *s.name,
-                             *graph.m_nodes[static_cast<size_t>(s.variable)].prettyPath);
+        slotPaths.push_back(slotVariablePath(*graph.m_nodes[static_cast<size_t>(s.optimizer)].prettyPath, *s.name,
+                                             *graph.m_nodes[static_cast<size_t>(s.variable)].prettyPath));
+    for (size_t i = 0; i < slotNames.size(); ++i)
+        graph.m_nodes[static_cast<size_t>(slotNames[i].slot)].prettyPath = std::move(slotPaths[i]);
     for (ObjectNode& n : graph.m_nodes) n.kind = classify(n, isSlot[static_cast<size_t>(n.id)]);
     return graph;
 }
