@@ -46,7 +46,10 @@ void NumberedProgram::setSaveCounter(int64_t n) {
     if (counter.ok()) std::memcpy((*counter)->mutableValue().bytes.data(), &n, 8);
 }
 
-int64_t checkpointNumber(const std::string& prefix) {
+int64_t checkpointNumber(const std::string& path) {
+    // An archive names a second copy of a number "<name>-<number>-run<id>".
+    std::string prefix = path;
+    if (const auto run = prefix.rfind("-run"); run != std::string::npos && run > prefix.rfind('/')) prefix.resize(run);
     const auto dash = prefix.rfind('-');
     if (dash == std::string::npos || dash + 1 == prefix.size()) return -1;
     const std::string digits = prefix.substr(dash + 1);

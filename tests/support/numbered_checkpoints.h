@@ -24,7 +24,8 @@ struct NumberedProgram {
     void setSaveCounter(int64_t n);
 };
 
-// The number in "<dir>/<name>-<number>", or -1.
+// The number in "<dir>/<name>-<number>" (or "...-<number>-run<id>", an
+// archived second copy), or -1.
 int64_t checkpointNumber(const std::string& prefix);
 
 // Verifies every block and checks that each of the program's variables
