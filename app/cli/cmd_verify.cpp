@@ -1,7 +1,9 @@
 // ckpt verify PATH [--json]: every block and tensor checksum, every data file.
 
+#include <filesystem>
 #include <iostream>
 
+#include "ckpt/checkpoint_state.h"
 #include "ckpt/verify.h"
 #include "json_output.h"
 #include "output.h"
@@ -31,6 +33,11 @@ void registerVerify(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = reportError(report.status(), *json);
             return;
         }
+        // A directory's state file is what TensorFlow reads to find the
+        // latest checkpoint: it must parse even when we found one without it.
+        if (std::error_code ec; std::filesystem::is_directory(*path, ec))
+            if (auto state = readCheckpointState(*path); !state)
+                report->problems.push_back({std::string(kCheckpointStateFile), "", state.status().toString()});
         ctx.exitCode = report->ok() ? kExitOk : kExitCheckpointProblem;
         if (*json) {
             nlohmann::json problems = nlohmann::json::array();

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <new>
+#include <stdexcept>
 
 #include "ckpt/bundle_naming.h"
 #include "format/index_table.h"
@@ -65,9 +67,17 @@ Status checkRegionSize(DataType dtype, int64_t numElements, const StoredRegion& 
             return dataLoss(where + ": invalid size in bundle entry: stored size " + std::to_string(r.size) + ", expected " +
                             std::to_string(expected) + " for " + std::string(dataTypeName(dtype)) + " with " +
                             std::to_string(numElements) + " elements");
-    } else if (dtype == DataType::String && r.size != 0 && r.size < numElements + 4) {
-        return dataLoss(where + ": invalid size in bundle entry: " + std::to_string(r.size) + " bytes cannot hold " +
-                        std::to_string(numElements) + " strings");
+    } else if (numElements > 0 && (dtype == DataType::String || dtype == DataType::Variant)) {
+        // Each string needs a length byte, then the 4-byte length checksum;
+        // each variant a length byte and a 4-byte checksum. TensorFlow never
+        // writes a zero-size region for them, and without this bound a shape
+        // alone could make a reader allocate one element per claimed entry.
+        const bool isString = dtype == DataType::String;
+        const int64_t perElement = isString ? 1 : 5;
+        const int64_t fixed = isString ? 4 : 0;
+        if (r.size < fixed || (r.size - fixed) / perElement < numElements)
+            return dataLoss(where + ": invalid size in bundle entry: " + std::to_string(r.size) + " bytes cannot hold " +
+                            std::to_string(numElements) + (isString ? " strings" : " variant elements"));
     }
     return okStatus();
 }
@@ -100,13 +110,14 @@ bool readVarint64(const uint8_t*& p, const uint8_t* end, uint64_t& v) {
     return false;
 }
 
-// Copies a slice's row-major values into the full tensor's buffer.
-void scatterSlice(const uint8_t* src, uint8_t* dst, const TensorShape& full, const TensorSlice& slice, size_t elemSize,
-                  std::vector<bool>& covered) {
+// Calls run(firstElement, count) for each row-major run of the full tensor
+// that 'slice' (already checked to lie inside 'full') covers, in the order
+// the slice stores its values.
+template <typename Run>
+void forEachSliceRun(const TensorShape& full, const TensorSlice& slice, Run run) {
     const int rank = full.rank();
     if (rank == 0) {
-        std::memcpy(dst, src, elemSize);
-        covered[0] = true;
+        run(int64_t{0}, int64_t{1});
         return;
     }
     std::vector<int64_t> start(rank), len(rank), strides(rank);
@@ -119,13 +130,10 @@ void scatterSlice(const uint8_t* src, uint8_t* dst, const TensorShape& full, con
     for (int d = 0; d < rank; ++d)
         if (len[d] == 0) return;
     std::vector<int64_t> idx(rank, 0);  // position inside the slice, last dim handled as a run
-    const int64_t run = len[rank - 1];
     for (;;) {
-        int64_t dstElem = start[rank - 1];
-        for (int d = 0; d < rank - 1; ++d) dstElem += (start[d] + idx[d]) * strides[d];
-        std::memcpy(dst + dstElem * elemSize, src, static_cast<size_t>(run) * elemSize);
-        std::fill(covered.begin() + dstElem, covered.begin() + dstElem + run, true);
-        src += run * elemSize;
+        int64_t first = start[rank - 1];
+        for (int d = 0; d < rank - 1; ++d) first += (start[d] + idx[d]) * strides[d];
+        run(first, len[rank - 1]);
         int d = rank - 2;
         for (; d >= 0; --d) {
             if (++idx[d] < len[d]) break;
@@ -155,7 +163,8 @@ Result<uint32_t> regionChecksum(std::span<const uint8_t> bytes, DataType dtype, 
             } else {
                 crc = crc32cExtend(crc, &len, 8);
             }
-            total += len;
+            if (__builtin_add_overflow(total, len, &total))
+                return dataLoss(std::string(what) + ": string lengths add up to more than 2^64 bytes");
         }
         if (end - p < 4) return dataLoss(std::string(what) + ": string tensor ends before its length checksum");
         uint32_t storedLenCrc = 0;
@@ -239,6 +248,9 @@ Result<BundleHeader> parseBundleHeader(std::string_view value, const std::string
         return dataLoss("corrupt index " + indexPath + ": the bundle header is not a valid BundleHeaderProto");
     if (header.num_shards() < 1)
         return dataLoss("corrupt index " + indexPath + ": num_shards is " + std::to_string(header.num_shards()));
+    if (header.endianness() != tensorflow::BundleHeaderProto::LITTLE && header.endianness() != tensorflow::BundleHeaderProto::BIG)
+        return dataLoss("corrupt index " + indexPath + ": unknown endianness " + std::to_string(header.endianness()) +
+                        " (0 is little-endian, 1 big-endian)");
     if (header.endianness() == tensorflow::BundleHeaderProto::BIG)
         return unimplemented(indexPath + ": big-endian bundles are not supported");
     const auto& v = header.version();
@@ -262,7 +274,13 @@ Status BundleReader::load() {
     const std::string path = indexPath();
     const std::string file = platform::baseName(path);
     bool first = true;
-    std::map<std::string, StoredSlice, std::less<>> sliceEntries;  // by encoded key
+    // Slice entries by encoded key; 'listed' once a full entry names them.
+    struct OrphanableSlice {
+        StoredSlice slice;
+        std::string fullKey;
+        bool listed = false;
+    };
+    std::map<std::string, OrphanableSlice, std::less<>> sliceEntries;
     tensorflow::BundleEntryProto entry;
 
     auto parseEntry = [&](std::string_view value, const EntryName& where) -> Status {
@@ -290,7 +308,9 @@ Status BundleReader::load() {
         if (format::isSliceKey(key)) {
             CKPT_ASSIGN_OR_RETURN(format::SliceKey sk, format::decodeSliceKey(key, file));
             CKPT_RETURN_IF_ERROR(checkRegionSize(dtype, *shape.numElements(), region, where));
-            sliceEntries.emplace(std::string(key), StoredSlice{std::move(sk.slice), std::move(shape), std::string(key), region});
+            sliceEntries.emplace(std::string(key),
+                                 OrphanableSlice{StoredSlice{std::move(sk.slice), std::move(shape), std::string(key), region},
+                                                 std::move(sk.fullKey), false});
             return okStatus();
         }
         TensorInfo info;
@@ -298,6 +318,7 @@ Status BundleReader::load() {
         info.dtype = dtype;
         info.shape = std::move(shape);
         info.region = region;
+        info.storedAsReference = entry.dtype() > 100;
         if (entry.slices_size() == 0) {
             CKPT_RETURN_IF_ERROR(checkRegionSize(dtype, *info.shape.numElements(), region, where));
         }
@@ -325,12 +346,20 @@ Status BundleReader::load() {
             if (it == sliceEntries.end())
                 return dataLoss("partitioned tensor " + quoted(t.key) + " in " + file + " lists slice " + s.slice.toString() +
                                 " but the index has no entry for it");
-            if (it->second.shape != s.shape)
+            const StoredSlice& stored = it->second.slice;
+            if (stored.shape != s.shape)
                 return dataLoss("slice " + s.slice.toString() + " of " + quoted(t.key) + " in " + file + " has shape " +
-                                it->second.shape.toString() + ", expected " + s.shape.toString());
-            s.region = it->second.region;
+                                stored.shape.toString() + ", expected " + s.shape.toString());
+            s.region = stored.region;
+            it->second.listed = true;
         }
     }
+    // A slice no full entry lists has no shape to assemble into: readers
+    // that enumerate the index fail on it.
+    for (const auto& [key, orphan] : sliceEntries)
+        if (!orphan.listed)
+            return dataLoss("slice entry " + quoted(key) + " in " + file + " has no full entry: " + quoted(orphan.fullKey) +
+                            " is not a partitioned tensor listing slice " + orphan.slice.slice.toString());
     return okStatus();
 }
 
@@ -341,6 +370,7 @@ const TensorInfo* BundleReader::find(std::string_view key) const {
 }
 
 const TensorInfo* BundleReader::findKeyOrExtension(std::string_view key) const {
+    if (key.empty()) return nullptr;  // names nothing, rather than the first key
     auto it = std::lower_bound(m_tensors.begin(), m_tensors.end(), key,
                                [](const TensorInfo& t, std::string_view k) { return t.key < k; });
     return it != m_tensors.end() && std::string_view(it->key).starts_with(key) ? &*it : nullptr;
@@ -352,8 +382,7 @@ Result<const platform::RandomAccessFile*> BundleReader::shardFile(int32_t shardI
     if (shardId < 0 || shardId >= m_header.numShards)
         return outOfRange("shard " + std::to_string(shardId) + " does not exist in " + indexPath());
     std::lock_guard lock(m_filesMutex);
-    if (m_files.empty()) m_files.resize(static_cast<size_t>(m_header.numShards));
-    auto& slot = m_files[static_cast<size_t>(shardId)];
+    auto& slot = m_files[shardId];
     if (!slot) {
         const std::string path = dataPath(shardId);
         auto file = platform::RandomAccessFile::open(path);
@@ -369,6 +398,41 @@ Result<const platform::RandomAccessFile*> BundleReader::shardFile(int32_t shardI
 Result<uint64_t> BundleReader::dataFileSize(int32_t shardId) const {
     CKPT_ASSIGN_OR_RETURN(const platform::RandomAccessFile* file, shardFile(shardId));
     return file->size();
+}
+
+Status BundleReader::checkSliceCoverage(const TensorInfo& info) const {
+    const int64_t n = *info.shape.numElements();
+    auto notCovered = [&] {
+        return dataLoss("partitioned tensor " + quoted(info.key) + " in " + indexPath() +
+                        " does not have sufficient slices to cover shape " + info.shape.toString());
+    };
+    // Bound the shape by what is stored before allocating per element:
+    // every element must come from some slice, and every slice from bytes
+    // in a data file (one byte at least per string element).
+    const uint64_t minBytes = isFixedSize(info.dtype) ? dataTypeSize(info.dtype) : 1;
+    int64_t sliceElements = 0;
+    uint64_t storedBytes = 0;
+    std::vector<int32_t> shards;
+    for (const StoredSlice& s : info.slices) {
+        CKPT_ASSIGN_OR_RETURN(const uint64_t fileSize, dataFileSize(s.region.shardId));
+        if (static_cast<uint64_t>(s.region.offset) > fileSize ||
+            static_cast<uint64_t>(s.region.size) > fileSize - static_cast<uint64_t>(s.region.offset))
+            return dataLoss("entry " + quoted(s.encodedKey) + " in " + platform::baseName(dataPath(s.region.shardId)) +
+                            " points past the end of the file (offset " + std::to_string(s.region.offset) + " + size " +
+                            std::to_string(s.region.size) + " > " + std::to_string(fileSize) + " bytes)");
+        if (std::find(shards.begin(), shards.end(), s.region.shardId) == shards.end()) {
+            shards.push_back(s.region.shardId);
+            storedBytes += fileSize;
+        }
+        if (__builtin_add_overflow(sliceElements, *s.shape.numElements(), &sliceElements)) sliceElements = INT64_MAX;
+    }
+    if (sliceElements < n || static_cast<uint64_t>(n) > storedBytes / minBytes) return notCovered();
+    std::vector<bool> covered(static_cast<size_t>(n), false);
+    for (const StoredSlice& s : info.slices)
+        forEachSliceRun(info.shape, s.slice,
+                        [&](int64_t first, int64_t count) { std::fill_n(covered.begin() + first, count, true); });
+    if (std::find(covered.begin(), covered.end(), false) != covered.end()) return notCovered();
+    return okStatus();
 }
 
 Result<std::vector<uint8_t>> BundleReader::readRegion(const StoredRegion& region, DataType dtype, int64_t numElements,
@@ -416,6 +480,20 @@ Result<Tensor> BundleReader::read(std::string_view key) const {
 }
 
 Result<Tensor> BundleReader::read(const TensorInfo& info) const {
+    // Every size is bounded by the files before it is allocated; should one
+    // still fail, the caller gets a Status, not an exception.
+    try {
+        return readBounded(info);
+    } catch (const std::bad_alloc&) {
+        return Status(StatusCode::ResourceExhausted, "not enough memory to read " + quoted(info.key) + " from " + indexPath() +
+                                                         " (" + info.shape.toString() + " " +
+                                                         std::string(dataTypeName(info.dtype)) + ")");
+    } catch (const std::length_error&) {
+        return dataLoss("entry " + quoted(info.key) + " in " + indexPath() + " is too large to read");
+    }
+}
+
+Result<Tensor> BundleReader::readBounded(const TensorInfo& info) const {
     if (!isDecodable(info.dtype))
         return unimplemented("unsupported dtype " + std::string(dataTypeName(info.dtype)) + " for " + quoted(info.key) +
                              ": its values cannot be decoded");
@@ -432,11 +510,13 @@ Result<Tensor> BundleReader::read(const TensorInfo& info) const {
         }
         return out;
     }
-    // Partitioned: assemble element-wise; strings go through an index buffer.
+    // Partitioned: check coverage first, so the full buffer is only
+    // allocated for a shape the stored slices can fill; then assemble
+    // element-wise, strings through an index buffer.
+    CKPT_RETURN_IF_ERROR(checkSliceCoverage(info));
     const bool isString = info.dtype == DataType::String;
     const size_t elemSize = isString ? sizeof(uint64_t) : dataTypeSize(info.dtype);
     std::vector<uint8_t> full(static_cast<size_t>(n) * elemSize);
-    std::vector<bool> covered(static_cast<size_t>(n), false);
     std::vector<std::string> pool;
     for (const StoredSlice& s : info.slices) {
         const int64_t sn = *s.shape.numElements();
@@ -450,11 +530,13 @@ Result<Tensor> BundleReader::read(const TensorInfo& info) const {
                 pool.push_back(std::move(strs[static_cast<size_t>(i)]));
             }
         }
-        scatterSlice(bytes.data(), full.data(), info.shape, s.slice, elemSize, covered);
+        const uint8_t* src = bytes.data();
+        forEachSliceRun(info.shape, s.slice, [&](int64_t first, int64_t count) {
+            const size_t runBytes = static_cast<size_t>(count) * elemSize;
+            std::memcpy(full.data() + static_cast<size_t>(first) * elemSize, src, runBytes);
+            src += runBytes;
+        });
     }
-    if (std::find(covered.begin(), covered.end(), false) != covered.end())
-        return dataLoss("partitioned tensor " + quoted(info.key) + " in " + indexPath() +
-                        " does not have sufficient slices to cover shape " + info.shape.toString());
     if (isString) {
         out.strings.resize(static_cast<size_t>(n));
         for (int64_t i = 0; i < n; ++i) {

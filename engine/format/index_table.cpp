@@ -12,6 +12,8 @@
 #include <cstring>
 #include <new>
 
+#include "format/ordered_code.h"
+#include "pipeline/writable_file.h"
 #include "platform/crc32c.h"
 #include "platform/file.h"
 
@@ -66,14 +68,6 @@ Result<Footer> readFooter(const platform::RandomAccessFile& file) {
                             ") points past the end of the file (" + std::to_string(file.size()) + " bytes)");
     }
     return footer;
-}
-
-// LevelDB's POSIX environment reports a failed system call as an IOError
-// whose errno is left in errno: map that (disk full, permissions) rather
-// than guess; 'fallback' when nothing set it.
-Status errnoStatus(int err, StatusCode fallback, const std::string& what, const leveldb::Status& s) {
-    if (err != 0) return platform::statusFromErrno(err, what);
-    return Status(fallback, what + ": " + s.ToString());
 }
 
 Status fromLevelDb(const leveldb::Status& s, const std::string& path) {
@@ -144,10 +138,21 @@ Status withTableIterator(const std::string& path, UseIterator use) {
 
 Status scanIndexTable(const std::string& path, const IndexVisitor& visit) {
     return withTableIterator(path, [&](leveldb::Iterator& it) -> Status {
+        // Lookups binary-search the table, so a key out of order or twice
+        // hides entries from every reader: the table is corrupt.
+        std::string previous;
+        bool first = true;
         for (it.SeekToFirst(); it.Valid(); it.Next()) {
             const leveldb::Slice k = it.key();
             const leveldb::Slice v = it.value();
-            CKPT_RETURN_IF_ERROR(visit({k.data(), k.size()}, {v.data(), v.size()}));
+            const std::string_view key(k.data(), k.size());
+            if (!first && key <= std::string_view(previous))
+                return dataLoss("corrupt index " + path + ": key " + printableKey(key) +
+                                (key == previous ? " appears twice" : " is out of order after " + printableKey(previous)) +
+                                " (keys must be strictly increasing)");
+            first = false;
+            previous.assign(key);
+            CKPT_RETURN_IF_ERROR(visit(key, {v.data(), v.size()}));
         }
         return okStatus();
     });
@@ -188,11 +193,44 @@ Status verifyIndexFooterAndMetaindex(const std::string& path) {
     return okStatus();
 }
 
+namespace {
+
+// LevelDB's table builder writing through pipeline::WritableFile, so an
+// index reaches the disk the way every other file of a save does (and
+// through the same pipeline::FileOps seam), and a failure keeps its
+// Status (disk full stays ResourceExhausted, naming the file).
+class PipelineFile final : public leveldb::WritableFile {
+public:
+    explicit PipelineFile(std::unique_ptr<pipeline::WritableFile> file) : m_file(std::move(file)) {}
+    leveldb::Status Append(const leveldb::Slice& data) override { return keep(m_file->append(data.data(), data.size())); }
+    leveldb::Status Flush() override { return leveldb::Status::OK(); }  // buffered until Sync
+    // Flushes, fsyncs and closes; the table builder appends nothing after.
+    leveldb::Status Sync() override { return keep(m_file->close()); }
+    leveldb::Status Close() override { return keep(m_file->close()); }
+    const Status& error() const { return m_error; }
+
+private:
+    leveldb::Status keep(Status s) {
+        if (s.isOk()) return leveldb::Status::OK();
+        if (m_error.isOk()) m_error = s;
+        return leveldb::Status::IOError(s.message());
+    }
+    std::unique_ptr<pipeline::WritableFile> m_file;
+    Status m_error;
+};
+
+}  // namespace
+
 struct IndexTableWriter::Impl {
     std::string path;
-    leveldb::WritableFile* file = nullptr;
+    std::unique_ptr<PipelineFile> file;
     std::unique_ptr<leveldb::TableBuilder> builder;
     bool finished = false;
+
+    Status failure(const leveldb::Status& s) const {
+        if (!file->error().isOk()) return file->error();
+        return dataLoss("writing " + path + ": " + s.ToString());
+    }
 };
 
 IndexTableWriter::IndexTableWriter(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
@@ -200,34 +238,30 @@ IndexTableWriter::IndexTableWriter(std::unique_ptr<Impl> impl) : m_impl(std::mov
 IndexTableWriter::~IndexTableWriter() {
     if (m_impl->builder && !m_impl->finished) m_impl->builder->Abandon();
     m_impl->builder.reset();
-    delete m_impl->file;
 }
 
 Result<std::unique_ptr<IndexTableWriter>> IndexTableWriter::create(const std::string& path) {
     auto impl = std::make_unique<Impl>();
     impl->path = path;
-    errno = 0;
-    leveldb::Status s = leveldb::Env::Default()->NewWritableFile(path, &impl->file);
-    if (!s.ok()) return errnoStatus(errno, StatusCode::PermissionDenied, "cannot create " + path, s);
+    CKPT_ASSIGN_OR_RETURN(auto file, pipeline::WritableFile::create(path));
+    impl->file = std::make_unique<PipelineFile>(std::move(file));
     leveldb::Options o = tableOptions();
-    impl->builder = std::make_unique<leveldb::TableBuilder>(o, impl->file);
+    impl->builder = std::make_unique<leveldb::TableBuilder>(o, impl->file.get());
     return std::unique_ptr<IndexTableWriter>(new IndexTableWriter(std::move(impl)));
 }
 
 Status IndexTableWriter::add(std::string_view key, std::string_view value) {
     m_impl->builder->Add(leveldb::Slice(key.data(), key.size()), leveldb::Slice(value.data(), value.size()));
     const leveldb::Status s = m_impl->builder->status();
-    if (!s.ok()) return dataLoss("writing " + m_impl->path + ": " + s.ToString());
+    if (!s.ok()) return m_impl->failure(s);
     return okStatus();
 }
 
 Status IndexTableWriter::finish() {
     m_impl->finished = true;
-    errno = 0;
     leveldb::Status s = m_impl->builder->Finish();
     if (s.ok()) s = m_impl->file->Sync();
-    if (s.ok()) s = m_impl->file->Close();
-    if (!s.ok()) return errnoStatus(errno, StatusCode::DataLoss, "writing " + m_impl->path, s);
+    if (!s.ok()) return m_impl->failure(s);
     return okStatus();
 }
 

@@ -1,6 +1,8 @@
 #include "ckpt/verify.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <map>
 
 #include "ckpt/bundle_reader.h"
 #include "ckpt/object_graph.h"
@@ -19,6 +21,59 @@ struct RegionJob {
     int64_t numElements;
     StoredRegion region;
 };
+
+// Data files of the bundle at 'prefix' in its directory, whatever their
+// -of- count: what a header's num_shards can be held against.
+int64_t countDataFiles(const std::string& prefix) {
+    const std::string stem = platform::baseName(prefix) + ".data-";
+    int64_t count = 0;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(platform::dirName(prefix), ec))
+        count += e.path().filename().string().starts_with(stem);
+    return count;
+}
+
+// Beyond checksums: what any reader relies on to use the values. Entries of
+// a dtype no reader can hold, slices that do not assemble, an object graph
+// that is not one scalar string that parses, attributes naming no key.
+void checkWhatReadersRelyOn(const BundleReader& reader, const std::string& indexName, VerifyReport& report) {
+    auto problem = [&](const std::string& key, const std::string& message) {
+        report.problems.push_back({indexName, key, "DataLoss: " + message});
+    };
+    for (const TensorInfo& t : reader.tensors()) {
+        const std::string where = "entry " + format::printableKey(t.key) + " in " + indexName;
+        if (t.storedAsReference)
+            problem(t.key, where + " has reference dtype " + std::to_string(static_cast<int>(t.dtype) + 100) +
+                               ", which no reader can materialise (files hold the base type)");
+        else if (t.dtype == DataType::Resource) problem(t.key, where + " has dtype resource, which a checkpoint cannot hold");
+        if (t.isPartitioned())
+            if (Status s = reader.checkSliceCoverage(t); !s.isOk() && s.code() == StatusCode::DataLoss)
+                report.problems.push_back({indexName, t.key, s.toString()});
+    }
+    const TensorInfo* info = reader.find(kObjectGraphKey);
+    if (!info) return;
+    if (info->dtype != DataType::String || info->shape.rank() != 0) {
+        problem(info->key, std::string(kObjectGraphKey) + " in " + indexName + " is " + std::string(dataTypeName(info->dtype)) +
+                               " " + info->shape.toString() + ", expected a scalar DT_STRING");
+        return;
+    }
+    auto tensor = reader.read(*info);
+    if (!tensor || tensor->strings.size() != 1) return;  // its region's problem is reported with the tensors
+    auto graph = ObjectGraph::parse(tensor->strings[0], indexName);
+    if (!graph) {
+        report.problems.push_back({indexName, std::string(kObjectGraphKey), graph.status().toString()});
+        return;
+    }
+    for (const ObjectNode& n : graph->nodes())
+        for (const ObjectAttribute& a : n.attributes) {
+            if (reader.findKeyOrExtension(a.checkpointKey)) continue;
+            const std::string what = "object " + graph->displayName(n.id) + " attribute " + a.name;
+            if (a.checkpointKey.empty()) problem(a.checkpointKey, what + " has an empty checkpoint key");
+            else
+                problem(a.checkpointKey,
+                        what + " names key " + format::printableKey(a.checkpointKey) + ", which is not in " + indexName);
+        }
+}
 
 }  // namespace
 
@@ -40,37 +95,53 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
     const BundleReader& reader = **opened;
 
     // Data files: present, and large enough for every region they hold.
-    std::vector<const platform::RandomAccessFile*> files(static_cast<size_t>(reader.header().numShards), nullptr);
+    // Sized by the shards the entries use, never by the header's claim.
+    std::map<int32_t, const platform::RandomAccessFile*> files;
     std::vector<std::unique_ptr<platform::RandomAccessFile>> owned;
-    std::vector<uint64_t> needed(files.size(), 0);
+    std::map<int32_t, uint64_t> needed;
     std::vector<RegionJob> jobs;
     for (const TensorInfo& t : reader.tensors()) {
         auto add = [&](const std::string& key, const TensorShape& shape, const StoredRegion& r) {
             jobs.push_back({key, t.dtype, *shape.numElements(), r});
-            needed[static_cast<size_t>(r.shardId)] =
-                std::max(needed[static_cast<size_t>(r.shardId)], static_cast<uint64_t>(r.offset + r.size));
+            needed[r.shardId] = std::max(needed[r.shardId], static_cast<uint64_t>(r.offset + r.size));
         };
         if (t.isPartitioned())
             for (const StoredSlice& s : t.slices) add(t.key + " slice " + s.slice.toString(), s.shape, s.region);
         else add(t.key, t.shape, t.region);
     }
-    for (size_t shard = 0; shard < files.size(); ++shard) {
-        const std::string path = reader.dataPath(static_cast<int32_t>(shard));
+    const int32_t numShards = reader.header().numShards;
+    const int64_t present = countDataFiles(report.prefix);
+    if (numShards > static_cast<int64_t>(needed.size()) + present) {
+        // Checking each claimed file would be work without bound.
+        report.problems.push_back({indexName, "",
+                                   "DataLoss: corrupt index " + indexPath + ": num_shards is " + std::to_string(numShards) +
+                                       ", but the entries use " + std::to_string(needed.size()) + " shard(s) and " +
+                                       platform::baseName(platform::dirName(indexPath)) + " holds " + std::to_string(present) +
+                                       " data file(s)"});
+    }
+    auto checkShard = [&](int32_t shard) {
+        const std::string path = reader.dataPath(shard);
         auto file = platform::RandomAccessFile::open(path);
         if (!file) {
             const bool missing = file.status().code() == StatusCode::NotFound;
             report.problems.push_back(
                 {platform::baseName(path), "", missing ? "NotFound: missing data shard " + path : file.status().toString()});
-            continue;
+            return;
         }
         ++report.dataFilesChecked;
-        if ((*file)->size() < needed[shard])
+        const uint64_t need = needed.count(shard) ? needed[shard] : 0;
+        if ((*file)->size() < need)
             report.problems.push_back({platform::baseName(path), "",
                                        "DataLoss: " + path + " is " + std::to_string((*file)->size()) +
-                                           " bytes but the index needs at least " + std::to_string(needed[shard]) +
+                                           " bytes but the index needs at least " + std::to_string(need) +
                                            " (truncated data file)"});
         files[shard] = file->get();
         owned.push_back(std::move(*file));
+    };
+    if (numShards <= static_cast<int64_t>(needed.size()) + present) {
+        for (int32_t shard = 0; shard < numShards; ++shard) checkShard(shard);
+    } else {
+        for (const auto& [shard, need] : needed) checkShard(shard);
     }
 
     // Tensors, largest first so threads finish together. Fixed-size values
@@ -83,8 +154,9 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
     for (size_t i = 0; i < jobs.size(); ++i) {
         const RegionJob& job = jobs[i];
         totalBytes += job.region.size;
-        const platform::RandomAccessFile* file = files[static_cast<size_t>(job.region.shardId)];
-        if (!file) continue;  // reported above
+        const auto found = files.find(job.region.shardId);
+        if (found == files.end()) continue;  // reported above
+        const platform::RandomAccessFile* file = found->second;
         format::ScannedRegion r{file, job.key, job.region, nullptr, nullptr};
         if (!isFixedSize(job.dtype))
             r.readWhole = [&reader, &job] { return reader.readRegion(job.region, job.dtype, job.numElements, job.key).status(); };
@@ -111,25 +183,7 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
     report.tensorsChecked = static_cast<int64_t>(jobs.size());
     report.bytesChecked = scanned->bytesScanned;
 
-    // The object graph must parse and its attributes must name stored keys.
-    if (const TensorInfo* info = reader.find(kObjectGraphKey); info && info->dtype == DataType::String) {
-        auto tensor = reader.read(*info);
-        if (tensor && tensor->strings.size() == 1) {
-            auto graph = ObjectGraph::parse(tensor->strings[0], indexName);
-            if (!graph) {
-                report.problems.push_back({indexName, std::string(kObjectGraphKey), graph.status().toString()});
-            } else {
-                for (const ObjectNode& n : graph->nodes())
-                    for (const ObjectAttribute& a : n.attributes) {
-                        if (!reader.findKeyOrExtension(a.checkpointKey))
-                            report.problems.push_back({indexName, a.checkpointKey,
-                                                       "DataLoss: object " + graph->displayName(n.id) + " attribute " + a.name +
-                                                           " names key " + format::printableKey(a.checkpointKey) +
-                                                           ", which is not in " + indexName});
-                    }
-            }
-        }
-    }
+    checkWhatReadersRelyOn(reader, indexName, report);
     return report;
 }
 

@@ -1,7 +1,7 @@
 #include "ckpt/object_graph.h"
 
+#include <algorithm>
 #include <climits>
-#include <deque>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>
@@ -10,6 +10,12 @@
 
 namespace ckpt {
 namespace {
+
+// Budget for the bytes of all node paths: generous for real graphs (their
+// paths are a few times the serialized names), refusing the quadratic blow-up
+// of a chain nested thousands of levels deep.
+constexpr uint64_t kPathBytesBase = 64u << 20;
+constexpr uint64_t kPathBytesPerSerializedByte = 32;
 
 ObjectKind classify(const ObjectNode& n, bool isSlot) {
     if (n.id == 0) return ObjectKind::Root;
@@ -157,35 +163,80 @@ Result<ObjectGraph> ObjectGraph::parse(std::string_view serialized, std::string_
         }
     }
 
-    // First BFS path from the root names each node, children in listed order.
+    // First BFS path from the root names each node, children in listed
+    // order. Each path repeats its parent's, so a deep chain makes the names
+    // quadratic in the graph: the BFS first measures them (linear) and a
+    // graph whose names would outgrow a budget proportional to its size is
+    // refused before any is built.
+    std::vector<int32_t> order{0};  // BFS order
+    std::vector<uint64_t> prettyBytes(static_cast<size_t>(count), 0), keyBytes(static_cast<size_t>(count), 0);
+    std::vector<int32_t> depth(static_cast<size_t>(count), 0);
     std::vector<bool> seen(static_cast<size_t>(count), false);
-    std::deque<int32_t> queue{0};
     seen[0] = true;
-    graph.m_nodes[0].prettyPath = "(root)";
-    while (!queue.empty()) {
-        const int32_t id = queue.front();
-        queue.pop_front();
-        const ObjectNode& parent = graph.m_nodes[static_cast<size_t>(id)];
-        for (const ObjectChild& c : parent.children) {
-            if (seen[static_cast<size_t>(c.nodeId)]) continue;
-            seen[static_cast<size_t>(c.nodeId)] = true;
-            ObjectNode& child = graph.m_nodes[static_cast<size_t>(c.nodeId)];
-            child.prettyPath = *parent.prettyPath + "." + c.localName;
-            child.keyPath = (parent.keyPath.empty() ? "" : parent.keyPath + "/") + escapeLocalName(c.localName);
-            child.parentId = id;
-            child.localName = c.localName;
-            queue.push_back(c.nodeId);
+    prettyBytes[0] = 6;  // "(root)"
+    uint64_t totalBytes = 6;
+    int32_t maxDepth = 0;
+    for (size_t next = 0; next < order.size(); ++next) {
+        const int32_t id = order[next];
+        for (const ObjectChild& c : graph.m_nodes[static_cast<size_t>(id)].children) {
+            const auto child = static_cast<size_t>(c.nodeId);
+            if (seen[child]) continue;
+            seen[child] = true;
+            ObjectNode& node = graph.m_nodes[child];
+            node.parentId = id;
+            node.localName = c.localName;
+            const size_t escapes = static_cast<size_t>(std::count(c.localName.begin(), c.localName.end(), '.') +
+                                                       std::count(c.localName.begin(), c.localName.end(), '/'));
+            prettyBytes[child] = prettyBytes[static_cast<size_t>(id)] + 1 + c.localName.size();
+            keyBytes[child] = keyBytes[static_cast<size_t>(id)] + 1 + c.localName.size() + escapes;
+            depth[child] = depth[static_cast<size_t>(id)] + 1;
+            maxDepth = std::max(maxDepth, depth[child]);
+            totalBytes += prettyBytes[child] + keyBytes[child];
+            order.push_back(c.nodeId);
         }
     }
+    // Slot variables TensorFlow names by their optimizer and variable. Only
+    // BFS names go into them, so slots of slots (or cycles of them) never
+    // nest names into longer names.
+    struct SlotName {
+        int32_t slot, optimizer, variable;
+        const std::string* name;
+    };
+    std::vector<SlotName> slotNames;
     std::vector<bool> isSlot(static_cast<size_t>(count), false);
     for (const ObjectNode& n : graph.m_nodes) {
         for (const SlotVariableRef& s : n.slotVariables) {
-            isSlot[static_cast<size_t>(s.slotVariableNodeId)] = true;
-            ObjectNode& slot = graph.m_nodes[static_cast<size_t>(s.slotVariableNodeId)];
-            const auto& var = graph.m_nodes[static_cast<size_t>(s.originalVariableNodeId)].prettyPath;
-            if (n.prettyPath && var) slot.prettyPath = slotVariablePath(*n.prettyPath, s.slotName, *var);
+            const auto slot = static_cast<size_t>(s.slotVariableNodeId);
+            const auto var = static_cast<size_t>(s.originalVariableNodeId);
+            isSlot[slot] = true;
+            // As TensorFlow: a later reference renames the slot, even one the
+            // BFS named; but never the root, and never from an unnamed node.
+            if (slot == 0 || !seen[static_cast<size_t>(n.id)] || !seen[var]) continue;
+            slotNames.push_back({s.slotVariableNodeId, n.id, s.originalVariableNodeId, &s.slotName});
+            totalBytes += prettyBytes[static_cast<size_t>(n.id)] + s.slotName.size() + prettyBytes[var] + 16;
         }
     }
+    const uint64_t budget = kPathBytesBase + kPathBytesPerSerializedByte * serialized.size();
+    if (totalBytes > budget)
+        return dataLoss(std::string(kObjectGraphKey) + " in " + std::string(source) + ": objects nest " +
+                        std::to_string(maxDepth) + " levels deep and their paths would take " + std::to_string(totalBytes) +
+                        " bytes, more than the " + std::to_string(budget) + " this graph's size allows");
+    graph.m_nodes[0].prettyPath = "(root)";
+    for (size_t i = 1; i < order.size(); ++i) {
+        ObjectNode& child = graph.m_nodes[static_cast<size_t>(order[i])];
+        const ObjectNode& parent = graph.m_nodes[static_cast<size_t>(child.parentId)];
+        child.prettyPath = *parent.prettyPath + "." + child.localName;
+        child.keyPath = (parent.keyPath.empty() ? "" : parent.keyPath + "/") + escapeLocalName(child.localName);
+    }
+    // All built before any is assigned: a renamed node's new name never
+    // goes into another slot's name.
+    std::vector<std::string> slotPaths;
+    slotPaths.reserve(slotNames.size());
+    for (const SlotName& s : slotNames)
+        slotPaths.push_back(slotVariablePath(*graph.m_nodes[static_cast<size_t>(s.optimizer)].prettyPath, *s.name,
+                                             *graph.m_nodes[static_cast<size_t>(s.variable)].prettyPath));
+    for (size_t i = 0; i < slotNames.size(); ++i)
+        graph.m_nodes[static_cast<size_t>(slotNames[i].slot)].prettyPath = std::move(slotPaths[i]);
     for (ObjectNode& n : graph.m_nodes) n.kind = classify(n, isSlot[static_cast<size_t>(n.id)]);
     return graph;
 }

@@ -10,9 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <filesystem>
+#include <dirent.h>
 #include <mutex>
 
+#include "pipeline/file_ops.h"
 #include "platform/file.h"
 
 namespace ckpt::pipeline {
@@ -76,10 +77,10 @@ bool dropDirect(int fd) {
     return flags >= 0 && ::fcntl(fd, F_SETFL, flags & ~O_DIRECT) == 0;
 }
 
-Status pwriteAll(int fd, const uint8_t* p, size_t n, uint64_t offset, const std::string& path) {
+Status pwriteAll(FileOps& ops, int fd, const uint8_t* p, size_t n, uint64_t offset, const std::string& path) {
     bool retried = false;
     while (n > 0) {
-        const ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(offset));
+        const ssize_t w = ops.pwrite(fd, p, n, static_cast<off_t>(offset));
         if (w < 0) {
             if (errno == EINTR) continue;
             // EINVAL: a filesystem that refuses direct writes, or a remainder
@@ -98,9 +99,9 @@ Status pwriteAll(int fd, const uint8_t* p, size_t n, uint64_t offset, const std:
     return okStatus();
 }
 
-Status writeAll(int fd, const uint8_t* p, size_t n, const std::string& path) {
+Status writeAll(FileOps& ops, int fd, const uint8_t* p, size_t n, const std::string& path) {
     while (n > 0) {
-        const ssize_t w = ::write(fd, p, n);
+        const ssize_t w = ops.write(fd, p, n);
         if (w < 0) {
             if (errno == EINTR) continue;
             return ioError("cannot write", path, errno);
@@ -130,26 +131,27 @@ Status ioError(std::string_view what, const std::string& path, int err) {
 
 Result<std::unique_ptr<WritableFile>> WritableFile::create(const std::string& path, WriteMode mode) {
     constexpr int kFlags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+    FileOps& ops = fileOps();
     if (mode == WriteMode::Direct) {
-        const int fd = ::open(path.c_str(), kFlags | O_DIRECT, 0644);
-        if (fd >= 0) return std::unique_ptr<WritableFile>(new WritableFile(path, fd, true));
+        const int fd = ops.open(path.c_str(), kFlags | O_DIRECT, 0644);
+        if (fd >= 0) return std::unique_ptr<WritableFile>(new WritableFile(path, ops, fd, true));
         if (errno != EINVAL) return ioError("cannot create", path, errno);
     }
-    const int fd = ::open(path.c_str(), kFlags, 0644);
+    const int fd = ops.open(path.c_str(), kFlags, 0644);
     if (fd < 0) return ioError("cannot create", path, errno);
-    return std::unique_ptr<WritableFile>(new WritableFile(path, fd, false));
+    return std::unique_ptr<WritableFile>(new WritableFile(path, ops, fd, false));
 }
 
 void WritableFile::ReleaseStage::operator()(uint8_t* p) const { StagingPool::instance().release(p); }
 
 WritableFile::~WritableFile() {
     if (m_inFlight.valid()) m_inFlight.wait();  // it writes from m_stage through m_fd
-    if (m_fd >= 0) ::close(m_fd);
+    if (m_fd >= 0) m_ops->close(m_fd);
 }
 
 Status WritableFile::flushBuffer() {
     if (m_buffer.empty()) return okStatus();
-    Status s = writeAll(m_fd, m_buffer.data(), m_buffer.size(), m_path);
+    Status s = writeAll(*m_ops, m_fd, m_buffer.data(), m_buffer.size(), m_path);
     m_written += m_buffer.size();
     m_buffer.clear();
     startWriteback();
@@ -175,7 +177,7 @@ Status WritableFile::append(const void* data, size_t n) {
     }
     CKPT_RETURN_IF_ERROR(flushBuffer());
     if (n >= kBufferBytes / 2) {
-        CKPT_RETURN_IF_ERROR(writeAll(m_fd, p, n, m_path));
+        CKPT_RETURN_IF_ERROR(writeAll(*m_ops, m_fd, p, n, m_path));
         m_written += n;
         startWriteback();
         return okStatus();
@@ -210,7 +212,9 @@ Status WritableFile::submitStage(size_t bytes) {
     const uint8_t* buffer = m_stage[m_filling].get();
     const uint64_t offset = m_written;
     m_written += bytes;
-    auto write = [fd = m_fd, buffer, bytes, offset, path = m_path] { return pwriteAll(fd, buffer, bytes, offset, path); };
+    auto write = [ops = m_ops, fd = m_fd, buffer, bytes, offset, path = m_path] {
+        return pwriteAll(*ops, fd, buffer, bytes, offset, path);
+    };
     try {
         m_inFlight = std::async(std::launch::async, write);
     } catch (const std::system_error&) {
@@ -227,12 +231,12 @@ Status WritableFile::closeDirect() {
     Status s = waitInFlight();
     const size_t blocks = m_stageFill / kDirectAlign * kDirectAlign;
     if (s.isOk() && blocks > 0) {
-        s = pwriteAll(m_fd, m_stage[m_filling].get(), blocks, m_written, m_path);
+        s = pwriteAll(*m_ops, m_fd, m_stage[m_filling].get(), blocks, m_written, m_path);
         m_written += blocks;
     }
     if (s.isOk() && m_stageFill > blocks) {
         if (!dropDirect(m_fd)) s = ioError("cannot leave direct I/O on", m_path, errno);
-        if (s.isOk()) s = pwriteAll(m_fd, m_stage[m_filling].get() + blocks, m_stageFill - blocks, m_written, m_path);
+        if (s.isOk()) s = pwriteAll(*m_ops, m_fd, m_stage[m_filling].get() + blocks, m_stageFill - blocks, m_written, m_path);
         m_written += m_stageFill - blocks;
     }
     m_stageFill = 0;
@@ -242,44 +246,62 @@ Status WritableFile::closeDirect() {
 Status WritableFile::close() {
     if (m_fd < 0) return okStatus();
     Status s = m_direct ? closeDirect() : flushBuffer();
-    if (s.isOk() && ::fsync(m_fd) != 0) s = ioError("cannot fsync", m_path, errno);
-    if (::close(m_fd) != 0 && s.isOk()) s = ioError("cannot close", m_path, errno);
+    if (s.isOk() && m_ops->fsync(m_fd) != 0) s = ioError("cannot fsync", m_path, errno);
+    if (m_ops->close(m_fd) != 0 && s.isOk()) s = ioError("cannot close", m_path, errno);
     m_fd = -1;
     return s;
 }
 
 Status fsyncDirectory(const std::string& dir) {
-    const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    FileOps& ops = fileOps();
+    const int fd = ops.open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (fd < 0) return ioError("cannot open directory", dir, errno);
     Status s;
-    if (::fsync(fd) != 0 && errno != EINVAL) s = ioError("cannot fsync directory", dir, errno);
-    ::close(fd);
+    if (ops.fsync(fd) != 0 && errno != EINVAL) s = ioError("cannot fsync directory", dir, errno);
+    ops.close(fd);
     return s;
 }
 
 Status renameFile(const std::string& from, const std::string& to) {
-    if (::rename(from.c_str(), to.c_str()) != 0) return ioError("cannot rename " + from + " to", to, errno);
+    if (fileOps().rename(from.c_str(), to.c_str()) != 0) return ioError("cannot rename " + from + " to", to, errno);
     return okStatus();
 }
 
 Status createDirectories(const std::string& dir) {
     if (dir.empty()) return okStatus();
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) return ioError("cannot create directory", dir, ec.value());
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return okStatus();
+        return ioError("cannot create directory", dir, EEXIST);
+    }
+    const std::string parent = platform::dirName(dir);
+    if (!parent.empty() && parent != dir) CKPT_RETURN_IF_ERROR(createDirectories(parent));
+    // EEXIST: made by someone else in the meantime (a directory, as stat says).
+    if (fileOps().mkdir(dir.c_str(), 0755) != 0 && !(errno == EEXIST && ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)))
+        return ioError("cannot create directory", dir, errno);
     return okStatus();
 }
 
 Status removeFile(const std::string& path) {
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return ioError("cannot delete", path, errno);
+    if (fileOps().unlink(path.c_str()) != 0 && errno != ENOENT) return ioError("cannot delete", path, errno);
     return okStatus();
 }
 
+// lstat, never stat: a symlink inside is unlinked, not followed.
 Status removeTree(const std::string& dir) {
-    std::error_code ec;
-    // remove_all does not follow symlinks: a link inside is removed, not its target.
-    std::filesystem::remove_all(dir, ec);
-    if (ec && ec != std::errc::no_such_file_or_directory) return ioError("cannot delete", dir, ec.value());
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0) return errno == ENOENT ? okStatus() : ioError("cannot delete", dir, errno);
+    if (!S_ISDIR(st.st_mode)) return removeFile(dir);
+    DIR* d = ::opendir(dir.c_str());
+    if (!d) return ioError("cannot list", dir, errno);
+    std::vector<std::string> names;
+    while (dirent* e = ::readdir(d)) {
+        const std::string_view n = e->d_name;
+        if (n != "." && n != "..") names.emplace_back(n);
+    }
+    ::closedir(d);
+    for (const std::string& n : names) CKPT_RETURN_IF_ERROR(removeTree(platform::joinPath(dir, n)));
+    if (fileOps().rmdir(dir.c_str()) != 0 && errno != ENOENT) return ioError("cannot delete", dir, errno);
     return okStatus();
 }
 

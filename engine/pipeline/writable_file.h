@@ -1,6 +1,7 @@
 #pragma once
 // POSIX file writing for the save pipeline: buffered appends, fsync of files
-// and directories, atomic renames. Errors become Status values naming the
+// and directories, atomic renames. Every write-side syscall goes through
+// pipeline/file_ops.h, so tests can fail or "lose power" at any of them. Errors become Status values naming the
 // file (ENOSPC/EFBIG -> ResourceExhausted, EACCES/EPERM/EROFS -> PermissionDenied).
 // Not thread-safe: one writer per file.
 
@@ -15,6 +16,8 @@
 #include "ckpt/status.h"
 
 namespace ckpt::pipeline {
+
+class FileOps;
 
 // How a file's bytes reach the disk.
 //  - Buffered: through the page cache, 1 MiB writes, writeback started
@@ -46,7 +49,8 @@ public:
     Status close();
 
 private:
-    WritableFile(std::string path, int fd, bool direct) : m_path(std::move(path)), m_fd(fd), m_direct(direct) {}
+    WritableFile(std::string path, FileOps& ops, int fd, bool direct)
+        : m_path(std::move(path)), m_ops(&ops), m_fd(fd), m_direct(direct) {}
     Status flushBuffer();
     void startWriteback();
     Status appendDirect(const uint8_t* p, size_t n);
@@ -55,6 +59,7 @@ private:
     Status closeDirect();
 
     std::string m_path;
+    FileOps* m_ops;  // the one it was opened with (pipeline/file_ops.h)
     int m_fd;
     bool m_direct;
     uint64_t m_position = 0;        // bytes appended

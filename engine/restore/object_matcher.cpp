@@ -79,6 +79,18 @@ bool ObjectMatcher::bind(int32_t node, const std::shared_ptr<Trackable>& object)
     return true;
 }
 
+void ObjectMatcher::bindSlot(int32_t node, std::shared_ptr<Trackable> slot) {
+    m_slotBinds.emplace_back(node, std::move(slot));
+    if (m_bindingSlots) return;
+    m_bindingSlots = true;
+    while (!m_slotBinds.empty()) {
+        auto [id, object] = std::move(m_slotBinds.front());
+        m_slotBinds.pop_front();
+        if (bind(id, object)) restoreFrom(id);
+    }
+    m_bindingSlots = false;
+}
+
 void ObjectMatcher::createOrRestoreSlot(const std::shared_ptr<Trackable>& optimizer, const std::shared_ptr<Trackable>& variable,
                                         const SlotRestoration& s) {
     Optimizer* opt = optimizer->asOptimizer();
@@ -90,7 +102,7 @@ void ObjectMatcher::createOrRestoreSlot(const std::shared_ptr<Trackable>& optimi
                                             [](const SourceAttribute& a) { return a.name == kVariableValue; });
     if (!slot && m_context->options.createSlotsOnRestore && simpleVariable) slot = opt->createSlot(*var, s.slotName);
     if (slot) {
-        if (bind(s.slotNode, slot)) restoreFrom(s.slotNode);
+        bindSlot(s.slotNode, std::move(slot));
         return;
     }
     m_pendingSlots.push_back({optimizer, variable, s.slotName, s.slotNode});
@@ -209,7 +221,7 @@ void ObjectMatcher::onSlotCreated(Optimizer& optimizer, const Optimizer::Slot& s
         if (p.optimizer.lock().get() != &optimizer || p.variable.lock() != var || p.slotName != slot.name) continue;
         const int32_t node = p.slotNode;
         m_pendingSlots.erase(m_pendingSlots.begin() + static_cast<std::ptrdiff_t>(i));
-        if (bind(node, slot.slot)) restoreFrom(node);
+        bindSlot(node, slot.slot);
         return;
     }
 }

@@ -6,6 +6,7 @@
 // wait for both their optimizer and their variable.
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -49,6 +50,10 @@ private:
     bool bind(int32_t node, const std::shared_ptr<Trackable>& object);
     void restoreFrom(int32_t node);
     void restoreAttributes(int32_t node, Trackable& object);
+    // Binds a slot variable and restores from it. Slots can chain (a slot
+    // is the variable of the next) as deep as the file says, so a call made
+    // while one is running only queues its slot for the outer call.
+    void bindSlot(int32_t node, std::shared_ptr<Trackable> slot);
     void createOrRestoreSlot(const std::shared_ptr<Trackable>& optimizer, const std::shared_ptr<Trackable>& variable,
                              const SlotRestoration& slot);
     void onChildAdded(Trackable& parent, const Trackable::Child& child) override;
@@ -73,7 +78,9 @@ private:
     std::unordered_map<Trackable*, std::unordered_map<std::string, std::vector<int32_t>>> m_deferred;
     std::map<int32_t, std::vector<SlotRestoration>> m_slotRestorations;          // by variable node
     std::map<int32_t, std::vector<SlotRestoration>> m_deferredSlotRestorations;  // by optimizer node
-    std::vector<PendingSlot> m_pendingSlots;                                     // waiting for Optimizer::createSlot
+    std::deque<std::pair<int32_t, std::shared_ptr<Trackable>>> m_slotBinds;      // queued by bindSlot
+    bool m_bindingSlots = false;
+    std::vector<PendingSlot> m_pendingSlots;  // waiting for Optimizer::createSlot
 };
 
 }  // namespace ckpt::restore

@@ -9,6 +9,7 @@
 //   auto kernel = (*reader)->read("model/dense/kernel/.ATTRIBUTES/VARIABLE_VALUE");
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -81,6 +82,12 @@ public:
     Status readRegionInto(const StoredRegion& region, DataType dtype, int64_t numElements, std::string_view key,
                           std::vector<uint8_t>& bytes) const;
 
+    // Checks that a partitioned tensor's slices lie inside their data files
+    // and cover its whole shape, reading no values; the shape is bounded by
+    // the bytes stored before anything is allocated per element. read()
+    // does this first; verify uses it on its own.
+    Status checkSliceCoverage(const TensorInfo& info) const;
+
     // Data file size, or an error when it is missing; cached after the first call.
     Result<uint64_t> dataFileSize(int32_t shardId) const;
     // A shard's data file, opened on first use and kept open, for engine
@@ -90,14 +97,16 @@ public:
 private:
     explicit BundleReader(std::string prefix);
     Status load();
+    Result<Tensor> readBounded(const TensorInfo& info) const;
 
     std::string m_prefix;
     BundleHeader m_header;
     std::vector<TensorInfo> m_tensors;
 
     mutable std::mutex m_filesMutex;
-    // Opened on first use. Guarded by m_filesMutex.
-    mutable std::vector<std::unique_ptr<platform::RandomAccessFile>> m_files;
+    // Opened on first use, by shard id: a header may claim billions of
+    // shards, so nothing is sized by num_shards. Guarded by m_filesMutex.
+    mutable std::map<int32_t, std::unique_ptr<platform::RandomAccessFile>> m_files;
 };
 
 }  // namespace ckpt

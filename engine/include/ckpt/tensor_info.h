@@ -61,6 +61,9 @@ struct TensorInfo {
     StoredRegion region;
     // Non-empty for a partitioned tensor: every slice and where it is stored.
     std::vector<StoredSlice> slices;
+    // The entry named a *_REF dtype (base + 100): read as its base type, but
+    // TensorFlow never stores one and its readers cannot (verify says so).
+    bool storedAsReference = false;
 
     bool isPartitioned() const { return !slices.empty(); }
     // Bytes the values occupy on disk (sum over slices for partitioned ones).

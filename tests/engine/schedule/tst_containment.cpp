@@ -1,0 +1,263 @@
+// Containment: the manager's rotation, retention and the scheduler delete
+// and write only inside the directory they manage, whatever the directory
+// holds: state files naming "../x", absolute paths or names with newlines,
+// checkpoint files that are symlinks to files elsewhere, a temp directory
+// or a subdirectory that is a symlink to another directory. Each test
+// lays such traps next to a directory "outside" whose every file (canaries,
+// a real checkpoint, shard-like files) is recorded with its bytes and
+// mtime before, and compared after. tst_retention covers the planner's
+// verdicts for symlinked and "../" checkpoints; this suite drives the whole
+// save / rotate / archive paths through them.
+
+#include "ckpt/bundle_naming.h"
+#include "ckpt/checkpoint_manager.h"
+#include "ckpt/checkpoint_metadata.h"
+#include "ckpt/checkpoint_state.h"
+#include "ckpt/retention.h"
+#include "ckpt/save.h"
+#include "ckpt/schedule_store.h"
+#include "ckpt/scheduler.h"
+#include "numbered_checkpoints.h"
+#include "test_support.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utime.h>
+
+using namespace ckpt;
+using namespace ckpt::testing;
+
+namespace {
+
+constexpr int kVariables = 1;
+constexpr int64_t kElements = 256;
+
+struct FileStamp {
+    std::string bytes;  // a symlink's target for links
+    int64_t mtimeNs = 0;
+    bool operator==(const FileStamp&) const = default;
+};
+
+// Every entry under 'dir' (not following symlinks): bytes and mtime.
+std::map<std::string, FileStamp> snapshot(const std::string& dir) {
+    std::map<std::string, FileStamp> out;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+        struct stat st {};
+        if (::lstat(e.path().c_str(), &st) != 0) continue;
+        FileStamp s;
+        s.mtimeNs = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+        if (S_ISLNK(st.st_mode)) {
+            s.bytes = "-> " + std::filesystem::read_symlink(e.path()).string();
+        } else if (S_ISREG(st.st_mode)) {
+            std::ifstream in(e.path(), std::ios::binary);
+            std::stringstream ss;
+            ss << in.rdbuf();
+            s.bytes = ss.str();
+        } else {
+            s.bytes = "<dir>";
+        }
+        out.emplace(e.path().string(), std::move(s));
+    }
+    return out;
+}
+
+bool writeFile(const std::string& path, const std::string& bytes) {
+    std::ofstream out(path, std::ios::binary);
+    out << bytes;
+    return static_cast<bool>(out);
+}
+
+Status saveNumbered(const std::string& dir, int64_t n, CheckpointManagerOptions o) {
+    NumberedProgram p(kVariables, kElements);
+    p.setSaveCounter(n - 1);
+    p.fill(static_cast<float>(n));
+    auto m = CheckpointManager::create(p.root, dir, std::move(o));
+    if (!m.ok()) return m.status();
+    return (*m)->save().status();
+}
+
+CheckpointManagerOptions owned(int keep) {
+    CheckpointManagerOptions o;
+    o.maxToKeep = keep;
+    o.owner = "containment";
+    return o;
+}
+
+// <tmp>/managed is what the code under test manages; <tmp>/outside holds
+// canaries, a real checkpoint and a shard-like temp directory, all stamped
+// with an old mtime so that a touch shows.
+struct Fixture {
+    QTemporaryDir tmp;
+    std::string managed = tmp.filePath(QStringLiteral("managed")).toStdString();
+    std::string outside = tmp.filePath(QStringLiteral("outside")).toStdString();
+    std::map<std::string, FileStamp> before;
+
+    bool setUp() {
+        std::filesystem::create_directories(managed);
+        std::filesystem::create_directories(outside + "/shards");
+        CheckpointManagerOptions o = owned(10);  // the same owner: rotation would delete these if it could reach them
+        if (!saveNumbered(outside, 1, o).isOk() || !saveNumbered(outside, 2, o).isOk()) return false;
+        if (!writeFile(outside + "/canary.txt", "do not touch\n")) return false;
+        if (!writeFile(outside + "/shards/part-00000-of-00001.index", "shard-like\n")) return false;
+        if (!writeFile(outside + "/shards/part-00000-of-00001.data-00000-of-00001", "shard-like data\n")) return false;
+        for (const auto& e : std::filesystem::recursive_directory_iterator(outside)) {
+            const struct utimbuf old { 1000000000, 1000000000 };
+            ::utime(e.path().c_str(), &old);
+        }
+        const struct utimbuf old { 1000000000, 1000000000 };
+        ::utime(outside.c_str(), &old);
+        before = snapshot(outside);
+        return before.size() >= 9;
+    }
+    // Empty when nothing under outside/ changed.
+    QString outsideChanged() const {
+        const auto after = snapshot(outside);
+        for (const auto& [path, stamp] : before) {
+            const auto it = after.find(path);
+            if (it == after.end()) return QStringLiteral("deleted: ") + QString::fromStdString(path);
+            if (!(it->second == stamp)) return QStringLiteral("changed: ") + QString::fromStdString(path);
+        }
+        for (const auto& [path, stamp] : after)
+            if (!before.count(path)) return QStringLiteral("created: ") + QString::fromStdString(path);
+        struct stat st {};
+        if (::stat(outside.c_str(), &st) != 0 || st.st_mtim.tv_sec != 1000000000)
+            return QStringLiteral("outside/ itself was written");
+        return {};
+    }
+    void writeState(const std::string& latest, const std::vector<std::string>& all) const {
+        std::string text = "model_checkpoint_path: \"" + latest + "\"\n";
+        for (const std::string& p : all) text += "all_model_checkpoint_paths: \"" + p + "\"\n";
+        writeFile(managed + "/checkpoint", text);
+    }
+};
+
+}  // namespace
+
+class TstContainment : public QObject {
+    Q_OBJECT
+private slots:
+    // The state file lists checkpoints outside by "../", by an absolute
+    // path, and a name with a newline; rotation keeping one must reach none.
+    void rotationIgnoresPathsLeavingTheDirectory_data() {
+        QTest::addColumn<bool>("retention");
+        QTest::newRow("max_to_keep") << false;
+        QTest::newRow("retention policy") << true;
+    }
+    void rotationIgnoresPathsLeavingTheDirectory() {
+        QFETCH(bool, retention);
+        Fixture f;
+        QVERIFY(f.setUp());
+        QVERIFY(saveNumbered(f.managed, 3, owned(10)).isOk());
+        f.writeState("ckpt-3",
+                     {"../outside/ckpt-1", f.outside + "/ckpt-2", "ckpt-\\n4", "ckpt-3"});  // text format: a newline in the name
+        CheckpointManagerOptions o = owned(1);
+        if (retention) {
+            o.maxToKeep.reset();
+            RetentionPolicy keep;
+            keep.keepLatest = 1;
+            o.retention = keep;
+        }
+        for (int64_t n = 4; n <= 6; ++n) {
+            const Status s = saveNumbered(f.managed, n, o);
+            QVERIFY2(s.isOk(), s.toString().c_str());
+        }
+        QCOMPARE(f.outsideChanged(), QString());
+        QCOMPARE(QString::fromStdString(checkNumbered(f.managed + "/ckpt-6", kVariables, kElements)), QString());
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(f.managed + "/ckpt-4.index")));  // rotation did run
+    }
+
+    // Checkpoint files that are symlinks to files outside: the index, one
+    // data file, and the metadata. Deleting removes at most the link.
+    void symlinkedCheckpointFiles() {
+        Fixture f;
+        QVERIFY(f.setUp());
+        const std::string out1 = f.outside + "/ckpt-1", out2 = f.outside + "/ckpt-2";
+        // ckpt-1: every file a link to outside/ckpt-1.
+        QVERIFY(::symlink(indexFileName(out1).c_str(), indexFileName(f.managed + "/ckpt-1").c_str()) == 0);
+        QVERIFY(::symlink(dataFileName(out1, 0, 1).c_str(), dataFileName(f.managed + "/ckpt-1", 0, 1).c_str()) == 0);
+        QVERIFY(::symlink(checkpointMetadataFileName(out1).c_str(), checkpointMetadataFileName(f.managed + "/ckpt-1").c_str()) ==
+                0);
+        // ckpt-2: a real index here, its data file a link to outside/ckpt-2's.
+        QVERIFY(std::filesystem::copy_file(indexFileName(out2), indexFileName(f.managed + "/ckpt-2")));
+        QVERIFY(std::filesystem::copy_file(checkpointMetadataFileName(out2), checkpointMetadataFileName(f.managed + "/ckpt-2")));
+        QVERIFY(::symlink(dataFileName(out2, 0, 1).c_str(), dataFileName(f.managed + "/ckpt-2", 0, 1).c_str()) == 0);
+        f.writeState("ckpt-2", {"ckpt-1", "ckpt-2"});
+        RetentionPolicy keep;
+        keep.keepLatest = 1;
+        for (int64_t n = 3; n <= 5; ++n) QVERIFY(saveNumbered(f.managed, n, owned(1)).isOk());
+        auto plan = planDirectoryRetention(f.managed, keep, {.now = 2e9, .owner = "containment"});
+        QVERIFY2(plan.ok(), plan.status().toString().c_str());
+        QVERIFY(applyRetention(*plan).ok());
+        QCOMPARE(f.outsideChanged(), QString());
+        QCOMPARE(QString::fromStdString(checkNumbered(f.managed + "/ckpt-5", kVariables, kElements)), QString());
+    }
+
+    // A save's temp directory and a subdirectory that are symlinks to a
+    // directory outside holding shard-like files: the save's clean-up of
+    // stale temp directories and of its own must remove the link at most.
+    void symlinkedDirectories() {
+        Fixture f;
+        QVERIFY(f.setUp());
+        QVERIFY(::symlink((f.outside + "/shards").c_str(), (f.managed + "/ckpt-1_temp").c_str()) == 0);
+        QVERIFY(::symlink((f.outside + "/shards").c_str(), (f.managed + "/old_temp").c_str()) == 0);
+        QVERIFY(::symlink(f.outside.c_str(), (f.managed + "/sub").c_str()) == 0);
+        f.writeState("sub/ckpt-2", {"sub/ckpt-1", "sub/ckpt-2"});
+        for (int64_t n = 1; n <= 3; ++n) {
+            const Status s = saveNumbered(f.managed, n, owned(1));
+            QVERIFY2(s.isOk(), s.toString().c_str());
+        }
+        RetentionPolicy keep;
+        keep.keepLatest = 1;
+        auto plan = planDirectoryRetention(f.managed, keep, {.now = 2e9, .owner = "containment"});
+        QVERIFY(plan.ok());
+        QVERIFY(applyRetention(*plan).ok());
+        QCOMPARE(f.outsideChanged(), QString());
+        QCOMPARE(QString::fromStdString(checkDirectory(f.managed, kVariables, kElements)), QString());
+    }
+
+    // A scheduler archiving into a destination laid with the same traps.
+    void schedulerArchiveStaysInside() {
+        Fixture f;
+        QVERIFY(f.setUp());
+        const std::string source = f.tmp.filePath(QStringLiteral("source")).toStdString();
+        const std::string store = f.tmp.filePath(QStringLiteral("schedules.db")).toStdString();
+        QVERIFY(::symlink(indexFileName(f.outside + "/ckpt-1").c_str(), indexFileName(f.managed + "/ckpt-0").c_str()) == 0);
+        QVERIFY(::symlink((f.outside + "/shards").c_str(), (f.managed + "/ckpt-9_temp").c_str()) == 0);
+        f.writeState("../outside/ckpt-2", {"../outside/ckpt-1", f.outside + "/ckpt-2"});
+        Schedule s;
+        s.name = "archive";
+        s.source = ScheduleSource::Directory;
+        s.sourcePath = source;
+        s.destination = f.managed;
+        s.triggers.everySeconds = 60;
+        s.retention.keepLatest = 1;
+        std::filesystem::create_directories(source);
+        {
+            auto st = ScheduleStore::open(store);
+            QVERIFY(st.ok());
+            const auto id = (*st)->addSchedule(s);
+            QVERIFY2(id.ok(), id.status().toString().c_str());
+        }
+        auto scheduler = Scheduler::open(store);
+        QVERIFY(scheduler.ok());
+        for (int64_t n = 1; n <= 3; ++n) {
+            QVERIFY(saveNumbered(source, n, owned(1)).isOk());
+            auto run = (*scheduler)->runNow("archive");
+            QVERIFY2(run.ok(), run.status().toString().c_str());
+            QVERIFY2(run->result == RunResult::Ok, run->error.c_str());
+        }
+        QCOMPARE(f.outsideChanged(), QString());
+        QCOMPARE(QString::fromStdString(checkNumbered(f.managed + "/ckpt-3", kVariables, kElements)), QString());
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(f.managed + "/ckpt-1.index")));  // retention did run
+    }
+};
+
+QTEST_GUILESS_MAIN(TstContainment)
+#include "tst_containment.moc"

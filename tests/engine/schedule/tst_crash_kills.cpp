@@ -1,0 +1,270 @@
+// SIGKILL at random moments of every operation that writes checkpoints:
+// saves (sync, eager async, deferred async), reshards, retention applied
+// by a manager, and a scheduler archiving a directory. Each row of
+// scenarios() is one operation: what to set up, what a child process does
+// over and over until it is killed, and which directories and stores to
+// check after each kill (numbered_checkpoints.h: every committed
+// checkpoint verifies and restores, the state file names only complete
+// checkpoints; a schedule store opens, is intact and has no run left
+// `running`). A new operation (merge, edit, catalog scan) is one more row.
+
+#include "ckpt/bundle_naming.h"
+#include "ckpt/bundle_reader.h"
+#include "ckpt/checkpoint_manager.h"
+#include "ckpt/checkpoint_state.h"
+#include "ckpt/reshard.h"
+#include "ckpt/retention.h"
+#include "ckpt/save.h"
+#include "ckpt/schedule_store.h"
+#include "ckpt/scheduler.h"
+#include "numbered_checkpoints.h"
+#include "test_support.h"
+
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sqlite3.h>
+
+#include <csignal>
+#include <functional>
+#include <random>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace ckpt;
+using namespace ckpt::testing;
+
+namespace {
+
+constexpr int kVariables = 2;
+constexpr int64_t kElements = 16 * 1024;  // 64 KiB per variable: a save takes a few milliseconds
+
+struct Paths {
+    std::string root;
+    std::string dir() const { return root + "/run"; }
+    std::string archive() const { return root + "/archive"; }
+    std::string resharded() const { return root + "/resharded"; }
+    std::string store() const { return root + "/schedules.db"; }
+};
+
+int64_t latestNumber(const std::string& dir) {
+    auto latest = latestCheckpoint(dir);
+    return latest.ok() && *latest ? checkpointNumber(**latest) : 0;
+}
+
+// Saves ckpt-(latest+1), ckpt-(latest+2), ... with 'options' until killed.
+[[noreturn]] void saveForever(const std::string& dir, CheckpointManagerOptions options) {
+    NumberedProgram p(kVariables, kElements);
+    int64_t n = latestNumber(dir);
+    p.setSaveCounter(n);
+    auto m = CheckpointManager::create(p.root, dir, std::move(options));
+    if (!m.ok()) ::_exit(3);
+    for (;;) {
+        p.fill(static_cast<float>(++n));
+        if (!(*m)->save().ok()) ::_exit(4);
+    }
+}
+
+CheckpointManagerOptions keepThree() {
+    CheckpointManagerOptions o;
+    o.maxToKeep = 3;
+    return o;
+}
+
+QString directoryProblem(const std::string& dir) {
+    if (!QFileInfo::exists(QString::fromStdString(dir))) return {};
+    return QString::fromStdString(checkDirectory(dir, kVariables, kElements));
+}
+
+// The store opens (the dead scheduler's lock is gone), SQLite finds it
+// intact, and no run is left `running`.
+QString storeProblem(const std::string& path) {
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+        sqlite3_close(db);
+        return QStringLiteral("cannot open ") + QString::fromStdString(path);
+    }
+    std::string integrity;
+    sqlite3_exec(
+        db, "PRAGMA integrity_check",
+        [](void* out, int, char** values, char**) {
+            *static_cast<std::string*>(out) += values[0] ? values[0] : "";
+            return 0;
+        },
+        &integrity, nullptr);
+    sqlite3_close(db);
+    if (integrity != "ok") return QStringLiteral("integrity_check: ") + QString::fromStdString(integrity);
+    auto scheduler = Scheduler::open(path);
+    if (!scheduler.ok()) return QString::fromStdString(scheduler.status().toString());
+    auto running = (*scheduler)->store().runningRuns();
+    if (!running.ok()) return QString::fromStdString(running.status().toString());
+    if (!running->empty()) return QStringLiteral("a run is still running after the scheduler died");
+    auto runs = (*scheduler)->store().runs(std::nullopt);
+    if (!runs.ok()) return QString::fromStdString(runs.status().toString());
+    return {};
+}
+
+struct Scenario {
+    const char* name;
+    int kills;
+    int maxDelayUs;                              // each kill lands 0..this after the fork
+    std::function<bool(const Paths&)> prepare;   // in the parent, once
+    std::function<void(const Paths&)> child;     // never returns; _exit(non-zero) on an error
+    std::function<QString(const Paths&)> check;  // after each kill
+    // How far the operation got (the newest committed number), to show the kills landed mid-work.
+    std::function<int64_t(const Paths&)> progress = [](const Paths& p) { return latestNumber(p.dir()); };
+};
+
+std::vector<Scenario> scenarios() {
+    const auto checkRun = [](const Paths& p) { return directoryProblem(p.dir()); };
+    const auto nothing = [](const Paths&) { return true; };
+    std::vector<Scenario> out;
+    out.push_back({"save sync", 40, 30000, nothing, [](const Paths& p) { saveForever(p.dir(), keepThree()); }, checkRun});
+    out.push_back({"save eager async", 40, 30000, nothing,
+                   [](const Paths& p) {
+                       CheckpointManagerOptions o = keepThree();
+                       o.async = true;
+                       saveForever(p.dir(), o);
+                   },
+                   checkRun});
+    out.push_back({"save deferred async", 40, 30000, nothing,
+                   [](const Paths& p) {
+                       CheckpointManagerOptions o = keepThree();
+                       o.async = true;
+                       o.asyncSnapshot = CheckpointManagerOptions::Snapshot::Deferred;
+                       saveForever(p.dir(), o);
+                   },
+                   checkRun});
+    out.push_back({"retention apply (manager keep_latest 2)", 40, 30000, nothing,
+                   [](const Paths& p) {
+                       CheckpointManagerOptions o;
+                       o.maxToKeep.reset();
+                       RetentionPolicy keep;
+                       keep.keepLatest = 2;
+                       o.retention = keep;
+                       saveForever(p.dir(), o);
+                   },
+                   checkRun});
+    // The same destination over and over with 1, 2 and 3 shards: each
+    // reshard replaces the previous one's files.
+    out.push_back({"reshard", 40, 30000,
+                   [](const Paths& p) {
+                       NumberedProgram prog(4, kElements / 2);
+                       prog.fill(1);
+                       (void)saveCounter(*prog.root);  // as a manager's save has it
+                       return writeCheckpoint(*prog.root, p.dir() + "/ckpt-1", SaveOptions{}).ok();
+                   },
+                   [](const Paths& p) {
+                       for (int i = 0;; ++i) {
+                           SaveOptions o;
+                           o.policy = std::make_shared<FixedShardCountPolicy>(1 + i % 3);
+                           if (!reshardCheckpoint(p.dir() + "/ckpt-1", p.resharded() + "/ckpt-1", o).ok()) ::_exit(4);
+                       }
+                   },
+                   [](const Paths& p) -> QString {
+                       for (const std::string& prefix : {p.dir() + "/ckpt-1", p.resharded() + "/ckpt-1"}) {
+                           if (!QFileInfo::exists(QString::fromStdString(indexFileName(prefix)))) continue;
+                           if (std::string e = checkNumbered(prefix, 4, kElements / 2); !e.empty())
+                               return QString::fromStdString(e);
+                       }
+                       return {};
+                   },
+                   [](const Paths& p) -> int64_t {
+                       auto reader = BundleReader::open(p.resharded() + "/ckpt-1");
+                       return reader.ok() ? (*reader)->header().numShards : 0;
+                   }});
+    // A scheduler archiving the run's newest checkpoint (keep_latest 2)
+    // while the same child saves the next one into the run.
+    out.push_back({"scheduled directory archive", 40, 60000,
+                   [](const Paths& p) {
+                       Schedule s;
+                       s.name = "archive";
+                       s.source = ScheduleSource::Directory;
+                       s.sourcePath = p.dir();
+                       s.destination = p.archive();
+                       s.triggers.everySeconds = 60;
+                       s.retention.keepLatest = 2;
+                       auto store = ScheduleStore::open(p.store());
+                       return ::mkdir(p.dir().c_str(), 0755) == 0 && store.ok() && (*store)->addSchedule(s).ok();
+                   },
+                   [](const Paths& p) {
+                       NumberedProgram prog(kVariables, kElements);
+                       int64_t n = latestNumber(p.dir());
+                       prog.setSaveCounter(n);
+                       auto m = CheckpointManager::create(prog.root, p.dir(), keepThree());
+                       auto scheduler = Scheduler::open(p.store());
+                       if (!m.ok() || !scheduler.ok()) ::_exit(3);
+                       for (;;) {
+                           prog.fill(static_cast<float>(++n));
+                           if (!(*m)->save().ok()) ::_exit(4);
+                           auto run = (*scheduler)->runNow("archive");
+                           if (!run.ok() || run->result == RunResult::Failed) ::_exit(5);
+                       }
+                   },
+                   [](const Paths& p) -> QString {
+                       for (const std::string& dir : {p.dir(), p.archive()})
+                           if (QString e = directoryProblem(dir); !e.isEmpty()) return e;
+                       return storeProblem(p.store());
+                   },
+                   [](const Paths& p) { return latestNumber(p.archive()); }});
+    return out;
+}
+
+}  // namespace
+
+class TstCrashKills : public QObject {
+    Q_OBJECT
+private slots:
+    void killed_data() {
+        QTest::addColumn<int>("row");
+        const auto rows = scenarios();
+        for (size_t i = 0; i < rows.size(); ++i) QTest::newRow(rows[i].name) << static_cast<int>(i);
+    }
+
+    void killed() {
+        QFETCH(int, row);
+        const Scenario scenario = scenarios()[static_cast<size_t>(row)];
+        const QString scratch = QFileInfo(QStringLiteral("/dev/shm")).isWritable()
+                                    ? QStringLiteral("/dev/shm/ckpt-kills-XXXXXX")
+                                    : QDir::tempPath() + QStringLiteral("/ckpt-kills-XXXXXX");
+        QTemporaryDir tmp(scratch);
+        QVERIFY(tmp.isValid());
+        const Paths paths{tmp.path().toStdString()};
+        QVERIFY(scenario.prepare(paths));
+        const unsigned seed = std::random_device{}();
+        std::mt19937 rng(seed);
+        std::uniform_int_distribution<int> delayUs(0, scenario.maxDelayUs);
+        QElapsedTimer timer;
+        timer.start();
+        int kills = 0, exitedEarly = 0;
+        for (; kills < scenario.kills; ++kills) {
+            const pid_t pid = ::fork();
+            if (pid == 0) {
+                scenario.child(paths);
+                ::_exit(2);
+            }
+            ::usleep(static_cast<useconds_t>(delayUs(rng)));
+            ::kill(pid, SIGKILL);
+            int status = 0;
+            ::waitpid(pid, &status, 0);
+            if (!WIFSIGNALED(status)) {
+                ++exitedEarly;
+                QVERIFY2(false, qPrintable(QStringLiteral("seed %1, kill %2: the child exited with %3 before it was killed")
+                                               .arg(seed)
+                                               .arg(kills)
+                                               .arg(WIFEXITED(status) ? WEXITSTATUS(status) : -1)));
+            }
+            const QString problem = scenario.check(paths);
+            QVERIFY2(problem.isEmpty(), qPrintable(QStringLiteral("seed %1, kill %2: %3").arg(seed).arg(kills).arg(problem)));
+        }
+        qInfo("%s: %d kills survived in %lld ms, reached %lld (seed %u)", scenario.name, kills,
+              static_cast<long long>(timer.elapsed()), static_cast<long long>(scenario.progress(paths)), seed);
+        QCOMPARE(exitedEarly, 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TstCrashKills)
+#include "tst_crash_kills.moc"
