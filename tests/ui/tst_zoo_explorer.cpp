@@ -3,8 +3,9 @@
 // -> ui/jobs openCheckpoint -> ErrorPanel) and the sidebar's health badge
 // (CheckpointSidebar's verify queue -> DirectoryModel::ProblemsRole) must
 // show the engine's messages verbatim, and the same lines `ckpt inspect` and
-// `ckpt verify` print (tests/zoo/zoo_expectations.cpp): one message for
-// the CLI and the UI.
+// `ckpt verify` print (tests/zoo/zoo_expectations.cpp), and for a directory
+// the row's tooltip (DirectoryModel) the state file's error that `ckpt list`
+// prints: one message for the CLI and the UI.
 
 #include <QSettings>
 #include <QSignalSpy>
@@ -17,6 +18,7 @@
 #include <memory>
 
 #include "ckpt/checkpoint.h"
+#include "ckpt/checkpoint_listing.h"
 #include "ckpt/verify.h"
 #include "corruption_zoo.h"
 #include "jobs/job_tracker.h"
@@ -79,6 +81,18 @@ QString cliLine(const zoo::ZooCase& c, const char* command) {
     return {};
 }
 
+// The state file's error from the case's `list` row ("state file: ..."),
+// empty when it has none.
+QString stateFileLine(const zoo::ZooCase& c) {
+    const QString marker = QStringLiteral("state file: ");
+    for (const zoo::ZooExpectation& e : zoo::zooExpectations()) {
+        if (e.caseName != c.name || std::string_view(e.command) != "list") continue;
+        const QString text = QString::fromStdString(zoo::expandZooText(e.text, c.dir));
+        if (text.startsWith(marker)) return text.mid(marker.size());
+    }
+    return {};
+}
+
 }  // namespace
 
 class TstZooExplorer : public QObject {
@@ -106,8 +120,10 @@ private slots:
     void shownText() {
         QFETCH(QString, caseName);
         const zoo::ZooCase& c = m_cases.at(caseName.toStdString());
-        const char* awaiting =
-            zoo::awaitingFix(c.name, "inspect") ? zoo::awaitingFix(c.name, "inspect") : zoo::awaitingFix(c.name, "verify");
+        // The rows this test checks against: its own, inspect's and verify's.
+        const char* awaiting = nullptr;
+        for (const char* command : {"explorer", "inspect", "verify"})
+            if (!awaiting) awaiting = zoo::awaitingFix(c.name, command);
         if (const QString crashed = probeEngine(c.path); !crashed.isEmpty()) {
             if (awaiting) QEXPECT_FAIL("", awaiting, Abort);
             QFAIL(qPrintable(crashed));
@@ -158,12 +174,25 @@ private slots:
                     << QStringLiteral("the badge is not %1").arg(damaged ? QStringLiteral("Damaged") : QStringLiteral("Healthy"));
             if (ok) shown = badge;
         }
+        // A directory's row: its tooltip carries the state file's error, as
+        // `ckpt list` prints it after "state file: ".
+        if (c.path == c.dir) {
+            const QString dir = QString::fromStdString(c.dir);
+            QString expectedTip = dir;
+            if (auto listing = listCheckpoints(c.dir); listing.ok() && !listing->stateFileError.isOk())
+                expectedTip += QLatin1Char('\n') + QString::fromStdString(listing->stateFileError.toString());
+            const QString tip = w.directories()->indexForDirectory(dir).data(Qt::ToolTipRole).toString();
+            if (tip != expectedTip) wrong << QStringLiteral("the directory row's tooltip says \"%1\"").arg(tip);
+            shown += QLatin1Char('\n') + tip;
+        }
         qInfo("%s shows: %s", c.name.c_str(), qPrintable(shown.left(300)));
 
         // The same lines as the CLI's table rows.
         const QString inspectLine = cliLine(c, "inspect"), verifyLine = cliLine(c, "verify");
         if (!inspectLine.isEmpty() && !shown.contains(inspectLine)) wrong << QStringLiteral("not shown: ") + inspectLine;
         if (!verifyLine.isEmpty() && !shown.contains(verifyLine)) wrong << QStringLiteral("not shown: ") + verifyLine;
+        if (const QString stateLine = stateFileLine(c); !stateLine.isEmpty() && !shown.contains(stateLine))
+            wrong << QStringLiteral("not shown: ") + stateLine;
         if (awaiting) QEXPECT_FAIL("", awaiting, Abort);
         QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join(QStringLiteral("; ")) + QStringLiteral("\nshown: ") + shown));
     }

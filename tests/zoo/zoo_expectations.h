@@ -24,9 +24,9 @@ std::span<const ZooExpectation> zooExpectations();
 inline constexpr double kZooMaxWallSeconds = 2.0;
 inline constexpr long kZooMaxPeakRssKiB = 200 * 1024;
 
-// The reason a case's row for 'command' is expected to fail until a pending engine fix
-// is merged; nullptr for every other case. The rows state the correct
-// behaviour already.
+// The reason a case's row for 'command' (or "explorer", for the explorer
+// test's row) is expected to fail until a pending engine fix is merged;
+// nullptr for every other row. The rows state the correct behaviour already.
 const char* awaitingFix(std::string_view caseName, std::string_view command);
 
 // 'text' with "{dir}" replaced by 'dir'.
