@@ -6,6 +6,7 @@
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/checkpoint_state.h"
+#include "format/object_graph_entry.h"
 #include "platform/file.h"
 
 namespace ckpt {
@@ -88,14 +89,10 @@ Result<std::shared_ptr<const Checkpoint>> Checkpoint::open(std::string_view path
     CKPT_ASSIGN_OR_RETURN(ckpt->m_resolved, resolveCheckpoint(path));
     CKPT_ASSIGN_OR_RETURN(ckpt->m_bundle, BundleReader::open(ckpt->m_resolved.prefix));
     if (const TensorInfo* info = ckpt->m_bundle->find(kObjectGraphKey)) {
-        if (info->dtype != DataType::String || info->shape.rank() != 0)
-            return dataLoss(std::string(kObjectGraphKey) + " in " + ckpt->m_bundle->indexPath() + " is " +
-                            std::string(dataTypeName(info->dtype)) + " " + info->shape.toString() +
-                            ", expected a scalar DT_STRING");
+        CKPT_RETURN_IF_ERROR(format::checkObjectGraphEntry(*ckpt->m_bundle, *info));
         CKPT_ASSIGN_OR_RETURN(Tensor graphTensor, ckpt->m_bundle->read(*info));
-        CKPT_ASSIGN_OR_RETURN(
-            ObjectGraph graph,
-            ObjectGraph::parse(graphTensor.strings.at(0), platform::baseName(ckpt->m_bundle->dataPath(info->region.shardId))));
+        CKPT_ASSIGN_OR_RETURN(ObjectGraph graph,
+                              format::parseObjectGraphEntry(*ckpt->m_bundle, *info, graphTensor.strings.at(0)));
         ckpt->m_graph = std::move(graph);
     }
     return std::shared_ptr<const Checkpoint>(std::move(ckpt));

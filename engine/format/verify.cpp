@@ -7,6 +7,7 @@
 #include "ckpt/bundle_reader.h"
 #include "ckpt/object_graph.h"
 #include "format/index_table.h"
+#include "format/object_graph_entry.h"
 #include "format/ordered_code.h"
 #include "format/region_scan.h"
 #include "platform/file.h"
@@ -52,16 +53,16 @@ void checkWhatReadersRelyOn(const BundleReader& reader, const std::string& index
     }
     const TensorInfo* info = reader.find(kObjectGraphKey);
     if (!info) return;
-    if (info->dtype != DataType::String || info->shape.rank() != 0) {
-        problem(info->key, std::string(kObjectGraphKey) + " in " + indexName + " is " + std::string(dataTypeName(info->dtype)) +
-                               " " + info->shape.toString() + ", expected a scalar DT_STRING");
+    if (Status s = format::checkObjectGraphEntry(reader, *info); !s.isOk()) {
+        report.problems.push_back({indexName, info->key, s.toString()});
         return;
     }
     auto tensor = reader.read(*info);
     if (!tensor || tensor->strings.size() != 1) return;  // its region's problem is reported with the tensors
-    auto graph = ObjectGraph::parse(tensor->strings[0], indexName);
+    auto graph = format::parseObjectGraphEntry(reader, *info, tensor->strings[0]);
     if (!graph) {
-        report.problems.push_back({indexName, std::string(kObjectGraphKey), graph.status().toString()});
+        report.problems.push_back(
+            {platform::baseName(reader.dataPath(info->region.shardId)), std::string(kObjectGraphKey), graph.status().toString()});
         return;
     }
     for (const ObjectNode& n : graph->nodes())

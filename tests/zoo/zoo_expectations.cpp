@@ -681,8 +681,8 @@ constexpr ZooExpectation kRows[] = {
     {"graph-self-child", "tree", 0, "(root)"},
 
     {"graph-deep-chain", "verify", 1,
-     "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.index: objects nest 100002 levels deep and their paths would take "
-     "50003700134 bytes, more than the 111387296 this graph's size allows"},
+     "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.data-00000-of-00001: objects nest 100002 levels deep and their paths would "
+     "take 50003700134 bytes, more than the 111387296 this graph's size allows"},
     {"graph-deep-chain", "inspect", 1,
      "ckpt: DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.data-00000-of-00001: objects nest 100002 levels deep and their paths "
      "would take 50003700134 bytes, more than the 111387296 this graph's size allows"},
@@ -691,7 +691,8 @@ constexpr ZooExpectation kRows[] = {
      "would take 50003700134 bytes, more than the 111387296 this graph's size allows"},
 
     {"graph-child-out-of-range", "verify", 1,
-     "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.index: node 1 has a child edge to node 99, but the graph has 5 nodes"},
+     "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.data-00000-of-00001: node 1 has a child edge to node 99, but the graph has "
+     "5 nodes"},
     {"graph-child-out-of-range", "inspect", 1,
      "ckpt: DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.data-00000-of-00001: node 1 has a child edge to node 99, but the "
      "graph has 5 nodes"},
@@ -700,7 +701,8 @@ constexpr ZooExpectation kRows[] = {
      "graph has 5 nodes"},
 
     {"graph-child-negative-id", "verify", 1,
-     "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.index: node 1 has a child edge to node -1, but the graph has 5 nodes"},
+     "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.data-00000-of-00001: node 1 has a child edge to node -1, but the graph has "
+     "5 nodes"},
     {"graph-child-negative-id", "inspect", 1,
      "ckpt: DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.data-00000-of-00001: node 1 has a child edge to node -1, but the "
      "graph has 5 nodes"},
@@ -709,7 +711,8 @@ constexpr ZooExpectation kRows[] = {
      "graph has 5 nodes"},
 
     {"graph-slot-original-out-of-range", "verify", 1,
-     "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.index: node 2 has a slot for node 77, but the graph has 5 nodes"},
+     "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.data-00000-of-00001: node 2 has a slot for node 77, but the graph has 5 "
+     "nodes"},
     {"graph-slot-original-out-of-range", "inspect", 1,
      "ckpt: DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.data-00000-of-00001: node 2 has a slot for node 77, but the graph has "
      "5 nodes"},
@@ -718,7 +721,8 @@ constexpr ZooExpectation kRows[] = {
      "5 nodes"},
 
     {"graph-slot-variable-out-of-range", "verify", 1,
-     "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.index: node 2 has a slot variable at node 88, but the graph has 5 nodes"},
+     "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.data-00000-of-00001: node 2 has a slot variable at node 88, but the graph "
+     "has 5 nodes"},
     {"graph-slot-variable-out-of-range", "inspect", 1,
      "ckpt: DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.data-00000-of-00001: node 2 has a slot variable at node 88, but the "
      "graph has 5 nodes"},
@@ -745,27 +749,29 @@ constexpr ZooExpectation kRows[] = {
     {"graph-attribute-empty-key", "inspect", 0, "prefix:  {dir}/ckpt  (prefix)"},
     {"graph-attribute-empty-key", "tree", 0, "(root)"},
 
-    {"graph-no-nodes", "verify", 1, "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.index has no nodes (no root object)"},
+    {"graph-no-nodes", "verify", 1,
+     "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.data-00000-of-00001 has no nodes (no root object)"},
     {"graph-no-nodes", "inspect", 1,
      "ckpt: DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.data-00000-of-00001 has no nodes (no root object)"},
     {"graph-no-nodes", "tree", 1,
      "ckpt: DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.data-00000-of-00001 has no nodes (no root object)"},
 
     {"graph-wrong-dtype", "verify", 1,
-     "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.index is DT_UINT8 [203], expected a scalar DT_STRING"},
+     "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in {dir}/ckpt.index is DT_UINT8 [203], expected a scalar DT_STRING"},
     {"graph-wrong-dtype", "inspect", 1,
      "ckpt: DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in {dir}/ckpt.index is DT_UINT8 [203], expected a scalar DT_STRING"},
     {"graph-wrong-dtype", "tree", 1,
      "ckpt: DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in {dir}/ckpt.index is DT_UINT8 [203], expected a scalar DT_STRING"},
 
     {"graph-wrong-shape", "verify", 1,
-     "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.index is DT_STRING [2], expected a scalar DT_STRING"},
+     "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in {dir}/ckpt.index is DT_STRING [2], expected a scalar DT_STRING"},
     {"graph-wrong-shape", "inspect", 1,
      "ckpt: DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in {dir}/ckpt.index is DT_STRING [2], expected a scalar DT_STRING"},
     {"graph-wrong-shape", "tree", 1,
      "ckpt: DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in {dir}/ckpt.index is DT_STRING [2], expected a scalar DT_STRING"},
 
-    {"graph-garbage", "verify", 1, "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.index is not a valid TrackableObjectGraph"},
+    {"graph-garbage", "verify", 1,
+     "DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.data-00000-of-00001 is not a valid TrackableObjectGraph"},
     {"graph-garbage", "inspect", 1,
      "ckpt: DataLoss: _CHECKPOINTABLE_OBJECT_GRAPH in ckpt.data-00000-of-00001 is not a valid TrackableObjectGraph"},
     {"graph-garbage", "tree", 1,
