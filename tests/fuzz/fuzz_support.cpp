@@ -45,16 +45,18 @@ const std::string& scratchDir() {
 }
 
 void writeInput(const std::string& path, std::string_view bytes) {
-    const Status status = pipeline::writeFileAtomically(path, bytes);
-    if (!status.isOk()) {
-        std::fprintf(stderr, "fuzz: %s\n", status.toString().c_str());
-        std::abort();
-    }
+    requireOk(pipeline::writeFileAtomically(path, bytes), "cannot write the input");
 }
 
 void require(bool condition, const char* what) {
     if (condition) return;
     std::fprintf(stderr, "fuzz: property broken: %s\n", what);
+    std::abort();
+}
+
+void requireOk(const Status& status, const char* what) {
+    if (status.isOk()) return;
+    std::fprintf(stderr, "fuzz: property broken: %s: %s\n", what, status.toString().c_str());
     std::abort();
 }
 

@@ -25,6 +25,8 @@ void writeInput(const std::string& path, std::string_view bytes);
 // Aborts with 'what' when 'condition' fails: a property the engine promises
 // (a round trip, a count) is broken.
 void require(bool condition, const char* what);
+// The same for an engine call that must succeed; prints its status.
+void requireOk(const Status& status, const char* what);
 
 // A bundle written with BundleWriter alone: fixed-size tensors of several
 // dtypes, a string tensor, a partitioned tensor of two slices and an object
