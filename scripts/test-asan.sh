@@ -26,6 +26,8 @@ while read -r name; do
 done < <(ctest --test-dir build-asan -N "${select[@]}" | sed -n 's/^ *Test *#[0-9]*: //p')
 cmake --build build-asan --parallel "$(nproc)" "${targets[@]}"
 export CKPT_TESTDATA_REAL="${CKPT_TESTDATA_REAL:-$(cd .. && pwd)/shared/testdata/real}"
+# The numpy oracles (tst_preview, ...) use scripts/test.sh's venv.
+export CKPT_PYTHON="${CKPT_PYTHON:-$PWD/.venv/bin/python}"
 # Leaks are errors (LeakSanitizer runs at each test's exit); suppressions
 # only for third-party libraries (tests/sanitizers/lsan.supp says why).
 export ASAN_OPTIONS="detect_leaks=1:check_initialization_order=1:strict_init_order=1"
