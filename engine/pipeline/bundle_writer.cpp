@@ -76,6 +76,21 @@ std::vector<uint8_t> encodeTensorRegion(const Tensor& value) {
     return out;
 }
 
+namespace {
+
+// Keys the index gives another meaning (docs/format.md §4.1, §5.7): the
+// reader would take such a tensor for the header or a slice and refuse the
+// bundle, so it is refused here.
+Status checkTensorKey(std::string_view key) {
+    if (key.empty()) return invalidArgument("the empty key is reserved for the bundle header");
+    if (key.front() == '\0')
+        return invalidArgument("tensor key " + format::printableKey(key) +
+                               " starts with a NUL byte, which marks slices of partitioned tensors");
+    return okStatus();
+}
+
+}  // namespace
+
 BundleWriter::BundleWriter(std::string prefix) : m_prefix(std::move(prefix)) {}
 
 BundleWriter::~BundleWriter() {
@@ -128,7 +143,7 @@ Status BundleWriter::appendRegion(std::string_view key, DataType dtype, const Te
 }
 
 Status BundleWriter::addEncoded(std::string_view key, DataType dtype, const TensorShape& shape, std::span<const uint8_t> region) {
-    if (key.empty()) return invalidArgument("the empty key is reserved for the bundle header");
+    CKPT_RETURN_IF_ERROR(checkTensorKey(key));
     std::string k(key);
     if (m_entries.count(k) || m_partitioned.count(k))
         return {StatusCode::AlreadyExists, "duplicate tensor " + format::printableKey(key) + " in bundle " + m_prefix};
@@ -150,6 +165,7 @@ Status BundleWriter::addSlice(std::string_view fullKey, const TensorShape& fullS
                               const Tensor& sliceValue) {
     if (static_cast<int>(slice.extents.size()) != fullShape.rank())
         return invalidArgument("slice " + slice.toString() + " does not match the rank of " + fullShape.toString());
+    CKPT_RETURN_IF_ERROR(checkTensorKey(fullKey));
     if (coversWhole(slice, fullShape)) return add(fullKey, sliceValue);
     std::string k(fullKey);
     if (m_entries.count(k))

@@ -117,7 +117,7 @@ public:
             try {
                 const json again = json::parse(text.begin(), text.end());
                 (void)again;
-            } catch (const json::parse_error& e) {
+            } catch (const json::exception& e) {  // parse_error, or out_of_range for a number beyond double
                 return invalidArgument(std::string(m_source) + ": not valid JSON: " + e.what());
             }
             return invalidArgument(std::string(m_source) + ": not valid JSON");

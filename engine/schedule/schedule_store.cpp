@@ -364,16 +364,18 @@ Status ScheduleStore::updateSchedule(const Schedule& schedule) {
 
 Result<int64_t> ScheduleStore::upsertSchedule(const Schedule& schedule) {
     CKPT_RETURN_IF_ERROR(exec(m_db, m_path, "BEGIN IMMEDIATE"));
-    auto existing = this->schedule(schedule.name);
-    Result<int64_t> id = existing.status();
-    if (existing.ok()) {
-        Schedule updated = schedule;
-        updated.id = existing->id;
-        const Status st = updateSchedule(updated);
-        id = st.isOk() ? Result<int64_t>(existing->id) : Result<int64_t>(st);
-    } else if (existing.status().code() == StatusCode::NotFound) {
-        id = addSchedule(schedule);
-    }
+    // Never a Result made from an OK status (status.h): decided in one place.
+    const Result<int64_t> id = [&]() -> Result<int64_t> {
+        auto existing = this->schedule(schedule.name);
+        if (existing.ok()) {
+            Schedule updated = schedule;
+            updated.id = existing->id;
+            CKPT_RETURN_IF_ERROR(updateSchedule(updated));
+            return existing->id;
+        }
+        if (existing.status().code() == StatusCode::NotFound) return addSchedule(schedule);
+        return existing.status();
+    }();
     if (!id.ok()) {
         (void)exec(m_db, m_path, "ROLLBACK");
         return id.status();

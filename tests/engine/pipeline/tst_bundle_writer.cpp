@@ -188,6 +188,24 @@ private slots:
         QCOMPARE(s.code(), StatusCode::AlreadyExists);
     }
 
+    // A NUL first byte marks a slice key, the empty key is the header: a
+    // tensor under either would make the bundle unreadable (found by
+    // fuzz_object_graph, tests/fuzz/regressions/object_graph/).
+    void reservedKeys() {
+        QTemporaryDir tmp;
+        auto w = BundleWriter::create(tmp.filePath(QStringLiteral("r")).toStdString());
+        QVERIFY(w.ok());
+        for (const std::string& key : {std::string(), std::string("\0model/w", 8)}) {
+            QCOMPARE((*w)->add(key, floats(TensorShape{{2}}, 0)).code(), StatusCode::InvalidArgument);
+            const TensorSlice half{{SliceExtent{0, 1}}};
+            QCOMPARE((*w)->addSlice(key, TensorShape{{2}}, half, floats(TensorShape{{1}}, 0)).code(),
+                     StatusCode::InvalidArgument);
+        }
+        QVERIFY((*w)->add("model/w", floats(TensorShape{{2}}, 0)).isOk());
+        QVERIFY((*w)->finish().isOk());
+        QVERIFY(BundleReader::open(tmp.filePath(QStringLiteral("r")).toStdString()).ok());
+    }
+
     void headerBytes() {
         QTemporaryDir tmp;
         const std::string prefix = tmp.filePath(QStringLiteral("h")).toStdString();
