@@ -17,7 +17,10 @@ __device__ __forceinline__ double warpSum(double v) {
     return v;
 }
 
-// The tile's reduction tree; the result is valid in every thread.
+// The tile's reduction tree over the block; the result is valid in every
+// thread. 'shared' (kWarps + 1 doubles) may be reused once another
+// reduction with its own buffer has run in between: that one's barriers
+// order the reads of this one's total before the next writes to it.
 __device__ double blockTreeSum(double v, double* shared) {
     v = warpSum(v);
     const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
@@ -29,22 +32,36 @@ __device__ double blockTreeSum(double v, double* shared) {
         if (lane == 0) shared[kWarps] = w;
     }
     __syncthreads();
-    const double total = shared[kWarps];
-    __syncthreads();  // shared is reused by the next call
-    return total;
+    return shared[kWarps];
 }
 
+// A tile's finite values are counted exactly in any order, so the count
+// rides on integer warp reductions instead of a tree of its own.
+__device__ unsigned blockCount(unsigned c, unsigned* shared) {
+    c = __reduce_add_sync(0xffffffffu, c);
+    if (threadIdx.x % kWarp == 0) shared[threadIdx.x / kWarp] = c;
+    return c;  // shared is read after the next barrier
+}
+
+// Two passes per tile, as CpuBackend's generic tile: the sum of the finite
+// values in the tile's tree order, then the squared deviations from the
+// tile's mean in the same order. The second pass reloads the tile (it is
+// in L1 by then) rather than keeping 16 doubles a thread in registers,
+// which held the kernel to two blocks per multiprocessor.
 template <ElementKind K>
-__global__ void __launch_bounds__(kTileLanes)
+__global__ void __launch_bounds__(kTileLanes, 4)
     statsKernel(const unsigned char* data, int64_t count, TilePartial* tiles, BlockExtremes* extremes) {
-    __shared__ double shared[kWarps + 1];
+    __shared__ double sumShared[kWarps + 1], m2Shared[kWarps + 1];
+    __shared__ unsigned countShared[kWarps];
     const int64_t ntiles = (count + kTileElements - 1) / kTileElements;
     double mn = INFINITY, mx = -INFINITY;
-    long long finite = 0, zeros = 0, nans = 0, pinf = 0, ninf = 0;
+    // A thread sees count / 2^18 elements of a launch and a block count / 2^10:
+    // 32 bits overflow only past 2^42 elements in one chunk.
+    unsigned finite = 0, zeros = 0, nans = 0, pinf = 0, ninf = 0;
     for (int64_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
         const int64_t first = t * kTileElements;
-        double xs[kTileItems];
-        double s = 0, c = 0;
+        double s = 0;
+        unsigned c = 0;
 #pragma unroll
         for (int j = 0; j < kTileItems; ++j) {
             const int64_t e = first + int64_t{j} * kTileLanes + threadIdx.x;
@@ -52,31 +69,35 @@ __global__ void __launch_bounds__(kTileLanes)
             const double x = in ? loadElement<K>(data, e) : 0.0;
             const bool fin = in && isFiniteValue(x);
             s += fin ? x : 0.0;
-            c += fin ? 1.0 : 0.0;
+            c += fin ? 1u : 0u;
             mn = (fin && x < mn) ? x : mn;
             mx = (fin && x > mx) ? x : mx;
-            finite += fin ? 1 : 0;
-            zeros += (in && x == 0.0) ? 1 : 0;
-            nans += (in && x != x) ? 1 : 0;
-            pinf += (in && x == INFINITY) ? 1 : 0;
-            ninf += (in && x == -INFINITY) ? 1 : 0;
-            xs[j] = fin ? x : NAN;  // NaN marks items the second pass skips
+            zeros += (in && x == 0.0) ? 1u : 0u;
+            nans += (in && x != x) ? 1u : 0u;
+            pinf += (in && x == INFINITY) ? 1u : 0u;
+            ninf += (in && x == -INFINITY) ? 1u : 0u;
         }
-        const double sum = blockTreeSum(s, shared);
-        const double n = blockTreeSum(c, shared);
-        const double mean = n > 0 ? sum / n : 0.0;
+        finite += c;
+        blockCount(c, countShared);
+        const double sum = blockTreeSum(s, sumShared);  // its barriers publish countShared too
+        unsigned n = 0;
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) n += countShared[w];
+        const double mean = n > 0 ? sum / static_cast<double>(n) : 0.0;
         double q = 0;
 #pragma unroll
         for (int j = 0; j < kTileItems; ++j) {
-            const double d = xs[j] == xs[j] ? xs[j] - mean : 0.0;
+            const int64_t e = first + int64_t{j} * kTileLanes + threadIdx.x;
+            const double x = e < count ? loadElement<K>(data, e) : NAN;
+            const double d = isFiniteValue(x) ? x - mean : 0.0;
             q += d * d;
         }
-        const double m2 = blockTreeSum(q, shared);
+        const double m2 = blockTreeSum(q, m2Shared);  // also orders this tile's countShared reads before the next writes
         if (threadIdx.x == 0) tiles[t] = TilePartial{mean, m2, static_cast<int64_t>(n)};
     }
     // Block totals: order-free (min/max/integer sums), any tree will do.
     __shared__ double smin[kTileLanes], smax[kTileLanes];
-    __shared__ long long scount[5][kTileLanes];
+    __shared__ unsigned scount[5][kTileLanes];
     smin[threadIdx.x] = mn;
     smax[threadIdx.x] = mx;
     scount[0][threadIdx.x] = finite;
