@@ -1,9 +1,7 @@
 // ckpt verify PATH [--json]: every block and tensor checksum, every data file.
 
-#include <filesystem>
 #include <iostream>
 
-#include "ckpt/checkpoint_state.h"
 #include "ckpt/verify.h"
 #include "json_output.h"
 #include "output.h"
@@ -21,23 +19,13 @@ void registerVerify(CLI::App& app, CommandContext& ctx) {
     cmd->add_flag("--json", *json, "Machine-readable output (docs/cli.md)");
     cmd->add_option("--threads", *threads, "Reader threads (default: one per core)")->check(CLI::NonNegativeNumber);
     cmd->callback([&ctx, path, json, threads] {
-        auto resolved = resolveCheckpoint(*path);
-        if (!resolved) {
-            ctx.exitCode = reportError(resolved.status(), *json);
-            return;
-        }
         VerifyOptions options;
         options.threads = *threads;
-        auto report = verifyBundle(resolved->prefix, options);
+        auto report = verifyCheckpointPath(*path, options);
         if (!report) {
             ctx.exitCode = reportError(report.status(), *json);
             return;
         }
-        // A directory's state file is what TensorFlow reads to find the
-        // latest checkpoint: it must parse even when we found one without it.
-        if (std::error_code ec; std::filesystem::is_directory(*path, ec))
-            if (auto state = readCheckpointState(*path); !state)
-                report->problems.push_back({std::string(kCheckpointStateFile), "", state.status().toString()});
         ctx.exitCode = report->ok() ? kExitOk : kExitCheckpointProblem;
         if (*json) {
             nlohmann::json problems = nlohmann::json::array();

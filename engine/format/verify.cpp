@@ -5,6 +5,8 @@
 #include <map>
 
 #include "ckpt/bundle_reader.h"
+#include "ckpt/checkpoint.h"
+#include "ckpt/checkpoint_state.h"
 #include "ckpt/object_graph.h"
 #include "format/index_table.h"
 #include "format/object_graph_entry.h"
@@ -185,6 +187,16 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
     report.bytesChecked = scanned->bytesScanned;
 
     checkWhatReadersRelyOn(reader, indexName, report);
+    return report;
+}
+
+Result<VerifyReport> verifyCheckpointPath(std::string_view path, const VerifyOptions& options) {
+    CKPT_ASSIGN_OR_RETURN(ResolvedCheckpoint resolved, resolveCheckpoint(path));
+    CKPT_ASSIGN_OR_RETURN(VerifyReport report, verifyBundle(resolved.prefix, options));
+    const std::string dir(path);
+    if (platform::isDirectory(dir))
+        if (auto state = readCheckpointState(dir); !state)
+            report.problems.push_back({std::string(kCheckpointStateFile), "", state.status().toString()});
     return report;
 }
 

@@ -37,12 +37,12 @@ OpenResult openCheckpoint(const QString& path, const std::shared_ptr<JobControl>
     auto ckpt = Checkpoint::open(p);
     if (!ckpt.ok()) {
         out.error = QString::fromStdString(ckpt.status().toString());
-        if (auto resolved = resolveCheckpoint(p); resolved.ok()) {
-            out.prefix = QString::fromStdString(resolved->prefix);
-            VerifyOptions options;
-            options.cancel = &job->token();
-            options.progress = JobControl::sinkFor(job);
-            if (auto report = verifyBundle(resolved->prefix, options); report.ok()) out.problems = problemLines(*report);
+        VerifyOptions options;
+        options.cancel = &job->token();
+        options.progress = JobControl::sinkFor(job);
+        if (auto report = verifyCheckpointPath(p, options); report.ok()) {
+            out.prefix = QString::fromStdString(report->prefix);
+            out.problems = problemLines(*report);
         }
         return out;
     }

@@ -38,4 +38,11 @@ struct VerifyOptions {
 // 'prefix' is a bundle prefix (see resolveCheckpoint for user paths).
 Result<VerifyReport> verifyBundle(std::string_view prefix, const VerifyOptions& options = {});
 
+// A user's path (prefix, .index, directory or SavedModel, see
+// resolveCheckpoint): the bundle it resolves to and, for a directory, its
+// `checkpoint` state file, which TensorFlow reads to find the latest
+// checkpoint and so must parse even when the bundle was found without it.
+// Fails when the path resolves to no bundle, or on Cancelled.
+Result<VerifyReport> verifyCheckpointPath(std::string_view path, const VerifyOptions& options = {});
+
 }  // namespace ckpt
