@@ -43,40 +43,79 @@ __device__ unsigned blockCount(unsigned c, unsigned* shared) {
     return c;  // shared is read after the next barrier
 }
 
+template <ElementKind K>
+constexpr int64_t kElementBytes =
+    K == ElementKind::C128                                                                                ? 16
+    : (K == ElementKind::F64 || K == ElementKind::I64 || K == ElementKind::U64 || K == ElementKind::C64)  ? 8
+    : (K == ElementKind::F32 || K == ElementKind::I32 || K == ElementKind::U32)                           ? 4
+    : (K == ElementKind::F16 || K == ElementKind::BF16 || K == ElementKind::I16 || K == ElementKind::U16) ? 2
+                                                                                                          : 1;
+
+struct LaneCounts {
+    double min = INFINITY, max = -INFINITY;
+    unsigned zeros = 0, nans = 0, posInfs = 0, negInfs = 0;
+};
+
+// A lane's items of one tile ('rest' elements of it exist; kFull: all of
+// them, so no bounds check and 32-bit offsets): the sum of its finite
+// values in item order, their count, and the order-free counts.
+template <ElementKind K, bool kFull>
+__device__ __forceinline__ double laneSum(const unsigned char* tile, int rest, unsigned& finite, LaneCounts& lc) {
+    double s = 0;
+#pragma unroll
+    for (int j = 0; j < kTileItems; ++j) {
+        const int e = j * kTileLanes + static_cast<int>(threadIdx.x);
+        const bool in = kFull || e < rest;
+        const double x = in ? loadElement<K>(tile, e) : 0.0;
+        const bool fin = in && isFiniteValue(x);
+        s += fin ? x : 0.0;
+        finite += fin ? 1u : 0u;
+        lc.min = (fin && x < lc.min) ? x : lc.min;
+        lc.max = (fin && x > lc.max) ? x : lc.max;
+        lc.zeros += (in && x == 0.0) ? 1u : 0u;
+        lc.nans += (in && x != x) ? 1u : 0u;
+        lc.posInfs += (in && x == INFINITY) ? 1u : 0u;
+        lc.negInfs += (in && x == -INFINITY) ? 1u : 0u;
+    }
+    return s;
+}
+
+// The squared deviations of the lane's finite items from 'mean', in order.
+template <ElementKind K, bool kFull>
+__device__ __forceinline__ double laneSquares(const unsigned char* tile, int rest, double mean) {
+    double q = 0;
+#pragma unroll
+    for (int j = 0; j < kTileItems; ++j) {
+        const int e = j * kTileLanes + static_cast<int>(threadIdx.x);
+        const double x = (kFull || e < rest) ? loadElement<K>(tile, e) : NAN;
+        const double d = isFiniteValue(x) ? x - mean : 0.0;
+        q += d * d;
+    }
+    return q;
+}
+
 // Two passes per tile, as CpuBackend's generic tile: the sum of the finite
 // values in the tile's tree order, then the squared deviations from the
 // tile's mean in the same order. The second pass reloads the tile (it is
-// in L1 by then) rather than keeping 16 doubles a thread in registers,
-// which held the kernel to two blocks per multiprocessor.
+// in L1 by then) rather than keeping 16 doubles a thread in registers.
+// Whole tiles skip the bounds checks (all but the last of a chunk).
 template <ElementKind K>
 __global__ void __launch_bounds__(kTileLanes, 4)
     statsKernel(const unsigned char* data, int64_t count, TilePartial* tiles, BlockExtremes* extremes) {
     __shared__ double sumShared[kWarps + 1], m2Shared[kWarps + 1];
     __shared__ unsigned countShared[kWarps];
     const int64_t ntiles = (count + kTileElements - 1) / kTileElements;
-    double mn = INFINITY, mx = -INFINITY;
+    LaneCounts lc;
     // A thread sees count / 2^18 elements of a launch and a block count / 2^10:
     // 32 bits overflow only past 2^42 elements in one chunk.
-    unsigned finite = 0, zeros = 0, nans = 0, pinf = 0, ninf = 0;
+    unsigned finite = 0;
     for (int64_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
         const int64_t first = t * kTileElements;
-        double s = 0;
+        const unsigned char* tile = data + first * kElementBytes<K>;
+        const bool full = count - first >= kTileElements;
+        const int rest = full ? static_cast<int>(kTileElements) : static_cast<int>(count - first);
         unsigned c = 0;
-#pragma unroll
-        for (int j = 0; j < kTileItems; ++j) {
-            const int64_t e = first + int64_t{j} * kTileLanes + threadIdx.x;
-            const bool in = e < count;
-            const double x = in ? loadElement<K>(data, e) : 0.0;
-            const bool fin = in && isFiniteValue(x);
-            s += fin ? x : 0.0;
-            c += fin ? 1u : 0u;
-            mn = (fin && x < mn) ? x : mn;
-            mx = (fin && x > mx) ? x : mx;
-            zeros += (in && x == 0.0) ? 1u : 0u;
-            nans += (in && x != x) ? 1u : 0u;
-            pinf += (in && x == INFINITY) ? 1u : 0u;
-            ninf += (in && x == -INFINITY) ? 1u : 0u;
-        }
+        const double s = full ? laneSum<K, true>(tile, rest, c, lc) : laneSum<K, false>(tile, rest, c, lc);
         finite += c;
         blockCount(c, countShared);
         const double sum = blockTreeSum(s, sumShared);  // its barriers publish countShared too
@@ -84,17 +123,12 @@ __global__ void __launch_bounds__(kTileLanes, 4)
 #pragma unroll
         for (int w = 0; w < kWarps; ++w) n += countShared[w];
         const double mean = n > 0 ? sum / static_cast<double>(n) : 0.0;
-        double q = 0;
-#pragma unroll
-        for (int j = 0; j < kTileItems; ++j) {
-            const int64_t e = first + int64_t{j} * kTileLanes + threadIdx.x;
-            const double x = e < count ? loadElement<K>(data, e) : NAN;
-            const double d = isFiniteValue(x) ? x - mean : 0.0;
-            q += d * d;
-        }
+        const double q = full ? laneSquares<K, true>(tile, rest, mean) : laneSquares<K, false>(tile, rest, mean);
         const double m2 = blockTreeSum(q, m2Shared);  // also orders this tile's countShared reads before the next writes
         if (threadIdx.x == 0) tiles[t] = TilePartial{mean, m2, static_cast<int64_t>(n)};
     }
+    const double mn = lc.min, mx = lc.max;
+    const unsigned zeros = lc.zeros, nans = lc.nans, pinf = lc.posInfs, ninf = lc.negInfs;
     // Block totals: order-free (min/max/integer sums), any tree will do.
     __shared__ double smin[kTileLanes], smax[kTileLanes];
     __shared__ unsigned scount[5][kTileLanes];
