@@ -12,7 +12,15 @@ struct MakeSharedObject final : Trackable {
 
 std::shared_ptr<Trackable> Trackable::makeObject() { return std::make_shared<MakeSharedObject>(); }
 
+namespace {
+constexpr size_t kIndexedChildren = 16;  // below this a scan is cheaper than hashing
+}  // namespace
+
 std::shared_ptr<Trackable> Trackable::child(std::string_view name) const {
+    if (!m_childIndex.empty()) {
+        const auto it = m_childIndex.find(name);
+        return it == m_childIndex.end() ? nullptr : m_children[it->second].object;
+    }
     for (const Child& c : m_children)
         if (c.name == name) return c.object;
     return nullptr;
@@ -22,6 +30,12 @@ Status Trackable::addChild(std::string name, std::shared_ptr<Trackable> object) 
     if (!object) return invalidArgument("child \"" + name + "\" is null");
     if (child(name)) return {StatusCode::AlreadyExists, "an object already has a child named \"" + name + "\""};
     m_children.push_back({std::move(name), std::move(object)});
+    if (!m_childIndex.empty()) {
+        m_childIndex.emplace(m_children.back().name, m_children.size() - 1);
+    } else if (m_children.size() > kIndexedChildren) {
+        m_childIndex.reserve(m_children.size() * 2);
+        for (size_t i = 0; i < m_children.size(); ++i) m_childIndex.emplace(m_children[i].name, i);
+    }
     const Child added = m_children.back();
     // Hooks may add further children; iterate over a copy of the list.
     const auto hooks = m_hooks;

@@ -123,23 +123,10 @@ void ObjectMatcher::restoreFrom(int32_t start) {
         }
         const SourceNode& node = m_nodes[static_cast<size_t>(id)];
         if (node.children.empty()) continue;
-        // Wide objects get an index so matching stays linear.
-        const auto& kids = obj->children();
-        std::unordered_map<std::string_view, const std::shared_ptr<Trackable>*> byName;
-        const bool indexed = kids.size() > 16;
-        if (indexed) {
-            byName.reserve(kids.size());
-            for (const Trackable::Child& c : kids) byName.emplace(c.name, &c.object);
-        }
         // Copy: binding may add children (slot creation never does, hooks might).
         const auto edges = node.children;
         for (const auto& [name, childId] : edges) {
-            std::shared_ptr<Trackable> child;
-            if (indexed) {
-                if (auto it = byName.find(name); it != byName.end()) child = *it->second;
-            } else {
-                child = obj->child(name);
-            }
+            std::shared_ptr<Trackable> child = obj->child(name);  // indexed for wide objects
             if (!child) {
                 m_deferred[obj.get()][name].push_back(childId);
                 hookChildren(obj);

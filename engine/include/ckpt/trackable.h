@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -74,8 +75,16 @@ protected:
     explicit Trackable(Kind kind) : m_kind(kind) {}
 
 private:
+    struct NameHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
     Kind m_kind;
     std::vector<Child> m_children;
+    // Index of m_children by name, built once an object has many children
+    // (a graph may give one object hundreds of thousands), so that lookups
+    // and duplicate checks stay constant-time.
+    std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> m_childIndex;
     std::vector<ChildAddedHook> m_hooks;
 };
 
