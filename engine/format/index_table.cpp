@@ -210,7 +210,7 @@ public:
     const Status& error() const { return m_error; }
 
 private:
-    leveldb::Status keep(Status s) {
+    leveldb::Status keep(const Status& s) {
         if (s.isOk()) return leveldb::Status::OK();
         if (m_error.isOk()) m_error = s;
         return leveldb::Status::IOError(s.message());

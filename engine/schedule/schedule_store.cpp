@@ -365,7 +365,7 @@ Status ScheduleStore::updateSchedule(const Schedule& schedule) {
 Result<int64_t> ScheduleStore::upsertSchedule(const Schedule& schedule) {
     CKPT_RETURN_IF_ERROR(exec(m_db, m_path, "BEGIN IMMEDIATE"));
     // Never a Result made from an OK status (status.h): decided in one place.
-    const Result<int64_t> id = [&]() -> Result<int64_t> {
+    Result<int64_t> id = [&]() -> Result<int64_t> {
         auto existing = this->schedule(schedule.name);
         if (existing.ok()) {
             Schedule updated = schedule;
