@@ -19,7 +19,7 @@ namespace {
 
 constexpr int kKillAfterMs = 10000;
 // AddressSanitizer reserves terabytes of address space: no cap under it.
-#if defined(__SANITIZE_ADDRESS__)
+#if CKPT_UNDER_ASAN
 constexpr quint64 kAddressSpaceCap = 0;
 #else
 constexpr quint64 kAddressSpaceCap = quint64(4) << 30;

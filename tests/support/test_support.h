@@ -10,6 +10,20 @@
 #include <functional>
 #include <string>
 
+// 1 when this build runs under AddressSanitizer (gcc defines
+// __SANITIZE_ADDRESS__; clang only answers __has_feature). It reserves
+// terabytes of address space, so a test must not cap RLIMIT_AS then.
+#if defined(__SANITIZE_ADDRESS__)
+#define CKPT_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CKPT_UNDER_ASAN 1
+#endif
+#endif
+#ifndef CKPT_UNDER_ASAN
+#define CKPT_UNDER_ASAN 0
+#endif
+
 namespace ckpt::testing {
 
 // $CKPT_TESTDATA_REAL, else the CMake-configured ../shared/testdata/real.

@@ -56,8 +56,8 @@ EngineView engineView(const std::string& path) {
 // fail this test, not end it.
 QString probeEngine(const std::string& path) {
     const int status = ckpt::testing::runInChild([&] {
-        ::alarm(4);                 // twice the CLI's 2 s budget
-#if !defined(__SANITIZE_ADDRESS__)  // it reserves terabytes of address space
+        ::alarm(4);   // twice the CLI's 2 s budget
+#if !CKPT_UNDER_ASAN  // it reserves terabytes of address space
         const rlimit cap{quint64(4) << 30, quint64(4) << 30};
         ::setrlimit(RLIMIT_AS, &cap);
 #endif
