@@ -33,7 +33,8 @@ using namespace ckpt;
 namespace {
 
 constexpr double kSecondsBudget = 2.0;
-constexpr long kRssBudgetKiB = 200 * 1024;
+// ASan's redzones and quarantine take two to three times the memory.
+constexpr long kRssBudgetKiB = (CKPT_UNDER_ASAN ? 3 : 1) * 200 * 1024;
 constexpr double kCliSecondsBudget = 5.0;  // process start on a loaded 2-core machine included
 
 // Child exit codes of withinBudget.
