@@ -1,7 +1,6 @@
 #include "ckpt/bundle_reader.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <map>
 #include <new>
@@ -21,12 +20,6 @@ namespace {
 constexpr std::string_view kObjectGraphKey = "_CHECKPOINTABLE_OBJECT_GRAPH";
 constexpr int32_t kBundleConsumerVersion = 1;  // TF's BundleReader consumer version
 constexpr int kMaxRank = 254;                  // TensorShape's limit
-
-std::string hex32(uint32_t v) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%08x", v);
-    return buf;
-}
 
 std::string quoted(std::string_view key) { return format::printableKey(key); }
 
@@ -100,16 +93,6 @@ TensorShape sliceShape(const TensorSlice& slice, const TensorShape& full) {
     return s;
 }
 
-bool readVarint64(const uint8_t*& p, const uint8_t* end, uint64_t& v) {
-    v = 0;
-    for (int shift = 0; shift <= 63 && p < end; shift += 7) {
-        const uint8_t b = *p++;
-        v |= uint64_t{b & 0x7fu} << shift;
-        if (!(b & 0x80)) return true;
-    }
-    return false;
-}
-
 // Calls run(firstElement, count) for each row-major run of the full tensor
 // that 'slice' (already checked to lie inside 'full') covers, in the order
 // the slice stores its values.
@@ -144,92 +127,6 @@ void forEachSliceRun(const TensorShape& full, const TensorSlice& slice, Run run)
 }
 
 }  // namespace
-
-Result<uint32_t> regionChecksum(std::span<const uint8_t> bytes, DataType dtype, int64_t numElements, std::string_view what) {
-    using platform::crc32cExtend;
-    if (dtype == DataType::String && !bytes.empty()) {
-        // §5.4: fixed-width lengths, then the masked length checksum as stored, then the bytes.
-        const uint8_t* p = bytes.data();
-        const uint8_t* end = p + bytes.size();
-        uint32_t crc = 0;
-        uint64_t total = 0;
-        for (int64_t i = 0; i < numElements; ++i) {
-            uint64_t len = 0;
-            if (!readVarint64(p, end, len))
-                return dataLoss(std::string(what) + ": string length " + std::to_string(i) + " is unreadable");
-            if (len <= 0xffffffffu) {
-                const uint32_t l32 = static_cast<uint32_t>(len);
-                crc = crc32cExtend(crc, &l32, 4);
-            } else {
-                crc = crc32cExtend(crc, &len, 8);
-            }
-            if (__builtin_add_overflow(total, len, &total))
-                return dataLoss(std::string(what) + ": string lengths add up to more than 2^64 bytes");
-        }
-        if (end - p < 4) return dataLoss(std::string(what) + ": string tensor ends before its length checksum");
-        uint32_t storedLenCrc = 0;
-        std::memcpy(&storedLenCrc, p, 4);
-        if (platform::crc32cUnmask(storedLenCrc) != crc)
-            return dataLoss(std::string(what) + ": the length checksum does not match (stored " + hex32(storedLenCrc) +
-                            ", computed " + hex32(platform::crc32cMask(crc)) + ")");
-        crc = crc32cExtend(crc, p, 4);
-        p += 4;
-        if (static_cast<uint64_t>(end - p) != total)
-            return dataLoss(std::string(what) + ": string bytes (" + std::to_string(end - p) +
-                            ") do not match the lengths' sum (" + std::to_string(total) + ")");
-        crc = crc32cExtend(crc, p, static_cast<size_t>(end - p));
-        return platform::crc32cMask(crc);
-    }
-    if (dtype == DataType::Variant && !bytes.empty()) {
-        // §5.5: running crc over (uint64 length, bytes, stored element checksum).
-        const uint8_t* p = bytes.data();
-        const uint8_t* end = p + bytes.size();
-        uint32_t crc = 0;
-        for (int64_t i = 0; i < numElements; ++i) {
-            uint64_t len = 0;
-            if (!readVarint64(p, end, len) || len > static_cast<uint64_t>(end - p) || end - p - static_cast<int64_t>(len) < 4)
-                return dataLoss(std::string(what) + ": variant element " + std::to_string(i) + " is truncated");
-            crc = crc32cExtend(crc, &len, 8);
-            crc = crc32cExtend(crc, p, static_cast<size_t>(len));
-            p += len;
-            uint32_t elemCrc = 0;
-            std::memcpy(&elemCrc, p, 4);
-            if (platform::crc32cUnmask(elemCrc) != crc)
-                return dataLoss(std::string(what) + ": variant element " + std::to_string(i) + " checksum mismatch");
-            crc = crc32cExtend(crc, p, 4);
-            p += 4;
-        }
-        return platform::crc32cMask(crc);
-    }
-    return platform::crc32cMask(platform::crc32c(bytes.data(), bytes.size()));
-}
-
-Status verifyRegionChecksum(std::span<const uint8_t> bytes, uint32_t maskedCrc, DataType dtype, int64_t numElements,
-                            std::string_view what) {
-    CKPT_ASSIGN_OR_RETURN(const uint32_t computed, regionChecksum(bytes, dtype, numElements, what));
-    if (computed != maskedCrc)
-        return dataLoss("checksum mismatch for " + std::string(what) + " (stored " + hex32(maskedCrc) + ", computed " +
-                        hex32(computed) + ")");
-    return okStatus();
-}
-
-Result<std::vector<std::string>> decodeStringRegion(std::span<const uint8_t> bytes, int64_t numElements, std::string_view what) {
-    std::vector<std::string> out(static_cast<size_t>(numElements));
-    if (bytes.empty()) return out;  // TF leaves elements empty for a zero-size region
-    const uint8_t* p = bytes.data();
-    const uint8_t* end = p + bytes.size();
-    std::vector<uint64_t> lengths(static_cast<size_t>(numElements));
-    for (auto& len : lengths)
-        if (!readVarint64(p, end, len)) return dataLoss(std::string(what) + ": string lengths are unreadable");
-    if (end - p < 4) return dataLoss(std::string(what) + ": string tensor is truncated");
-    p += 4;
-    for (size_t i = 0; i < out.size(); ++i) {
-        if (lengths[i] > static_cast<uint64_t>(end - p)) return dataLoss(std::string(what) + ": string tensor is truncated");
-        out[i].assign(reinterpret_cast<const char*>(p), static_cast<size_t>(lengths[i]));
-        p += lengths[i];
-    }
-    return out;
-}
 
 BundleReader::BundleReader(std::string prefix) : m_prefix(std::move(prefix)) {}
 BundleReader::~BundleReader() = default;
