@@ -417,6 +417,12 @@ Result<Tensor> BundleReader::readBounded(const TensorInfo& info) const {
     std::vector<std::string> pool;
     for (const StoredSlice& s : info.slices) {
         const int64_t sn = *s.shape.numElements();
+        // The runs below copy as many elements as the slice covers of the
+        // full shape: the entry's own shape must store exactly that many.
+        if (const auto covered = sliceShape(s.slice, info.shape).numElements(); !covered || *covered != sn)
+            return dataLoss("partitioned tensor " + quoted(info.key) + " in " + indexPath() + ": slice " + s.slice.toString() +
+                            " covers " + (covered ? std::to_string(*covered) : std::string("too many")) + " elements of " +
+                            info.shape.toString() + " but its entry stores " + std::to_string(sn));
         CKPT_ASSIGN_OR_RETURN(auto bytes, readRegion(s.region, info.dtype, sn, s.encodedKey));
         if (isString) {
             CKPT_ASSIGN_OR_RETURN(auto strs, decodeStringRegion(bytes, sn, quoted(info.key)));

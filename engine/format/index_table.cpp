@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "format/ordered_code.h"
 #include "pipeline/writable_file.h"
@@ -70,6 +71,67 @@ Result<Footer> readFooter(const platform::RandomAccessFile& file) {
     return footer;
 }
 
+// A Snappy element expands at most 64 bytes from 3 (a copy with a 2-byte
+// offset), so a block cannot honestly claim more than ~21.3x its stored size.
+constexpr uint64_t kMaxSnappyExpansion = 22;
+
+// The uncompressed size a block of 'stored' bytes claims, if its trailer
+// says Snappy (type 1), must be one Snappy could produce: LevelDB allocates
+// that claim before it decompresses.
+Status checkBlockClaim(const platform::RandomAccessFile& file, const BlockHandle& h, const char* what) {
+    unsigned char type = 0;
+    CKPT_RETURN_IF_ERROR(file.readExact(h.offset + h.size, 1, &type));
+    if (type != 1) return okStatus();  // stored as is (LevelDB rejects unknown types itself)
+    unsigned char head[5] = {};
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(sizeof head, h.size));
+    CKPT_RETURN_IF_ERROR(file.readExact(h.offset, n, head));
+    uint64_t claimed = 0;
+    const unsigned char* p = head;
+    if (!decodeVarint64(p, head + n, claimed) || claimed > kMaxSnappyExpansion * h.size + 16)
+        return dataLoss("corrupt index " + file.path() + ": a Snappy " + what + " block of " + std::to_string(h.size) +
+                        " bytes claims " + std::to_string(claimed) + " bytes uncompressed");
+    return okStatus();
+}
+
+// LevelDB allocates each block's stored size, taken from the index block's
+// handles, before reading it: every handle must lie inside the file. The
+// index block is walked here when it is stored uncompressed (as TensorFlow
+// and we write it); a Snappy one is only bounded by checkBlockClaim.
+Status checkBlockHandles(const platform::RandomAccessFile& file, const Footer& footer) {
+    const std::string& path = file.path();
+    CKPT_RETURN_IF_ERROR(checkBlockClaim(file, footer.index, "index"));
+    unsigned char type = 0;
+    CKPT_RETURN_IF_ERROR(file.readExact(footer.index.offset + footer.index.size, 1, &type));
+    if (type != 0) return okStatus();
+    std::vector<unsigned char> block(static_cast<size_t>(footer.index.size));
+    CKPT_RETURN_IF_ERROR(file.readExact(footer.index.offset, block.size(), block.data()));
+    const auto bad = [&](const std::string& why) { return dataLoss("corrupt index " + path + ": the index block " + why); };
+    if (block.size() < 4) return bad("is too short for its restart count");
+    uint32_t restarts = 0;
+    std::memcpy(&restarts, block.data() + block.size() - 4, 4);
+    if (restarts > (block.size() - 4) / 4) return bad("claims more restart points than it has bytes");
+    const unsigned char* p = block.data();
+    const unsigned char* end = block.data() + block.size() - 4 - 4 * uint64_t{restarts};
+    const uint64_t limit = file.size() - kSstableFooterSize;
+    while (p < end) {
+        uint64_t shared = 0, unshared = 0, valueLength = 0;
+        if (!decodeVarint64(p, end, shared) || !decodeVarint64(p, end, unshared) || !decodeVarint64(p, end, valueLength) ||
+            unshared > static_cast<uint64_t>(end - p) || valueLength > static_cast<uint64_t>(end - p) - unshared)
+            return bad("has an unreadable entry");
+        p += unshared;
+        const unsigned char* value = p;
+        p += valueLength;
+        BlockHandle h;
+        if (!decodeVarint64(value, p, h.offset) || !decodeVarint64(value, p, h.size))
+            return bad("has an unreadable block handle");
+        if (h.offset > limit || h.size > limit - h.offset || kBlockTrailerSize > limit - h.offset - h.size)
+            return bad("points at a data block (offset " + std::to_string(h.offset) + ", size " + std::to_string(h.size) +
+                       ") past the end of the file (" + std::to_string(file.size()) + " bytes)");
+        CKPT_RETURN_IF_ERROR(checkBlockClaim(file, h, "data"));
+    }
+    return okStatus();
+}
+
 Status fromLevelDb(const leveldb::Status& s, const std::string& path) {
     if (s.ok()) return okStatus();
     std::string what = s.ToString();
@@ -115,7 +177,8 @@ leveldb::Options tableOptions() {
 template <typename UseIterator>
 Status withTableIterator(const std::string& path, UseIterator use) {
     CKPT_ASSIGN_OR_RETURN(auto file, platform::RandomAccessFile::open(path));
-    if (auto footer = readFooter(*file); !footer) return footer.status();
+    CKPT_ASSIGN_OR_RETURN(const Footer footer, readFooter(*file));
+    CKPT_RETURN_IF_ERROR(checkBlockHandles(*file, footer));
     try {
         PreadFile adapter(*file);
         leveldb::Table* raw = nullptr;
