@@ -433,6 +433,10 @@ Result<Tensor> BundleReader::readBounded(const TensorInfo& info) const {
                 pool.push_back(std::move(strs[static_cast<size_t>(i)]));
             }
         }
+        if (bytes.size() != static_cast<size_t>(sn) * elemSize)
+            return dataLoss("partitioned tensor " + quoted(info.key) + " in " + indexPath() + ": slice " + s.slice.toString() +
+                            " stores " + std::to_string(bytes.size()) + " bytes, but " + std::to_string(sn) + " elements need " +
+                            std::to_string(static_cast<size_t>(sn) * elemSize));
         const uint8_t* src = bytes.data();
         forEachSliceRun(info.shape, s.slice, [&](int64_t first, int64_t count) {
             const size_t runBytes = static_cast<size_t>(count) * elemSize;
