@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 
+#include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_reader.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/checkpoint_state.h"
@@ -28,11 +29,13 @@ struct RegionJob {
 // Data files of the bundle at 'prefix' in its directory, whatever their
 // -of- count: what a header's num_shards can be held against.
 int64_t countDataFiles(const std::string& prefix) {
-    const std::string stem = platform::baseName(prefix) + ".data-";
+    const std::string name = platform::baseName(prefix);
     int64_t count = 0;
     std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(platform::dirName(prefix), ec))
-        count += e.path().filename().string().starts_with(stem);
+    for (std::filesystem::directory_iterator it(platform::dirName(prefix), ec), end; !ec && it != end; it.increment(ec)) {
+        const auto parsed = parseDataFileName(it->path().filename().string());
+        count += parsed && parsed->prefix == name;
+    }
     return count;
 }
 
