@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -72,6 +73,8 @@ void mix(uint64_t& h, const void* data, size_t n) {
 
 Status writeKeyedCheckpoint(const std::string& prefix, const std::vector<std::string>& keys, float seed) {
     static const TensorShape kShapes[] = {TensorShape{{4}}, TensorShape{{2, 3}}, TensorShape{}, TensorShape{{5, 1}}};
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(prefix).parent_path(), ec);  // the writer wants it
     auto writer = BundleWriter::create(prefix);
     if (!writer.ok()) return writer.status();
     for (size_t i = 0; i < keys.size(); ++i)
@@ -242,6 +245,37 @@ std::map<std::string, std::string> tableDigests(const std::string& db) {
         out[table] = std::to_string(rows) + " rows, " + std::to_string(h);
     }
     return out;
+}
+
+std::string installWriteProbe(const std::string& db, const std::string& except) {
+    const std::string tables = queryText(db,
+                                         "SELECT name FROM sqlite_master t WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+                                         "AND sql NOT LIKE 'CREATE VIRTUAL%' AND NOT EXISTS (SELECT 1 FROM sqlite_master v "
+                                         "WHERE v.sql LIKE 'CREATE VIRTUAL%' AND t.name LIKE v.name || '\\_%' ESCAPE '\\')");
+    if (tables.rfind("error:", 0) == 0) return tables;
+    std::string sql = "CREATE TABLE probe_writes (tbl TEXT NOT NULL);";
+    std::istringstream names(tables);
+    for (std::string name; std::getline(names, name);) {
+        if (name.empty() || name.find(except) != std::string::npos) continue;
+        for (const char* op : {"INSERT", "UPDATE", "DELETE"})
+            sql += std::string("CREATE TRIGGER \"probe_") + op + "_" + name + "\" AFTER " + op + " ON \"" + name +
+                   "\" BEGIN INSERT INTO probe_writes VALUES ('" + name + "'); END;";
+    }
+    return execSql(db, sql);
+}
+
+std::string probedWrites(const std::string& db) {
+    return queryText(db, "SELECT tbl || ': ' || count(*) FROM probe_writes GROUP BY tbl ORDER BY tbl");
+}
+
+std::string removeWriteProbe(const std::string& db) {
+    std::string sql;
+    const std::string triggers =
+        queryText(db, "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'probe\\_%' ESCAPE '\\'");
+    std::istringstream names(triggers);
+    for (std::string name; std::getline(names, name);)
+        if (!name.empty()) sql += "DROP TRIGGER \"" + name + "\";";
+    return execSql(db, sql + "DROP TABLE probe_writes;");
 }
 
 std::string fileBytes(const std::string& path) {

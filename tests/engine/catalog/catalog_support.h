@@ -53,6 +53,16 @@ std::string execSql(const std::string& db, const std::string& sql);  // "" on su
 // shadow tables carry their content).
 std::map<std::string, std::string> tableDigests(const std::string& db);
 
+// Counts every row a statement inserts, updates or deletes in the tables
+// whose name does not contain 'except' (virtual tables and their shadow
+// tables left out), with triggers written into the file: a write probe
+// sees an UPDATE that sets the values a row already has, which a digest
+// cannot. installWriteProbe and removeWriteProbe return "" or the error;
+// probedWrites "table: rows, ..." written since the install, "" for none.
+std::string installWriteProbe(const std::string& db, const std::string& except);
+std::string probedWrites(const std::string& db);
+std::string removeWriteProbe(const std::string& db);
+
 // Whole-file helpers; an empty string for a file that cannot be read.
 std::string fileBytes(const std::string& path);
 bool writeBytes(const std::string& path, const std::string& bytes);

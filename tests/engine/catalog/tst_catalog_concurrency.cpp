@@ -172,7 +172,7 @@ private slots:
         auto again = (*catalog)->scan({});
         QVERIFY(again.ok());
         QCOMPARE(again->unchanged, int64_t{120});
-        QCOMPARE((*catalog)->search("block_1 kernel")->totalMatches, int64_t{120});
+        QCOMPARE((*catalog)->search("block_1/dense kernel")->totalMatches, int64_t{120});
     }
 
     void killedScans() {
