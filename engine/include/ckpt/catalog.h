@@ -222,6 +222,15 @@ private:
     std::unique_ptr<catalog::Database> m_db;
 };
 
+struct MatchReport;
+
+// A restore's record as the CLI and the explorer store it: the report's
+// style and counts as the mapping ("object-based, 12 matched, map a=b"),
+// its verdicts ("assert_consumed passed, assert_existing_objects_matched
+// passed, ...").
+RestoreRecord restoreRecordFor(const MatchReport& report, std::string_view target, std::string_view assignmentMap,
+                               std::string_view output, bool ok, std::string_view tool);
+
 // Records a restore in the catalog at 'catalogPath' (created when missing).
 // Callers treat a failure as a warning: the restore itself happened.
 Status recordRestore(const std::string& catalogPath, const RestoreRecord& record);
