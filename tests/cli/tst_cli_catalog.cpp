@@ -140,6 +140,35 @@ private slots:
         QVERIFY(r["verdict"].get<std::string>().find("assert_consumed passed") != std::string::npos);
     }
 
+    // The second preview of the same bytes, in another checkpoint of the
+    // run (layer 0 is frozen after step 40 in the demo), needs no read.
+    void previewsComeFromTheCache() {
+        const QString key = QStringLiteral("model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE");
+        auto stats = [&](const QString& prefix, QStringList extra = {}) {
+            QStringList args = {QStringLiteral("stats"), prefix, key, QStringLiteral("--json"), QStringLiteral("--catalog"), m_db};
+            args += extra;
+            const Run run = ckpt::testing::runCkpt(args);
+            if (run.exitCode != 0) qWarning("%s", run.err.constData());
+            return parsed(run);
+        };
+        const json first = stats(m_runs + QStringLiteral("/b/ckpt-1"));
+        const json again = stats(m_runs + QStringLiteral("/b/ckpt-1"));
+        QCOMPARE(first["from_cache"].get<bool>(), false);
+        QCOMPARE(again["from_cache"].get<bool>(), true);
+        for (const char* field : {"count", "min", "max", "mean", "std", "absmax", "zeros"})
+            QCOMPARE(again[field].dump(), first[field].dump());
+        QCOMPARE(stats(m_runs + QStringLiteral("/b/ckpt-1"), {QStringLiteral("--no-cache")})["from_cache"].get<bool>(), false);
+        const json hist = parsed(ckpt::testing::runCkpt({QStringLiteral("histogram"), m_runs + QStringLiteral("/b/ckpt-1"), key,
+                                                         QStringLiteral("--bins"), QStringLiteral("8"), QStringLiteral("--json"),
+                                                         QStringLiteral("--catalog"), m_db}));
+        const json histAgain = parsed(ckpt::testing::runCkpt({QStringLiteral("histogram"), m_runs + QStringLiteral("/b/ckpt-1"),
+                                                              key, QStringLiteral("--bins"), QStringLiteral("8"),
+                                                              QStringLiteral("--json"), QStringLiteral("--catalog"), m_db}));
+        QCOMPARE(histAgain["from_cache"].get<bool>(), true);
+        QCOMPARE(histAgain["counts"].dump(), hist["counts"].dump());
+        QCOMPARE(histAgain["edges"].dump(), hist["edges"].dump());
+    }
+
     void forgetLeavesFiles() {
         const Run forget = catalog({QStringLiteral("forget"), m_runs});
         QVERIFY2(forget.exitCode == 0, forget.err.constData());
