@@ -31,8 +31,7 @@ auto writeTransaction(Database& db, Body&& body) -> decltype(body()) {
     constexpr int kAttempts = 4;
     for (int attempt = 1;; ++attempt) {
         auto result = sql::inTransaction(db.handle(), db.path(), body);
-        if (result.ok() || attempt == kAttempts || result.status().code() != StatusCode::FailedPrecondition)
-            return result;
+        if (result.ok() || attempt == kAttempts || result.status().code() != StatusCode::FailedPrecondition) return result;
     }
 }
 

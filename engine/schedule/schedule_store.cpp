@@ -19,7 +19,6 @@
 namespace ckpt {
 static_assert(ScheduleStore::kSchemaVersion == catalog::kSchemaVersion);
 using schedule::exec;
-using schedule::sqliteStatus;
 using schedule::Statement;
 namespace {
 
@@ -98,11 +97,10 @@ std::optional<RunTrigger> runTriggerFromName(std::string_view name) {
 Result<std::string> ScheduleStore::defaultPath() { return catalog::Database::defaultPath(); }
 
 Result<std::unique_ptr<ScheduleStore>> ScheduleStore::open(std::string_view path, const ScheduleStoreOptions& options) {
-    CKPT_ASSIGN_OR_RETURN(
-        std::unique_ptr<catalog::Database> database,
-        catalog::Database::open(path, {.createDirectory = options.createDirectory,
-                                       .busyTimeoutMs = options.busyTimeoutMs,
-                                       .role = "schedule store"}));
+    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<catalog::Database> database,
+                          catalog::Database::open(path, {.createDirectory = options.createDirectory,
+                                                         .busyTimeoutMs = options.busyTimeoutMs,
+                                                         .role = "schedule store"}));
     return std::unique_ptr<ScheduleStore>(new ScheduleStore(std::move(database)));
 }
 
