@@ -5,7 +5,6 @@
 
 #include <sqlite3.h>
 
-#include <chrono>
 #include <filesystem>
 
 #include "catalog/catalog_rows.h"
@@ -46,8 +45,6 @@ CatalogCheckpoint checkpointFromRow(const Statement& row) {
     return c;
 }
 
-double wallNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
-
 std::string normalizeDirectory(std::string_view directory) {
     std::error_code ec;
     std::filesystem::path p = std::filesystem::absolute(std::filesystem::path(directory), ec);
@@ -64,8 +61,6 @@ bool isWithin(std::string_view path, std::string_view dir) {
 }
 
 }  // namespace catalog
-
-using catalog::wallNow;
 
 std::string_view catalogHealthName(CatalogHealth health) {
     switch (health) {
@@ -135,7 +130,7 @@ Result<CatalogRoot> Catalog::addRoot(std::string_view directory) {
             sqlite3_stmt * ins,
             m_db->prepare("INSERT INTO catalog_roots (path, added_at) VALUES (?1, ?2) ON CONFLICT (path) DO NOTHING"));
         Statement insert(m_db->handle(), ins, m_db->path());
-        CKPT_RETURN_IF_ERROR(insert.bind(1, dir).bind(2, wallNow()).run());
+        CKPT_RETURN_IF_ERROR(insert.bind(1, dir).bind(2, platform::unixSeconds()).run());
         // Checkpoints recorded under a shallower root now belong to this
         // one: each checkpoint belongs to the deepest root above it.
         CKPT_ASSIGN_OR_RETURN(
@@ -220,7 +215,7 @@ Result<int64_t> Catalog::recordRestore(const RestoreRecord& record) {
                               m_db->prepare("INSERT INTO catalog_restores (at, source, target, mapping, verdict, "
                                             "output, ok, tool) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
         Statement st(m_db->handle(), stmt, m_db->path());
-        st.bind(1, record.at > 0 ? record.at : wallNow())
+        st.bind(1, record.at > 0 ? record.at : platform::unixSeconds())
             .bind(2, record.source)
             .bind(3, record.target)
             .bind(4, record.mapping)
@@ -256,7 +251,7 @@ Result<std::vector<RestoreRecord>> Catalog::restores(int limit) {
 RestoreRecord restoreRecordFor(const MatchReport& report, std::string_view target, std::string_view assignmentMap,
                                std::string_view output, bool ok, std::string_view tool) {
     RestoreRecord r;
-    r.at = wallNow();
+    r.at = platform::unixSeconds();
     r.source = report.checkpointPrefix;
     r.target = std::string(target);
     r.mapping = report.style + ", " + std::to_string(report.matchedNodes) + " matched";

@@ -201,7 +201,7 @@ public:
     // One transaction: the batch's rows, then the directory's vanished
     // checkpoints when 'vanished' is given (the directory's last batch).
     Status write(int64_t rootId, const std::string& dir, std::vector<Scanned>& batch, const std::vector<std::string>* vanished) {
-        const double now = catalog::wallNow();
+        const double now = platform::unixSeconds();
         auto done = catalog::writeTransaction(m_db, [&]() -> Result<int64_t> {
             m_keyIds.clear();  // another process may have removed keys since
             int64_t rows = 0;
@@ -256,7 +256,8 @@ public:
                 sqlite3_stmt * stmt,
                 m_db.prepare("UPDATE catalog_roots SET last_scan_at = ?2, missing = ?3, error = ?4 WHERE id = ?1"));
             Statement st(m_db.handle(), stmt, m_db.path());
-            CKPT_RETURN_IF_ERROR(st.bind(1, rootId).bind(2, catalog::wallNow()).bind(3, int64_t{missing}).bind(4, error).run());
+            CKPT_RETURN_IF_ERROR(
+                st.bind(1, rootId).bind(2, platform::unixSeconds()).bind(3, int64_t{missing}).bind(4, error).run());
             if (!missing) return int64_t{0};
             CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * upd,
                                   m_db.prepare("UPDATE catalog_checkpoints SET missing = 1 WHERE root_id = ?1 AND missing = 0"));
@@ -400,7 +401,7 @@ Status cancelledStatus() { return Status(StatusCode::Cancelled, "catalog scan ca
 }  // namespace
 
 Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
-    const double started = catalog::wallNow();
+    const double started = platform::unixSeconds();
     CatalogScanSummary summary;
     CKPT_ASSIGN_OR_RETURN(std::vector<CatalogRoot> all, roots());
     std::vector<std::string> wanted;
@@ -520,7 +521,7 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
             if (lastBatch) break;
         }
     }
-    summary.seconds = catalog::wallNow() - started;
+    summary.seconds = platform::unixSeconds() - started;
     return summary;
 }
 

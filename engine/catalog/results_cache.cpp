@@ -182,7 +182,7 @@ Status ResultsCache::put(const TensorIdentity& id, std::string_view kind, std::s
             .bind(4, static_cast<int64_t>(id.bytes))
             .bind(5, kind)
             .bind(6, payload)
-            .bind(7, catalog::wallNow());
+            .bind(7, platform::unixSeconds());
         CKPT_RETURN_IF_ERROR(st.run());
         return true;
     });
