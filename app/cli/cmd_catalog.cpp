@@ -57,8 +57,11 @@ json checkpointJson(const CatalogCheckpoint& c) {
 }
 
 json rootJson(const CatalogRoot& r) {
-    return {{"path", r.path},       {"added_at", r.addedAt},      {"last_scan_at", orNull(r.lastScanAt)},
-            {"missing", r.missing}, {"error", r.error.empty() ? json(nullptr) : json(r.error)},
+    return {{"path", r.path},
+            {"added_at", r.addedAt},
+            {"last_scan_at", orNull(r.lastScanAt)},
+            {"missing", r.missing},
+            {"error", r.error.empty() ? json(nullptr) : json(r.error)},
             {"checkpoints", r.checkpoints}};
 }
 
@@ -94,8 +97,8 @@ std::string checkpointLine(const CatalogCheckpoint& c) {
 
 void printSummary(const CatalogScanSummary& s) {
     std::cout << "scanned " << s.checkpoints << " checkpoint(s) in " << s.directories << " director"
-              << (s.directories == 1 ? "y" : "ies") << ": " << s.added << " added, " << s.updated << " updated, "
-              << s.unchanged << " unchanged, " << s.missing << " newly missing, " << s.unreadable << " unreadable";
+              << (s.directories == 1 ? "y" : "ies") << ": " << s.added << " added, " << s.updated << " updated, " << s.unchanged
+              << " unchanged, " << s.missing << " newly missing, " << s.unreadable << " unreadable";
     if (s.verified > 0) std::cout << ", " << s.verified << " verified (" << s.damaged << " damaged)";
     std::cout << " in " << s.seconds << " s\n";
     for (const std::string& e : s.errors) std::cerr << "ckpt: " << displayableString(e) << "\n";
@@ -132,7 +135,9 @@ void add(const CatalogArgs& a, CommandContext& ctx) {
         summary = *scanned;
     }
     if (a.json)
-        return printJson({{"ok", true}, {"catalog", (*catalog)->path()}, {"added", roots},
+        return printJson({{"ok", true},
+                          {"catalog", (*catalog)->path()},
+                          {"added", roots},
                           {"scan", summary ? summaryJson(*summary) : json(nullptr)}});
     if (summary) printSummary(*summary);
 }
@@ -189,7 +194,8 @@ void search(const CatalogArgs& a, CommandContext& ctx) {
             json matches = json::array();
             for (const CatalogSearchMatch& m : h.matches)
                 matches.push_back({{"key", m.key}, {"object_path", m.objectPath}, {"dtype", m.dtype}, {"shape", m.shape}});
-            hits.push_back({{"checkpoint", checkpointJson(h.checkpoint)}, {"matches", matches}, {"total_matches", h.totalMatches}});
+            hits.push_back(
+                {{"checkpoint", checkpointJson(h.checkpoint)}, {"matches", matches}, {"total_matches", h.totalMatches}});
         }
         return printJson({{"query", found->query},
                           {"fts_query", found->fullTextQuery},
@@ -230,15 +236,21 @@ void history(const CatalogArgs& a, CommandContext& ctx) {
     if (a.json) {
         json out = json::array();
         for (const RestoreRecord& r : *restores)
-            out.push_back({{"id", r.id},          {"at", r.at},          {"source", r.source}, {"target", r.target},
-                           {"mapping", r.mapping}, {"verdict", r.verdict}, {"output", r.output}, {"ok", r.ok},
+            out.push_back({{"id", r.id},
+                           {"at", r.at},
+                           {"source", r.source},
+                           {"target", r.target},
+                           {"mapping", r.mapping},
+                           {"verdict", r.verdict},
+                           {"output", r.output},
+                           {"ok", r.ok},
                            {"tool", r.tool}});
         return printJson({{"catalog", (*catalog)->path()}, {"restores", out}});
     }
     if (restores->empty()) std::cout << "no restores recorded yet (ckpt restore and the explorer record them)\n";
     for (const RestoreRecord& r : *restores) {
-        std::cout << localTimeText(r.at) << "  " << (r.ok ? "ok    " : "FAILED") << "  " << displayableString(r.source)
-                  << " -> " << displayableString(r.target) << "  (" << r.tool << ")\n    " << r.mapping;
+        std::cout << localTimeText(r.at) << "  " << (r.ok ? "ok    " : "FAILED") << "  " << displayableString(r.source) << " -> "
+                  << displayableString(r.target) << "  (" << r.tool << ")\n    " << r.mapping;
         if (!r.verdict.empty()) std::cout << "; " << r.verdict;
         if (!r.output.empty()) std::cout << "\n    wrote " << displayableString(r.output);
         std::cout << "\n";
@@ -262,7 +274,8 @@ void registerCatalog(CLI::App& app, CommandContext& ctx) {
     common(addCmd);
     addCmd->callback([&ctx, args] { add(*args, ctx); });
 
-    auto* scanCmd = cmd->add_subcommand("scan", "Record what changed under the catalog's directories (unchanged ones are skipped)");
+    auto* scanCmd =
+        cmd->add_subcommand("scan", "Record what changed under the catalog's directories (unchanged ones are skipped)");
     scanCmd->add_option("DIR", args->dirs, "Only these directories (each inside an added one)");
     scanCmd->add_flag("--verify", args->verify, "Verify checkpoints not verified since they last changed (exit 1 if damaged)");
     common(scanCmd);

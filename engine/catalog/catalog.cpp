@@ -5,7 +5,6 @@
 
 #include <sqlite3.h>
 
-#include <chrono>
 #include <filesystem>
 
 #include "catalog/catalog_rows.h"
@@ -46,8 +45,6 @@ CatalogCheckpoint checkpointFromRow(const Statement& row) {
     return c;
 }
 
-double wallNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
-
 std::string normalizeDirectory(std::string_view directory) {
     std::error_code ec;
     std::filesystem::path p = std::filesystem::absolute(std::filesystem::path(directory), ec);
@@ -64,8 +61,6 @@ bool isWithin(std::string_view path, std::string_view dir) {
 }
 
 }  // namespace catalog
-
-using catalog::wallNow;
 
 std::string_view catalogHealthName(CatalogHealth health) {
     switch (health) {
@@ -88,10 +83,10 @@ CatalogHealth CatalogCheckpoint::health() const {
 Result<std::string> Catalog::defaultPath() { return catalog::Database::defaultPath(); }
 
 Result<std::unique_ptr<Catalog>> Catalog::open(std::string_view path, const CatalogOptions& options) {
-    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<catalog::Database> db,
-                          catalog::Database::open(path, {.createDirectory = options.createDirectory,
-                                                         .busyTimeoutMs = options.busyTimeoutMs,
-                                                         .role = "catalog"}));
+    CKPT_ASSIGN_OR_RETURN(
+        std::unique_ptr<catalog::Database> db,
+        catalog::Database::open(
+            path, {.createDirectory = options.createDirectory, .busyTimeoutMs = options.busyTimeoutMs, .role = "catalog"}));
     return std::unique_ptr<Catalog>(new Catalog(std::move(db)));
 }
 
@@ -131,16 +126,18 @@ Result<CatalogRoot> Catalog::addRoot(std::string_view directory) {
     const std::string dir = catalog::normalizeDirectory(directory);
     if (!platform::isDirectory(dir)) return notFound("cannot add " + std::string(directory) + " to the catalog: not a directory");
     auto added = catalog::writeTransaction(*m_db, [&]() -> Result<bool> {
-        CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * ins, m_db->prepare(
-            "INSERT INTO catalog_roots (path, added_at) VALUES (?1, ?2) ON CONFLICT (path) DO NOTHING"));
+        CKPT_ASSIGN_OR_RETURN(
+            sqlite3_stmt * ins,
+            m_db->prepare("INSERT INTO catalog_roots (path, added_at) VALUES (?1, ?2) ON CONFLICT (path) DO NOTHING"));
         Statement insert(m_db->handle(), ins, m_db->path());
-        CKPT_RETURN_IF_ERROR(insert.bind(1, dir).bind(2, wallNow()).run());
+        CKPT_RETURN_IF_ERROR(insert.bind(1, dir).bind(2, platform::unixSeconds()).run());
         // Checkpoints recorded under a shallower root now belong to this
         // one: each checkpoint belongs to the deepest root above it.
-        CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * move, m_db->prepare(
-            "UPDATE catalog_checkpoints SET root_id = (SELECT id FROM catalog_roots WHERE path = ?1) "
-            "WHERE (directory = ?1 OR substr(directory, 1, length(?1) + 1) = ?1 || '/') AND root_id IN "
-            "(SELECT id FROM catalog_roots WHERE length(path) < length(?1))"));
+        CKPT_ASSIGN_OR_RETURN(
+            sqlite3_stmt * move,
+            m_db->prepare("UPDATE catalog_checkpoints SET root_id = (SELECT id FROM catalog_roots WHERE path = ?1) "
+                          "WHERE (directory = ?1 OR substr(directory, 1, length(?1) + 1) = ?1 || '/') AND root_id IN "
+                          "(SELECT id FROM catalog_roots WHERE length(path) < length(?1))"));
         Statement reassign(m_db->handle(), move, m_db->path());
         CKPT_RETURN_IF_ERROR(reassign.bind(1, dir).run());
         return true;
@@ -179,9 +176,8 @@ Result<std::vector<CatalogCheckpoint>> Catalog::checkpoints(std::string_view dir
     Statement st(m_db->handle(), stmt, m_db->path());
     st.bind(1, dir);
     return collectRows<CatalogCheckpoint>(
-        st, m_db->path(), [](const Statement& row, const std::string&) -> Result<CatalogCheckpoint> {
-            return catalog::checkpointFromRow(row);
-        });
+        st, m_db->path(),
+        [](const Statement& row, const std::string&) -> Result<CatalogCheckpoint> { return catalog::checkpointFromRow(row); });
 }
 
 Result<CatalogCheckpoint> Catalog::checkpoint(std::string_view prefix) {
@@ -196,23 +192,21 @@ Result<CatalogCheckpoint> Catalog::checkpoint(std::string_view prefix) {
 }
 
 Result<std::vector<CatalogTensor>> Catalog::tensors(int64_t checkpointId) {
-    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * stmt,
-                          m_db->prepare("SELECT k.key, k.object_path, t.dtype, t.shape, t.bytes, t.crc32c "
-                                        "FROM catalog_tensors t JOIN catalog_keys k ON k.id = t.key_id "
-                                        "WHERE t.checkpoint_id = ?1 ORDER BY k.key"));
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, m_db->prepare("SELECT k.key, k.object_path, t.dtype, t.shape, t.bytes, t.crc32c "
+                                                             "FROM catalog_tensors t JOIN catalog_keys k ON k.id = t.key_id "
+                                                             "WHERE t.checkpoint_id = ?1 ORDER BY k.key"));
     Statement st(m_db->handle(), stmt, m_db->path());
     st.bind(1, checkpointId);
-    return collectRows<CatalogTensor>(st, m_db->path(),
-                                      [](const Statement& row, const std::string&) -> Result<CatalogTensor> {
-                                          CatalogTensor t;
-                                          t.key = row.text(0);
-                                          t.objectPath = row.text(1);
-                                          t.dtype = row.text(2);
-                                          t.shape = row.text(3);
-                                          t.bytes = static_cast<uint64_t>(row.integer(4));
-                                          t.crc32c = static_cast<uint32_t>(row.integer(5));
-                                          return t;
-                                      });
+    return collectRows<CatalogTensor>(st, m_db->path(), [](const Statement& row, const std::string&) -> Result<CatalogTensor> {
+        CatalogTensor t;
+        t.key = row.text(0);
+        t.objectPath = row.text(1);
+        t.dtype = row.text(2);
+        t.shape = row.text(3);
+        t.bytes = static_cast<uint64_t>(row.integer(4));
+        t.crc32c = static_cast<uint32_t>(row.integer(5));
+        return t;
+    });
 }
 
 Result<int64_t> Catalog::recordRestore(const RestoreRecord& record) {
@@ -221,7 +215,7 @@ Result<int64_t> Catalog::recordRestore(const RestoreRecord& record) {
                               m_db->prepare("INSERT INTO catalog_restores (at, source, target, mapping, verdict, "
                                             "output, ok, tool) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
         Statement st(m_db->handle(), stmt, m_db->path());
-        st.bind(1, record.at > 0 ? record.at : wallNow())
+        st.bind(1, record.at > 0 ? record.at : platform::unixSeconds())
             .bind(2, record.source)
             .bind(3, record.target)
             .bind(4, record.mapping)
@@ -235,31 +229,29 @@ Result<int64_t> Catalog::recordRestore(const RestoreRecord& record) {
 }
 
 Result<std::vector<RestoreRecord>> Catalog::restores(int limit) {
-    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * stmt,
-                          m_db->prepare("SELECT id, at, source, target, mapping, verdict, output, ok, tool "
-                                        "FROM catalog_restores ORDER BY at DESC, id DESC LIMIT ?1"));
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, m_db->prepare("SELECT id, at, source, target, mapping, verdict, output, ok, tool "
+                                                             "FROM catalog_restores ORDER BY at DESC, id DESC LIMIT ?1"));
     Statement st(m_db->handle(), stmt, m_db->path());
     st.bind(1, int64_t{limit});
-    return collectRows<RestoreRecord>(st, m_db->path(),
-                                      [](const Statement& row, const std::string&) -> Result<RestoreRecord> {
-                                          RestoreRecord r;
-                                          r.id = row.integer(0);
-                                          r.at = row.real(1);
-                                          r.source = row.text(2);
-                                          r.target = row.text(3);
-                                          r.mapping = row.text(4);
-                                          r.verdict = row.text(5);
-                                          r.output = row.text(6);
-                                          r.ok = row.integer(7) != 0;
-                                          r.tool = row.text(8);
-                                          return r;
-                                      });
+    return collectRows<RestoreRecord>(st, m_db->path(), [](const Statement& row, const std::string&) -> Result<RestoreRecord> {
+        RestoreRecord r;
+        r.id = row.integer(0);
+        r.at = row.real(1);
+        r.source = row.text(2);
+        r.target = row.text(3);
+        r.mapping = row.text(4);
+        r.verdict = row.text(5);
+        r.output = row.text(6);
+        r.ok = row.integer(7) != 0;
+        r.tool = row.text(8);
+        return r;
+    });
 }
 
 RestoreRecord restoreRecordFor(const MatchReport& report, std::string_view target, std::string_view assignmentMap,
                                std::string_view output, bool ok, std::string_view tool) {
     RestoreRecord r;
-    r.at = wallNow();
+    r.at = platform::unixSeconds();
     r.source = report.checkpointPrefix;
     r.target = std::string(target);
     r.mapping = report.style + ", " + std::to_string(report.matchedNodes) + " matched";

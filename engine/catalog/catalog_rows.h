@@ -1,6 +1,6 @@
 #pragma once
 // What the catalog's source files share: the checkpoint row's columns and
-// its decoding, the clock, path normalization and the batch write with
+// its decoding, path normalization and the batch write with
 // retries. Engine-internal.
 
 #include <string>
@@ -8,6 +8,7 @@
 
 #include "catalog/database.h"
 #include "catalog/sql.h"
+#include "platform/clock.h"
 #include "ckpt/catalog.h"
 
 namespace ckpt::catalog {
@@ -15,8 +16,6 @@ namespace ckpt::catalog {
 // "c." columns in the order checkpointFromRow reads them.
 extern const char* const kCheckpointColumns;
 CatalogCheckpoint checkpointFromRow(const sql::Statement& row);
-
-double wallNow();
 
 // Absolute, lexically normal, no trailing slash; the form roots and
 // directories are stored in.
@@ -31,8 +30,7 @@ auto writeTransaction(Database& db, Body&& body) -> decltype(body()) {
     constexpr int kAttempts = 4;
     for (int attempt = 1;; ++attempt) {
         auto result = sql::inTransaction(db.handle(), db.path(), body);
-        if (result.ok() || attempt == kAttempts || result.status().code() != StatusCode::FailedPrecondition)
-            return result;
+        if (result.ok() || attempt == kAttempts || result.status().code() != StatusCode::FailedPrecondition) return result;
     }
 }
 

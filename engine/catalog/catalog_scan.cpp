@@ -177,9 +177,10 @@ public:
     Writer(Database& db, CatalogScanSummary& summary) : m_db(db), m_summary(summary) {}
 
     Result<std::map<std::string, KnownRow>> known(const std::string& dir) {
-        CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, m_db.prepare(
-            "SELECT prefix, id, index_size, index_mtime_ns, index_crc, bytes, missing, verified_at IS NOT NULL "
-            "FROM catalog_checkpoints WHERE directory = ?1"));
+        CKPT_ASSIGN_OR_RETURN(
+            sqlite3_stmt * stmt,
+            m_db.prepare("SELECT prefix, id, index_size, index_mtime_ns, index_crc, bytes, missing, verified_at IS NOT NULL "
+                         "FROM catalog_checkpoints WHERE directory = ?1"));
         Statement st(m_db.handle(), stmt, m_db.path());
         st.bind(1, dir);
         std::map<std::string, KnownRow> rows;
@@ -199,9 +200,8 @@ public:
 
     // One transaction: the batch's rows, then the directory's vanished
     // checkpoints when 'vanished' is given (the directory's last batch).
-    Status write(int64_t rootId, const std::string& dir, std::vector<Scanned>& batch,
-                 const std::vector<std::string>* vanished) {
-        const double now = catalog::wallNow();
+    Status write(int64_t rootId, const std::string& dir, std::vector<Scanned>& batch, const std::vector<std::string>* vanished) {
+        const double now = platform::unixSeconds();
         auto done = catalog::writeTransaction(m_db, [&]() -> Result<int64_t> {
             m_keyIds.clear();  // another process may have removed keys since
             int64_t rows = 0;
@@ -219,8 +219,9 @@ public:
     }
 
     Status markDirectoriesMissing(int64_t rootId, const std::set<std::string>& present) {
-        CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, m_db.prepare(
-            "SELECT DISTINCT directory FROM catalog_checkpoints WHERE root_id = ?1 AND missing = 0"));
+        CKPT_ASSIGN_OR_RETURN(
+            sqlite3_stmt * stmt,
+            m_db.prepare("SELECT DISTINCT directory FROM catalog_checkpoints WHERE root_id = ?1 AND missing = 0"));
         std::vector<std::string> gone;
         {
             Statement st(m_db.handle(), stmt, m_db.path());
@@ -233,8 +234,9 @@ public:
         }
         if (gone.empty()) return okStatus();
         auto marked = catalog::writeTransaction(m_db, [&]() -> Result<int64_t> {
-            CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * upd, m_db.prepare(
-                "UPDATE catalog_checkpoints SET missing = 1 WHERE directory = ?1 AND root_id = ?2 AND missing = 0"));
+            CKPT_ASSIGN_OR_RETURN(
+                sqlite3_stmt * upd,
+                m_db.prepare("UPDATE catalog_checkpoints SET missing = 1 WHERE directory = ?1 AND root_id = ?2 AND missing = 0"));
             int64_t n = 0;
             for (const std::string& dir : gone) {
                 Statement st(m_db.handle(), upd, m_db.path());
@@ -250,13 +252,15 @@ public:
 
     Status finishRoot(int64_t rootId, bool missing, const std::string& error) {
         auto done = catalog::writeTransaction(m_db, [&]() -> Result<int64_t> {
-            CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, m_db.prepare(
-                "UPDATE catalog_roots SET last_scan_at = ?2, missing = ?3, error = ?4 WHERE id = ?1"));
+            CKPT_ASSIGN_OR_RETURN(
+                sqlite3_stmt * stmt,
+                m_db.prepare("UPDATE catalog_roots SET last_scan_at = ?2, missing = ?3, error = ?4 WHERE id = ?1"));
             Statement st(m_db.handle(), stmt, m_db.path());
-            CKPT_RETURN_IF_ERROR(st.bind(1, rootId).bind(2, catalog::wallNow()).bind(3, int64_t{missing}).bind(4, error).run());
+            CKPT_RETURN_IF_ERROR(
+                st.bind(1, rootId).bind(2, platform::unixSeconds()).bind(3, int64_t{missing}).bind(4, error).run());
             if (!missing) return int64_t{0};
-            CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * upd, m_db.prepare(
-                "UPDATE catalog_checkpoints SET missing = 1 WHERE root_id = ?1 AND missing = 0"));
+            CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * upd,
+                                  m_db.prepare("UPDATE catalog_checkpoints SET missing = 1 WHERE root_id = ?1 AND missing = 0"));
             Statement mark(m_db.handle(), upd, m_db.path());
             CKPT_RETURN_IF_ERROR(mark.bind(1, rootId).run());
             return int64_t{sqlite3_changes(m_db.handle())};
@@ -272,11 +276,12 @@ private:
         if (!s.changed) {
             // Unchanged files; the state file's view, the step and a new
             // verification may still differ.
-            CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, m_db.prepare(
-                "UPDATE catalog_checkpoints SET in_state_file = ?2, is_latest = ?3, step = ?4, modified = ?5, "
-                "verified_at = CASE WHEN ?6 THEN ?7 ELSE verified_at END, "
-                "verify_problems = CASE WHEN ?6 THEN ?8 ELSE verify_problems END, "
-                "verify_message = CASE WHEN ?6 THEN ?9 ELSE verify_message END WHERE id = ?1"));
+            CKPT_ASSIGN_OR_RETURN(
+                sqlite3_stmt * stmt,
+                m_db.prepare("UPDATE catalog_checkpoints SET in_state_file = ?2, is_latest = ?3, step = ?4, modified = ?5, "
+                             "verified_at = CASE WHEN ?6 THEN ?7 ELSE verified_at END, "
+                             "verify_problems = CASE WHEN ?6 THEN ?8 ELSE verify_problems END, "
+                             "verify_message = CASE WHEN ?6 THEN ?9 ELSE verify_message END WHERE id = ?1"));
             Statement st(m_db.handle(), stmt, m_db.path());
             st.bind(1, s.known->id).bind(2, int64_t{e.inStateFile}).bind(3, int64_t{e.isLatest});
             if (e.step.step) st.bind(4, *e.step.step);
@@ -285,18 +290,20 @@ private:
             CKPT_RETURN_IF_ERROR(st.run());
             return int64_t{0};
         }
-        CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * up, m_db.prepare(
-            "INSERT INTO catalog_checkpoints (root_id, directory, prefix, name, step, modified, bytes, shards, tensors, "
-            "objects, in_state_file, is_latest, index_size, index_mtime_ns, index_crc, missing, error, verified_at, "
-            "verify_problems, verify_message, scanned_at) VALUES "
-            "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0, ?16, ?17, ?18, ?19, ?20) "
-            "ON CONFLICT (prefix) DO UPDATE SET root_id = excluded.root_id, directory = excluded.directory, "
-            "name = excluded.name, step = excluded.step, modified = excluded.modified, bytes = excluded.bytes, "
-            "shards = excluded.shards, tensors = excluded.tensors, objects = excluded.objects, "
-            "in_state_file = excluded.in_state_file, is_latest = excluded.is_latest, index_size = excluded.index_size, "
-            "index_mtime_ns = excluded.index_mtime_ns, index_crc = excluded.index_crc, missing = 0, "
-            "error = excluded.error, verified_at = excluded.verified_at, verify_problems = excluded.verify_problems, "
-            "verify_message = excluded.verify_message, scanned_at = excluded.scanned_at RETURNING id"));
+        CKPT_ASSIGN_OR_RETURN(
+            sqlite3_stmt * up,
+            m_db.prepare(
+                "INSERT INTO catalog_checkpoints (root_id, directory, prefix, name, step, modified, bytes, shards, tensors, "
+                "objects, in_state_file, is_latest, index_size, index_mtime_ns, index_crc, missing, error, verified_at, "
+                "verify_problems, verify_message, scanned_at) VALUES "
+                "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0, ?16, ?17, ?18, ?19, ?20) "
+                "ON CONFLICT (prefix) DO UPDATE SET root_id = excluded.root_id, directory = excluded.directory, "
+                "name = excluded.name, step = excluded.step, modified = excluded.modified, bytes = excluded.bytes, "
+                "shards = excluded.shards, tensors = excluded.tensors, objects = excluded.objects, "
+                "in_state_file = excluded.in_state_file, is_latest = excluded.is_latest, index_size = excluded.index_size, "
+                "index_mtime_ns = excluded.index_mtime_ns, index_crc = excluded.index_crc, missing = 0, "
+                "error = excluded.error, verified_at = excluded.verified_at, verify_problems = excluded.verify_problems, "
+                "verify_message = excluded.verify_message, scanned_at = excluded.scanned_at RETURNING id"));
         int64_t id = 0;
         {
             Statement st(m_db.handle(), up, m_db.path());
@@ -326,9 +333,10 @@ private:
             Statement st(m_db.handle(), del, m_db.path());
             CKPT_RETURN_IF_ERROR(st.bind(1, id).run());
         }
-        CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * ins, m_db.prepare(
-            "INSERT OR REPLACE INTO catalog_tensors (checkpoint_id, key_id, dtype, shape, bytes, crc32c) "
-            "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+        CKPT_ASSIGN_OR_RETURN(
+            sqlite3_stmt * ins,
+            m_db.prepare("INSERT OR REPLACE INTO catalog_tensors (checkpoint_id, key_id, dtype, shape, bytes, crc32c) "
+                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
         for (const TensorRow& t : s.tensors) {
             CKPT_ASSIGN_OR_RETURN(int64_t keyId, keyIdFor(t));
             Statement st(m_db.handle(), ins, m_db.path());
@@ -343,8 +351,10 @@ private:
         lookup.push_back('\0');
         lookup += t.objectPath;
         if (auto it = m_keyIds.find(lookup); it != m_keyIds.end()) return it->second;
-        CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * ins, m_db.prepare(
-            "INSERT INTO catalog_keys (key, object_path) VALUES (?1, ?2) ON CONFLICT (key, object_path) DO NOTHING"));
+        CKPT_ASSIGN_OR_RETURN(
+            sqlite3_stmt * ins,
+            m_db.prepare(
+                "INSERT INTO catalog_keys (key, object_path) VALUES (?1, ?2) ON CONFLICT (key, object_path) DO NOTHING"));
         {
             Statement st(m_db.handle(), ins, m_db.path());
             CKPT_RETURN_IF_ERROR(st.bind(1, t.key).bind(2, t.objectPath).run());
@@ -391,7 +401,7 @@ Status cancelledStatus() { return Status(StatusCode::Cancelled, "catalog scan ca
 }  // namespace
 
 Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
-    const double started = catalog::wallNow();
+    const double started = platform::unixSeconds();
     CatalogScanSummary summary;
     CKPT_ASSIGN_OR_RETURN(std::vector<CatalogRoot> all, roots());
     std::vector<std::string> wanted;
@@ -399,7 +409,8 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
     std::set<std::string> rootPaths;
     for (const CatalogRoot& r : all) rootPaths.insert(r.path);
     for (const std::string& w : wanted) {
-        const bool covered = std::any_of(all.begin(), all.end(), [&](const CatalogRoot& r) { return catalog::isWithin(w, r.path); });
+        const bool covered =
+            std::any_of(all.begin(), all.end(), [&](const CatalogRoot& r) { return catalog::isWithin(w, r.path); });
         if (!covered) return notFound("the catalog has no root holding " + w + " (add it first)");
     }
     Writer writer(*m_db, summary);
@@ -434,7 +445,8 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
         std::vector<std::string> errors;
         std::set<std::pair<dev_t, ino_t>> seen;
         for (const std::string& start : starts) {
-            const int depth = static_cast<int>(std::count(start.begin() + static_cast<std::ptrdiff_t>(root.path.size()), start.end(), '/'));
+            const int depth =
+                static_cast<int>(std::count(start.begin() + static_cast<std::ptrdiff_t>(root.path.size()), start.end(), '/'));
             walk(start, depth, options.maxDepth, otherRoots, seen, dirs, errors);
         }
         for (const std::string& e : errors) summary.errors.push_back(e);
@@ -509,7 +521,7 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
             if (lastBatch) break;
         }
     }
-    summary.seconds = catalog::wallNow() - started;
+    summary.seconds = platform::unixSeconds() - started;
     return summary;
 }
 

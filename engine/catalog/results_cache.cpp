@@ -44,11 +44,20 @@ ComputedOn computedOnFrom(const json& j) {
 }
 
 std::string statsPayload(const TensorStats& s) {
-    return json{{"count", s.count},       {"finite", s.finiteCount},    {"zeros", s.zeros},
-                {"nans", s.nans},         {"pos_infs", s.posInfs},      {"neg_infs", s.negInfs},
-                {"min", number(s.min)},   {"max", number(s.max)},       {"mean", number(s.mean)},
-                {"std", number(s.std)},   {"abs_max", number(s.absMax)}, {"string_lengths", s.stringLengths},
-                {"complex_magnitude", s.complexMagnitude}, {"computed_on", computedOnJson(s.computedOn)}}
+    return json{{"count", s.count},
+                {"finite", s.finiteCount},
+                {"zeros", s.zeros},
+                {"nans", s.nans},
+                {"pos_infs", s.posInfs},
+                {"neg_infs", s.negInfs},
+                {"min", number(s.min)},
+                {"max", number(s.max)},
+                {"mean", number(s.mean)},
+                {"std", number(s.std)},
+                {"abs_max", number(s.absMax)},
+                {"string_lengths", s.stringLengths},
+                {"complex_magnitude", s.complexMagnitude},
+                {"computed_on", computedOnJson(s.computedOn)}}
         .dump();
 }
 
@@ -76,17 +85,22 @@ std::optional<TensorStats> statsFrom(const std::string& payload) {
 std::string histogramPayload(const Histogram& h) {
     json edges = json::array();
     for (double e : h.edges) edges.push_back(number(e));
-    return json{{"lo", number(h.lo)},       {"hi", number(h.hi)},       {"edges", edges},
-                {"counts", h.counts},       {"below", h.below},         {"above", h.above},
-                {"nans", h.nans},           {"string_lengths", h.stringLengths},
+    return json{{"lo", number(h.lo)},
+                {"hi", number(h.hi)},
+                {"edges", edges},
+                {"counts", h.counts},
+                {"below", h.below},
+                {"above", h.above},
+                {"nans", h.nans},
+                {"string_lengths", h.stringLengths},
                 {"computed_on", computedOnJson(h.computedOn)}}
         .dump();
 }
 
 std::optional<Histogram> histogramFrom(const std::string& payload) {
     const json j = json::parse(payload, nullptr, false);
-    if (!j.is_object() || !j.contains("edges") || !j["edges"].is_array() || !j.contains("counts") ||
-        !j["counts"].is_array() || j["edges"].size() != j["counts"].size() + 1)
+    if (!j.is_object() || !j.contains("edges") || !j["edges"].is_array() || !j.contains("counts") || !j["counts"].is_array() ||
+        j["edges"].size() != j["counts"].size() + 1)
         return std::nullopt;
     Histogram h;
     h.lo = numberFrom(j.value("lo", json()));
@@ -119,8 +133,8 @@ Result<Tensor> readValues(const BundleReader& bundle, const TensorInfo& info) { 
 
 // The figure from the cache, else computed from the values and stored.
 template <typename T, typename Compute, typename Encode, typename Decode>
-Result<Cached<T>> throughCache(Catalog* catalog, const BundleReader& bundle, const TensorInfo& info,
-                               const std::string& kind, Compute compute, Encode encode, Decode decode) {
+Result<Cached<T>> throughCache(Catalog* catalog, const BundleReader& bundle, const TensorInfo& info, const std::string& kind,
+                               Compute compute, Encode encode, Decode decode) {
     const std::optional<TensorIdentity> identity = tensorIdentity(info);
     std::optional<ResultsCache> cache;
     if (catalog && identity) cache.emplace(*catalog);
@@ -168,7 +182,7 @@ Status ResultsCache::put(const TensorIdentity& id, std::string_view kind, std::s
             .bind(4, static_cast<int64_t>(id.bytes))
             .bind(5, kind)
             .bind(6, payload)
-            .bind(7, catalog::wallNow());
+            .bind(7, platform::unixSeconds());
         CKPT_RETURN_IF_ERROR(st.run());
         return true;
     });
@@ -178,15 +192,14 @@ Status ResultsCache::put(const TensorIdentity& id, std::string_view kind, std::s
 Result<Cached<TensorStats>> cachedStats(Catalog* catalog, const BundleReader& bundle, const TensorInfo& info,
                                         const PreviewOptions& options) {
     return throughCache<TensorStats>(
-        catalog, bundle, info, "stats", [&](const TensorView& v) { return computeStats(v, options); }, statsPayload,
-        statsFrom);
+        catalog, bundle, info, "stats", [&](const TensorView& v) { return computeStats(v, options); }, statsPayload, statsFrom);
 }
 
 Result<Cached<Histogram>> cachedHistogram(Catalog* catalog, const BundleReader& bundle, const TensorInfo& info,
                                           const HistogramRequest& request, const PreviewOptions& options) {
     auto result = throughCache<Histogram>(
-        catalog, bundle, info, histogramKind(request),
-        [&](const TensorView& v) { return computeHistogram(v, request, options); }, histogramPayload, histogramFrom);
+        catalog, bundle, info, histogramKind(request), [&](const TensorView& v) { return computeHistogram(v, request, options); },
+        histogramPayload, histogramFrom);
     if (result.ok()) result->value.logCounts = request.logCounts;  // presentation, not part of the figure
     return result;
 }

@@ -155,8 +155,6 @@ static_assert(sizeof kMigrations / sizeof kMigrations[0] == kSchemaVersion);
 
 }  // namespace
 
-const char* migrationFrom(int version) {
-    return version >= 0 && version < kSchemaVersion ? kMigrations[version] : nullptr;
-}
+const char* migrationFrom(int version) { return version >= 0 && version < kSchemaVersion ? kMigrations[version] : nullptr; }
 
 }  // namespace ckpt::catalog

@@ -7,7 +7,6 @@
 
 #include <sys/stat.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -15,15 +14,13 @@
 
 #include "catalog/database.h"
 #include "schedule/store_sql.h"
+#include "platform/clock.h"
 
 namespace ckpt {
 static_assert(ScheduleStore::kSchemaVersion == catalog::kSchemaVersion);
 using schedule::exec;
-using schedule::sqliteStatus;
 using schedule::Statement;
 namespace {
-
-double wallNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 constexpr const char* kScheduleColumns =
     "id, name, source_kind, source_path, destination, triggers, retention, max_shard_bytes, shard_count, async, enabled, "
@@ -98,11 +95,10 @@ std::optional<RunTrigger> runTriggerFromName(std::string_view name) {
 Result<std::string> ScheduleStore::defaultPath() { return catalog::Database::defaultPath(); }
 
 Result<std::unique_ptr<ScheduleStore>> ScheduleStore::open(std::string_view path, const ScheduleStoreOptions& options) {
-    CKPT_ASSIGN_OR_RETURN(
-        std::unique_ptr<catalog::Database> database,
-        catalog::Database::open(path, {.createDirectory = options.createDirectory,
-                                       .busyTimeoutMs = options.busyTimeoutMs,
-                                       .role = "schedule store"}));
+    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<catalog::Database> database,
+                          catalog::Database::open(path, {.createDirectory = options.createDirectory,
+                                                         .busyTimeoutMs = options.busyTimeoutMs,
+                                                         .role = "schedule store"}));
     return std::unique_ptr<ScheduleStore>(new ScheduleStore(std::move(database)));
 }
 
@@ -165,7 +161,7 @@ Result<int64_t> ScheduleStore::addSchedule(const Schedule& schedule) {
             "INSERT INTO schedules (name, source_kind, source_path, destination, triggers, retention, max_shard_bytes, "
             "shard_count, async, enabled, demo_steps, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
     Statement st(m_db, raw, m_path);
-    bindSchedule(st, schedule, schedule.createdAt > 0 ? schedule.createdAt : wallNow());
+    bindSchedule(st, schedule, schedule.createdAt > 0 ? schedule.createdAt : platform::unixSeconds());
     const Status status = st.run();
     if (status.code() == StatusCode::AlreadyExists)
         return Status(StatusCode::AlreadyExists, "a schedule named \"" + schedule.name + "\" already exists in " + m_path);

@@ -50,9 +50,9 @@ private slots:
         m_runs = m_tmp.filePath(QStringLiteral("runs"));
         for (const char* run : {"a", "b"}) {
             const QString dir = m_runs + QLatin1Char('/') + QLatin1String(run);
-            const Run train = ckpt::testing::runCkpt({QStringLiteral("demo-train"), dir, QStringLiteral("--steps"),
-                                                      QStringLiteral("120"), QStringLiteral("--save-every"),
-                                                      QStringLiteral("40")});
+            const Run train =
+                ckpt::testing::runCkpt({QStringLiteral("demo-train"), dir, QStringLiteral("--steps"), QStringLiteral("120"),
+                                        QStringLiteral("--save-every"), QStringLiteral("40")});
             QVERIFY2(train.exitCode == 0, train.err.constData());
         }
     }
@@ -73,7 +73,8 @@ private slots:
         QCOMPARE(list["checkpoints"][0]["health"].get<std::string>(), std::string("unverified"));
 
         // A substring with '/', '_' and '-', in every checkpoint.
-        const Run found = catalog({QStringLiteral("search"), QStringLiteral("layer_with_weights-0/kernel"), QStringLiteral("--json")});
+        const Run found =
+            catalog({QStringLiteral("search"), QStringLiteral("layer_with_weights-0/kernel"), QStringLiteral("--json")});
         QVERIFY2(found.exitCode == 0, found.err.constData());
         const json s = parsed(found);
         QCOMPARE(s["total_checkpoints"].get<int>(), 6);
@@ -127,9 +128,9 @@ private slots:
 
     void restoreIsRecorded() {
         const QString source = m_runs + QStringLiteral("/a/ckpt-1");
-        const Run restore = ckpt::testing::runCkpt({QStringLiteral("restore"), source, QStringLiteral("--into"), source,
-                                                    QStringLiteral("--assert"), QStringLiteral("consumed"),
-                                                    QStringLiteral("--catalog"), m_db});
+        const Run restore =
+            ckpt::testing::runCkpt({QStringLiteral("restore"), source, QStringLiteral("--into"), source,
+                                    QStringLiteral("--assert"), QStringLiteral("consumed"), QStringLiteral("--catalog"), m_db});
         QVERIFY2(restore.exitCode == 0, restore.err.constData());
         const json h = parsed(catalog({QStringLiteral("history"), QStringLiteral("--json")}));
         QCOMPARE(h["restores"].size(), size_t{1});
@@ -138,6 +139,36 @@ private slots:
         QCOMPARE(r["ok"].get<bool>(), true);
         QCOMPARE(r["tool"].get<std::string>(), std::string("ckpt"));
         QVERIFY(r["verdict"].get<std::string>().find("assert_consumed passed") != std::string::npos);
+    }
+
+    // The second preview of the same bytes, in another checkpoint of the
+    // run (layer 0 is frozen after step 40 in the demo), needs no read.
+    void previewsComeFromTheCache() {
+        const QString key = QStringLiteral("model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE");
+        auto stats = [&](const QString& prefix, QStringList extra = {}) {
+            QStringList args = {QStringLiteral("stats"),     prefix, key, QStringLiteral("--json"),
+                                QStringLiteral("--catalog"), m_db};
+            args += extra;
+            const Run run = ckpt::testing::runCkpt(args);
+            if (run.exitCode != 0) qWarning("%s", run.err.constData());
+            return parsed(run);
+        };
+        const json first = stats(m_runs + QStringLiteral("/b/ckpt-1"));
+        const json again = stats(m_runs + QStringLiteral("/b/ckpt-1"));
+        QCOMPARE(first["from_cache"].get<bool>(), false);
+        QCOMPARE(again["from_cache"].get<bool>(), true);
+        for (const char* field : {"count", "min", "max", "mean", "std", "absmax", "zeros"})
+            QCOMPARE(again[field].dump(), first[field].dump());
+        QCOMPARE(stats(m_runs + QStringLiteral("/b/ckpt-1"), {QStringLiteral("--no-cache")})["from_cache"].get<bool>(), false);
+        const json hist = parsed(ckpt::testing::runCkpt({QStringLiteral("histogram"), m_runs + QStringLiteral("/b/ckpt-1"), key,
+                                                         QStringLiteral("--bins"), QStringLiteral("8"), QStringLiteral("--json"),
+                                                         QStringLiteral("--catalog"), m_db}));
+        const json histAgain = parsed(ckpt::testing::runCkpt({QStringLiteral("histogram"), m_runs + QStringLiteral("/b/ckpt-1"),
+                                                              key, QStringLiteral("--bins"), QStringLiteral("8"),
+                                                              QStringLiteral("--json"), QStringLiteral("--catalog"), m_db}));
+        QCOMPARE(histAgain["from_cache"].get<bool>(), true);
+        QCOMPARE(histAgain["counts"].dump(), hist["counts"].dump());
+        QCOMPARE(histAgain["edges"].dump(), hist["edges"].dump());
     }
 
     void forgetLeavesFiles() {
@@ -173,7 +204,8 @@ private slots:
             sqlite3_close(db);
         }
         const QByteArray before = readAll(path);
-        const Run run = ckpt::testing::runCkpt({QStringLiteral("catalog"), QStringLiteral("list"), QStringLiteral("--catalog"), path});
+        const Run run =
+            ckpt::testing::runCkpt({QStringLiteral("catalog"), QStringLiteral("list"), QStringLiteral("--catalog"), path});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains(fragment.toUtf8()) && run.err.contains(path.toUtf8()), run.err.constData());
         QCOMPARE(readAll(path), before);

@@ -32,7 +32,7 @@ struct sqlite3_stmt;
 namespace ckpt {
 namespace catalog {
 class Database;
-}
+}  // namespace catalog
 
 enum class RunResult { Running, Ok, Failed, Interrupted, Skipped };
 // "running", "ok", "failed", "interrupted", "skipped"
