@@ -335,6 +335,37 @@ private slots:
         QCOMPARE(integrityCheck(db), std::string("ok"));
     }
 
+    void scopedScan() {
+        QTemporaryDir tmp;
+        const std::string root = tmp.filePath(QStringLiteral("runs")).toStdString();
+        for (const char* dir : {"a", "b"})
+            for (int i = 1; i <= 2; ++i)
+                QVERIFY(writeKeyedCheckpoint(root + "/" + dir + "/ckpt-" + std::to_string(i), someKeys(2, dir), 1).isOk());
+        auto catalog = openCatalog(tmp.filePath(QStringLiteral("catalog.db")).toStdString());
+        QVERIFY(catalog && catalog->addRoot(root).ok());
+        CatalogScanOptions onlyA;
+        onlyA.roots = {root + "/a"};
+        auto a = catalog->scan(onlyA);
+        QVERIFY2(a.ok(), a.status().toString().c_str());
+        QCOMPARE(a->checkpoints, int64_t{2});
+        QCOMPARE(catalog->checkpoints()->size(), size_t{2});
+        // What a scoped scan does not look at is not marked missing.
+        QVERIFY(catalog->scan({}).ok());
+        fs::remove_all(root + "/b");
+        QVERIFY(writeKeyedCheckpoint(root + "/a/ckpt-3", someKeys(2, "a"), 3).isOk());
+        auto again = catalog->scan(onlyA);
+        QVERIFY2(again.ok(), again.status().toString().c_str());
+        QCOMPARE(again->added, int64_t{1});
+        QCOMPARE(again->missing, int64_t{0});
+        QVERIFY(!catalog->checkpoint(root + "/b/ckpt-1")->missing);
+        // Naming the root itself is a whole scan.
+        CatalogScanOptions whole;
+        whole.roots = {root};
+        auto all = catalog->scan(whole);
+        QVERIFY2(all.ok(), all.status().toString().c_str());
+        QCOMPARE(all->missing, int64_t{2});
+    }
+
     void garbageIndexes() {
         QTemporaryDir tmp;
         const std::string root = tmp.filePath(QStringLiteral("runs")).toStdString();
