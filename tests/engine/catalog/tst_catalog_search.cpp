@@ -226,8 +226,8 @@ private slots:
     // FTS5 syntax; an operator word or a quote is what should).
     void pastedObjectPath() {
         check(QStringLiteral("(root).model.a.b"), plain("(root).model.a.b"), true);
-        check(QStringLiteral("(root).optimizer's state 'm' for (root).layer_with_weights-0.kernel"),
-              plain("(root).optimizer's state 'm' for (root).layer_with_weights-0.kernel"), true);
+        check(QStringLiteral("(root).optimizer's state 'm' for (root).model.layer_with_weights-0.kernel"),
+              plain("(root).optimizer's state 'm' for (root).model.layer_with_weights-0.kernel"), true);
     }
 
     void fullTextSyntax_data() {
