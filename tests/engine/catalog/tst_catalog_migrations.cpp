@@ -31,11 +31,12 @@ std::string fixture(const char* name) {
     return (sourceDir() + QStringLiteral("/tests/engine/catalog/fixtures/") + QLatin1String(name)).toStdString();
 }
 
-// The fixture's SQL run into a new file, as the release that wrote it would have.
+// The fixture's SQL run into a new file in WAL mode, as the release that
+// wrote it left its files.
 bool buildFromFixture(const std::string& sqlPath, const std::string& dbPath) {
     const std::string sql = fileBytes(sqlPath);
     if (sql.empty()) return false;
-    const std::string error = execSql(dbPath, sql);
+    const std::string error = execSql(dbPath, "PRAGMA journal_mode = WAL;" + sql);
     if (!error.empty()) qWarning("%s: %s", sqlPath.c_str(), error.c_str());
     return error.empty();
 }
@@ -89,6 +90,7 @@ private slots:
         const std::string path = tmp.filePath(QStringLiteral("catalog.db")).toStdString();
         QVERIFY(buildFromFixture(::fixture(fixture.toUtf8().constData()), path));
         QCOMPARE(queryInt(path, "PRAGMA user_version"), int64_t{version});
+        QCOMPARE(queryText(path, "PRAGMA journal_mode"), std::string("wal"));
 
         // Whichever opens it first migrates it, all the way to 3.
         QVERIFY(catalogFirst ? openCatalog(path) : openStore(path));
