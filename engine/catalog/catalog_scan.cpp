@@ -275,13 +275,14 @@ private:
         const CheckpointListEntry& e = s.entry;
         if (!s.changed) {
             // Unchanged files; the state file's view, the step and a new
-            // verification may still differ.
+            // verification may still differ. Nothing is written when none does.
             CKPT_ASSIGN_OR_RETURN(
                 sqlite3_stmt * stmt,
                 m_db.prepare("UPDATE catalog_checkpoints SET in_state_file = ?2, is_latest = ?3, step = ?4, modified = ?5, "
                              "verified_at = CASE WHEN ?6 THEN ?7 ELSE verified_at END, "
                              "verify_problems = CASE WHEN ?6 THEN ?8 ELSE verify_problems END, "
-                             "verify_message = CASE WHEN ?6 THEN ?9 ELSE verify_message END WHERE id = ?1"));
+                             "verify_message = CASE WHEN ?6 THEN ?9 ELSE verify_message END WHERE id = ?1 AND (?6 OR in_state_file "
+                "IS NOT ?2 OR is_latest IS NOT ?3 OR step IS NOT ?4 OR modified IS NOT ?5)"));
             Statement st(m_db.handle(), stmt, m_db.path());
             st.bind(1, s.known->id).bind(2, int64_t{e.inStateFile}).bind(3, int64_t{e.isLatest});
             if (e.step.step) st.bind(4, *e.step.step);

@@ -21,8 +21,10 @@ struct Plan {
     std::vector<std::string> like;  // LIKE patterns, each on key or object path
 };
 
+// Only what plain text never holds: a pasted object path such as
+// "(root).model.dense" has parentheses and stays a substring search.
 bool isFtsSyntax(std::string_view q) {
-    if (q.find_first_of("\"()*^") != std::string_view::npos) return true;
+    if (q.find('"') != std::string_view::npos) return true;
     if (q.find("key:") != std::string_view::npos || q.find("object_path:") != std::string_view::npos) return true;
     std::istringstream words{std::string(q)};
     for (std::string w; words >> w;)
@@ -80,15 +82,20 @@ Result<CatalogSearchResult> Catalog::search(std::string_view query, const Catalo
     sqlite3* db = m_db->handle();
     const std::string& path = m_db->path();
 
-    // The matching keys, into a temporary table the later queries join.
-    CKPT_RETURN_IF_ERROR(sql::exec(db, path, "CREATE TEMP TABLE IF NOT EXISTS search_keys (id INTEGER PRIMARY KEY)"));
+    // The matching keys, in key order, into a temporary table the later
+    // queries join. Every join below names its outer loop (CROSS JOIN):
+    // the planner has no statistics for the temporary table and would
+    // otherwise start from the million-row tensor table.
+    CKPT_RETURN_IF_ERROR(sql::exec(
+        db, path, "CREATE TEMP TABLE IF NOT EXISTS search_keys (ord INTEGER PRIMARY KEY, id INTEGER NOT NULL UNIQUE)"));
     CKPT_RETURN_IF_ERROR(sql::exec(db, path, "DELETE FROM temp.search_keys"));
-    std::string keys = "INSERT INTO temp.search_keys SELECT k.id FROM catalog_keys k WHERE 1";
+    std::string keys = "INSERT INTO temp.search_keys (id) SELECT k.id FROM catalog_keys k WHERE 1";
     if (!plan.match.empty()) keys += " AND k.id IN (SELECT rowid FROM catalog_key_text WHERE catalog_key_text MATCH ?1)";
     for (size_t i = 0; i < plan.like.size(); ++i) {
         const std::string p = "?" + std::to_string(i + 2);
         keys += " AND (k.key LIKE " + p + " ESCAPE '\\' OR k.object_path LIKE " + p + " ESCAPE '\\')";
     }
+    keys += " ORDER BY k.key, k.object_path";
     sqlite3_stmt* raw = nullptr;
     int rc = sqlite3_prepare_v2(db, keys.c_str(), -1, &raw, nullptr);
     if (rc != SQLITE_OK) return sql::sqliteStatus(db, rc, path, "cannot search");
@@ -105,44 +112,75 @@ Result<CatalogSearchResult> Catalog::search(std::string_view query, const Catalo
             return invalidArgument("cannot search the catalog for '" + result.query + "': " + sqlite3_errmsg(db));
         return sql::sqliteStatus(db, rc, path, "cannot search");
     }
+    const int64_t matchedKeys = sqlite3_changes(db);
+    if (matchedKeys == 0) return result;
 
-    // Matches per checkpoint, in display order.
-    static const std::string perCheckpoint =
-        std::string("SELECT ") + catalog::kCheckpointColumns +
-        ", m.n FROM (SELECT t.checkpoint_id AS id, count(*) AS n FROM temp.search_keys s "
-        "JOIN catalog_tensors t ON t.key_id = s.id GROUP BY t.checkpoint_id) m "
-        "JOIN catalog_checkpoints c ON c.id = m.id ORDER BY c.directory, c.step IS NULL, c.step, c.name";
-    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * counts, m_db->prepare(perCheckpoint.c_str()));
+    // Matches per checkpoint: one pass over the matching rows through the
+    // key index, counted here rather than by a GROUP BY's sorter.
+    std::unordered_map<int64_t, int64_t> perCheckpoint;
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * rows, m_db->prepare("SELECT t.checkpoint_id FROM temp.search_keys s "
+                                                             "CROSS JOIN catalog_tensors t ON t.key_id = s.id"));
     {
-        Statement st(db, counts, path);
+        Statement st(db, rows, path);
         while (true) {
             CKPT_ASSIGN_OR_RETURN(bool row, st.step());
             if (!row) break;
-            const int64_t n = st.integer(19);
-            ++result.totalCheckpoints;
-            result.totalMatches += n;
-            if (static_cast<int>(result.hits.size()) >= options.maxCheckpoints) continue;
-            CatalogSearchHit hit;
-            hit.checkpoint = catalog::checkpointFromRow(st);
-            hit.totalMatches = n;
-            result.hits.push_back(std::move(hit));
+            ++perCheckpoint[st.integer(0)];
         }
     }
-    result.truncated = result.totalCheckpoints > static_cast<int64_t>(result.hits.size());
+    static const std::string byId =
+        std::string("SELECT ") + catalog::kCheckpointColumns + " FROM catalog_checkpoints c WHERE c.id = ?1";
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * checkpointRow, m_db->prepare(byId.c_str()));
+    std::vector<CatalogSearchHit> hits;
+    hits.reserve(perCheckpoint.size());
+    for (const auto& [id, n] : perCheckpoint) {
+        Statement st(db, checkpointRow, path);
+        CKPT_ASSIGN_OR_RETURN(bool row, st.bind(1, id).step());
+        if (!row) continue;
+        CatalogSearchHit hit;
+        hit.checkpoint = catalog::checkpointFromRow(st);
+        hit.totalMatches = n;
+        result.totalMatches += n;
+        hits.push_back(std::move(hit));
+    }
+    // Display order: by directory, then step (checkpoints without one last), then name.
+    std::sort(hits.begin(), hits.end(), [](const CatalogSearchHit& a, const CatalogSearchHit& b) {
+        const CatalogCheckpoint& x = a.checkpoint;
+        const CatalogCheckpoint& y = b.checkpoint;
+        if (x.directory != y.directory) return x.directory < y.directory;
+        if (x.step.has_value() != y.step.has_value()) return x.step.has_value();
+        if (x.step != y.step) return *x.step < *y.step;
+        return x.name < y.name;
+    });
+    result.totalCheckpoints = static_cast<int64_t>(hits.size());
+    if (static_cast<int64_t>(hits.size()) > options.maxCheckpoints) hits.resize(static_cast<size_t>(options.maxCheckpoints));
+    result.truncated = result.totalCheckpoints > static_cast<int64_t>(hits.size());
 
-    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * matches,
+    // The first matches of each shown checkpoint, in key order, whichever
+    // way costs fewer lookups: walking the matching keys in order until
+    // enough are found in this checkpoint (about limit x keys / matches
+    // probes), or reading the checkpoint's own rows and sorting the matches.
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * byKeys,
                           m_db->prepare("SELECT k.key, k.object_path, t.dtype, t.shape FROM temp.search_keys s "
-                                        "JOIN catalog_tensors t ON t.key_id = s.id JOIN catalog_keys k ON k.id = s.id "
-                                        "WHERE t.checkpoint_id = ?1 ORDER BY k.key LIMIT ?2"));
-    for (CatalogSearchHit& hit : result.hits) {
-        Statement st(db, matches, path);
-        st.bind(1, hit.checkpoint.id).bind(2, int64_t{options.maxMatchesPerCheckpoint});
+                                        "CROSS JOIN catalog_tensors t ON t.checkpoint_id = ?1 AND t.key_id = s.id "
+                                        "CROSS JOIN catalog_keys k ON k.id = s.id ORDER BY s.ord LIMIT ?2"));
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * byRows,
+                          m_db->prepare("SELECT k.key, k.object_path, t.dtype, t.shape FROM catalog_tensors t "
+                                        "CROSS JOIN temp.search_keys s ON s.id = t.key_id "
+                                        "CROSS JOIN catalog_keys k ON k.id = t.key_id "
+                                        "WHERE t.checkpoint_id = ?1 ORDER BY s.ord LIMIT ?2"));
+    const auto limit = static_cast<int64_t>(options.maxMatchesPerCheckpoint);
+    for (CatalogSearchHit& hit : hits) {
+        const int64_t walkCost = std::min(matchedKeys, limit * matchedKeys / std::max<int64_t>(1, hit.totalMatches));
+        Statement st(db, walkCost <= hit.checkpoint.tensors ? byKeys : byRows, path);
+        st.bind(1, hit.checkpoint.id).bind(2, limit);
         while (true) {
             CKPT_ASSIGN_OR_RETURN(bool row, st.step());
             if (!row) break;
             hit.matches.push_back({st.text(0), st.text(1), st.text(2), st.text(3)});
         }
     }
+    result.hits = std::move(hits);
     return result;
 }
 
