@@ -17,6 +17,7 @@
 #include "views/heatmap_page.h"
 #include "views/histogram_page.h"
 #include "views/history_page.h"
+#include "views/preview_page.h"
 #include "views/stats_page.h"
 #include "views/values_page.h"
 
@@ -71,6 +72,11 @@ TensorInspector::TensorInspector(JobTracker* jobs, QWidget* parent)
 }
 
 TensorInspector::~TensorInspector() = default;
+
+void TensorInspector::setCatalogPath(const QString& path) {
+    for (InspectorPage* page : std::as_const(m_pages))
+        if (auto* preview = qobject_cast<PreviewPage*>(page)) preview->setCatalogPath(path);
+}
 
 void TensorInspector::addPage(InspectorPage* page) {
     m_pages.append(page);

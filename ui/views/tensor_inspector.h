@@ -31,6 +31,8 @@ public:
 
     void addPage(InspectorPage* page);
     void setSelection(const TensorSelection& selection);
+    // The catalog whose results cache the preview pages use; empty: none.
+    void setCatalogPath(const QString& path);
     const TensorSelection& selection() const { return m_selection; }
     ValuesPage* valuesPage() const { return m_values; }
     bool isLoading() const { return m_loading; }
