@@ -2,6 +2,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QStandardItem>
 #include <QLineEdit>
 #include <QLocale>
 #include <QTimer>
@@ -32,7 +33,8 @@ CatalogSearchView::CatalogSearchView(CatalogController* catalog, QWidget* parent
     m_view->setModel(m_model);
     m_view->setUniformRowHeights(true);
     m_view->setAlternatingRowColors(true);
-    m_view->setTextElideMode(Qt::ElideLeft);  // keys differ at their end
+    // Keys differ at their end, slots' object paths at their start ("m for …").
+    m_view->setTextElideMode(Qt::ElideMiddle);
     m_view->setAccessibleName(tr("Search results"));
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->header()->setStretchLastSection(false);
@@ -122,6 +124,15 @@ void CatalogSearchView::showOutcome(const CatalogSearchOutcome& outcome) {
     for (int r = 0; r < m_model->rowCount(); ++r) {
         const QModelIndex top = m_model->index(r, 0);
         m_view->setFirstColumnSpanned(r, {}, true);
+        const QString prefix = top.data(CatalogSearchModel::PrefixRole).toString();
+        if (const std::optional<Health> own = m_healthLookup ? m_healthLookup(prefix) : std::nullopt;
+            own == Health::Healthy || own == Health::Damaged) {
+            QStandardItem* item = m_model->itemFromIndex(top);
+            item->setIcon(healthIcon(*own));
+            item->setToolTip(
+                item->toolTip() +
+                tr("\nVerified in this session: %1").arg(*own == Health::Healthy ? tr("every checksum matches") : tr("damaged")));
+        }
         for (int c = 0; c < m_model->rowCount(top); ++c)
             if (m_model->index(c, 0, top).data(CatalogSearchModel::RowKindRole).toInt() == CatalogSearchModel::MoreMatchesRow)
                 m_view->setFirstColumnSpanned(c, top, true);

@@ -7,7 +7,11 @@
 
 #include <QWidget>
 
+#include <functional>
 #include <memory>
+#include <optional>
+
+#include "views/kind_icons.h"
 
 class QLabel;
 class QLineEdit;
@@ -34,6 +38,10 @@ public:
     QTreeView* view() const { return m_view; }
     CatalogSearchModel* model() const { return m_model; }
     QString summary() const;
+    // This session's own verification of a checkpoint (the sidebar's), when
+    // it has one: fresher than the catalog's health in the results.
+    using HealthLookup = std::function<std::optional<Health>(const QString& prefix)>;
+    void setHealthLookup(HealthLookup lookup) { m_healthLookup = std::move(lookup); }
 
 signals:
     // A match row: open 'prefix' and select the tree node holding 'key'
@@ -53,6 +61,7 @@ private:
     QTreeView* m_view;
     CatalogSearchModel* m_model;
     QTimer* m_debounce;
+    HealthLookup m_healthLookup;
     bool m_inFlight = false;
     bool m_pending = false;  // the text changed while a search ran
 };

@@ -157,7 +157,8 @@ void CheckpointSidebar::showContextMenu(const QPoint& pos) {
     const QModelIndex at = indexAt(pos).siblingAtColumn(0);
     if (const QString dir = at.data(DirectoryModel::DirRole).toString(); !dir.isEmpty()) {
         QMenu menu(this);
-        menu.addAction(tr("&Remove from Sidebar and Catalog"), this, [this, dir] { emit forgetDirectoryRequested(dir); });
+        const QString text = m_dirs->isCatalogued(dir) ? tr("&Remove from Sidebar and Catalog") : tr("&Remove from Sidebar");
+        menu.addAction(text, this, [this, dir] { emit forgetDirectoryRequested(dir); });
         menu.exec(viewport()->mapToGlobal(pos));
         return;
     }

@@ -74,6 +74,11 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_catalog, &CatalogController::unavailable, this, &MainWindow::onCatalogUnavailable);
     connect(m_catalog, &CatalogController::problem, m_location, &QLabel::setText);
     connect(m_search, &CatalogSearchView::resultActivated, this, &MainWindow::openAt);
+    m_search->setHealthLookup([this](const QString& prefix) -> std::optional<Health> {
+        const QModelIndex row = m_sidebar->directories()->indexForPrefix(prefix);
+        if (!row.isValid()) return std::nullopt;
+        return static_cast<Health>(row.data(DirectoryModel::HealthRole).toInt());
+    });
 
     auto* welcomeLayout = new QVBoxLayout(m_welcome);
     welcomeLayout->addStretch();
