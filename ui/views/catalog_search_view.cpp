@@ -139,6 +139,11 @@ void CatalogSearchView::showOutcome(const CatalogSearchOutcome& outcome) {
     }
     // Few checkpoints: show their keys; many: the list of checkpoints first.
     if (m_model->rowCount() <= 10) m_view->expandAll();
+    // Object paths as wide as they need, but the key keeps most of the room.
+    m_view->resizeColumnToContents(CatalogSearchModel::ObjectPathColumn);
+    const int widest = m_view->viewport()->width() * 2 / 5;
+    if (m_view->columnWidth(CatalogSearchModel::ObjectPathColumn) > widest)
+        m_view->setColumnWidth(CatalogSearchModel::ObjectPathColumn, widest);
     const CatalogSearchResult& r = *outcome.result;
     const QLocale locale;
     QString text = r.totalMatches == 0 ? tr("No key or object path matches \u201c%1\u201d.").arg(outcome.query)
