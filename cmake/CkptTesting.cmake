@@ -8,8 +8,9 @@ function(ckpt_add_test)
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE Qt6::Test ckpt_warnings ckpt_test_support ${T_LIBS})
   add_test(NAME ${T_NAME} COMMAND ${T_NAME})
+  # XDG_DATA_HOME: each test's own default catalog, never the user's.
   set(env "CKPT_TESTDATA_REAL_DEFAULT=${CKPT_TESTDATA_REAL}" "CKPT_BINARY_DIR=${PROJECT_BINARY_DIR}"
-          "CKPT_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+          "CKPT_SOURCE_DIR=${PROJECT_SOURCE_DIR}" "XDG_DATA_HOME=${PROJECT_BINARY_DIR}/test-data/${T_NAME}")
   if(T_GUI)
     list(APPEND env "QT_QPA_PLATFORM=offscreen")
   endif()

@@ -46,7 +46,7 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("--schedule", opts->schedule,
                     "Record this run's saves in the schedule store as the program schedule NAME "
                     "(ckpt schedule show NAME, the explorer's Schedules tab)");
-    cmd->add_option("--store", *store, "Schedule store for --schedule (default $XDG_DATA_HOME/ckpt-explorer/schedules.db)");
+    cmd->add_option("--store", *store, "Schedule store for --schedule (default $XDG_DATA_HOME/ckpt-explorer/catalog.db)");
     cmd->add_flag("--json", *json, "Machine-readable output (docs/cli.md)");
     cmd->callback([&ctx, opts, json, maxShard, freezeFrom, noFreeze, policyFile, store] {
         if (!store->empty() && opts->schedule.empty()) {

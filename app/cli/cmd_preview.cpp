@@ -6,11 +6,14 @@
 //                [--size WxH] [--colormap NAME] [--device ...] [--json]
 
 #include <cmath>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
+#include "ckpt/catalog.h"
+#include "ckpt/catalog_cache.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/preview.h"
 #include "json_output.h"
@@ -21,9 +24,35 @@ namespace {
 
 // Options every preview command shares.
 struct PreviewArgs {
-    std::string path, key, device = "auto";
-    bool json = false, verbose = false;
+    std::string path, key, device = "auto", catalog;
+    bool json = false, verbose = false, noCache = false;
 };
+
+// stats and histogram: figures come from the catalog's cache when it has them.
+void addCacheOptions(CLI::App* cmd, PreviewArgs& a) {
+    cmd->add_option("--catalog", a.catalog, "Catalog whose results cache to use (default: the user's, when it exists)");
+    cmd->add_flag("--no-cache", a.noCache, "Compute, ignoring and not filling the catalog's cache");
+}
+
+// The catalog whose cache a preview uses: --catalog, else the user's when
+// it exists (a preview never creates one). None with --no-cache or a
+// --device other than auto: the user asked for a computation.
+std::unique_ptr<Catalog> previewCache(const PreviewArgs& a) {
+    if (a.noCache || a.device != "auto") return nullptr;
+    std::string path = a.catalog;
+    if (path.empty()) {
+        auto fallback = Catalog::defaultPath();
+        std::error_code ec;
+        if (!fallback.ok() || !std::filesystem::exists(*fallback, ec)) return nullptr;
+        path = *fallback;
+    }
+    auto catalog = Catalog::open(path);
+    if (!catalog.ok()) {
+        std::cerr << "ckpt: warning: not using the catalog's cache: " << displayableString(catalog.status().toString()) << "\n";
+        return nullptr;
+    }
+    return std::move(*catalog);
+}
 
 void addCommon(CLI::App* cmd, PreviewArgs& a, bool keyRequired) {
     cmd->add_option("PATH", a.path, "Checkpoint prefix, .index file, directory or SavedModel")->required();
@@ -41,8 +70,10 @@ int reportPreviewError(const Status& st, bool json) {
     return st.code() == StatusCode::OutOfRange ? kExitUsage : code;
 }
 
-void say(const PreviewArgs& a, const ComputedOn& on) {
+void say(const PreviewArgs& a, const ComputedOn& on, bool fromCache = false) {
     if (!a.verbose) return;
+    if (fromCache) std::cerr << "ckpt: from the catalog's cache, computed earlier on " << on.device << "\n";
+    if (fromCache) return;
     std::cerr << "ckpt: computed on " << on.device;
     if (!on.deviceName.empty()) std::cerr << " (" << on.deviceName << ")";
     if (!on.fallbackReason.empty()) std::cerr << "; CUDA not used: " << on.fallbackReason;
@@ -55,10 +86,12 @@ nlohmann::json deviceJson(const ComputedOn& on) {
     return {{"device", on.device}, {"device_name", on.deviceName}, {"fallback_reason", on.fallbackReason}};
 }
 
-nlohmann::json statsJson(const std::string& key, const Tensor& t, const TensorStats& s) {
-    nlohmann::json j = {{"key", displayableString(key)},
+nlohmann::json statsJson(const TensorInfo& t, const Cached<TensorStats>& cached) {
+    const TensorStats& s = cached.value;
+    nlohmann::json j = {{"key", displayableString(t.key)},
                         {"dtype", std::string(dataTypeName(t.dtype))},
                         {"shape", t.shape.dims},
+                        {"from_cache", cached.fromCache},
                         {"values", s.stringLengths      ? "string lengths"
                                    : s.complexMagnitude ? "complex magnitude"
                                                         : "numbers"},
@@ -83,8 +116,8 @@ std::string fmt(double v) {
     return o.str();
 }
 
-void printStatsText(const std::string& key, const Tensor& t, const TensorStats& s) {
-    std::cout << displayableString(key) << "  " << dataTypeName(t.dtype) << " " << t.shape.toString();
+void printStatsText(const TensorInfo& t, const TensorStats& s) {
+    std::cout << displayableString(t.key) << "  " << dataTypeName(t.dtype) << " " << t.shape.toString();
     if (s.stringLengths) std::cout << "  (string lengths)";
     if (s.complexMagnitude) std::cout << "  (magnitude)";
     std::cout << "\n  count " << s.count << "  finite " << s.finiteCount << "  zeros " << s.zeros << "  nan " << s.nans
@@ -97,6 +130,7 @@ void registerStatsCmd(CLI::App& app, CommandContext& ctx) {
     auto a = std::make_shared<PreviewArgs>();
     auto all = std::make_shared<bool>(false);
     addCommon(cmd, *a, false);
+    addCacheOptions(cmd, *a);
     cmd->add_flag("--all", *all, "Every tensor of the checkpoint");
     cmd->callback([&ctx, a, all] {
         if (a->key.empty() == !*all) {
@@ -110,38 +144,33 @@ void registerStatsCmd(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = reportError(reader.status(), a->json);
             return;
         }
+        const std::unique_ptr<Catalog> cache = previewCache(*a);
         if (!*all) {
-            auto tensor = (*reader)->read(a->key);
-            if (!tensor) {
-                ctx.exitCode = reportError(tensor.status(), a->json);
+            const TensorInfo* info = (*reader)->find(a->key);
+            if (!info) {
+                ctx.exitCode = reportError((*reader)->read(a->key).status(), a->json);
                 return;
             }
-            auto stats = computeStats(TensorView::of(*tensor), opt);
+            auto stats = cachedStats(cache.get(), **reader, *info, opt);
             if (!stats) {
                 ctx.exitCode = reportPreviewError(stats.status(), a->json);
                 return;
             }
-            say(*a, stats->computedOn);
-            if (a->json) printJson(statsJson(a->key, *tensor, *stats));
-            else printStatsText(a->key, *tensor, *stats);
+            say(*a, stats->value.computedOn, stats->fromCache);
+            if (a->json) printJson(statsJson(*info, *stats));
+            else printStatsText(*info, stats->value);
             return;
         }
         nlohmann::json list = nlohmann::json::array();
         for (const TensorInfo& info : (*reader)->tensors()) {
-            Status failure;
-            auto tensor = (*reader)->read(info);
-            if (tensor) {
-                auto stats = computeStats(TensorView::of(*tensor), opt);
-                if (stats) {
-                    say(*a, stats->computedOn);
-                    if (a->json) list.push_back(statsJson(info.key, *tensor, *stats));
-                    else printStatsText(info.key, *tensor, *stats);
-                    continue;
-                }
-                failure = stats.status();
-            } else {
-                failure = tensor.status();
+            auto stats = cachedStats(cache.get(), **reader, info, opt);
+            if (stats) {
+                say(*a, stats->value.computedOn, stats->fromCache);
+                if (a->json) list.push_back(statsJson(info, *stats));
+                else printStatsText(info, stats->value);
+                continue;
             }
+            const Status failure = stats.status();
             // Tensors without numbers (resource, variant) are listed, not failures.
             if (failure.code() != StatusCode::Unimplemented) ctx.exitCode = kExitCheckpointProblem;
             if (!a->json) std::cerr << "ckpt: " << failure.toString() << "\n";
@@ -160,6 +189,7 @@ void registerHistogramCmd(CLI::App& app, CommandContext& ctx) {
     auto req = std::make_shared<HistogramRequest>();
     auto range = std::make_shared<std::vector<double>>();
     addCommon(cmd, *a, true);
+    addCacheOptions(cmd, *a);
     cmd->add_option("--bins", req->bins, "Number of bins, 1..4096 (default 64)");
     cmd->add_flag("--log", req->logCounts, "Draw bar lengths on a log scale (counts stay exact)");
     cmd->add_option("--range", *range, "LO,HI instead of the finite [min, max]")->delimiter(',')->expected(2);
@@ -170,17 +200,20 @@ void registerHistogramCmd(CLI::App& app, CommandContext& ctx) {
         }
         PreviewOptions opt;
         opt.device = *previewDeviceFromName(a->device);
-        auto tensor = readTensorAt(a->path, a->key);
+        auto reader = openBundleAt(a->path);
+        const TensorInfo* tensor = reader ? (*reader)->find(a->key) : nullptr;
         if (!tensor) {
-            ctx.exitCode = reportError(tensor.status(), a->json);
+            ctx.exitCode = reportError(reader ? (*reader)->read(a->key).status() : reader.status(), a->json);
             return;
         }
-        auto h = computeHistogram(TensorView::of(*tensor), *req, opt);
-        if (!h) {
-            ctx.exitCode = reportPreviewError(h.status(), a->json);
+        const std::unique_ptr<Catalog> cache = previewCache(*a);
+        auto cached = cachedHistogram(cache.get(), **reader, *tensor, *req, opt);
+        if (!cached) {
+            ctx.exitCode = reportPreviewError(cached.status(), a->json);
             return;
         }
-        say(*a, h->computedOn);
+        const Histogram* h = &cached->value;
+        say(*a, h->computedOn, cached->fromCache);
         if (a->json) {
             nlohmann::json j = {{"key", displayableString(a->key)},
                                 {"dtype", std::string(dataTypeName(tensor->dtype))},
@@ -194,7 +227,8 @@ void registerHistogramCmd(CLI::App& app, CommandContext& ctx) {
                                 {"below", h->below},
                                 {"above", h->above},
                                 {"nan", h->nans},
-                                {"log", h->logCounts}};
+                                {"log", h->logCounts},
+                                {"from_cache", cached->fromCache}};
             j.update(deviceJson(h->computedOn));
             printJson(j);
             return;

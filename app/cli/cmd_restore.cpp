@@ -9,6 +9,7 @@
 #include <iostream>
 #include <optional>
 
+#include "ckpt/catalog.h"
 #include "ckpt/model_spec.h"
 #include "ckpt/restore.h"
 #include "ckpt/restored_write.h"
@@ -104,6 +105,23 @@ void printOut(const RestoredWrite& r) {
     else std::cout << "verify: not run\n";
 }
 
+// The catalog's restore history; a catalog that cannot be written costs a
+// warning, not the restore.
+void recordInCatalog(const std::string& flag, const MatchReport& report, const std::string& target,
+                     const std::vector<std::string>& maps, const std::optional<RestoredWrite>& written, bool ok) {
+    std::string path = flag;
+    if (path.empty()) {
+        auto fallback = Catalog::defaultPath();
+        if (!fallback.ok()) return;  // no HOME: nowhere to record, nothing to say
+        path = *fallback;
+    }
+    std::string assignmentMap;
+    for (const std::string& m : maps) assignmentMap += (assignmentMap.empty() ? "" : " ") + m;
+    const std::string output = written && written->stats ? written->stats->prefix : std::string();
+    Status st = recordRestore(path, restoreRecordFor(report, target, assignmentMap, output, ok, "ckpt"));
+    if (!st.isOk()) std::cerr << "ckpt: warning: the restore was not recorded: " << displayableString(st.toString()) << "\n";
+}
+
 }  // namespace
 
 void registerRestore(CLI::App& app, CommandContext& ctx) {
@@ -113,7 +131,8 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
     struct Args {
         std::string source, target, assertion, out;
         std::vector<std::string> maps;
-        bool expectPartial = false, json = false, matchOnly = false, force = false;
+        std::string catalog;
+        bool expectPartial = false, json = false, matchOnly = false, force = false, noRecord = false;
     };
     auto args = std::make_shared<Args>();
     cmd->add_option("SRC", args->source, "Checkpoint prefix, .index file, directory or SavedModel")->required();
@@ -131,6 +150,10 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
     cmd->add_flag("--force", args->force, "With --out: write even when the restore or the --assert assertion failed")
         ->needs(outOption);
     outOption->excludes(matchOnly);  // without values the output would silently hold the target's initial values
+    cmd->add_option("--catalog", args->catalog,
+                    "Record the restore in this catalog (default $XDG_DATA_HOME/ckpt-explorer/catalog.db; "
+                    "ckpt catalog history lists them)");
+    cmd->add_flag("--no-record", args->noRecord, "Do not record the restore in the catalog");
     cmd->add_flag("--json", args->json, "Machine-readable output (docs/cli.md)");
     cmd->callback([&ctx, args] {
         RestoreOptions options;
@@ -176,6 +199,7 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
         }
         const bool outFailed = written && !written->refused && !written->ok();
         ctx.exitCode = failure.isOk() && !outFailed ? kExitOk : kExitCheckpointProblem;
+        if (!args->noRecord) recordInCatalog(args->catalog, report, args->target, args->maps, written, failure.isOk());
         if (args->json) {
             nlohmann::json j = nlohmann::json::parse(matchReportJson(report));
             nlohmann::json out = {

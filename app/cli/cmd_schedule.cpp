@@ -362,7 +362,7 @@ void schedulerRun(const Common& o, bool once, CommandContext& ctx) {
 }
 
 void addCommon(CLI::App* cmd, const std::shared_ptr<Common>& o) {
-    cmd->add_option("--store", o->store, "Schedule store (default $XDG_DATA_HOME/ckpt-explorer/schedules.db)");
+    cmd->add_option("--store", o->store, "Schedule store (default $XDG_DATA_HOME/ckpt-explorer/catalog.db)");
     cmd->add_flag("--json", o->json, "Machine-readable output (docs/cli.md)");
 }
 
@@ -421,7 +421,7 @@ void registerSchedule(CLI::App& app, CommandContext& ctx) {
     maxShard->excludes(shards);
     add->add_flag("--async", a->async, "Demo: asynchronous saves");
     add->add_flag("--disabled", a->disabled, "Add it without running it yet");
-    add->add_option("--store", a->store, "Schedule store (default $XDG_DATA_HOME/ckpt-explorer/schedules.db)");
+    add->add_option("--store", a->store, "Schedule store (default $XDG_DATA_HOME/ckpt-explorer/catalog.db)");
     add->add_flag("--json", a->json, "Machine-readable output (docs/cli.md)");
     add->callback([&ctx, a] {
         if (a->source.empty() && !a->demo) {

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
     registerRetention(app, ctx);
     registerSchedule(app, ctx);
     registerScheduler(app, ctx);
+    registerCatalog(app, ctx);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -54,5 +54,6 @@ void registerHistory(CLI::App& app, CommandContext& ctx);    // cmd_history.cpp
 void registerRetention(CLI::App& app, CommandContext& ctx);  // cmd_retention.cpp
 void registerSchedule(CLI::App& app, CommandContext& ctx);   // cmd_schedule.cpp
 void registerScheduler(CLI::App& app, CommandContext& ctx);  // cmd_schedule.cpp
+void registerCatalog(CLI::App& app, CommandContext& ctx);    // cmd_catalog.cpp
 
 }  // namespace ckpt::cli

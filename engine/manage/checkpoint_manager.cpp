@@ -18,11 +18,10 @@
 #include "manage/previous_run.h"
 #include "pipeline/writable_file.h"
 #include "platform/file.h"
+#include "platform/clock.h"
 
 namespace ckpt {
 namespace {
-
-double nowSeconds() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 int64_t scalarAsInt(const Variable& v) {
     if (v.dtype() == DataType::Int32) {
@@ -130,7 +129,7 @@ struct CheckpointManager::Impl {
     std::shared_ptr<DeferredSnapshot> lastDeferred;  // for its stall time
     bool closed = false;
 
-    double now() const { return options.clock ? options.clock() : nowSeconds(); }
+    double now() const { return options.clock ? options.clock() : platform::unixSeconds(); }
 
     std::string relative(const std::string& path) const {
         const std::string p = directory + "/";

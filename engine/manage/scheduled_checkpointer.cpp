@@ -1,6 +1,5 @@
 #include "ckpt/scheduled_checkpointer.h"
 
-#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <utility>
@@ -12,11 +11,10 @@
 #include "platform/file.h"
 #include "platform/json_type.h"
 #include "schedule/program_runs.h"
+#include "platform/clock.h"
 
 namespace ckpt {
 namespace {
-
-double systemNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 // What the store shows as the program when the caller does not say.
 std::string selfExecutable() {
@@ -110,7 +108,7 @@ Result<std::unique_ptr<ScheduledCheckpointer>> ScheduledCheckpointer::create(std
     }
     // The triggers decide when to save; an interval on top would silently drop saves.
     options.manager.checkpointInterval.reset();
-    std::function<double()> clock = options.manager.clock ? options.manager.clock : systemNow;
+    std::function<double()> clock = options.manager.clock ? options.manager.clock : platform::unixSeconds;
     CKPT_ASSIGN_OR_RETURN(auto manager, CheckpointManager::create(std::move(root), std::move(directory), options.manager));
     const auto latest = manager->latestCheckpoint();
     const PreviousRunReport& found = manager->previousRun();

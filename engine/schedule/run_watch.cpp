@@ -1,4 +1,5 @@
 #include "schedule/run_watch.h"
+#include "platform/clock.h"
 
 #include <unistd.h>
 
@@ -9,8 +10,6 @@ namespace {
 
 // How often the thread looks at the caller's token (an atomic: free).
 constexpr auto kTick = std::chrono::milliseconds(50);
-
-double wallNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 }  // namespace
 
@@ -70,7 +69,7 @@ void RunWatch::loop() {
         const auto now = Clock::now();
         if (!m_request && now >= nextPoll) {
             nextPoll = now + poll;
-            auto taken = m_store.takeCancelRequest(m_options.scheduleId, m_options.runId, wallNow(), ::getpid());
+            auto taken = m_store.takeCancelRequest(m_options.scheduleId, m_options.runId, platform::unixSeconds(), ::getpid());
             if (!taken.ok() && m_storeError.isOk()) m_storeError = taken.status();
             if (taken.ok() && *taken) {
                 m_request = std::move(**taken);

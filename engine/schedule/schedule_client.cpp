@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "ckpt/scheduler.h"
+#include "platform/clock.h"
 
 namespace ckpt {
 namespace {
@@ -20,8 +21,6 @@ namespace {
 // While a request waits untaken, how often to ask whether the service is still there.
 constexpr double kHolderCheckSeconds = 2.0;
 constexpr int kAttempts = 3;
-
-double wallNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 bool processAlive(int64_t pid) {
     if (pid <= 0) return false;
@@ -46,7 +45,7 @@ Result<Follow> follow(ScheduleStore& store, const Schedule& schedule, int64_t re
     while (true) {
         if (options.cancel && options.cancel->isCancelled() && !out.cancelRequested) {
             out.cancelRequested = true;
-            auto sent = store.requestCancel(schedule.id, wallNow(), ::getpid());
+            auto sent = store.requestCancel(schedule.id, platform::unixSeconds(), ::getpid());
             // Nothing to cancel: the run ended meanwhile; the next read says how.
             if (!sent.ok() && sent.status().code() != StatusCode::FailedPrecondition) return sent.status();
         }
@@ -80,7 +79,7 @@ Result<Follow> follow(ScheduleStore& store, const Schedule& schedule, int64_t re
             nextHolderCheck = std::chrono::steady_clock::now() + std::chrono::duration<double>(kHolderCheckSeconds);
             CKPT_ASSIGN_OR_RETURN(auto holder, Scheduler::lockHolder(store.path()));
             if (!holder) {
-                CKPT_ASSIGN_OR_RETURN(bool withdrawn, store.withdrawRequest(requestId, wallNow(),
+                CKPT_ASSIGN_OR_RETURN(bool withdrawn, store.withdrawRequest(requestId, platform::unixSeconds(),
                                                                             "the scheduler service stopped; run in the "
                                                                             "requesting process instead"));
                 if (withdrawn) return Follow::RunHere;
@@ -113,7 +112,7 @@ Result<RunNowOutcome> runOrQueueSchedule(std::string_view storePath, std::string
         if (schedule.source == ScheduleSource::Program) return programRefused(schedule);
         RunNowOutcome out;
         out.servicePid = *holder;
-        CKPT_ASSIGN_OR_RETURN(int64_t requestId, store->requestRun(schedule.id, wallNow(), ::getpid()));
+        CKPT_ASSIGN_OR_RETURN(int64_t requestId, store->requestRun(schedule.id, platform::unixSeconds(), ::getpid()));
         out.requestId = requestId;
         if (options.queued) options.queued(*holder, requestId);
         if (!options.wait) return out;
@@ -136,7 +135,7 @@ Result<CancelRequest> cancelScheduleRun(std::string_view storePath, std::string_
             return failedPrecondition("run " + std::to_string(run.id) + " of \"" + schedule.name + "\" was left running by pid " +
                                       std::to_string(run.pid) +
                                       ", which is gone; the next scheduler start records it interrupted");
-    return store->requestCancel(schedule.id, wallNow(), ::getpid());
+    return store->requestCancel(schedule.id, platform::unixSeconds(), ::getpid());
 }
 
 }  // namespace ckpt

@@ -1,7 +1,5 @@
-// The schedule store: see ckpt/schedule_store.h. The file is refused,
-// untouched, unless it is empty, ours at this schema version or an older
-// one: the version and the header are read before anything that writes
-// (WAL mode, migrations), so a newer or foreign file keeps every byte.
+// The schedule store: see ckpt/schedule_store.h. The file, its checks and
+// its migrations are the catalog's database (catalog/database.h).
 
 #include "ckpt/schedule_store.h"
 
@@ -9,128 +7,20 @@
 
 #include <sys/stat.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <vector>
 
-#include "pipeline/writable_file.h"
-#include "platform/file.h"
+#include "catalog/database.h"
 #include "schedule/store_sql.h"
+#include "platform/clock.h"
 
 namespace ckpt {
+static_assert(ScheduleStore::kSchemaVersion == catalog::kSchemaVersion);
 using schedule::exec;
-using schedule::sqliteStatus;
 using schedule::Statement;
 namespace {
-
-// "SQLite format 3\0": the first 16 bytes of every SQLite database file.
-constexpr char kSqliteMagic[] = "SQLite format 3";
-constexpr size_t kSqliteMagicSize = 16;
-
-double wallNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
-
-Result<int64_t> queryInt(sqlite3* db, const std::string& path, const char* sql) {
-    sqlite3_stmt* stmt = nullptr;
-    int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
-    if (rc != SQLITE_OK) return sqliteStatus(db, rc, path, "cannot read the store");
-    rc = sqlite3_step(stmt);
-    const int64_t value = rc == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
-    sqlite3_finalize(stmt);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return sqliteStatus(db, rc, path, "cannot read the store");
-    return value;
-}
-
-// Schema version 1. Version N+1 will be one more entry of kMigrations,
-// run in order from the file's version: forward only.
-constexpr const char* kSchemaV1 = R"sql(
-CREATE TABLE schedules (
-  id INTEGER PRIMARY KEY,
-  name TEXT NOT NULL UNIQUE,
-  source_kind TEXT NOT NULL CHECK (source_kind IN ('directory', 'demo', 'program')),
-  source_path TEXT NOT NULL,
-  destination TEXT NOT NULL,
-  triggers TEXT NOT NULL,
-  retention TEXT NOT NULL,
-  max_shard_bytes INTEGER,
-  shard_count INTEGER,
-  async INTEGER NOT NULL,
-  enabled INTEGER NOT NULL,
-  demo_steps INTEGER NOT NULL,
-  created_at REAL NOT NULL
-);
-CREATE TABLE schedule_runs (
-  id INTEGER PRIMARY KEY,
-  schedule_id INTEGER NOT NULL REFERENCES schedules(id) ON DELETE CASCADE,
-  trigger TEXT NOT NULL CHECK (trigger IN ('due', 'catch-up', 'run-now')),
-  started_at REAL NOT NULL,
-  ended_at REAL,
-  result TEXT NOT NULL CHECK (result IN ('running', 'ok', 'failed', 'interrupted', 'skipped')),
-  bytes INTEGER NOT NULL DEFAULT 0,
-  checkpoint TEXT NOT NULL DEFAULT '',
-  error TEXT NOT NULL DEFAULT '',
-  note TEXT NOT NULL DEFAULT '',
-  pid INTEGER NOT NULL,
-  source_checkpoint TEXT NOT NULL DEFAULT '',
-  source_fingerprint TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX schedule_runs_by_schedule ON schedule_runs (schedule_id, started_at);
-CREATE INDEX schedule_runs_by_result ON schedule_runs (result);
-)sql";
-// Version 2: run requests and cancel requests from other processes (the
-// explorer, `ckpt schedule run-now|cancel` while a service holds the
-// lock), and the running run's live progress.
-constexpr const char* kSchemaV2 = R"sql(
-ALTER TABLE schedule_runs ADD COLUMN progress_done INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE schedule_runs ADD COLUMN progress_total INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE schedule_runs ADD COLUMN progress_phase TEXT NOT NULL DEFAULT '';
-CREATE TABLE schedule_requests (
-  id INTEGER PRIMARY KEY,
-  schedule_id INTEGER NOT NULL REFERENCES schedules(id) ON DELETE CASCADE,
-  kind TEXT NOT NULL CHECK (kind IN ('run', 'cancel')),
-  requested_at REAL NOT NULL,
-  pid INTEGER NOT NULL,
-  run_id INTEGER,
-  taken_at REAL,
-  taken_by INTEGER NOT NULL DEFAULT 0,
-  error TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX schedule_requests_pending ON schedule_requests (taken_at, kind);
-)sql";
-constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2};
-static_assert(sizeof kMigrations / sizeof kMigrations[0] == ScheduleStore::kSchemaVersion);
-
-// Refuses a file that is not a SQLite database before SQLite touches it.
-// The header is read through SQLite's own VFS, never a plain descriptor:
-// closing any descriptor of the file drops every POSIX lock this process
-// holds on it, and a connection already open here (the scheduler's second
-// connection, the explorer's reads beside a run) would lose its WAL read
-// lock, letting another process's close delete the WAL under it. SQLite's
-// VFS defers such a close while its locks are held.
-Status checkHeader(const std::string& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return okStatus();  // created by open
-    if (!S_ISREG(st.st_mode)) return invalidArgument("schedule store " + path + " is not a regular file");
-    if (st.st_size == 0) return okStatus();  // SQLite treats an empty file as an empty database
-    sqlite3_vfs* vfs = sqlite3_vfs_find(nullptr);
-    std::vector<char> full(static_cast<size_t>(vfs->mxPathname) + 1);
-    int rc = vfs->xFullPathname(vfs, path.c_str(), vfs->mxPathname + 1, full.data());
-    if (rc != SQLITE_OK) return sqliteStatus(nullptr, rc, path, "cannot resolve the schedule store's path");
-    std::unique_ptr<char[]> storage(new char[static_cast<size_t>(vfs->szOsFile)]());
-    auto* file = reinterpret_cast<sqlite3_file*>(storage.get());
-    int flags = 0;
-    rc = vfs->xOpen(vfs, full.data(), file, SQLITE_OPEN_READONLY | SQLITE_OPEN_MAIN_DB, &flags);
-    if (rc != SQLITE_OK) return sqliteStatus(nullptr, rc, path, "cannot open the schedule store");
-    char header[kSqliteMagicSize] = {};
-    rc = file->pMethods->xRead(file, header, static_cast<int>(sizeof header), 0);
-    file->pMethods->xClose(file);
-    if (rc != SQLITE_OK && rc != SQLITE_IOERR_SHORT_READ)
-        return sqliteStatus(nullptr, rc, path, "cannot read the schedule store");
-    if (rc == SQLITE_IOERR_SHORT_READ || std::memcmp(header, kSqliteMagic, kSqliteMagicSize) != 0)
-        return dataLoss("schedule store " + path + " is not a SQLite database; it was not changed");
-    return okStatus();
-}
 
 constexpr const char* kScheduleColumns =
     "id, name, source_kind, source_path, destination, triggers, retention, max_shard_bytes, shard_count, async, enabled, "
@@ -202,89 +92,22 @@ std::optional<RunTrigger> runTriggerFromName(std::string_view name) {
     return std::nullopt;
 }
 
-Result<std::string> ScheduleStore::defaultPath() {
-    const char* xdg = std::getenv("XDG_DATA_HOME");
-    // The XDG spec: a relative XDG_DATA_HOME is invalid and is ignored.
-    if (xdg && xdg[0] == '/') return platform::joinPath(platform::joinPath(xdg, "ckpt-explorer"), "schedules.db");
-    const char* home = std::getenv("HOME");
-    if (home && home[0] == '/') return platform::joinPath(std::string(home) + "/.local/share/ckpt-explorer", "schedules.db");
-    return failedPrecondition("no place for the schedule store: neither XDG_DATA_HOME nor HOME is set (use --store PATH)");
+Result<std::string> ScheduleStore::defaultPath() { return catalog::Database::defaultPath(); }
+
+Result<std::unique_ptr<ScheduleStore>> ScheduleStore::open(std::string_view path, const ScheduleStoreOptions& options) {
+    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<catalog::Database> database,
+                          catalog::Database::open(path, {.createDirectory = options.createDirectory,
+                                                         .busyTimeoutMs = options.busyTimeoutMs,
+                                                         .role = "schedule store"}));
+    return std::unique_ptr<ScheduleStore>(new ScheduleStore(std::move(database)));
 }
 
-Result<std::unique_ptr<ScheduleStore>> ScheduleStore::open(std::string_view pathView, const ScheduleStoreOptions& options) {
-    const std::string path(pathView);
-    if (path.empty()) return invalidArgument("the schedule store path is empty");
-    const std::string dir = platform::dirName(path);
-    if (!dir.empty() && !platform::isDirectory(dir)) {
-        if (!options.createDirectory || platform::pathExists(dir))
-            return notFound("cannot open schedule store " + path + ": directory " + dir + " does not exist");
-        CKPT_RETURN_IF_ERROR(pipeline::createDirectories(dir));
-    }
-    CKPT_RETURN_IF_ERROR(checkHeader(path));
+ScheduleStore::ScheduleStore(std::unique_ptr<catalog::Database> database)
+    : m_path(database->path()), m_db(database->handle()), m_database(std::move(database)) {}
 
-    sqlite3* raw = nullptr;
-    const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
-    std::unique_ptr<ScheduleStore> store(new ScheduleStore(path, raw));
-    if (rc != SQLITE_OK) return sqliteStatus(raw, rc, path, "cannot open the schedule store");
-    sqlite3* db = store->m_db;
-    sqlite3_busy_timeout(db, options.busyTimeoutMs);
-    sqlite3_extended_result_codes(db, 1);
+ScheduleStore::~ScheduleStore() = default;
 
-    // Read-only checks first: nothing below writes until the file is known
-    // to be ours and not newer.
-    CKPT_ASSIGN_OR_RETURN(int64_t version, queryInt(db, path, "PRAGMA user_version"));
-    CKPT_ASSIGN_OR_RETURN(int64_t tables, queryInt(db, path, "SELECT count(*) FROM sqlite_master"));
-    if (version > kSchemaVersion)
-        return failedPrecondition("schedule store " + path + " has schema version " + std::to_string(version) +
-                                  ", newer than this ckpt understands (" + std::to_string(kSchemaVersion) +
-                                  "); it was written by a newer ckpt-explorer and was not changed");
-    if (version < 0) return dataLoss("schedule store " + path + " has an invalid schema version " + std::to_string(version));
-    if (version == 0 && tables > 0)
-        return failedPrecondition(
-            "schedule store " + path +
-            " is a SQLite database of another program (it has tables but no schema version); it was not changed");
-    if (version > 0) {
-        CKPT_ASSIGN_OR_RETURN(int64_t ours, queryInt(db, path,
-                                                     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-                                                     "name IN ('schedules', 'schedule_runs')"));
-        if (ours != 2)
-            return dataLoss("schedule store " + path + " has schema version " + std::to_string(version) +
-                            " but not its tables schedules and schedule_runs; it was not changed");
-    }
-
-    CKPT_RETURN_IF_ERROR(exec(db, path, "PRAGMA journal_mode = WAL"));
-    CKPT_RETURN_IF_ERROR(exec(db, path, "PRAGMA synchronous = FULL"));
-    CKPT_RETURN_IF_ERROR(exec(db, path, "PRAGMA foreign_keys = ON"));
-    if (version < kSchemaVersion) {
-        CKPT_RETURN_IF_ERROR(exec(db, path, "BEGIN IMMEDIATE"));
-        // Another process may have migrated while this one waited for the lock.
-        auto current = queryInt(db, path, "PRAGMA user_version");
-        Status st = current.ok() ? okStatus() : current.status();
-        for (int64_t v = current.ok() ? *current : kSchemaVersion; st.isOk() && v < kSchemaVersion; ++v)
-            st = exec(db, path, kMigrations[v]);
-        if (st.isOk()) st = exec(db, path, ("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
-        if (st.isOk()) st = exec(db, path, "COMMIT");
-        if (!st.isOk()) {
-            (void)exec(db, path, "ROLLBACK");
-            return st;
-        }
-    }
-    return store;
-}
-
-ScheduleStore::~ScheduleStore() {
-    for (auto& [sql, stmt] : m_statements) sqlite3_finalize(stmt);
-    sqlite3_close_v2(m_db);
-}
-
-Result<sqlite3_stmt*> ScheduleStore::prepare(const char* sql) {
-    if (auto it = m_statements.find(sql); it != m_statements.end()) return it->second;
-    sqlite3_stmt* stmt = nullptr;
-    const int rc = sqlite3_prepare_v3(m_db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
-    if (rc != SQLITE_OK) return sqliteStatus(m_db, rc, m_path, "cannot prepare a query");
-    m_statements.emplace(sql, stmt);
-    return stmt;
-}
+Result<sqlite3_stmt*> ScheduleStore::prepare(const char* sql) { return m_database->prepare(sql); }
 
 namespace {
 
@@ -338,7 +161,7 @@ Result<int64_t> ScheduleStore::addSchedule(const Schedule& schedule) {
             "INSERT INTO schedules (name, source_kind, source_path, destination, triggers, retention, max_shard_bytes, "
             "shard_count, async, enabled, demo_steps, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
     Statement st(m_db, raw, m_path);
-    bindSchedule(st, schedule, schedule.createdAt > 0 ? schedule.createdAt : wallNow());
+    bindSchedule(st, schedule, schedule.createdAt > 0 ? schedule.createdAt : platform::unixSeconds());
     const Status status = st.run();
     if (status.code() == StatusCode::AlreadyExists)
         return Status(StatusCode::AlreadyExists, "a schedule named \"" + schedule.name + "\" already exists in " + m_path);

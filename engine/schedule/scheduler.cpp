@@ -22,6 +22,7 @@
 #include "platform/file.h"
 #include "schedule/run_watch.h"
 #include "schedule/schedule_runs.h"
+#include "platform/clock.h"
 
 namespace ckpt {
 namespace {
@@ -30,8 +31,6 @@ namespace {
 constexpr auto kStopPoll = std::chrono::milliseconds(50);
 // How long settled run-now and cancel requests stay in the store.
 constexpr double kKeepRequestsSeconds = 7 * 24 * 3600.0;
-
-double systemNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 bool processAlive(int64_t pid) {
     if (pid <= 0) return false;
@@ -114,7 +113,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::open(std::string_view storePath, S
     CKPT_ASSIGN_OR_RETURN(scheduler->m_watchStore, ScheduleStore::open(storePath, scheduler->m_options.store));
 
     // Settled requests are only history: a week of it is kept.
-    CKPT_RETURN_IF_ERROR(scheduler->m_store->pruneRequests(systemNow() - kKeepRequestsSeconds));
+    CKPT_RETURN_IF_ERROR(scheduler->m_store->pruneRequests(platform::unixSeconds() - kKeepRequestsSeconds));
     // Run requests a dead scheduler took but never began: their senders
     // wait for a run that will not come, so they are told why.
     CKPT_ASSIGN_OR_RETURN(auto requests, scheduler->m_store->requests(std::nullopt, false, 1000));
@@ -173,7 +172,7 @@ Scheduler::~Scheduler() {
     if (m_lockFd >= 0) ::close(m_lockFd);  // releases the flock
 }
 
-double Scheduler::now() const { return m_options.clock ? m_options.clock() : systemNow(); }
+double Scheduler::now() const { return m_options.clock ? m_options.clock() : platform::unixSeconds(); }
 
 void Scheduler::log(std::string_view line) const {
     if (m_options.log) m_options.log(timeText(now()) + " " + std::string(line));
@@ -214,7 +213,7 @@ Result<ScheduleRun> Scheduler::execute(const Schedule& schedule, RunTrigger trig
     }
     CKPT_RETURN_IF_ERROR(m_store->finishRun(run.id, outcome));
     // A cancel that arrived after the watch's last look must not stop a later run.
-    CKPT_RETURN_IF_ERROR(m_store->expireCancelRequests(schedule.id, run.id, systemNow(), ::getpid()));
+    CKPT_RETURN_IF_ERROR(m_store->expireCancelRequests(schedule.id, run.id, platform::unixSeconds(), ::getpid()));
     run.endedAt = outcome.endedAt;
     run.result = outcome.result;
     run.bytes = outcome.bytes;
@@ -251,7 +250,7 @@ Result<ScheduleRun> Scheduler::runNow(std::string_view name, const CancellationT
 }
 
 Result<std::vector<ScheduleRun>> Scheduler::serveRequests(const CancellationToken* cancel, const ProgressSink& progress) {
-    CKPT_ASSIGN_OR_RETURN(std::vector<ScheduleRequest> taken, m_store->takeRunRequests(systemNow(), ::getpid()));
+    CKPT_ASSIGN_OR_RETURN(std::vector<ScheduleRequest> taken, m_store->takeRunRequests(platform::unixSeconds(), ::getpid()));
     // One run per schedule serves all its requests, in the order of the first.
     std::vector<std::pair<int64_t, std::vector<int64_t>>> bySchedule;
     for (const ScheduleRequest& q : taken) {

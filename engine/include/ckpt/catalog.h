@@ -44,7 +44,7 @@ namespace ckpt {
 
 namespace catalog {
 class Database;
-}
+}  // namespace catalog
 
 struct CatalogOptions {
     // Create the file's directory when missing (the default path's
@@ -127,7 +127,7 @@ struct CatalogScanSummary {
     int64_t unreadable = 0;  // recorded with an error
     int64_t verified = 0;
     int64_t damaged = 0;
-    int64_t tensorRows = 0;  // written
+    int64_t tensorRows = 0;           // written
     std::vector<std::string> errors;  // roots or directories that could not be read
     double seconds = 0;
 };
@@ -152,7 +152,7 @@ struct CatalogSearchHit {
 
 struct CatalogSearchResult {
     std::string query;
-    std::string fullTextQuery;  // the FTS5 expression run ("" when none was)
+    std::string fullTextQuery;           // the FTS5 expression run ("" when none was)
     std::vector<CatalogSearchHit> hits;  // by directory, then step
     int64_t totalCheckpoints = 0;
     int64_t totalMatches = 0;
@@ -205,7 +205,7 @@ public:
     // Checkpoints under 'directory' (a root or any directory below one;
     // empty = all), by directory then step.
     Result<std::vector<CatalogCheckpoint>> checkpoints(std::string_view directory = {});
-    Result<CatalogCheckpoint> checkpoint(std::string_view prefix);  // NotFound naming it
+    Result<CatalogCheckpoint> checkpoint(std::string_view prefix);     // NotFound naming it
     Result<std::vector<CatalogTensor>> tensors(int64_t checkpointId);  // by key
 
     // InvalidArgument naming the query when its FTS5 syntax is wrong.
@@ -221,6 +221,15 @@ private:
     explicit Catalog(std::unique_ptr<catalog::Database> db);
     std::unique_ptr<catalog::Database> m_db;
 };
+
+struct MatchReport;
+
+// A restore's record as the CLI and the explorer store it: the report's
+// style and counts as the mapping ("object-based, 12 matched, map a=b"),
+// its verdicts ("assert_consumed passed, assert_existing_objects_matched
+// passed, ...").
+RestoreRecord restoreRecordFor(const MatchReport& report, std::string_view target, std::string_view assignmentMap,
+                               std::string_view output, bool ok, std::string_view tool);
 
 // Records a restore in the catalog at 'catalogPath' (created when missing).
 // Callers treat a failure as a warning: the restore itself happened.

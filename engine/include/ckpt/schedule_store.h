@@ -1,9 +1,9 @@
 #pragma once
-// Where schedules and their runs are kept: one SQLite file (default
-// $XDG_DATA_HOME/ckpt-explorer/schedules.db), schema-versioned with
+// Where schedules and their runs are kept: the catalog's SQLite file
+// (catalog.h; default $XDG_DATA_HOME/ckpt-explorer/catalog.db, which starts
+// as a copy of an older schedules.db beside it), schema-versioned with
 // PRAGMA user_version and migrated forward only. Tables `schedules`,
-// `schedule_runs` (issue #17's catalog adopts this file and these names)
-// and `schedule_requests`: run-now and cancel requests that the explorer
+// `schedule_runs` and `schedule_requests`: run-now and cancel requests that the explorer
 // and `ckpt schedule run-now|cancel` leave for the scheduler holding the
 // store's lock (scheduler.h), which takes each one exactly once.
 // WAL journal, foreign keys on, a busy timeout: several processes may open
@@ -17,7 +17,6 @@
 //   for (const Schedule& s : (*store)->schedules().value()) show(s, (*store)->lastRun(s.id).value());
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +30,9 @@ struct sqlite3;
 struct sqlite3_stmt;
 
 namespace ckpt {
+namespace catalog {
+class Database;
+}  // namespace catalog
 
 enum class RunResult { Running, Ok, Failed, Interrupted, Skipped };
 // "running", "ok", "failed", "interrupted", "skipped"
@@ -121,12 +123,13 @@ struct ScheduleStoreOptions {
 
 class ScheduleStore {
 public:
-    // 2: schedule_requests and the runs' progress columns (a version 1 file
-    // is migrated when opened; a build of version 1 then refuses it).
-    static constexpr int kSchemaVersion = 2;
+    // The database's version (catalog.h): 2 added schedule_requests and
+    // the runs' progress columns, 3 the catalog. An older file is migrated
+    // when opened; an older build then refuses it.
+    static constexpr int kSchemaVersion = 3;
 
-    // $XDG_DATA_HOME/ckpt-explorer/schedules.db, else
-    // $HOME/.local/share/ckpt-explorer/schedules.db; FailedPrecondition
+    // Catalog::defaultPath(): $XDG_DATA_HOME/ckpt-explorer/catalog.db, else
+    // $HOME/.local/share/ckpt-explorer/catalog.db; FailedPrecondition
     // when neither variable is set.
     static Result<std::string> defaultPath();
 
@@ -208,13 +211,12 @@ public:
     Result<std::vector<ScheduleRequest>> requests(std::optional<int64_t> scheduleId, bool pendingOnly, int limit = 100);
 
 private:
-    ScheduleStore(std::string path, sqlite3* db) : m_path(std::move(path)), m_db(db) {}
-    std::string m_path;
+    explicit ScheduleStore(std::unique_ptr<catalog::Database> database);
     Result<sqlite3_stmt*> prepare(const char* sql);
 
-    sqlite3* m_db;  // owned; closed by the destructor
-    // Prepared once per store, keyed by the (static) SQL text; finalized by the destructor.
-    std::map<const char*, sqlite3_stmt*> m_statements;
+    std::string m_path;
+    sqlite3* m_db;  // m_database's connection
+    std::unique_ptr<catalog::Database> m_database;
 };
 
 }  // namespace ckpt

@@ -211,7 +211,7 @@ PRAGMA user_version = 1;
 )sql");
         auto store = ScheduleStore::open(path.toStdString());
         QVERIFY2(store.ok(), store.status().toString().c_str());
-        QCOMPARE(pragma(path, "PRAGMA user_version"), int64_t{2});
+        QCOMPARE(pragma(path, "PRAGMA user_version"), int64_t{ScheduleStore::kSchemaVersion});
         QCOMPARE((*store)->schedule("nightly")->triggers.everySeconds.value_or(0), 3600.0);
         auto run = (*store)->run(7);
         QVERIFY2(run.ok(), run.status().toString().c_str());
@@ -380,11 +380,30 @@ PRAGMA user_version = 1;
     void defaultPath() {
         const QByteArray savedXdg = qgetenv("XDG_DATA_HOME");
         qputenv("XDG_DATA_HOME", "/data/xdg");
-        QCOMPARE(*ScheduleStore::defaultPath(), std::string("/data/xdg/ckpt-explorer/schedules.db"));
+        QCOMPARE(*ScheduleStore::defaultPath(), std::string("/data/xdg/ckpt-explorer/catalog.db"));
         qunsetenv("XDG_DATA_HOME");
         QCOMPARE(*ScheduleStore::defaultPath(),
-                 qEnvironmentVariable("HOME").toStdString() + "/.local/share/ckpt-explorer/schedules.db");
+                 qEnvironmentVariable("HOME").toStdString() + "/.local/share/ckpt-explorer/catalog.db");
         if (!savedXdg.isNull()) qputenv("XDG_DATA_HOME", savedXdg);
+    }
+
+    // The catalog adopted the schedule store: a catalog.db that does not
+    // exist yet starts as a copy of the schedules.db beside it, which stays
+    // as it was.
+    void adoptsTheScheduleStoreBesideIt() {
+        QTemporaryDir tmp;
+        const QString legacy = tmp.filePath(QStringLiteral("schedules.db"));
+        {
+            auto store = ScheduleStore::open(legacy.toStdString());
+            QVERIFY(store.ok());
+            QVERIFY((*store)->addSchedule(directorySchedule("nightly", "/runs/a", "/archive/a")).ok());
+        }
+        const QByteArray before = readAll(legacy);
+        auto adopted = ScheduleStore::open(tmp.filePath(QStringLiteral("catalog.db")).toStdString());
+        QVERIFY2(adopted.ok(), adopted.status().toString().c_str());
+        QVERIFY((*adopted)->schedule("nightly").ok());
+        QCOMPARE(readAll(legacy), before);
+        QVERIFY(!QFile::exists(tmp.filePath(QStringLiteral("catalog.db.adopting"))));
     }
 
     void validation_data() {

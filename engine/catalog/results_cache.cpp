@@ -1,0 +1,207 @@
+// The results cache: see ckpt/catalog_cache.h. Payloads are JSON (NaN and
+// infinities, which JSON lacks, are stored as strings) so a later build
+// can read what an earlier one stored.
+
+#include "ckpt/catalog_cache.h"
+
+#include <sqlite3.h>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "catalog/catalog_rows.h"
+#include "ckpt/bundle_reader.h"
+#include "ckpt/catalog.h"
+#include "platform/crc32c.h"
+
+namespace ckpt {
+using nlohmann::json;
+using sql::Statement;
+namespace {
+
+json number(double v) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    return v;
+}
+
+double numberFrom(const json& j) {
+    if (j.is_number()) return j.get<double>();
+    const std::string s = j.is_string() ? j.get<std::string>() : "nan";
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
+json computedOnJson(const ComputedOn& c) { return {{"device", c.device}, {"device_name", c.deviceName}}; }
+ComputedOn computedOnFrom(const json& j) {
+    ComputedOn c;
+    c.device = j.value("device", "");
+    c.deviceName = j.value("device_name", "");
+    return c;
+}
+
+std::string statsPayload(const TensorStats& s) {
+    return json{{"count", s.count},
+                {"finite", s.finiteCount},
+                {"zeros", s.zeros},
+                {"nans", s.nans},
+                {"pos_infs", s.posInfs},
+                {"neg_infs", s.negInfs},
+                {"min", number(s.min)},
+                {"max", number(s.max)},
+                {"mean", number(s.mean)},
+                {"std", number(s.std)},
+                {"abs_max", number(s.absMax)},
+                {"string_lengths", s.stringLengths},
+                {"complex_magnitude", s.complexMagnitude},
+                {"computed_on", computedOnJson(s.computedOn)}}
+        .dump();
+}
+
+std::optional<TensorStats> statsFrom(const std::string& payload) {
+    const json j = json::parse(payload, nullptr, false);
+    if (!j.is_object()) return std::nullopt;
+    TensorStats s;
+    s.count = j.value("count", int64_t{0});
+    s.finiteCount = j.value("finite", int64_t{0});
+    s.zeros = j.value("zeros", int64_t{0});
+    s.nans = j.value("nans", int64_t{0});
+    s.posInfs = j.value("pos_infs", int64_t{0});
+    s.negInfs = j.value("neg_infs", int64_t{0});
+    s.min = numberFrom(j.value("min", json()));
+    s.max = numberFrom(j.value("max", json()));
+    s.mean = numberFrom(j.value("mean", json()));
+    s.std = numberFrom(j.value("std", json()));
+    s.absMax = numberFrom(j.value("abs_max", json()));
+    s.stringLengths = j.value("string_lengths", false);
+    s.complexMagnitude = j.value("complex_magnitude", false);
+    s.computedOn = computedOnFrom(j.value("computed_on", json::object()));
+    return s;
+}
+
+std::string histogramPayload(const Histogram& h) {
+    json edges = json::array();
+    for (double e : h.edges) edges.push_back(number(e));
+    return json{{"lo", number(h.lo)},
+                {"hi", number(h.hi)},
+                {"edges", edges},
+                {"counts", h.counts},
+                {"below", h.below},
+                {"above", h.above},
+                {"nans", h.nans},
+                {"string_lengths", h.stringLengths},
+                {"computed_on", computedOnJson(h.computedOn)}}
+        .dump();
+}
+
+std::optional<Histogram> histogramFrom(const std::string& payload) {
+    const json j = json::parse(payload, nullptr, false);
+    if (!j.is_object() || !j.contains("edges") || !j["edges"].is_array() || !j.contains("counts") || !j["counts"].is_array() ||
+        j["edges"].size() != j["counts"].size() + 1)
+        return std::nullopt;
+    Histogram h;
+    h.lo = numberFrom(j.value("lo", json()));
+    h.hi = numberFrom(j.value("hi", json()));
+    for (const json& e : j["edges"]) h.edges.push_back(numberFrom(e));
+    for (const json& c : j["counts"]) {
+        if (!c.is_number_integer()) return std::nullopt;
+        h.counts.push_back(c.get<int64_t>());
+    }
+    h.below = j.value("below", int64_t{0});
+    h.above = j.value("above", int64_t{0});
+    h.nans = j.value("nans", int64_t{0});
+    h.stringLengths = j.value("string_lengths", false);
+    h.computedOn = computedOnFrom(j.value("computed_on", json::object()));
+    return h;
+}
+
+// "histogram:64", "histogram:64:-1:1" (explicit range, exact digits).
+std::string histogramKind(const HistogramRequest& r) {
+    std::string kind = "histogram:" + std::to_string(r.bins);
+    char buf[64];
+    if (r.lo || r.hi) {
+        std::snprintf(buf, sizeof buf, ":%.17g:%.17g", r.lo.value_or(std::nan("")), r.hi.value_or(std::nan("")));
+        kind += buf;
+    }
+    return kind;
+}
+
+Result<Tensor> readValues(const BundleReader& bundle, const TensorInfo& info) { return bundle.read(info); }
+
+// The figure from the cache, else computed from the values and stored.
+template <typename T, typename Compute, typename Encode, typename Decode>
+Result<Cached<T>> throughCache(Catalog* catalog, const BundleReader& bundle, const TensorInfo& info, const std::string& kind,
+                               Compute compute, Encode encode, Decode decode) {
+    const std::optional<TensorIdentity> identity = tensorIdentity(info);
+    std::optional<ResultsCache> cache;
+    if (catalog && identity) cache.emplace(*catalog);
+    if (cache) {
+        auto hit = cache->get(*identity, kind);
+        if (hit.ok() && *hit)
+            if (std::optional<T> value = decode(**hit)) return Cached<T>{std::move(*value), true};
+    }
+    CKPT_ASSIGN_OR_RETURN(Tensor tensor, readValues(bundle, info));
+    CKPT_ASSIGN_OR_RETURN(T value, compute(TensorView::of(tensor)));
+    if (cache) (void)cache->put(*identity, kind, encode(value));  // a cache that cannot be written costs only time
+    return Cached<T>{std::move(value), false};
+}
+
+}  // namespace
+
+std::optional<TensorIdentity> tensorIdentity(const TensorInfo& info) {
+    if (info.isPartitioned()) return std::nullopt;
+    return TensorIdentity{platform::crc32cUnmask(info.region.maskedCrc32c), std::string(dataTypeShortName(info.dtype)),
+                          info.shape.toString(), static_cast<uint64_t>(info.region.size)};
+}
+
+Result<std::optional<std::string>> ResultsCache::get(const TensorIdentity& id, std::string_view kind) {
+    catalog::Database& db = m_catalog.database();
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * stmt,
+                          db.prepare("SELECT payload FROM catalog_results WHERE crc32c = ?1 AND dtype = ?2 AND "
+                                     "shape = ?3 AND bytes = ?4 AND kind = ?5"));
+    Statement st(db.handle(), stmt, db.path());
+    st.bind(1, int64_t{id.crc32c}).bind(2, id.dtype).bind(3, id.shape).bind(4, static_cast<int64_t>(id.bytes)).bind(5, kind);
+    CKPT_ASSIGN_OR_RETURN(bool row, st.step());
+    if (!row) return std::optional<std::string>();
+    return std::optional<std::string>(st.text(0));
+}
+
+Status ResultsCache::put(const TensorIdentity& id, std::string_view kind, std::string_view payload) {
+    catalog::Database& db = m_catalog.database();
+    auto stored = catalog::writeTransaction(db, [&]() -> Result<bool> {
+        CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * stmt,
+                              db.prepare("INSERT OR REPLACE INTO catalog_results (crc32c, dtype, shape, bytes, kind, "
+                                         "payload, computed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+        Statement st(db.handle(), stmt, db.path());
+        st.bind(1, int64_t{id.crc32c})
+            .bind(2, id.dtype)
+            .bind(3, id.shape)
+            .bind(4, static_cast<int64_t>(id.bytes))
+            .bind(5, kind)
+            .bind(6, payload)
+            .bind(7, platform::unixSeconds());
+        CKPT_RETURN_IF_ERROR(st.run());
+        return true;
+    });
+    return stored.ok() ? okStatus() : stored.status();
+}
+
+Result<Cached<TensorStats>> cachedStats(Catalog* catalog, const BundleReader& bundle, const TensorInfo& info,
+                                        const PreviewOptions& options) {
+    return throughCache<TensorStats>(
+        catalog, bundle, info, "stats", [&](const TensorView& v) { return computeStats(v, options); }, statsPayload, statsFrom);
+}
+
+Result<Cached<Histogram>> cachedHistogram(Catalog* catalog, const BundleReader& bundle, const TensorInfo& info,
+                                          const HistogramRequest& request, const PreviewOptions& options) {
+    auto result = throughCache<Histogram>(
+        catalog, bundle, info, histogramKind(request), [&](const TensorView& v) { return computeHistogram(v, request, options); },
+        histogramPayload, histogramFrom);
+    if (result.ok()) result->value.logCounts = request.logCounts;  // presentation, not part of the figure
+    return result;
+}
+
+}  // namespace ckpt
