@@ -49,6 +49,7 @@ private:
     TensorSelection m_selection;
     QLabel* m_title;
     QFormLayout* m_form;
+    QWidget* m_formBox;  // holds m_form
     QList<QLabel*> m_fields;
     QLabel* m_status;
     QPushButton* m_load;
