@@ -29,6 +29,7 @@
 #include "views/catalog_search_view.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
+#include "views/restore_view.h"
 #include "views/stats_page.h"
 #include "views/tensor_inspector.h"
 
@@ -276,6 +277,34 @@ private slots:
         QCOMPARE(fromCache.last(), true);
         QVERIFY(stats->computedOn().contains(QStringLiteral("cache")));
         QVERIFY(waitIdle(w));
+    }
+
+    void restoresAreRecorded() {
+        // Restore, write and verify from the Restore tab: the catalog's
+        // history has it, as `ckpt catalog history` shows it.
+        MainWindow w;
+        w.setCatalogPath(m_catalogPath);
+        QTRY_VERIFY_WITH_TIMEOUT(w.catalog()->isLoaded(), 10000);
+        QSignalSpy opened(&w, &MainWindow::checkpointOpened);
+        w.openPath(m_run + QStringLiteral("/ckpt-5"));
+        QVERIFY(opened.wait(10000));
+        QTemporaryDir out;
+        const QString outPrefix = out.filePath(QStringLiteral("restored/ckpt"));
+        QSignalSpy finished(w.restoreView(), &RestoreView::restoreFinished);
+        w.restoreView()->restoreTo(outPrefix);
+        QVERIFY(finished.wait(20000));
+        QVERIFY(finished.first().first().toBool());
+        QVERIFY(waitIdle(w));
+        auto catalog = Catalog::open(m_catalogPath.toStdString());
+        QVERIFY2(catalog.ok(), catalog.status().toString().c_str());
+        auto history = (*catalog)->restores();
+        QVERIFY2(history.ok(), history.status().toString().c_str());
+        QVERIFY(!history->empty());
+        const RestoreRecord& r = history->front();
+        QCOMPARE(QString::fromStdString(r.tool), QStringLiteral("ckpt-explorer"));
+        QCOMPARE(QString::fromStdString(r.source), m_run + QStringLiteral("/ckpt-5"));
+        QCOMPARE(QString::fromStdString(r.output), outPrefix);
+        QVERIFY(r.ok);
     }
 
     void corruptCatalogIsReportedAndLeftAlone() {

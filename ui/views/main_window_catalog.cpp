@@ -20,6 +20,7 @@
 #include "views/checkpoint_sidebar.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
+#include "views/restore_view.h"
 #include "views/tensor_inspector.h"
 
 namespace ckpt::ui {
@@ -83,6 +84,7 @@ void MainWindow::onCatalogOverview() {
     const bool usable = m_catalog->isEnabled() && m_catalog->isLoaded();
     for (QAction* a : std::as_const(m_catalogActions)) a->setEnabled(usable);
     m_inspector->setCatalogPath(usable ? m_catalog->path() : QString());
+    m_restore->setCatalogPath(usable ? m_catalog->path() : QString());
     if (!usable) return;
     const QStringList dirs = sidebarDirectories(o);
     DirectoryModel* model = m_sidebar->directories();
