@@ -154,7 +154,7 @@ private slots:
         CatalogSearchModel* model = search->model();
         QVERIFY(model->result());
         // Both runs' checkpoints match: 5 + the narrow run's 5, each with
-        // the kernel and its two Adam slots.
+        // the kernel and its two Adam slots (scanRunsInBackground adds a sixth later).
         QCOMPARE(model->result()->totalCheckpoints, 10);
         QCOMPARE(model->rowCount(), 10);
         QVERIFY(search->summary().contains(QStringLiteral("10 checkpoint")));
@@ -249,6 +249,36 @@ private slots:
         QVERIFY2(cancelled.cancelled, qPrintable(cancelled.error));
         QVERIFY(w.catalog()->error().isEmpty());
         QVERIFY(waitIdle(w));
+
+        // A checkpoint that appears on disk: the next scan adds it and the
+        // sidebar's listing of its directory follows.
+        QTRY_VERIFY_WITH_TIMEOUT(w.directories()->indexForDirectory(m_narrow).isValid(), 10000);
+        for (const QFileInfo& f : QDir(m_narrow).entryInfoList({QStringLiteral("ckpt-1.*")}, QDir::Files))
+            QVERIFY(QFile::copy(f.absoluteFilePath(),
+                                m_narrow + QStringLiteral("/ckpt-9.") + f.fileName().section(QLatin1Char('.'), 1)));
+        const QString added = m_narrow + QStringLiteral("/ckpt-9");
+        QSignalSpy rescanned(w.catalog(), &CatalogController::scanFinished);
+        scan->trigger();
+        QVERIFY(rescanned.wait(30000));
+        QCOMPARE(rescanned.first().first().value<CatalogScanResult>().summary->added, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(w.directories()->indexForPrefix(added).isValid(), 10000);
+
+        // Scan and Verify keeps the verdicts: a new window shows them without verifying.
+        QAction* verify = menuAction(w, QStringLiteral("Scan and &Verify"));
+        QVERIFY(verify && verify->isEnabled());
+        QSignalSpy verified(w.catalog(), &CatalogController::scanFinished);
+        verify->trigger();
+        QVERIFY(verified.wait(30000));
+        QVERIFY(verified.first().first().value<CatalogScanResult>().summary->verified >= 11);
+        QVERIFY(waitIdle(w));
+        MainWindow next;
+        next.setCatalogPath(m_catalogPath);
+        QTRY_VERIFY_WITH_TIMEOUT(next.directories()->indexForPrefix(added).isValid(), 10000);
+        const QModelIndex row = next.directories()->indexForPrefix(added);
+        QCOMPARE(row.data(DirectoryModel::CatalogHealthRole).toInt(), static_cast<int>(CatalogHealth::Healthy));
+        QCOMPARE(row.data(DirectoryModel::HealthRole).toInt(), static_cast<int>(Health::Unknown));
+        QVERIFY(row.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Catalog: healthy")));
+        QVERIFY(waitIdle(next));
     }
 
     void previewsComeFromTheCache() {

@@ -97,7 +97,8 @@ QString forgetCatalogRoot(const QString& catalogPath, const QString& directory) 
     return forgotten.isOk() ? QString() : errorText(forgotten);
 }
 
-CatalogScanResult scanCatalog(const QString& catalogPath, const QStringList& roots, const std::shared_ptr<JobControl>& job) {
+CatalogScanResult scanCatalog(const QString& catalogPath, const QStringList& roots, bool verify,
+                              const std::shared_ptr<JobControl>& job) {
     CatalogScanResult out;
     auto catalog = openCatalog(catalogPath);
     if (!catalog.ok()) {
@@ -106,6 +107,7 @@ CatalogScanResult scanCatalog(const QString& catalogPath, const QStringList& roo
     }
     CatalogScanOptions options;
     for (const QString& r : roots) options.roots.push_back(r.toStdString());
+    options.verify = verify;
     options.progress = JobControl::sinkFor(job);
     options.cancel = &job->token();
     auto summary = (*catalog)->scan(options);

@@ -51,8 +51,10 @@ struct CatalogScanResult {
     bool cancelled = false;
     QString error;
 };
-// Scans 'roots' (empty: all), with the job's progress and cancellation.
-CatalogScanResult scanCatalog(const QString& catalogPath, const QStringList& roots, const std::shared_ptr<JobControl>& job);
+// Scans 'roots' (empty: all), with the job's progress and cancellation;
+// 'verify' also verifies what changed since its last verification.
+CatalogScanResult scanCatalog(const QString& catalogPath, const QStringList& roots, bool verify,
+                              const std::shared_ptr<JobControl>& job);
 
 struct CatalogSearchOutcome {
     QString query;

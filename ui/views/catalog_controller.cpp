@@ -23,6 +23,7 @@ void CatalogController::setPath(const QString& path) {
     m_pendingAdds.clear();
     m_scanQueued = false;
     m_queuedRoots.clear();
+    m_queuedVerify = false;
     if (m_scanJob) m_scanJob->cancel();
     emit overviewChanged();
     reload();
@@ -85,7 +86,7 @@ void CatalogController::forgetRoot(const QString& directory) {
     });
 }
 
-void CatalogController::scan(const QStringList& roots) {
+void CatalogController::scan(const QStringList& roots, bool verify) {
     if (!isEnabled()) return;
     // Queued roots merge; "all" absorbs any list.
     if (!m_scanQueued) m_queuedRoots = roots;
@@ -93,6 +94,7 @@ void CatalogController::scan(const QStringList& roots) {
     else
         for (const QString& r : roots)
             if (!m_queuedRoots.contains(r)) m_queuedRoots << r;
+    m_queuedVerify = (m_scanQueued && m_queuedVerify) || verify;
     m_scanQueued = true;
     startScan();
 }
@@ -102,12 +104,13 @@ void CatalogController::startScan() {
     if (!m_loaded) return;  // the first overview starts it
     m_scanQueued = false;
     const QStringList roots = std::exchange(m_queuedRoots, {});
+    const bool verify = std::exchange(m_queuedVerify, false);
     auto job = m_jobs->start(roots.size() == 1 ? tr("Scanning %1 into the catalog").arg(roots.first())
                                                : tr("Scanning the catalog's directories"));
     m_scanJob = job;
     emit scanStarted();
     const quint64 generation = m_generation;
-    whenDone(this, QtConcurrent::run(jobPool(), scanCatalog, m_path, roots, job),
+    whenDone(this, QtConcurrent::run(jobPool(), scanCatalog, m_path, roots, verify, job),
              [this, job, generation](const CatalogScanResult& r) {
                  m_jobs->finish(job);
                  if (m_scanJob == job) m_scanJob.reset();
@@ -122,6 +125,7 @@ void CatalogController::startScan() {
 void CatalogController::cancelScan() {
     m_scanQueued = false;
     m_queuedRoots.clear();
+    m_queuedVerify = false;
     if (m_scanJob) m_scanJob->cancel();
 }
 

@@ -36,8 +36,9 @@ public:
     // Adds 'directory' as a root, then scans it.
     void addRoot(const QString& directory);
     void forgetRoot(const QString& directory);
-    // Scans 'roots' (empty: all); a scan already running takes them next.
-    void scan(const QStringList& roots = {});
+    // Scans 'roots' (empty: all), verifying what changed when 'verify'
+    // (every byte of it: slow); a scan already running takes them next.
+    void scan(const QStringList& roots = {}, bool verify = false);
     void cancelScan();
     bool isScanning() const { return m_scanJob != nullptr; }
     // Reads the overview again (after a scan, or when files changed).
@@ -65,6 +66,7 @@ private:
     std::shared_ptr<JobControl> m_scanJob;
     bool m_scanQueued = false;
     QStringList m_queuedRoots;  // empty with m_scanQueued: all
+    bool m_queuedVerify = false;
 };
 
 }  // namespace ckpt::ui

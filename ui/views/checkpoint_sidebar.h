@@ -32,6 +32,8 @@ public:
     // Forgets every health badge (files may have changed on disk) and lists
     // every directory again.
     void relistAll();
+    // Lists 'dir' again as it was listed before (opened or from the catalog), keeping health.
+    void relistDirectory(const QString& dir) { listDirectory(dir, m_openedDirs.contains(dir)); }
     void removeDirectory(const QString& dir);
 
     // The checkpoint the window shows; its row stays current across listings.

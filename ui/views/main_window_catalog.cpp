@@ -48,16 +48,28 @@ void MainWindow::createCatalogMenu() {
     search->setToolTip(tr("Find keys and object paths in every catalogued checkpoint (Ctrl+Shift+F)"));
     QAction* scan = menu->addAction(tr("S&can"), this, [this] { m_catalog->scan(); });
     scan->setToolTip(tr("Look for new, changed and vanished checkpoints under every catalogued directory"));
+    // The sidebar's own verification lasts a session; this one is kept.
+    QAction* verify = menu->addAction(tr("Scan and &Verify"), this, [this] { m_catalog->scan({}, /*verify=*/true); });
+    verify->setToolTip(
+        tr("Scan, and verify every checkpoint not verified since it last changed (reads all their bytes); "
+           "the catalog keeps the result for the sidebar's badges"));
     QAction* add = menu->addAction(tr("&Add Directory\u2026"), this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Add Directory to the Catalog"), QDir::homePath());
         if (dir.isEmpty()) return;
         m_catalog->addRoot(dir);
     });
     QAction* cancel = menu->addAction(tr("Cancel Sca&n"), m_catalog, &CatalogController::cancelScan);
-    m_catalogActions = {search, scan, add};
+    m_catalogActions = {search, scan, verify, add};
     cancel->setEnabled(false);
     connect(m_catalog, &CatalogController::scanStarted, cancel, [cancel] { cancel->setEnabled(true); });
     connect(m_catalog, &CatalogController::scanFinished, cancel, [this, cancel] { cancel->setEnabled(m_catalog->isScanning()); });
+    // What a scan found changed on disk shows in the sidebar's listings too.
+    connect(m_catalog, &CatalogController::scanFinished, this, [this](const CatalogScanResult& r) {
+        if (!r.summary || r.summary->added + r.summary->updated + r.summary->missing == 0) return;
+        DirectoryModel* model = m_sidebar->directories();
+        for (const QString& d : model->directories())
+            if (model->isCatalogued(d)) m_sidebar->relistDirectory(d);
+    });
     for (QAction* a : std::as_const(m_catalogActions)) a->setEnabled(false);  // until a catalog is read
 }
 
