@@ -1,15 +1,18 @@
 // SIGKILL at random moments of every operation that writes checkpoints:
 // saves (sync, eager async, deferred async), reshards, retention applied
-// by a manager, and a scheduler archiving a directory. Each row of
+// by a manager, a scheduler archiving a directory; and of a catalog scan
+// recording them. Each row of
 // scenarios() is one operation: what to set up, what a child process does
 // over and over until it is killed, and which directories and stores to
 // check after each kill (numbered_checkpoints.h: every committed
 // checkpoint verifies and restores, the state file names only complete
 // checkpoints; a schedule store opens, is intact and has no run left
-// `running`). A new operation (merge, edit, catalog scan) is one more row.
+// `running`; a catalog is intact and records every checkpoint whole). A
+// new operation (merge, edit) is one more row.
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_reader.h"
+#include "ckpt/catalog.h"
 #include "ckpt/checkpoint_manager.h"
 #include "ckpt/checkpoint_state.h"
 #include "ckpt/reshard.h"
@@ -48,6 +51,7 @@ struct Paths {
     std::string archive() const { return root + "/archive"; }
     std::string resharded() const { return root + "/resharded"; }
     std::string store() const { return root + "/schedules.db"; }
+    std::string catalog() const { return root + "/catalog.db"; }
 };
 
 int64_t latestNumber(const std::string& dir) {
@@ -90,7 +94,7 @@ QString directoryProblem(const std::string& dir) {
 
 // The store opens (the dead scheduler's lock is gone), SQLite finds it
 // intact, and no run is left `running`.
-QString storeProblem(const std::string& path) {
+QString storeIntegrity(const std::string& path) {
     sqlite3* db = nullptr;
     if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
         sqlite3_close(db);
@@ -106,6 +110,11 @@ QString storeProblem(const std::string& path) {
         &integrity, nullptr);
     sqlite3_close(db);
     if (integrity != "ok") return QStringLiteral("integrity_check: ") + QString::fromStdString(integrity);
+    return {};
+}
+
+QString storeProblem(const std::string& path) {
+    if (QString e = storeIntegrity(path); !e.isEmpty()) return e;
     auto scheduler = Scheduler::open(path);
     if (!scheduler.ok()) return QString::fromStdString(scheduler.status().toString());
     auto running = (*scheduler)->store().runningRuns();
@@ -113,6 +122,22 @@ QString storeProblem(const std::string& path) {
     if (!running->empty()) return QStringLiteral("a run is still running after the scheduler died");
     auto runs = (*scheduler)->store().runs(std::nullopt);
     if (!runs.ok()) return QString::fromStdString(runs.status().toString());
+    return {};
+}
+
+// The catalog opens, SQLite finds it intact, and every checkpoint it
+// records has all its tensor rows (a scan commits whole directories).
+QString catalogProblem(const std::string& path) {
+    if (QString e = storeIntegrity(path); !e.isEmpty()) return e;
+    auto catalog = Catalog::open(path);
+    if (!catalog.ok()) return QString::fromStdString(catalog.status().toString());
+    const auto checkpoints = (*catalog)->checkpoints();
+    if (!checkpoints.ok()) return QString::fromStdString(checkpoints.status().toString());
+    for (const CatalogCheckpoint& c : *checkpoints) {
+        auto rows = (*catalog)->tensors(c.id);
+        if (!rows.ok() || static_cast<int64_t>(rows->size()) != c.tensors)
+            return QString::fromStdString(c.prefix + ": its tensor rows are incomplete");
+    }
     return {};
 }
 
@@ -211,6 +236,33 @@ std::vector<Scenario> scenarios() {
                        return storeProblem(p.store());
                    },
                    [](const Paths& p) { return latestNumber(p.archive()); }});
+    // A catalog rewriting everything it knows of the run, over and over:
+    // forget the root, add it, scan (every other time verifying).
+    out.push_back({"catalog scan", 40, 30000,
+                   [](const Paths& p) {
+                       NumberedProgram prog(kVariables, kElements);
+                       auto m = CheckpointManager::create(prog.root, p.dir(), keepThree());
+                       for (int n = 1; m.ok() && n <= 3; ++n) {
+                           prog.fill(static_cast<float>(n));
+                           if (!(*m)->save().ok()) return false;
+                       }
+                       return m.ok();
+                   },
+                   [](const Paths& p) {
+                       auto catalog = Catalog::open(p.catalog());
+                       if (!catalog.ok()) ::_exit(3);
+                       for (int i = 0;; ++i) {
+                           (void)(*catalog)->forgetRoot(p.dir());
+                           CatalogScanOptions o;
+                           o.verify = i % 2 == 1;
+                           if (!(*catalog)->addRoot(p.dir()).ok() || !(*catalog)->scan(o).ok()) ::_exit(4);
+                       }
+                   },
+                   [](const Paths& p) { return catalogProblem(p.catalog()); },
+                   [](const Paths& p) -> int64_t {
+                       auto catalog = Catalog::open(p.catalog());
+                       return catalog.ok() ? static_cast<int64_t>((*catalog)->checkpoints()->size()) : -1;
+                   }});
     return out;
 }
 
