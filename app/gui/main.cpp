@@ -4,6 +4,9 @@
 // checkpoints) and opens it: the one command a newcomer needs.
 // --schedule-store PATH shows and edits the schedules of another store than
 // the engine's default (tests and the screenshot tour use a temporary one).
+// --catalog PATH uses another catalog (ckpt/catalog.h) than the default
+// $XDG_DATA_HOME/ckpt-explorer/catalog.db; the tour uses a scratch one
+// unless told, so that it never adds roots to the user's.
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -11,6 +14,7 @@
 #include <QIcon>
 #include <QTimer>
 
+#include "jobs/catalog_jobs.h"
 #include "screenshot_tour.h"
 #include "views/main_window.h"
 #include "views/schedules_view.h"
@@ -42,10 +46,19 @@ int main(int argc, char** argv) {
                              QStringLiteral("The schedule store (SQLite) the Schedules tab shows, instead of the default."),
                              QStringLiteral("path"));
     parser.addOption(store);
+    QCommandLineOption catalog(QStringLiteral("catalog"),
+                               QStringLiteral("The catalog (SQLite) of checkpoints to use, instead of the default."),
+                               QStringLiteral("path"));
+    parser.addOption(catalog);
     parser.process(app);
 
     ckpt::ui::MainWindow window;
+    // The schedules live in the catalog's file (schedule_store.h): --catalog
+    // moves both unless --schedule-store names another file.
     if (parser.isSet(store)) window.schedulesView()->setStorePath(QDir(parser.value(store)).absolutePath());
+    else if (parser.isSet(catalog)) window.schedulesView()->setStorePath(QDir(parser.value(catalog)).absolutePath());
+    if (parser.isSet(catalog)) window.setCatalogPath(QDir(parser.value(catalog)).absolutePath());
+    else if (!parser.isSet(shots)) window.setCatalogPath(ckpt::ui::defaultCatalogPath(nullptr));
     window.show();
     const QStringList args = parser.positionalArguments();
     if (parser.isSet(shots)) {

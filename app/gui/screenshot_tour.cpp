@@ -29,6 +29,9 @@
 #include "models/object_tree_model.h"
 #include "models/diff_tree_model.h"
 #include "models/directory_model.h"
+#include "models/catalog_search_model.h"
+#include "views/catalog_controller.h"
+#include "views/catalog_search_view.h"
 #include "views/compare_detail.h"
 #include "views/compare_view.h"
 #include "views/heatmap_page.h"
@@ -59,6 +62,8 @@ ScreenshotTour::ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QSt
 
 void ScreenshotTour::start() {
     QDir().mkpath(m_outDir);
+    // Never the user's catalog: without --catalog, a scratch one.
+    if (m_window->catalog()->path().isEmpty()) m_window->setCatalogPath(m_scratch.path() + QStringLiteral("/catalog.db"));
     m_window->resize(1600, 940);
     m_window->findChild<QSplitter*>()->setSizes({360, 760, 480});
     QTimer::singleShot(300, this, [this] {
@@ -383,7 +388,26 @@ void ScreenshotTour::showRetention() {
     waitFor([preview] { return !preview->isBusy() && preview->model()->rowCount() > 0; },
             [this] {
                 save(QStringLiteral("16-retention.png"));
-                finish(0);
+                showSearch();
+            });
+}
+
+void ScreenshotTour::showSearch() {
+    ui::CatalogSearchView* search = m_window->searchView();
+    // Scans of the opened directories run in the background; search once they are in.
+    waitFor([this] { return !m_window->catalog()->isScanning() && m_window->catalog()->overview().directories.size() >= 2; },
+            [this, search] {
+                m_window->showSearch();
+                search->search(QStringLiteral("layer_with_weights-1/kernel"));
+                waitFor([search] { return !search->isSearching() && search->model()->rowCount() > 0; },
+                        [this, search] {
+                            // The first checkpoint's keys unfolded, the first match current.
+                            search->view()->setCurrentIndex(search->model()->index(0, 0, search->model()->index(0, 0)));
+                            QTimer::singleShot(300, this, [this] {
+                                save(QStringLiteral("17-search.png"));
+                                finish(0);
+                            });
+                        });
             });
 }
 

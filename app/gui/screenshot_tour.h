@@ -50,6 +50,9 @@ private:
     void runScheduleTimes(const QString& name, int times, const std::function<void()>& next);
     void showScheduleDialog();
     void showRetention();
+    // The global search over the tour's scratch catalog, which every
+    // directory opened above joined as a root.
+    void showSearch();
     void finish(int code);
 
     ckpt::ui::MainWindow* m_window;

@@ -2,6 +2,9 @@
 
 #include <cstring>
 
+#include "ckpt/catalog.h"
+#include "ckpt/catalog_cache.h"
+
 namespace ckpt::ui {
 namespace {
 
@@ -36,20 +39,46 @@ QImage colormapRamp(const std::string& colormap) {
     return h ? toImage(*h) : QImage();
 }
 
+// The catalog for a cached preview, or null: no catalog in use, a tensor
+// without a single stored crc (partitioned), or a catalog that cannot be
+// opened. The cache is an accelerator; without it the figure is computed.
+std::unique_ptr<Catalog> cacheFor(const PreviewSource& source) {
+    if (source.catalogPath.isEmpty() || !source.snapshot || !source.info || !tensorIdentity(*source.info)) return nullptr;
+    auto catalog = Catalog::open(source.catalogPath.toStdString());
+    return catalog.ok() ? std::move(*catalog) : nullptr;
+}
+
 }  // namespace
 
-StatsResult computeTensorStats(const std::shared_ptr<const Tensor>& tensor) {
+StatsResult computeTensorStats(const std::shared_ptr<const Tensor>& tensor, const PreviewSource& source) {
     StatsResult out;
+    if (auto catalog = cacheFor(source)) {
+        auto cached = cachedStats(catalog.get(), source.snapshot->checkpoint->bundle(), *source.info);
+        if (cached.ok()) {
+            out.stats = std::move(cached->value);
+            out.fromCache = cached->fromCache;
+            return out;
+        }
+    }
+    // No cache, or it failed: the values at hand, as without a catalog.
     auto stats = computeStats(TensorView::of(*tensor));
     if (stats) out.stats = std::move(stats).value();
     else out.error = errorText(stats.status());
     return out;
 }
 
-HistogramResult computeTensorHistogram(const std::shared_ptr<const Tensor>& tensor, int bins) {
+HistogramResult computeTensorHistogram(const std::shared_ptr<const Tensor>& tensor, int bins, const PreviewSource& source) {
     HistogramResult out;
     HistogramRequest request;
     request.bins = bins;
+    if (auto catalog = cacheFor(source)) {
+        auto cached = cachedHistogram(catalog.get(), source.snapshot->checkpoint->bundle(), *source.info, request);
+        if (cached.ok()) {
+            out.histogram = std::move(cached->value);
+            out.fromCache = cached->fromCache;
+            return out;
+        }
+    }
     auto histogram = computeHistogram(TensorView::of(*tensor), request);
     if (histogram) out.histogram = std::move(histogram).value();
     else out.error = errorText(histogram.status());

@@ -1,5 +1,6 @@
 #include "jobs/restore_jobs.h"
 
+#include "ckpt/catalog.h"
 #include "ckpt/model_spec.h"
 #include "ckpt/restore.h"
 #include "ckpt/restored_write.h"
@@ -25,6 +26,21 @@ Result<LoadStatus> runRestore(const RestoreRequest& request, bool readValues) {
     auto status = restoreCheckpoint(request.checkpoint, root, options);
     if (status.ok() && request.expectPartial) status->expectPartial();
     return status;
+}
+
+// The restore in the catalog's history, worded as `ckpt restore` words it;
+// a failure is only a warning: the restore itself happened.
+QString recordInCatalog(const RestoreRequest& request, const LoadStatus& status, const RestoredWrite& written) {
+    std::string assignmentMap;
+    for (const auto& [from, to] : request.mappings) {
+        if (from.isEmpty() && to.isEmpty()) continue;
+        assignmentMap += (assignmentMap.empty() ? "" : " ") + from.toStdString() + "=" + to.toStdString();
+    }
+    const std::string output = written.stats ? written.stats->prefix : std::string();
+    const Status recorded = recordRestore(request.catalogPath.toStdString(),
+                                          restoreRecordFor(status.report(), request.target.toStdString(), assignmentMap, output,
+                                                           written.restoreFailure.isOk(), "ckpt-explorer"));
+    return recorded.isOk() ? QString() : text(recorded);
 }
 
 }  // namespace
@@ -66,6 +82,10 @@ RestoreWriteResult restoreAndWrite(const RestoreRequest& request, const QString&
     options.verify.progress = JobControl::sinkFor(job);
     const RestoredWrite written = writeRestoredVerified(*status, outPrefix.toStdString(), options);
     out.prefix = QString::fromStdString(written.prefix);
+    // A refused write is asked about and may come back confirmed: that
+    // attempt is the one recorded, once.
+    if (!written.refused && written.error.code() != StatusCode::Cancelled && !request.catalogPath.isEmpty())
+        out.recordWarning = recordInCatalog(request, *status, written);
     if (written.refused) {
         out.refusedBecause = text(written.restoreFailure);
         return out;

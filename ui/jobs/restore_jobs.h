@@ -25,6 +25,9 @@ struct RestoreRequest {
     QString target;
     QList<QPair<QString, QString>> mappings;  // OLD -> NEW prefixes; empty rows are skipped
     bool expectPartial = false;
+    // The catalog that records restores done with values (restoreAndWrite)
+    // in its history, as `ckpt restore` does; empty: none.
+    QString catalogPath;
 };
 
 struct RestorePreview {
@@ -47,6 +50,7 @@ struct RestoreWriteResult {
     QStringList problems;       // verifyBundle's findings, verbatim
     QStringList restoreErrors;  // mismatches the restore recorded
     qint64 tensors = 0;
+    QString recordWarning;  // the restore happened but the catalog could not record it
 };
 // Restores with values, then writeRestoredVerified: writes the program
 // graph to 'outPrefix' and verifies it; after a failed restore only when

@@ -46,8 +46,8 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
             known.insert(ch->data(PrefixRole).toString(), {ch->data(HealthRole).toInt(), ch->data(ProblemsRole).toString()});
         }
         dirItem->removeRows(0, dirItem->rowCount());
-    } else if (!listing.error.isEmpty()) {
-        return;  // never list a directory that does not exist
+    } else if (!listing.error.isEmpty() && !m_catalogDirs.contains(listing.dir)) {
+        return;  // never list a directory that does not exist, unless the catalog remembers it
     } else {
         dirItem = new QStandardItem;
         dirItem->setData(listing.dir, DirRole);
@@ -63,8 +63,11 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
         }
         appendRow(row);
     }
-    dirItem->setText(QDir(listing.dir).dirName());
-    dirItem->setIcon(QApplication::style()->standardIcon(QStyle::SP_DirIcon));
+    // A vanished directory says so in words, not only by a greyed row.
+    const bool missing = !listing.error.isEmpty();
+    dirItem->setText(missing ? tr("%1 (missing)").arg(QDir(listing.dir).dirName()) : QDir(listing.dir).dirName());
+    dirItem->setData(missing, MissingRole);
+    dirItem->setIcon(QApplication::style()->standardIcon(missing ? QStyle::SP_MessageBoxWarning : QStyle::SP_DirIcon));
     QString dirTip = listing.dir;
     if (!listing.error.isEmpty()) dirTip += QLatin1Char('\n') + listing.error;
     if (!listing.listing.stateFileError.isOk())
@@ -87,7 +90,6 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
         const auto prior = known.value(prefix, {static_cast<int>(Health::Unknown), QString()});
         it->setData(prior.first, HealthRole);
         it->setData(prior.second, ProblemsRole);
-        it->setIcon(healthIcon(static_cast<Health>(prior.first)));
         QString tip =
             tr("%1\n%2 \u2022 %3")
                 .arg(prefix, QLocale().toString(modified, QLocale::ShortFormat), formatBytes(static_cast<qint64>(e.bytes)));
@@ -99,8 +101,8 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
         if (e.staleDataFiles > 0)
             tip += tr("\n%n stale data file(s) of another shard count, not counted", nullptr, e.staleDataFiles);
         if (!e.error.isOk()) tip += QLatin1Char('\n') + QString::fromStdString(e.error.toString());
-        it->setToolTip(tip);
         it->setData(tip, Qt::UserRole + 100);
+        updateBadge(it);
         auto cell = [](const QString& value, Qt::Alignment align) {
             auto* c = new QStandardItem(value);
             c->setEditable(false);
@@ -125,13 +127,37 @@ void DirectoryModel::setHealth(const QString& prefix, Health health, const QStri
     QStandardItem* it = itemFromIndex(i);
     it->setData(static_cast<int>(health), HealthRole);
     it->setData(problems, ProblemsRole);
-    it->setIcon(healthIcon(health));
+    updateBadge(it);
+}
+
+void DirectoryModel::setCatalogHealth(const QHash<QString, CatalogHealthInfo>& health) {
+    m_catalogHealth = health;
+    for (int r = 0; r < rowCount(); ++r)
+        for (int c = 0; c < item(r)->rowCount(); ++c) updateBadge(item(r)->child(c));
+}
+
+void DirectoryModel::setCatalogDirectories(const QStringList& dirs) { m_catalogDirs = QSet<QString>(dirs.begin(), dirs.end()); }
+
+void DirectoryModel::updateBadge(QStandardItem* it) {
+    const auto health = static_cast<Health>(it->data(HealthRole).toInt());
+    const QString problems = it->data(ProblemsRole).toString();
     QString tip = it->data(Qt::UserRole + 100).toString();
+    const auto known = m_catalogHealth.constFind(it->data(PrefixRole).toString());
+    it->setData(known == m_catalogHealth.constEnd() ? QVariant() : QVariant(static_cast<int>(known->health)), CatalogHealthRole);
     switch (health) {
     case Health::Healthy: tip += tr("\nVerified: every checksum matches"); break;
     case Health::Damaged: tip += QLatin1Char('\n') + problems; break;
     case Health::Verifying: tip += tr("\nVerifying\u2026"); break;
     case Health::Unknown: break;
+    }
+    // Until this session verifies it, the catalog's answer from its last scan.
+    if (health == Health::Unknown && known != m_catalogHealth.constEnd()) {
+        it->setIcon(catalogHealthIcon(known->health));
+        const std::string_view name = catalogHealthName(known->health);
+        tip += tr("\nCatalog: %1").arg(QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())));
+        if (!known->detail.isEmpty()) tip += tr(" \u2014 %1").arg(known->detail);
+    } else {
+        it->setIcon(healthIcon(health));
     }
     it->setToolTip(tip);
 }

@@ -1,11 +1,14 @@
 #pragma once
-// The sidebar: opened directories, each with its checkpoints by step, the
-// state file's latest marked, and a health badge from background
-// verification. Shows the engine's listings (jobs/checkpoint_jobs.h,
-// ckpt/checkpoint_listing.h); never calls the engine.
+// The sidebar: the catalog's directories and the opened ones, each with its
+// checkpoints by step, the state file's latest marked, and a health badge
+// from background verification (until then, the catalog's). Shows the
+// engine's listings (jobs/checkpoint_jobs.h, ckpt/checkpoint_listing.h) and
+// catalog reads (jobs/catalog_jobs.h); never calls the engine.
 
+#include <QSet>
 #include <QStandardItemModel>
 
+#include "jobs/catalog_jobs.h"
 #include "jobs/checkpoint_jobs.h"
 #include "views/kind_icons.h"
 
@@ -14,7 +17,10 @@ namespace ckpt::ui {
 class DirectoryModel : public QStandardItemModel {
     Q_OBJECT
 public:
-    enum Role { PrefixRole = Qt::UserRole + 1, DirRole, HealthRole, ProblemsRole };
+    // HealthRole is the sidebar's own verification (Health); CatalogHealthRole
+    // the catalog's (CatalogHealth, invalid when it has none). The badge shows
+    // the first that knows.
+    enum Role { PrefixRole = Qt::UserRole + 1, DirRole, HealthRole, ProblemsRole, CatalogHealthRole, MissingRole };
 
     explicit DirectoryModel(QObject* parent = nullptr);
 
@@ -25,6 +31,11 @@ public:
     QStringList directories() const;
 
     void setHealth(const QString& prefix, Health health, const QString& problems = {});
+    // What the catalog knows, by prefix; replaces what it knew before.
+    void setCatalogHealth(const QHash<QString, CatalogHealthInfo>& health);
+    // Catalogued directories keep a row (marked missing) when they vanish.
+    void setCatalogDirectories(const QStringList& dirs);
+    bool isCatalogued(const QString& dir) const { return m_catalogDirs.contains(dir); }
     QModelIndex indexForPrefix(const QString& prefix) const;
     QModelIndex indexForDirectory(const QString& dir) const;
     // The checkpoint 'delta' rows away from 'prefix' in its directory (rows
@@ -40,6 +51,11 @@ public:
     bool canDropMimeData(const QMimeData* data, Qt::DropAction action, int row, int column,
                          const QModelIndex& parent) const override;
     bool dropMimeData(const QMimeData* data, Qt::DropAction action, int row, int column, const QModelIndex& parent) override;
+
+private:
+    void updateBadge(QStandardItem* item);
+    QHash<QString, CatalogHealthInfo> m_catalogHealth;
+    QSet<QString> m_catalogDirs;
 
 signals:
     // 'dragged' was dropped onto 'target': compare dragged (A) with target (B).

@@ -1,5 +1,6 @@
 #include "views/checkpoint_sidebar.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QMenu>
@@ -14,6 +15,12 @@
 #include "models/directory_model.h"
 
 namespace ckpt::ui {
+namespace {
+
+// Up to this many directories the sidebar unfolds every one it lists.
+constexpr int kUnfoldedDirectories = 6;
+
+}  // namespace
 
 CheckpointSidebar::CheckpointSidebar(JobTracker* jobs, QWidget* parent)
     : QTreeView(parent), m_jobs(jobs), m_dirs(new DirectoryModel(this)) {
@@ -36,10 +43,11 @@ CheckpointSidebar::CheckpointSidebar(JobTracker* jobs, QWidget* parent)
     connect(m_dirs, &DirectoryModel::compareDropped, this, &CheckpointSidebar::compareRequested);
 }
 
-void CheckpointSidebar::listDirectory(const QString& dir) {
+void CheckpointSidebar::listDirectory(const QString& dir, bool opened) {
+    if (opened) m_openedDirs.insert(QDir(dir).absolutePath());
     auto job = m_jobs->start(tr("Listing %1").arg(dir));
     whenDone(this, QtConcurrent::run(jobPool(), [dir] { return ui::listDirectory(dir); }),
-             [this, job](const DirectoryListing& l) {
+             [this, job, opened](const DirectoryListing& l) {
                  m_jobs->finish(job);
                  const bool known = m_dirs->indexForDirectory(l.dir).isValid();
                  m_dirs->setListing(l);
@@ -55,9 +63,11 @@ void CheckpointSidebar::listDirectory(const QString& dir) {
                          anyStep = !m_dirs->index(r, 1, di).data().toString().isEmpty();
                  }
                  setColumnHidden(1, !anyStep);
-                 expand(dirIndex);
+                 // Many catalogued directories stay folded; the opened one unfolds.
+                 if (opened || m_dirs->rowCount() <= kUnfoldedDirectories) expand(dirIndex);
                  if (!m_openedPrefix.isEmpty())
                      if (const QModelIndex i = m_dirs->indexForPrefix(m_openedPrefix); i.isValid()) setCurrentIndex(i);
+                 if (!opened) return;
                  for (const CheckpointListEntry& e : l.listing.checkpoints) {
                      const QString prefix = QString::fromStdString(e.prefix);
                      const auto health =
@@ -72,11 +82,14 @@ void CheckpointSidebar::relistAll() {
         const QModelIndex d = m_dirs->indexForDirectory(dir);
         for (int r = 0; r < m_dirs->rowCount(d); ++r)
             m_dirs->setHealth(m_dirs->index(r, 0, d).data(DirectoryModel::PrefixRole).toString(), Health::Unknown);
-        listDirectory(dir);
+        listDirectory(dir, m_openedDirs.contains(dir));
     }
 }
 
-void CheckpointSidebar::removeDirectory(const QString& dir) { m_dirs->removeDirectory(dir); }
+void CheckpointSidebar::removeDirectory(const QString& dir) {
+    m_openedDirs.remove(dir);
+    m_dirs->removeDirectory(dir);
+}
 
 void CheckpointSidebar::setOpenedCheckpoint(const QString& prefix) {
     m_openedPrefix = prefix;
@@ -141,7 +154,15 @@ void CheckpointSidebar::onRowActivated(const QModelIndex& index) {
 }
 
 void CheckpointSidebar::showContextMenu(const QPoint& pos) {
-    const QString clicked = indexAt(pos).data(DirectoryModel::PrefixRole).toString();
+    const QModelIndex at = indexAt(pos).siblingAtColumn(0);
+    if (const QString dir = at.data(DirectoryModel::DirRole).toString(); !dir.isEmpty()) {
+        QMenu menu(this);
+        const QString text = m_dirs->isCatalogued(dir) ? tr("&Remove from Sidebar and Catalog") : tr("&Remove from Sidebar");
+        menu.addAction(text, this, [this, dir] { emit forgetDirectoryRequested(dir); });
+        menu.exec(viewport()->mapToGlobal(pos));
+        return;
+    }
+    const QString clicked = at.data(DirectoryModel::PrefixRole).toString();
     if (clicked.isEmpty()) return;
     QStringList selected = selectedPrefixes();
     if (!selected.contains(clicked)) selected = {clicked};

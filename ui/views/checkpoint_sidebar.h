@@ -4,6 +4,7 @@
 // rows, the context menu or dropping one row onto another asks to compare;
 // the window, which owns the workspace, answers the requests it emits.
 
+#include <QSet>
 #include <QStringList>
 #include <QTreeView>
 
@@ -23,12 +24,16 @@ public:
 
     DirectoryModel* directories() const { return m_dirs; }
 
-    // Lists 'dir' in the background (adding or replacing its row) and queues
-    // verification of its new or not-yet-verified checkpoints.
-    void listDirectory(const QString& dir);
+    // Lists 'dir' in the background (adding or replacing its row). A
+    // directory the user opened is expanded and its new or not-yet-verified
+    // checkpoints are queued for verification; one listed because the
+    // catalog knows it shows the catalog's health until it is opened.
+    void listDirectory(const QString& dir, bool opened = true);
     // Forgets every health badge (files may have changed on disk) and lists
     // every directory again.
     void relistAll();
+    // Lists 'dir' again as it was listed before (opened or from the catalog), keeping health.
+    void relistDirectory(const QString& dir) { listDirectory(dir, m_openedDirs.contains(dir)); }
     void removeDirectory(const QString& dir);
 
     // The checkpoint the window shows; its row stays current across listings.
@@ -57,6 +62,8 @@ signals:
     void compareWithPreviousRequested(const QString& prefix);
     // A background verification finished (or was cancelled) for 'prefix'.
     void healthChanged(const QString& prefix);
+    // The directory row's context menu: remove it from the sidebar and the catalog.
+    void forgetDirectoryRequested(const QString& dir);
 
 private:
     void queueVerify(const QString& prefix);
@@ -66,6 +73,7 @@ private:
     JobTracker* m_jobs;
     DirectoryModel* m_dirs;
     QString m_openedPrefix;
+    QSet<QString> m_openedDirs;  // listed because the user opened them: verified
     bool m_openInProgress = false;
     std::deque<QString> m_verifyQueue;
     std::shared_ptr<JobControl> m_verifyJob;

@@ -99,7 +99,7 @@ void HistogramPage::startPreview() {
     m_message->setText(tr("Computing histogram\u2026"));
     m_message->show();
     const int bins = m_bins->value() > 0 ? m_bins->value() : autoBins(tensor()->numElements());
-    runPreview([t = tensor(), bins] { return computeTensorHistogram(t, bins); },
+    runPreview([t = tensor(), bins, source = previewSource()] { return computeTensorHistogram(t, bins, source); },
                [this](const HistogramResult& r) { return showResult(r); });
 }
 
@@ -118,7 +118,9 @@ bool HistogramPage::showResult(const HistogramResult& result) {
     if (h.below) parts << tr("%1 below").arg(count(h.below));
     if (h.above) parts << tr("%1 above").arg(count(h.above));
     if (h.nans) parts << tr("%1 NaN not shown").arg(count(h.nans));
-    m_info->setText(parts.join(QStringLiteral(" \u00b7 ")) + QLatin1Char('\n') + computedOnText(h.computedOn));
+    QString on = computedOnText(h.computedOn);
+    if (result.fromCache) on += tr(" \u00b7 from the catalog's cache");
+    m_info->setText(parts.join(QStringLiteral(" \u00b7 ")) + QLatin1Char('\n') + on);
     plot();
     return true;
 }

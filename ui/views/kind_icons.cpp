@@ -67,6 +67,17 @@ QIcon healthIcon(Health health) {
     return {};
 }
 
+QIcon catalogHealthIcon(CatalogHealth health) {
+    switch (health) {
+    case CatalogHealth::Missing: return makeIcon(QColor(0x60, 0x6c, 0x78), QStringLiteral("\u2013"), true);
+    case CatalogHealth::Unreadable: return makeIcon(QColor(0xc0, 0x39, 0x2b), QStringLiteral("\u00d7"), true);
+    case CatalogHealth::Damaged: return healthIcon(Health::Damaged);
+    case CatalogHealth::Healthy: return healthIcon(Health::Healthy);
+    case CatalogHealth::Unverified: break;
+    }
+    return healthIcon(Health::Unknown);
+}
+
 QColor diffStatusColor(DiffStatus status) {
     switch (status) {
     case DiffStatus::Added: return QColor(0x2e, 0x9d, 0x5b);

@@ -4,6 +4,7 @@
 
 #include <QIcon>
 
+#include "ckpt/catalog.h"
 #include "ckpt/checkpoint_diff.h"
 #include "models/checkpoint_snapshot.h"
 
@@ -13,6 +14,10 @@ QIcon kindIcon(EntryKind kind);
 
 enum class Health { Unknown, Verifying, Healthy, Damaged };
 QIcon healthIcon(Health health);
+// The catalog's last word on a checkpoint, shown until the sidebar verifies
+// it again: the same letters for healthy, damaged and unverified, "–" for
+// missing files and "×" for an unreadable index.
+QIcon catalogHealthIcon(CatalogHealth health);
 
 // A comparison row's status: its letter on a coloured badge (A green, D red,
 // M amber, T purple, R teal, '=' grey for unchanged), so the letter carries

@@ -24,6 +24,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <utility>
+
 #include "jobs/checkpoint_jobs.h"
 #include "jobs/demo_jobs.h"
 #include "jobs/job_pool.h"
@@ -31,6 +33,8 @@
 #include "jobs/job_tracker.h"
 #include "models/directory_model.h"
 #include "models/object_tree_model.h"
+#include "views/catalog_controller.h"
+#include "views/catalog_search_view.h"
 #include "views/checkpoint_sidebar.h"
 #include "views/compare_view.h"
 #include "views/error_panel.h"
@@ -63,6 +67,18 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_sidebar, &CheckpointSidebar::compareRequested, this, &MainWindow::compare);
     connect(m_sidebar, &CheckpointSidebar::compareWithPreviousRequested, this, &MainWindow::compareWithPrevious);
     connect(m_sidebar, &CheckpointSidebar::healthChanged, this, &MainWindow::healthChanged);
+    connect(m_sidebar, &CheckpointSidebar::forgetDirectoryRequested, this, &MainWindow::forgetDirectory);
+    m_catalog = new CatalogController(m_jobs, this);
+    m_search = new CatalogSearchView(m_catalog, this);
+    connect(m_catalog, &CatalogController::overviewChanged, this, &MainWindow::onCatalogOverview);
+    connect(m_catalog, &CatalogController::unavailable, this, &MainWindow::onCatalogUnavailable);
+    connect(m_catalog, &CatalogController::problem, m_location, &QLabel::setText);
+    connect(m_search, &CatalogSearchView::resultActivated, this, &MainWindow::openAt);
+    m_search->setHealthLookup([this](const QString& prefix) -> std::optional<Health> {
+        const QModelIndex row = m_sidebar->directories()->indexForPrefix(prefix);
+        if (!row.isValid()) return std::nullopt;
+        return static_cast<Health>(row.data(DirectoryModel::HealthRole).toInt());
+    });
 
     auto* welcomeLayout = new QVBoxLayout(m_welcome);
     welcomeLayout->addStretch();
@@ -123,6 +139,7 @@ MainWindow::MainWindow(QWidget* parent)
         [this](const QString& prefix, int delta) { return m_sidebar->directories()->neighbour(prefix, delta); });
     addWorkspaceView(m_schedules, tr("Schedules"));
     addWorkspaceView(m_retention, tr("Retention"));
+    addWorkspaceView(m_search, tr("Search"));
     connect(m_schedules, &SchedulesView::retentionPreviewRequested, this,
             [this](const QString& dir, const RetentionPolicy& policy, const QString& owner) {
                 m_retention->setPolicy(policy);
@@ -205,6 +222,7 @@ void MainWindow::createActions() {
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     cancel->setShortcutContext(Qt::WindowShortcut);
 
+    createCatalogMenu();
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About"), this, [this] {
         QMessageBox::about(this, tr("About Checkpoint Explorer"),
@@ -298,6 +316,7 @@ void MainWindow::openPath(const QString& rawPath) {
     m_currentPath = path;
     addRecent(path);
     m_sidebar->listDirectory(directoryFor(path));
+    m_catalog->addRoot(directoryFor(path));
     m_retention->suggestDirectory(directoryFor(path));
     m_schedules->setSuggestedSource(directoryFor(path));
 
@@ -325,6 +344,7 @@ void MainWindow::openPath(const QString& rawPath) {
             return;
         }
         showSnapshot(r.snapshot);
+        if (generation == m_pendingKeyGeneration && !m_pendingKey.isEmpty()) m_tree->selectKey(std::exchange(m_pendingKey, {}));
         emit checkpointOpened(true);
     });
 }
@@ -379,7 +399,9 @@ void MainWindow::closeCurrent() {
     m_sidebar->setOpenedCheckpoint({});
     m_tree->setSnapshot(nullptr);
     m_restore->setSnapshot(nullptr);
-    if (!m_currentPath.isEmpty()) m_sidebar->removeDirectory(directoryFor(m_currentPath));
+    // A catalogued directory stays: the sidebar lists the catalog.
+    if (!m_currentPath.isEmpty() && !m_sidebar->directories()->isCatalogued(directoryFor(m_currentPath)))
+        m_sidebar->removeDirectory(directoryFor(m_currentPath));
     m_currentPath.clear();
     m_stack->setCurrentWidget(m_welcome);
     m_location->clear();

@@ -5,7 +5,9 @@
 // The restore, compare, schedules and retention views are workspace tabs
 // (addWorkspaceView() adds more); two checkpoints selected in the sidebar compare with Ctrl+D, or by
 // dropping one onto the other. With nothing open, the welcome page offers
-// demo checkpoints.
+// demo checkpoints. With a catalog (setCatalogPath), the sidebar also lists
+// its directories, every opened directory becomes one of its roots, and the
+// Search tab (Ctrl+Shift+F) finds keys across every catalogued checkpoint.
 
 #include <QMainWindow>
 #include <QStringList>
@@ -24,6 +26,8 @@ class QTreeView;
 
 namespace ckpt::ui {
 
+class CatalogController;
+class CatalogSearchView;
 class CheckpointSidebar;
 class DirectoryModel;
 class CompareView;
@@ -60,6 +64,17 @@ public:
     // 'prefix' with the checkpoint before it in its directory.
     void compareWithPrevious(const QString& prefix);
 
+    // The catalog file (ckpt/catalog.h) to use; empty: none, the default,
+    // so that tests never touch the user's. A file that cannot be opened is
+    // reported and left alone; the explorer then works without it.
+    void setCatalogPath(const QString& path);
+    CatalogController* catalog() const { return m_catalog; }
+    CatalogSearchView* searchView() const { return m_search; }
+    // Shows the Search tab with its box focused (Ctrl+Shift+F).
+    void showSearch();
+    // Opens 'prefix' unless it is shown and selects the node holding 'key'.
+    void openAt(const QString& prefix, const QString& key);
+
     JobTracker* jobs() const { return m_jobs; }
     DirectoryModel* directories() const;
     QTreeView* sidebar() const;
@@ -82,6 +97,8 @@ signals:
     void healthChanged(const QString& prefix);
     // After generateDemo(): whether training and saving worked (the open follows).
     void demoGenerated(bool ok, const QString& directory);
+    // The catalog cannot be used; 'message' names the file and says why.
+    void catalogUnavailable(const QString& message);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -90,6 +107,10 @@ protected:
 
 private:
     void createActions();
+    void createCatalogMenu();
+    void onCatalogOverview();
+    void onCatalogUnavailable(const QString& message);
+    void forgetDirectory(const QString& dir);
     void openDialog();
     void openDirectoryDialog();
     void generateDemoDialog();
@@ -125,6 +146,12 @@ private:
     std::shared_ptr<JobControl> m_openJob;
     quint64 m_openGeneration = 0;
     QStringList m_recent;
+
+    CatalogController* m_catalog = nullptr;
+    CatalogSearchView* m_search = nullptr;
+    QList<QAction*> m_catalogActions;  // enabled while the catalog is usable
+    QString m_pendingKey;              // selected once the open of this generation lands
+    quint64 m_pendingKeyGeneration = 0;
 };
 
 }  // namespace ckpt::ui

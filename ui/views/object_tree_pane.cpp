@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSignalBlocker>
 #include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -104,6 +105,51 @@ void ObjectTreePane::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snaps
     m_summary->setText(
         tr("%n tensor(s), %1", nullptr, static_cast<int>(m_snapshot->tensorCount)).arg(formatBytes(m_snapshot->storedBytes)));
     if (!f.text.isEmpty()) startFilter();
+}
+
+bool ObjectTreePane::selectKey(const QString& key) {
+    if (!m_snapshot) return false;
+    const std::string wanted = key.toStdString();
+    const auto& entries = m_snapshot->entries;
+    int32_t found = -1;
+    for (size_t i = 1; i < entries.size(); ++i) {
+        if (!entries[i].tensor || entries[i].tensor->key != wanted) continue;
+        found = static_cast<int32_t>(i);
+        if (!isKeyRow(entries[i])) break;  // a variable row reads better than its key row
+    }
+    if (found < 0) return false;
+    const TreeEntry& e = entries[static_cast<size_t>(found)];
+    // Whatever hides the node goes; the model is reset synchronously to the
+    // toggles alone, as setSnapshot does, so the row exists right away.
+    bool reset = !m_filter->text().isEmpty();
+    {
+        const QSignalBlocker blockFilter(m_filter), blockKeys(m_keys), blockSlots(m_slots);
+        m_filter->clear();
+        if (isKeyRow(e) && !m_keys->isChecked()) {
+            m_keys->setChecked(true);
+            reset = true;
+        }
+        if (isSlotRow(e) && !m_slots->isChecked()) {
+            m_slots->setChecked(true);
+            reset = true;
+        }
+    }
+    if (reset) {
+        m_debounce->stop();
+        ++m_generation;
+        m_filtering = false;
+        const TreeFilter f = currentFilter();
+        m_model->setVisibleSet(f.showKeys && f.showSlots ? nullptr : computeVisibleSet(*m_snapshot, f));
+        m_filter->setStyleSheet({});
+        m_summary->setText(
+            tr("%n tensor(s), %1", nullptr, static_cast<int>(m_snapshot->tensorCount)).arg(formatBytes(m_snapshot->storedBytes)));
+    }
+    const QModelIndex index = m_model->indexForEntry(found);
+    if (!index.isValid()) return false;
+    for (QModelIndex p = index.parent(); p.isValid(); p = p.parent()) m_view->expand(p);
+    m_view->setCurrentIndex(index);
+    m_view->scrollTo(index, QAbstractItemView::PositionAtCenter);
+    return true;
 }
 
 void ObjectTreePane::startFilter() {

@@ -31,6 +31,10 @@ public:
     void setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot);
     const std::shared_ptr<const CheckpointSnapshot>& snapshot() const { return m_snapshot; }
     void focusFilter();
+    // Selects and shows the node holding checkpoint key 'key' (the variable
+    // rather than its key row when both exist), clearing a filter or turning
+    // on the toggle that hides it. False when no entry holds the key.
+    bool selectKey(const QString& key);
 
     ObjectTreeModel* model() const { return m_model; }
     QTreeView* view() const { return m_view; }

@@ -4,8 +4,9 @@
 
 namespace ckpt::ui {
 
-void PreviewPage::setSelection(const TensorSelection&) {
+void PreviewPage::setSelection(const TensorSelection& selection) {
     cancelPending();
+    m_selection = selection;
     ++m_generation;
     m_busy = false;
     m_stale = false;

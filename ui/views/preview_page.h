@@ -14,6 +14,7 @@
 
 #include "ckpt/preview.h"
 #include "jobs/job_pool.h"
+#include "jobs/preview_jobs.h"
 #include "jobs/when_done.h"
 #include "views/inspector_page.h"
 
@@ -31,12 +32,16 @@ public:
     bool isBusy() const { return m_busy; }
     // The values this page shows; null before they arrive.
     const std::shared_ptr<const Tensor>& tensor() const { return m_tensor; }
+    // The catalog whose results cache previews go through; empty: none.
+    void setCatalogPath(const QString& path) { m_catalogPath = path; }
 
 signals:
     // A result for the current values was shown; false: the engine's error.
     void previewReady(bool ok);
 
 protected:
+    // The selected tensor and the catalog, for a cached computation.
+    PreviewSource previewSource() const { return {m_selection.snapshot, m_selection.info, m_catalogPath}; }
     // Recomputes now when shown, else when the page is next shown.
     void refresh();
     // Starts the page's engine call; called only with tensor() set.
@@ -65,6 +70,8 @@ private:
     void cancelPending();
 
     std::shared_ptr<const Tensor> m_tensor;
+    TensorSelection m_selection;
+    QString m_catalogPath;
     std::function<void()> m_cancel;
     quint64 m_generation = 0;
     bool m_busy = false;

@@ -252,6 +252,7 @@ RestoreRequest RestoreView::request() const {
     r.checkpoint = m_snapshot ? m_snapshot->checkpoint : nullptr;
     r.target = m_target;
     r.expectPartial = m_expectPartial->isChecked();
+    r.catalogPath = m_catalogPath;
     for (int row = 0; row < m_mapping->rowCount(); ++row) {
         const QTableWidgetItem* from = m_mapping->item(row, 0);
         const QTableWidgetItem* to = m_mapping->item(row, 1);
@@ -369,6 +370,7 @@ void RestoreView::showRestoreResult(const RestoreWriteResult& r) {
         lines << r.problems;
     }
     if (!r.restoreErrors.isEmpty()) lines << tr("Restore errors:") << r.restoreErrors;
+    if (!r.recordWarning.isEmpty()) lines << tr("Not recorded in the catalog's history: %1").arg(r.recordWarning);
     m_result->setText(lines.join(QLatin1Char('\n')));
     m_restoredPrefix = r.prefix;
     m_openResult->setVisible(r.ok);

@@ -43,6 +43,8 @@ public:
     // the restore fails, asks whether to write anyway (the engine's policy,
     // ckpt/restored_write.h) before writing anything.
     void restoreTo(const QString& outPrefix, bool writeDespiteFailure = false);
+    // The catalog whose restore history records restoreTo(); empty: none.
+    void setCatalogPath(const QString& path) { m_catalogPath = path; }
     // How that question is asked: a message box unless replaced (tests).
     using ConfirmWrite = std::function<bool(const QString& prefix, const QString& failure)>;
     void setConfirmWrite(ConfirmWrite confirm) { m_confirmWrite = std::move(confirm); }
@@ -83,6 +85,7 @@ private:
     std::shared_ptr<const CheckpointSnapshot> m_snapshot;
     std::shared_ptr<const MatchReport> m_report;
     QString m_target;
+    QString m_catalogPath;
     ObjectTreePane* m_tree;
     QLabel* m_targetLabel;
     QLabel* m_summary;

@@ -24,6 +24,8 @@ public:
     const std::optional<TensorStats>& stats() const { return m_stats; }
     QString message() const;
     QString computedOn() const;
+    // The statistics shown came from the catalog's results cache.
+    bool isFromCache() const;
 
 protected:
     void startPreview() override;
@@ -33,6 +35,7 @@ private:
     bool showResult(const StatsResult& result);
 
     std::optional<TensorStats> m_stats;
+    bool m_fromCache = false;
     QFormLayout* m_form;
     QList<QLabel*> m_fields;
     QLabel* m_message;

@@ -17,6 +17,7 @@
 #include "views/heatmap_page.h"
 #include "views/histogram_page.h"
 #include "views/history_page.h"
+#include "views/preview_page.h"
 #include "views/stats_page.h"
 #include "views/values_page.h"
 
@@ -41,7 +42,7 @@ TensorInspector::TensorInspector(JobTracker* jobs, QWidget* parent)
     layout->addWidget(m_title);
     const QStringList labels{tr("Key:"), tr("DType:"), tr("Shape:"), tr("Elements:"), tr("Stored:"), tr("Location:")};
     for (const QString& l : labels) {
-        auto* value = new QLabel(this);
+        auto* value = new QLabel;
         value->setTextInteractionFlags(Qt::TextSelectableByMouse);
         value->setWordWrap(true);
         value->setAccessibleName(l.chopped(1));
@@ -49,7 +50,13 @@ TensorInspector::TensorInspector(JobTracker* jobs, QWidget* parent)
         m_fields.append(value);
     }
     m_form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    layout->addLayout(m_form);
+    // The rows show and hide together, as one widget: hiding QFormLayout rows
+    // one by one makes Qt 6.4's heightForWidth write past its row arrays
+    // (valgrind: invalid writes in QFormLayout::heightForWidth, then crashes).
+    m_formBox = new QWidget(this);
+    m_form->setContentsMargins(0, 0, 0, 0);
+    m_formBox->setLayout(m_form);
+    layout->addWidget(m_formBox);
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_status);
@@ -71,6 +78,11 @@ TensorInspector::TensorInspector(JobTracker* jobs, QWidget* parent)
 }
 
 TensorInspector::~TensorInspector() = default;
+
+void TensorInspector::setCatalogPath(const QString& path) {
+    for (InspectorPage* page : std::as_const(m_pages))
+        if (auto* preview = qobject_cast<PreviewPage*>(page)) preview->setCatalogPath(path);
+}
 
 void TensorInspector::addPage(InspectorPage* page) {
     m_pages.append(page);
@@ -95,10 +107,7 @@ void TensorInspector::setSelection(const TensorSelection& selection) {
                              ? tr("Select a variable to inspect its tensor")
                              : tr("%1\n\nThis object holds no tensor of its own; select a variable.").arg(selection.path));
     else m_title->setText(selection.path);
-    for (int i = 0; i < kFieldCount; ++i) {
-        m_fields[i]->setVisible(t != nullptr);
-        m_form->labelForField(m_fields[i])->setVisible(t != nullptr);
-    }
+    m_formBox->setVisible(t != nullptr);
     m_tabs->setVisible(t != nullptr);
     if (!t) return;
     setField(KeyField, QString::fromStdString(t->key));

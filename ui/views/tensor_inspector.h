@@ -31,6 +31,8 @@ public:
 
     void addPage(InspectorPage* page);
     void setSelection(const TensorSelection& selection);
+    // The catalog whose results cache the preview pages use; empty: none.
+    void setCatalogPath(const QString& path);
     const TensorSelection& selection() const { return m_selection; }
     ValuesPage* valuesPage() const { return m_values; }
     bool isLoading() const { return m_loading; }
@@ -47,6 +49,7 @@ private:
     TensorSelection m_selection;
     QLabel* m_title;
     QFormLayout* m_form;
+    QWidget* m_formBox;  // holds m_form
     QList<QLabel*> m_fields;
     QLabel* m_status;
     QPushButton* m_load;
