@@ -65,8 +65,8 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
     }
     // A vanished directory says so in words, not only by a greyed row.
     const bool missing = !listing.error.isEmpty();
-    dirItem->setText(missing ? tr("%1 (missing)").arg(QDir(listing.dir).dirName()) : QDir(listing.dir).dirName());
     dirItem->setData(missing, MissingRole);
+    relabelDirectories();
     dirItem->setIcon(QApplication::style()->standardIcon(missing ? QStyle::SP_MessageBoxWarning : QStyle::SP_DirIcon));
     QString dirTip = listing.dir;
     if (!listing.error.isEmpty()) dirTip += QLatin1Char('\n') + listing.error;
@@ -117,8 +117,31 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
     }
 }
 
+// A directory reads as its name, with as many parent folders as it takes
+// to tell it from the other rows ("real/variables", "real2/variables"): a
+// catalog holds many runs whose folders share names.
+void DirectoryModel::relabelDirectories() {
+    QList<QStringList> parts;
+    for (int r = 0; r < rowCount(); ++r)
+        parts << QDir::cleanPath(item(r)->data(DirRole).toString()).split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    for (int r = 0; r < rowCount(); ++r) {
+        const QStringList& mine = parts[r];
+        qsizetype depth = 1;
+        const auto tail = [](const QStringList& p, qsizetype n) {
+            return p.mid(std::max<qsizetype>(0, p.size() - n)).join(QLatin1Char('/'));
+        };
+        for (int other = 0; other < rowCount(); ++other) {
+            if (other == r) continue;
+            while (depth < mine.size() && tail(mine, depth) == tail(parts[other], depth)) ++depth;
+        }
+        const QString name = tail(mine, depth);
+        item(r)->setText(item(r)->data(MissingRole).toBool() ? tr("%1 (missing)").arg(name) : name);
+    }
+}
+
 void DirectoryModel::removeDirectory(const QString& dir) {
     if (const QModelIndex i = indexForDirectory(dir); i.isValid()) removeRow(i.row());
+    relabelDirectories();
 }
 
 void DirectoryModel::setHealth(const QString& prefix, Health health, const QString& problems) {

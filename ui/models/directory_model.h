@@ -54,6 +54,7 @@ public:
 
 private:
     void updateBadge(QStandardItem* item);
+    void relabelDirectories();
     QHash<QString, CatalogHealthInfo> m_catalogHealth;
     QSet<QString> m_catalogDirs;
 
