@@ -6,7 +6,6 @@
 //                [--size WxH] [--colormap NAME] [--device ...] [--json]
 
 #include <cmath>
-#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -34,24 +33,11 @@ void addCacheOptions(CLI::App* cmd, PreviewArgs& a) {
     cmd->add_flag("--no-cache", a.noCache, "Compute, ignoring and not filling the catalog's cache");
 }
 
-// The catalog whose cache a preview uses: --catalog, else the user's when
-// it exists (a preview never creates one). None with --no-cache or a
-// --device other than auto: the user asked for a computation.
+// A preview's cache: none with --no-cache or a --device other than auto
+// (the user asked for a computation).
 std::unique_ptr<Catalog> previewCache(const PreviewArgs& a) {
     if (a.noCache || a.device != "auto") return nullptr;
-    std::string path = a.catalog;
-    if (path.empty()) {
-        auto fallback = Catalog::defaultPath();
-        std::error_code ec;
-        if (!fallback.ok() || !std::filesystem::exists(*fallback, ec)) return nullptr;
-        path = *fallback;
-    }
-    auto catalog = Catalog::open(path);
-    if (!catalog.ok()) {
-        std::cerr << "ckpt: warning: not using the catalog's cache: " << displayableString(catalog.status().toString()) << "\n";
-        return nullptr;
-    }
-    return std::move(*catalog);
+    return sideCatalog(a.catalog);
 }
 
 void addCommon(CLI::App* cmd, PreviewArgs& a, bool keyRequired) {

@@ -15,10 +15,13 @@ void registerVerify(CLI::App& app, CommandContext& ctx) {
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     auto threads = std::make_shared<int>(0);
+    auto catalog = std::make_shared<std::string>();
     cmd->add_option("PATH", *path, "Checkpoint prefix, .index file, directory or SavedModel")->required();
     cmd->add_flag("--json", *json, "Machine-readable output (docs/cli.md)");
     cmd->add_option("--threads", *threads, "Reader threads (default: one per core)")->check(CLI::NonNegativeNumber);
-    cmd->callback([&ctx, path, json, threads] {
+    cmd->add_option("--catalog", *catalog,
+                    "Record the result for a catalogued checkpoint in this catalog (default: the user's, when it exists)");
+    cmd->callback([&ctx, path, json, threads, catalog] {
         VerifyOptions options;
         options.threads = *threads;
         auto report = verifyCheckpointPath(*path, options);
@@ -27,6 +30,7 @@ void registerVerify(CLI::App& app, CommandContext& ctx) {
             return;
         }
         ctx.exitCode = report->ok() ? kExitOk : kExitCheckpointProblem;
+        if (auto side = sideCatalog(*catalog)) (void)side->recordVerification(*report);
         if (*json) {
             nlohmann::json problems = nlohmann::json::array();
             for (const VerifyProblem& p : report->problems)

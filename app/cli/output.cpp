@@ -2,9 +2,11 @@
 
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 
 #include "ckpt/checkpoint.h"
+#include "json_output.h"
 
 namespace ckpt::cli {
 
@@ -28,6 +30,22 @@ Result<Tensor> readTensorAt(const std::string& path, const std::string& key) {
 }
 
 void printJson(const nlohmann::json& j) { std::cout << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n"; }
+
+std::unique_ptr<Catalog> sideCatalog(const std::string& flag) {
+    std::string path = flag;
+    if (path.empty()) {
+        auto fallback = Catalog::defaultPath();
+        std::error_code ec;
+        if (!fallback.ok() || !std::filesystem::exists(*fallback, ec)) return nullptr;
+        path = *fallback;
+    }
+    auto catalog = Catalog::open(path);
+    if (!catalog.ok()) {
+        std::cerr << "ckpt: warning: not using the catalog: " << displayableString(catalog.status().toString()) << "\n";
+        return nullptr;
+    }
+    return std::move(*catalog);
+}
 
 std::string localTimeText(double unixSeconds) {
     const auto t = static_cast<std::time_t>(unixSeconds);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ckpt/bundle_reader.h"
+#include "ckpt/catalog.h"
 #include "ckpt/status.h"
 
 namespace ckpt::cli {
@@ -27,6 +28,12 @@ int reportError(const Status& status, bool json);
 Result<std::unique_ptr<BundleReader>> openBundleAt(const std::string& path);
 // Opens the bundle and reads one tensor, checksum verified.
 Result<Tensor> readTensorAt(const std::string& path, const std::string& key);
+
+// The catalog a command uses on the side (the results cache, recording a
+// verification): --catalog PATH, else the user's when it exists (nothing
+// creates one on the side). Null when there is none or it cannot be opened,
+// with a warning on stderr: a side use never fails the command.
+std::unique_ptr<Catalog> sideCatalog(const std::string& flag);
 
 // Writes JSON to stdout, replacing invalid UTF-8 rather than failing.
 void printJson(const nlohmann::json& j);

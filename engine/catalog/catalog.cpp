@@ -5,10 +5,14 @@
 
 #include <sqlite3.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 
 #include "catalog/catalog_rows.h"
+#include "ckpt/bundle_naming.h"
 #include "ckpt/match_report.h"
+#include "ckpt/verify.h"
 #include "platform/file.h"
 
 namespace ckpt {
@@ -51,6 +55,15 @@ std::string normalizeDirectory(std::string_view directory) {
     if (ec) p = std::filesystem::path(directory);
     std::string s = p.lexically_normal().string();
     while (s.size() > 1 && s.back() == '/') s.pop_back();
+    return s;
+}
+
+IndexStamp statIndex(const std::string& indexPath) {
+    IndexStamp s;
+    struct stat st {};
+    if (::stat(indexPath.c_str(), &st) != 0) return s;
+    s.size = static_cast<int64_t>(st.st_size);
+    s.mtimeNs = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
     return s;
 }
 
@@ -206,6 +219,25 @@ Result<std::vector<CatalogTensor>> Catalog::tensors(int64_t checkpointId) {
         t.bytes = static_cast<uint64_t>(row.integer(4));
         t.crc32c = static_cast<uint32_t>(row.integer(5));
         return t;
+    });
+}
+
+Result<bool> Catalog::recordVerification(const VerifyReport& report) {
+    const catalog::IndexStamp now = catalog::statIndex(indexFileName(report.prefix));
+    return catalog::writeTransaction(*m_db, [&]() -> Result<bool> {
+        CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * stmt,
+                              m_db->prepare("UPDATE catalog_checkpoints SET verified_at = ?2, verify_problems = ?3, "
+                                            "verify_message = ?4 WHERE prefix = ?1 AND missing = 0 AND error = '' AND "
+                                            "index_size = ?5 AND index_mtime_ns = ?6"));
+        Statement st(m_db->handle(), stmt, m_db->path());
+        st.bind(1, report.prefix)
+            .bind(2, platform::unixSeconds())
+            .bind(3, static_cast<int64_t>(report.problems.size()))
+            .bind(4, report.problems.empty() ? std::string() : report.problems.front().message)
+            .bind(5, now.size)
+            .bind(6, now.mtimeNs);
+        CKPT_RETURN_IF_ERROR(st.run());
+        return sqlite3_changes(m_db->handle()) > 0;
     });
 }
 

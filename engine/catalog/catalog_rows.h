@@ -17,6 +17,14 @@ namespace ckpt::catalog {
 extern const char* const kCheckpointColumns;
 CatalogCheckpoint checkpointFromRow(const sql::Statement& row);
 
+// What tells a scan that an index is unchanged.
+struct IndexStamp {
+    int64_t size = -1;
+    int64_t mtimeNs = 0;
+    uint32_t crc = 0;
+};
+IndexStamp statIndex(const std::string& indexPath);  // size -1 when it cannot be read
+
 // Absolute, lexically normal, no trailing slash; the form roots and
 // directories are stored in.
 std::string normalizeDirectory(std::string_view directory);

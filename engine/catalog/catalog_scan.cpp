@@ -25,6 +25,8 @@
 
 namespace ckpt {
 using catalog::Database;
+using catalog::IndexStamp;
+using catalog::statIndex;
 using sql::Statement;
 namespace {
 
@@ -41,12 +43,6 @@ struct TensorRow {
     std::string dtype;
     std::string shape;
     int64_t bytes = 0;
-    uint32_t crc = 0;
-};
-
-struct IndexStamp {
-    int64_t size = -1;
-    int64_t mtimeNs = 0;
     uint32_t crc = 0;
 };
 
@@ -71,15 +67,6 @@ struct Scanned {
     int64_t problems = 0;
     std::string verifyMessage;
 };
-
-IndexStamp statIndex(const std::string& indexPath) {
-    IndexStamp s;
-    struct stat st {};
-    if (::stat(indexPath.c_str(), &st) != 0) return s;
-    s.size = static_cast<int64_t>(st.st_size);
-    s.mtimeNs = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
-    return s;
-}
 
 // crc32c of the whole .index, read in bounded chunks.
 uint32_t indexCrc(const std::string& indexPath) {
@@ -278,11 +265,12 @@ private:
             // verification may still differ. Nothing is written when none does.
             CKPT_ASSIGN_OR_RETURN(
                 sqlite3_stmt * stmt,
-                m_db.prepare("UPDATE catalog_checkpoints SET in_state_file = ?2, is_latest = ?3, step = ?4, modified = ?5, "
-                             "verified_at = CASE WHEN ?6 THEN ?7 ELSE verified_at END, "
-                             "verify_problems = CASE WHEN ?6 THEN ?8 ELSE verify_problems END, "
-                             "verify_message = CASE WHEN ?6 THEN ?9 ELSE verify_message END WHERE id = ?1 AND (?6 OR in_state_file "
-                "IS NOT ?2 OR is_latest IS NOT ?3 OR step IS NOT ?4 OR modified IS NOT ?5)"));
+                m_db.prepare(
+                    "UPDATE catalog_checkpoints SET in_state_file = ?2, is_latest = ?3, step = ?4, modified = ?5, "
+                    "verified_at = CASE WHEN ?6 THEN ?7 ELSE verified_at END, "
+                    "verify_problems = CASE WHEN ?6 THEN ?8 ELSE verify_problems END, "
+                    "verify_message = CASE WHEN ?6 THEN ?9 ELSE verify_message END WHERE id = ?1 AND (?6 OR in_state_file "
+                    "IS NOT ?2 OR is_latest IS NOT ?3 OR step IS NOT ?4 OR modified IS NOT ?5)"));
             Statement st(m_db.handle(), stmt, m_db.path());
             st.bind(1, s.known->id).bind(2, int64_t{e.inStateFile}).bind(3, int64_t{e.isLatest});
             if (e.step.step) st.bind(4, *e.step.step);

@@ -110,6 +110,18 @@ private slots:
         QCOMPARE(list["checkpoints"][1]["health"].get<std::string>(), std::string("missing"));
     }
 
+    // ckpt verify records its result for a catalogued checkpoint, so the
+    // catalog's health is the latest known, whoever verified.
+    void verifyRecordsInTheCatalog() {
+        const QString prefix = m_runs + QStringLiteral("/a/ckpt-1");
+        const Run verify = ckpt::testing::runCkpt({QStringLiteral("verify"), prefix, QStringLiteral("--catalog"), m_db});
+        QVERIFY2(verify.exitCode == 0, verify.err.constData());
+        const json list = parsed(catalog({QStringLiteral("list"), m_runs + QStringLiteral("/a"), QStringLiteral("--json")}));
+        QCOMPARE(list["checkpoints"][0]["prefix"].get<std::string>(), prefix.toStdString());
+        QCOMPARE(list["checkpoints"][0]["health"].get<std::string>(), std::string("healthy"));
+        QCOMPARE(list["checkpoints"][1]["health"].get<std::string>(), std::string("unverified"));
+    }
+
     void verifyFindsDamage() {
         const QString data = m_runs + QStringLiteral("/a/ckpt-3.data-00000-of-00001");
         QByteArray bytes = readAll(data);

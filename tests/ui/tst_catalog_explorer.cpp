@@ -113,11 +113,11 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(w.directories()->rowCount(w.directories()->indexForDirectory(m_run)), 5, 10000);
         const QModelIndex latest = w.directories()->indexForPrefix(m_run + QStringLiteral("/ckpt-5"));
         QVERIFY(latest.isValid());
-        // The catalog's health stands in until the sidebar verifies it: a
-        // scan without verification leaves them readable but unverified.
+        // The catalog's health stands in until the sidebar verifies it: the
+        // first window's sidebar verified them and recorded it there.
         QCOMPARE(latest.data(DirectoryModel::HealthRole).toInt(), static_cast<int>(Health::Unknown));
-        QCOMPARE(latest.data(DirectoryModel::CatalogHealthRole).toInt(), static_cast<int>(CatalogHealth::Unverified));
-        QVERIFY(latest.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Catalog: unverified")));
+        QCOMPARE(latest.data(DirectoryModel::CatalogHealthRole).toInt(), static_cast<int>(CatalogHealth::Healthy));
+        QVERIFY(latest.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Catalog: healthy")));
         // Listed from the catalog, not verified: no job reads their bytes.
         QVERIFY(waitIdle(w));
         QCOMPARE(latest.data(DirectoryModel::HealthRole).toInt(), static_cast<int>(Health::Unknown));

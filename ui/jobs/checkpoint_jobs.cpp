@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include "ckpt/catalog.h"
 #include "ckpt/verify.h"
 
 namespace ckpt::ui {
@@ -52,7 +53,7 @@ OpenResult openCheckpoint(const QString& path, const std::shared_ptr<JobControl>
     return out;
 }
 
-VerifyResult verifyCheckpoint(const QString& prefix, const std::shared_ptr<JobControl>& job) {
+VerifyResult verifyCheckpoint(const QString& prefix, const QString& catalogPath, const std::shared_ptr<JobControl>& job) {
     VerifyResult out;
     out.prefix = prefix;
     VerifyOptions options;
@@ -68,6 +69,10 @@ VerifyResult verifyCheckpoint(const QString& prefix, const std::shared_ptr<JobCo
         return out;
     }
     out.problems = problemLines(*report);
+    // The badge outlives the session; a catalog that cannot record it costs
+    // only that.
+    if (!catalogPath.isEmpty())
+        if (auto catalog = Catalog::open(catalogPath.toStdString()); catalog.ok()) (void)(*catalog)->recordVerification(*report);
     return out;
 }
 

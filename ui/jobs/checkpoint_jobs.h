@@ -42,7 +42,8 @@ struct VerifyResult {
     bool cancelled = false;
     QStringList problems;  // empty = healthy
 };
-VerifyResult verifyCheckpoint(const QString& prefix, const std::shared_ptr<JobControl>& job);
+// With a catalog path, the result is recorded there too (Catalog::recordVerification).
+VerifyResult verifyCheckpoint(const QString& prefix, const QString& catalogPath, const std::shared_ptr<JobControl>& job);
 
 struct TensorResult {
     std::shared_ptr<const Tensor> tensor;

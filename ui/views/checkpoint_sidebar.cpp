@@ -119,16 +119,17 @@ void CheckpointSidebar::resumeVerification() {
     m_dirs->setHealth(prefix, Health::Verifying);
     auto job = m_jobs->start(tr("Verifying %1").arg(QFileInfo(prefix).fileName()));
     m_verifyJob = job;
-    whenDone(this, QtConcurrent::run(jobPool(), verifyCheckpoint, prefix, job), [this, job](const VerifyResult& r) {
-        m_jobs->finish(job);
-        m_verifyJob.reset();
-        if (r.cancelled) m_dirs->setHealth(r.prefix, Health::Unknown);
-        else
-            m_dirs->setHealth(r.prefix, r.problems.isEmpty() ? Health::Healthy : Health::Damaged,
-                              r.problems.join(QLatin1Char('\n')));
-        emit healthChanged(r.prefix);
-        resumeVerification();
-    });
+    whenDone(this, QtConcurrent::run(jobPool(), verifyCheckpoint, prefix, m_catalogPath, job),
+             [this, job](const VerifyResult& r) {
+                 m_jobs->finish(job);
+                 m_verifyJob.reset();
+                 if (r.cancelled) m_dirs->setHealth(r.prefix, Health::Unknown);
+                 else
+                     m_dirs->setHealth(r.prefix, r.problems.isEmpty() ? Health::Healthy : Health::Damaged,
+                                       r.problems.join(QLatin1Char('\n')));
+                 emit healthChanged(r.prefix);
+                 resumeVerification();
+             });
 }
 
 QStringList CheckpointSidebar::selectedPrefixes() const {

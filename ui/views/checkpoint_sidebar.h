@@ -46,6 +46,8 @@ public:
     // Clearing the hold does not resume the queue; resumeVerification() does.
     void setOpenInProgress(bool opening) { m_openInProgress = opening; }
     void resumeVerification();
+    // Where verification results are also recorded; empty: nowhere.
+    void setCatalogPath(const QString& path) { m_catalogPath = path; }
 
     // Selected checkpoints in sidebar (step) order: the older first.
     QStringList selectedPrefixes() const;
@@ -73,6 +75,7 @@ private:
     JobTracker* m_jobs;
     DirectoryModel* m_dirs;
     QString m_openedPrefix;
+    QString m_catalogPath;
     QSet<QString> m_openedDirs;  // listed because the user opened them: verified
     bool m_openInProgress = false;
     std::deque<QString> m_verifyQueue;

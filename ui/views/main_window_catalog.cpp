@@ -97,6 +97,7 @@ void MainWindow::onCatalogOverview() {
     for (QAction* a : std::as_const(m_catalogActions)) a->setEnabled(usable);
     m_inspector->setCatalogPath(usable ? m_catalog->path() : QString());
     m_restore->setCatalogPath(usable ? m_catalog->path() : QString());
+    m_sidebar->setCatalogPath(usable ? m_catalog->path() : QString());
     if (!usable) return;
     const QStringList dirs = sidebarDirectories(o);
     DirectoryModel* model = m_sidebar->directories();

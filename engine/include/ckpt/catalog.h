@@ -42,6 +42,8 @@ struct sqlite3_stmt;
 
 namespace ckpt {
 
+struct VerifyReport;
+
 namespace catalog {
 class Database;
 }  // namespace catalog
@@ -210,6 +212,12 @@ public:
 
     // InvalidArgument naming the query when its FTS5 syntax is wrong.
     Result<CatalogSearchResult> search(std::string_view query, const CatalogSearchOptions& options = {});
+
+    // A verification done outside a scan (the explorer's sidebar, `ckpt
+    // verify`) recorded for a catalogued checkpoint whose index is still the
+    // one scanned (same size and mtime). False, writing nothing, when the
+    // catalog does not hold it or it changed since.
+    Result<bool> recordVerification(const VerifyReport& report);
 
     Result<int64_t> recordRestore(const RestoreRecord& record);
     Result<std::vector<RestoreRecord>> restores(int limit = 100);  // newest first

@@ -8,6 +8,7 @@
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/catalog.h"
+#include "ckpt/verify.h"
 #include "ckpt/demo_trainer.h"
 #include "ckpt/save.h"
 #include "ckpt/trackable.h"
@@ -433,6 +434,33 @@ private slots:
         auto repaired = catalog->scan(verifying());
         QCOMPARE(repaired->verified, int64_t{1});
         QCOMPARE(catalog->checkpoint(root + "/ckpt-2")->health(), CatalogHealth::Healthy);
+    }
+
+    // A verification done outside a scan is recorded only while the index
+    // is the one scanned.
+    void recordVerificationFromOutside() {
+        QTemporaryDir tmp;
+        const std::string root = tmp.filePath(QStringLiteral("runs")).toStdString();
+        QVERIFY(writeKeyedCheckpoint(root + "/ckpt-1", someKeys(3, "v"), 1).isOk());
+        const std::string db = tmp.filePath(QStringLiteral("catalog.db")).toStdString();
+        auto catalog = openCatalog(db);
+        QVERIFY(catalog && catalog->addRoot(root).ok());
+        QVERIFY(catalog->scan({}).ok());
+        auto report = verifyBundle(root + "/ckpt-1");
+        QVERIFY(report.ok());
+        auto recorded = catalog->recordVerification(*report);
+        QVERIFY2(recorded.ok() && *recorded, recorded.ok() ? "not recorded" : recorded.status().toString().c_str());
+        QCOMPARE(catalog->checkpoint(root + "/ckpt-1")->health(), CatalogHealth::Healthy);
+        // Rewritten since the scan: the report is about files the catalog
+        // has not seen, and is not recorded.
+        QVERIFY(writeKeyedCheckpoint(root + "/ckpt-1", someKeys(4, "w"), 2).isOk());
+        report->problems.push_back({"ckpt-1.index", "", "DataLoss: invented"});
+        recorded = catalog->recordVerification(*report);
+        QVERIFY(recorded.ok() && !*recorded);
+        QCOMPARE(catalog->checkpoint(root + "/ckpt-1")->health(), CatalogHealth::Healthy);
+        // Not catalogued at all.
+        report->prefix = root + "/ckpt-9";
+        QVERIFY(!*catalog->recordVerification(*report));
     }
 
     void forgetRoot() {
