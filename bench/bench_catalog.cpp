@@ -27,27 +27,15 @@
 #include "ckpt/catalog.h"
 #include "ckpt/save.h"
 #include "ckpt/trackable.h"
+#include "bench_timing.h"
 
 namespace fs = std::filesystem;
 using namespace ckpt;
 
 namespace {
 
-double secondsSince(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-template <typename Fn>
-std::pair<double, double> timed(int runs, Fn&& fn) {
-    std::vector<double> t;
-    for (int i = 0; i < runs; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        fn();
-        t.push_back(secondsSince(start));
-    }
-    std::sort(t.begin(), t.end());
-    return {t.front(), t[t.size() / 2]};
-}
+using bench::secondsSince;
+using bench::timed;
 
 // One model family: the variable paths of layer L, repeated until a
 // checkpoint has enough tensors.

@@ -45,6 +45,7 @@
 #include "ckpt/save.h"
 #include "ckpt/trackable.h"
 #include "platform/crc32c.h"
+#include "bench_timing.h"
 
 extern char** environ;
 
@@ -64,7 +65,7 @@ constexpr long kTmpfsMagic = 0x01021994;       // TMPFS_MAGIC, linux/magic.h
     std::exit(2);
 }
 
-double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+using bench::secondsSince;
 
 // ---------------------------------------------------------------------------
 // Generation (child processes)

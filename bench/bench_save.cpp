@@ -23,13 +23,14 @@
 #include "ckpt/checkpoint_manager.h"
 #include "ckpt/save.h"
 #include "platform/crc32c.h"
+#include "bench_timing.h"
 
 using namespace ckpt;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+using bench::secondsSince;
 
 // Deleting a 2 GiB file on a filesystem mounted with online discard (this
 // VM's ext4 is) queues TRIMs that the next journal commit waits for: the

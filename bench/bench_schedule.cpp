@@ -28,13 +28,14 @@
 #include "ckpt/checkpoint_manager.h"
 #include "ckpt/retention.h"
 #include "ckpt/scheduled_checkpointer.h"
+#include "bench_timing.h"
 
 using namespace ckpt;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+using bench::secondsSince;
 
 // CPU time of the calling thread: what the loop itself spends, whatever
 // else the machine runs (a shared 2-core VM makes wall time noisy).

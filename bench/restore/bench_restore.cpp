@@ -21,13 +21,14 @@
 #include "../../tests/engine/restore/bundle_fixture.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/restore.h"
+#include "../bench_timing.h"
 
 using namespace ckpt;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+using bench::secondsSince;
 
 // root -> block_i (i < blocks) -> layer_j (j < 8) -> 5 small variables: 1 + blocks * 49 nodes.
 std::shared_ptr<Trackable> wideProgram(int blocks, float fill) {

@@ -82,20 +82,20 @@ Result<CatalogSearchResult> Catalog::search(std::string_view query, const Catalo
     sqlite3* db = m_db->handle();
     const std::string& path = m_db->path();
 
-    // The matching keys, in key order, into a temporary table the later
+    // The matching keys, into a temporary table the later
     // queries join. Every join below names its outer loop (CROSS JOIN):
     // the planner has no statistics for the temporary table and would
     // otherwise start from the million-row tensor table.
-    CKPT_RETURN_IF_ERROR(sql::exec(
-        db, path, "CREATE TEMP TABLE IF NOT EXISTS search_keys (ord INTEGER PRIMARY KEY, id INTEGER NOT NULL UNIQUE)"));
-    CKPT_RETURN_IF_ERROR(sql::exec(db, path, "DELETE FROM temp.search_keys"));
+    CKPT_RETURN_IF_ERROR(sql::exec(db, path,
+                                   "CREATE TEMP TABLE IF NOT EXISTS search_keys (id INTEGER PRIMARY KEY);"
+                                   "CREATE TEMP TABLE IF NOT EXISTS search_order (ord INTEGER PRIMARY KEY, id INTEGER);"
+                                   "DELETE FROM temp.search_keys; DELETE FROM temp.search_order"));
     std::string keys = "INSERT INTO temp.search_keys (id) SELECT k.id FROM catalog_keys k WHERE 1";
     if (!plan.match.empty()) keys += " AND k.id IN (SELECT rowid FROM catalog_key_text WHERE catalog_key_text MATCH ?1)";
     for (size_t i = 0; i < plan.like.size(); ++i) {
         const std::string p = "?" + std::to_string(i + 2);
         keys += " AND (k.key LIKE " + p + " ESCAPE '\\' OR k.object_path LIKE " + p + " ESCAPE '\\')";
     }
-    keys += " ORDER BY k.key, k.object_path";
     sqlite3_stmt* raw = nullptr;
     int rc = sqlite3_prepare_v2(db, keys.c_str(), -1, &raw, nullptr);
     if (rc != SQLITE_OK) return sql::sqliteStatus(db, rc, path, "cannot search");
@@ -114,6 +114,15 @@ Result<CatalogSearchResult> Catalog::search(std::string_view query, const Catalo
     }
     const int64_t matchedKeys = sqlite3_changes(db);
     if (matchedKeys == 0) return result;
+    // Few matching keys (the usual case) are also put in key order, so each
+    // shown checkpoint can walk them and stop once it has enough; sorting a
+    // few hundred thousand would cost more than it saves.
+    constexpr int64_t kOrderedKeys = 20'000;
+    const bool ordered = matchedKeys <= kOrderedKeys;
+    if (ordered)
+        CKPT_RETURN_IF_ERROR(sql::exec(db, path,
+                                       "INSERT INTO temp.search_order (id) SELECT s.id FROM temp.search_keys s "
+                                       "CROSS JOIN catalog_keys k ON k.id = s.id ORDER BY k.key, k.object_path"));
 
     // Matches per checkpoint: one pass over the matching rows through the
     // key index, counted here rather than by a GROUP BY's sorter.
@@ -161,18 +170,18 @@ Result<CatalogSearchResult> Catalog::search(std::string_view query, const Catalo
     // enough are found in this checkpoint (about limit x keys / matches
     // probes), or reading the checkpoint's own rows and sorting the matches.
     CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * byKeys,
-                          m_db->prepare("SELECT k.key, k.object_path, t.dtype, t.shape FROM temp.search_keys s "
+                          m_db->prepare("SELECT k.key, k.object_path, t.dtype, t.shape FROM temp.search_order s "
                                         "CROSS JOIN catalog_tensors t ON t.checkpoint_id = ?1 AND t.key_id = s.id "
                                         "CROSS JOIN catalog_keys k ON k.id = s.id ORDER BY s.ord LIMIT ?2"));
     CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * byRows,
                           m_db->prepare("SELECT k.key, k.object_path, t.dtype, t.shape FROM catalog_tensors t "
                                         "CROSS JOIN temp.search_keys s ON s.id = t.key_id "
                                         "CROSS JOIN catalog_keys k ON k.id = t.key_id "
-                                        "WHERE t.checkpoint_id = ?1 ORDER BY s.ord LIMIT ?2"));
+                                        "WHERE t.checkpoint_id = ?1 ORDER BY k.key, k.object_path LIMIT ?2"));
     const auto limit = static_cast<int64_t>(options.maxMatchesPerCheckpoint);
     for (CatalogSearchHit& hit : hits) {
         const int64_t walkCost = std::min(matchedKeys, limit * matchedKeys / std::max<int64_t>(1, hit.totalMatches));
-        Statement st(db, walkCost <= hit.checkpoint.tensors ? byKeys : byRows, path);
+        Statement st(db, ordered && walkCost <= hit.checkpoint.tensors ? byKeys : byRows, path);
         st.bind(1, hit.checkpoint.id).bind(2, limit);
         while (true) {
             CKPT_ASSIGN_OR_RETURN(bool row, st.step());

@@ -1,0 +1,30 @@
+#pragma once
+// What every benchmark times with: seconds on the monotonic clock, and the
+// best and median of repeated runs (these machines are noisy: a figure is
+// a median, a target a ratio measured in the same process).
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+#include <vector>
+
+namespace ckpt::bench {
+
+using Clock = std::chrono::steady_clock;
+
+inline double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Best and median of 'runs' timings of fn().
+template <typename Fn>
+std::pair<double, double> timed(int runs, Fn&& fn) {
+    std::vector<double> t;
+    for (int i = 0; i < runs; ++i) {
+        const auto start = Clock::now();
+        fn();
+        t.push_back(secondsSince(start));
+    }
+    std::sort(t.begin(), t.end());
+    return {t.front(), t[t.size() / 2]};
+}
+
+}  // namespace ckpt::bench
