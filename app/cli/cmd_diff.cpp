@@ -6,7 +6,9 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
+#include "ckpt/catalog_cache.h"
 #include "ckpt/checkpoint_diff.h"
 #include "diff_format.h"
 #include "json_output.h"
@@ -21,7 +23,8 @@ constexpr int kExitTrouble = 2;
 struct DiffArgs {
     std::string a, b;
     bool json = false, stat = false, nameStatus = false, all = false, quiet = false, verbose = false;
-    bool weightsOnly = false, exact = false, readAll = false;
+    bool weightsOnly = false, exact = false, readAll = false, noCache = false;
+    std::string catalog;
     std::vector<std::string> includes, excludes;
     std::optional<double> atol, rtol;
     std::string nan = "equal";
@@ -87,6 +90,7 @@ std::string summaryText(const CheckpointDiff& d) {
     part(c.renamed, "renamed");
     part(c.typeChanged, "type changed");
     s += "; " + std::to_string(c.unchanged) + " unchanged (" + std::to_string(d.fromChecksums) + " by checksum)";
+    if (d.fromCache > 0) s += "; " + std::to_string(d.fromCache) + " pair(s) from the catalog's cache";
     if (d.excluded > 0) s += "; " + std::to_string(d.excluded) + " excluded";
     return s;
 }
@@ -147,6 +151,11 @@ void run(const DiffArgs& args, CommandContext& ctx) {
     opt.trustChecksums = !args.readAll;
     opt.keepUnchanged = args.all;
     if (!args.quiet) opt.progress = terminalProgress("comparing");
+    // Pairs compared before come from the catalog's results cache; --read-all
+    // asks for the bytes themselves.
+    const std::unique_ptr<Catalog> catalog = args.noCache || args.readAll ? nullptr : sideCatalog(args.catalog);
+    std::optional<CatalogDiffCache> figures;
+    if (catalog) opt.figures = &figures.emplace(*catalog);
     auto diff = diffCheckpoints(args.a, args.b, opt);
     clearTerminalProgress(opt.progress);
     if (!diff) {
@@ -194,7 +203,10 @@ void registerDiff(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("--nan", args->nan, "Whether NaN equals NaN (default equal)")->check(CLI::IsMember({"equal", "differ"}));
     cmd->add_option("--count", args->count, "List at most N differing elements per tensor (with --verbose or --json)");
     cmd->add_option("--slice", args->slice, "Compare only part of each tensor, numpy style: 0:10,:,3");
-    cmd->add_flag("--read-all", args->readAll, "Read values even where the stored checksums agree");
+    cmd->add_flag("--read-all", args->readAll, "Read values even where the stored checksums agree (and ignore the cache)");
+    cmd->add_option("--catalog", args->catalog,
+                    "Catalog whose results cache holds pairs compared before (default: the user's, when it exists)");
+    cmd->add_flag("--no-cache", args->noCache, "Compare every pair again, ignoring and not filling the cache");
     cmd->add_option("--threads", args->threads, "Worker threads (default: every core)");
     cmd->add_option("--color", args->color, "auto, always or never")->check(CLI::IsMember({"auto", "always", "never"}));
     cmd->callback([&ctx, args] { run(*args, ctx); });

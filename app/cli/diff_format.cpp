@@ -182,6 +182,7 @@ json checkpointDiffJson(const CheckpointDiff& diff, bool includeUnchanged) {
             {"excluded", diff.excluded},
             {"bytes_read", diff.bytesRead},
             {"from_checksums", diff.fromChecksums},
+            {"from_cache", diff.fromCache},
             {"entries", entries}};
 }
 

@@ -131,6 +131,78 @@ std::string histogramKind(const HistogramRequest& r) {
 
 Result<Tensor> readValues(const BundleReader& bundle, const TensorInfo& info) { return bundle.read(info); }
 
+std::string diffPayload(const TensorDiff& d) {
+    json listed = json::array();
+    for (const DifferingElement& e : d.firstMismatches) listed.push_back({e.index, e.a, e.b});
+    return json{
+        {"elements", d.elements},
+        {"mismatches", d.mismatches},
+        {"exact", d.exactCompare},
+        {"tolerance", {number(d.tolerance.atol), number(d.tolerance.rtol), d.tolerance.exact, d.tolerance.nanEqual}},
+        {"max_abs", number(d.maxAbsDiff)},
+        {"max_abs_index", d.maxAbsIndex},
+        {"max_rel", number(d.maxRelDiff)},
+        {"max_rel_index", d.maxRelIndex},
+        {"mean_abs", number(d.meanAbsDiff)},
+        {"norms", {number(d.normA), number(d.normB), number(d.normDiff)}},
+        {"rel_l2", number(d.relL2)},
+        {"cosine", number(d.cosine)},
+        {"nonfinite", {d.nansA, d.nansB, d.infsA, d.infsB, d.nansAppeared, d.nansDisappeared, d.infsAppeared, d.infsDisappeared}},
+        {"listed", listed}}
+        .dump();
+}
+
+std::optional<TensorDiff> diffFrom(const std::string& payload) {
+    const json j = json::parse(payload, nullptr, false);
+    auto arrayOf = [&](const char* key, size_t n) { return j.contains(key) && j[key].is_array() && j[key].size() == n; };
+    if (!j.is_object() || !arrayOf("tolerance", 4) || !arrayOf("norms", 3) || !arrayOf("nonfinite", 8) || !j.contains("listed") ||
+        !j["listed"].is_array())
+        return std::nullopt;
+    TensorDiff d;
+    d.elements = j.value("elements", int64_t{0});
+    d.mismatches = j.value("mismatches", int64_t{0});
+    d.exactCompare = j.value("exact", false);
+    d.tolerance = {numberFrom(j["tolerance"][0]), numberFrom(j["tolerance"][1]), j["tolerance"][2].get<bool>(),
+                   j["tolerance"][3].get<bool>()};
+    d.maxAbsDiff = numberFrom(j.value("max_abs", json()));
+    d.maxAbsIndex = j.value("max_abs_index", int64_t{-1});
+    d.maxRelDiff = numberFrom(j.value("max_rel", json()));
+    d.maxRelIndex = j.value("max_rel_index", int64_t{-1});
+    d.meanAbsDiff = numberFrom(j.value("mean_abs", json()));
+    d.normA = numberFrom(j["norms"][0]);
+    d.normB = numberFrom(j["norms"][1]);
+    d.normDiff = numberFrom(j["norms"][2]);
+    d.relL2 = numberFrom(j.value("rel_l2", json()));
+    d.cosine = numberFrom(j.value("cosine", json()));
+    const json& n = j["nonfinite"];
+    for (const json& v : n)
+        if (!v.is_number_integer()) return std::nullopt;
+    d.nansA = n[0].get<int64_t>();
+    d.nansB = n[1].get<int64_t>();
+    d.infsA = n[2].get<int64_t>();
+    d.infsB = n[3].get<int64_t>();
+    d.nansAppeared = n[4].get<int64_t>();
+    d.nansDisappeared = n[5].get<int64_t>();
+    d.infsAppeared = n[6].get<int64_t>();
+    d.infsDisappeared = n[7].get<int64_t>();
+    for (const json& e : j["listed"]) {
+        if (!e.is_array() || e.size() != 3 || !e[0].is_number_integer() || !e[1].is_string() || !e[2].is_string())
+            return std::nullopt;
+        d.firstMismatches.push_back({e[0].get<int64_t>(), e[1].get<std::string>(), e[2].get<std::string>()});
+    }
+    return d;
+}
+
+// "diff:<crc B>:<bytes B>:<atol>:<rtol>:<exact><nan-equal>:<listed>:<slice>"
+std::string diffKind(const TensorIdentity& b, const TensorInfo& a, const DiffOptions& options) {
+    const ResolvedTolerance t = toleranceFor(a.dtype, options.values.tolerance);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "diff:%08x:%llu:%.17g:%.17g:%d%d:%d:", static_cast<unsigned>(b.crc32c),
+                  static_cast<unsigned long long>(b.bytes), t.atol, t.rtol, t.exact ? 1 : 0, t.nanEqual ? 1 : 0,
+                  options.values.maxListed);
+    return buf + options.slice.value_or("");
+}
+
 // The figure from the cache, else computed from the values and stored.
 template <typename T, typename Compute, typename Encode, typename Decode>
 Result<Cached<T>> throughCache(Catalog* catalog, const BundleReader& bundle, const TensorInfo& info, const std::string& kind,
@@ -187,6 +259,22 @@ Status ResultsCache::put(const TensorIdentity& id, std::string_view kind, std::s
         return true;
     });
     return stored.ok() ? okStatus() : stored.status();
+}
+
+std::optional<TensorDiff> CatalogDiffCache::find(const TensorInfo& a, const TensorInfo& b, const DiffOptions& options) {
+    const auto idA = tensorIdentity(a);
+    const auto idB = tensorIdentity(b);
+    if (!idA || !idB) return std::nullopt;
+    auto hit = m_cache.get(*idA, diffKind(*idB, a, options));
+    if (!hit.ok() || !*hit) return std::nullopt;
+    return diffFrom(**hit);
+}
+
+void CatalogDiffCache::store(const TensorInfo& a, const TensorInfo& b, const DiffOptions& options, const TensorDiff& diff) {
+    const auto idA = tensorIdentity(a);
+    const auto idB = tensorIdentity(b);
+    if (!idA || !idB || diff.fromChecksums) return;
+    (void)m_cache.put(*idA, diffKind(*idB, a, options), diffPayload(diff));  // a cache that cannot be written costs only time
 }
 
 Result<Cached<TensorStats>> cachedStats(Catalog* catalog, const BundleReader& bundle, const TensorInfo& info,

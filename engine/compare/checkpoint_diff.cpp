@@ -214,6 +214,7 @@ Result<CheckpointDiff> diffCheckpoints(const Checkpoint& a, const Checkpoint& b,
         compare::compareValuePairs(a, b, pairs, options, sideLabel('A', diff.prefixA), sideLabel('B', diff.prefixB)));
     diff.bytesRead = stats.bytesRead;
     diff.fromChecksums = stats.fromChecksums;
+    diff.fromCache = stats.fromCache;
     for (size_t p = 0; p < pairs.size(); ++p) {
         WorkingEntry& w = work[pairIndex[p]];
         w.pair = static_cast<int32_t>(p);

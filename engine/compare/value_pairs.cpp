@@ -52,6 +52,10 @@ Result<ValuePairsStats> compareValuePairs(const Checkpoint& a, const Checkpoint&
             ++stats.fromChecksums;
         } else if (!isDecodable(p.a->dtype)) {
             p.equal = sameStoredBytes(*p.a, *p.b);  // no values to compare: bytes decide
+        } else if (auto known = options.figures ? options.figures->find(*p.a, *p.b, options) : std::nullopt) {
+            p.result = std::move(*known);
+            p.equal = isEqualWithinTolerance(*p.result);
+            ++stats.fromCache;
         } else if (streamable(*p.a)) {
             streamed.push_back(i);
             total += 2 * p.a->region.size;
@@ -119,6 +123,7 @@ Result<ValuePairsStats> compareValuePairs(const Checkpoint& a, const Checkpoint&
         ValuePair& p = pairs[streamed[s]];
         p.result = finishDiff(std::move(parts[0]), tolerances[s], tolerances[s].exact || comparesExactly(kinds[s]));
         p.equal = isEqualWithinTolerance(*p.result);
+        if (options.figures) options.figures->store(*p.a, *p.b, options, *p.result);
     }
 
     // Strings and partitioned tensors: one pair in memory at a time.
@@ -139,6 +144,7 @@ Result<ValuePairsStats> compareValuePairs(const Checkpoint& a, const Checkpoint&
         if (!d) return d.status().withContext(p.a->key);
         p.result = std::move(*d);
         p.equal = isEqualWithinTolerance(*p.result);
+        if (options.figures) options.figures->store(*p.a, *p.b, options, *p.result);
         const int64_t bytes = p.a->storedBytes() + p.b->storedBytes();
         stats.bytesRead += bytes;
         report(bytes);

@@ -23,6 +23,7 @@ struct ValuePair {
 struct ValuePairsStats {
     int64_t bytesRead = 0;
     int64_t fromChecksums = 0;
+    int64_t fromCache = 0;  // pairs whose figures DiffOptions::figures had
 };
 
 // Bytes identical by stored checksum and size (every slice alike for

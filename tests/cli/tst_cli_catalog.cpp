@@ -183,6 +183,23 @@ private slots:
         QCOMPARE(histAgain["edges"].dump(), hist["edges"].dump());
     }
 
+    // ckpt diff: pairs compared before come from the cache, same figures.
+    void diffFromTheCache() {
+        const QStringList args = {
+            QStringLiteral("diff"),   m_runs + QStringLiteral("/b/ckpt-1"), m_runs + QStringLiteral("/b/ckpt-3"),
+            QStringLiteral("--json"), QStringLiteral("--catalog"),          m_db};
+        json first = parsed(ckpt::testing::runCkpt(args));
+        json again = parsed(ckpt::testing::runCkpt(args));
+        QCOMPARE(first["from_cache"].get<int>(), 0);
+        QVERIFY(again["from_cache"].get<int>() > 0);
+        QCOMPARE(again["bytes_read"].get<int>(), 0);
+        for (json* j : {&first, &again}) {
+            j->erase("from_cache");
+            j->erase("bytes_read");
+        }
+        QCOMPARE(again.dump(), first.dump());
+    }
+
     void forgetLeavesFiles() {
         const Run forget = catalog({QStringLiteral("forget"), m_runs});
         QVERIFY2(forget.exitCode == 0, forget.err.constData());

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ckpt/catalog.h"
+#include "ckpt/catalog_cache.h"
 #include "ckpt/tensor_diff.h"
 #include "jobs/checkpoint_jobs.h"
 
@@ -29,7 +31,8 @@ std::shared_ptr<const Tensor> readSide(const std::shared_ptr<const Checkpoint>& 
 
 }  // namespace
 
-CompareResult compareCheckpoints(const QString& pathA, const QString& pathB, const std::shared_ptr<JobControl>& job) {
+CompareResult compareCheckpoints(const QString& pathA, const QString& pathB, const QString& catalogPath,
+                                 const std::shared_ptr<JobControl>& job) {
     CompareResult out;
     auto pair = openCheckpointPair(pathA.toStdString(), pathB.toStdString());
     if (!pair) {
@@ -39,6 +42,12 @@ CompareResult compareCheckpoints(const QString& pathA, const QString& pathB, con
     DiffOptions options;
     options.cancel = &job->token();
     options.progress = JobControl::sinkFor(job);
+    // A catalog that cannot be opened costs only the cache.
+    std::unique_ptr<Catalog> catalog;
+    if (!catalogPath.isEmpty())
+        if (auto opened = Catalog::open(catalogPath.toStdString()); opened.ok()) catalog = std::move(*opened);
+    std::optional<CatalogDiffCache> figures;
+    if (catalog) options.figures = &figures.emplace(*catalog);
     auto diff = diffCheckpoints(*pair->a, *pair->b, options);
     if (!diff) {
         out.cancelled = diff.status().code() == StatusCode::Cancelled;

@@ -24,7 +24,10 @@ struct CompareResult {
 };
 // Opens both checkpoints, diffs them with progress and cancellation through
 // 'job', and builds the merged tree with unchanged rows included.
-CompareResult compareCheckpoints(const QString& pathA, const QString& pathB, const std::shared_ptr<JobControl>& job);
+// With a catalog path, pairs compared before come from its results cache
+// (catalog_cache.h) and new ones are kept there.
+CompareResult compareCheckpoints(const QString& pathA, const QString& pathB, const QString& catalogPath,
+                                 const std::shared_ptr<JobControl>& job);
 
 // One compared pair's values. A side that lacks the value (added, deleted)
 // has none; |A−B| exists when both sides share dtype and shape.

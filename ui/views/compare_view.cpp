@@ -137,7 +137,7 @@ void CompareView::compare(const QString& pathA, const QString& pathB) {
     m_message->setText(tr("Comparing %1 with %2\u2026").arg(pathA, pathB));
     m_message->show();
     updateHeader();
-    whenDone(this, QtConcurrent::run(jobPool(), compareCheckpoints, pathA, pathB, job),
+    whenDone(this, QtConcurrent::run(jobPool(), compareCheckpoints, pathA, pathB, m_catalogPath, job),
              [this, job, generation](const CompareResult& r) {
                  m_jobs->finish(job);
                  if (generation != m_compareGeneration) return;  // a newer comparison is running

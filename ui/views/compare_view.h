@@ -46,6 +46,8 @@ public:
     void step(int delta);
     void swapSides();
     void focusFilter();
+    // Where pairs compared before are found and new ones kept; empty: none.
+    void setCatalogPath(const QString& path) { m_catalogPath = path; }
 
     const std::shared_ptr<const CompareSnapshot>& snapshot() const { return m_snapshot; }
     DiffTreeModel* model() const { return m_model; }
@@ -79,6 +81,7 @@ private:
     JobTracker* m_jobs;
     NeighbourLookup m_neighbours;
     QString m_pathA, m_pathB, m_error;
+    QString m_catalogPath;
     std::shared_ptr<const CompareSnapshot> m_snapshot;
     QStringList m_selectedLocation;  // kept across comparisons
     QLabel* m_pair;

@@ -17,6 +17,7 @@
 #include "models/directory_model.h"
 #include "views/catalog_controller.h"
 #include "views/catalog_search_view.h"
+#include "views/compare_view.h"
 #include "views/checkpoint_sidebar.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
@@ -98,6 +99,7 @@ void MainWindow::onCatalogOverview() {
     m_inspector->setCatalogPath(usable ? m_catalog->path() : QString());
     m_restore->setCatalogPath(usable ? m_catalog->path() : QString());
     m_sidebar->setCatalogPath(usable ? m_catalog->path() : QString());
+    m_compare->setCatalogPath(usable ? m_catalog->path() : QString());
     if (!usable) return;
     const QStringList dirs = sidebarDirectories(o);
     DirectoryModel* model = m_sidebar->directories();

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "ckpt/checkpoint_diff.h"
 #include "ckpt/preview.h"
 #include "ckpt/status.h"
 
@@ -59,5 +60,22 @@ Result<Cached<TensorStats>> cachedStats(Catalog* catalog, const BundleReader& bu
                                         const PreviewOptions& options = {});
 Result<Cached<Histogram>> cachedHistogram(Catalog* catalog, const BundleReader& bundle, const TensorInfo& info,
                                           const HistogramRequest& request, const PreviewOptions& options = {});
+
+// The diff's figures through the cache: a pair is keyed by A's identity and,
+// as the figure's kind, B's identity and every option that shapes the
+// figures (resolved tolerance, NaN rule, listed mismatches, slice). Pairs
+// with a partitioned side are never cached. One object per thread, like
+// its Catalog; diffCheckpoints uses it from its calling thread only.
+//   CatalogDiffCache figures(*catalog);
+//   DiffOptions opt; opt.figures = &figures;
+class CatalogDiffCache : public DiffFigureCache {
+public:
+    explicit CatalogDiffCache(Catalog& catalog) : m_cache(catalog) {}
+    std::optional<TensorDiff> find(const TensorInfo& a, const TensorInfo& b, const DiffOptions& options) override;
+    void store(const TensorInfo& a, const TensorInfo& b, const DiffOptions& options, const TensorDiff& diff) override;
+
+private:
+    ResultsCache m_cache;
+};
 
 }  // namespace ckpt

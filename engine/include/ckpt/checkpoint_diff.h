@@ -86,13 +86,26 @@ struct DiffCounts {
     DiffCounts& operator+=(const DiffCounts& other);
 };
 
+struct DiffOptions;
+
+// Figures of pairs already compared, kept between runs (the catalog's
+// results cache implements it: catalog_cache.h). Asked, on the diff's own
+// thread, before a pair is read; told, on the same thread, after.
+class DiffFigureCache {
+public:
+    virtual ~DiffFigureCache() = default;
+    virtual std::optional<TensorDiff> find(const TensorInfo& a, const TensorInfo& b, const DiffOptions& options) = 0;
+    virtual void store(const TensorInfo& a, const TensorInfo& b, const DiffOptions& options, const TensorDiff& diff) = 0;
+};
+
 struct DiffOptions {
-    TensorDiffOptions values;           // tolerance, listed mismatches, threads
-    std::optional<std::string> slice;   // parseDiffSlice text applied to every compared pair
-    bool weightsOnly = false;           // ignore optimizer state, the save counter and the step counter
-    std::vector<std::string> includes;  // globs (fnmatch) on paths and keys; empty: all
-    std::vector<std::string> excludes;  // globs on paths and keys
-    bool trustChecksums = true;         // equal crc32c + size => equal, without reading
+    TensorDiffOptions values;            // tolerance, listed mismatches, threads
+    std::optional<std::string> slice;    // parseDiffSlice text applied to every compared pair
+    bool weightsOnly = false;            // ignore optimizer state, the save counter and the step counter
+    std::vector<std::string> includes;   // globs (fnmatch) on paths and keys; empty: all
+    std::vector<std::string> excludes;   // globs on paths and keys
+    bool trustChecksums = true;          // equal crc32c + size => equal, without reading
+    DiffFigureCache* figures = nullptr;  // pairs' figures from and into a cache; none: computed
     // Keep rows for unchanged values (they are counted either way); without
     // them two identical 100,000-value checkpoints cost no rows at all.
     bool keepUnchanged = true;
@@ -111,6 +124,7 @@ struct CheckpointDiff {
     int64_t excluded = 0;       // values left out by weightsOnly / includes / excludes
     int64_t bytesRead = 0;      // tensor bytes read from both sides
     int64_t fromChecksums = 0;  // pairs answered by the checksum shortcut
+    int64_t fromCache = 0;      // pairs answered by DiffOptions::figures
 
     bool equal() const { return counts.changed() == 0; }
 };

@@ -9,6 +9,7 @@
 #include "ckpt/bundle_writer.h"
 #include "ckpt/catalog.h"
 #include "ckpt/catalog_cache.h"
+#include "ckpt/checkpoint_diff.h"
 #include "ckpt/preview.h"
 #include "ckpt/save.h"
 #include "ckpt/trackable.h"
@@ -20,6 +21,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <stdexcept>
 
 #include "catalog_support.h"
 #include "test_support.h"
@@ -204,6 +206,61 @@ private slots:
             auto histogram = cachedHistogram(catalog->get(), *r, *info, {});
             QVERIFY(histogram.ok() && !histogram->fromCache);
         }
+    }
+
+    // The diff's figures of a pair compared before come back from the cache
+    // as they were computed; other options make other figures.
+    void diffFiguresFromCache() {
+        QTemporaryDir tmp;
+        const std::string a = tmp.filePath(QStringLiteral("a")).toStdString();
+        const std::string b = tmp.filePath(QStringLiteral("b")).toStdString();
+        std::vector<float> v = someValues();
+        std::vector<float> w = v;
+        for (size_t i = 20; i < w.size(); i += 7) w[i] *= 1.01f;
+        w[9] = std::numeric_limits<float>::quiet_NaN();
+        for (const auto& [prefix, x] : {std::pair{a, v}, std::pair{b, w}}) {
+            auto writer = BundleWriter::create(prefix);
+            QVERIFY(writer.ok());
+            QVERIFY((*writer)->add("x", floats(x, TensorShape{{600}})).isOk());
+            QVERIFY((*writer)->add("same", floats(v, TensorShape{{600}})).isOk());
+            QVERIFY((*writer)->finish().isOk());
+        }
+        auto catalog = Catalog::open(tmp.filePath(QStringLiteral("catalog.db")).toStdString());
+        QVERIFY(catalog.ok());
+        CatalogDiffCache figures(**catalog);
+        DiffOptions options;
+        options.figures = &figures;
+        auto first = diffCheckpoints(a, b, options);
+        QVERIFY2(first.ok(), first.status().toString().c_str());
+        QCOMPARE(first->fromCache, int64_t{0});
+        QCOMPARE(first->fromChecksums, int64_t{1});
+        auto again = diffCheckpoints(a, b, options);
+        QVERIFY(again.ok());
+        QCOMPARE(again->fromCache, int64_t{1});
+        QCOMPARE(again->bytesRead, int64_t{0});
+        const auto findX = [](const CheckpointDiff& d) -> const TensorDiff& {
+            for (const DiffEntry& e : d.entries)
+                if (e.a && e.a->key == "x") return *e.values;
+            throw std::logic_error("no x");
+        };
+        const TensorDiff& computed = findX(*first);
+        const TensorDiff& cached = findX(*again);
+        QVERIFY(computed.mismatches > 0);
+        QCOMPARE(cached.mismatches, computed.mismatches);
+        QCOMPARE(cached.elements, computed.elements);
+        QCOMPARE(cached.nansAppeared, int64_t{1});
+        QVERIFY(same(cached.maxAbsDiff, computed.maxAbsDiff) && same(cached.relL2, computed.relL2));
+        QVERIFY(same(cached.cosine, computed.cosine) && same(cached.normA, computed.normA));
+        QCOMPARE(cached.maxAbsIndex, computed.maxAbsIndex);
+        QCOMPARE(cached.firstMismatches.size(), computed.firstMismatches.size());
+        QCOMPARE(cached.firstMismatches.front().b, computed.firstMismatches.front().b);
+        QCOMPARE(again->counts.modified, first->counts.modified);
+        // Another tolerance is another figure: compared again.
+        options.values.tolerance.exact = true;
+        auto exact = diffCheckpoints(a, b, options);
+        QVERIFY(exact.ok());
+        QCOMPARE(exact->fromCache, int64_t{0});
+        QVERIFY(exact->bytesRead > 0);
     }
 
     void nullCatalogComputes() {
