@@ -1,0 +1,66 @@
+#pragma once
+// The scan's side of the database (catalog_scan.cpp): what is known of a
+// directory before the scan, and each batch written in one transaction.
+// Engine-internal.
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "catalog/catalog_rows.h"
+#include "ckpt/checkpoint_listing.h"
+
+namespace ckpt::catalog {
+
+struct TensorRow {
+    std::string key;
+    std::string objectPath;
+    std::string dtype;
+    std::string shape;
+    int64_t bytes = 0;
+    uint32_t crc = 0;
+};
+
+// What the database holds for one checkpoint before this scan.
+struct KnownRow {
+    int64_t id = 0;
+    IndexStamp stamp;
+    int64_t bytes = 0;
+    bool missing = false;
+    bool verified = false;
+};
+
+struct Scanned {
+    CheckpointListEntry entry;
+    IndexStamp stamp;
+    const KnownRow* known = nullptr;
+    bool changed = true;
+    std::string error;
+    int64_t objects = 0;
+    std::vector<TensorRow> tensors;
+    bool verified = false;
+    int64_t problems = 0;
+    std::string verifyMessage;
+};
+
+class ScanWriter {
+public:
+    ScanWriter(Database& db, CatalogScanSummary& summary) : m_db(db), m_summary(summary) {}
+    Result<std::map<std::string, KnownRow>> known(const std::string& dir);
+    Status write(int64_t rootId, const std::string& dir, std::vector<Scanned>& batch, const std::vector<std::string>* vanished);
+    Status markDirectoriesMissing(int64_t rootId, const std::set<std::string>& present);
+    Status finishRoot(int64_t rootId, bool missing, const std::string& error);
+
+private:
+    Result<int64_t> writeOne(int64_t rootId, const std::string& dir, Scanned& s, double now);
+    Result<int64_t> keyIdFor(const TensorRow& t);
+    Status markMissing(const std::string& prefix);
+    Database& m_db;
+    CatalogScanSummary& m_summary;
+    std::unordered_map<std::string, int64_t> m_keyIds;
+};
+
+}  // namespace ckpt::catalog
