@@ -14,6 +14,7 @@
 #include <QTreeView>
 #include <QtTest>
 
+#include "jobs/demo_jobs.h"
 #include "jobs/job_tracker.h"
 #include "models/directory_model.h"
 #include "models/object_tree_model.h"
@@ -48,6 +49,21 @@ private slots:
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setOrganizationName(QStringLiteral("ckpt-explorer-tests"));
         QSettings().clear();
+    }
+
+    // The demo lives in the application's data folder, named once (Qt's
+    // AppDataLocation would give .../ckpt-explorer/ckpt-explorer/demo).
+    void demoFolderNamedOnce() {
+        const QString saved = QCoreApplication::organizationName();
+        const QString savedApp = QCoreApplication::applicationName();
+        QCoreApplication::setOrganizationName(QStringLiteral("ckpt-explorer"));
+        QCoreApplication::setApplicationName(QStringLiteral("ckpt-explorer"));
+        const QString demo = defaultDemoDirectory();
+        QCoreApplication::setOrganizationName(saved);
+        QCoreApplication::setApplicationName(savedApp);
+        QCOMPARE(demo, QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation))
+                           .filePath(QStringLiteral("ckpt-explorer/demo")));
+        QVERIFY2(!demo.contains(QStringLiteral("ckpt-explorer/ckpt-explorer")), qPrintable(demo));
     }
 
     void openFilterInspect() {

@@ -1,5 +1,6 @@
 #include "jobs/demo_jobs.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
@@ -32,10 +33,13 @@ bool hasCheckpointState(const QString& directory) {
 }
 
 QString defaultDemoDirectory() {
-    const QString data = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    // Beside the catalog, in $XDG_DATA_HOME/<application>/demo: Qt's
+    // AppDataLocation would add the organization too, and both are
+    // "ckpt-explorer" (…/ckpt-explorer/ckpt-explorer/demo).
+    const QString data = QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation);
     // Not created here: the trainer's save creates missing directories, and
     // showing the welcome page should leave no folders behind.
-    if (!data.isEmpty()) return QDir(data).filePath(QStringLiteral("demo"));
+    if (!data.isEmpty()) return QDir(data).filePath(QCoreApplication::applicationName() + QStringLiteral("/demo"));
     return QDir(QDir::tempPath()).filePath(QStringLiteral("ckpt-explorer-demo"));
 }
 
