@@ -67,11 +67,7 @@ IndexStamp statIndex(const std::string& indexPath) {
     return s;
 }
 
-bool isWithin(std::string_view path, std::string_view dir) {
-    if (path == dir) return true;
-    if (dir == "/") return !path.empty() && path.front() == '/';
-    return path.size() > dir.size() && path.substr(0, dir.size()) == dir && path[dir.size()] == '/';
-}
+bool isWithin(std::string_view path, std::string_view dir) { return path == dir || platform::isInsideDirectory(path, dir); }
 
 }  // namespace catalog
 

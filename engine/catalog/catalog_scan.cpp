@@ -38,20 +38,12 @@ namespace {
 constexpr size_t kBatchCheckpoints = 64;
 constexpr int64_t kBatchIndexBytes = 2 << 20;
 
-// crc32c of the whole .index, read in bounded chunks.
+// An unreadable index stamps 0: it reads as changed until it can be read.
 uint32_t indexCrc(const std::string& indexPath) {
     auto file = platform::RandomAccessFile::open(indexPath);
     if (!file.ok()) return 0;
-    constexpr size_t kChunk = 1 << 20;
-    std::vector<uint8_t> buffer(std::min<uint64_t>(kChunk, (*file)->size()));
-    uint32_t crc = 0;
-    for (uint64_t off = 0; off < (*file)->size();) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, (*file)->size() - off));
-        if (!(*file)->readExact(off, n, buffer.data()).isOk()) return 0;
-        crc = platform::crc32cExtend(crc, buffer.data(), n);
-        off += n;
-    }
-    return crc;
+    auto crc = platform::fileCrc32c(**file);
+    return crc.ok() ? *crc : 0;
 }
 
 // Every directory at or below 'dir' holding a .index, depth first in name

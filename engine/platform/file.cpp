@@ -9,6 +9,9 @@
 #include <cstring>
 #include <filesystem>
 #include <utility>
+#include <vector>
+
+#include "platform/crc32c.h"
 
 namespace ckpt::platform {
 
@@ -141,6 +144,19 @@ Result<std::string> readSmallFile(const std::string& path, size_t maxBytes) {
     return data;
 }
 
+Result<uint32_t> fileCrc32c(const RandomAccessFile& file) {
+    constexpr size_t kChunk = 1u << 20;
+    std::vector<char> buffer(static_cast<size_t>(std::min<uint64_t>(kChunk, file.size())));
+    uint32_t crc = 0;
+    for (uint64_t offset = 0; offset < file.size();) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, file.size() - offset));
+        CKPT_RETURN_IF_ERROR(file.readExact(offset, n, buffer.data()));
+        crc = crc32cExtend(crc, buffer.data(), n);
+        offset += n;
+    }
+    return crc;
+}
+
 std::string baseName(std::string_view path) {
     while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
     const auto slash = path.rfind('/');
@@ -153,6 +169,11 @@ std::string dirName(std::string_view path) {
     if (slash == std::string_view::npos) return ".";
     if (slash == 0) return "/";
     return std::string(path.substr(0, slash));
+}
+
+bool isInsideDirectory(std::string_view inner, std::string_view outer) {
+    if (outer == "/") return inner != "/";
+    return inner.size() > outer.size() && inner.substr(0, outer.size()) == outer && inner[outer.size()] == '/';
 }
 
 std::string joinPath(std::string_view dir, std::string_view name) {

@@ -72,10 +72,16 @@ bool isDirectory(const std::string& path);
 Result<uint64_t> fileSize(const std::string& path);
 // Whole small file (state files, specs); refuses files over maxBytes.
 Result<std::string> readSmallFile(const std::string& path, size_t maxBytes = 64u << 20);
+// crc32c (unmasked) of a whole file, read in bounded chunks: an index's
+// fingerprint for the scheduler and the catalog.
+Result<uint32_t> fileCrc32c(const RandomAccessFile& file);
 
 std::string baseName(std::string_view path);
 std::string dirName(std::string_view path);
 std::string joinPath(std::string_view dir, std::string_view name);
+// 'inner' lies strictly below directory 'outer'; both absolute and
+// normalised, without a trailing slash ("/" is every other path's outer).
+bool isInsideDirectory(std::string_view inner, std::string_view outer);
 
 // Human-readable errno text for messages: "No such file or directory".
 std::string errnoText(int err);

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "platform/file.h"
 #include "platform/json_type.h"
 
 namespace ckpt {
@@ -41,11 +42,6 @@ std::string canonicalPath(const std::string& path) {
     std::string text = p.string();
     while (text.size() > 1 && text.back() == '/') text.pop_back();
     return text;
-}
-
-bool isInside(const std::string& inner, const std::string& outer) {
-    if (outer == "/") return inner != "/";
-    return inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 && inner[outer.size()] == '/';
 }
 
 // A destination can be created when its nearest existing ancestor is a
@@ -117,10 +113,10 @@ Status checkPaths(const Schedule& s) {
         const std::string source = canonicalPath(s.sourcePath);
         const std::string destination = canonicalPath(s.destination);
         if (source == destination) return invalidArgument("the destination " + s.destination + " is the source directory itself");
-        if (isInside(destination, source))
+        if (platform::isInsideDirectory(destination, source))
             return invalidArgument("the destination " + s.destination + " is inside the source " + s.sourcePath +
                                    ": the copies would become checkpoints of the source");
-        if (isInside(source, destination))
+        if (platform::isInsideDirectory(source, destination))
             return invalidArgument("the source " + s.sourcePath + " is inside the destination " + s.destination +
                                    ": the destination's retention could delete the source's checkpoints");
     }

@@ -20,13 +20,10 @@
 #include "ckpt/reshard.h"
 #include "ckpt/retention.h"
 #include "pipeline/writable_file.h"
-#include "platform/crc32c.h"
 #include "platform/file.h"
 
 namespace ckpt::schedule {
 namespace {
-
-constexpr size_t kFingerprintChunk = 1u << 20;
 
 RunOutcome failed(const Status& status, double endedAt) {
     RunOutcome o;
@@ -47,14 +44,7 @@ void report(const RunContext& context, int64_t done, int64_t total, std::string_
 // unchanged checkpoint.
 Result<std::string> indexFingerprint(const std::string& prefix) {
     CKPT_ASSIGN_OR_RETURN(auto file, platform::RandomAccessFile::open(indexFileName(prefix)));
-    std::vector<char> buffer(kFingerprintChunk);
-    uint32_t crc = 0;
-    for (uint64_t offset = 0; offset < file->size();) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), file->size() - offset));
-        CKPT_RETURN_IF_ERROR(file->readExact(offset, n, buffer.data()));
-        crc = platform::crc32cExtend(crc, buffer.data(), n);
-        offset += n;
-    }
+    CKPT_ASSIGN_OR_RETURN(uint32_t crc, platform::fileCrc32c(*file));
     char text[64];
     std::snprintf(text, sizeof text, "%llu:%08x", static_cast<unsigned long long>(file->size()), crc);
     return std::string(text);
