@@ -27,10 +27,10 @@ struct CatalogArgs {
     int matches = 50;
 };
 
+// The default catalog's directory is created; an explicit path's must exist.
 Result<std::unique_ptr<Catalog>> openCatalog(const std::string& flag) {
-    if (!flag.empty()) return Catalog::open(flag);
-    CKPT_ASSIGN_OR_RETURN(std::string path, Catalog::defaultPath());
-    return Catalog::open(path, {.createDirectory = true});
+    CKPT_ASSIGN_OR_RETURN(std::string path, catalogPathFor(flag));
+    return Catalog::open(path, {.createDirectory = flag.empty()});
 }
 
 json orNull(const std::optional<int64_t>& v) { return v ? json(*v) : json(nullptr); }

@@ -109,16 +109,12 @@ void printOut(const RestoredWrite& r) {
 // warning, not the restore.
 void recordInCatalog(const std::string& flag, const MatchReport& report, const std::string& target,
                      const std::vector<std::string>& maps, const std::optional<RestoredWrite>& written, bool ok) {
-    std::string path = flag;
-    if (path.empty()) {
-        auto fallback = Catalog::defaultPath();
-        if (!fallback.ok()) return;  // no HOME: nowhere to record, nothing to say
-        path = *fallback;
-    }
+    auto path = catalogPathFor(flag);
+    if (!path.ok()) return;  // no HOME: nowhere to record, nothing to say
     std::string assignmentMap;
     for (const std::string& m : maps) assignmentMap += (assignmentMap.empty() ? "" : " ") + m;
     const std::string output = written && written->stats ? written->stats->prefix : std::string();
-    Status st = recordRestore(path, restoreRecordFor(report, target, assignmentMap, output, ok, "ckpt"));
+    Status st = recordRestore(*path, restoreRecordFor(report, target, assignmentMap, output, ok, "ckpt"));
     if (!st.isOk()) std::cerr << "ckpt: warning: the restore was not recorded: " << displayableString(st.toString()) << "\n";
 }
 

@@ -31,15 +31,16 @@ Result<Tensor> readTensorAt(const std::string& path, const std::string& key) {
 
 void printJson(const nlohmann::json& j) { std::cout << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n"; }
 
+Result<std::string> catalogPathFor(const std::string& flag) {
+    if (!flag.empty()) return flag;
+    return Catalog::defaultPath();
+}
+
 std::unique_ptr<Catalog> sideCatalog(const std::string& flag) {
-    std::string path = flag;
-    if (path.empty()) {
-        auto fallback = Catalog::defaultPath();
-        std::error_code ec;
-        if (!fallback.ok() || !std::filesystem::exists(*fallback, ec)) return nullptr;
-        path = *fallback;
-    }
-    auto catalog = Catalog::open(path);
+    auto path = catalogPathFor(flag);
+    std::error_code ec;
+    if (!path.ok() || (flag.empty() && !std::filesystem::exists(*path, ec))) return nullptr;
+    auto catalog = Catalog::open(*path);
     if (!catalog.ok()) {
         std::cerr << "ckpt: warning: not using the catalog: " << displayableString(catalog.status().toString()) << "\n";
         return nullptr;

@@ -29,6 +29,9 @@ Result<std::unique_ptr<BundleReader>> openBundleAt(const std::string& path);
 // Opens the bundle and reads one tensor, checksum verified.
 Result<Tensor> readTensorAt(const std::string& path, const std::string& key);
 
+// --catalog PATH, else the user's catalog (Catalog::defaultPath()).
+Result<std::string> catalogPathFor(const std::string& flag);
+
 // The catalog a command uses on the side (the results cache, recording a
 // verification): --catalog PATH, else the user's when it exists (nothing
 // creates one on the side). Null when there is none or it cannot be opened,
