@@ -39,6 +39,12 @@ CatalogHealthInfo healthOf(const CatalogCheckpoint& c) {
 
 }  // namespace
 
+std::unique_ptr<Catalog> sideCatalog(const QString& catalogPath) {
+    if (catalogPath.isEmpty()) return nullptr;
+    auto catalog = Catalog::open(catalogPath.toStdString());
+    return catalog.ok() ? std::move(*catalog) : nullptr;
+}
+
 QString defaultCatalogPath(QString* error) {
     auto path = Catalog::defaultPath();
     if (!path.ok()) {

@@ -17,6 +17,11 @@
 
 namespace ckpt::ui {
 
+// The catalog a job uses on the side (results cache, recording a
+// verification), opened on the job's thread; null for an empty path or a
+// catalog that cannot be opened: a side use costs only itself.
+std::unique_ptr<Catalog> sideCatalog(const QString& catalogPath);
+
 // Catalog::defaultPath(); empty with the engine's reason in 'error' when
 // there is none (no $XDG_DATA_HOME or $HOME).
 QString defaultCatalogPath(QString* error);

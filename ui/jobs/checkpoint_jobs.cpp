@@ -3,8 +3,8 @@
 #include <QDir>
 #include <QFileInfo>
 
-#include "ckpt/catalog.h"
 #include "ckpt/verify.h"
+#include "jobs/catalog_jobs.h"
 
 namespace ckpt::ui {
 namespace {
@@ -71,8 +71,7 @@ VerifyResult verifyCheckpoint(const QString& prefix, const QString& catalogPath,
     out.problems = problemLines(*report);
     // The badge outlives the session; a catalog that cannot record it costs
     // only that.
-    if (!catalogPath.isEmpty())
-        if (auto catalog = Catalog::open(catalogPath.toStdString()); catalog.ok()) (void)(*catalog)->recordVerification(*report);
+    if (auto catalog = sideCatalog(catalogPath)) (void)catalog->recordVerification(*report);
     return out;
 }
 

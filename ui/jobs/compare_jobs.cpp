@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ckpt/catalog.h"
 #include "ckpt/catalog_cache.h"
 #include "ckpt/tensor_diff.h"
+#include "jobs/catalog_jobs.h"
 #include "jobs/checkpoint_jobs.h"
 
 namespace ckpt::ui {
@@ -42,10 +42,7 @@ CompareResult compareCheckpoints(const QString& pathA, const QString& pathB, con
     DiffOptions options;
     options.cancel = &job->token();
     options.progress = JobControl::sinkFor(job);
-    // A catalog that cannot be opened costs only the cache.
-    std::unique_ptr<Catalog> catalog;
-    if (!catalogPath.isEmpty())
-        if (auto opened = Catalog::open(catalogPath.toStdString()); opened.ok()) catalog = std::move(*opened);
+    const std::unique_ptr<Catalog> catalog = sideCatalog(catalogPath);
     std::optional<CatalogDiffCache> figures;
     if (catalog) options.figures = &figures.emplace(*catalog);
     auto diff = diffCheckpoints(*pair->a, *pair->b, options);

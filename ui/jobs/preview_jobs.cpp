@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "ckpt/catalog.h"
 #include "ckpt/catalog_cache.h"
+#include "jobs/catalog_jobs.h"
 
 namespace ckpt::ui {
 namespace {
@@ -43,9 +43,8 @@ QImage colormapRamp(const std::string& colormap) {
 // without a single stored crc (partitioned), or a catalog that cannot be
 // opened. The cache is an accelerator; without it the figure is computed.
 std::unique_ptr<Catalog> cacheFor(const PreviewSource& source) {
-    if (source.catalogPath.isEmpty() || !source.snapshot || !source.info || !tensorIdentity(*source.info)) return nullptr;
-    auto catalog = Catalog::open(source.catalogPath.toStdString());
-    return catalog.ok() ? std::move(*catalog) : nullptr;
+    if (!source.snapshot || !source.info || !tensorIdentity(*source.info)) return nullptr;
+    return sideCatalog(source.catalogPath);
 }
 
 }  // namespace
