@@ -266,11 +266,15 @@ const TensorInfo* BundleReader::find(std::string_view key) const {
     return it != m_tensors.end() && it->key == key ? &*it : nullptr;
 }
 
-const TensorInfo* BundleReader::findKeyOrExtension(std::string_view key) const {
+const TensorInfo* findKeyOrExtension(std::span<const TensorInfo> sorted, std::string_view key) {
     if (key.empty()) return nullptr;  // names nothing, rather than the first key
-    auto it = std::lower_bound(m_tensors.begin(), m_tensors.end(), key,
+    auto it = std::lower_bound(sorted.begin(), sorted.end(), key,
                                [](const TensorInfo& t, std::string_view k) { return t.key < k; });
-    return it != m_tensors.end() && std::string_view(it->key).starts_with(key) ? &*it : nullptr;
+    return it != sorted.end() && std::string_view(it->key).starts_with(key) ? &*it : nullptr;
+}
+
+const TensorInfo* BundleReader::findKeyOrExtension(std::string_view key) const {
+    return ckpt::findKeyOrExtension(m_tensors, key);
 }
 
 bool BundleReader::isObjectBased() const { return find(kObjectGraphKey) != nullptr; }

@@ -2,6 +2,8 @@
 
 #include <unordered_map>
 
+#include "ckpt/tensor_info.h"
+
 namespace ckpt {
 namespace {
 
@@ -19,8 +21,9 @@ DisplayKind displayKindFor(ObjectKind kind) {
 
 class GraphTreeBuilder {
 public:
-    GraphTreeBuilder(const Checkpoint& ckpt, const DisplayTreeOptions& options, DisplayTree& out)
-        : m_ckpt(ckpt), m_graph(*ckpt.objectGraph()), m_options(options), m_out(out) {}
+    GraphTreeBuilder(const ObjectGraph& graph, std::span<const TensorInfo> tensors, const DisplayTreeOptions& options,
+                     DisplayTree& out)
+        : m_graph(graph), m_tensors(tensors), m_options(options), m_out(out) {}
 
     void build() {
         m_placed.assign(static_cast<size_t>(m_graph.size()), false);
@@ -111,7 +114,7 @@ private:
         const ObjectNode& node = m_graph.node(p.nodeId);
         DisplayEntry e = rowFor(p, displayKindFor(node.kind));
         for (const ObjectAttribute& a : node.attributes)
-            if (a.name == kVariableValue) e.tensor = m_ckpt.tensorForAttribute(a);
+            if (a.name == kVariableValue) e.tensor = findKeyOrExtension(m_tensors, a.checkpointKey);
         const int32_t self = append(std::move(e));
         for (const ObjectAttribute& a : node.attributes) {
             DisplayEntry attr;
@@ -121,7 +124,7 @@ private:
             attr.path = a.checkpointKey;
             attr.parent = self;
             attr.nodeId = p.nodeId;
-            attr.tensor = m_ckpt.tensorForAttribute(a);
+            attr.tensor = findKeyOrExtension(m_tensors, a.checkpointKey);
             attr.attribute = &a;
             attr.underSlot = p.underSlot;
             append(std::move(attr));
@@ -129,15 +132,15 @@ private:
         return self;
     }
 
-    const Checkpoint& m_ckpt;
     const ObjectGraph& m_graph;
+    std::span<const TensorInfo> m_tensors;
     const DisplayTreeOptions& m_options;
     DisplayTree& m_out;
     std::vector<bool> m_placed;
     std::vector<Pending> m_todo;
 };
 
-void buildKeyTree(const Checkpoint& ckpt, DisplayTree& out) {
+void buildKeyTree(std::span<const TensorInfo> tensors, DisplayTree& out) {
     DisplayEntry root;
     root.kind = DisplayKind::Root;
     root.name = root.localName = "(keys)";
@@ -150,7 +153,7 @@ void buildKeyTree(const Checkpoint& ckpt, DisplayTree& out) {
         out.entries.push_back(std::move(e));
         return index;
     };
-    for (const TensorInfo& t : ckpt.bundle().tensors()) {
+    for (const TensorInfo& t : tensors) {
         const std::string_view key = t.key;
         int32_t parent = 0;
         size_t start = 0;
@@ -180,12 +183,17 @@ void buildKeyTree(const Checkpoint& ckpt, DisplayTree& out) {
 
 }  // namespace
 
-DisplayTree buildDisplayTree(const Checkpoint& checkpoint, const DisplayTreeOptions& options) {
+DisplayTree buildDisplayTree(const ObjectGraph* graph, std::span<const TensorInfo> tensors,
+                             const DisplayTreeOptions& options) {
     DisplayTree tree;
-    tree.objectBased = checkpoint.objectGraph() != nullptr;
-    if (tree.objectBased) GraphTreeBuilder(checkpoint, options, tree).build();
-    else buildKeyTree(checkpoint, tree);
+    tree.objectBased = graph != nullptr;
+    if (tree.objectBased) GraphTreeBuilder(*graph, tensors, options, tree).build();
+    else buildKeyTree(tensors, tree);
     return tree;
+}
+
+DisplayTree buildDisplayTree(const Checkpoint& checkpoint, const DisplayTreeOptions& options) {
+    return buildDisplayTree(checkpoint.objectGraph(), checkpoint.bundle().tensors(), options);
 }
 
 }  // namespace ckpt

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,5 +70,9 @@ struct DisplayTree {
 };
 
 DisplayTree buildDisplayTree(const Checkpoint& checkpoint, const DisplayTreeOptions& options = {});
+// The same for a graph and tensors not (yet) in a bundle: an edit's
+// preview. 'tensors' are sorted by key; a null graph gives the key tree.
+DisplayTree buildDisplayTree(const ObjectGraph* graph, std::span<const TensorInfo> tensors,
+                             const DisplayTreeOptions& options = {});
 
 }  // namespace ckpt

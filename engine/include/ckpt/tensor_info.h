@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckpt/dtype.h"
@@ -69,5 +71,10 @@ struct TensorInfo {
     // Bytes the values occupy on disk (sum over slices for partitioned ones).
     int64_t storedBytes() const;
 };
+
+// In 'sorted' (by key): the exact key, else the first key that starts with
+// it (object-graph attributes of legacy multi-spec saveables name only a
+// key prefix, §7.3); nullptr for none or an empty key.
+const TensorInfo* findKeyOrExtension(std::span<const TensorInfo> sorted, std::string_view key);
 
 }  // namespace ckpt

@@ -1,0 +1,143 @@
+#pragma once
+// Checkpoint surgery from the files alone: merging bundles, averaging
+// checkpoints, and editing one (renames, deletions, stripping the
+// optimizer, replacing values). Sources are only read. The result is
+// written at a new prefix through the save pipeline (sharding, atomic
+// commit), read back by verifyBundle and checked for a consistent object
+// graph before these return; a destination equal to or inside a source is
+// refused. `ckpt merge`, `ckpt edit` and the explorer's actions share them.
+//   SurgeryOptions o;
+//   auto plan = planEdit(**Checkpoint::open("runs/a"), EditSpec{.stripOptimizer = true});
+//   auto done = applyEdit(*plan, "/ship/model", o);   // done->notes: what was dropped
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ckpt/cancellation.h"
+#include "ckpt/checkpoint.h"
+#include "ckpt/object_graph.h"
+#include "ckpt/save.h"
+#include "ckpt/status.h"
+#include "ckpt/tensor_info.h"
+#include "ckpt/verify.h"
+
+namespace ckpt {
+
+struct SurgeryOptions {
+    SaveOptions save;
+    // Replace a checkpoint already at the destination (never a source).
+    bool overwrite = false;
+    ProgressSink progress;  // bytes read and written; phases "read", "write", "verify"
+    const CancellationToken* cancel = nullptr;
+};
+
+struct SurgeryResult {
+    SaveStats stats;
+    VerifyReport verify;  // ok(): a result that does not verify is an error
+    // What the user should know about the result, one line each: tensors
+    // taken from the first source, nodes dropped, graphs merged, ...
+    std::vector<std::string> notes;
+};
+
+// Refuses a destination prefix that is a source's prefix, or lies inside a
+// source given as a directory; and one where a checkpoint exists unless
+// 'overwrite'. Every operation here checks this first; the explorer calls
+// it to validate a chosen name before it starts a job.
+Status checkSurgeryDestination(const std::string& dst, const std::vector<std::string>& sources, bool overwrite);
+
+// ---- merge ---------------------------------------------------------------
+
+// TensorFlow's MergeV2Checkpoints for bundles written by several workers:
+// disjoint keys combined into one bundle; slices of one partitioned tensor
+// from several sources are combined when they agree on dtype and shape. The
+// object graphs are combined by object path (identical graphs kept once).
+// Conflicting keys are listed in the InvalidArgument error.
+Result<SurgeryResult> mergeCheckpoints(const std::vector<std::string>& sources, const std::string& dst,
+                                       const SurgeryOptions& options);
+
+// ---- average -------------------------------------------------------------
+
+enum class AverageMethod {
+    Mean,   // weighted arithmetic mean (equal weights by default)
+    Ema,    // exponential moving average over the sources in step order
+    Slerp,  // spherical interpolation between two sources
+};
+
+struct AverageSpec {
+    AverageMethod method = AverageMethod::Mean;
+    std::vector<double> weights;  // Mean: one per source, normalized by their sum; empty = equal
+    double emaDecay = 0.9;        // Ema: e = decay * e + (1 - decay) * x, starting at the first
+    double slerpT = 0.5;          // Slerp: 0 = the first source, 1 = the second
+    bool weightsOnly = false;     // drop the optimizer's state from the result
+};
+
+// What `ckpt merge --average` reads for its arguments: a checkpoint path
+// as resolveCheckpoint takes it, or a directory, which stands for every
+// checkpoint listed in it (a run, in step order). lastK > 0 keeps the K
+// highest steps of the whole list. Ema orders the result by step.
+Result<std::vector<std::string>> expandAverageSources(const std::vector<std::string>& arguments, int lastK,
+                                                      AverageMethod method);
+
+// Same-structure checkpoints (the same keys, dtypes and shapes; the
+// mismatches are named) combined value by value in float64. Tensors that
+// are not floating point (step counters, strings) are taken from the first
+// source, with a note. The object graph is the first source's.
+Result<SurgeryResult> averageCheckpoints(const std::vector<std::string>& sources, const std::string& dst,
+                                         const AverageSpec& spec, const SurgeryOptions& options);
+
+// ---- edit ----------------------------------------------------------------
+
+// Paths name objects as the tree shows them: "(root).model.dense",
+// "model.dense" (the root implied), or as keys do: "model/dense".
+struct EditSpec {
+    // OLD=NEW: the edge naming OLD is renamed (and moved, when NEW has
+    // another parent; missing parents are created as plain objects).
+    // Children, slot references and checkpoint keys below it follow.
+    std::vector<std::pair<std::string, std::string>> renames;
+    // The edge naming PATH is removed with whatever only it reached.
+    std::vector<std::string> deletes;
+    // Removes every optimizer and all slot variables.
+    bool stripOptimizer = false;
+    // KEY (a checkpoint key or a variable's path) = a .npy file whose
+    // dtype and shape match the stored tensor.
+    std::vector<std::pair<std::string, std::string>> sets;
+    // Delete what a deletion would leave referring to removed objects
+    // (slot variables of a deleted variable) instead of refusing.
+    bool force = false;
+};
+
+enum class KeyChangeKind { Kept, Renamed, Deleted, Replaced };
+std::string_view keyChangeKindName(KeyChangeKind kind);  // "kept", "renamed", ...
+
+struct KeyChange {
+    KeyChangeKind kind = KeyChangeKind::Kept;
+    std::string oldKey;
+    std::string newKey;  // empty when deleted
+    std::string detail;  // Replaced: the .npy file
+};
+
+// What an edit will write, before anything is written: `ckpt edit
+// --dry-run` prints it, the explorer previews its tree.
+struct EditPlan {
+    std::string source;  // the source's prefix
+    std::vector<KeyChange> keys;
+    std::vector<std::string> notes;
+    // The result's object graph (nullopt for name-based checkpoints) and
+    // its tensors by key (for buildDisplayTree; regions are the source's).
+    std::optional<ObjectGraph> graph;
+    std::string serializedGraph;
+    std::vector<TensorInfo> tensors;
+
+    int64_t count(KeyChangeKind kind) const;
+};
+
+// InvalidArgument for an unknown path, a rename onto an existing name, a
+// deletion that would leave dangling references (named) without 'force',
+// a .npy whose dtype or shape differs, an edit that changes nothing.
+Result<EditPlan> planEdit(const Checkpoint& source, const EditSpec& spec);
+Result<SurgeryResult> applyEdit(const EditPlan& plan, const std::string& dst, const SurgeryOptions& options);
+
+}  // namespace ckpt
