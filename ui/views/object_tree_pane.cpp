@@ -1,10 +1,14 @@
 #include "views/object_tree_pane.h"
 
+#include <QAction>
 #include <QCheckBox>
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSignalBlocker>
 #include <QTimer>
 #include <QTreeView>
@@ -71,6 +75,36 @@ ObjectTreePane::ObjectTreePane(JobTracker* jobs, QWidget* parent)
     connect(m_slots, &QCheckBox::toggled, this, &ObjectTreePane::startFilter);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &ObjectTreePane::onCurrentChanged);
     connect(m_model, &QAbstractItemModel::modelReset, this, &ObjectTreePane::onCurrentChanged);
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view, &QWidget::customContextMenuRequested, this, &ObjectTreePane::showContextMenu);
+}
+
+void ObjectTreePane::setRowActions(const QList<QAction*>& actions) {
+    for (QAction* a : std::as_const(m_rowActions)) m_view->removeAction(a);
+    m_rowActions = actions;
+    m_view->addActions(actions);
+}
+
+int32_t ObjectTreePane::currentEntry() const { return m_model->entryIndex(m_view->currentIndex()); }
+
+void ObjectTreePane::showContextMenu(const QPoint& pos) {
+    const QModelIndex index = m_view->indexAt(pos);
+    const TreeEntry* e = m_model->entry(index);
+    if (!e) return;
+    // The menu acts on the row clicked, as the row actions do on the current one.
+    m_view->setCurrentIndex(index);
+    QMenu menu(this);
+    const QString path = pathText(*e);
+    menu.addAction(tr("Copy &Path"), this, [path] { QGuiApplication::clipboard()->setText(path); });
+    if (e->tensor) {
+        const QString key = QString::fromStdString(e->tensor->key);
+        menu.addAction(tr("Copy &Key"), this, [key] { QGuiApplication::clipboard()->setText(key); });
+    }
+    if (!m_rowActions.isEmpty()) {
+        menu.addSeparator();
+        menu.addActions(m_rowActions);
+    }
+    menu.exec(m_view->viewport()->mapToGlobal(pos));
 }
 
 void ObjectTreePane::focusFilter() {

@@ -12,6 +12,7 @@
 #include "models/tree_filter.h"
 #include "views/inspector_page.h"
 
+class QAction;
 class QCheckBox;
 class QLabel;
 class QLineEdit;
@@ -36,6 +37,12 @@ public:
     // on the toggle that hides it. False when no entry holds the key.
     bool selectKey(const QString& key);
 
+    // Appended to the rows' context menu (after Copy Path and Copy Key) and
+    // given to the view for their shortcuts; they act on the current row.
+    void setRowActions(const QList<QAction*>& actions);
+    // The current row's entry in the snapshot; -1 for none.
+    int32_t currentEntry() const;
+
     ObjectTreeModel* model() const { return m_model; }
     QTreeView* view() const { return m_view; }
     QLineEdit* filterEdit() const { return m_filter; }
@@ -54,6 +61,7 @@ private:
     void applyVisibleSet(std::shared_ptr<const VisibleSet> visible);
     void expandMatches();
     void onCurrentChanged();
+    void showContextMenu(const QPoint& pos);
     TreeFilter currentFilter() const;
 
     JobTracker* m_jobs;
@@ -65,6 +73,7 @@ private:
     QCheckBox* m_keys;
     QCheckBox* m_slots;
     QLabel* m_summary;
+    QList<QAction*> m_rowActions;
     QTimer* m_debounce;
     quint64 m_generation = 0;
     bool m_filtering = false;
