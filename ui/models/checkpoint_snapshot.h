@@ -32,6 +32,9 @@ inline bool isSlotRow(const TreeEntry& e) { return e.underSlot; }
 
 struct CheckpointSnapshot {
     std::shared_ptr<const Checkpoint> checkpoint;
+    // What the entries point into when it is not the checkpoint: an edit's
+    // plan, whose resulting tree the edit dialog previews before writing.
+    std::shared_ptr<const void> keepAlive;
     std::vector<TreeEntry> entries;     // entries[0] is the root
     std::deque<std::string> ownedText;  // composed names; a deque keeps views valid
     int64_t tensorCount = 0;
