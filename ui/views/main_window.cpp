@@ -222,6 +222,7 @@ void MainWindow::createActions() {
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     cancel->setShortcutContext(Qt::WindowShortcut);
 
+    createSurgeryMenu();
     createCatalogMenu();
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About"), this, [this] {
@@ -234,6 +235,9 @@ void MainWindow::createActions() {
     tools->addAction(openDir);
     tools->addAction(refreshAction);
     tools->addAction(compareAction);
+    tools->addSeparator();
+    for (QAction* a : std::as_const(m_surgeryActions))
+        if (!m_rowActions.contains(a)) tools->addAction(a);
     rebuildRecentMenu();
 }
 
@@ -406,6 +410,7 @@ void MainWindow::closeCurrent() {
     m_stack->setCurrentWidget(m_welcome);
     m_location->clear();
     setWindowTitle(tr("Checkpoint Explorer"));
+    updateSurgeryActions();
 }
 
 void MainWindow::addRecent(const QString& path) {

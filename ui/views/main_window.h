@@ -12,6 +12,7 @@
 #include <QMainWindow>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 
 #include "models/checkpoint_snapshot.h"
@@ -31,8 +32,12 @@ class CatalogSearchView;
 class CheckpointSidebar;
 class DirectoryModel;
 class CompareView;
+class AverageDialog;
+class EditDialog;
 class ErrorPanel;
 class JobControl;
+class SurgeryDialog;
+struct SurgeryOutcome;
 class JobTracker;
 class ObjectTreePane;
 class RestoreView;
@@ -75,6 +80,18 @@ public:
     // Opens 'prefix' unless it is shown and selects the node holding 'key'.
     void openAt(const QString& prefix, const QString& key);
 
+    // Surgery on the open checkpoint (issue #18, main_window_surgery.cpp):
+    // each opens its dialog window-modal and returns it (null with no
+    // checkpoint open, or for rename/delete without an editable tree row
+    // current); accepting it runs the write as a job. The source is only read.
+    SurgeryDialog* saveAsDialog();
+    EditDialog* stripOptimizerDialog();
+    EditDialog* renameDialog();
+    EditDialog* deleteDialog();
+    AverageDialog* averageDialog();
+    // Shown after a surgery wrote a checkpoint: opens it.
+    QPushButton* openResultButton() const { return m_openResult; }
+
     JobTracker* jobs() const { return m_jobs; }
     DirectoryModel* directories() const;
     QTreeView* sidebar() const;
@@ -99,6 +116,9 @@ signals:
     void demoGenerated(bool ok, const QString& directory);
     // The catalog cannot be used; 'message' names the file and says why.
     void catalogUnavailable(const QString& message);
+    // A surgery job ended: written (ok), cancelled or failed; 'message' is
+    // what the status bar says (the result's notes, or the error).
+    void surgeryFinished(bool ok, bool cancelled, const QString& prefix, const QString& message);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -108,6 +128,11 @@ protected:
 private:
     void createActions();
     void createCatalogMenu();
+    void createSurgeryMenu();
+    void updateSurgeryActions();
+    EditDialog* openEditDialog(int kind);
+    void runSurgery(const QString& title, std::function<SurgeryOutcome(const std::shared_ptr<JobControl>&)> work);
+    void onSurgeryDone(const SurgeryOutcome& outcome);
     void onCatalogOverview();
     void onCatalogUnavailable(const QString& message);
     void forgetDirectory(const QString& dir);
@@ -150,7 +175,11 @@ private:
     CatalogController* m_catalog = nullptr;
     CatalogSearchView* m_search = nullptr;
     QList<QAction*> m_catalogActions;  // enabled while the catalog is usable
-    QString m_pendingKey;              // selected once the open of this generation lands
+    QList<QAction*> m_surgeryActions;  // enabled while a checkpoint is shown
+    QList<QAction*> m_rowActions;      // rename, delete: also need an editable row current
+    QPushButton* m_openResult = nullptr;
+    QString m_resultPrefix;
+    QString m_pendingKey;  // selected once the open of this generation lands
     quint64 m_pendingKeyGeneration = 0;
 };
 

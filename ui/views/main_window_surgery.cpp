@@ -1,0 +1,200 @@
+// MainWindow's surgery side (issue #18): the Checkpoint menu and toolbar
+// entries, Rename and Delete on the object tree's rows, the dialogs that
+// choose what to write, and the job that writes it with progress in the
+// status bar and Esc to cancel. The engine does the work (jobs/surgery_jobs.h);
+// the open checkpoint is only read, and the result is listed in the sidebar
+// with a button to open it.
+
+#include <QAction>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QStyle>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "jobs/checkpoint_jobs.h"
+#include "jobs/job_pool.h"
+#include "jobs/job_tracker.h"
+#include "jobs/surgery_jobs.h"
+#include "jobs/when_done.h"
+#include "models/directory_model.h"
+#include "models/object_tree_model.h"
+#include "views/average_dialog.h"
+#include "views/checkpoint_sidebar.h"
+#include "views/edit_dialog.h"
+#include "views/main_window.h"
+#include "views/object_tree_pane.h"
+
+namespace ckpt::ui {
+namespace {
+
+QString fileName(const QString& prefix) { return QFileInfo(prefix).fileName(); }
+
+}  // namespace
+
+void MainWindow::createSurgeryMenu() {
+    QMenu* menu = menuBar()->addMenu(tr("C&heckpoint"));
+    QAction* saveAs = menu->addAction(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save &As\u2026"), this,
+                                      [this] { saveAsDialog(); });
+    saveAs->setShortcut(QKeySequence::SaveAs);
+    saveAs->setToolTip(tr("Write a copy of the open checkpoint with another sharding (verified)"));
+    QAction* strip = menu->addAction(tr("&Strip Optimizer\u2026"), this, [this] { stripOptimizerDialog(); });
+    strip->setToolTip(tr("Write the open checkpoint without its optimizer and slot variables"));
+    QAction* average = menu->addAction(tr("A&verage With\u2026"), this, [this] { averageDialog(); });
+    average->setToolTip(tr("Average the open checkpoint with others of its run (mean, EMA or slerp)"));
+    menu->addSeparator();
+    QAction* rename = menu->addAction(tr("&Rename\u2026"), this, [this] { renameDialog(); });
+    rename->setShortcut(QKeySequence(Qt::Key_F2));
+    rename->setToolTip(tr("Rename or move the selected object in a copy of the checkpoint (F2)"));
+    QAction* remove = menu->addAction(tr("&Delete\u2026"), this, [this] { deleteDialog(); });
+    remove->setShortcut(QKeySequence::Delete);
+    remove->setToolTip(tr("Delete the selected object from a copy of the checkpoint (Del)"));
+    // Only while the tree has focus: Delete in the filter box edits the filter.
+    for (QAction* a : {rename, remove}) a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_tree->setRowActions({rename, remove});
+    m_surgeryActions = {saveAs, strip, average, rename, remove};
+    m_rowActions = {rename, remove};
+
+    m_openResult = new QPushButton(this);
+    m_openResult->setFlat(true);
+    m_openResult->setAccessibleName(tr("Open the written checkpoint"));
+    m_openResult->hide();
+    connect(m_openResult, &QPushButton::clicked, this, [this] {
+        m_openResult->hide();
+        openPath(m_resultPrefix);
+    });
+    statusBar()->addWidget(m_openResult);
+
+    connect(this, &MainWindow::checkpointOpened, this, &MainWindow::updateSurgeryActions);
+    connect(m_tree, &ObjectTreePane::selectionChanged, this, &MainWindow::updateSurgeryActions);
+    updateSurgeryActions();
+}
+
+void MainWindow::updateSurgeryActions() {
+    const bool shown = m_snapshot && m_stack->currentWidget() == m_tree;
+    for (QAction* a : std::as_const(m_surgeryActions)) a->setEnabled(shown);
+    const int32_t e = m_tree->currentEntry();
+    const bool editable =
+        shown && m_tree->snapshot() == m_snapshot && e > 0 && isEditableEntry(m_snapshot->entries[static_cast<size_t>(e)]);
+    for (QAction* a : std::as_const(m_rowActions)) a->setEnabled(editable);
+}
+
+SurgeryDialog* MainWindow::saveAsDialog() {
+    if (!m_snapshot || isErrorShown()) return nullptr;
+    const QString source = QString::fromStdString(m_snapshot->checkpoint->prefix());
+    auto* dialog = new SurgeryDialog(tr("Save %1 As").arg(fileName(source)), {source},
+                                     suggestDestination(source, QStringLiteral("copy")), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog, source] {
+        const QString destination = dialog->destination();
+        const ShardingChoice sharding = dialog->sharding();
+        runSurgery(tr("Writing %1").arg(fileName(destination)), [source, destination, sharding](const auto& job) {
+            return saveCheckpointAs(source, destination, sharding, job);
+        });
+    });
+    dialog->open();
+    return dialog;
+}
+
+EditDialog* MainWindow::stripOptimizerDialog() { return openEditDialog(EditDialog::StripOptimizer); }
+EditDialog* MainWindow::renameDialog() { return openEditDialog(EditDialog::Rename); }
+EditDialog* MainWindow::deleteDialog() { return openEditDialog(EditDialog::Delete); }
+
+EditDialog* MainWindow::openEditDialog(int kind) {
+    if (!m_snapshot || isErrorShown()) return nullptr;
+    const auto k = static_cast<EditDialog::Kind>(kind);
+    QString path;
+    if (k != EditDialog::StripOptimizer) {
+        const int32_t e = m_tree->currentEntry();
+        if (m_tree->snapshot() != m_snapshot || e <= 0 || !isEditableEntry(m_snapshot->entries[static_cast<size_t>(e)]))
+            return nullptr;
+        path = editPathOf(*m_snapshot, e);
+    }
+    auto* dialog = new EditDialog(k, m_snapshot, path, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        // The plan previewed is the plan written: Write is enabled only for it.
+        const std::shared_ptr<const EditPlan> plan = dialog->plan();
+        if (!plan) return;
+        const QString destination = dialog->destination();
+        const ShardingChoice sharding = dialog->sharding();
+        runSurgery(tr("Writing %1").arg(fileName(destination)),
+                   [plan, destination, sharding](const auto& job) { return writeEdit(plan, destination, sharding, job); });
+    });
+    dialog->open();
+    return dialog;
+}
+
+AverageDialog* MainWindow::averageDialog() {
+    if (!m_snapshot || isErrorShown()) return nullptr;
+    const QString current = QString::fromStdString(m_snapshot->checkpoint->prefix());
+    // The run's checkpoints as the sidebar lists them, in step order.
+    QStringList candidates;
+    const DirectoryModel* dirs = m_sidebar->directories();
+    const QModelIndex dir = dirs->indexForDirectory(directoryFor(current));
+    for (int r = 0; dir.isValid() && r < dirs->rowCount(dir); ++r) {
+        const QString prefix = dirs->index(r, 0, dir).data(DirectoryModel::PrefixRole).toString();
+        if (!prefix.isEmpty()) candidates << prefix;
+    }
+    if (!candidates.contains(current)) candidates << current;
+    auto* dialog = new AverageDialog(current, candidates, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        const QStringList sources = dialog->sources();
+        const AverageSpec spec = dialog->spec();
+        const QString destination = dialog->destination();
+        const ShardingChoice sharding = dialog->sharding();
+        runSurgery(tr("Averaging into %1").arg(fileName(destination)), [sources, spec, destination, sharding](const auto& job) {
+            return averageInto(sources, destination, spec, sharding, job);
+        });
+    });
+    dialog->open();
+    return dialog;
+}
+
+void MainWindow::runSurgery(const QString& title, std::function<SurgeryOutcome(const std::shared_ptr<JobControl>&)> work) {
+    auto job = m_jobs->start(title);
+    m_openResult->hide();
+    m_location->setText(tr("%1\u2026 (Esc cancels)").arg(title));
+    whenDone(this, QtConcurrent::run(jobPool(), [work = std::move(work), job] { return work(job); }),
+             [this, job](const SurgeryOutcome& outcome) {
+                 m_jobs->finish(job);
+                 onSurgeryDone(outcome);
+             });
+}
+
+void MainWindow::onSurgeryDone(const SurgeryOutcome& r) {
+    QString message;
+    if (r.cancelled) {
+        message = tr("Cancelled: nothing was written to %1.").arg(r.prefix);
+    } else if (!r.ok) {
+        message = tr("Could not write %1: %2").arg(r.prefix, r.error);
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Checkpoint Not Written"), message, QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setObjectName(QStringLiteral("surgeryErrorMessage"));
+        box->open();
+    } else {
+        // Every surgery reads its result back before it reports success.
+        const QStringList parts = QStringList{tr("%n tensor(s) in %1 shard(s), %2", nullptr, static_cast<int>(r.tensors))
+                                                  .arg(r.shards)
+                                                  .arg(formatBytes(static_cast<int64_t>(r.dataBytes))),
+                                              tr("verified")} +
+                                  r.notes;
+        message = tr("Wrote %1: %2").arg(r.prefix, parts.join(QStringLiteral("; ")));
+        // The result joins its directory's listing; one click opens it.
+        m_sidebar->listDirectory(directoryFor(r.prefix));
+        m_resultPrefix = r.prefix;
+        m_openResult->setText(tr("Open %1").arg(fileName(r.prefix)));
+        m_openResult->show();
+    }
+    m_location->setText(message);
+    m_location->setToolTip(message);
+    emit surgeryFinished(r.ok, r.cancelled, r.prefix, message);
+}
+
+}  // namespace ckpt::ui

@@ -1,0 +1,170 @@
+#include "views/surgery_dialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "ckpt/retention.h"
+#include "jobs/job_pool.h"
+#include "jobs/when_done.h"
+
+namespace ckpt::ui {
+namespace {
+
+// Long enough that typing a path does not start a check per key.
+constexpr int kCheckDelayMs = 200;
+
+}  // namespace
+
+SurgeryDialog::SurgeryDialog(const QString& title, const QStringList& sources, const QString& suggested, QWidget* parent)
+    : QDialog(parent), m_sources(sources), m_content(new QVBoxLayout), m_destination(new QLineEdit(this)),
+      m_sharding(new QComboBox(this)), m_shardCount(new QSpinBox(this)), m_maxShard(new QLineEdit(this)),
+      m_reason(new QLabel(this)), m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)),
+      m_debounce(new QTimer(this)) {
+    setWindowTitle(title);
+    okButton()->setText(tr("&Write"));
+
+    m_destination->setText(QDir::toNativeSeparators(suggested));
+    m_destination->setAccessibleName(tr("Destination prefix"));
+    m_destination->setToolTip(tr("The result's prefix: its .index and data files are written next to it"));
+    auto* browse = new QPushButton(tr("&Browse\u2026"), this);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Write Checkpoint As"), destination(), {}, nullptr,
+                                                          QFileDialog::DontConfirmOverwrite);
+        if (!path.isEmpty()) m_destination->setText(QDir::toNativeSeparators(path));
+    });
+    auto* destinationRow = new QHBoxLayout;
+    destinationRow->addWidget(m_destination, 1);
+    destinationRow->addWidget(browse);
+
+    m_sharding->addItem(tr("One shard per task (TensorFlow's default)"), ByTask);
+    m_sharding->addItem(tr("A fixed number of shards"), FixedCount);
+    m_sharding->addItem(tr("At most this size per shard"), MaxSize);
+    m_sharding->setAccessibleName(tr("Sharding"));
+    m_shardCount->setRange(1, 4096);
+    m_shardCount->setValue(2);
+    m_shardCount->setSuffix(tr(" shards"));
+    m_maxShard->setText(QStringLiteral("256MiB"));
+    m_maxShard->setPlaceholderText(tr("e.g. 64MiB, 2GiB or bytes"));
+    auto* shardingRow = new QHBoxLayout;
+    shardingRow->addWidget(m_sharding, 1);
+    shardingRow->addWidget(m_shardCount);
+    shardingRow->addWidget(m_maxShard);
+    auto showShardingFields = [this] {
+        m_shardCount->setVisible(m_sharding->currentData().toInt() == FixedCount);
+        m_maxShard->setVisible(m_sharding->currentData().toInt() == MaxSize);
+    };
+    showShardingFields();
+
+    auto* form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    // Rows whose field is a layout need their label's buddy set by hand.
+    auto* destinationLabel = new QLabel(tr("&Destination:"), this);
+    destinationLabel->setBuddy(m_destination);
+    form->addRow(destinationLabel, destinationRow);
+    auto* shardingLabel = new QLabel(tr("S&harding:"), this);
+    shardingLabel->setBuddy(m_sharding);
+    form->addRow(shardingLabel, shardingRow);
+
+    m_reason->setWordWrap(true);
+    m_reason->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_reason->setAccessibleName(tr("Why the result cannot be written"));
+    m_reason->setStyleSheet(QStringLiteral("QLabel { color: #c0392b; }"));
+    m_reason->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(m_content, 1);
+    layout->addLayout(form);
+    layout->addWidget(m_reason);
+    layout->addWidget(m_buttons);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    connect(m_destination, &QLineEdit::textChanged, this, &SurgeryDialog::destinationEdited);
+    connect(m_sharding, &QComboBox::currentIndexChanged, this, [this, showShardingFields] {
+        showShardingFields();
+        updateVerdict();
+    });
+    connect(m_maxShard, &QLineEdit::textChanged, this, &SurgeryDialog::updateVerdict);
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(kCheckDelayMs);
+    connect(m_debounce, &QTimer::timeout, this, &SurgeryDialog::startCheck);
+    destinationEdited();
+}
+
+QPushButton* SurgeryDialog::okButton() const { return m_buttons->button(QDialogButtonBox::Ok); }
+
+QString SurgeryDialog::destination() const {
+    const QString text = QDir::fromNativeSeparators(m_destination->text().trimmed());
+    return text.isEmpty() ? text : QDir::cleanPath(QFileInfo(text).absoluteFilePath());
+}
+
+ShardingChoice SurgeryDialog::sharding() const {
+    ShardingChoice choice;
+    switch (m_sharding->currentData().toInt()) {
+    case FixedCount: choice.shardCount = m_shardCount->value(); break;
+    case MaxSize:
+        if (auto bytes = parseByteSize(m_maxShard->text().trimmed().toStdString()); bytes.ok())
+            choice.maxShardBytes = static_cast<int64_t>(*bytes);
+        break;
+    default: break;
+    }
+    return choice;
+}
+
+QString SurgeryDialog::shardingReason() const {
+    if (m_sharding->currentData().toInt() != MaxSize) return {};
+    auto bytes = parseByteSize(m_maxShard->text().trimmed().toStdString());
+    if (!bytes.ok()) return tr("Shard size: %1").arg(QString::fromStdString(bytes.status().toString()));
+    if (*bytes == 0) return tr("Shard size: must be more than 0 bytes");
+    return {};
+}
+
+bool SurgeryDialog::isChecked() const { return m_checkedGeneration == m_generation && !fieldsPending(); }
+
+void SurgeryDialog::setSources(const QStringList& sources) {
+    if (sources == m_sources) return;
+    m_sources = sources;
+    destinationEdited();  // a destination is judged against the sources
+}
+
+void SurgeryDialog::destinationEdited() {
+    ++m_generation;
+    m_debounce->start();
+    updateVerdict();
+}
+
+void SurgeryDialog::startCheck() {
+    const quint64 generation = m_generation;
+    whenDone(this, QtConcurrent::run(jobPool(), checkDestination, destination(), m_sources),
+             [this, generation](const QString& reason) {
+                 if (generation != m_generation) return;  // edited meanwhile; a newer check follows
+                 m_destinationReason = reason;
+                 m_checkedGeneration = generation;
+                 updateVerdict();
+             });
+}
+
+void SurgeryDialog::updateVerdict() {
+    QString reason = fieldsReason();
+    if (reason.isEmpty() && m_checkedGeneration == m_generation) reason = m_destinationReason;
+    if (reason.isEmpty()) reason = shardingReason();
+    m_reasonText = reason;
+    m_reason->setText(reason);
+    const bool ok = reason.isEmpty() && isChecked();
+    okButton()->setEnabled(ok);
+    if (isChecked()) emit checked(ok);
+}
+
+}  // namespace ckpt::ui

@@ -1,0 +1,87 @@
+#pragma once
+// What every surgery dialog asks (issue #18): where the result goes and how
+// it is sharded. The destination is suggested next to the source under a
+// name no checkpoint uses, and judged as it is typed: the engine's
+// checkSurgeryDestination runs on jobPool() shortly after each edit (it
+// looks at the file system; a destination inside a source or on an existing
+// checkpoint is refused) and its reason shows above the buttons. Write stays
+// disabled until the engine and the subclass (an edit's plan, an average's
+// sources) accept what is shown. Save As is this dialog alone; the edit and
+// average dialogs add their fields above. The dialog writes nothing: the
+// window runs the job once it is accepted.
+
+#include <QDialog>
+#include <QStringList>
+
+#include "jobs/surgery_jobs.h"
+
+class QComboBox;
+class QDialogButtonBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QTimer;
+class QVBoxLayout;
+
+namespace ckpt::ui {
+
+class SurgeryDialog : public QDialog {
+    Q_OBJECT
+public:
+    // 'sources' are the checkpoints read (the destination must not be one);
+    // 'suggested' the destination shown first.
+    SurgeryDialog(const QString& title, const QStringList& sources, const QString& suggested, QWidget* parent = nullptr);
+
+    QString destination() const;
+    const QStringList& sources() const { return m_sources; }
+    ShardingChoice sharding() const;
+    // Why Write is disabled; empty once everything shown is accepted.
+    QString reason() const { return m_reasonText; }
+    // Every check of the fields as they are now has answered.
+    bool isChecked() const;
+
+    QLineEdit* destinationEdit() const { return m_destination; }
+    QComboBox* shardingBox() const { return m_sharding; }
+    QSpinBox* shardCountBox() const { return m_shardCount; }
+    QLineEdit* maxShardEdit() const { return m_maxShard; }
+    QLabel* reasonLabel() const { return m_reason; }
+    QPushButton* okButton() const;
+
+    enum ShardingMode { ByTask, FixedCount, MaxSize };
+
+signals:
+    // Each verdict on the fields as shown (valid or not).
+    void checked(bool valid);
+
+protected:
+    // Where subclasses put their own fields, above the destination.
+    QVBoxLayout* content() const { return m_content; }
+    void setSources(const QStringList& sources);
+    // The subclass's refusal of its fields (empty: none) and whether it is
+    // still waiting for the engine; updateVerdict() after either changes.
+    virtual QString fieldsReason() const { return {}; }
+    virtual bool fieldsPending() const { return false; }
+    void updateVerdict();
+
+private:
+    void destinationEdited();
+    void startCheck();
+    QString shardingReason() const;
+
+    QStringList m_sources;
+    QVBoxLayout* m_content;
+    QLineEdit* m_destination;
+    QComboBox* m_sharding;
+    QSpinBox* m_shardCount;
+    QLineEdit* m_maxShard;
+    QLabel* m_reason;
+    QDialogButtonBox* m_buttons;
+    QTimer* m_debounce;
+    QString m_destinationReason;
+    QString m_reasonText;
+    quint64 m_generation = 0;
+    quint64 m_checkedGeneration = 0;
+};
+
+}  // namespace ckpt::ui
