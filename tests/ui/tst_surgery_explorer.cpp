@@ -1,0 +1,359 @@
+// The explorer's checkpoint surgery (issue #18) driven through the real
+// window on demo training runs: Save As with two shards, Strip Optimizer's
+// preview and result, Rename (F2) and Delete (Del) from the object tree with
+// the resulting tree previewed, a deletion refused for its dangling slot
+// references and then forced, Average With over two checkpoints of the run,
+// and a cancelled job that leaves nothing behind. Every result is read back
+// with the engine; the source is compared byte for byte before and after.
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QtTest>
+
+#include <cmath>
+
+#include "ckpt/demo_trainer.h"
+#include "ckpt/verify.h"
+#include "jobs/job_tracker.h"
+#include "models/directory_model.h"
+#include "models/object_tree_model.h"
+#include "test_support.h"
+#include "views/average_dialog.h"
+#include "views/edit_dialog.h"
+#include "views/main_window.h"
+#include "views/object_tree_pane.h"
+#include "views/surgery_dialog.h"
+
+using namespace ckpt;
+using namespace ckpt::ui;
+
+namespace {
+
+constexpr const char* kKernel0 = "model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE";
+
+bool hasKind(const CheckpointSnapshot& tree, EntryKind kind) {
+    for (const TreeEntry& e : tree.entries)
+        if (e.kind == kind) return true;
+    return false;
+}
+
+bool hasKeyContaining(const Checkpoint& c, const char* part) {
+    for (const TensorInfo& t : c.bundle().tensors())
+        if (t.key.find(part) != std::string::npos) return true;
+    return false;
+}
+
+bool hasKey(const Checkpoint& c, const std::string& key) {
+    for (const TensorInfo& t : c.bundle().tensors())
+        if (t.key == key) return true;
+    return false;
+}
+
+const TensorInfo* findTensor(const Checkpoint& c, const std::string& key) {
+    for (const TensorInfo& t : c.bundle().tensors())
+        if (t.key == key) return &t;
+    return nullptr;
+}
+
+// Every file of a checkpoint prefix (index and data shards).
+QStringList filesOf(const QString& prefix) {
+    const QFileInfo info(prefix);
+    return QDir(info.absolutePath()).entryList({info.fileName() + QStringLiteral(".*")}, QDir::Files);
+}
+
+}  // namespace
+
+class TstSurgeryExplorer : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("ckpt-explorer-tests"));
+        QSettings().clear();
+        QVERIFY(m_dir.isValid());
+        DemoTrainOptions options;
+        options.directory = m_dir.filePath(QStringLiteral("run")).toStdString();
+        auto trained = runDemoTraining(options);
+        QVERIFY2(trained.ok(), trained.status().toString().c_str());
+        m_run = m_dir.filePath(QStringLiteral("run"));
+        m_latest = m_run + QStringLiteral("/ckpt-5");
+        m_sourceIndex = testing::readAll(m_latest + QStringLiteral(".index"));
+        QVERIFY(!m_sourceIndex.isEmpty());
+    }
+
+    void cleanup() {
+        // Whatever a test wrote, the source is as it was.
+        QCOMPARE(testing::readAll(m_latest + QStringLiteral(".index")), m_sourceIndex);
+    }
+
+    void actionsNeedAnOpenCheckpoint() {
+        MainWindow w;
+        QVERIFY(!w.saveAsDialog());
+        QVERIFY(!w.stripOptimizerDialog());
+        open(w);
+        SurgeryDialog* dialog = w.saveAsDialog();
+        QVERIFY(dialog);
+        // The suggestion sits next to the source and names nothing yet.
+        QCOMPARE(dialog->destination(), m_run + QStringLiteral("/ckpt-5-copy"));
+        QVERIFY(waitChecked(dialog));
+        QVERIFY(dialog->okButton()->isEnabled());
+        // The engine's refusal of the source itself shows in the dialog.
+        dialog->destinationEdit()->setText(m_latest);
+        QVERIFY(waitChecked(dialog));
+        QVERIFY(!dialog->okButton()->isEnabled());
+        QVERIFY2(!dialog->reason().isEmpty(), "no reason for writing onto the source");
+        QVERIFY(!dialog->reasonLabel()->text().isEmpty());
+        dialog->reject();
+    }
+
+    void saveAsTwoShards() {
+        MainWindow w;
+        open(w);
+        SurgeryDialog* dialog = w.saveAsDialog();
+        QVERIFY(dialog);
+        dialog->shardingBox()->setCurrentIndex(dialog->shardingBox()->findData(SurgeryDialog::FixedCount));
+        QVERIFY(dialog->shardCountBox()->isVisibleTo(dialog));
+        dialog->shardCountBox()->setValue(2);
+        QVERIFY(waitChecked(dialog));
+        const QString destination = dialog->destination();
+        const SurgeryFinish done = write(w, dialog);
+        QVERIFY2(done.ok, qPrintable(done.message));
+        QCOMPARE(done.prefix, destination);
+        QVERIFY2(done.message.contains(QStringLiteral("verified")), qPrintable(done.message));
+        QVERIFY(QFileInfo::exists(destination + QStringLiteral(".data-00000-of-00002")));
+        QVERIFY(QFileInfo::exists(destination + QStringLiteral(".data-00001-of-00002")));
+        auto report = verifyBundle(destination.toStdString(), VerifyOptions{});
+        QVERIFY2(report.ok(), report.status().toString().c_str());
+        QVERIFY(report->ok());
+        auto copy = Checkpoint::open(destination.toStdString());
+        auto source = Checkpoint::open(m_latest.toStdString());
+        QVERIFY(copy.ok() && source.ok());
+        QCOMPARE((*copy)->bundle().tensors().size(), (*source)->bundle().tensors().size());
+        // The sidebar lists the result and the status bar offers to open it.
+        QTRY_VERIFY_WITH_TIMEOUT(w.directories()->indexForPrefix(destination).isValid(), 10000);
+        QVERIFY(w.openResultButton()->isVisibleTo(&w));
+        QSignalSpy opened(&w, &MainWindow::checkpointOpened);
+        w.openResultButton()->click();
+        QVERIFY(opened.wait(10000));
+        QCOMPARE(QString::fromStdString(w.snapshot()->checkpoint->prefix()), destination);
+        QVERIFY(waitIdle(w));
+    }
+
+    void stripOptimizerPreviewAndResult() {
+        MainWindow w;
+        open(w);
+        EditDialog* dialog = w.stripOptimizerDialog();
+        QVERIFY(dialog);
+        QVERIFY(waitChecked(dialog));
+        QVERIFY2(dialog->plan(), qPrintable(dialog->reason()));
+        // The preview is the result's tree: no optimizer, no slots.
+        const CheckpointSnapshot& preview = *dialog->previewTree();
+        QVERIFY(preview.entries.size() > 1);
+        QVERIFY(!hasKind(preview, EntryKind::Optimizer));
+        QVERIFY(!hasKind(preview, EntryKind::SlotVariable));
+        QVERIFY(hasKind(*w.snapshot(), EntryKind::Optimizer));  // the open one still has it
+        QVERIFY(dialog->previewModel()->rowCount() > 0);
+        QVERIFY(dialog->plan()->count(KeyChangeKind::Deleted) > 0);
+        QVERIFY2(dialog->changesLabel()->text().contains(QStringLiteral("deleted")), qPrintable(dialog->changesLabel()->text()));
+        QVERIFY(dialog->changesList()->count() > 0);
+        const QString destination = dialog->destination();
+        const SurgeryFinish done = write(w, dialog);
+        QVERIFY2(done.ok, qPrintable(done.message));
+        auto result = Checkpoint::open(destination.toStdString());
+        QVERIFY2(result.ok(), result.status().toString().c_str());
+        QVERIFY(!hasKeyContaining(**result, ".OPTIMIZER_SLOT"));
+        QVERIFY(!hasKeyContaining(**result, "optimizer/"));
+        QVERIFY(hasKey(**result, kKernel0));
+        QVERIFY(!hasKind(*CheckpointSnapshot::build(std::move(*result)), EntryKind::Optimizer));
+    }
+
+    void renameFromTheTree() {
+        MainWindow w;
+        open(w);
+        // The first layer's row: its kernel, then up one.
+        QVERIFY(w.treePane()->selectKey(QString::fromLatin1(kKernel0)));
+        QTreeView* tree = w.treePane()->view();
+        tree->setCurrentIndex(tree->currentIndex().parent());
+        QCOMPARE(tree->currentIndex().data().toString(), QStringLiteral("layer_with_weights-0"));
+        tree->setFocus();
+        QTest::keyClick(tree, Qt::Key_F2);
+        auto* dialog = w.findChild<EditDialog*>();
+        QVERIFY2(dialog, "F2 opened no rename dialog");
+        QCOMPARE(dialog->kind(), EditDialog::Rename);
+        QCOMPARE(dialog->newNameEdit()->text(), QStringLiteral("model.layer_with_weights-0"));
+        QVERIFY(waitChecked(dialog));
+        QVERIFY(!dialog->okButton()->isEnabled());  // nothing renamed yet
+        dialog->newNameEdit()->setText(QStringLiteral("model.encoder"));
+        QVERIFY(waitChecked(dialog));
+        QVERIFY2(dialog->plan(), qPrintable(dialog->reason()));
+        // The new name is in the preview, where the tree shows it, selected.
+        const TreeEntry* selected = dialog->previewModel()->entry(dialog->previewView()->currentIndex());
+        QVERIFY(selected);
+        QCOMPARE(nameText(*selected), QStringLiteral("encoder"));
+        QVERIFY(dialog->plan()->count(KeyChangeKind::Renamed) >= 2);  // kernel, bias (and their slots)
+        const QString destination = dialog->destination();
+        const SurgeryFinish done = write(w, dialog);
+        QVERIFY2(done.ok, qPrintable(done.message));
+        auto result = Checkpoint::open(destination.toStdString());
+        QVERIFY2(result.ok(), result.status().toString().c_str());
+        QVERIFY(hasKey(**result, "model/encoder/kernel/.ATTRIBUTES/VARIABLE_VALUE"));
+        QVERIFY(!hasKeyContaining(**result, "layer_with_weights-0"));
+        const auto tree2 = CheckpointSnapshot::build(std::move(*result));
+        bool found = false;
+        for (const TreeEntry& e : tree2->entries) found = found || nameText(e) == QStringLiteral("encoder");
+        QVERIFY(found);
+    }
+
+    void deleteRefusedThenForced() {
+        MainWindow w;
+        open(w);
+        QVERIFY(w.treePane()->selectKey(QString::fromLatin1(kKernel0)));
+        QTreeView* tree = w.treePane()->view();
+        tree->setFocus();
+        QTest::keyClick(tree, Qt::Key_Delete);
+        auto* dialog = w.findChild<EditDialog*>();
+        QVERIFY2(dialog, "Del opened no delete dialog");
+        QCOMPARE(dialog->kind(), EditDialog::Delete);
+        // Adam's slots for the kernel would be left pointing at nothing.
+        QVERIFY(waitChecked(dialog));
+        QVERIFY(!dialog->plan());
+        QVERIFY(!dialog->okButton()->isEnabled());
+        QVERIFY2(!dialog->reason().isEmpty(), "the dangling references are not explained");
+        dialog->forceBox()->setChecked(true);
+        QVERIFY(waitChecked(dialog));
+        QVERIFY2(dialog->plan(), qPrintable(dialog->reason()));
+        QVERIFY(dialog->okButton()->isEnabled());
+        const QString destination = dialog->destination();
+        const SurgeryFinish done = write(w, dialog);
+        QVERIFY2(done.ok, qPrintable(done.message));
+        auto result = Checkpoint::open(destination.toStdString());
+        QVERIFY2(result.ok(), result.status().toString().c_str());
+        QVERIFY(!hasKeyContaining(**result, "layer_with_weights-0/kernel"));
+        QVERIFY(hasKey(**result, "model/layer_with_weights-0/bias/.ATTRIBUTES/VARIABLE_VALUE"));
+    }
+
+    void averageWithAnotherCheckpoint() {
+        MainWindow w;
+        open(w);
+        // The run must be listed before its checkpoints can be offered.
+        QTRY_VERIFY_WITH_TIMEOUT(w.directories()->indexForPrefix(m_run + QStringLiteral("/ckpt-4")).isValid(), 10000);
+        AverageDialog* dialog = w.averageDialog();
+        QVERIFY(dialog);
+        QVERIFY(waitChecked(dialog));
+        QVERIFY(!dialog->okButton()->isEnabled());  // the open one alone
+        QVERIFY(dialog->check(m_run + QStringLiteral("/ckpt-4")));
+        dialog->weightsOnlyBox()->setChecked(true);
+        QVERIFY(waitChecked(dialog));
+        QVERIFY2(dialog->okButton()->isEnabled(), qPrintable(dialog->reason()));
+        QCOMPARE(dialog->sources(), (QStringList{m_run + QStringLiteral("/ckpt-4"), m_latest}));
+        const QString destination = dialog->destination();
+        const SurgeryFinish done = write(w, dialog);
+        QVERIFY2(done.ok, qPrintable(done.message));
+        auto result = Checkpoint::open(destination.toStdString());
+        auto a = Checkpoint::open((m_run + QStringLiteral("/ckpt-4")).toStdString());
+        auto b = Checkpoint::open(m_latest.toStdString());
+        QVERIFY(result.ok() && a.ok() && b.ok());
+        QVERIFY(!hasKeyContaining(**result, ".OPTIMIZER_SLOT"));
+        // Layer 1 trains between the two: its kernel is their mean.
+        const std::string key = "model/layer_with_weights-1/kernel/.ATTRIBUTES/VARIABLE_VALUE";
+        auto ra = (*a)->bundle().read(*findTensor(**a, key));
+        auto rb = (*b)->bundle().read(*findTensor(**b, key));
+        auto rm = (*result)->bundle().read(*findTensor(**result, key));
+        QVERIFY(ra.ok() && rb.ok() && rm.ok());
+        const auto va = ra->as<float>(), vb = rb->as<float>(), vm = rm->as<float>();
+        QVERIFY(!va.empty() && va.size() == vm.size());
+        QVERIFY(va[0] != vb[0]);
+        QVERIFY(std::abs(vm[0] - (va[0] + vb[0]) / 2) < 1e-6f);
+    }
+
+    void cancelLeavesNoOutput() {
+        MainWindow w;
+        open(w);
+        EditDialog* dialog = w.stripOptimizerDialog();
+        QVERIFY(dialog);
+        dialog->destinationEdit()->setText(m_run + QStringLiteral("/cancelled"));
+        QVERIFY(waitChecked(dialog));
+        QVERIFY2(dialog->okButton()->isEnabled(), qPrintable(dialog->reason()));
+        // Esc (View > Cancel Background Work) the moment the job starts.
+        QAction* cancel = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(Qt::Key_Escape)) cancel = a;
+        QVERIFY(cancel);
+        QObject::connect(w.jobs(), &JobTracker::jobsChanged, cancel, [&w, cancel] {
+            for (const auto& job : w.jobs()->active())
+                if (job->title().startsWith(QStringLiteral("Writing")) && !job->isCancelled()) cancel->trigger();
+        });
+        const SurgeryFinish done = write(w, dialog);
+        QVERIFY(!done.ok);
+        QVERIFY2(done.cancelled, qPrintable(done.message));
+        QVERIFY2(filesOf(m_run + QStringLiteral("/cancelled")).isEmpty(),
+                 qPrintable(filesOf(m_run + QStringLiteral("/cancelled")).join(u' ')));
+        QVERIFY(QDir(m_run).entryList({QStringLiteral("*_temp*")}, QDir::AllEntries | QDir::NoDotAndDotDot).isEmpty());
+        QVERIFY(!w.openResultButton()->isVisibleTo(&w));
+    }
+
+private:
+    struct SurgeryFinish {
+        bool ok = false;
+        bool cancelled = false;
+        QString prefix;
+        QString message;
+    };
+
+    void open(MainWindow& w) {
+        // Shown and active: F2 and Del are shortcuts of the focused tree.
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QSignalSpy opened(&w, &MainWindow::checkpointOpened);
+        w.openPath(m_run);
+        QVERIFY(opened.wait(10000));
+        QVERIFY(opened.first().first().toBool());
+        QCOMPARE(QString::fromStdString(w.snapshot()->checkpoint->prefix()), m_latest);
+    }
+
+    static bool waitChecked(SurgeryDialog* dialog) {
+        return QTest::qWaitFor([dialog] { return dialog->isChecked(); }, 20000);
+    }
+
+    static bool waitIdle(MainWindow& w) {
+        return QTest::qWaitFor([&] { return w.jobs()->active().isEmpty(); }, 30000);
+    }
+
+    // Clicks Write and waits for the job's end.
+    static SurgeryFinish write(MainWindow& w, SurgeryDialog* dialog) {
+        QSignalSpy finished(&w, &MainWindow::surgeryFinished);
+        dialog->okButton()->click();
+        SurgeryFinish out;
+        if (!finished.wait(60000)) {
+            out.message = QStringLiteral("the job never finished");
+            return out;
+        }
+        const QList<QVariant> args = finished.first();
+        out.ok = args[0].toBool();
+        out.cancelled = args[1].toBool();
+        out.prefix = args[2].toString();
+        out.message = args[3].toString();
+        waitIdle(w);
+        return out;
+    }
+
+    QTemporaryDir m_dir;
+    QString m_run;
+    QString m_latest;
+    QByteArray m_sourceIndex;
+};
+
+QTEST_MAIN(TstSurgeryExplorer)
+#include "tst_surgery_explorer.moc"
