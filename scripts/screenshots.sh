@@ -5,7 +5,8 @@
 # restore view, the compare view and History page on freshly generated
 # demo checkpoints, then the Schedules tab (schedules run through Run now in
 # a throwaway store), the schedule dialog, the retention preview and the
-# global search over a scratch catalog of the directories it opened.
+# global search over a scratch catalog of the directories it opened, and
+# the Rename dialog's preview of the edited tree.
 #   scripts/screenshots.sh [BUILD_DIR] [CHECKPOINT] [NAME_BASED_CHECKPOINT]
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"

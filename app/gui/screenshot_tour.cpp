@@ -34,6 +34,7 @@
 #include "views/catalog_search_view.h"
 #include "views/compare_detail.h"
 #include "views/compare_view.h"
+#include "views/edit_dialog.h"
 #include "views/heatmap_page.h"
 #include "views/heatmap_view.h"
 #include "views/histogram_page.h"
@@ -405,10 +406,36 @@ void ScreenshotTour::showSearch() {
                             search->view()->setCurrentIndex(search->model()->index(0, 0, search->model()->index(0, 0)));
                             QTimer::singleShot(300, this, [this] {
                                 save(QStringLiteral("17-search.png"));
-                                finish(0);
+                                showEditPreview();
                             });
                         });
             });
+}
+
+void ScreenshotTour::showEditPreview() {
+    m_opened = false;
+    m_window->workspace()->setCurrentIndex(0);
+    m_window->openPath(m_scratch.path() + QStringLiteral("/demo"));
+    waitFor(
+        [this] { return m_opened; },
+        [this] {
+            // The first layer's row (its kernel's parent), renamed as F2 would.
+            if (!m_window->treePane()->selectKey(QStringLiteral("model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE")))
+                return finish(1);
+            QTreeView* tree = m_window->treePane()->view();
+            tree->setCurrentIndex(tree->currentIndex().parent());
+            ui::EditDialog* dialog = m_window->renameDialog();
+            if (!dialog) return finish(1);
+            dialog->newNameEdit()->setText(QStringLiteral("model.encoder"));
+            waitFor([dialog] { return dialog->isChecked() && dialog->plan(); },
+                    [this, dialog] {
+                        const QString path = m_outDir + QStringLiteral("/18-edit-preview.png");
+                        if (!dialog->grab().save(path)) std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
+                        else std::printf("saved %s\n", qPrintable(path));
+                        dialog->reject();
+                        finish(0);
+                    });
+        });
 }
 
 void ScreenshotTour::finish(int code) {

@@ -53,6 +53,9 @@ private:
     // The global search over the tour's scratch catalog, which every
     // directory opened above joined as a root.
     void showSearch();
+    // The demo's first layer renamed in the Rename dialog: the resulting
+    // tree previewed, nothing written.
+    void showEditPreview();
     void finish(int code);
 
     ckpt::ui::MainWindow* m_window;
