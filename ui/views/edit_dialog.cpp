@@ -173,7 +173,11 @@ EditSpec EditDialog::spec() const {
 QString EditDialog::fieldsReason() const {
     if (m_kind == Rename && (m_newName->text().trimmed().isEmpty() || m_newName->text().trimmed() == m_path))
         return tr("Type the new name.");
-    return isPreviewing() ? QString() : m_previewError;
+    if (isPreviewing() || m_previewError.isEmpty()) return {};
+    // The usual refusal of a deletion: slots or other objects would point at nothing.
+    if (m_kind == Delete && !m_force->isChecked())
+        return tr("%1\nCheck \u201cAlso delete what refers to it\u201d to take those along.").arg(m_previewError);
+    return m_previewError;
 }
 
 void EditDialog::fieldsEdited() {
