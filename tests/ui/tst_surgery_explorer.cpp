@@ -229,7 +229,10 @@ private slots:
         QVERIFY(waitChecked(dialog));
         QVERIFY(!dialog->plan());
         QVERIFY(!dialog->okButton()->isEnabled());
-        QVERIFY2(!dialog->reason().isEmpty(), "the dangling references are not explained");
+        QVERIFY2(dialog->reason().contains(QStringLiteral("dangling reference")) &&
+                     dialog->reason().contains(QStringLiteral("refers to")),
+                 qPrintable(dialog->reason()));
+        QVERIFY(dialog->reasonLabel()->text().contains(QStringLiteral("Also delete what refers to it")));
         dialog->forceBox()->setChecked(true);
         QVERIFY(waitChecked(dialog));
         QVERIFY2(dialog->plan(), qPrintable(dialog->reason()));

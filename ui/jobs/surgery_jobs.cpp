@@ -94,6 +94,9 @@ SurgeryOutcome saveCheckpointAs(const QString& source, const QString& destinatio
     out.tensors = stats->tensors;
     out.shards = stats->shards;
     out.dataBytes = stats->dataBytes;
+    // reshardCheckpoint takes no cancellation token yet: a cancel that came
+    // while it ran could not stop it, and the user should know the copy exists.
+    if (job->isCancelled()) out.notes << QObject::tr("the cancel came after writing had begun, which Save As cannot stop yet");
     return out;
 }
 
