@@ -131,7 +131,11 @@ EditDialog::EditDialog(Kind kind, std::shared_ptr<const CheckpointSnapshot> sour
     m_changes->setWordWrap(true);
     m_changes->setAccessibleName(tr("Key changes"));
     m_changeList->setAccessibleName(tr("Changed keys"));
-    m_changeList->setTextElideMode(Qt::ElideLeft);
+    // Keys differ in the middle ("layer_with_weights-0" -> "encoder") and
+    // their ends name the tensor: wrapped whole rather than elided.
+    m_changeList->setWordWrap(true);
+    m_changeList->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_changeList->setAlternatingRowColors(true);
     m_notes->setWordWrap(true);
     m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_notes->setAccessibleName(tr("Notes"));
@@ -242,7 +246,7 @@ void EditDialog::showPreview(const EditPreview& preview) {
         const QString oldKey = QString::fromStdString(k.oldKey);
         switch (k.kind) {
         case KeyChangeKind::Renamed:
-            m_changeList->addItem(tr("%1 \u2192 %2").arg(oldKey, QString::fromStdString(k.newKey)));
+            m_changeList->addItem(tr("%1\n\u2192 %2").arg(oldKey, QString::fromStdString(k.newKey)));
             break;
         case KeyChangeKind::Deleted: m_changeList->addItem(tr("deleted: %1").arg(oldKey)); break;
         case KeyChangeKind::Replaced:
