@@ -22,6 +22,7 @@
 #include "jobs/when_done.h"
 #include "models/entry_overlay.h"
 #include "models/object_tree_model.h"
+#include "models/tree_filter.h"
 
 namespace ckpt::ui {
 namespace {
@@ -200,7 +201,8 @@ void EditDialog::startPreview() {
         m_plan.reset();
         m_tree = m_sourceTree;
         m_view->setEnabled(true);
-        m_model->setSnapshot(m_tree, nullptr);
+        showTree();
+        m_model->setOverlay(nullptr);
         m_changes->setText(tr("Type the new name to see the result."));
         m_changeList->clear();
         m_notes->clear();
@@ -230,7 +232,7 @@ void EditDialog::showPreview(const EditPreview& preview) {
     }
     m_tree = preview.tree;
     m_view->setEnabled(true);
-    m_model->setSnapshot(m_tree, nullptr);
+    showTree();
     m_model->setOverlay(std::make_shared<RenamedOverlay>(m_plan));
     const EditPlan& plan = *m_plan;
     m_changes->setText(tr("%1 renamed, %2 deleted, %3 replaced, %4 kept \u2014 %5 tensors in the result")
@@ -259,6 +261,12 @@ void EditDialog::showPreview(const EditPreview& preview) {
     for (const std::string& n : plan.notes) notes << QString::fromStdString(n);
     m_notes->setText(notes.join(QLatin1Char('\n')));
     revealResult();
+}
+
+void EditDialog::showTree() {
+    // As the window's tree shows a checkpoint at first: objects and slots,
+    // checkpoint keys hidden (the changes list names them).
+    m_model->setSnapshot(m_tree, computeVisibleSet(*m_tree, TreeFilter{}));
 }
 
 void EditDialog::revealResult() {

@@ -56,6 +56,7 @@ private:
     void fieldsEdited();
     void startPreview();
     void showPreview(const EditPreview& preview);
+    void showTree();
     void revealResult();
 
     Kind m_kind;
