@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "ckpt/reshard.h"
-
 namespace ckpt::ui {
 namespace {
 
@@ -72,32 +70,10 @@ QString suggestDestination(const QString& source, const QString& suffix) {
     return candidate;
 }
 
-SurgeryOutcome saveCheckpointAs(const QString& source, const QString& destination, const ShardingChoice& sharding,
-                                const std::shared_ptr<JobControl>& job) {
+SurgeryOutcome writeCopy(const QString& source, const QString& destination, const ShardingChoice& sharding,
+                         const std::shared_ptr<JobControl>& job) {
     if (job->isCancelled()) return cancelledBeforeStart(destination);
-    // The same refusals as every other surgery (inside a source, an
-    // existing checkpoint) before reshard writes anything.
-    SurgeryOutcome out;
-    out.prefix = destination;
-    if (const QString refused = checkDestination(destination, {source}); !refused.isEmpty()) {
-        out.error = refused;
-        return out;
-    }
-    auto stats = reshardCheckpoint(source.toStdString(), destination.toStdString(), saveOptionsFor(sharding));
-    if (!stats.ok()) {
-        out.cancelled = stats.status().code() == StatusCode::Cancelled;
-        if (!out.cancelled) out.error = text(stats.status());
-        return out;
-    }
-    out.ok = true;
-    out.prefix = QString::fromStdString(stats->prefix.empty() ? destination.toStdString() : stats->prefix);
-    out.tensors = stats->tensors;
-    out.shards = stats->shards;
-    out.dataBytes = stats->dataBytes;
-    // reshardCheckpoint takes no cancellation token yet: a cancel that came
-    // while it ran could not stop it, and the user should know the copy exists.
-    if (job->isCancelled()) out.notes << QObject::tr("the cancel came after writing had begun, which Save As cannot stop yet");
-    return out;
+    return outcomeOf(destination, saveCheckpointAs(source.toStdString(), destination.toStdString(), optionsFor(sharding, job)));
 }
 
 SurgeryOutcome averageInto(const QStringList& sources, const QString& destination, const AverageSpec& spec,

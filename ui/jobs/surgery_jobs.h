@@ -3,7 +3,7 @@
 // QtConcurrent::run on jobPool(): Save As with another sharding, averaging
 // with other checkpoints, and edits (rename, delete, strip the optimizer)
 // planned first, so the dialog shows the resulting tree, then written. The
-// operations themselves are the engine's (ckpt/surgery.h, ckpt/reshard.h);
+// operations themselves are the engine's (ckpt/surgery.h);
 // these only translate, report progress and honour the job's cancel.
 // Sources are only read.
 
@@ -43,9 +43,10 @@ QString checkDestination(const QString& destination, const QStringList& sources)
 // that no checkpoint uses yet: the dialogs' suggestion.
 QString suggestDestination(const QString& source, const QString& suffix);
 
-// The whole checkpoint re-written at 'destination' with 'sharding'.
-SurgeryOutcome saveCheckpointAs(const QString& source, const QString& destination, const ShardingChoice& sharding,
-                                const std::shared_ptr<JobControl>& job);
+// Save As: the whole checkpoint re-written at 'destination' with
+// 'sharding' (the engine's saveCheckpointAs).
+SurgeryOutcome writeCopy(const QString& source, const QString& destination, const ShardingChoice& sharding,
+                         const std::shared_ptr<JobControl>& job);
 
 // averageCheckpoints over 'sources' (in step order).
 SurgeryOutcome averageInto(const QStringList& sources, const QString& destination, const AverageSpec& spec,

@@ -93,9 +93,8 @@ SurgeryDialog* MainWindow::saveAsDialog() {
     connect(dialog, &QDialog::accepted, this, [this, dialog, source] {
         const QString destination = dialog->destination();
         const ShardingChoice sharding = dialog->sharding();
-        runSurgery(tr("Writing %1").arg(fileName(destination)), [source, destination, sharding](const auto& job) {
-            return saveCheckpointAs(source, destination, sharding, job);
-        });
+        runSurgery(tr("Writing %1").arg(fileName(destination)),
+                   [source, destination, sharding](const auto& job) { return writeCopy(source, destination, sharding, job); });
     });
     dialog->open();
     return dialog;
