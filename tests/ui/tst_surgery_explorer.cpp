@@ -186,6 +186,11 @@ private slots:
         QTreeView* tree = w.treePane()->view();
         tree->setCurrentIndex(tree->currentIndex().parent());
         QCOMPARE(tree->currentIndex().data().toString(), QStringLiteral("layer_with_weights-0"));
+        // The row's context menu offers them too (the view carries them for their shortcuts).
+        QStringList rowActions;
+        for (QAction* a : tree->actions())
+            if (a->isEnabled()) rowActions << a->text();
+        QCOMPARE(rowActions, (QStringList{QStringLiteral("&Rename\u2026"), QStringLiteral("&Delete\u2026")}));
         tree->setFocus();
         QTest::keyClick(tree, Qt::Key_F2);
         auto* dialog = w.findChild<EditDialog*>();
@@ -256,6 +261,14 @@ private slots:
         QVERIFY(waitChecked(dialog));
         QVERIFY(!dialog->okButton()->isEnabled());  // the open one alone
         QVERIFY(dialog->check(m_run + QStringLiteral("/ckpt-4")));
+        // Slerp takes exactly two: with a third checked, Write waits.
+        dialog->methodBox()->setCurrentIndex(dialog->methodBox()->findData(static_cast<int>(AverageMethod::Slerp)));
+        QVERIFY(dialog->check(m_run + QStringLiteral("/ckpt-3")));
+        QVERIFY(waitChecked(dialog));
+        QVERIFY(!dialog->okButton()->isEnabled());
+        QVERIFY2(dialog->reason().contains(QStringLiteral("exactly two")), qPrintable(dialog->reason()));
+        QVERIFY(dialog->check(m_run + QStringLiteral("/ckpt-3"), false));
+        dialog->methodBox()->setCurrentIndex(dialog->methodBox()->findData(static_cast<int>(AverageMethod::Mean)));
         dialog->weightsOnlyBox()->setChecked(true);
         QVERIFY(waitChecked(dialog));
         QVERIFY2(dialog->okButton()->isEnabled(), qPrintable(dialog->reason()));
