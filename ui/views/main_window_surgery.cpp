@@ -71,6 +71,10 @@ void MainWindow::createSurgeryMenu() {
     statusBar()->addWidget(m_openResult);
 
     connect(this, &MainWindow::checkpointOpened, this, &MainWindow::updateSurgeryActions);
+    // Opened some other way (the sidebar, Recent): the offer has been taken up.
+    connect(this, &MainWindow::checkpointOpened, m_openResult, [this] {
+        if (m_snapshot && QString::fromStdString(m_snapshot->checkpoint->prefix()) == m_resultPrefix) m_openResult->hide();
+    });
     connect(m_tree, &ObjectTreePane::selectionChanged, this, &MainWindow::updateSurgeryActions);
     updateSurgeryActions();
 }

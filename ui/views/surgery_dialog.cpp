@@ -28,10 +28,10 @@ constexpr int kCheckDelayMs = 200;
 }  // namespace
 
 SurgeryDialog::SurgeryDialog(const QString& title, const QStringList& sources, const QString& suggested, QWidget* parent)
-    : QDialog(parent), m_sources(sources), m_content(new QVBoxLayout), m_destination(new QLineEdit(this)),
-      m_sharding(new QComboBox(this)), m_shardCount(new QSpinBox(this)), m_maxShard(new QLineEdit(this)),
-      m_reason(new QLabel(this)), m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)),
-      m_debounce(new QTimer(this)) {
+    : QDialog(parent), m_sources(sources), m_check(checkDestination), m_content(new QVBoxLayout), m_form(new QFormLayout),
+      m_destination(new QLineEdit(this)), m_sharding(new QComboBox(this)), m_shardCount(new QSpinBox(this)),
+      m_maxShard(new QLineEdit(this)), m_reason(new QLabel(this)),
+      m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)), m_debounce(new QTimer(this)) {
     setWindowTitle(title);
     okButton()->setText(tr("&Write"));
 
@@ -67,15 +67,15 @@ SurgeryDialog::SurgeryDialog(const QString& title, const QStringList& sources, c
     };
     showShardingFields();
 
-    auto* form = new QFormLayout;
+    QFormLayout* form = m_form;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     // Rows whose field is a layout need their label's buddy set by hand.
     auto* destinationLabel = new QLabel(tr("&Destination:"), this);
     destinationLabel->setBuddy(m_destination);
     form->addRow(destinationLabel, destinationRow);
-    auto* shardingLabel = new QLabel(tr("S&harding:"), this);
-    shardingLabel->setBuddy(m_sharding);
-    form->addRow(shardingLabel, shardingRow);
+    m_shardingLabel = new QLabel(tr("S&harding:"), this);
+    m_shardingLabel->setBuddy(m_sharding);
+    form->addRow(m_shardingLabel, shardingRow);
 
     m_reason->setWordWrap(true);
     m_reason->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -139,6 +139,16 @@ void SurgeryDialog::setSources(const QStringList& sources) {
     destinationEdited();  // a destination is judged against the sources
 }
 
+void SurgeryDialog::setDestinationCheck(DestinationCheck check) {
+    m_check = std::move(check);
+    destinationEdited();
+}
+
+void SurgeryDialog::setShardingShown(bool shown) {
+    m_form->setRowVisible(m_shardingLabel, shown);
+    if (!shown) m_sharding->setCurrentIndex(m_sharding->findData(ByTask));
+}
+
 void SurgeryDialog::destinationEdited() {
     ++m_generation;
     m_debounce->start();
@@ -147,13 +157,12 @@ void SurgeryDialog::destinationEdited() {
 
 void SurgeryDialog::startCheck() {
     const quint64 generation = m_generation;
-    whenDone(this, QtConcurrent::run(jobPool(), checkDestination, destination(), m_sources),
-             [this, generation](const QString& reason) {
-                 if (generation != m_generation) return;  // edited meanwhile; a newer check follows
-                 m_destinationReason = reason;
-                 m_checkedGeneration = generation;
-                 updateVerdict();
-             });
+    whenDone(this, QtConcurrent::run(jobPool(), m_check, destination(), m_sources), [this, generation](const QString& reason) {
+        if (generation != m_generation) return;  // edited meanwhile; a newer check follows
+        m_destinationReason = reason;
+        m_checkedGeneration = generation;
+        updateVerdict();
+    });
 }
 
 void SurgeryDialog::updateVerdict() {

@@ -13,10 +13,13 @@
 #include <QDialog>
 #include <QStringList>
 
+#include <functional>
+
 #include "jobs/surgery_jobs.h"
 
 class QComboBox;
 class QDialogButtonBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -58,6 +61,12 @@ protected:
     // Where subclasses put their own fields, above the destination.
     QVBoxLayout* content() const { return m_content; }
     void setSources(const QStringList& sources);
+    // What judges the destination on jobPool() instead of
+    // checkSurgeryDestination (an export's output is a file, not a prefix).
+    using DestinationCheck = std::function<QString(const QString& destination, const QStringList& sources)>;
+    void setDestinationCheck(DestinationCheck check);
+    // For results the sharding does not apply to.
+    void setShardingShown(bool shown);
     // The subclass's refusal of its fields (empty: none) and whether it is
     // still waiting for the engine; updateVerdict() after either changes.
     virtual QString fieldsReason() const { return {}; }
@@ -70,9 +79,12 @@ private:
     QString shardingReason() const;
 
     QStringList m_sources;
+    DestinationCheck m_check;
     QVBoxLayout* m_content;
+    QFormLayout* m_form;
     QLineEdit* m_destination;
     QComboBox* m_sharding;
+    QLabel* m_shardingLabel = nullptr;
     QSpinBox* m_shardCount;
     QLineEdit* m_maxShard;
     QLabel* m_reason;
