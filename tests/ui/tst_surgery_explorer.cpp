@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -291,6 +292,37 @@ private slots:
         QVERIFY(!va.empty() && va.size() == vm.size());
         QVERIFY(va[0] != vb[0]);
         QVERIFY(std::abs(vm[0] - (va[0] + vb[0]) / 2) < 1e-6f);
+    }
+
+    void averageOfUnlikeCheckpointsIsReported() {
+        // A weights-only copy beside the run's checkpoints, written by the engine.
+        const QString stripped = m_run + QStringLiteral("/ckpt-5-no-optimizer");
+        {
+            auto source = Checkpoint::open(m_latest.toStdString());
+            QVERIFY(source.ok());
+            EditSpec strip;
+            strip.stripOptimizer = true;
+            auto plan = planEdit(**source, strip);
+            QVERIFY2(plan.ok(), plan.status().toString().c_str());
+            auto written = applyEdit(*plan, stripped.toStdString(), SurgeryOptions{});
+            QVERIFY2(written.ok(), written.status().toString().c_str());
+        }
+        MainWindow w;
+        open(w);
+        QTRY_VERIFY_WITH_TIMEOUT(w.directories()->indexForPrefix(stripped).isValid(), 10000);
+        AverageDialog* dialog = w.averageDialog();
+        QVERIFY(dialog);
+        QVERIFY(dialog->check(stripped));
+        dialog->destinationEdit()->setText(m_run + QStringLiteral("/unlike-average"));
+        QVERIFY(waitChecked(dialog));
+        QVERIFY2(dialog->okButton()->isEnabled(), qPrintable(dialog->reason()));
+        const SurgeryFinish done = write(w, dialog);
+        // The engine names the mismatch; the window says so and writes nothing.
+        QVERIFY(!done.ok && !done.cancelled);
+        QVERIFY2(done.message.contains(QStringLiteral("Could not write")), qPrintable(done.message));
+        QTRY_VERIFY(w.findChild<QMessageBox*>(QStringLiteral("surgeryErrorMessage")));
+        QVERIFY(filesOf(m_run + QStringLiteral("/unlike-average")).isEmpty());
+        QVERIFY(!w.openResultButton()->isVisibleTo(&w));
     }
 
     void cancelLeavesNoOutput() {
