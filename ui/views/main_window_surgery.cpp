@@ -38,7 +38,7 @@ QString fileName(const QString& prefix) { return QFileInfo(prefix).fileName(); }
 }  // namespace
 
 void MainWindow::createSurgeryMenu() {
-    QMenu* menu = menuBar()->addMenu(tr("C&heckpoint"));
+    QMenu* menu = menuBar()->addMenu(tr("Chec&kpoint"));
     QAction* saveAs = menu->addAction(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save &As\u2026"), this,
                                       [this] { saveAsDialog(); });
     saveAs->setShortcut(QKeySequence::SaveAs);
