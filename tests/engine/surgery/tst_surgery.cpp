@@ -279,7 +279,8 @@ private slots:
         QTest::newRow("edit: rename of an unknown path") << "rename unknown" << invalid << QStringList{QStringLiteral("nope")};
         QTest::newRow("edit: delete of an unknown path") << "delete unknown" << invalid << QStringList{QStringLiteral("nope")};
         QTest::newRow("edit: delete leaving slots dangling")
-            << "delete dangling" << invalid << QStringList{QStringLiteral("model.dense.kernel"), QStringLiteral("slot")};
+            << "delete dangling" << invalid << QStringList{QStringLiteral("(root).optimizer's state 'm' for (root).model.dense.kernel"),
+                           QStringLiteral("(root).optimizer's state 'v' for (root).model.dense.kernel")};
         QTest::newRow("edit: set with another dtype")
             << "set dtype" << invalid << QStringList{QStringLiteral("model/dense/bias")};
         QTest::newRow("edit: set with another shape")
