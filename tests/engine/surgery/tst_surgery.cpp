@@ -136,6 +136,24 @@ QByteArray floats(std::initializer_list<float> values, int repeat = 1) {
 
 using Operation = std::function<Result<SurgeryResult>(const SurgeryOptions&)>;
 
+EditSpec renaming(const std::string& from, const std::string& to) {
+    EditSpec spec;
+    spec.renames = {{from, to}};
+    return spec;
+}
+
+EditSpec deleting(const std::string& path) {
+    EditSpec spec;
+    spec.deletes = {path};
+    return spec;
+}
+
+EditSpec setting(const std::string& key, const std::string& npy) {
+    EditSpec spec;
+    spec.sets = {{key, npy}};
+    return spec;
+}
+
 }  // namespace
 
 class TstSurgery : public QObject {
@@ -234,7 +252,7 @@ private slots:
         auto first = Checkpoint::open(m_a);
         QVERIFY(result.ok() && first.ok());
         QVERIFY((*result)->objectGraph() && (*first)->objectGraph());
-        QCOMPARE((*result)->objectGraph()->nodes.size(), (*first)->objectGraph()->nodes.size());
+        QCOMPARE((*result)->objectGraph()->nodes().size(), (*first)->objectGraph()->nodes().size());
     }
 
     // weightsOnly: no optimizer, no slot variables; the model's values stay.
@@ -279,7 +297,8 @@ private slots:
         QTest::newRow("edit: rename of an unknown path") << "rename unknown" << invalid << QStringList{QStringLiteral("nope")};
         QTest::newRow("edit: delete of an unknown path") << "delete unknown" << invalid << QStringList{QStringLiteral("nope")};
         QTest::newRow("edit: delete leaving slots dangling")
-            << "delete dangling" << invalid << QStringList{QStringLiteral("(root).optimizer's state 'm' for (root).model.dense.kernel"),
+            << "delete dangling" << invalid
+            << QStringList{QStringLiteral("(root).optimizer's state 'm' for (root).model.dense.kernel"),
                            QStringLiteral("(root).optimizer's state 'v' for (root).model.dense.kernel")};
         QTest::newRow("edit: set with another dtype")
             << "set dtype" << invalid << QStringList{QStringLiteral("model/dense/bias")};
@@ -347,23 +366,23 @@ private slots:
             auto replaced = averageCheckpoints({m_a, m_b}, taken, {}, overwrite);
             QVERIFY2(replaced.ok(), replaced.status().toString().c_str());
         } else if (name == QLatin1String("rename onto")) {
-            status = edit(EditSpec{.renames = {{"model.dense", "model.head"}}});
+            status = edit(renaming("model.dense", "model.head"));
         } else if (name == QLatin1String("rename unknown")) {
-            status = edit(EditSpec{.renames = {{"model.nope", "model.other"}}});
+            status = edit(renaming("model.nope", "model.other"));
         } else if (name == QLatin1String("delete unknown")) {
-            status = edit(EditSpec{.deletes = {"model.nope"}});
+            status = edit(deleting("model.nope"));
         } else if (name == QLatin1String("delete dangling")) {
-            status = edit(EditSpec{.deletes = {"model.dense.kernel"}});
+            status = edit(deleting("model.dense.kernel"));
         } else if (name == QLatin1String("set dtype")) {
             QByteArray doubles(8 * 8, '\0');
             QVERIFY(writeNpy(base + "/bias.npy", DataType::Double, TensorShape{{8}}, doubles));
-            status = edit(EditSpec{.sets = {{kDenseBias, b + "/bias.npy"}}});
+            status = edit(setting(kDenseBias, b + "/bias.npy"));
         } else if (name == QLatin1String("set shape")) {
             QVERIFY(writeNpy(base + "/bias.npy", DataType::Float, TensorShape{{9}}, floats({1}, 9)));
-            status = edit(EditSpec{.sets = {{kDenseBias, b + "/bias.npy"}}});
+            status = edit(setting(kDenseBias, b + "/bias.npy"));
         } else if (name == QLatin1String("set unknown")) {
             QVERIFY(writeNpy(base + "/bias.npy", DataType::Float, TensorShape{{8}}, floats({1}, 8)));
-            status = edit(EditSpec{.sets = {{"model/nope" + kSuffix, b + "/bias.npy"}}});
+            status = edit(setting("model/nope" + kSuffix, b + "/bias.npy"));
         } else if (name == QLatin1String("nothing")) {
             status = edit(EditSpec{});
         } else {
@@ -400,7 +419,11 @@ private slots:
         for (int64_t at = 1;; ++at) {
             QVERIFY2(at < 10000, "the operation never finishes");
             FaultFileOps ops(m_dir.path().toStdString());
-            ops.arm(FileFault{.at = at, .kind = FileOpKind::Write, .error = ENOSPC});
+            FileFault fault;
+            fault.at = at;
+            fault.kind = FileOpKind::Write;
+            fault.error = ENOSPC;
+            ops.arm(fault);
             std::optional<Result<SurgeryResult>> result;
             {
                 ScopedFileOps installed(ops);
