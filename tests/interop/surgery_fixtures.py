@@ -489,10 +489,18 @@ def cases_for(out, p):
             raise ValueError(name)
         cases.append(c)
 
+    def copied(program, sources, weights_only=False):
+        """The tensors that are not floating point, which the result takes from
+        the first source: its notes must name each one."""
+        dropped = keras_optimizer_only if program == "keras" else is_optimizer_key
+        return sorted(k for k, (dtype, _) in values_of(sources[0]).items()
+                      if not dtype.is_floating and not (weights_only and dropped(k)))
+
     def average(name, program, sources, flags, method, **params):
         dst = os.path.join(d, name)
         case(name, ["merge", dst, *sources, "--average", *flags, "--json"], "average", unchanged=sources, dst=dst,
-             program=program, sources=sources, method=method, **params)
+             program=program, sources=sources, method=method,
+             notes=copied(program, sources, params.get("weights_only", False)), **params)
 
     k, mlp = p["keras"], p["mlp"]
     average("average-mean-keras", "keras", k, [], "mean")
@@ -505,7 +513,7 @@ def cases_for(out, p):
     # A run directory stands for the checkpoints its state file lists; --last 2 keeps ckpt-2 and ckpt-3.
     dst = os.path.join(d, "average-last-2-keras")
     case("average-last-2-keras", ["merge", dst, os.path.join(out, "keras"), "--average", "--last", "2", "--json"],
-         "average", unchanged=k, dst=dst, program="keras", sources=k[1:], method="mean")
+         "average", unchanged=k, dst=dst, program="keras", sources=k[1:], method="mean", notes=copied("keras", k[1:]))
 
     dst = os.path.join(d, "merge-shards")
     case("merge-shards", ["merge", dst, *p["shards"], "--json"], "merge-shards", unchanged=p["shards"], dst=dst,
