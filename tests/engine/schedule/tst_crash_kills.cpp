@@ -18,6 +18,7 @@
 #include "ckpt/catalog.h"
 #include "ckpt/checkpoint_manager.h"
 #include "ckpt/checkpoint_state.h"
+#include "ckpt/npy.h"
 #include "ckpt/reshard.h"
 #include "ckpt/retention.h"
 #include "ckpt/save.h"
@@ -35,6 +36,7 @@
 #include <sqlite3.h>
 
 #include <csignal>
+#include <fstream>
 #include <functional>
 #include <random>
 #include <sys/stat.h>
@@ -317,14 +319,21 @@ std::vector<Scenario> scenarios() {
                    [](const Paths& p) -> int64_t {
                        return QFileInfo::exists(QString::fromStdString(p.root + "/averaged/ckpt-2.index")) ? 2 : 0;
                    }});
-    // ckpt-3 without its save_counter: v0 and v1 still hold 3.
-    out.push_back({"surgery edit", 40, 30000, threeSaves,
+    // ckpt-3 with its save_counter replaced (--set from a .npy): v0 and v1 still hold 3.
+    out.push_back({"surgery edit", 40, 30000,
+                   [threeSaves](const Paths& p) {
+                       const int64_t counter = 41;
+                       std::string npy = npyPreamble(npyDescr(DataType::Int64), TensorShape{});
+                       npy.append(reinterpret_cast<const char*>(&counter), sizeof counter);
+                       std::ofstream(p.root + "/counter.npy", std::ios::binary) << npy;
+                       return threeSaves(p);
+                   },
                    [](const Paths& p) {
                        surgeryForever([&]() -> Status {
                            auto source = Checkpoint::open(p.dir() + "/ckpt-3");
                            if (!source.ok()) return source.status();
                            EditSpec spec;
-                           spec.deletes = {"save_counter"};
+                           spec.sets = {{"save_counter", p.root + "/counter.npy"}};
                            auto plan = planEdit(**source, spec);
                            if (!plan.ok()) return plan.status();
                            return applyEdit(*plan, p.root + "/edited/ckpt-3", replacing()).status();
@@ -334,7 +343,8 @@ std::vector<Scenario> scenarios() {
                    [](const Paths& p) -> int64_t {
                        return QFileInfo::exists(QString::fromStdString(p.root + "/edited/ckpt-3.index")) ? 3 : 0;
                    }});
-    // v0 and v1 (2 everywhere) from two bundles with their own graphs.
+    // v0 and v1 (2 everywhere) from two bundles with their own graphs, the
+    // first with the save_counter a restore into the numbered program expects.
     out.push_back({"surgery merge", 40, 30000,
                    [](const Paths& p) {
                        for (int i = 0; i < kVariables; ++i) {
@@ -343,6 +353,7 @@ std::vector<Scenario> scenarios() {
                            auto* f = reinterpret_cast<float*>(v->mutableValue().bytes.data());
                            std::fill(f, f + kElements, 2.0f);
                            if (!root->addChild("v" + std::to_string(i), v).isOk()) return false;
+                           if (i == 0 && !saveCounter(*root).ok()) return false;
                            if (!writeCheckpoint(*root, p.dir() + "/part-" + std::to_string(i), SaveOptions{}).ok()) return false;
                        }
                        return true;
