@@ -18,7 +18,9 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -166,14 +168,29 @@ int main(int argc, char** argv) {
     spec.method = method == "ema" ? AverageMethod::Ema : AverageMethod::Mean;
     const std::string dst = dir + "/out/average";
     std::vector<double> catSeconds, averageSeconds;
+    // Where the average's time goes, from its progress reports: reading and
+    // combining the inputs until the first "write" report, writing the
+    // result (fsynced) until the first "verify" report, then reading it
+    // back for verification. Summed over the runs.
+    std::map<std::string, double> phaseSeconds;
     SurgeryResult last;
     (void)timeCat(files);  // warms the page cache
     for (int r = 0; r < repeat; ++r) {
         removeAndSettle(dir + "/out");
         catSeconds.push_back(timeCat(files));
         const auto start = Clock::now();
-        auto done = averageCheckpoints(sources, dst, spec, SurgeryOptions{});
+        std::string phase = "read";
+        auto phaseStart = start;
+        SurgeryOptions options;
+        options.progress = [&](int64_t, int64_t, std::string_view now) {
+            if (now == phase) return;
+            phaseSeconds[phase] += secondsSince(phaseStart);
+            phase = std::string(now);
+            phaseStart = Clock::now();
+        };
+        auto done = averageCheckpoints(sources, dst, spec, options);
         averageSeconds.push_back(secondsSince(start));
+        phaseSeconds[phase] += secondsSince(phaseStart);
         if (!done.ok()) {
             std::cerr << "bench_surgery: " << done.status().toString() << "\n";
             return 1;
@@ -199,6 +216,12 @@ int main(int argc, char** argv) {
         {"average_gib_per_s", gib / averageMedian},
         {"ratio_vs_cat", catMedian / averageMedian},
         {"target_ratio", 0.7},
+        {"phase_seconds_mean",
+         [&] {
+             nlohmann::json phases;
+             for (const auto& [name, total] : phaseSeconds) phases[name] = total / repeat;
+             return phases;
+         }()},
         {"result_shards", last.stats.shards},
         {"result_verified", last.verify.ok()},
         {"notes", last.notes},
