@@ -316,7 +316,7 @@ private slots:
         QVERIFY(QDir().mkpath(base));
         const std::string dst = b + "/dst/result";
         const auto before = hashTree(m_sources);
-        auto edit = [&](EditSpec spec) -> Status {
+        auto edit = [&](const EditSpec& spec) -> Status {
             auto source = Checkpoint::open(m_a);
             if (!source.ok()) return source.status();
             auto plan = planEdit(**source, spec);
