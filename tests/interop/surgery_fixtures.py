@@ -527,6 +527,11 @@ def cases_for(out, p):
     average("average-mean-mlp", "mlp", mlp, [], "mean")
     average("average-weighted-mlp", "mlp", mlp, ["--weights", "1,2,5"], "mean", weights=[1, 2, 5])
     average("average-ema-keras", "keras", k, ["--ema", "0.75"], "ema", decay=0.75)
+    # EMA runs over the sources in step order, whatever order they are given in.
+    dst = os.path.join(d, "average-ema-keras-unordered")
+    case("average-ema-keras-unordered", ["merge", dst, k[2], k[0], k[1], "--average", "--ema", "0.75", "--json"],
+         "average", unchanged=k, dst=dst, program="keras", sources=k, method="ema", decay=0.75,
+         notes=copied("keras", k))
     average("average-slerp-mlp", "mlp", mlp[:2], ["--slerp", "0.3"], "slerp", t=0.3)
     average("average-weights-only-keras", "keras", k, ["--weights-only"], "mean", weights_only=True)
     average("average-weights-only-mlp", "mlp", mlp, ["--weights-only"], "mean", weights_only=True)
