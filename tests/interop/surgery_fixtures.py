@@ -255,8 +255,12 @@ def ulp_problems(key, dtype, ours, expected, exact):
 # ---- checks ----------------------------------------------------------------
 
 class Check:
-    def __init__(self, name):
+    """One case's findings. 'scratch' is where TensorFlow writes restored
+    programs again."""
+
+    def __init__(self, name, scratch):
         self.name = name
+        self.scratch = scratch
         self.problems = []
         self.checked = 0
 
@@ -363,8 +367,7 @@ def check_same_as(c, dst, source, drop=(), rename=None, replace=None):
 
 
 def run_check(case, scratch):
-    c = Check(case["name"])
-    c.scratch = scratch
+    c = Check(case["name"], scratch)
     kind = case["check"]
     dst = case.get("dst")
     if kind == "average":
