@@ -470,6 +470,26 @@ private slots:
         QVERIFY(QFileInfo::exists(QString::fromStdString(dst) + QStringLiteral(".index")));
     }
 
+    // Progress comes in the phases surgery.h names, in order: "read",
+    // "write", "verify" (the CLI ends its progress line on "verify").
+    void progressPhases_data() {
+        QTest::addColumn<QString>("kind");
+        for (const char* kind : {"merge", "average", "edit"}) QTest::newRow(kind) << QString::fromLatin1(kind);
+    }
+    void progressPhases() {
+        QFETCH(QString, kind);
+        const std::string dst = m_dir.filePath(QStringLiteral("phases/") + kind + QStringLiteral("/result")).toStdString();
+        QStringList phases;
+        SurgeryOptions o;
+        o.progress = [&](int64_t, int64_t, std::string_view phase) {
+            const QString p = QString::fromUtf8(phase.data(), static_cast<qsizetype>(phase.size()));
+            if (phases.isEmpty() || phases.back() != p) phases << p;
+        };
+        auto done = operation(kind, dst)(o);
+        QVERIFY2(done.ok(), done.status().toString().c_str());
+        QCOMPARE(phases, (QStringList{QStringLiteral("read"), QStringLiteral("write"), QStringLiteral("verify")}));
+    }
+
     // A cancellation before the start, while reading or while writing:
     // Cancelled, nothing at the destination, the sources unchanged.
     void cancelled_data() {
