@@ -127,7 +127,9 @@ Result<SurgeryResult> writeVerified(const std::string& dst, std::vector<SaveTens
         return why;
     };
     VerifyOptions verify;
-    verify.progress = options.progress;
+    // surgery.h's phase for it is "verify", whatever verifyBundle calls its own.
+    if (options.progress)
+        verify.progress = [&options](int64_t done, int64_t total, std::string_view) { options.progress(done, total, "verify"); };
     verify.cancel = options.cancel;
     auto report = verifyBundle(dst, verify);
     if (!report.ok()) return discard(report.status());
