@@ -141,10 +141,10 @@ class Mlp:
         self.model.hf.assign_add(tf.cast(rng.standard_normal(7) * 0.1, self.model.hf.dtype))
         self.tag.assign("run-%d" % int(self.step.numpy()))
 
-    def checkpoint(self, optimizer=True):
+    def checkpoint(self, optimizer=True, optimizer_name="optimizer"):
         parts = {"model": self.model, "step": self.step, "tag": self.tag}
         if optimizer:
-            parts["optimizer"] = self.opt
+            parts[optimizer_name] = self.opt
         return tf.train.Checkpoint(**parts)
 
 
@@ -359,6 +359,8 @@ def check_same_as(c, dst, source, drop=(), rename=None, replace=None):
             continue
         if rename and key.startswith(rename[0]):
             key = rename[1] + key[len(rename[0]):]
+        if rename and len(rename) == 4:  # and the optimizer's path inside slot keys
+            key = key.replace(rename[2], rename[3])
         expected[key] = (dtype, value, None)
     for key, value in (replace or {}).items():
         expected[key] = (expected[key][0], value, None)
@@ -403,6 +405,13 @@ def run_check(case, scratch):
         check_same_as(c, dst, case["source"], rename=("model/head/", "model/heads/main/"))
         m = fresh_mlp(92, moved_head=True)
         c.restored(dst, m.checkpoint(), m.checkpoint())
+    elif kind == "edit-rename-optimizer":
+        # Slot keys name their optimizer's path: they follow it too.
+        check_same_as(c, dst, case["source"], rename=("optimizer/", "opt/", "/.OPTIMIZER_SLOT/optimizer/",
+                                                      "/.OPTIMIZER_SLOT/opt/"))
+        m = fresh_mlp(91)
+        root = m.checkpoint(optimizer_name="opt")
+        c.restored(dst, root, root)
     elif kind == "edit-strip":
         src = values_of(case["source"])
         check_same_as(c, dst, case["source"], drop={k for k in src if is_optimizer_key(k)})
@@ -557,6 +566,9 @@ def cases_for(out, p):
     # A move: the missing parent (model.heads) is created as a plain object.
     dst = os.path.join(d, "edit-move")
     case("edit-move", ["edit", src, dst, "--rename", "model.head=model.heads.main", "--json"], "edit-move",
+         unchanged=[src], dst=dst, source=src)
+    dst = os.path.join(d, "edit-rename-optimizer")
+    case("edit-rename-optimizer", ["edit", src, dst, "--rename", "optimizer=opt", "--json"], "edit-rename-optimizer",
          unchanged=[src], dst=dst, source=src)
     dst = os.path.join(d, "edit-strip")
     case("edit-strip", ["edit", src, dst, "--strip-optimizer", "--json"], "edit-strip", unchanged=[src], dst=dst,
