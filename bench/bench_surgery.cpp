@@ -4,7 +4,7 @@
 // at >= 0.7x cat's throughput over the inputs (ratio = cat seconds /
 // average seconds). The average also writes its result (N MiB) and
 // verifies it; cat writes nothing: the target includes both.
-//   bench_surgery DIR [--k 5] [--mib 1024] [--tensors 64] [--repeat 3] [--method mean|ema] [--keep]
+//   bench_surgery DIR [--k 5] [--mib 1024] [--tensors 64] [--repeat 3] [--method mean|ema] [--cold] [--keep]
 // The default size shrinks to what fits: (K + 1) * N MiB must be free in
 // DIR and K * N MiB must fit in half the memory (a warm page cache).
 // Prints one JSON object; docs/benchmarks.md ("Surgery") explains it.
@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <string>
@@ -106,20 +107,30 @@ double timeCat(const std::vector<std::string>& files) {
 
 }  // namespace
 
+// Empties the page cache, so the next read comes from the disk (--cold).
+bool dropCaches() {
+    ::sync();
+    std::ofstream drop("/proc/sys/vm/drop_caches");
+    drop << "3\n";
+    drop.flush();
+    return static_cast<bool>(drop);
+}
+
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::cerr << "usage: bench_surgery DIR [--k 5] [--mib 1024] [--tensors 64] [--repeat 3] [--method mean|ema] [--keep]\n";
+        std::cerr << "usage: bench_surgery DIR [--k 5] [--mib 1024] [--tensors 64] [--repeat 3] [--method mean|ema] [--cold] "
+                     "[--keep]\n";
         return 2;
     }
     const std::string dir = std::string(argv[1]) + "/bench_surgery_run";
     int k = 5, tensors = 64, repeat = 3;
     int64_t mib = 0;
     std::string method = "mean";
-    bool keep = false;
+    bool keep = false, cold = false;
     for (int i = 2; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--keep") {
-            keep = true;
+        if (a == "--keep" || a == "--cold") {
+            (a == "--keep" ? keep : cold) = true;
             continue;
         }
         if (i + 1 >= argc) {
@@ -177,7 +188,12 @@ int main(int argc, char** argv) {
     (void)timeCat(files);  // warms the page cache
     for (int r = 0; r < repeat; ++r) {
         removeAndSettle(dir + "/out");
+        if (cold && !dropCaches()) {
+            std::cerr << "bench_surgery: --cold needs root and a writable /proc/sys/vm/drop_caches\n";
+            return 1;
+        }
         catSeconds.push_back(timeCat(files));
+        if (cold) dropCaches();
         const auto start = Clock::now();
         std::string phase = "read";
         auto phaseStart = start;
@@ -207,6 +223,7 @@ int main(int argc, char** argv) {
         {"mib_each", mib},
         {"tensors_each", tensors},
         {"method", method},
+        {"page_cache", cold ? "cold" : "warm"},
         {"cpus", std::thread::hardware_concurrency()},
         {"input_bytes", inputBytes},
         {"repeat", repeat},
