@@ -16,7 +16,9 @@
 #     retention (bench_retention: planning 10,000 checkpoints vs listing them)
 #     catalog (bench_catalog: scans of 1,000 checkpoints x 1,000 tensors,
 #              search over their rows; --checkpoints N --tensors N --only runs|distinct)
-# Scratch space (~2.5 GiB free) comes from $TMPDIR (default /tmp).
+#     surgery (bench_surgery: averaging K=5 checkpoints of 1 GiB vs cat of
+#              the inputs; --k N --mib N --tensors N --repeat N --method mean|ema)
+# Scratch space (~2.5 GiB free; surgery ~6 GiB, or less by --mib) comes from $TMPDIR (default /tmp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f build/build.ninja ]; then
@@ -54,11 +56,14 @@ run() {
     catalog)
       cmake --build build --target bench_catalog >/dev/null
       build/bench/bench_catalog "$scratch" "$@" ;;
-    *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, compare, retention, schedule, catalog, all)" >&2; exit 2 ;;
+    surgery)
+      cmake --build build --target bench_surgery >/dev/null
+      build/bench/bench_surgery "$scratch" "$@" ;;
+    *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, compare, retention, schedule, catalog, surgery, all)" >&2; exit 2 ;;
   esac
 }
 if [ "$which" = all ]; then
-  for b in reader save preview restore compare retention schedule catalog; do echo "== $b"; run "$b"; done
+  for b in reader save preview restore compare retention schedule catalog surgery; do echo "== $b"; run "$b"; done
 else
   run "$which" "$@"
 fi
