@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
     registerLatest(app, ctx);
     registerList(app, ctx);
     registerReshard(app, ctx);
+    registerExport(app, ctx);
+    registerImport(app, ctx);
     registerDiff(app, ctx);
     registerHistory(app, ctx);
     registerRetention(app, ctx);
