@@ -80,7 +80,11 @@ Status TempOutput::commit(bool sync) {
     }
     CKPT_RETURN_IF_ERROR(pipeline::renameFile(m_temp, m_final));
     m_committed = true;
-    return pipeline::fsyncDirectory(platform::dirName(m_final));
+    Status synced = pipeline::fsyncDirectory(platform::dirName(m_final));
+    // A rename that may not survive a crash is no result: take it back, so
+    // that the error is all that is left.
+    if (!synced.isOk()) (void)pipeline::removeFile(m_final);
+    return synced;
 }
 
 }  // namespace ckpt::convert

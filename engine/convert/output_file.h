@@ -33,7 +33,8 @@ public:
 
     const std::string& path() const { return m_temp; }
     // fsyncs the temp file (when 'sync': a writer that did not), renames it
-    // to the final path and fsyncs the directory.
+    // to the final path and fsyncs the directory (when that fails, the
+    // renamed file is removed again).
     Status commit(bool sync);
 
 private:
