@@ -68,7 +68,7 @@ Status writeSafetensors(const BundleReader& reader, const ExportPlan& plan, cons
     for (const PlannedArray& a : plan.arrays) entries.push_back({a.name, a.info->dtype, a.info->shape, 0, 0});
     CKPT_ASSIGN_OR_RETURN(std::string header, encodeSafetensorsHeader(entries, plan.metadata));
     {
-        CKPT_ASSIGN_OR_RETURN(auto file, pipeline::WritableFile::create(temp, pipeline::WriteMode::Direct));
+        CKPT_ASSIGN_OR_RETURN(auto file, pipeline::WritableFile::create(temp, pipeline::WriteMode::Buffered));
         CKPT_RETURN_IF_ERROR(file->append(header));
         Tensor value;
         for (const PlannedArray& a : plan.arrays) {
