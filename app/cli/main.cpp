@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
     registerLatest(app, ctx);
     registerList(app, ctx);
     registerReshard(app, ctx);
+    registerMerge(app, ctx);
+    registerEdit(app, ctx);
     registerExport(app, ctx);
     registerImport(app, ctx);
     registerDiff(app, ctx);

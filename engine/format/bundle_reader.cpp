@@ -268,8 +268,8 @@ const TensorInfo* BundleReader::find(std::string_view key) const {
 
 const TensorInfo* findKeyOrExtension(std::span<const TensorInfo> sorted, std::string_view key) {
     if (key.empty()) return nullptr;  // names nothing, rather than the first key
-    auto it = std::lower_bound(sorted.begin(), sorted.end(), key,
-                               [](const TensorInfo& t, std::string_view k) { return t.key < k; });
+    auto it =
+        std::lower_bound(sorted.begin(), sorted.end(), key, [](const TensorInfo& t, std::string_view k) { return t.key < k; });
     return it != sorted.end() && std::string_view(it->key).starts_with(key) ? &*it : nullptr;
 }
 

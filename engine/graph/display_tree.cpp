@@ -183,8 +183,7 @@ void buildKeyTree(std::span<const TensorInfo> tensors, DisplayTree& out) {
 
 }  // namespace
 
-DisplayTree buildDisplayTree(const ObjectGraph* graph, std::span<const TensorInfo> tensors,
-                             const DisplayTreeOptions& options) {
+DisplayTree buildDisplayTree(const ObjectGraph* graph, std::span<const TensorInfo> tensors, const DisplayTreeOptions& options) {
     DisplayTree tree;
     tree.objectBased = graph != nullptr;
     if (tree.objectBased) GraphTreeBuilder(*graph, tensors, options, tree).build();

@@ -89,6 +89,15 @@ std::string slotVariablePath(std::string_view optimizerPath, std::string_view sl
     return out;
 }
 
+std::string slotKeyPath(std::string_view variableKeyPath, std::string_view optimizerKeyPath, std::string_view slotName) {
+    std::string out(variableKeyPath);
+    out += "/.OPTIMIZER_SLOT/";
+    out += optimizerKeyPath;
+    out += '/';
+    out += escapeLocalName(slotName);
+    return out;
+}
+
 Result<ObjectGraph> ObjectGraph::parse(std::string_view serialized, std::string_view source) {
     auto notAGraph = [&] {
         return dataLoss(std::string(kObjectGraphKey) + " in " + std::string(source) + " is not a valid TrackableObjectGraph");

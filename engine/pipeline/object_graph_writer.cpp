@@ -47,34 +47,6 @@ void addVariableAttributes(tensorflow::TrackableObjectGraph::TrackableObject& no
     }
 }
 
-// A node has checkpoint values when it or anything below it (children, or an
-// optimizer's slots) saves a tensor; TF propagates this up the parent edges.
-void markCheckpointValues(tensorflow::TrackableObjectGraph& graph) {
-    const int n = graph.nodes_size();
-    std::map<int, std::set<int>> parents;
-    std::set<int> checkpointed;
-    for (int id = 0; id < n; ++id) {
-        const auto& node = graph.nodes(id);
-        if (node.attributes_size() > 0 || node.slot_variables_size() > 0 || node.has_registered_saver()) checkpointed.insert(id);
-        for (const auto& c : node.children()) parents[c.node_id()].insert(id);
-    }
-    std::set<int> toVisit = checkpointed;
-    while (!toVisit.empty()) {
-        const int id = *toVisit.begin();
-        toVisit.erase(toVisit.begin());
-        auto it = parents.find(id);
-        if (it == parents.end()) continue;
-        const std::set<int> current = std::move(it->second);
-        parents.erase(it);
-        for (int p : current) {
-            checkpointed.insert(p);
-            if (parents.count(p)) toVisit.insert(p);
-        }
-    }
-    for (int id = 0; id < n; ++id)
-        graph.mutable_nodes(id)->mutable_has_checkpoint_values()->set_value(checkpointed.count(id) > 0);
-}
-
 Result<GraphBuild> buildGraph(const Trackable& root, bool copyBytes = true) {
     GraphBuild out;
     out.copyBytes = copyBytes;
@@ -118,13 +90,13 @@ Result<GraphBuild> buildGraph(const Trackable& root, bool copyBytes = true) {
                 ref->set_original_variable_node_id(static_cast<int>(vi));
                 ref->set_slot_name(slotName);
                 ref->set_slot_variable_node_id(slotId);
-                const std::string slotPath = paths[vi] + "/.OPTIMIZER_SLOT/" + paths[oi] + "/" + escapeLocalName(slotName);
+                const std::string slotPath = slotKeyPath(paths[vi], paths[oi], slotName);
                 auto* node = out.proto.add_nodes();
                 addVariableAttributes(*node, slotPath, *slot, out);
             }
         }
     }
-    markCheckpointValues(out.proto);
+    pipeline::markCheckpointValues(out.proto);
     // A duplicate key would make the bundle ambiguous (docs/format.md §12 "Save").
     std::set<std::string_view> keys;
     for (const SaveTensor& t : out.tensors)
@@ -143,6 +115,34 @@ std::vector<SaveTensor> withGraphTensor(GraphBuild& g) {
 }
 
 }  // namespace
+
+// A node has checkpoint values when it or anything below it (children, or an
+// optimizer's slots) saves a tensor; TF propagates this up the parent edges.
+void pipeline::markCheckpointValues(tensorflow::TrackableObjectGraph& graph) {
+    const int n = graph.nodes_size();
+    std::map<int, std::set<int>> parents;
+    std::set<int> checkpointed;
+    for (int id = 0; id < n; ++id) {
+        const auto& node = graph.nodes(id);
+        if (node.attributes_size() > 0 || node.slot_variables_size() > 0 || node.has_registered_saver()) checkpointed.insert(id);
+        for (const auto& c : node.children()) parents[c.node_id()].insert(id);
+    }
+    std::set<int> toVisit = checkpointed;
+    while (!toVisit.empty()) {
+        const int id = *toVisit.begin();
+        toVisit.erase(toVisit.begin());
+        auto it = parents.find(id);
+        if (it == parents.end()) continue;
+        const std::set<int> current = std::move(it->second);
+        parents.erase(it);
+        for (int p : current) {
+            checkpointed.insert(p);
+            if (parents.count(p)) toVisit.insert(p);
+        }
+    }
+    for (int id = 0; id < n; ++id)
+        graph.mutable_nodes(id)->mutable_has_checkpoint_values()->set_value(checkpointed.count(id) > 0);
+}
 
 Result<std::string> serializeObjectGraph(const Trackable& root) {
     CKPT_ASSIGN_OR_RETURN(GraphBuild g, buildGraph(root));

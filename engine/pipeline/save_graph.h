@@ -6,6 +6,10 @@
 
 #include "ckpt/save.h"
 
+namespace tensorflow {
+class TrackableObjectGraph;
+}  // namespace tensorflow
+
 namespace ckpt::pipeline {
 
 struct UnfilledSnapshot {
@@ -19,5 +23,10 @@ struct UnfilledSnapshot {
 };
 
 Result<UnfilledSnapshot> collectSaveTensors(const Trackable& root);
+
+// Sets every node's has_checkpoint_values: true when it or anything below
+// it (children, an optimizer's slots) saves a tensor, as TensorFlow marks
+// them. For graphs built here and graphs edited by surgery/.
+void markCheckpointValues(tensorflow::TrackableObjectGraph& graph);
 
 }  // namespace ckpt::pipeline

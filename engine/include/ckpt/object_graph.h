@@ -87,6 +87,10 @@ std::string unescapeLocalName(std::string_view name);
 // shown: "(root).optimizer's state 'm' for (root).model.dense.kernel".
 std::string slotVariablePath(std::string_view optimizerPath, std::string_view slotName, std::string_view variablePath);
 
+// The key path TensorFlow gives a slot variable, under which its attributes
+// are stored: "model/dense/kernel/.OPTIMIZER_SLOT/optimizer/m".
+std::string slotKeyPath(std::string_view variableKeyPath, std::string_view optimizerKeyPath, std::string_view slotName);
+
 inline constexpr std::string_view kObjectGraphKey = "_CHECKPOINTABLE_OBJECT_GRAPH";
 // Attribute names: a variable's value, and replica i's (i >= 1) as
 // kParallelComponent + "<i>".

@@ -11,6 +11,7 @@
 //   auto done = applyEdit(*plan, "/ship/model", o);   // done->notes: what was dropped
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -21,6 +22,7 @@
 #include "ckpt/object_graph.h"
 #include "ckpt/save.h"
 #include "ckpt/status.h"
+#include "ckpt/tensor.h"
 #include "ckpt/tensor_info.h"
 #include "ckpt/verify.h"
 
@@ -78,15 +80,14 @@ struct AverageSpec {
 // as resolveCheckpoint takes it, or a directory, which stands for every
 // checkpoint listed in it (a run, in step order). lastK > 0 keeps the K
 // highest steps of the whole list. Ema orders the result by step.
-Result<std::vector<std::string>> expandAverageSources(const std::vector<std::string>& arguments, int lastK,
-                                                      AverageMethod method);
+Result<std::vector<std::string>> expandAverageSources(const std::vector<std::string>& arguments, int lastK, AverageMethod method);
 
 // Same-structure checkpoints (the same keys, dtypes and shapes; the
 // mismatches are named) combined value by value in float64. Tensors that
 // are not floating point (step counters, strings) are taken from the first
 // source, with a note. The object graph is the first source's.
-Result<SurgeryResult> averageCheckpoints(const std::vector<std::string>& sources, const std::string& dst,
-                                         const AverageSpec& spec, const SurgeryOptions& options);
+Result<SurgeryResult> averageCheckpoints(const std::vector<std::string>& sources, const std::string& dst, const AverageSpec& spec,
+                                         const SurgeryOptions& options);
 
 // ---- edit ----------------------------------------------------------------
 
@@ -130,6 +131,8 @@ struct EditPlan {
     std::optional<ObjectGraph> graph;
     std::string serializedGraph;
     std::vector<TensorInfo> tensors;
+    std::map<std::string, Tensor> replacements;  // result key -> value (from --set)
+    std::vector<std::string> missingKeys;        // named by the graph, already missing in the source
 
     int64_t count(KeyChangeKind kind) const;
 };

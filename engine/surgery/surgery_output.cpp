@@ -1,0 +1,143 @@
+#include "surgery/surgery_output.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "ckpt/retention.h"
+#include "ckpt/verify.h"
+#include "platform/file.h"
+#include "surgery/graph_edit.h"
+
+namespace ckpt {
+namespace {
+
+std::string normalized(const std::string& path) {
+    std::error_code ec;
+    std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+    std::string out = (ec ? std::filesystem::path(path).lexically_normal() : p).string();
+    while (out.size() > 1 && out.back() == '/') out.pop_back();
+    return out;
+}
+
+}  // namespace
+
+Status checkSurgeryDestination(const std::string& dst, const std::vector<std::string>& sources, bool overwrite) {
+    if (dst.empty() || dst.back() == '/') return invalidArgument("destination \"" + dst + "\" is not a checkpoint prefix");
+    if (platform::isDirectory(dst))
+        return invalidArgument("destination " + dst + " is a directory; name a prefix in it, e.g. " +
+                               platform::joinPath(dst, "model"));
+    const std::string target = normalized(dst);
+    for (const std::string& source : sources) {
+        if (platform::isDirectory(source)) {
+            if (platform::isInsideDirectory(target, normalized(source)))
+                return invalidArgument("destination " + dst + " lies inside source directory " + source +
+                                       "; write the result elsewhere");
+        }
+        auto resolved = resolveCheckpoint(source);
+        if (resolved.ok() && normalized(resolved->prefix) == target)
+            return invalidArgument("destination " + dst + " is source " + source + " itself; sources are never modified");
+    }
+    if (!overwrite && platform::pathExists(dst + ".index"))
+        return {StatusCode::AlreadyExists, "a checkpoint exists at " + dst + " (pass --overwrite to replace it)"};
+    return okStatus();
+}
+
+namespace surgery {
+
+Result<std::vector<Source>> openSources(const std::vector<std::string>& arguments) {
+    std::vector<Source> out;
+    out.reserve(arguments.size());
+    for (const std::string& argument : arguments) {
+        CKPT_ASSIGN_OR_RETURN(ResolvedCheckpoint resolved, resolveCheckpoint(argument));
+        CKPT_ASSIGN_OR_RETURN(auto reader, BundleReader::open(resolved.prefix));
+        out.push_back({argument, resolved.prefix, std::move(reader)});
+    }
+    return out;
+}
+
+Result<SaveTensor> storedTensorForSave(const BundleReader& reader, const TensorInfo& info, std::string key) {
+    SaveTensor st;
+    st.key = std::move(key);
+    st.fullShape = info.shape;
+    if (isDecodable(info.dtype)) {
+        CKPT_ASSIGN_OR_RETURN(st.value, reader.read(info));
+    } else if (!info.isPartitioned() && info.dtype == DataType::Variant) {
+        // Variants are copied as encoded regions (BundleWriter re-checksums them).
+        st.value.dtype = info.dtype;
+        st.value.shape = info.shape;
+        CKPT_ASSIGN_OR_RETURN(st.value.bytes, reader.readRegion(info.region, info.dtype, *info.shape.numElements(), info.key));
+    } else {
+        return unimplemented("cannot copy " + std::string(dataTypeName(info.dtype)) + " tensor \"" + info.key + "\" of " +
+                             reader.indexPath());
+    }
+    return st;
+}
+
+std::vector<const TensorInfo*> inDataOrder(const BundleReader& reader) {
+    std::vector<const TensorInfo*> order;
+    order.reserve(reader.tensors().size());
+    for (const TensorInfo& t : reader.tensors()) order.push_back(&t);
+    auto place = [](const TensorInfo* t) {
+        const StoredRegion& r = t->isPartitioned() ? t->slices[0].region : t->region;
+        return std::pair(r.shardId, r.offset);
+    };
+    std::stable_sort(order.begin(), order.end(), [&](const TensorInfo* a, const TensorInfo* b) {
+        const bool ga = a->key == kObjectGraphKey, gb = b->key == kObjectGraphKey;
+        if (ga != gb) return gb;
+        return place(a) < place(b);
+    });
+    return order;
+}
+
+Status checkCancelled(const SurgeryOptions& options) {
+    if (options.cancel && options.cancel->isCancelled()) return cancelled("cancelled; nothing was written");
+    return okStatus();
+}
+
+SaveTensor graphTensor(std::string serialized) {
+    SaveTensor st;
+    st.key = std::string(kObjectGraphKey);
+    st.value.dtype = DataType::String;
+    st.value.strings.push_back(std::move(serialized));
+    return st;
+}
+
+Result<SurgeryResult> writeVerified(const std::string& dst, std::vector<SaveTensor> tensors, const SurgeryOptions& options,
+                                    std::vector<std::string> notes, const std::vector<std::string>& missingBefore) {
+    CKPT_RETURN_IF_ERROR(checkCancelled(options));
+    uint64_t bytes = 0;
+    for (const SaveTensor& t : tensors) bytes += t.data().bytes.size();
+    if (options.progress) options.progress(0, static_cast<int64_t>(bytes), "write");
+    SurgeryResult result;
+    CKPT_ASSIGN_OR_RETURN(result.stats, writeTensors(dst, std::move(tensors), options.save));
+    // From here on the result exists: whatever fails removes it again.
+    auto discard = [&](Status why) -> Status {
+        (void)deleteCheckpointFiles(platform::dirName(dst), platform::baseName(dst));
+        return why;
+    };
+    VerifyOptions verify;
+    verify.progress = options.progress;
+    verify.cancel = options.cancel;
+    auto report = verifyBundle(dst, verify);
+    if (!report.ok()) return discard(report.status());
+    if (!report->ok())
+        return discard(dataLoss("the result written at " + dst +
+                                " does not verify, so it was removed: " + report->problems.front().message));
+    result.verify = std::move(*report);
+    // The written graph must name only stored keys (beyond what the source lacked).
+    auto written = Checkpoint::open(dst);
+    if (!written.ok()) return discard(written.status());
+    if (const ObjectGraph* graph = (*written)->objectGraph()) {
+        std::vector<std::string> keys;
+        for (const TensorInfo& t : (*written)->bundle().tensors()) keys.push_back(t.key);
+        for (const std::string& key : missingAttributeKeys(*graph, keys))
+            if (std::find(missingBefore.begin(), missingBefore.end(), key) == missingBefore.end())
+                return discard(failedPrecondition("the object graph written at " + dst + " names key \"" + key +
+                                                  "\" that no tensor holds, so the result was removed"));
+    }
+    result.notes = std::move(notes);
+    return result;
+}
+
+}  // namespace surgery
+}  // namespace ckpt
