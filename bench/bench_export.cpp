@@ -6,6 +6,7 @@
 //   bench_export DIR [--mib 2048] [--tensors 256] [--repeat 2] [--npz 1]
 // Prints one JSON object; docs/benchmarks.md explains the numbers.
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -27,6 +28,16 @@ namespace {
 using bench::Clock;
 using bench::secondsSince;
 
+// User + system CPU seconds of this process (who = RUSAGE_SELF, threads
+// included) or of its waited-for children (RUSAGE_CHILDREN: dd).
+double cpuSeconds(int who) {
+    rusage u{};
+    ::getrusage(who, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+double g_cpuSeconds = 0;  // of the last timed run
+
 // As bench_save: a deletion's TRIMs are settled outside the timings.
 void removeAndSettle(const std::filesystem::path& p) {
     std::filesystem::remove_all(p);
@@ -36,9 +47,11 @@ void removeAndSettle(const std::filesystem::path& p) {
 double timeDd(const std::string& dir, int64_t mib) {
     const std::string file = dir + "/dd.bin";
     const std::string cmd = "dd if=/dev/zero of=" + file + " bs=8M count=" + std::to_string(mib / 8) + " conv=fsync status=none";
+    const double cpu = cpuSeconds(RUSAGE_CHILDREN);
     const auto t = Clock::now();
     if (std::system(cmd.c_str()) != 0) return -1;
     const double s = secondsSince(t);
+    g_cpuSeconds = cpuSeconds(RUSAGE_CHILDREN) - cpu;
     removeAndSettle(file);
     return s;
 }
@@ -58,8 +71,10 @@ double timeExport(const std::string& src, const std::string& out, ArrayFormat fo
             g_writeSeconds = secondsSince(t);
         }
     };
+    const double cpu = cpuSeconds(RUSAGE_SELF);
     auto done = exportCheckpoint(src, out, o);
     const double s = secondsSince(t);
+    g_cpuSeconds = cpuSeconds(RUSAGE_SELF) - cpu;
     if (!done.ok()) {
         std::cerr << done.status().toString() << "\n";
         std::exit(1);
@@ -114,15 +129,18 @@ int main(int argc, char** argv) {
         }
     }
     const std::string src = dir + "/src/ckpt";
-    std::vector<double> dds, sts, npzs, stWrites, npzWrites;
+    std::vector<double> dds, sts, npzs, stWrites, npzWrites, ddCpus, stCpus, npzCpus;
     // Interleaved, so that a slow spell of the shared disk hits each.
     for (int r = 0; r < repeat; ++r) {
         sts.push_back(timeExport(src, dir + "/out.safetensors", ArrayFormat::Safetensors));
         stWrites.push_back(g_writeSeconds);
+        stCpus.push_back(g_cpuSeconds);
         dds.push_back(timeDd(dir, mib));
+        ddCpus.push_back(g_cpuSeconds);
         if (npz) {
             npzs.push_back(timeExport(src, dir + "/out.npz", ArrayFormat::Npz));
             npzWrites.push_back(g_writeSeconds);
+            npzCpus.push_back(g_cpuSeconds);
         }
     }
     std::filesystem::remove_all(dir);
@@ -133,8 +151,10 @@ int main(int argc, char** argv) {
                        {"repeat", repeat},
                        {"dd_fsync_s", dd},
                        {"dd_MiB_per_s", mibs / dd},
+                       {"dd_cpu_s", median(ddCpus)},
                        {"export_safetensors_s", st},
                        {"export_safetensors_write_s", median(stWrites)},
+                       {"export_safetensors_cpu_s", median(stCpus)},
                        {"export_safetensors_MiB_per_s", mibs / st},
                        {"ratio_safetensors_vs_dd", dd / st},
                        {"target_ratio", 0.8}};
@@ -142,6 +162,7 @@ int main(int argc, char** argv) {
         const double n = median(npzs);
         out["export_npz_s"] = n;
         out["export_npz_write_s"] = median(npzWrites);
+        out["export_npz_cpu_s"] = median(npzCpus);
         out["export_npz_MiB_per_s"] = mibs / n;
         out["ratio_npz_vs_dd"] = dd / n;
     }
