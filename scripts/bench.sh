@@ -18,7 +18,9 @@
 #              check included, vs dd conv=fsync; --mib N for a smaller run)
 #     catalog (bench_catalog: scans of 1,000 checkpoints x 1,000 tensors,
 #              search over their rows; --checkpoints N --tensors N --only runs|distinct)
-# Scratch space (~2.5 GiB free) comes from $TMPDIR (default /tmp).
+#     surgery (bench_surgery: averaging K=5 checkpoints of 1 GiB vs cat of
+#              the inputs; --k N --mib N --tensors N --repeat N --method mean|ema)
+# Scratch space (~2.5 GiB free; surgery ~6 GiB, or less by --mib) comes from $TMPDIR (default /tmp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f build/build.ninja ]; then
@@ -59,11 +61,14 @@ run() {
     catalog)
       cmake --build build --target bench_catalog >/dev/null
       build/bench/bench_catalog "$scratch" "$@" ;;
-    *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, compare, retention, schedule, catalog, export, all)" >&2; exit 2 ;;
+    surgery)
+      cmake --build build --target bench_surgery >/dev/null
+      build/bench/bench_surgery "$scratch" "$@" ;;
+    *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, all)" >&2; exit 2 ;;
   esac
 }
 if [ "$which" = all ]; then
-  for b in reader save preview restore compare retention schedule catalog export; do echo "== $b"; run "$b"; done
+  for b in reader save preview restore compare retention schedule catalog surgery export; do echo "== $b"; run "$b"; done
 else
   run "$which" "$@"
 fi

@@ -44,6 +44,11 @@ void run(const MergeFlags& f, CommandContext& ctx) {
         else printSurgeryResult(*done, f.json, {{"sources", f.sources}});
         return;
     }
+    // Checked against the arguments too: a directory stands for its checkpoints.
+    if (Status st = checkSurgeryDestination(f.dst, f.sources, f.overwrite); !st.isOk()) {
+        ctx.exitCode = reportError(st, f.json);
+        return;
+    }
     AverageSpec spec;
     spec.weights = f.weights;
     spec.weightsOnly = f.weightsOnly;

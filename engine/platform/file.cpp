@@ -108,7 +108,7 @@ Result<MappedView> RandomAccessFile::mapSequential(uint64_t offset, size_t n) co
     static const uint64_t kPage = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
     const uint64_t start = offset - offset % kPage;
     const size_t length = static_cast<size_t>(offset - start) + n;
-    void* base = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, m_fd, static_cast<off_t>(start));
+    void* base = ::mmap(nullptr, length, PROT_READ, MAP_SHARED | MAP_POPULATE, m_fd, static_cast<off_t>(start));
     if (base == MAP_FAILED) return ioError("cannot map", m_path, errno);
     ::madvise(base, length, MADV_SEQUENTIAL);
     view.m_base = base;

@@ -9,6 +9,7 @@
 #include "ckpt/checkpoint_listing.h"
 #include "ckpt/checkpoint_step.h"
 #include "ckpt/surgery.h"
+#include "format/region_scan.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
 #include "surgery/graph_edit.h"
@@ -33,28 +34,28 @@ bool averaged(DataType t) {
     }
 }
 
-// Components of a tensor as doubles (complex: real, imaginary interleaved).
-void addScaled(const Tensor& t, double weight, std::vector<double>& acc) {
-    const size_t n = acc.size();
-    switch (t.dtype) {
+// Components [begin, begin + n) of stored bytes as doubles added, scaled,
+// to acc[0, n) (complex: real and imaginary parts interleaved).
+void addScaled(const uint8_t* bytes, DataType dtype, size_t begin, size_t n, double weight, double* acc) {
+    switch (dtype) {
     case DataType::Float:
     case DataType::Complex64: {
-        const float* v = reinterpret_cast<const float*>(t.bytes.data());
+        const float* v = reinterpret_cast<const float*>(bytes) + begin;
         for (size_t i = 0; i < n; ++i) acc[i] += weight * static_cast<double>(v[i]);
         break;
     }
     case DataType::Double:
     case DataType::Complex128: {
-        const double* v = reinterpret_cast<const double*>(t.bytes.data());
+        const double* v = reinterpret_cast<const double*>(bytes) + begin;
         for (size_t i = 0; i < n; ++i) acc[i] += weight * v[i];
         break;
     }
     case DataType::Half:
     case DataType::BFloat16: {
-        const bool half = t.dtype == DataType::Half;
+        const bool half = dtype == DataType::Half;
         for (size_t i = 0; i < n; ++i) {
             uint16_t bits = 0;
-            std::memcpy(&bits, t.bytes.data() + 2 * i, 2);
+            std::memcpy(&bits, bytes + 2 * (begin + i), 2);
             acc[i] += weight * static_cast<double>(half ? halfToFloat(bits) : bfloat16ToFloat(bits));
         }
         break;
@@ -63,30 +64,30 @@ void addScaled(const Tensor& t, double weight, std::vector<double>& acc) {
     }
 }
 
-size_t componentCount(const Tensor& t) {
-    const auto n = static_cast<size_t>(t.numElements());
-    return t.dtype == DataType::Complex64 || t.dtype == DataType::Complex128 ? 2 * n : n;
+size_t componentCount(DataType dtype, int64_t elements) {
+    const auto n = static_cast<size_t>(elements);
+    return dtype == DataType::Complex64 || dtype == DataType::Complex128 ? 2 * n : n;
 }
 
-// The accumulated values stored back in 'out's dtype (its bytes reused).
-void store(const std::vector<double>& acc, Tensor& out) {
-    const size_t n = acc.size();
-    switch (out.dtype) {
+// acc[0, n) stored as components [begin, begin + n) of 'out' in its dtype.
+void store(const double* acc, size_t begin, size_t n, DataType dtype, uint8_t* out) {
+    switch (dtype) {
     case DataType::Float:
     case DataType::Complex64: {
-        float* v = reinterpret_cast<float*>(out.bytes.data());
+        float* v = reinterpret_cast<float*>(out) + begin;
         for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(acc[i]);
         break;
     }
     case DataType::Double:
-    case DataType::Complex128: std::memcpy(out.bytes.data(), acc.data(), n * sizeof(double)); break;
+    case DataType::Complex128: std::memcpy(out + begin * sizeof(double), acc, n * sizeof(double)); break;
     case DataType::Half:
     case DataType::BFloat16: {
-        const bool half = out.dtype == DataType::Half;
+        // Through float, as tf.cast rounds float64 to the 16-bit types.
+        const bool half = dtype == DataType::Half;
         for (size_t i = 0; i < n; ++i) {
             const auto f = static_cast<float>(acc[i]);
             const uint16_t bits = half ? floatToHalf(f) : floatToBfloat16(f);
-            std::memcpy(out.bytes.data() + 2 * i, &bits, 2);
+            std::memcpy(out + 2 * (begin + i), &bits, 2);
         }
         break;
     }
@@ -94,13 +95,55 @@ void store(const std::vector<double>& acc, Tensor& out) {
     }
 }
 
+// The weighted sum of the sources' values, a cache-sized block at a time:
+// each source's bytes are read once, the accumulator never leaves the cache.
+void weightedSum(const std::vector<const uint8_t*>& values, const std::vector<double>& weights, DataType dtype, size_t components,
+                 uint8_t* out) {
+    constexpr size_t kBlock = 4096;
+    double acc[kBlock];
+    for (size_t begin = 0; begin < components; begin += kBlock) {
+        const size_t n = std::min(kBlock, components - begin);
+        std::fill_n(acc, n, 0.0);
+        for (size_t s = 0; s < values.size(); ++s) addScaled(values[s], dtype, begin, n, weights[s], acc);
+        store(acc, begin, n, dtype, out);
+    }
+}
+
+// One source's values of a tensor, checksum verified: mapped in place from
+// the page cache where the system allows it, else read into memory.
+class StoredValues {
+public:
+    Status load(const BundleReader& reader, const TensorInfo& info) {
+        if (!info.isPartitioned() && info.region.size > 0) {
+            auto file = reader.shardFile(info.region.shardId);
+            if (!file.ok()) return file.status();
+            auto view = format::mapVerifiedRegion({*file, info.key, info.region, nullptr, {}});
+            if (view.ok() && view->size() == static_cast<size_t>(info.storedBytes())) {
+                m_view = std::move(*view);
+                m_data = m_view.data();
+                return okStatus();
+            }
+            if (!view.ok() && view.status().code() != StatusCode::FailedPrecondition) return view.status();
+        }
+        CKPT_RETURN_IF_ERROR(reader.readInto(info, m_read));
+        m_data = m_read.bytes.data();
+        return okStatus();
+    }
+    const uint8_t* data() const { return m_data; }
+
+private:
+    platform::MappedView m_view;
+    Tensor m_read;
+    const uint8_t* m_data = nullptr;
+};
+
 // Spherical interpolation of two flattened tensors, as model-merging tools
 // do: along the arc between them, or the straight line when they are
 // (nearly) parallel or one is zero.
 std::vector<double> slerp(const Tensor& a, const Tensor& b, double t) {
-    std::vector<double> x(componentCount(a), 0.0), y(x.size(), 0.0);
-    addScaled(a, 1.0, x);
-    addScaled(b, 1.0, y);
+    std::vector<double> x(componentCount(a.dtype, a.numElements()), 0.0), y(x.size(), 0.0);
+    addScaled(a.bytes.data(), a.dtype, 0, x.size(), 1.0, x.data());
+    addScaled(b.bytes.data(), b.dtype, 0, y.size(), 1.0, y.data());
     double dot = 0, nx = 0, ny = 0;
     for (size_t i = 0; i < x.size(); ++i) dot += x[i] * y[i], nx += x[i] * x[i], ny += y[i] * y[i];
     double wa = 1 - t, wb = t;
@@ -304,23 +347,27 @@ Result<SurgeryResult> averageCheckpoints(const std::vector<std::string>& argumen
                 return;
             }
             Tensor value;
-            std::vector<double> acc;
             if (spec.method == AverageMethod::Slerp) {
                 auto a = first.read(info);
                 auto b = sources[1].reader->read(info.key);
                 if (!a.ok()) return fail(a.status());
                 if (!b.ok()) return fail(b.status());
-                acc = slerp(*a, *b, spec.slerpT);
+                const std::vector<double> acc = slerp(*a, *b, spec.slerpT);
                 value = std::move(*a);
+                store(acc.data(), 0, acc.size(), value.dtype, value.bytes.data());
             } else {
+                std::vector<StoredValues> stored(sources.size());
+                std::vector<const uint8_t*> bytes;
                 for (size_t s = 0; s < sources.size(); ++s) {
-                    const TensorInfo* own = s == 0 ? &info : sources[s].reader->find(info.key);
-                    if (auto st = sources[s].reader->readInto(*own, value); !st.isOk()) return fail(st);
-                    if (s == 0) acc.assign(componentCount(value), 0.0);
-                    addScaled(value, weights[s], acc);
+                    const BundleReader& reader = *sources[s].reader;
+                    if (Status st = stored[s].load(reader, s == 0 ? info : *reader.find(info.key)); !st.isOk()) return fail(st);
+                    bytes.push_back(stored[s].data());
                 }
+                value.dtype = info.dtype;
+                value.shape = info.shape;
+                value.bytes.resize(static_cast<size_t>(info.storedBytes()));
+                weightedSum(bytes, weights, info.dtype, componentCount(info.dtype, value.numElements()), value.bytes.data());
             }
-            store(acc, value);
             out[i].key = *keys.at(info.key);
             out[i].fullShape = info.shape;
             out[i].value = std::move(value);

@@ -84,14 +84,12 @@ Result<EditPlan> planEdit(const Checkpoint& source, const EditSpec& spec) {
         const ObjectGraph& original = edit->original();
         for (const auto& [from, to] : spec.renames) {
             CKPT_RETURN_IF_ERROR(edit->rename(from, to));
-            CKPT_ASSIGN_OR_RETURN(const int32_t id, edit->resolve(from));
             const bool treeForm = to.starts_with("(root)") || to.find('/') != std::string::npos;
-            plan.notes.push_back("renamed " + original.displayName(id) + " to " + (treeForm ? to : "(root)." + to));
+            plan.notes.push_back("renamed " + edit->describe(from) + " to " + (treeForm ? to : "(root)." + to));
         }
         for (const std::string& path : spec.deletes) {
             CKPT_RETURN_IF_ERROR(edit->remove(path));
-            CKPT_ASSIGN_OR_RETURN(const int32_t id, edit->resolve(path));
-            plan.notes.push_back("deleted " + original.displayName(id));
+            plan.notes.push_back("deleted " + edit->describe(path));
         }
         if (spec.stripOptimizer) {
             CKPT_ASSIGN_OR_RETURN(std::vector<std::string> names, edit->stripOptimizers());

@@ -82,8 +82,53 @@ Result<int32_t> GraphEdit::resolve(std::string_view path) const {
         auto it = m_byPath.find(candidate);
         if (it != m_byPath.end()) return it->second;
     }
-    return invalidArgument("no object \"" + std::string(path) + "\" in " + m_source +
-                           " (paths read as the tree shows them, e.g. (root).model.dense, or as keys, model/dense)");
+    CKPT_ASSIGN_OR_RETURN(const Edge edge, edgeFor(path));
+    return edge.node;
+}
+
+Result<GraphEdit::Edge> GraphEdit::edgeFor(std::string_view path) const {
+    auto known = m_byPath.find(path);
+    if (known == m_byPath.end()) known = m_byPath.find("(root)." + std::string(path));
+    if (known != m_byPath.end()) {
+        const ObjectNode& n = m_original.node(known->second);
+        if (n.parentId >= 0) return Edge{n.parentId, n.localName, n.id};
+    }
+    // A further edge to an object named elsewhere (an alias): walk the names.
+    const std::vector<std::string> parts = splitPath(path);
+    Edge edge{-1, {}, 0};
+    for (const std::string& part : parts) {
+        const auto& children = m_original.node(edge.node).children;
+        auto it = std::find_if(children.begin(), children.end(), [&](const ObjectChild& c) { return c.localName == part; });
+        if (it == children.end()) {
+            edge.parent = -1;
+            break;
+        }
+        edge = Edge{edge.node, part, it->nodeId};
+    }
+    if (edge.parent < 0)
+        return invalidArgument("no object \"" + std::string(path) + "\" in " + m_source +
+                               " (paths read as the tree shows them, e.g. (root).model.dense, or as keys, model/dense)");
+    return edge;
+}
+
+std::string GraphEdit::describe(std::string_view path) const {
+    auto edge = edgeFor(path);
+    if (!edge.ok()) return std::string(path);
+    const ObjectNode& n = m_original.node(edge->node);
+    if (n.parentId == edge->parent && n.localName == edge->name) return m_original.displayName(edge->node);
+    return m_original.displayName(edge->parent) + "." + edge->name + " (an alias of " + m_original.displayName(edge->node) + ")";
+}
+
+Status GraphEdit::cutEdge(const Edge& edge, const std::string& renameTo) {
+    auto* from = m_proto.mutable_nodes(edge.parent)->mutable_children();
+    auto it = std::find_if(from->begin(), from->end(),
+                           [&](const auto& c) { return c.node_id() == edge.node && c.local_name() == edge.name; });
+    if (it == from->end())
+        return invalidArgument(m_original.displayName(edge.parent) + "." + edge.name +
+                               " was already renamed or deleted by this edit");
+    if (renameTo.empty()) from->erase(it);
+    else it->set_local_name(renameTo);
+    return okStatus();
 }
 
 int32_t GraphEdit::childNamed(int32_t node, std::string_view localName) const {
@@ -124,7 +169,7 @@ Status GraphEdit::rename(std::string_view oldPath, std::string_view newPath) {
     if (node.kind == ObjectKind::SlotVariable)
         return invalidArgument(m_original.displayName(id) +
                                " is named by its optimizer and variable; rename one of those instead");
-    if (node.parentId < 0) return invalidArgument(m_original.displayName(id) + " is not reachable from the root");
+    CKPT_ASSIGN_OR_RETURN(const Edge edge, edgeFor(oldPath));
     const std::string target = std::string(newPath);
     if (std::find(m_newTargets.begin(), m_newTargets.end(), target) != m_newTargets.end())
         return invalidArgument("two renames name the same target \"" + target + "\"");
@@ -140,17 +185,12 @@ Status GraphEdit::rename(std::string_view oldPath, std::string_view newPath) {
     for (int32_t up = parent.first; up >= 0 && up < m_original.size(); up = m_original.node(up).parentId)
         if (up == id) return invalidArgument("cannot move " + m_original.displayName(id) + " inside itself");
     for (const auto& [path, created] : m_created)
-        if (created == parent.first && path.starts_with(*node.prettyPath + "."))
+        if (created == parent.first && node.prettyPath && path.starts_with(*node.prettyPath + "."))
             return invalidArgument("cannot move " + m_original.displayName(id) + " inside itself");
-
-    auto* from = m_proto.mutable_nodes(node.parentId)->mutable_children();
-    auto edge = std::find_if(from->begin(), from->end(),
-                             [&](const auto& c) { return c.node_id() == id && c.local_name() == node.localName; });
-    if (edge == from->end()) return invalidArgument(m_original.displayName(id) + " was already renamed or deleted by this edit");
-    if (parent.first == node.parentId) {
-        edge->set_local_name(parent.second);
+    if (parent.first == edge.parent) {
+        CKPT_RETURN_IF_ERROR(cutEdge(edge, parent.second));
     } else {
-        from->erase(edge);
+        CKPT_RETURN_IF_ERROR(cutEdge(edge, {}));
         auto* added = m_proto.mutable_nodes(parent.first)->add_children();
         added->set_node_id(id);
         added->set_local_name(parent.second);
@@ -172,13 +212,8 @@ Status GraphEdit::remove(std::string_view path) {
         }
         return okStatus();
     }
-    if (node.parentId < 0) return invalidArgument(m_original.displayName(id) + " is not reachable from the root");
-    auto* from = m_proto.mutable_nodes(node.parentId)->mutable_children();
-    auto edge = std::find_if(from->begin(), from->end(),
-                             [&](const auto& c) { return c.node_id() == id && c.local_name() == node.localName; });
-    if (edge == from->end()) return invalidArgument(m_original.displayName(id) + " was already renamed or deleted by this edit");
-    from->erase(edge);
-    return okStatus();
+    CKPT_ASSIGN_OR_RETURN(const Edge edge, edgeFor(path));
+    return cutEdge(edge, {});
 }
 
 Result<std::vector<std::string>> GraphEdit::stripOptimizers() {

@@ -30,6 +30,10 @@ public:
     // node of the original graph. InvalidArgument naming the path otherwise.
     Result<int32_t> resolve(std::string_view path) const;
 
+    // How notes name what a path names: its object's display name, or the
+    // alias edge and the object it leads to.
+    std::string describe(std::string_view path) const;
+
     Status rename(std::string_view oldPath, std::string_view newPath);
     Status remove(std::string_view path);
     // Every optimizer's incoming edges and every slot reference; NotFound
@@ -58,6 +62,16 @@ public:
 
 private:
     GraphEdit() = default;
+    // The edge a path names: its object's first path, or a further edge
+    // to an object named elsewhere (an alias, as the tree shows it).
+    struct Edge {
+        int32_t parent;
+        std::string name;
+        int32_t node;
+    };
+    Result<Edge> edgeFor(std::string_view path) const;
+    // Removes the edge, or renames it when 'renameTo' is not empty.
+    Status cutEdge(const Edge& edge, const std::string& renameTo);
     int32_t childNamed(int32_t node, std::string_view localName) const;
     // Splits a user's path into the parent's path and the last local name.
     Result<std::pair<int32_t, std::string>> parentForNew(std::string_view newPath);

@@ -109,14 +109,27 @@ Result<SurgeryResult> writeVerified(const std::string& dst, std::vector<SaveTens
     for (const SaveTensor& t : tensors) bytes += t.data().bytes.size();
     if (options.progress) options.progress(0, static_cast<int64_t>(bytes), "write");
     SurgeryResult result;
-    CKPT_ASSIGN_OR_RETURN(result.stats, writeTensors(dst, std::move(tensors), options.save));
+    auto stats = writeTensors(dst, std::move(tensors), options.save);
+    if (!stats.ok()) {
+        // The pipeline removes the destination's index before it renames the
+        // new data files in: a failure after that (the disk filling while the
+        // index is written) leaves data files and no index. They go, so that
+        // a failed operation leaves nothing at the destination. An index that
+        // is still there belongs to a checkpoint the failure did not reach
+        // (--overwrite failing early), which is kept.
+        if (!platform::pathExists(dst + ".index")) (void)deleteCheckpointFiles(platform::dirName(dst), platform::baseName(dst));
+        return stats.status();
+    }
+    result.stats = std::move(*stats);
     // From here on the result exists: whatever fails removes it again.
     auto discard = [&](Status why) -> Status {
         (void)deleteCheckpointFiles(platform::dirName(dst), platform::baseName(dst));
         return why;
     };
     VerifyOptions verify;
-    verify.progress = options.progress;
+    // surgery.h's phase for it is "verify", whatever verifyBundle calls its own.
+    if (options.progress)
+        verify.progress = [&options](int64_t done, int64_t total, std::string_view) { options.progress(done, total, "verify"); };
     verify.cancel = options.cancel;
     auto report = verifyBundle(dst, verify);
     if (!report.ok()) return discard(report.status());

@@ -1,7 +1,9 @@
 // A serialized TrackableObjectGraph: decoded and named; when it decodes, it
 // is stored as the object graph of a small bundle (with a tensor for each of
 // the first attributes' keys) and that checkpoint is opened, shown as a
-// display tree and turned into a restore program and its model spec.
+// display tree and turned into a restore program and its model spec; and
+// surgery plans its edits on it (strip, delete, rename the first named
+// object) and merges it with itself.
 
 #include <cstddef>
 #include <cstdint>
@@ -14,8 +16,10 @@
 #include "ckpt/display_tree.h"
 #include "ckpt/model_spec.h"
 #include "ckpt/object_graph.h"
+#include "ckpt/surgery.h"
 #include "fuzz_support.h"
 #include "platform/file.h"
+#include "surgery/graph_edit.h"
 
 namespace {
 
@@ -58,5 +62,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ckpt::fuzz::require(tree.objectBased && !tree.entries.empty(), "an object-based checkpoint without a tree");
     auto program = ckpt::programFromCheckpoint(**checkpoint);
     if (program) (void)ckpt::modelSpecJson(**program);
+
+    ckpt::EditSpec strip;
+    strip.stripOptimizer = true;
+    strip.force = true;
+    (void)ckpt::planEdit(**checkpoint, strip);
+    for (const ckpt::ObjectNode& node : graph->nodes()) {
+        if (node.id == 0 || !node.prettyPath || node.kind == ckpt::ObjectKind::SlotVariable) continue;
+        ckpt::EditSpec remove;
+        remove.deletes = {*node.prettyPath};
+        remove.force = true;
+        (void)ckpt::planEdit(**checkpoint, remove);
+        ckpt::EditSpec rename;
+        rename.renames = {{*node.prettyPath, *node.prettyPath + "_renamed"}};
+        (void)ckpt::planEdit(**checkpoint, rename);
+        break;
+    }
+    std::vector<std::string> notes;
+    const std::string bytes(serialized);
+    auto merged = ckpt::surgery::mergeObjectGraphs({{"a", bytes}, {"b", bytes}}, notes);
+    if (merged) ckpt::fuzz::requireOk(ckpt::ObjectGraph::parse(*merged, "merged").status(), "a merged graph does not parse");
     return 0;
 }

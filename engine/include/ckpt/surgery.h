@@ -50,6 +50,13 @@ struct SurgeryResult {
 // it to validate a chosen name before it starts a job.
 Status checkSurgeryDestination(const std::string& dst, const std::vector<std::string>& sources, bool overwrite);
 
+// ---- save as ---------------------------------------------------------------
+
+// The source's every tensor and object graph unchanged, written with
+// options.save's sharding (the explorer's Save As, `ckpt reshard`).
+// Partitioned tensors are reassembled, then sharded again by the policy.
+Result<SurgeryResult> saveCheckpointAs(const std::string& source, const std::string& dst, const SurgeryOptions& options);
+
 // ---- merge ---------------------------------------------------------------
 
 // TensorFlow's MergeV2Checkpoints for bundles written by several workers:

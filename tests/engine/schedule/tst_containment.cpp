@@ -7,9 +7,13 @@
 // a real checkpoint, shard-like files) is recorded with its bytes and
 // mtime before, and compared after. tst_retention covers the planner's
 // verdicts for symlinked and "../" checkpoints; this suite drives the whole
-// save / rotate / archive paths through them.
+// save / rotate / archive paths through them, and checkpoint surgery
+// (average, edit) whose destination is a source in disguise or whose
+// files are links to files elsewhere.
 
 #include "ckpt/bundle_naming.h"
+#include "ckpt/bundle_reader.h"
+#include "ckpt/checkpoint.h"
 #include "ckpt/checkpoint_manager.h"
 #include "ckpt/checkpoint_metadata.h"
 #include "ckpt/checkpoint_state.h"
@@ -17,6 +21,7 @@
 #include "ckpt/save.h"
 #include "ckpt/schedule_store.h"
 #include "ckpt/scheduler.h"
+#include "ckpt/surgery.h"
 #include "numbered_checkpoints.h"
 #include "test_support.h"
 
@@ -256,6 +261,66 @@ private slots:
         QCOMPARE(f.outsideChanged(), QString());
         QCOMPARE(QString::fromStdString(checkNumbered(f.managed + "/ckpt-3", kVariables, kElements)), QString());
         QVERIFY(!QFileInfo::exists(QString::fromStdString(f.managed + "/ckpt-1.index")));  // retention did run
+    }
+    // Surgery reads outside/ckpt-1 and outside/ckpt-2 and writes into
+    // managed/. A destination that is a source reached another way (a
+    // symlinked directory, "../") is refused even with overwrite; links
+    // where the result's temp directory or data file will go are replaced,
+    // never followed. Either way nothing under outside/ changes.
+    void surgeryWritesOnlyItsDestination_data() {
+        QTest::addColumn<QString>("trap");
+        QTest::addColumn<bool>("refused");
+        QTest::newRow("average onto a source through a symlinked directory") << "link dir" << true;
+        QTest::newRow("average onto a source by ../") << "dotdot" << true;
+        QTest::newRow("edit onto its source through a symlinked directory") << "edit link dir" << true;
+        QTest::newRow("destination inside a source directory through a symlink") << "inside link" << true;
+        QTest::newRow("the result's temp directory is a link to outside") << "temp link" << false;
+        QTest::newRow("the result's data file is a link to outside") << "data link" << false;
+    }
+    void surgeryWritesOnlyItsDestination() {
+        QFETCH(QString, trap);
+        QFETCH(bool, refused);
+        Fixture f;
+        QVERIFY(f.setUp());
+        const std::vector<std::string> sources = {f.outside + "/ckpt-1", f.outside + "/ckpt-2"};
+        QVERIFY(::symlink(f.outside.c_str(), (f.managed + "/sub").c_str()) == 0);
+        SurgeryOptions o;
+        o.overwrite = true;
+        std::string dst = f.managed + "/result";
+        Status status;
+        if (trap == QLatin1String("link dir")) {
+            status = averageCheckpoints(sources, f.managed + "/sub/ckpt-2", {}, o).status();
+        } else if (trap == QLatin1String("dotdot")) {
+            status = averageCheckpoints(sources, f.managed + "/../outside/ckpt-1", {}, o).status();
+        } else if (trap == QLatin1String("edit link dir")) {
+            auto source = Checkpoint::open(sources[0]);
+            QVERIFY(source.ok());
+            EditSpec spec;
+            spec.deletes = {"save_counter"};
+            auto plan = planEdit(**source, spec);
+            QVERIFY2(plan.ok(), plan.status().toString().c_str());
+            status = applyEdit(*plan, f.managed + "/sub/ckpt-1", o).status();
+        } else if (trap == QLatin1String("inside link")) {
+            status = checkSurgeryDestination(f.managed + "/sub/average", {f.outside}, true);
+        } else if (trap == QLatin1String("temp link")) {
+            QVERIFY(::symlink((f.outside + "/shards").c_str(), (dst + "_temp").c_str()) == 0);
+            status = averageCheckpoints(sources, dst, {}, o).status();
+        } else {
+            QVERIFY(::symlink((f.outside + "/canary.txt").c_str(), (dst + ".data-00000-of-00001").c_str()) == 0);
+            status = averageCheckpoints(sources, dst, {}, o).status();
+        }
+        QCOMPARE(f.outsideChanged(), QString());
+        if (refused) {
+            QVERIFY2(!status.isOk(), "a source was accepted as the destination");
+            return;
+        }
+        QVERIFY2(status.isOk(), status.toString().c_str());
+        // The mean of ckpt-1 and ckpt-2 holds 1.5 everywhere.
+        auto reader = BundleReader::open(dst);
+        QVERIFY2(reader.ok(), reader.status().toString().c_str());
+        auto v0 = (*reader)->read("v0/.ATTRIBUTES/VARIABLE_VALUE");
+        QVERIFY2(v0.ok(), v0.status().toString().c_str());
+        QCOMPARE(v0->as<float>()[0], 1.5f);
     }
 };
 

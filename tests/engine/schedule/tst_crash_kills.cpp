@@ -7,19 +7,24 @@
 // check after each kill (numbered_checkpoints.h: every committed
 // checkpoint verifies and restores, the state file names only complete
 // checkpoints; a schedule store opens, is intact and has no run left
-// `running`; a catalog is intact and records every checkpoint whole). A
-// new operation (merge, edit) is one more row.
+// `running`; a catalog is intact and records every checkpoint whole).
+// Checkpoint surgery (average, merge, edit) replaces its result over and
+// over: its sources stay intact and its destination is always either
+// absent or a complete checkpoint holding the right values. A new
+// operation is one more row.
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_reader.h"
 #include "ckpt/catalog.h"
 #include "ckpt/checkpoint_manager.h"
 #include "ckpt/checkpoint_state.h"
+#include "ckpt/npy.h"
 #include "ckpt/reshard.h"
 #include "ckpt/retention.h"
 #include "ckpt/save.h"
 #include "ckpt/schedule_store.h"
 #include "ckpt/scheduler.h"
+#include "ckpt/surgery.h"
 #include "numbered_checkpoints.h"
 #include "test_support.h"
 
@@ -31,6 +36,7 @@
 #include <sqlite3.h>
 
 #include <csignal>
+#include <fstream>
 #include <functional>
 #include <random>
 #include <sys/stat.h>
@@ -139,6 +145,34 @@ QString catalogProblem(const std::string& path) {
             return QString::fromStdString(c.prefix + ": its tensor rows are incomplete");
     }
     return {};
+}
+
+// Surgery over and over onto one destination (replacing the previous
+// result): its directory only ever holds a complete, correct checkpoint.
+[[noreturn]] void surgeryForever(const std::function<Status()>& once) {
+    for (;;)
+        if (!once().isOk()) ::_exit(4);
+}
+
+SurgeryOptions replacing() {
+    SurgeryOptions o;
+    o.overwrite = true;
+    return o;
+}
+
+// 'result' (in a directory of its own) is absent or complete, holds its
+// number and restores; nothing else in its directory has an index.
+QString resultProblem(const std::string& result) {
+    const std::string dir = result.substr(0, result.rfind('/'));
+    if (!QFileInfo::exists(QString::fromStdString(dir))) return {};
+    if (std::string e = checkDirectory(dir, kVariables, kElements); !e.empty()) return QString::fromStdString(e);
+    if (!QFileInfo::exists(QString::fromStdString(indexFileName(result)))) return {};
+    return QString::fromStdString(checkNumbered(result, kVariables, kElements));
+}
+
+QString surgeryProblem(const Paths& p, const std::string& result) {
+    if (QString e = directoryProblem(p.dir()); !e.isEmpty()) return QStringLiteral("a source: ") + e;
+    return resultProblem(result);
 }
 
 struct Scenario {
@@ -262,6 +296,81 @@ std::vector<Scenario> scenarios() {
                    [](const Paths& p) -> int64_t {
                        auto catalog = Catalog::open(p.catalog());
                        return catalog.ok() ? static_cast<int64_t>((*catalog)->checkpoints()->size()) : -1;
+                   }});
+    // The run's ckpt-1..3 (values 1, 2, 3) averaged: 2 everywhere, the
+    // result named ckpt-2 so that checkNumbered expects 2.
+    const auto threeSaves = [](const Paths& p) {
+        NumberedProgram prog(kVariables, kElements);
+        auto m = CheckpointManager::create(prog.root, p.dir(), keepThree());
+        for (int n = 1; m.ok() && n <= 3; ++n) {
+            prog.fill(static_cast<float>(n));
+            if (!(*m)->save().ok()) return false;
+        }
+        return m.ok();
+    };
+    out.push_back({"surgery average", 40, 30000, threeSaves,
+                   [](const Paths& p) {
+                       const std::vector<std::string> sources = {p.dir() + "/ckpt-1", p.dir() + "/ckpt-2", p.dir() + "/ckpt-3"};
+                       surgeryForever([&] {
+                           return averageCheckpoints(sources, p.root + "/averaged/ckpt-2", AverageSpec{}, replacing()).status();
+                       });
+                   },
+                   [](const Paths& p) { return surgeryProblem(p, p.root + "/averaged/ckpt-2"); },
+                   [](const Paths& p) -> int64_t {
+                       return QFileInfo::exists(QString::fromStdString(p.root + "/averaged/ckpt-2.index")) ? 2 : 0;
+                   }});
+    // ckpt-3 with its save_counter replaced (--set from a .npy): v0 and v1 still hold 3.
+    out.push_back({"surgery edit", 40, 30000,
+                   [threeSaves](const Paths& p) {
+                       const int64_t counter = 41;
+                       std::string npy = npyPreamble(npyDescr(DataType::Int64), TensorShape{});
+                       npy.append(reinterpret_cast<const char*>(&counter), sizeof counter);
+                       std::ofstream(p.root + "/counter.npy", std::ios::binary) << npy;
+                       return threeSaves(p);
+                   },
+                   [](const Paths& p) {
+                       surgeryForever([&]() -> Status {
+                           auto source = Checkpoint::open(p.dir() + "/ckpt-3");
+                           if (!source.ok()) return source.status();
+                           EditSpec spec;
+                           spec.sets = {{"save_counter", p.root + "/counter.npy"}};
+                           auto plan = planEdit(**source, spec);
+                           if (!plan.ok()) return plan.status();
+                           return applyEdit(*plan, p.root + "/edited/ckpt-3", replacing()).status();
+                       });
+                   },
+                   [](const Paths& p) { return surgeryProblem(p, p.root + "/edited/ckpt-3"); },
+                   [](const Paths& p) -> int64_t {
+                       return QFileInfo::exists(QString::fromStdString(p.root + "/edited/ckpt-3.index")) ? 3 : 0;
+                   }});
+    // v0 and v1 (2 everywhere) from two bundles with their own graphs, the
+    // first with the save_counter a restore into the numbered program expects.
+    out.push_back({"surgery merge", 40, 30000,
+                   [](const Paths& p) {
+                       for (int i = 0; i < kVariables; ++i) {
+                           auto root = Trackable::makeObject();
+                           auto v = Variable::make(DataType::Float, TensorShape{{kElements}});
+                           auto* f = reinterpret_cast<float*>(v->mutableValue().bytes.data());
+                           std::fill(f, f + kElements, 2.0f);
+                           if (!root->addChild("v" + std::to_string(i), v).isOk()) return false;
+                           if (i == 0 && !saveCounter(*root).ok()) return false;
+                           if (!writeCheckpoint(*root, p.dir() + "/part-" + std::to_string(i), SaveOptions{}).ok()) return false;
+                       }
+                       return true;
+                   },
+                   [](const Paths& p) {
+                       const std::vector<std::string> sources = {p.dir() + "/part-0", p.dir() + "/part-1"};
+                       surgeryForever([&] { return mergeCheckpoints(sources, p.root + "/merged/ckpt-2", replacing()).status(); });
+                   },
+                   [](const Paths& p) -> QString {
+                       for (int i = 0; i < kVariables; ++i) {
+                           auto reader = BundleReader::open(p.dir() + "/part-" + std::to_string(i));
+                           if (!reader.ok()) return QString::fromStdString(reader.status().toString());
+                       }
+                       return resultProblem(p.root + "/merged/ckpt-2");
+                   },
+                   [](const Paths& p) -> int64_t {
+                       return QFileInfo::exists(QString::fromStdString(p.root + "/merged/ckpt-2.index")) ? 2 : 0;
                    }});
     return out;
 }

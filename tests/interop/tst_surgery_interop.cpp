@@ -1,0 +1,162 @@
+// Interop: checkpoint surgery (`ckpt merge`, `ckpt merge --average`, `ckpt
+// edit`) on checkpoints TensorFlow writes, read back by TensorFlow.
+// tests/interop/surgery_fixtures.py (run with $CKPT_PYTHON, a Python with
+// tensorflow) writes the sources and lists the cases: the arguments, whether
+// the command must succeed, the fragments its error must name. Here every
+// case runs through the built CLI; the sources' bytes must be unchanged
+// after it, a result must pass `ckpt verify`, a refusal must leave nothing
+// at the destination, an average's notes name every tensor it took from
+// the first source. Then the script, with --check, reads every result
+// with TensorFlow: exactly the expected keys, values equal to numpy's
+// (averages in float64, cast to the dtype), and a restore into the program
+// the result stands for with assert_consumed().
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFileInfo>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+
+#include "test_support.h"
+
+using nlohmann::json;
+
+namespace {
+
+QStringList arguments(const json& args) {
+    QStringList out;
+    for (const json& a : args) out << QString::fromStdString(a.get<std::string>());
+    return out;
+}
+
+// SHA-256 of every file of a checkpoint prefix (PREFIX.index,
+// PREFIX.data-*), and of its directory's `checkpoint` state file, by name.
+std::map<QString, QByteArray> hashPrefix(const QString& prefix) {
+    std::map<QString, QByteArray> out;
+    const QFileInfo info(prefix);
+    const QDir dir = info.dir();
+    const QString stem = info.fileName() + QLatin1Char('.');
+    for (const QFileInfo& f : dir.entryInfoList(QDir::Files)) {
+        if (!f.fileName().startsWith(stem) && f.fileName() != QLatin1String("checkpoint")) continue;
+        QCryptographicHash h(QCryptographicHash::Sha256);
+        h.addData(ckpt::testing::readAll(f.filePath()));
+        out[f.filePath()] = h.result().toHex();
+    }
+    return out;
+}
+
+std::map<QString, QByteArray> hashAll(const json& prefixes) {
+    std::map<QString, QByteArray> out;
+    for (const json& p : prefixes) out.merge(hashPrefix(QString::fromStdString(p.get<std::string>())));
+    return out;
+}
+
+}  // namespace
+
+class TstSurgeryInterop : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    json m_doc;
+    json m_checks;
+
+    const json& caseAt(int index) const { return m_doc["cases"][static_cast<size_t>(index)]; }
+
+private slots:
+    void initTestCase() {
+        if (qEnvironmentVariable("CKPT_PYTHON").isEmpty())
+            CKPT_MISSING_PYTHON(
+                "CKPT_PYTHON is not set: these checks need a Python with tensorflow (scripts/test.sh sets it; "
+                "locally e.g. CKPT_PYTHON=/work/main/.venv/bin/python)");
+        QVERIFY(m_dir.isValid());
+        const auto run = ckpt::testing::runInteropScript(QStringLiteral("surgery_fixtures.py"), m_dir.path());
+        QVERIFY2(run.ok, run.log.right(4000).constData());
+        m_doc = ckpt::testing::loadJson(m_dir.filePath(QStringLiteral("surgery.json")));
+        QVERIFY(m_doc["cases"].size() >= 20);
+    }
+
+    // Each case through `ckpt`: the exit status; a refusal names what its
+    // case lists; a result verifies; a --json run prints one JSON object;
+    // the sources' files are byte for byte what they were.
+    void cliCases_data() {
+        QTest::addColumn<int>("index");
+        for (size_t i = 0; i < m_doc["cases"].size(); ++i)
+            QTest::newRow(m_doc["cases"][i]["name"].get<std::string>().c_str()) << int(i);
+    }
+    void cliCases() {
+        QFETCH(int, index);
+        const json& c = caseAt(index);
+        const auto before = hashAll(c["unchanged"]);
+        QVERIFY(!before.empty());
+        const QStringList args = arguments(c["args"]);
+        const auto run = ckpt::testing::runCkpt(args);
+        const QByteArray log = "ckpt " + args.join(QLatin1Char(' ')).toUtf8() + "\nexit " + QByteArray::number(run.exitCode) +
+                               "\nstdout:\n" + run.out.right(3000) + "\nstderr:\n" + run.err.right(3000);
+        QCOMPARE(hashAll(c["unchanged"]), before);
+        if (c["ok"].get<bool>()) {
+            QVERIFY2(run.exitCode == 0, log.constData());
+        } else {
+            QVERIFY2(run.exitCode != 0, log.constData());
+            for (const json& fragment : c["errors"])
+                QVERIFY2((run.out + run.err).contains(QByteArray::fromStdString(fragment.get<std::string>())),
+                         ("the error does not name " + fragment.get<std::string>() + "\n" + log.toStdString()).c_str());
+        }
+        if (args.contains(QStringLiteral("--json")) && run.exitCode == 0) {
+            const json out = json::parse(run.out.toStdString(), nullptr, false);
+            QVERIFY2(out.is_object(), log.constData());
+            // An average names every tensor it took from the first source.
+            std::string notes;
+            for (const json& n : out.value("notes", json::array())) notes += n.get<std::string>() + "\n";
+            for (const json& key : c.value("notes", json::array()))
+                QVERIFY2(notes.find(key.get<std::string>()) != std::string::npos,
+                         ("no note names " + key.get<std::string>() + "\n" + log.toStdString()).c_str());
+        }
+        for (const json& fragment : c.value("stdout", json::array()))
+            QVERIFY2(run.out.contains(QByteArray::fromStdString(fragment.get<std::string>())), log.constData());
+        if (c.contains("dst") && c["ok"].get<bool>()) {
+            const auto verify = ckpt::testing::runCkpt({QStringLiteral("verify"), QString::fromStdString(c["dst"])});
+            QVERIFY2(verify.exitCode == 0, (verify.out + verify.err).constData());
+        }
+    }
+
+    // TensorFlow reads every result (surgery_fixtures.py --check).
+    void tensorFlowReadsResults() {
+        QProcess py;
+        py.setProcessChannelMode(QProcess::MergedChannels);
+        py.start(qEnvironmentVariable("CKPT_PYTHON"),
+                 {ckpt::testing::sourceDir() + QStringLiteral("/tests/interop/surgery_fixtures.py"), QStringLiteral("--check"),
+                  m_dir.path()});
+        QVERIFY2(py.waitForFinished(600000), "surgery_fixtures.py --check timed out");
+        const QByteArray log = py.readAll();
+        QVERIFY2(py.exitStatus() == QProcess::NormalExit && py.exitCode() == 0, log.right(4000).constData());
+        m_checks = ckpt::testing::loadJson(m_dir.filePath(QStringLiteral("check.json")));
+        QVERIFY(m_checks["cases"].is_object());
+    }
+
+    // One row per case, its problems listed.
+    void tensorFlowChecks_data() {
+        QTest::addColumn<int>("index");
+        for (size_t i = 0; i < m_doc["cases"].size(); ++i)
+            if (m_doc["cases"][i].contains("check"))
+                QTest::newRow(m_doc["cases"][i]["name"].get<std::string>().c_str()) << int(i);
+    }
+    void tensorFlowChecks() {
+        QFETCH(int, index);
+        const std::string name = caseAt(index)["name"];
+        QVERIFY2(m_checks["cases"].contains(name), name.c_str());
+        const json& r = m_checks["cases"][name];
+        std::string problems;
+        for (const json& p : r["problems"]) problems += "\n  " + p.get<std::string>();
+        QVERIFY2(r["ok"].get<bool>(), (name + ":" + problems).c_str());
+        QVERIFY2(r["checked"].get<int>() > 0, name.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TstSurgeryInterop)
+#include "tst_surgery_interop.moc"
