@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 
+#include "ckpt/surgery.h"
 #include "pipeline/file_ops.h"
 #include "pipeline/writable_file.h"
 #include "platform/file.h"
@@ -48,14 +49,11 @@ Status checkExportOutput(const std::string& output, const std::string& sourceArg
 }
 
 Status checkImportDestination(const std::string& dstPrefix, const std::string& input, bool overwrite) {
-    const std::string dst = canonicalPath(dstPrefix);
-    const std::string in = canonicalPath(input);
-    if (isBundleFile(in, dst)) return invalidArgument("the destination " + dstPrefix + " would overwrite the input " + input);
-    if (platform::isDirectory(dstPrefix))
-        return invalidArgument("the destination " + dstPrefix + " is a directory; give a checkpoint prefix in it");
-    if (platform::pathExists(dstPrefix + ".index") && !overwrite)
-        return {StatusCode::AlreadyExists, "a checkpoint exists at " + dstPrefix + " (--overwrite replaces it)"};
-    return okStatus();
+    if (isBundleFile(canonicalPath(input), canonicalPath(dstPrefix)))
+        return invalidArgument("the destination " + dstPrefix + " would overwrite the input " + input);
+    // The rest is the rule every checkpoint-writing operation shares (a
+    // prefix, not a directory; an existing checkpoint only with overwrite).
+    return checkSurgeryDestination(dstPrefix, {}, overwrite);
 }
 
 TempOutput::TempOutput(std::string finalPath) : m_final(std::move(finalPath)) {

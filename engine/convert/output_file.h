@@ -18,8 +18,8 @@ std::string canonicalPath(const std::string& path);
 // output is AlreadyExists unless 'overwrite', and never a directory.
 Status checkExportOutput(const std::string& output, const std::string& sourceArg, const std::string& prefix, bool overwrite);
 // An import's destination prefix must not name the input file (as the
-// prefix, its index or a data file); a checkpoint already there is
-// AlreadyExists unless 'overwrite'.
+// prefix, its index or a data file); then checkSurgeryDestination's rule
+// (a checkpoint already there is AlreadyExists unless 'overwrite').
 Status checkImportDestination(const std::string& dstPrefix, const std::string& input, bool overwrite);
 
 // A temp file beside 'finalPath' (".NAME.tmp-PID-N"), removed again unless
