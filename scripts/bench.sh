@@ -14,6 +14,8 @@
 #     schedule (bench_schedule: ScheduledCheckpointer vs plain manager saves
 #              on a ~1 ms-step loop saving every 100 steps; --async)
 #     retention (bench_retention: planning 10,000 checkpoints vs listing them)
+#     export  (bench_export: export of 2 GiB to safetensors and npz, bit-exact
+#              check included, vs dd conv=fsync; --mib N for a smaller run)
 #     catalog (bench_catalog: scans of 1,000 checkpoints x 1,000 tensors,
 #              search over their rows; --checkpoints N --tensors N --only runs|distinct)
 #     surgery (bench_surgery: averaging K=5 checkpoints of 1 GiB vs cat of
@@ -53,17 +55,20 @@ run() {
     retention)
       cmake --build build --target bench_retention >/dev/null
       build/bench/bench_retention "$scratch" "$@" ;;
+    export)
+      cmake --build build --target bench_export >/dev/null
+      build/bench/bench_export "$scratch" "$@" ;;
     catalog)
       cmake --build build --target bench_catalog >/dev/null
       build/bench/bench_catalog "$scratch" "$@" ;;
     surgery)
       cmake --build build --target bench_surgery >/dev/null
       build/bench/bench_surgery "$scratch" "$@" ;;
-    *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, compare, retention, schedule, catalog, surgery, all)" >&2; exit 2 ;;
+    *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, all)" >&2; exit 2 ;;
   esac
 }
 if [ "$which" = all ]; then
-  for b in reader save preview restore compare retention schedule catalog surgery; do echo "== $b"; run "$b"; done
+  for b in reader save preview restore compare retention schedule catalog surgery export; do echo "== $b"; run "$b"; done
 else
   run "$which" "$@"
 fi

@@ -10,7 +10,7 @@ packages=(
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev
   libprotobuf-dev protobuf-compiler
   libleveldb-dev libsnappy-dev
-  libsqlite3-dev libcli11-dev nlohmann-json3-dev libpng-dev
+  libsqlite3-dev libcli11-dev nlohmann-json3-dev libpng-dev libzip-dev
   python3 python3-venv python3-pip
   xvfb xauth imagemagick
   clang-format clang-tidy

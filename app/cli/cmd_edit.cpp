@@ -103,11 +103,7 @@ void run(const EditFlags& f, CommandContext& ctx) {
         return;
     }
     CancelOnSignal signals;
-    SurgeryOptions options;
-    options.save.policy = shardingPolicy(f.sharding);
-    options.overwrite = f.overwrite;
-    options.cancel = &signals.token();
-    if (!f.json) options.progress = terminalProgress();
+    const SurgeryOptions options = surgeryOptions(f.sharding, f.overwrite, !f.json, signals.token());
     auto done = applyEdit(*plan, f.dst, options);
     if (!done.ok()) {
         ctx.exitCode = reportError(done.status(), f.json);

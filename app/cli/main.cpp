@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
     registerReshard(app, ctx);
     registerMerge(app, ctx);
     registerEdit(app, ctx);
+    registerExport(app, ctx);
+    registerImport(app, ctx);
     registerDiff(app, ctx);
     registerHistory(app, ctx);
     registerRetention(app, ctx);

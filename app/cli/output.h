@@ -59,8 +59,10 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx);
 void registerLatest(CLI::App& app, CommandContext& ctx);
 void registerList(CLI::App& app, CommandContext& ctx);
 void registerReshard(CLI::App& app, CommandContext& ctx);
-void registerMerge(CLI::App& app, CommandContext& ctx);  // cmd_merge.cpp
-void registerEdit(CLI::App& app, CommandContext& ctx);   // cmd_edit.cpp
+void registerMerge(CLI::App& app, CommandContext& ctx);      // cmd_merge.cpp
+void registerEdit(CLI::App& app, CommandContext& ctx);       // cmd_edit.cpp
+void registerExport(CLI::App& app, CommandContext& ctx);     // cmd_export.cpp
+void registerImport(CLI::App& app, CommandContext& ctx);     // cmd_import.cpp
 void registerDiff(CLI::App& app, CommandContext& ctx);       // cmd_diff.cpp
 void registerHistory(CLI::App& app, CommandContext& ctx);    // cmd_history.cpp
 void registerRetention(CLI::App& app, CommandContext& ctx);  // cmd_retention.cpp

@@ -41,6 +41,15 @@ ProgressSink terminalProgress() {
     };
 }
 
+SurgeryOptions surgeryOptions(const ShardingFlags& flags, bool overwrite, bool progress, const CancellationToken& cancel) {
+    SurgeryOptions options;
+    options.save.policy = shardingPolicy(flags);
+    options.overwrite = overwrite;
+    options.cancel = &cancel;
+    if (progress) options.progress = terminalProgress();
+    return options;
+}
+
 void printSurgeryResult(const SurgeryResult& result, bool json, const nlohmann::json& extra) {
     if (json) {
         nlohmann::json j = {{"prefix", result.stats.prefix},

@@ -27,6 +27,10 @@ std::shared_ptr<const ShardingPolicy> shardingPolicy(const ShardingFlags& flags)
 // "phase 42%" redrawn on stderr when it is a terminal; null otherwise.
 ProgressSink terminalProgress();
 
+// The options a writing command runs with: its sharding and --overwrite,
+// progress on a terminal (when 'progress'), cancelled by 'cancel'.
+SurgeryOptions surgeryOptions(const ShardingFlags& flags, bool overwrite, bool progress, const CancellationToken& cancel);
+
 // "wrote DST: N tensors in S data file(s), verified" plus the notes, or the
 // JSON object {prefix, shards, tensors, bytes, seconds, verified, notes} with 'extra' merged in.
 void printSurgeryResult(const SurgeryResult& result, bool json, const nlohmann::json& extra = nlohmann::json::object());

@@ -1,7 +1,7 @@
 // Seed corpora for the fuzz harnesses, written by the engine itself (no
 // third-party files in the repository): `fuzz_seeds OUT` saves a few
 // checkpoints and fills OUT/<harness>/ (index, object_graph, string_tensor,
-// checkpoint_state, model_spec, retention_policy) with their parts.
+// checkpoint_state, model_spec, retention_policy, array_header) with their parts.
 
 #include <cstdio>
 #include <string>
@@ -11,7 +11,9 @@
 #include "ckpt/bundle_writer.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/checkpoint_state.h"
+#include "ckpt/convert.h"
 #include "ckpt/model_spec.h"
+#include "ckpt/npy.h"
 #include "ckpt/retention.h"
 #include "ckpt/save.h"
 #include "fuzz_support.h"
@@ -117,6 +119,21 @@ Status retentionSeeds(const Corpus& corpus) {
     return okStatus();
 }
 
+// A safetensors export of a saved sample program, and .npy preambles.
+Status arraySeeds(const Corpus& corpus, const std::string& work, const Trackable& program) {
+    const std::string prefix = platform::joinPath(work, "for-export");
+    CKPT_RETURN_IF_ERROR(writeCheckpoint(program, prefix, {}).status());
+    const std::string file = platform::joinPath(work, "export.safetensors");
+    ExportOptions options;
+    options.skipUnsupported = true;
+    options.overwrite = true;
+    CKPT_RETURN_IF_ERROR(exportCheckpoint(prefix, file, options).status());
+    CKPT_RETURN_IF_ERROR(corpus.copy("array_header", "export.safetensors", file));
+    CKPT_RETURN_IF_ERROR(corpus.put("array_header", "f4-3x4.npy", npyPreamble("<f4", TensorShape{{3, 4}})));
+    CKPT_RETURN_IF_ERROR(corpus.put("array_header", "b1-scalar.npy", npyPreamble("|b1", TensorShape{})));
+    return corpus.put("array_header", "i8-empty.npy", npyPreamble("<i8", TensorShape{{0}}));
+}
+
 Status writeSeeds(const Corpus& corpus) {
     const std::string work = platform::joinPath(fuzz::scratchDir(), "seeds");
     CKPT_RETURN_IF_ERROR(pipeline::createDirectories(work));
@@ -125,6 +142,7 @@ Status writeSeeds(const Corpus& corpus) {
     CKPT_RETURN_IF_ERROR(graphAndSpecSeeds(corpus, work, *program));
     CKPT_RETURN_IF_ERROR(stringSeeds(corpus));
     CKPT_RETURN_IF_ERROR(stateSeeds(corpus, work));
+    CKPT_RETURN_IF_ERROR(arraySeeds(corpus, work, *program));
     return retentionSeeds(corpus);
 }
 

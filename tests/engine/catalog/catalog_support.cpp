@@ -180,8 +180,8 @@ int64_t queryInt(const std::string& db, const std::string& sql) {
     return value;
 }
 
-std::string queryText(const std::string& db, const std::string& sql) {
-    Db d(db);
+std::string queryText(const std::string& db, const std::string& sql, bool readOnly) {
+    Db d(db, readOnly);
     std::string out;
     char* error = nullptr;
     const int rc = sqlite3_exec(
@@ -198,7 +198,10 @@ std::string queryText(const std::string& db, const std::string& sql) {
     return out;
 }
 
-std::string integrityCheck(const std::string& db) { return queryText(db, "PRAGMA integrity_check"); }
+// Read-write: after a writer was killed the first connection recovers the
+// WAL index, which a read-only one may not do ("attempt to write a readonly
+// database"), as any real opener of the catalog would.
+std::string integrityCheck(const std::string& db) { return queryText(db, "PRAGMA integrity_check", false); }
 
 std::string execSql(const std::string& db, const std::string& sql) {
     sqlite3* handle = nullptr;

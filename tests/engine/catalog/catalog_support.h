@@ -45,7 +45,7 @@ std::string catalogMatchesIndex(Catalog& catalog);
 
 // SQLite through a connection of our own. queryInt: -1 on any error.
 int64_t queryInt(const std::string& db, const std::string& sql);
-std::string queryText(const std::string& db, const std::string& sql);
+std::string queryText(const std::string& db, const std::string& sql, bool readOnly = true);
 std::string integrityCheck(const std::string& db);                   // "ok" when intact
 std::string execSql(const std::string& db, const std::string& sql);  // "" on success, else the error
 // Every table's rows (all columns, in rowid order) hashed: a write
