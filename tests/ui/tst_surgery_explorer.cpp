@@ -2,9 +2,10 @@
 // window on demo training runs: Save As with two shards, Strip Optimizer's
 // preview and result, Rename (F2) and Delete (Del) from the object tree with
 // the resulting tree previewed, a deletion refused for its dangling slot
-// references and then forced, Average With over two checkpoints of the run,
-// and a cancelled job that leaves nothing behind. Every result is read back
-// with the engine; the source is compared byte for byte before and after.
+// references and then forced, Average With over two checkpoints of the run
+// (and over unlike ones, refused), Export… to safetensors, and a cancelled
+// job that leaves nothing behind. Every result is read back with the
+// engine; the source is compared byte for byte before and after.
 
 #include <QAction>
 #include <QCheckBox>
@@ -32,6 +33,7 @@
 #include "test_support.h"
 #include "views/average_dialog.h"
 #include "views/edit_dialog.h"
+#include "views/export_dialog.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
 #include "views/surgery_dialog.h"
@@ -323,6 +325,44 @@ private slots:
         QTRY_VERIFY(w.findChild<QMessageBox*>(QStringLiteral("surgeryErrorMessage")));
         QVERIFY(filesOf(m_run + QStringLiteral("/unlike-average")).isEmpty());
         QVERIFY(!w.openResultButton()->isVisibleTo(&w));
+    }
+
+    void exportSafetensors() {
+        MainWindow w;
+        open(w);
+        ExportDialog* dialog = w.exportDialog();
+        QVERIFY(dialog);
+        QCOMPARE(dialog->destination(), m_latest + QStringLiteral(".safetensors"));
+        // The extension follows the format.
+        dialog->formatBox()->setCurrentIndex(dialog->formatBox()->findData(static_cast<int>(ArrayFormat::Npz)));
+        QCOMPARE(dialog->destination(), m_latest + QStringLiteral(".npz"));
+        dialog->formatBox()->setCurrentIndex(dialog->formatBox()->findData(static_cast<int>(ArrayFormat::Safetensors)));
+        dialog->weightsOnlyBox()->setChecked(true);
+        QVERIFY(waitChecked(dialog));
+        QVERIFY2(dialog->okButton()->isEnabled(), qPrintable(dialog->reason()));
+        const QString output = dialog->destination();
+        const SurgeryFinish done = write(w, dialog);
+        QVERIFY2(done.ok, qPrintable(done.message));
+        QCOMPARE(done.prefix, output);
+        QVERIFY2(done.message.startsWith(QStringLiteral("Exported")), qPrintable(done.message));
+        // safetensors: an 8-byte little-endian header length, then the JSON header naming the arrays.
+        const QByteArray bytes = testing::readAll(output);
+        QVERIFY(bytes.size() > 8);
+        quint64 headerSize = 0;
+        for (int i = 7; i >= 0; --i) headerSize = (headerSize << 8) | static_cast<quint8>(bytes[i]);
+        QVERIFY(headerSize > 0 && headerSize + 8 <= static_cast<quint64>(bytes.size()));
+        const QByteArray header = bytes.mid(8, static_cast<qsizetype>(headerSize));
+        QVERIFY2(header.contains("model.layer_with_weights-0.kernel"), header.constData());
+        QVERIFY2(!header.contains("optimizer"), header.constData());
+        // Nothing to open in the explorer: no Open button.
+        QVERIFY(!w.openResultButton()->isVisibleTo(&w));
+        // The same name again is refused in the dialog, not by a failed job.
+        ExportDialog* again = w.exportDialog();
+        again->destinationEdit()->setText(output);
+        QVERIFY(waitChecked(again));
+        QVERIFY(!again->okButton()->isEnabled());
+        QVERIFY2(again->reason().contains(QStringLiteral("exists")), qPrintable(again->reason()));
+        again->reject();
     }
 
     void cancelLeavesNoOutput() {

@@ -27,8 +27,9 @@ using ShardingChoice = ScheduleSharding;
 struct SurgeryOutcome {
     bool ok = false;
     bool cancelled = false;
-    QString error;   // the engine's Status::toString(), verbatim
-    QString prefix;  // the written checkpoint
+    QString error;           // the engine's Status::toString(), verbatim
+    QString prefix;          // the written checkpoint (an export: the file)
+    bool checkpoint = true;  // false for an export: nothing to list or open
     QStringList notes;
     qint64 tensors = 0;
     int shards = 0;

@@ -34,6 +34,7 @@ class DirectoryModel;
 class CompareView;
 class AverageDialog;
 class EditDialog;
+class ExportDialog;
 class ErrorPanel;
 class JobControl;
 class SurgeryDialog;
@@ -89,6 +90,7 @@ public:
     EditDialog* renameDialog();
     EditDialog* deleteDialog();
     AverageDialog* averageDialog();
+    ExportDialog* exportDialog();
     // Shown after a surgery wrote a checkpoint: opens it.
     QPushButton* openResultButton() const { return m_openResult; }
 

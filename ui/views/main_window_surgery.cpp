@@ -18,6 +18,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "jobs/checkpoint_jobs.h"
+#include "jobs/export_jobs.h"
 #include "jobs/job_pool.h"
 #include "jobs/job_tracker.h"
 #include "jobs/surgery_jobs.h"
@@ -27,6 +28,7 @@
 #include "views/average_dialog.h"
 #include "views/checkpoint_sidebar.h"
 #include "views/edit_dialog.h"
+#include "views/export_dialog.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
 
@@ -47,6 +49,8 @@ void MainWindow::createSurgeryMenu() {
     strip->setToolTip(tr("Write the open checkpoint without its optimizer and slot variables"));
     QAction* average = menu->addAction(tr("A&verage With\u2026"), this, [this] { averageDialog(); });
     average->setToolTip(tr("Average the open checkpoint with others of its run (mean, EMA or slerp)"));
+    QAction* exportAction = menu->addAction(tr("E&xport\u2026"), this, [this] { exportDialog(); });
+    exportAction->setToolTip(tr("Write the open checkpoint's tensors to a safetensors or npz file"));
     menu->addSeparator();
     QAction* rename = menu->addAction(tr("&Rename\u2026"), this, [this] { renameDialog(); });
     rename->setShortcut(QKeySequence(Qt::Key_F2));
@@ -57,7 +61,7 @@ void MainWindow::createSurgeryMenu() {
     // Only while the tree has focus: Delete in the filter box edits the filter.
     for (QAction* a : {rename, remove}) a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     m_tree->setRowActions({rename, remove});
-    m_surgeryActions = {saveAs, strip, average, rename, remove};
+    m_surgeryActions = {saveAs, strip, average, exportAction, rename, remove};
     m_rowActions = {rename, remove};
 
     m_openResult = new QPushButton(this);
@@ -160,6 +164,21 @@ AverageDialog* MainWindow::averageDialog() {
     return dialog;
 }
 
+ExportDialog* MainWindow::exportDialog() {
+    if (!m_snapshot || isErrorShown()) return nullptr;
+    const QString source = QString::fromStdString(m_snapshot->checkpoint->prefix());
+    auto* dialog = new ExportDialog(source, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog, source] {
+        const QString output = dialog->destination();
+        const ExportOptions options = dialog->options();
+        runSurgery(tr("Exporting %1").arg(fileName(output)),
+                   [source, output, options](const auto& job) { return exportArrays(source, output, options, job); });
+    });
+    dialog->open();
+    return dialog;
+}
+
 void MainWindow::runSurgery(const QString& title, std::function<SurgeryOutcome(const std::shared_ptr<JobControl>&)> work) {
     auto job = m_jobs->start(title);
     m_openResult->hide();
@@ -181,6 +200,14 @@ void MainWindow::onSurgeryDone(const SurgeryOutcome& r) {
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->setObjectName(QStringLiteral("surgeryErrorMessage"));
         box->open();
+    } else if (!r.checkpoint) {
+        // An export is compared with the source value for value before it is renamed into place.
+        const QStringList parts =
+            QStringList{
+                tr("%n array(s), %1", nullptr, static_cast<int>(r.tensors)).arg(formatBytes(static_cast<int64_t>(r.dataBytes))),
+                tr("checked against the source")} +
+            r.notes;
+        message = tr("Exported %1: %2").arg(r.prefix, parts.join(QStringLiteral("; ")));
     } else {
         // Every surgery reads its result back before it reports success.
         const QStringList parts = QStringList{tr("%n tensor(s) in %1 shard(s), %2", nullptr, static_cast<int>(r.tensors))

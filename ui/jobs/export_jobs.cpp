@@ -1,0 +1,47 @@
+#include "jobs/export_jobs.h"
+
+#include <QFileInfo>
+
+namespace ckpt::ui {
+
+QString checkExportOutput(const QString& output, const QStringList&) {
+    if (output.trimmed().isEmpty()) return QObject::tr("Choose the file to export to.");
+    if (!arrayFormatFromPath(output.toStdString())) return QObject::tr("Name the file .safetensors or .npz.");
+    if (QFileInfo::exists(output)) return QObject::tr("%1 exists; choose another name.").arg(output);
+    return {};
+}
+
+QString suggestExportOutput(const QString& source, ArrayFormat format) {
+    const QString extension = QLatin1Char('.') + QString::fromLatin1(arrayFormatName(format));
+    QString candidate = source + extension;
+    for (int n = 2; QFileInfo::exists(candidate); ++n) candidate = source + QLatin1Char('-') + QString::number(n) + extension;
+    return candidate;
+}
+
+SurgeryOutcome exportArrays(const QString& source, const QString& output, ExportOptions options,
+                            const std::shared_ptr<JobControl>& job) {
+    SurgeryOutcome out;
+    out.prefix = output;
+    out.checkpoint = false;
+    if (job->isCancelled()) {
+        out.cancelled = true;
+        return out;
+    }
+    options.overwrite = false;
+    options.progress = JobControl::sinkFor(job);
+    options.cancel = &job->token();
+    auto done = exportCheckpoint(source.toStdString(), output.toStdString(), options);
+    if (!done.ok()) {
+        out.cancelled = done.status().code() == StatusCode::Cancelled;
+        if (!out.cancelled) out.error = QString::fromStdString(done.status().toString());
+        return out;
+    }
+    out.ok = true;
+    out.prefix = QString::fromStdString(done->output);
+    out.tensors = done->tensors;
+    out.dataBytes = done->fileBytes;
+    for (const std::string& n : done->notes) out.notes << QString::fromStdString(n);
+    return out;
+}
+
+}  // namespace ckpt::ui
