@@ -6,8 +6,9 @@
 // looks at the file system; a destination inside a source or on an existing
 // checkpoint is refused) and its reason shows above the buttons. Write stays
 // disabled until the engine and the subclass (an edit's plan, an average's
-// sources) accept what is shown. Save As is this dialog alone; the edit and
-// average dialogs add their fields above. The dialog writes nothing: the
+// sources) accept what is shown. Save As is this dialog alone; the edit,
+// average and export dialogs add their fields above (export replaces the
+// destination check and hides the sharding). The dialog writes nothing: the
 // window runs the job once it is accepted.
 
 #include <QDialog>
