@@ -96,6 +96,8 @@ void run(const EditFlags& f, CommandContext& ctx) {
     auto plan = planEdit(**source, spec);
     if (!plan.ok()) {
         ctx.exitCode = reportError(plan.status(), f.json);
+        if (!f.json && plan.status().message().find("forcing the edit") != std::string::npos)
+            std::cerr << "ckpt: pass --force to delete them too\n";
         return;
     }
     if (f.dryRun) {

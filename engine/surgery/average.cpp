@@ -276,6 +276,11 @@ Result<std::vector<std::string>> expandAverageSources(const std::vector<std::str
     return out;
 }
 
+Status checkAverageSources(const std::vector<std::string>& arguments) {
+    CKPT_ASSIGN_OR_RETURN(std::vector<Source> sources, surgery::openSources(arguments));
+    return checkSameStructure(sources);
+}
+
 Result<SurgeryResult> averageCheckpoints(const std::vector<std::string>& arguments, const std::string& dst,
                                          const AverageSpec& spec, const SurgeryOptions& options) {
     CKPT_RETURN_IF_ERROR(checkSpec(spec, arguments.size()));

@@ -98,7 +98,7 @@ Result<EditPlan> planEdit(const Checkpoint& source, const EditSpec& spec) {
         const std::vector<std::string> dangling = edit->danglingReferences(spec.force);
         if (!dangling.empty() && !spec.force)
             return invalidArgument("the edit would leave " + std::to_string(dangling.size()) +
-                                   " dangling reference(s): " + joinLines(dangling, 5) + " (pass --force to delete those too)");
+                                   " dangling reference(s): " + joinLines(dangling, 5) + "; forcing the edit deletes them too");
         if (!dangling.empty())
             plan.notes.push_back("also deleted, as they referred to deleted objects: " + joinLines(dangling, 5));
         CKPT_ASSIGN_OR_RETURN(surgery::GraphEdit::Finished finished, edit->finish());

@@ -61,6 +61,13 @@ QString checkDestination(const QString& destination, const QStringList& sources)
     return s.isOk() ? QString() : text(s);
 }
 
+QString checkAverageDestination(const QString& destination, const QStringList& sources) {
+    if (QString reason = checkDestination(destination, sources); !reason.isEmpty()) return reason;
+    if (sources.size() < 2) return {};  // the dialog's own fields say what is missing
+    const Status s = checkAverageSources(toStd(sources));
+    return s.isOk() ? QString() : text(s);
+}
+
 QString suggestDestination(const QString& source, const QString& suffix) {
     const QFileInfo info(source);
     const QString base = info.dir().filePath(info.fileName() + QLatin1Char('-') + suffix);

@@ -40,6 +40,10 @@ struct SurgeryOutcome {
 // it may be written. Looks at the file system: run it on jobPool().
 QString checkDestination(const QString& destination, const QStringList& sources);
 
+// checkDestination, then whether 'sources' can be averaged (the engine's
+// checkAverageSources: every one opens, all of one structure).
+QString checkAverageDestination(const QString& destination, const QStringList& sources);
+
 // A prefix next to 'source' named "<name>-<suffix>" (then "-2", "-3", ...)
 // that no checkpoint uses yet: the dialogs' suggestion.
 QString suggestDestination(const QString& source, const QString& suffix);

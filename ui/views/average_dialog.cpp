@@ -1,5 +1,7 @@
 #include "views/average_dialog.h"
 
+#include "jobs/surgery_jobs.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -16,6 +18,8 @@ AverageDialog::AverageDialog(const QString& current, const QStringList& candidat
                     suggestDestination(current, QStringLiteral("averaged")), parent),
       m_list(new QListWidget(this)), m_method(new QComboBox(this)), m_decay(new QDoubleSpinBox(this)),
       m_slerp(new QDoubleSpinBox(this)), m_weightsOnly(new QCheckBox(tr("&Weights only (drop the optimizer's state)"), this)) {
+    // Sources of another structure are refused before anything runs.
+    setDestinationCheck(checkAverageDestination);
     auto* hint = new QLabel(tr("Check the checkpoints of the run to average %1 with:").arg(QFileInfo(current).fileName()), this);
     hint->setWordWrap(true);
     content()->addWidget(hint);

@@ -89,6 +89,11 @@ struct AverageSpec {
 // highest steps of the whole list. Ema orders the result by step.
 Result<std::vector<std::string>> expandAverageSources(const std::vector<std::string>& arguments, int lastK, AverageMethod method);
 
+// Whether the sources can be averaged at all: each opens, and all hold the
+// same keys, dtypes and shapes (InvalidArgument naming the differences).
+// Reads the indexes only; averageCheckpoints checks the same first.
+Status checkAverageSources(const std::vector<std::string>& sources);
+
 // Same-structure checkpoints (the same keys, dtypes and shapes; the
 // mismatches are named) combined value by value in float64. Tensors that
 // are not floating point (step counters, strings) are taken from the first
