@@ -15,15 +15,6 @@ namespace fs = std::filesystem;
 
 namespace ckpt::convert {
 
-std::string canonicalPath(const std::string& path) {
-    std::error_code ec;
-    fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
-    if (ec) p = fs::absolute(path, ec).lexically_normal();
-    std::string s = p.string();
-    while (s.size() > 1 && s.back() == '/') s.pop_back();
-    return s;
-}
-
 namespace {
 
 // The prefix itself, its index, and (by name) any of its data files.
@@ -36,9 +27,9 @@ bool isBundleFile(const std::string& path, const std::string& prefix) {
 }  // namespace
 
 Status checkExportOutput(const std::string& output, const std::string& sourceArg, const std::string& prefix, bool overwrite) {
-    const std::string out = canonicalPath(output);
-    const std::string src = canonicalPath(sourceArg);
-    if (out == src || isBundleFile(out, canonicalPath(prefix)))
+    const std::string out = platform::canonicalPath(output);
+    const std::string src = platform::canonicalPath(sourceArg);
+    if (out == src || isBundleFile(out, platform::canonicalPath(prefix)))
         return invalidArgument("the output " + output + " is the source checkpoint " + sourceArg + " itself");
     if (platform::isDirectory(src) && platform::isInsideDirectory(out, src))
         return invalidArgument("the output " + output + " is inside the source " + sourceArg + ": write it somewhere else");
@@ -49,7 +40,7 @@ Status checkExportOutput(const std::string& output, const std::string& sourceArg
 }
 
 Status checkImportDestination(const std::string& dstPrefix, const std::string& input, bool overwrite) {
-    if (isBundleFile(canonicalPath(input), canonicalPath(dstPrefix)))
+    if (isBundleFile(platform::canonicalPath(input), platform::canonicalPath(dstPrefix)))
         return invalidArgument("the destination " + dstPrefix + " would overwrite the input " + input);
     // The rest is the rule every checkpoint-writing operation shares (a
     // prefix, not a directory; an existing checkpoint only with overwrite).

@@ -10,9 +10,6 @@
 
 namespace ckpt::convert {
 
-// Absolute, with symlinks and ".." of the existing part resolved.
-std::string canonicalPath(const std::string& path);
-
 // An export's output must not be the source checkpoint's prefix or one of
 // its files, nor lie inside a source given as a directory; an existing
 // output is AlreadyExists unless 'overwrite', and never a directory.

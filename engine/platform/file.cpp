@@ -171,6 +171,15 @@ std::string dirName(std::string_view path) {
     return std::string(path.substr(0, slash));
 }
 
+std::string canonicalPath(const std::string& path) {
+    std::error_code ec;
+    std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+    if (ec) p = std::filesystem::absolute(path, ec).lexically_normal();
+    std::string text = p.string();
+    while (text.size() > 1 && text.back() == '/') text.pop_back();
+    return text;
+}
+
 bool isInsideDirectory(std::string_view inner, std::string_view outer) {
     if (outer == "/") return inner != "/";
     return inner.size() > outer.size() && inner.substr(0, outer.size()) == outer && inner[outer.size()] == '/';

@@ -79,6 +79,10 @@ Result<uint32_t> fileCrc32c(const RandomAccessFile& file);
 std::string baseName(std::string_view path);
 std::string dirName(std::string_view path);
 std::string joinPath(std::string_view dir, std::string_view name);
+// The canonical form of a path that may not exist yet: absolute, symlinks
+// and ".." of the part that exists resolved, the rest normalised
+// lexically, no trailing slash. How destination checks compare paths.
+std::string canonicalPath(const std::string& path);
 // 'inner' lies strictly below directory 'outer'; both absolute and
 // normalised, without a trailing slash ("/" is every other path's outer).
 bool isInsideDirectory(std::string_view inner, std::string_view outer);

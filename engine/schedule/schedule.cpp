@@ -33,17 +33,6 @@ std::string secondsText(double s) {
     return buffer;
 }
 
-// The canonical form of a path that may not exist yet: symlinks and ".."
-// of the part that exists are resolved, the rest normalised lexically.
-std::string canonicalPath(const std::string& path) {
-    std::error_code ec;
-    fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
-    if (ec) p = fs::absolute(path, ec).lexically_normal();
-    std::string text = p.string();
-    while (text.size() > 1 && text.back() == '/') text.pop_back();
-    return text;
-}
-
 // A destination can be created when its nearest existing ancestor is a
 // directory this process may write into (and every existing part is one).
 Status checkCreatable(const std::string& destination) {
@@ -110,8 +99,8 @@ Status checkPaths(const Schedule& s) {
         if (!fs::is_directory(s.sourcePath, ec))
             return invalidArgument("source " + s.sourcePath +
                                    (fs::exists(s.sourcePath, ec) ? " is not a directory" : " does not exist"));
-        const std::string source = canonicalPath(s.sourcePath);
-        const std::string destination = canonicalPath(s.destination);
+        const std::string source = platform::canonicalPath(s.sourcePath);
+        const std::string destination = platform::canonicalPath(s.destination);
         if (source == destination) return invalidArgument("the destination " + s.destination + " is the source directory itself");
         if (platform::isInsideDirectory(destination, source))
             return invalidArgument("the destination " + s.destination + " is inside the source " + s.sourcePath +

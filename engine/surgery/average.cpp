@@ -34,28 +34,38 @@ bool averaged(DataType t) {
     }
 }
 
+// Element i of stored bytes. Regions start at any offset of their data
+// file (and so of a mapping): loads go through memcpy, which compiles to
+// plain unaligned loads.
+template <typename T>
+T loadAt(const uint8_t* bytes, size_t i) {
+    T v;
+    std::memcpy(&v, bytes + i * sizeof(T), sizeof(T));
+    return v;
+}
+
+template <typename T>
+void storeAt(uint8_t* bytes, size_t i, T v) {
+    std::memcpy(bytes + i * sizeof(T), &v, sizeof(T));
+}
+
 // Components [begin, begin + n) of stored bytes as doubles added, scaled,
 // to acc[0, n) (complex: real and imaginary parts interleaved).
 void addScaled(const uint8_t* bytes, DataType dtype, size_t begin, size_t n, double weight, double* acc) {
     switch (dtype) {
     case DataType::Float:
-    case DataType::Complex64: {
-        const float* v = reinterpret_cast<const float*>(bytes) + begin;
-        for (size_t i = 0; i < n; ++i) acc[i] += weight * static_cast<double>(v[i]);
+    case DataType::Complex64:
+        for (size_t i = 0; i < n; ++i) acc[i] += weight * static_cast<double>(loadAt<float>(bytes, begin + i));
         break;
-    }
     case DataType::Double:
-    case DataType::Complex128: {
-        const double* v = reinterpret_cast<const double*>(bytes) + begin;
-        for (size_t i = 0; i < n; ++i) acc[i] += weight * v[i];
+    case DataType::Complex128:
+        for (size_t i = 0; i < n; ++i) acc[i] += weight * loadAt<double>(bytes, begin + i);
         break;
-    }
     case DataType::Half:
     case DataType::BFloat16: {
         const bool half = dtype == DataType::Half;
         for (size_t i = 0; i < n; ++i) {
-            uint16_t bits = 0;
-            std::memcpy(&bits, bytes + 2 * (begin + i), 2);
+            const auto bits = loadAt<uint16_t>(bytes, begin + i);
             acc[i] += weight * static_cast<double>(half ? halfToFloat(bits) : bfloat16ToFloat(bits));
         }
         break;
@@ -73,11 +83,9 @@ size_t componentCount(DataType dtype, int64_t elements) {
 void store(const double* acc, size_t begin, size_t n, DataType dtype, uint8_t* out) {
     switch (dtype) {
     case DataType::Float:
-    case DataType::Complex64: {
-        float* v = reinterpret_cast<float*>(out) + begin;
-        for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(acc[i]);
+    case DataType::Complex64:
+        for (size_t i = 0; i < n; ++i) storeAt(out, begin + i, static_cast<float>(acc[i]));
         break;
-    }
     case DataType::Double:
     case DataType::Complex128: std::memcpy(out + begin * sizeof(double), acc, n * sizeof(double)); break;
     case DataType::Half:
@@ -86,8 +94,7 @@ void store(const double* acc, size_t begin, size_t n, DataType dtype, uint8_t* o
         const bool half = dtype == DataType::Half;
         for (size_t i = 0; i < n; ++i) {
             const auto f = static_cast<float>(acc[i]);
-            const uint16_t bits = half ? floatToHalf(f) : floatToBfloat16(f);
-            std::memcpy(out + 2 * (begin + i), &bits, 2);
+            storeAt(out, begin + i, half ? floatToHalf(f) : floatToBfloat16(f));
         }
         break;
     }

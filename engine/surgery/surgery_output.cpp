@@ -9,32 +9,20 @@
 #include "surgery/graph_edit.h"
 
 namespace ckpt {
-namespace {
-
-std::string normalized(const std::string& path) {
-    std::error_code ec;
-    std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
-    std::string out = (ec ? std::filesystem::path(path).lexically_normal() : p).string();
-    while (out.size() > 1 && out.back() == '/') out.pop_back();
-    return out;
-}
-
-}  // namespace
-
 Status checkSurgeryDestination(const std::string& dst, const std::vector<std::string>& sources, bool overwrite) {
     if (dst.empty() || dst.back() == '/') return invalidArgument("destination \"" + dst + "\" is not a checkpoint prefix");
     if (platform::isDirectory(dst))
         return invalidArgument("destination " + dst + " is a directory; name a prefix in it, e.g. " +
                                platform::joinPath(dst, "model"));
-    const std::string target = normalized(dst);
+    const std::string target = platform::canonicalPath(dst);
     for (const std::string& source : sources) {
         if (platform::isDirectory(source)) {
-            if (platform::isInsideDirectory(target, normalized(source)))
+            if (platform::isInsideDirectory(target, platform::canonicalPath(source)))
                 return invalidArgument("destination " + dst + " lies inside source directory " + source +
                                        "; write the result elsewhere");
         }
         auto resolved = resolveCheckpoint(source);
-        if (resolved.ok() && normalized(resolved->prefix) == target)
+        if (resolved.ok() && platform::canonicalPath(resolved->prefix) == target)
             return invalidArgument("destination " + dst + " is source " + source + " itself; sources are never modified");
     }
     if (!overwrite && platform::pathExists(dst + ".index"))
