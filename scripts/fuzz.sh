@@ -18,7 +18,9 @@ case "$preset" in
   dev-asan) build=build-asan ;;
   *) echo "fuzz.sh: CKPT_FUZZ_PRESET must be fuzz or dev-asan, not $preset" >&2; exit 2 ;;
 esac
-harnesses=(index object_graph string_tensor checkpoint_state model_spec retention_policy)
+# The harness list has one home, tests/fuzz/CMakeLists.txt.
+read -r -a harnesses < <(sed -n 's/^set(CKPT_FUZZ_HARNESSES \(.*\))$/\1/p' tests/fuzz/CMakeLists.txt)
+[ "${#harnesses[@]}" -gt 0 ] || { echo "fuzz.sh: no CKPT_FUZZ_HARNESSES in tests/fuzz/CMakeLists.txt" >&2; exit 1; }
 
 bash scripts/install-deps.sh
 if [ ! -f "$build/build.ninja" ]; then
