@@ -5,6 +5,7 @@
 
 #include "ckpt/checkpoint.h"
 #include "ckpt/surgery.h"
+#include "diff_format.h"
 #include "output.h"
 #include "schedule_output.h"
 #include "surgery_output.h"
@@ -107,6 +108,7 @@ void run(const EditFlags& f, CommandContext& ctx) {
     CancelOnSignal signals;
     const SurgeryOptions options = surgeryOptions(f.sharding, f.overwrite, !f.json, signals.token());
     auto done = applyEdit(*plan, f.dst, options);
+    clearTerminalProgress(options.progress);
     if (!done.ok()) {
         ctx.exitCode = reportError(done.status(), f.json);
         return;

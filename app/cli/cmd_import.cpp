@@ -7,6 +7,7 @@
 #include "diff_format.h"
 #include "output.h"
 #include "schedule_output.h"
+#include "surgery_output.h"
 
 namespace ckpt::cli {
 
@@ -16,24 +17,19 @@ void registerImport(CLI::App& app, CommandContext& ctx) {
                                    "model spec (verified, compared back)");
     struct Args {
         std::string in, dst, spec;
-        int shards = 0;
-        int64_t maxBytes = 0;
+        ShardingFlags sharding;
         bool overwrite = false, json = false;
     };
     auto a = std::make_shared<Args>();
     cmd->add_option("IN", a->in, "A .safetensors or .npz file")->required();
     cmd->add_option("DST", a->dst, "Destination checkpoint prefix")->required();
     cmd->add_option("--spec", a->spec, "Model spec JSON (docs/model-spec.md)")->required();
-    auto* o1 = cmd->add_option("--shards", a->shards, "N data files of similar size")->check(CLI::PositiveNumber);
-    auto* o2 = cmd->add_option("--max-shard-bytes", a->maxBytes, "Data files of at most B bytes (tensors split)")
-                   ->check(CLI::PositiveNumber);
-    o1->excludes(o2);
+    addShardingFlags(*cmd, a->sharding);
     cmd->add_flag("--overwrite", a->overwrite, "Replace a checkpoint already at DST");
     cmd->add_flag("--json", a->json, "Machine-readable output (docs/cli.md)");
     cmd->callback([&ctx, a] {
         ImportOptions options;
-        if (a->shards > 0) options.save.policy = std::make_shared<FixedShardCountPolicy>(a->shards);
-        else if (a->maxBytes > 0) options.save.policy = std::make_shared<MaxShardSizePolicy>(a->maxBytes);
+        options.save.policy = shardingPolicy(a->sharding);
         options.overwrite = a->overwrite;
         CancelOnSignal signals;
         options.cancel = &signals.token();

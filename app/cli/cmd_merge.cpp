@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "ckpt/surgery.h"
+#include "diff_format.h"
 #include "output.h"
 #include "schedule_output.h"
 #include "surgery_output.h"
@@ -36,6 +37,7 @@ void run(const MergeFlags& f, CommandContext& ctx) {
     const SurgeryOptions options = surgeryOptions(f.sharding, f.overwrite, !f.json, signals.token());
     if (!f.average) {
         auto done = mergeCheckpoints(f.sources, f.dst, options);
+        clearTerminalProgress(options.progress);
         if (!done.ok()) ctx.exitCode = reportError(done.status(), f.json);
         else printSurgeryResult(*done, f.json, {{"sources", f.sources}});
         return;
@@ -56,6 +58,7 @@ void run(const MergeFlags& f, CommandContext& ctx) {
         return;
     }
     auto done = averageCheckpoints(*sources, f.dst, spec, options);
+    clearTerminalProgress(options.progress);
     if (!done.ok()) ctx.exitCode = reportError(done.status(), f.json);
     else printSurgeryResult(*done, f.json, {{"sources", *sources}});
 }

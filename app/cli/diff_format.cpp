@@ -79,12 +79,13 @@ ProgressSink terminalProgress(std::string label) {
         int last = -1;
     };
     auto state = std::make_shared<State>();
-    return [state, label = std::move(label)](int64_t done, int64_t total, std::string_view) {
+    return [state, label = std::move(label)](int64_t done, int64_t total, std::string_view phase) {
         const int pct = total > 0 ? static_cast<int>(100 * std::min(done, total) / total) : 100;
         std::lock_guard lock(state->mutex);
         if (pct == state->last) return;
         state->last = pct;
-        std::fprintf(stderr, "\r%s %3d%%", label.c_str(), pct);
+        if (label.empty()) std::fprintf(stderr, "\r%-8.*s %3d%%", static_cast<int>(phase.size()), phase.data(), pct);
+        else std::fprintf(stderr, "\r%s %3d%%", label.c_str(), pct);
     };
 }
 

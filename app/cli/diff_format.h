@@ -27,7 +27,8 @@ std::string coloredLetter(DiffStatus status, bool enabled);
 // --color auto|always|never against stdout being a terminal and NO_COLOR.
 bool colorEnabled(std::string_view mode);
 
-// "\rcomparing  42%" on stderr when it is a terminal; empty otherwise.
+// "\rcomparing  42%" on stderr when it is a terminal; empty otherwise. An
+// empty label shows the engine's phase instead ("read", "verify").
 // Thread-safe: engine workers report from their own threads.
 ProgressSink terminalProgress(std::string label);
 // Clears what terminalProgress printed.

@@ -1,11 +1,8 @@
 #include "surgery_output.h"
 
-#include <unistd.h>
-
-#include <cstdio>
 #include <iostream>
-#include <mutex>
 
+#include "diff_format.h"
 #include "output.h"
 
 namespace ckpt::cli {
@@ -26,27 +23,12 @@ std::shared_ptr<const ShardingPolicy> shardingPolicy(const ShardingFlags& flags)
     return nullptr;
 }
 
-ProgressSink terminalProgress() {
-    if (!isatty(STDERR_FILENO)) return nullptr;
-    auto last = std::make_shared<std::pair<std::mutex, int>>();
-    last->second = -1;
-    return [last](int64_t done, int64_t total, std::string_view phase) {
-        const int percent = total > 0 ? static_cast<int>(100 * done / total) : 0;
-        std::lock_guard lock(last->first);
-        if (percent == last->second) return;
-        last->second = percent;
-        std::fprintf(stderr, "\r%-8.*s %3d%%", static_cast<int>(phase.size()), phase.data(), percent);
-        if (phase == "verify" && done >= total) std::fputc('\n', stderr);
-        std::fflush(stderr);
-    };
-}
-
 SurgeryOptions surgeryOptions(const ShardingFlags& flags, bool overwrite, bool progress, const CancellationToken& cancel) {
     SurgeryOptions options;
     options.save.policy = shardingPolicy(flags);
     options.overwrite = overwrite;
     options.cancel = &cancel;
-    if (progress) options.progress = terminalProgress();
+    if (progress) options.progress = terminalProgress({});
     return options;
 }
 

@@ -24,11 +24,9 @@ void addShardingFlags(CLI::App& cmd, ShardingFlags& flags);
 // Null (the pipeline's default, one data file per task) when none is set.
 std::shared_ptr<const ShardingPolicy> shardingPolicy(const ShardingFlags& flags);
 
-// "phase 42%" redrawn on stderr when it is a terminal; null otherwise.
-ProgressSink terminalProgress();
-
 // The options a writing command runs with: its sharding and --overwrite,
-// progress on a terminal (when 'progress'), cancelled by 'cancel'.
+// progress on a terminal (when 'progress'; clearTerminalProgress after),
+// cancelled by 'cancel'.
 SurgeryOptions surgeryOptions(const ShardingFlags& flags, bool overwrite, bool progress, const CancellationToken& cancel);
 
 // "wrote DST: N tensors in S data file(s), verified" plus the notes, or the
