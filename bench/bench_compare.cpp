@@ -65,6 +65,7 @@ constexpr long kTmpfsMagic = 0x01021994;       // TMPFS_MAGIC, linux/magic.h
     std::exit(2);
 }
 
+using bench::median;
 using bench::secondsSince;
 
 // ---------------------------------------------------------------------------
@@ -300,11 +301,6 @@ void checkScratch(const std::string& dir, double neededBytes) {
         die("needs " + std::to_string(static_cast<long long>(neededBytes / double(1 << 20))) + " MiB plus 512 MiB headroom in " +
             dir + ", only " + std::to_string(static_cast<long long>(available / double(1 << 20))) +
             " MiB free (use --dir or smaller sizes)");
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 // ---------------------------------------------------------------------------

@@ -26,6 +26,7 @@ using namespace ckpt;
 namespace {
 
 using bench::Clock;
+using bench::median;
 using bench::secondsSince;
 
 // User + system CPU seconds of this process (who = RUSAGE_SELF, threads
@@ -81,11 +82,6 @@ double timeExport(const std::string& src, const std::string& out, ArrayFormat fo
     }
     removeAndSettle(out);
     return s;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 }  // namespace

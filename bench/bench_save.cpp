@@ -30,6 +30,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+using bench::median;
 using bench::secondsSince;
 
 // Deleting a 2 GiB file on a filesystem mounted with online discard (this
@@ -104,11 +105,6 @@ double timeSave(const std::string& dir, const std::vector<SaveTensor>& tensors, 
 }
 
 double best(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {

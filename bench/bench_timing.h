@@ -14,6 +14,12 @@ using Clock = std::chrono::steady_clock;
 
 inline double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
+// The median of timings (the mean of the middle two for an even count).
+inline double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
 // Best and median of 'runs' timings of fn().
 template <typename Fn>
 std::pair<double, double> timed(int runs, Fn&& fn) {
