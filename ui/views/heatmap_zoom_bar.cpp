@@ -56,6 +56,8 @@ HeatmapZoomBar::HeatmapZoomBar(QWidget* parent)
     row->addWidget(m_zoomLabel);
     m_status->setAccessibleName(tr("Heatmap value under the cursor"));
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A long value must not widen the inspector: the line takes the room left.
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     row->addWidget(m_status, 1);
 
     connect(m_zoomIn, &QAction::triggered, this, [this] {
