@@ -5,6 +5,7 @@
 #include <QKeySequence>
 #include <QLabel>
 #include <QToolButton>
+#include <QVBoxLayout>
 
 #include <cmath>
 #include <utility>
@@ -35,8 +36,12 @@ HeatmapZoomBar::HeatmapZoomBar(QWidget* parent)
       m_actual(makeAction(tr("1:1"), tr("Actual size: one value per screen pixel"),
                           {QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_0)}, this)),
       m_zoomLabel(new QLabel(this)), m_status(new QLabel(this)) {
-    auto* row = new QHBoxLayout(this);
-    row->setContentsMargins(0, 0, 0, 0);
+    // Two lines: the status line gets the pane's whole width, so a value
+    // reads in full even in a narrow inspector.
+    auto* lines = new QVBoxLayout(this);
+    lines->setContentsMargins(0, 0, 0, 0);
+    auto* row = new QHBoxLayout;
+    lines->addLayout(row);
     const QList<std::pair<QAction*, QString>> buttons = {
         {m_zoomOut, tr("Zoom heatmap out")},
         {m_zoomIn, tr("Zoom heatmap in")},
@@ -52,13 +57,15 @@ HeatmapZoomBar::HeatmapZoomBar(QWidget* parent)
         row->addWidget(button);
     }
     m_zoomLabel->setAccessibleName(tr("Heatmap zoom"));
-    m_zoomLabel->setMinimumWidth(m_zoomLabel->fontMetrics().horizontalAdvance(QStringLiteral("fitted, 10000%")));
     row->addWidget(m_zoomLabel);
+    row->addStretch();
     m_status->setAccessibleName(tr("Heatmap value under the cursor"));
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    // A long value must not widen the inspector: the line takes the room left.
+    // A long value must not widen the inspector.
     m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    row->addWidget(m_status, 1);
+    // Keeps its height while empty, so the heatmap below does not jump.
+    m_status->setMinimumHeight(m_status->fontMetrics().height());
+    lines->addWidget(m_status);
 
     connect(m_zoomIn, &QAction::triggered, this, [this] {
         if (HeatmapView* v = leadView()) v->zoomIn();

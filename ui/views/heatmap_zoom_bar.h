@@ -2,8 +2,8 @@
 // The zoom controls and status line of one or more heatmaps: zoom out, zoom
 // in, fit to window and actual size as buttons and as the usual shortcuts
 // (Ctrl+-, Ctrl++, Ctrl+0, Ctrl+Alt+0) while the focus is in the page that
-// holds them, the zoom shown, and the value under the mouse or the keyboard's
-// cell. Several views (the compare view's A, B and |A−B|) zoom in step, so
+// holds them, the zoom shown, and on a line of its own the value under the
+// mouse or the keyboard's cell. Several views (the compare view's A, B and |A−B|) zoom in step, so
 // the inspector and the compare view follow the same rules in one place.
 
 #include <QList>
