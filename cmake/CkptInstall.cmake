@@ -52,7 +52,6 @@ set(CPACK_PACKAGE_VENDOR "ckpt-explorer developers")
 set(CKPT_PACKAGE_MAINTAINER "ckpt-explorer developers <ckpt-explorer@example.org>" CACHE STRING
   "Maintainer (name <email>) written into the Debian packages")
 set(CPACK_PACKAGE_CONTACT "${CKPT_PACKAGE_MAINTAINER}")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_GENERATOR DEB TGZ)
 set(CPACK_STRIP_FILES ON)
@@ -60,6 +59,9 @@ set(CPACK_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXE
   WORLD_READ WORLD_EXECUTE)
 set(CPACK_PACKAGE_DIRECTORY ${PROJECT_BINARY_DIR}/packages)
 
+# Each package's own first description line is its synopsis: an empty
+# summary keeps CPack from putting the project's in front of it.
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "")
 # The .tar.gz is one tree with everything; the .deb files are one per component.
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
@@ -70,8 +72,11 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # NEEDED entry; the dependency on its package is written out below, as the
 # build tree has no shlibs file for it.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR}/engine)
-set(CPACK_DEBIAN_ENGINE_PACKAGE_GENERATE_SHLIBS ON)
-set(CPACK_DEBIAN_ENGINE_PACKAGE_GENERATE_SHLIBS_POLICY "=")
+# A shlibs file for the library (only its package has one), and the
+# ldconfig trigger Debian expects; CPack 3.25 writes no triggers file.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+set(CPACK_DEBIAN_ENGINE_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/packaging/debian/triggers)
 set(CPACK_DEBIAN_ENGINE_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_CLI_PACKAGE_SECTION science)
@@ -82,26 +87,26 @@ set(CPACK_DEBIAN_GUI_PACKAGE_DEPENDS "libckpt-engine0 (= ${CKPT_DEB_VERSION}), h
 set(CPACK_DEBIAN_GUI_PACKAGE_RECOMMENDS "ckpt")
 
 set(CPACK_COMPONENT_ENGINE_DESCRIPTION "Engine for TensorFlow object-based checkpoints (shared library)
- Reads and writes TensorFlow V2 checkpoints (the .index table, the
- .data shards, the checkpoint state file and the object graph) byte for
- byte, and restores, compares, verifies, schedules and edits them.
- .
- This package holds the shared library used by ckpt and ckpt-explorer.")
+Reads and writes TensorFlow V2 checkpoints (the index table, the data
+shards, the checkpoint state file and the object graph) byte for byte,
+and restores, compares, verifies, schedules and edits them.
+
+This package holds the shared library used by ckpt and ckpt-explorer.")
 set(CPACK_COMPONENT_DEV_DESCRIPTION "Engine for TensorFlow object-based checkpoints (development files)
- Reads and writes TensorFlow V2 checkpoints (the .index table, the
- .data shards, the checkpoint state file and the object graph) byte for
- byte, and restores, compares, verifies, schedules and edits them.
- .
- This package holds the C++20 headers and the CMake package:
- find_package(CkptEngine) gives the target ckpt::engine.")
+Reads and writes TensorFlow V2 checkpoints (the index table, the data
+shards, the checkpoint state file and the object graph) byte for byte,
+and restores, compares, verifies, schedules and edits them.
+
+This package holds the C++20 headers and the CMake package:
+find_package(CkptEngine) gives the target ckpt::engine.")
 set(CPACK_COMPONENT_CLI_DESCRIPTION "Inspect, verify, compare and edit TensorFlow checkpoints from scripts
- ckpt lists, inspects, verifies, compares, restores, merges, averages,
- edits and converts TensorFlow V2 object-based checkpoints, runs save
- schedules and keeps a searchable catalog of runs. Every command can
- print JSON.")
+ckpt lists, inspects, verifies, compares, restores, merges, averages,
+edits and converts TensorFlow V2 object-based checkpoints, runs save
+schedules and keeps a searchable catalog of runs. Every command can
+print JSON.")
 set(CPACK_COMPONENT_GUI_DESCRIPTION "Desktop explorer for TensorFlow checkpoints
- ckpt-explorer browses the object graph of TensorFlow V2 checkpoints,
- previews tensors as statistics, histograms and heatmaps, shows what a
- restore would leave unmatched, compares checkpoints of a run and
- manages save schedules and a catalog of runs.")
+ckpt-explorer browses the object graph of TensorFlow V2 checkpoints,
+previews tensors as statistics, histograms and heatmaps, shows what a
+restore would leave unmatched, compares checkpoints of a run and
+manages save schedules and a catalog of runs.")
 include(CPack)
