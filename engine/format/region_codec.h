@@ -1,5 +1,6 @@
 #pragma once
-// A stored region's checksum and string decoding (docs/format.md §5.3-5.5),
+// A stored region's checksum and string decoding (docs/format.md, "Checksum of a numeric tensor",
+// "String tensors", "Variant tensors"),
 // shared by the reader, the writer's round-trip check and the fixtures of
 // tests and benchmarks. Internal: not part of the installed API.
 
@@ -18,7 +19,7 @@ namespace ckpt {
 Status verifyRegionChecksum(std::span<const uint8_t> bytes, uint32_t maskedCrc, DataType dtype, int64_t numElements,
                             std::string_view what);
 Result<std::vector<std::string>> decodeStringRegion(std::span<const uint8_t> bytes, int64_t numElements, std::string_view what);
-// The masked crc32c TensorFlow stores for a region of 'dtype' (§5.3-5.5).
+// The masked crc32c TensorFlow stores for a region of 'dtype' (docs/format.md, "Data files").
 Result<uint32_t> regionChecksum(std::span<const uint8_t> bytes, DataType dtype, int64_t numElements, std::string_view what);
 
 }  // namespace ckpt

@@ -52,7 +52,7 @@ struct BundleWriter::Entry {
 
 std::vector<uint8_t> encodeTensorRegion(const Tensor& value) {
     if (value.dtype != DataType::String) return value.bytes;
-    // §5.4: varint lengths, masked crc of the fixed-width lengths, then the bytes.
+    // docs/format.md, "String tensors": varint lengths, masked crc of the fixed-width lengths, then the bytes.
     std::vector<uint8_t> out;
     uint32_t crc = 0;
     size_t total = 0;
@@ -78,7 +78,7 @@ std::vector<uint8_t> encodeTensorRegion(const Tensor& value) {
 
 namespace {
 
-// Keys the index gives another meaning (docs/format.md §4.1, §5.7): the
+// Keys the index gives another meaning (docs/format.md, "BundleHeaderProto", "Partitioned (sliced) tensors"): the
 // reader would take such a tensor for the header or a slice and refuse the
 // bundle, so it is refused here.
 Status checkTensorKey(std::string_view key) {
@@ -124,7 +124,7 @@ Status BundleWriter::appendRegion(std::string_view key, DataType dtype, const Te
     entry.set_size(static_cast<int64_t>(region.size()));
     uint32_t crc = 0;
     if (isFixedSize(dtype)) {
-        // §5.3 is a plain crc of the stored bytes; computing it chunk by chunk
+        // docs/format.md, "Checksum of a numeric tensor": a plain crc of the stored bytes; computing it chunk by chunk
         // while writing reads each chunk once from cache instead of twice from memory.
         uint32_t raw = 0;
         for (size_t off = 0; off < region.size(); off += kWriteChunk) {
