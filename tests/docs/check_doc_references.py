@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""Checks that code comments cite sections of the docs that exist.
+"""Checks that code comments cite sections of the docs that exist, and that the
+docs' own links lead somewhere.
 
 Comments cite a section by its title: docs/format.md, "String tensors"; a
 comment may list several titles after one document ("Keys", "Slot variables")
 and may continue on the next comment line. A cited title must be a heading of that
 document, without its section number, or the start of one. A bare section number (§5.4) is refused:
 numbers move when a document grows, titles stay.
+
+Links in README.md and docs/*.md to a relative path must name a file that
+exists, and a #fragment must be the anchor of one of its headings (GitHub's
+rule: lower case, punctuation dropped, spaces to hyphens).
 """
 import argparse
 import os
@@ -18,13 +23,44 @@ CITATION = re.compile(r"docs/([a-z_-]+\.md),\s*((?:\"[^\"]+\"(?:\s*(?:,|and|to|/
 TITLE = re.compile(r"\"([^\"]+)\"")
 
 
-def headings(path):
+def headings(path, keep_numbers=False):
     titles = set()
+    pattern = r"^#+\s+(.*?)\s*$" if keep_numbers else r"^#+\s+(?:[0-9.]+\s+)?(.*?)\s*$"
     for line in open(path, encoding="utf-8"):
-        m = re.match(r"^#+\s+(?:[0-9.]+\s+)?(.*?)\s*$", line)
+        m = re.match(pattern, line)
         if m:
             titles.add(m.group(1))
     return titles
+
+
+def anchor(heading):
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def check_links(root, problems):
+    """Relative links of README.md and docs/*.md; returns how many were checked."""
+    pages = [os.path.join(root, "README.md")] + [
+        os.path.join(root, "docs", n) for n in sorted(os.listdir(os.path.join(root, "docs"))) if n.endswith(".md")]
+    count = 0
+    for page in pages:
+        text = open(page, encoding="utf-8").read()
+        text = re.sub(r"```.*?```", "", text, flags=re.S)  # links inside code blocks are not links
+        for m in re.finditer(r"\]\(([^)\s]+)\)", text):
+            target = m.group(1)
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, fragment = target.partition("#")
+            file = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
+            rel = os.path.relpath(page, root)
+            count += 1
+            if not os.path.exists(file):
+                problems.append(f"{rel}: links to {target}, which does not exist")
+            elif fragment and file.endswith(".md"):
+                anchors = {anchor(h) for h in headings(file, keep_numbers=True)}
+                if fragment not in anchors:
+                    problems.append(f"{rel}: links to {target}, but no heading there has that anchor")
+    return count
 
 
 def cited(title, available):
@@ -70,7 +106,8 @@ def main():
                         count += 1
                         if not cited(title, docs[doc]):
                             problems.append(f"{rel}: cites docs/{doc}, \"{title}\", which is not a heading there")
-    print(f"{count} section citations checked")
+    links = check_links(root, problems)
+    print(f"{count} section citations and {links} links checked")
     for p in problems:
         print(f"FAIL {p}")
     if count == 0:
