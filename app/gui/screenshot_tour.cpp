@@ -53,9 +53,9 @@
 
 namespace ckpt::gui {
 
-ScreenshotTour::ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QString checkpoint, QString nameBased,
+ScreenshotTour::ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QSize size, QString checkpoint, QString nameBased,
                                QObject* parent)
-    : QObject(parent), m_window(window), m_outDir(std::move(outDir)), m_checkpoint(std::move(checkpoint)),
+    : QObject(parent), m_window(window), m_outDir(std::move(outDir)), m_size(size), m_checkpoint(std::move(checkpoint)),
       m_nameBased(std::move(nameBased)) {
     connect(m_window, &ui::MainWindow::checkpointOpened, this, [this] { m_opened = true; });
     connect(m_window->inspector(), &ui::TensorInspector::valuesReady, this, [this] { m_valuesReady = true; });
@@ -65,8 +65,9 @@ void ScreenshotTour::start() {
     QDir().mkpath(m_outDir);
     // Never the user's catalog: without --catalog, a scratch one.
     if (m_window->catalog()->path().isEmpty()) m_window->setCatalogPath(m_scratch.path() + QStringLiteral("/catalog.db"));
-    m_window->resize(1600, 940);
-    m_window->findChild<QSplitter*>()->setSizes({360, 760, 480});
+    m_window->resize(m_size);
+    // What a first launch at this size shows, whatever was saved before.
+    m_window->resetLayout();
     QTimer::singleShot(300, this, [this] {
         save(QStringLiteral("01-welcome.png"));
         openCheckpoint();
@@ -75,6 +76,10 @@ void ScreenshotTour::start() {
 
 void ScreenshotTour::save(const QString& name) {
     const QString path = m_outDir + QLatin1Char('/') + name;
+    // A view whose minimum outgrows the size asked for pushes the window past it.
+    if (m_window->size() != m_size)
+        std::fprintf(stderr, "%s: the window is %dx%d, not %dx%d\n", qPrintable(name), m_window->width(), m_window->height(),
+                     m_size.width(), m_size.height());
     if (!m_window->grab().save(path)) std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
     else std::printf("saved %s\n", qPrintable(path));
 }

@@ -4,6 +4,7 @@
 // triggers (openPath, the filter box, tree selection), nothing staged.
 
 #include <QObject>
+#include <QSize>
 #include <QString>
 #include <QTemporaryDir>
 
@@ -19,7 +20,8 @@ class ScreenshotTour : public QObject {
     Q_OBJECT
 public:
     // 'nameBased', when set, is a name-based (TF1) checkpoint shown last as a key tree.
-    ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QString checkpoint, QString nameBased,
+    // 'size': the window's, the layout reset to its defaults for that size.
+    ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QSize size, QString checkpoint, QString nameBased,
                    QObject* parent = nullptr);
     void start();
 
@@ -60,6 +62,7 @@ private:
 
     ckpt::ui::MainWindow* m_window;
     QString m_outDir;
+    QSize m_size;
     QString m_checkpoint;
     QString m_nameBased;
     QTemporaryDir m_scratch;

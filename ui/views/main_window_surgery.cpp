@@ -60,7 +60,9 @@ void MainWindow::createSurgeryMenu() {
     remove->setToolTip(tr("Delete the selected object from a copy of the checkpoint (Del)"));
     // Only while the tree has focus: Delete in the filter box edits the filter.
     for (QAction* a : {rename, remove}) a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    m_tree->setRowActions({rename, remove});
+    auto* rowSeparator = new QAction(this);
+    rowSeparator->setSeparator(true);
+    m_tree->setRowActions({m_showInCompare, exportAction, rowSeparator, rename, remove});
     m_surgeryActions = {saveAs, strip, average, exportAction, rename, remove};
     m_rowActions = {rename, remove};
 

@@ -19,6 +19,7 @@
 #include "jobs/when_done.h"
 #include "jobs/job_tracker.h"
 #include "models/object_tree_model.h"
+#include "views/column_fitter.h"
 
 namespace ckpt::ui {
 namespace {
@@ -62,6 +63,9 @@ ObjectTreePane::ObjectTreePane(JobTracker* jobs, QWidget* parent)
     m_view->header()->resizeSection(ObjectTreeModel::DTypeColumn, 70);
     m_view->header()->resizeSection(ObjectTreeModel::ShapeColumn, 90);
     m_view->header()->resizeSection(ObjectTreeModel::SizeColumn, 80);
+    // In a narrow centre the names keep their room: Kind goes first (the
+    // row's icon says it too), then Size.
+    new ColumnFitter(m_view, ObjectTreeModel::NameColumn, 160, {ObjectTreeModel::KindColumn, ObjectTreeModel::SizeColumn});
     layout->addWidget(m_view, 1);
     m_summary->setAccessibleName(tr("Tree summary"));
     layout->addWidget(m_summary);
