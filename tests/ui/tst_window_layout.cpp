@@ -5,6 +5,7 @@
 // widget, and the About box's library versions.
 
 #include <QAction>
+#include <QApplication>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QMenu>
@@ -334,6 +335,53 @@ private slots:
         const QStringList location = nodeLocation(*w.compareView()->snapshot(), w.compareView()->model()->nodeIndex(current));
         QCOMPARE(location.join(QLatin1Char('/')), QStringLiteral("model/layer_with_weights-1/kernel"));
         QVERIFY(waitIdle(w));
+        w.close();
+    }
+
+    void keyboardReachesEveryPaneInOrder() {
+        const QString dir = bundleDir("tfx_keras_adam_savedmodel");
+        if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.resetLayout();
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QSignalSpy opened(&w, &MainWindow::checkpointOpened);
+        w.openPath(dir);
+        QVERIFY(opened.wait(10000));
+        QVERIFY(waitIdle(w));
+        QVERIFY(w.treePane()->selectKey(QStringLiteral("layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE")));
+        QVERIFY(waitIdle(w));
+        // Every visible view has a name a screen reader can say.
+        for (const QAbstractItemView* v : w.findChildren<QAbstractItemView*>())
+            if (v->isVisible() && !qobject_cast<const QHeaderView*>(v))
+                QVERIFY2(!v->accessibleName().isEmpty(),
+                         qPrintable(QStringLiteral("%1 in %2")
+                                        .arg(QLatin1String(v->metaObject()->className()),
+                                             QLatin1String(v->parent()->metaObject()->className()))));
+        for (const QWidget* pane : {static_cast<QWidget*>(w.sidebar()), static_cast<QWidget*>(w.workspace()),
+                                    static_cast<QWidget*>(w.inspector()), static_cast<QWidget*>(w.splitter())})
+            QVERIFY(!pane->accessibleName().isEmpty());
+        // Tab walks left to right: sidebar, the graph's filter, the graph, then the inspector.
+        w.sidebar()->setFocus();
+        QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget*>(w.sidebar()));
+        QList<QWidget*> order;
+        for (int i = 0; i < 60 && !order.contains(w.sidebar()); ++i) {
+            QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+            order << QApplication::focusWidget();
+        }
+        const auto firstIn = [&](const QWidget* pane) {
+            for (int i = 0; i < order.size(); ++i)
+                if (order[i] == pane || pane->isAncestorOf(order[i])) return i;
+            return -1;
+        };
+        const int filter = static_cast<int>(order.indexOf(w.treePane()->filterEdit()));
+        const int tree = static_cast<int>(order.indexOf(w.treePane()->view()));
+        const int inspector = firstIn(w.inspector());
+        QVERIFY2(filter >= 0 && tree > filter && inspector > tree,
+                 qPrintable(QStringLiteral("filter %1, tree %2, inspector %3").arg(filter).arg(tree).arg(inspector)));
+        QVERIFY2(order.contains(w.sidebar()), "Tab never came back to the sidebar: a keyboard trap");
         w.close();
     }
 

@@ -1,5 +1,6 @@
 #include "views/main_window.h"
 
+#include <QAbstractItemView>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
@@ -174,6 +175,9 @@ MainWindow::MainWindow(QWidget* parent)
     // filter row, then the tree), inspector.
     setTabOrder(m_sidebar, m_workspace);
     setTabOrder(m_workspace, m_inspector);
+    // Tab leaves a view for the next control, arrows move within it: a value
+    // grid that took Tab for its cells held the keyboard forever.
+    for (QAbstractItemView* view : findChildren<QAbstractItemView*>()) view->setTabKeyNavigation(false);
     qApp->installEventFilter(this);
     readSettings();
 }

@@ -81,6 +81,12 @@ ObjectTreePane::ObjectTreePane(JobTracker* jobs, QWidget* parent)
     connect(m_model, &QAbstractItemModel::modelReset, this, &ObjectTreePane::onCurrentChanged);
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_view, &QWidget::customContextMenuRequested, this, &ObjectTreePane::showContextMenu);
+    // Tab follows the layout, top to bottom: the filter row, then the tree
+    // (created first, it would otherwise come first).
+    setTabOrder(m_filter, m_regex);
+    setTabOrder(m_regex, m_keys);
+    setTabOrder(m_keys, m_slots);
+    setTabOrder(m_slots, m_view);
 }
 
 void ObjectTreePane::setRowActions(const QList<QAction*>& actions) {
