@@ -6,7 +6,9 @@
 # demo checkpoints, then the Schedules tab (schedules run through Run now in
 # a throwaway store), the schedule dialog, the retention preview and the
 # global search over a scratch catalog of the directories it opened, and
-# the Rename dialog's preview of the edited tree.
+# the Rename dialog's preview of the edited tree, then Help's Keyboard
+# Shortcuts and About. Each grab warns when the window is not the size asked
+# for (a view's minimum outgrew it).
 # The tour runs four times: 1600x1000 and 1024x700, light and dark palettes.
 # The 1600x1000 light set is kept whole in docs/screenshots/ (the README and
 # the AppStream metadata use it); the others keep the views that show their

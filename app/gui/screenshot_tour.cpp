@@ -33,6 +33,7 @@
 #include "views/catalog_controller.h"
 #include "views/catalog_search_view.h"
 #include "views/compare_detail.h"
+#include "views/about_dialog.h"
 #include "views/compare_view.h"
 #include "views/edit_dialog.h"
 #include "views/heatmap_page.h"
@@ -48,6 +49,7 @@
 #include "views/retention_preview.h"
 #include "views/schedule_dialog.h"
 #include "views/schedules_view.h"
+#include "views/shortcuts_dialog.h"
 #include "views/stats_page.h"
 #include "views/tensor_inspector.h"
 
@@ -375,9 +377,7 @@ void ScreenshotTour::showScheduleDialog() {
     dialog->destinationEdit()->setText(m_scratch.path() + QStringLiteral("/demo/archive"));
     waitFor([dialog] { return dialog->isChecked() && !dialog->reason().isEmpty(); },
             [this, dialog] {
-                const QString path = m_outDir + QStringLiteral("/15-schedule-dialog.png");
-                if (!dialog->grab().save(path)) std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
-                else std::printf("saved %s\n", qPrintable(path));
+                saveDialog(dialog, QStringLiteral("15-schedule-dialog.png"));
                 dialog->reject();
                 showRetention();
             });
@@ -434,13 +434,32 @@ void ScreenshotTour::showEditPreview() {
             dialog->newNameEdit()->setText(QStringLiteral("model.encoder"));
             waitFor([dialog] { return dialog->isChecked() && dialog->plan(); },
                     [this, dialog] {
-                        const QString path = m_outDir + QStringLiteral("/18-edit-preview.png");
-                        if (!dialog->grab().save(path)) std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
-                        else std::printf("saved %s\n", qPrintable(path));
+                        saveDialog(dialog, QStringLiteral("18-edit-preview.png"));
                         dialog->reject();
-                        finish(0);
+                        showHelp();
                     });
         });
+}
+
+void ScreenshotTour::showHelp() {
+    ui::ShortcutsDialog* keys = m_window->showShortcuts();
+    keys->resize(640, 560);
+    QTimer::singleShot(300, this, [this, keys] {
+        saveDialog(keys, QStringLiteral("19-keyboard-shortcuts.png"));
+        keys->close();
+        ui::AboutDialog* about = m_window->showAbout();
+        QTimer::singleShot(300, this, [this, about] {
+            saveDialog(about, QStringLiteral("20-about.png"));
+            about->close();
+            finish(0);
+        });
+    });
+}
+
+void ScreenshotTour::saveDialog(QWidget* dialog, const QString& name) {
+    const QString path = m_outDir + QLatin1Char('/') + name;
+    if (!dialog->grab().save(path)) std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
+    else std::printf("saved %s\n", qPrintable(path));
 }
 
 void ScreenshotTour::finish(int code) {

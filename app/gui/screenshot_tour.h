@@ -10,6 +10,8 @@
 
 #include <functional>
 
+class QWidget;
+
 namespace ckpt::ui {
 class MainWindow;
 }  // namespace ckpt::ui
@@ -58,6 +60,9 @@ private:
     // The demo's first layer renamed in the Rename dialog: the resulting
     // tree previewed, nothing written.
     void showEditPreview();
+    // Help > Keyboard Shortcuts and Help > About.
+    void showHelp();
+    void saveDialog(QWidget* dialog, const QString& name);
     void finish(int code);
 
     ckpt::ui::MainWindow* m_window;
