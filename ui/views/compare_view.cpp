@@ -95,7 +95,8 @@ CompareView::CompareView(JobTracker* jobs, QWidget* parent)
     split->addWidget(detailScroll);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    split->setSizes({760, 500});
+    // Near halves: in a 1024 px window the detail needs its ~400 px as much as the tree.
+    split->setSizes({540, 500});
     layout->addWidget(split, 1);
     m_summary->setAccessibleName(tr("Compare summary"));
     m_summary->setWordWrap(true);

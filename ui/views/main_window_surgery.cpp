@@ -43,7 +43,8 @@ void MainWindow::createSurgeryMenu() {
     QMenu* menu = menuBar()->addMenu(tr("Chec&kpoint"));
     QAction* saveAs = menu->addAction(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save &As\u2026"), this,
                                       [this] { saveAsDialog(); });
-    saveAs->setShortcut(QKeySequence::SaveAs);
+    // Explicit: QKeySequence::SaveAs is empty on desktops without a platform theme.
+    saveAs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
     saveAs->setToolTip(tr("Write a copy of the open checkpoint with another sharding (verified)"));
     QAction* strip = menu->addAction(tr("&Strip Optimizer\u2026"), this, [this] { stripOptimizerDialog(); });
     strip->setToolTip(tr("Write the open checkpoint without its optimizer and slot variables"));
