@@ -138,6 +138,7 @@ MainWindow::MainWindow(QWidget* parent)
     // Only the object graph and the restore view inspect tensors; the
     // others use the inspector's room (compare has its own detail pane).
     connect(m_workspace, &QTabWidget::currentChanged, this, &MainWindow::updateInspectorVisibility);
+    connect(m_stack, &QStackedWidget::currentChanged, this, &MainWindow::updateInspectorVisibility);
 
     m_splitter->addWidget(m_sidebar);
     m_splitter->addWidget(m_workspace);

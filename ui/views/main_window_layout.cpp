@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "views/main_window.h"
+#include "views/object_tree_pane.h"
 #include "views/restore_view.h"
 #include "views/tensor_inspector.h"
 
@@ -70,7 +71,8 @@ void MainWindow::writeSettings() {
     s.setValue(kSize, size());
     s.setValue(kState, saveState());
     s.setValue(kSidebarWidth, m_splitter->sizes().value(0));
-    if (m_inspector->isVisible()) m_inspectorWidth = m_splitter->sizes().value(2);
+    if (const int shown = m_splitter->sizes().value(2); m_inspector->isVisible() && shown >= kInspectorMinWidth)
+        m_inspectorWidth = shown;
     s.setValue(kInspectorWidth, m_inspectorWidth);
     s.setValue(kInspectorShown, m_inspectorAction->isChecked());
 }
@@ -93,9 +95,11 @@ void MainWindow::setPaneWidths(int sidebar, int inspector) {
 }
 
 void MainWindow::updateInspectorVisibility() {
-    // Only the object graph and the restore view inspect tensors; the
-    // others use the inspector's room (compare has its own detail pane).
-    const bool inspecting = m_workspace->currentWidget() == m_stack || m_workspace->currentWidget() == m_restore;
+    // Only the object graph (not the welcome page or an error) and the
+    // restore view inspect tensors; the others use the inspector's room
+    // (compare has its own detail pane).
+    const bool inspecting = (m_workspace->currentWidget() == m_stack && m_stack->currentWidget() == m_tree) ||
+                            m_workspace->currentWidget() == m_restore;
     // In a narrow window the inspector gives way to a tab that needs the
     // width (the restore view's target row and legend), rather than both clipping.
     const QList<int> sizes = m_splitter->sizes();
@@ -104,7 +108,8 @@ void MainWindow::updateInspectorVisibility() {
     const bool show = inspecting && room && m_inspectorAction->isChecked();
     if (show == m_inspector->isVisibleTo(this)) return;
     if (!show) {
-        m_inspectorWidth = m_splitter->sizes().value(2);
+        // Before the first layout the splitter reports 0: keep the width set.
+        if (const int shown = m_splitter->sizes().value(2); shown >= kInspectorMinWidth) m_inspectorWidth = shown;
         m_inspector->hide();
         return;
     }
