@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "preview/cuda/cuda_bench.h"
+#include "cuda_bench.h"
 
 int main(int argc, char** argv) {
     int64_t mib = 1024;

@@ -11,6 +11,14 @@
 # that packages go into is thrown away every run. Downloaded .debs are
 # shared with this machine's apt cache. Every network step has a time limit.
 #
+# With CKPT_PACKAGES_DIR (the .deb files scripts/package.sh made) it then
+# checks the packages in the same root: `apt-get install ./*.deb`, the
+# programs run from their installed paths (ckpt --version, demo-train,
+# verify; ckpt-explorer --version and a screenshot under Xvfb), the
+# desktop entry and AppStream file validate, examples/embed builds against
+# the installed engine with find_package(CkptEngine) and runs, and a purge
+# leaves none of their files behind.
+#
 # Environment: CKPT_FRESH_ROOT_DIR (work area, default /var/tmp/ckpt-fresh-root),
 # CKPT_FRESH_ROOT_KEEP=1 (leave the root for inspection), CKPT_SHARED (../shared),
 # CKPT_DEBIAN_MIRROR / CKPT_DEBIAN_SECURITY_MIRROR (instead of this machine's).
@@ -211,5 +219,56 @@ explorer_under_xvfb() {
 }
 export -f explorer_under_xvfb
 step explorer 600 "demo.sh with a display (the explorer under Xvfb)" explorer_under_xvfb
+
+if [ -n "${CKPT_PACKAGES_DIR:-}" ]; then
+  packages_dir="$(cd "$CKPT_PACKAGES_DIR" && pwd)"
+  ls "$packages_dir"/*.deb >/dev/null
+  rm -rf "$root/tmp/packages"; mkdir -p "$root/tmp/packages"
+  cp "$packages_dir"/*.deb "$root/tmp/packages/"
+  cat >"$root/tmp/check-packages.sh" <<'EOS'
+set -euxo pipefail
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y -q --no-install-recommends /tmp/packages/*.deb
+names="$(for d in /tmp/packages/*.deb; do dpkg-deb --field "$d" Package; done)"
+test "$(command -v ckpt)" = /usr/bin/ckpt
+test "$(command -v ckpt-explorer)" = /usr/bin/ckpt-explorer
+ckpt --version
+work="$(mktemp -d)"
+/usr/bin/ckpt demo-train --steps 40 --save-every 20 "$work/run"
+/usr/bin/ckpt verify "$work/run"
+/usr/bin/ckpt tree "$work/run" | head -n 5
+man -w ckpt ckpt-explorer
+test -f /usr/share/bash-completion/completions/ckpt
+for f in /usr/share/applications/*ckpt*.desktop; do desktop-file-validate "$f"; done
+for f in /usr/share/metainfo/*ckpt*.xml; do appstreamcli validate --no-net "$f"; done
+xvfb-run -a /usr/bin/ckpt-explorer --version
+# The explorer from its installed path, on the run just written.
+xvfb-run -a -s "-screen 0 1280x800x24" bash -c '
+  /usr/bin/ckpt-explorer "$0" & app=$!
+  sleep 8; kill -0 "$app"
+  import -window root /tmp/installed-explorer.png
+  kill "$app"; wait "$app" || true' "$work/run"
+# The embed example against the installed package only.
+cmake -S /src/ckpt-explorer/examples/embed -B "$work/embed" -G Ninja -DCMAKE_PREFIX_PATH=/usr
+cmake --build "$work/embed"
+"$work/embed/print-tree" "$work/run" | tee "$work/tree.txt"
+grep -q "layer_with_weights-0" "$work/tree.txt"
+apt-get purge -y -q $names
+# ("!" would exempt a command from set -e: each check exits itself.)
+for n in $names; do
+  if dpkg-query -W -f='${Status}' "$n" 2>/dev/null | grep -q "ok installed"; then echo "$n is still installed"; exit 1; fi
+done
+for f in /usr/bin/ckpt /usr/bin/ckpt-explorer /usr/include/ckpt /usr/lib/*/cmake/CkptEngine /usr/lib/*/libckpt-engine.so.0; do
+  if test -e "$f"; then echo "$f is left after the purge"; exit 1; fi
+done
+echo "packages installed, ran from /usr and were purged cleanly: $names" | tr '\n' ' '
+EOS
+  check_packages() {
+    in_root bash /tmp/check-packages.sh
+    cp "$root/tmp/installed-explorer.png" "$logs/installed-explorer.png"
+  }
+  export -f check_packages
+  step packages 900 "install the .deb files, run the programs from /usr, build examples/embed, purge" check_packages
+fi
 
 say "the README's main job works on a fresh $suite root ($((SECONDS - started)) s in all; logs and screenshot in $logs)"

@@ -14,6 +14,7 @@ packages=(
   python3 python3-venv python3-pip
   xvfb xauth imagemagick
   clang-format clang-tidy
+  lintian  # checks the .deb files (package.sh)
   clang libclang-rt-14-dev  # sanitizer runtimes and libFuzzer (test-asan.sh, fuzz.sh)
 )
 

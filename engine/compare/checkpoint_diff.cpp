@@ -12,6 +12,7 @@
 #include "format/region_scan.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
+#include "format/bundle_reader_access.h"
 
 namespace ckpt {
 namespace {
@@ -64,10 +65,11 @@ DiffEntry entryOf(WorkingEntry& w, const compare::ComparedSides& sides, std::vec
 // shortcut would not read it.
 Status checkDataFiles(const Checkpoint& c) {
     const BundleReader& bundle = c.bundle();
-    for (int32_t shard = 0; shard < bundle.header().numShards; ++shard) CKPT_RETURN_IF_ERROR(bundle.shardFile(shard).status());
+    for (int32_t shard = 0; shard < bundle.header().numShards; ++shard)
+        CKPT_RETURN_IF_ERROR(format::shardFile(bundle, shard).status());
     for (const TensorInfo& t : bundle.tensors()) {
         auto check = [&](const StoredRegion& region) -> Status {
-            CKPT_ASSIGN_OR_RETURN(const platform::RandomAccessFile* file, bundle.shardFile(region.shardId));
+            CKPT_ASSIGN_OR_RETURN(const platform::RandomAccessFile* file, format::shardFile(bundle, region.shardId));
             return format::checkBounds({file, t.key, region, nullptr, {}});
         };
         if (t.isPartitioned()) {

@@ -23,6 +23,7 @@
 #include "format/region_scan.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
+#include "format/bundle_reader_access.h"
 
 namespace ckpt {
 namespace {
@@ -92,7 +93,7 @@ struct HeldTensor {
     Status hold(const Checkpoint& checkpoint, const TensorInfo& info) {
         mapped = {};
         if (!info.isPartitioned() && isFixedSize(info.dtype) && isDecodable(info.dtype) && info.region.size > 0) {
-            auto file = checkpoint.bundle().shardFile(info.region.shardId);
+            auto file = format::shardFile(checkpoint.bundle(), info.region.shardId);
             if (!file) return file.status();
             auto region = format::mapVerifiedRegion({*file, info.key, info.region, nullptr, {}});
             if (region) {

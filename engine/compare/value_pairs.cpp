@@ -8,6 +8,7 @@
 #include "format/region_scan.h"
 #include "platform/parallel.h"
 #include "preview/preview_backend.h"
+#include "format/bundle_reader_access.h"
 
 namespace ckpt::compare {
 
@@ -91,9 +92,9 @@ Result<ValuePairsStats> compareValuePairs(const Checkpoint& a, const Checkpoint&
     std::vector<ResolvedTolerance> tolerances(streamed.size());
     for (size_t s = 0; s < streamed.size(); ++s) {
         const ValuePair& p = pairs[streamed[s]];
-        auto fileA = a.bundle().shardFile(p.a->region.shardId);
+        auto fileA = format::shardFile(a.bundle(), p.a->region.shardId);
         if (!fileA) return fileA.status().withContext(labelA);
-        auto fileB = b.bundle().shardFile(p.b->region.shardId);
+        auto fileB = format::shardFile(b.bundle(), p.b->region.shardId);
         if (!fileB) return fileB.status().withContext(labelB);
         regionsA.push_back({*fileA, p.a->key, p.a->region, nullptr, {}});
         regionsB.push_back({*fileB, p.b->key, p.b->region, nullptr, {}});

@@ -17,6 +17,7 @@
 #include "convert/safetensors.h"
 #include "pipeline/writable_file.h"
 #include "platform/file.h"
+#include "format/bundle_reader_access.h"
 
 namespace ckpt {
 
@@ -95,7 +96,7 @@ Status compareWritten(const BundleReader& reader, const PlannedArray& a, const u
     if (n == 0) return a.info->storedBytes() == 0 ? okStatus() : differs();
     if (!a.info->isPartitioned()) {
         if (static_cast<uint64_t>(a.info->region.size) != n) return differs();
-        auto file = reader.shardFile(a.info->region.shardId);
+        auto file = format::shardFile(reader, a.info->region.shardId);
         if (file.ok()) {
             auto view = (*file)->mapSequential(static_cast<uint64_t>(a.info->region.offset), n);
             if (view.ok()) return std::memcmp(view->data(), written, n) == 0 ? okStatus() : differs();

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 
 #include "ckpt/bundle_naming.h"
+#include "format/bundle_reader_access.h"
 #include "format/index_table.h"
 #include "format/region_codec.h"
 #include "format/ordered_code.h"
@@ -128,7 +130,18 @@ void forEachSliceRun(const TensorShape& full, const TensorSlice& slice, Run run)
 
 }  // namespace
 
-BundleReader::BundleReader(std::string prefix) : m_prefix(std::move(prefix)) {}
+struct BundleReader::Impl {
+    std::string prefix;
+    BundleHeader header;
+    std::vector<TensorInfo> tensors;
+
+    std::mutex filesMutex;
+    // Opened on first use, by shard id: a header may claim billions of
+    // shards, so nothing is sized by num_shards. Guarded by filesMutex.
+    std::map<int32_t, std::unique_ptr<platform::RandomAccessFile>> files;
+};
+
+BundleReader::BundleReader(std::string prefix) : m_impl(std::make_unique<Impl>()) { m_impl->prefix = std::move(prefix); }
 BundleReader::~BundleReader() = default;
 
 Result<std::unique_ptr<BundleReader>> BundleReader::open(std::string_view prefix) {
@@ -139,7 +152,7 @@ Result<std::unique_ptr<BundleReader>> BundleReader::open(std::string_view prefix
     return reader;
 }
 
-Result<BundleHeader> parseBundleHeader(std::string_view value, const std::string& indexPath) {
+Result<BundleHeader> format::parseBundleHeader(std::string_view value, const std::string& indexPath) {
     tensorflow::BundleHeaderProto header;
     if (!header.ParseFromArray(value.data(), static_cast<int>(value.size())))
         return dataLoss("corrupt index " + indexPath + ": the bundle header is not a valid BundleHeaderProto");
@@ -163,9 +176,17 @@ Result<BundleHeader> parseBundleHeader(std::string_view value, const std::string
     return out;
 }
 
-std::string BundleReader::indexPath() const { return indexFileName(m_prefix); }
+const std::string& BundleReader::prefix() const { return m_impl->prefix; }
 
-std::string BundleReader::dataPath(int32_t shardId) const { return dataFileName(m_prefix, shardId, m_header.numShards); }
+const BundleHeader& BundleReader::header() const { return m_impl->header; }
+
+const std::vector<TensorInfo>& BundleReader::tensors() const { return m_impl->tensors; }
+
+std::string BundleReader::indexPath() const { return indexFileName(m_impl->prefix); }
+
+std::string BundleReader::dataPath(int32_t shardId) const {
+    return dataFileName(m_impl->prefix, shardId, m_impl->header.numShards);
+}
 
 Status BundleReader::load() {
     const std::string path = indexPath();
@@ -184,9 +205,9 @@ Status BundleReader::load() {
         if (!entry.ParseFromArray(value.data(), static_cast<int>(value.size())))
             return dataLoss(where + ": the entry is not a valid BundleEntryProto");
         if (!dataTypeFromEnum(entry.dtype())) return dataLoss(where + ": unknown dtype " + std::to_string(entry.dtype()));
-        if (entry.shard_id() < 0 || entry.shard_id() >= m_header.numShards)
+        if (entry.shard_id() < 0 || entry.shard_id() >= m_impl->header.numShards)
             return dataLoss(where + ": shard id " + std::to_string(entry.shard_id()) + " is not below num_shards " +
-                            std::to_string(m_header.numShards));
+                            std::to_string(m_impl->header.numShards));
         return okStatus();
     };
 
@@ -194,7 +215,7 @@ Status BundleReader::load() {
         if (first) {
             first = false;
             if (!key.empty()) return dataLoss("corrupt index " + path + ": no bundle header (first key is " + quoted(key) + ")");
-            CKPT_ASSIGN_OR_RETURN(m_header, parseBundleHeader(value, path));
+            CKPT_ASSIGN_OR_RETURN(m_impl->header, format::parseBundleHeader(value, path));
             return okStatus();
         }
         const EntryName where{key, file};
@@ -231,13 +252,13 @@ Status BundleReader::load() {
             s.encodedKey = format::encodeSliceKey(info.key, s.slice);
             info.slices.push_back(std::move(s));
         }
-        m_tensors.push_back(std::move(info));
+        m_impl->tensors.push_back(std::move(info));
         return okStatus();
     });
     CKPT_RETURN_IF_ERROR(scanned);
     if (first) return dataLoss("corrupt index " + path + ": the table is empty (no bundle header)");
 
-    for (TensorInfo& t : m_tensors) {
+    for (TensorInfo& t : m_impl->tensors) {
         for (StoredSlice& s : t.slices) {
             auto it = sliceEntries.find(s.encodedKey);
             if (it == sliceEntries.end())
@@ -261,9 +282,9 @@ Status BundleReader::load() {
 }
 
 const TensorInfo* BundleReader::find(std::string_view key) const {
-    auto it = std::lower_bound(m_tensors.begin(), m_tensors.end(), key,
+    auto it = std::lower_bound(m_impl->tensors.begin(), m_impl->tensors.end(), key,
                                [](const TensorInfo& t, std::string_view k) { return t.key < k; });
-    return it != m_tensors.end() && it->key == key ? &*it : nullptr;
+    return it != m_impl->tensors.end() && it->key == key ? &*it : nullptr;
 }
 
 const TensorInfo* findKeyOrExtension(std::span<const TensorInfo> sorted, std::string_view key) {
@@ -274,18 +295,19 @@ const TensorInfo* findKeyOrExtension(std::span<const TensorInfo> sorted, std::st
 }
 
 const TensorInfo* BundleReader::findKeyOrExtension(std::string_view key) const {
-    return ckpt::findKeyOrExtension(m_tensors, key);
+    return ckpt::findKeyOrExtension(m_impl->tensors, key);
 }
 
 bool BundleReader::isObjectBased() const { return find(kObjectGraphKey) != nullptr; }
 
-Result<const platform::RandomAccessFile*> BundleReader::shardFile(int32_t shardId) const {
-    if (shardId < 0 || shardId >= m_header.numShards)
-        return outOfRange("shard " + std::to_string(shardId) + " does not exist in " + indexPath());
-    std::lock_guard lock(m_filesMutex);
-    auto& slot = m_files[shardId];
+Result<const platform::RandomAccessFile*> format::BundleReaderAccess::shardFile(const BundleReader& reader, int32_t shardId) {
+    BundleReader::Impl& impl = *reader.m_impl;
+    if (shardId < 0 || shardId >= impl.header.numShards)
+        return outOfRange("shard " + std::to_string(shardId) + " does not exist in " + reader.indexPath());
+    std::lock_guard lock(impl.filesMutex);
+    auto& slot = impl.files[shardId];
     if (!slot) {
-        const std::string path = dataPath(shardId);
+        const std::string path = reader.dataPath(shardId);
         auto file = platform::RandomAccessFile::open(path);
         if (!file) {
             if (file.status().code() == StatusCode::NotFound) return notFound("missing data shard " + path);
@@ -297,14 +319,14 @@ Result<const platform::RandomAccessFile*> BundleReader::shardFile(int32_t shardI
 }
 
 Result<uint64_t> BundleReader::dataFileSize(int32_t shardId) const {
-    CKPT_ASSIGN_OR_RETURN(const platform::RandomAccessFile* file, shardFile(shardId));
+    CKPT_ASSIGN_OR_RETURN(const platform::RandomAccessFile* file, format::shardFile(*this, shardId));
     return file->size();
 }
 
-Status BundleReader::checkSliceCoverage(const TensorInfo& info) const {
+Status format::checkSliceCoverage(const BundleReader& reader, const TensorInfo& info) {
     const int64_t n = *info.shape.numElements();
     auto notCovered = [&] {
-        return dataLoss("partitioned tensor " + quoted(info.key) + " in " + indexPath() +
+        return dataLoss("partitioned tensor " + quoted(info.key) + " in " + reader.indexPath() +
                         " does not have sufficient slices to cover shape " + info.shape.toString());
     };
     // Bound the shape by what is stored before allocating per element:
@@ -315,10 +337,10 @@ Status BundleReader::checkSliceCoverage(const TensorInfo& info) const {
     uint64_t storedBytes = 0;
     std::vector<int32_t> shards;
     for (const StoredSlice& s : info.slices) {
-        CKPT_ASSIGN_OR_RETURN(const uint64_t fileSize, dataFileSize(s.region.shardId));
+        CKPT_ASSIGN_OR_RETURN(const uint64_t fileSize, reader.dataFileSize(s.region.shardId));
         if (static_cast<uint64_t>(s.region.offset) > fileSize ||
             static_cast<uint64_t>(s.region.size) > fileSize - static_cast<uint64_t>(s.region.offset))
-            return dataLoss("entry " + quoted(s.encodedKey) + " in " + platform::baseName(dataPath(s.region.shardId)) +
+            return dataLoss("entry " + quoted(s.encodedKey) + " in " + platform::baseName(reader.dataPath(s.region.shardId)) +
                             " points past the end of the file (offset " + std::to_string(s.region.offset) + " + size " +
                             std::to_string(s.region.size) + " > " + std::to_string(fileSize) + " bytes)");
         if (std::find(shards.begin(), shards.end(), s.region.shardId) == shards.end()) {
@@ -345,7 +367,7 @@ Result<std::vector<uint8_t>> BundleReader::readRegion(const StoredRegion& region
 
 Status BundleReader::readRegionInto(const StoredRegion& region, DataType dtype, int64_t numElements, std::string_view key,
                                     std::vector<uint8_t>& bytes) const {
-    CKPT_ASSIGN_OR_RETURN(const platform::RandomAccessFile* file, shardFile(region.shardId));
+    CKPT_ASSIGN_OR_RETURN(const platform::RandomAccessFile* file, format::shardFile(*this, region.shardId));
     const std::string what = quoted(key) + " in " + platform::baseName(file->path());
     if (static_cast<uint64_t>(region.offset) > file->size() ||
         static_cast<uint64_t>(region.size) > file->size() - static_cast<uint64_t>(region.offset))
@@ -414,7 +436,7 @@ Result<Tensor> BundleReader::readBounded(const TensorInfo& info) const {
     // Partitioned: check coverage first, so the full buffer is only
     // allocated for a shape the stored slices can fill; then assemble
     // element-wise, strings through an index buffer.
-    CKPT_RETURN_IF_ERROR(checkSliceCoverage(info));
+    CKPT_RETURN_IF_ERROR(format::checkSliceCoverage(*this, info));
     const bool isString = info.dtype == DataType::String;
     const size_t elemSize = isString ? sizeof(uint64_t) : dataTypeSize(info.dtype);
     std::vector<uint8_t> full(static_cast<size_t>(n) * elemSize);

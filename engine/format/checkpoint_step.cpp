@@ -8,6 +8,7 @@
 #include "platform/crc32c.h"
 #include "platform/file.h"
 #include "tensor_bundle.pb.h"
+#include "format/bundle_reader_access.h"
 
 namespace ckpt {
 namespace {
@@ -98,7 +99,7 @@ Result<CheckpointStep> readCheckpointStep(std::string_view prefix, BundleHeader*
     keys.insert(keys.end(), std::begin(kStepKeys), std::end(kStepKeys));
     CKPT_ASSIGN_OR_RETURN(const auto values, format::lookupIndexEntries(index, keys));
     if (!values[0]) return dataLoss("corrupt index " + index + ": no bundle header");
-    CKPT_ASSIGN_OR_RETURN(const BundleHeader header, parseBundleHeader(*values[0], index));
+    CKPT_ASSIGN_OR_RETURN(const BundleHeader header, format::parseBundleHeader(*values[0], index));
     if (headerOut) *headerOut = header;
     return firstStoredStep(prefix, [&](size_t i, std::string_view) -> std::optional<int64_t> {
         const std::optional<std::string>& entry = values[i + 1];

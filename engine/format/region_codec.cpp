@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "ckpt/tensor.h"
 #include "platform/crc32c.h"
 
 namespace ckpt {
@@ -27,6 +28,14 @@ bool readVarint64(const uint8_t*& p, const uint8_t* end, uint64_t& v) {
         if (!(b & 0x80)) return true;
     }
     return false;
+}
+
+void putVarint64(std::vector<uint8_t>& out, uint64_t v) {
+    while (v >= 0x80) {
+        out.push_back(static_cast<uint8_t>(v | 0x80));
+        v >>= 7;
+    }
+    out.push_back(static_cast<uint8_t>(v));
 }
 
 }  // namespace
@@ -114,6 +123,32 @@ Result<std::vector<std::string>> decodeStringRegion(std::span<const uint8_t> byt
         out[i].assign(reinterpret_cast<const char*>(p), static_cast<size_t>(lengths[i]));
         p += lengths[i];
     }
+    return out;
+}
+
+std::vector<uint8_t> encodeTensorRegion(const Tensor& value) {
+    if (value.dtype != DataType::String) return value.bytes;
+    // §5.4: varint lengths, masked crc of the fixed-width lengths, then the bytes.
+    std::vector<uint8_t> out;
+    uint32_t crc = 0;
+    size_t total = 0;
+    for (const std::string& s : value.strings) {
+        putVarint64(out, s.size());
+        if (s.size() <= 0xffffffffu) {
+            const uint32_t l32 = static_cast<uint32_t>(s.size());
+            crc = platform::crc32cExtend(crc, &l32, 4);
+        } else {
+            const uint64_t l64 = s.size();
+            crc = platform::crc32cExtend(crc, &l64, 8);
+        }
+        total += s.size();
+    }
+    const uint32_t masked = platform::crc32cMask(crc);
+    uint8_t le[4];
+    std::memcpy(le, &masked, 4);
+    out.insert(out.end(), le, le + 4);
+    out.reserve(out.size() + total);
+    for (const std::string& s : value.strings) out.insert(out.end(), s.begin(), s.end());
     return out;
 }
 

@@ -15,6 +15,7 @@
 #include "format/region_scan.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
+#include "format/bundle_reader_access.h"
 
 namespace ckpt {
 namespace {
@@ -53,7 +54,7 @@ void checkWhatReadersRelyOn(const BundleReader& reader, const std::string& index
                                ", which no reader can materialise (files hold the base type)");
         else if (t.dtype == DataType::Resource) problem(t.key, where + " has dtype resource, which a checkpoint cannot hold");
         if (t.isPartitioned())
-            if (Status s = reader.checkSliceCoverage(t); !s.isOk() && s.code() == StatusCode::DataLoss)
+            if (Status s = format::checkSliceCoverage(reader, t); !s.isOk() && s.code() == StatusCode::DataLoss)
                 report.problems.push_back({indexName, t.key, s.toString()});
     }
     const TensorInfo* info = reader.find(kObjectGraphKey);

@@ -19,14 +19,6 @@ namespace {
 
 constexpr size_t kWriteChunk = 1u << 20;  // fits in L2 between the crc and the write
 
-void putVarint64(std::vector<uint8_t>& out, uint64_t v) {
-    while (v >= 0x80) {
-        out.push_back(static_cast<uint8_t>(v | 0x80));
-        v >>= 7;
-    }
-    out.push_back(static_cast<uint8_t>(v));
-}
-
 void setShape(tensorflow::TensorShapeProto* proto, const TensorShape& shape) {
     for (int64_t d : shape.dims) proto->add_dim()->set_size(d);  // size 0 stays an empty Dim
 }
@@ -50,32 +42,6 @@ struct BundleWriter::Entry {
     tensorflow::BundleEntryProto proto;
 };
 
-std::vector<uint8_t> encodeTensorRegion(const Tensor& value) {
-    if (value.dtype != DataType::String) return value.bytes;
-    // §5.4: varint lengths, masked crc of the fixed-width lengths, then the bytes.
-    std::vector<uint8_t> out;
-    uint32_t crc = 0;
-    size_t total = 0;
-    for (const std::string& s : value.strings) {
-        putVarint64(out, s.size());
-        if (s.size() <= 0xffffffffu) {
-            const uint32_t l32 = static_cast<uint32_t>(s.size());
-            crc = platform::crc32cExtend(crc, &l32, 4);
-        } else {
-            const uint64_t l64 = s.size();
-            crc = platform::crc32cExtend(crc, &l64, 8);
-        }
-        total += s.size();
-    }
-    const uint32_t masked = platform::crc32cMask(crc);
-    uint8_t le[4];
-    std::memcpy(le, &masked, 4);
-    out.insert(out.end(), le, le + 4);
-    out.reserve(out.size() + total);
-    for (const std::string& s : value.strings) out.insert(out.end(), s.begin(), s.end());
-    return out;
-}
-
 namespace {
 
 // Keys the index gives another meaning (docs/format.md §4.1, §5.7): the
@@ -91,27 +57,40 @@ Status checkTensorKey(std::string_view key) {
 
 }  // namespace
 
-BundleWriter::BundleWriter(std::string prefix) : m_prefix(std::move(prefix)) {}
+struct BundleWriter::Impl {
+    std::string prefix;
+    std::string dataTemp;
+    std::unique_ptr<pipeline::WritableFile> data;
+    // key -> serialized BundleEntryProto, in bytewise key order.
+    std::map<std::string, std::string> entries;
+    // Full entries of partitioned tensors, finished in finish().
+    std::map<std::string, std::unique_ptr<Entry>> partitioned;
+    bool finished = false;
+};
+
+BundleWriter::BundleWriter(std::string prefix) : m_impl(std::make_unique<Impl>()) { m_impl->prefix = std::move(prefix); }
+
+const std::string& BundleWriter::prefix() const { return m_impl->prefix; }
 
 BundleWriter::~BundleWriter() {
-    if (!m_finished) {
-        m_data.reset();
-        (void)pipeline::removeFile(m_dataTemp);
+    if (!m_impl->finished) {
+        m_impl->data.reset();
+        (void)pipeline::removeFile(m_impl->dataTemp);
     }
 }
 
 Result<std::unique_ptr<BundleWriter>> BundleWriter::create(std::string_view prefix) {
     std::unique_ptr<BundleWriter> w(new BundleWriter(std::string(prefix)));
-    w->m_dataTemp = dataFileName(prefix, 0, 1) + tempSuffix();
-    CKPT_ASSIGN_OR_RETURN(w->m_data, pipeline::WritableFile::create(w->m_dataTemp, pipeline::WriteMode::Direct));
+    w->m_impl->dataTemp = dataFileName(prefix, 0, 1) + tempSuffix();
+    CKPT_ASSIGN_OR_RETURN(w->m_impl->data, pipeline::WritableFile::create(w->m_impl->dataTemp, pipeline::WriteMode::Direct));
     return w;
 }
 
-uint64_t BundleWriter::dataBytes() const { return m_data ? m_data->position() : 0; }
+uint64_t BundleWriter::dataBytes() const { return m_impl->data ? m_impl->data->position() : 0; }
 
 Status BundleWriter::appendRegion(std::string_view key, DataType dtype, const TensorShape& shape, std::span<const uint8_t> region,
                                   std::string* serializedOut) {
-    if (m_finished || !m_data) return failedPrecondition("bundle " + m_prefix + " is already finished");
+    if (m_impl->finished || !m_impl->data) return failedPrecondition("bundle " + m_impl->prefix + " is already finished");
     const auto n = shape.numElements();
     if (!n) return invalidArgument("tensor " + format::printableKey(key) + " has an invalid shape " + shape.toString());
     if (isFixedSize(dtype) && region.size() != static_cast<size_t>(*n) * dataTypeSize(dtype))
@@ -120,7 +99,7 @@ Status BundleWriter::appendRegion(std::string_view key, DataType dtype, const Te
     tensorflow::BundleEntryProto entry;
     entry.set_dtype(static_cast<tensorflow::DataType>(dtype));
     setShape(entry.mutable_shape(), shape);
-    entry.set_offset(static_cast<int64_t>(m_data->position()));
+    entry.set_offset(static_cast<int64_t>(m_impl->data->position()));
     entry.set_size(static_cast<int64_t>(region.size()));
     uint32_t crc = 0;
     if (isFixedSize(dtype)) {
@@ -130,12 +109,12 @@ Status BundleWriter::appendRegion(std::string_view key, DataType dtype, const Te
         for (size_t off = 0; off < region.size(); off += kWriteChunk) {
             const size_t len = std::min(kWriteChunk, region.size() - off);
             raw = platform::crc32cExtend(raw, region.data() + off, len);
-            CKPT_RETURN_IF_ERROR(m_data->append(region.data() + off, len));
+            CKPT_RETURN_IF_ERROR(m_impl->data->append(region.data() + off, len));
         }
         crc = platform::crc32cMask(raw);
     } else {
         CKPT_ASSIGN_OR_RETURN(crc, regionChecksum(region, dtype, *n, format::printableKey(key)));
-        CKPT_RETURN_IF_ERROR(m_data->append(region.data(), region.size()));
+        CKPT_RETURN_IF_ERROR(m_impl->data->append(region.data(), region.size()));
     }
     entry.set_crc32c(crc);
     entry.SerializeToString(serializedOut);
@@ -145,11 +124,11 @@ Status BundleWriter::appendRegion(std::string_view key, DataType dtype, const Te
 Status BundleWriter::addEncoded(std::string_view key, DataType dtype, const TensorShape& shape, std::span<const uint8_t> region) {
     CKPT_RETURN_IF_ERROR(checkTensorKey(key));
     std::string k(key);
-    if (m_entries.count(k) || m_partitioned.count(k))
-        return {StatusCode::AlreadyExists, "duplicate tensor " + format::printableKey(key) + " in bundle " + m_prefix};
+    if (m_impl->entries.count(k) || m_impl->partitioned.count(k))
+        return {StatusCode::AlreadyExists, "duplicate tensor " + format::printableKey(key) + " in bundle " + m_impl->prefix};
     std::string serialized;
     CKPT_RETURN_IF_ERROR(appendRegion(key, dtype, shape, region, &serialized));
-    m_entries.emplace(std::move(k), std::move(serialized));
+    m_impl->entries.emplace(std::move(k), std::move(serialized));
     return okStatus();
 }
 
@@ -168,9 +147,9 @@ Status BundleWriter::addSlice(std::string_view fullKey, const TensorShape& fullS
     CKPT_RETURN_IF_ERROR(checkTensorKey(fullKey));
     if (coversWhole(slice, fullShape)) return add(fullKey, sliceValue);
     std::string k(fullKey);
-    if (m_entries.count(k))
+    if (m_impl->entries.count(k))
         return {StatusCode::AlreadyExists, "tensor " + format::printableKey(fullKey) + " is both whole and sliced"};
-    auto& full = m_partitioned[k];
+    auto& full = m_impl->partitioned[k];
     if (!full) {
         full = std::make_unique<Entry>();
         full->proto.set_dtype(static_cast<tensorflow::DataType>(sliceValue.dtype));
@@ -179,12 +158,12 @@ Status BundleWriter::addSlice(std::string_view fullKey, const TensorShape& fullS
         return invalidArgument("slices of " + format::printableKey(fullKey) + " have different dtypes");
     }
     const std::string sliceKey = format::encodeSliceKey(fullKey, slice);
-    if (m_entries.count(sliceKey))
+    if (m_impl->entries.count(sliceKey))
         return {StatusCode::AlreadyExists, "duplicate slice " + slice.toString() + " of " + format::printableKey(fullKey)};
     std::string serialized;
     const std::vector<uint8_t> region = encodeTensorRegion(sliceValue);
     CKPT_RETURN_IF_ERROR(appendRegion(fullKey, sliceValue.dtype, sliceValue.shape, region, &serialized));
-    m_entries.emplace(sliceKey, std::move(serialized));
+    m_impl->entries.emplace(sliceKey, std::move(serialized));
     auto* sp = full->proto.add_slices();
     for (const SliceExtent& e : slice.extents) {
         auto* ext = sp->add_extent();
@@ -197,11 +176,11 @@ Status BundleWriter::addSlice(std::string_view fullKey, const TensorShape& fullS
 }
 
 Status BundleWriter::finish() {
-    if (m_finished) return failedPrecondition("bundle " + m_prefix + " is already finished");
-    for (auto& [key, full] : m_partitioned) full->proto.SerializeToString(&m_entries[key]);
-    CKPT_RETURN_IF_ERROR(m_data->close());
-    const std::string dataFinal = dataFileName(m_prefix, 0, 1);
-    const std::string indexFinal = indexFileName(m_prefix);
+    if (m_impl->finished) return failedPrecondition("bundle " + m_impl->prefix + " is already finished");
+    for (auto& [key, full] : m_impl->partitioned) full->proto.SerializeToString(&m_impl->entries[key]);
+    CKPT_RETURN_IF_ERROR(m_impl->data->close());
+    const std::string dataFinal = dataFileName(m_impl->prefix, 0, 1);
+    const std::string indexFinal = indexFileName(m_impl->prefix);
     const std::string indexTemp = indexFinal + tempSuffix();
     {
         CKPT_ASSIGN_OR_RETURN(auto index, format::IndexTableWriter::create(indexTemp));
@@ -211,7 +190,8 @@ Status BundleWriter::finish() {
         std::string headerBytes;
         header.SerializeToString(&headerBytes);
         Status s = index->add("", headerBytes);
-        for (auto it = m_entries.begin(); s.isOk() && it != m_entries.end(); ++it) s = index->add(it->first, it->second);
+        for (auto it = m_impl->entries.begin(); s.isOk() && it != m_impl->entries.end(); ++it)
+            s = index->add(it->first, it->second);
         if (s.isOk()) s = index->finish();
         if (!s.isOk()) {
             index.reset();
@@ -219,13 +199,13 @@ Status BundleWriter::finish() {
             return s;
         }
     }
-    Status s = pipeline::renameFile(m_dataTemp, dataFinal);
+    Status s = pipeline::renameFile(m_impl->dataTemp, dataFinal);
     if (s.isOk()) s = pipeline::renameFile(indexTemp, indexFinal);
     if (!s.isOk()) {
         (void)pipeline::removeFile(indexTemp);
         return s;
     }
-    m_finished = true;
+    m_impl->finished = true;
     return okStatus();
 }
 

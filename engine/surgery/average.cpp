@@ -14,6 +14,7 @@
 #include "platform/parallel.h"
 #include "surgery/graph_edit.h"
 #include "surgery/surgery_output.h"
+#include "format/bundle_reader_access.h"
 
 namespace ckpt {
 namespace {
@@ -122,7 +123,7 @@ class StoredValues {
 public:
     Status load(const BundleReader& reader, const TensorInfo& info) {
         if (!info.isPartitioned() && info.region.size > 0) {
-            auto file = reader.shardFile(info.region.shardId);
+            auto file = format::shardFile(reader, info.region.shardId);
             if (!file.ok()) return file.status();
             auto view = format::mapVerifiedRegion({*file, info.key, info.region, nullptr, {}});
             if (view.ok() && view->size() == static_cast<size_t>(info.storedBytes())) {

@@ -9,6 +9,7 @@
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_writer.h"
+#include "format/region_codec.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/checkpoint_state.h"
 #include "ckpt/convert.h"

@@ -9,9 +9,7 @@
 //   auto kernel = (*reader)->read("model/dense/kernel/.ATTRIBUTES/VARIABLE_VALUE");
 
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,13 +29,9 @@ struct BundleHeader {
     std::vector<int32_t> badConsumers;
 };
 
-// The header from the value of the index's "" key; 'indexPath' names the
-// file in messages.
-Result<BundleHeader> parseBundleHeader(std::string_view value, const std::string& indexPath);
-
-namespace platform {
-class RandomAccessFile;
-}  // namespace platform
+namespace format {
+struct BundleReaderAccess;
+}  // namespace format
 
 class BundleReader {
 public:
@@ -49,14 +43,14 @@ public:
     BundleReader(const BundleReader&) = delete;
     BundleReader& operator=(const BundleReader&) = delete;
 
-    const std::string& prefix() const { return m_prefix; }
+    const std::string& prefix() const;
     std::string indexPath() const;
     std::string dataPath(int32_t shardId) const;
-    const BundleHeader& header() const { return m_header; }
+    const BundleHeader& header() const;
 
     // Every tensor, sorted by key; slice entries appear inside their
     // partitioned tensor's 'slices', not on their own.
-    const std::vector<TensorInfo>& tensors() const { return m_tensors; }
+    const std::vector<TensorInfo>& tensors() const;
     // nullptr when the key does not exist.
     const TensorInfo* find(std::string_view key) const;
     // The exact key, else the first key that starts with it: object-graph
@@ -82,31 +76,21 @@ public:
     Status readRegionInto(const StoredRegion& region, DataType dtype, int64_t numElements, std::string_view key,
                           std::vector<uint8_t>& bytes) const;
 
-    // Checks that a partitioned tensor's slices lie inside their data files
-    // and cover its whole shape, reading no values; the shape is bounded by
-    // the bytes stored before anything is allocated per element. read()
-    // does this first; verify uses it on its own.
-    Status checkSliceCoverage(const TensorInfo& info) const;
-
     // Data file size, or an error when it is missing; cached after the first call.
     Result<uint64_t> dataFileSize(int32_t shardId) const;
-    // A shard's data file, opened on first use and kept open, for engine
-    // modules that read regions themselves (compare/). Errors name the file.
-    Result<const platform::RandomAccessFile*> shardFile(int32_t shardId) const;
 
 private:
+    // The open shard files and parsed index live in the .cpp, so the
+    // installed header stays free of the engine's internal types and the
+    // class can change without breaking code built against it.
+    struct Impl;
+    friend struct format::BundleReaderAccess;
+
     explicit BundleReader(std::string prefix);
     Status load();
     Result<Tensor> readBounded(const TensorInfo& info) const;
 
-    std::string m_prefix;
-    BundleHeader m_header;
-    std::vector<TensorInfo> m_tensors;
-
-    mutable std::mutex m_filesMutex;
-    // Opened on first use, by shard id: a header may claim billions of
-    // shards, so nothing is sized by num_shards. Guarded by m_filesMutex.
-    mutable std::map<int32_t, std::unique_ptr<platform::RandomAccessFile>> m_files;
+    std::unique_ptr<Impl> m_impl;
 };
 
 }  // namespace ckpt

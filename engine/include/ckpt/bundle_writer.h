@@ -12,7 +12,6 @@
 //   CKPT_RETURN_IF_ERROR((*w)->finish());
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -24,10 +23,6 @@
 
 namespace ckpt {
 
-namespace pipeline {
-class WritableFile;
-}  // namespace pipeline
-
 class BundleWriter {
 public:
     // Creates the data file (under a temp name). Parent directories must exist.
@@ -36,7 +31,7 @@ public:
     BundleWriter(const BundleWriter&) = delete;
     BundleWriter& operator=(const BundleWriter&) = delete;
 
-    const std::string& prefix() const { return m_prefix; }
+    const std::string& prefix() const;
 
     // Adds a whole tensor under 'key'. AlreadyExists for a duplicate key.
     Status add(std::string_view key, const Tensor& value);
@@ -54,23 +49,16 @@ public:
     Status finish();
 
 private:
-    explicit BundleWriter(std::string prefix);
+    // The open data file and the pending index entries live in the .cpp
+    // (see BundleReader).
     struct Entry;
+    struct Impl;
+
+    explicit BundleWriter(std::string prefix);
     Status appendRegion(std::string_view key, DataType dtype, const TensorShape& shape, std::span<const uint8_t> region,
                         std::string* serializedOut);
 
-    std::string m_prefix;
-    std::string m_dataTemp;
-    std::unique_ptr<pipeline::WritableFile> m_data;
-    // key -> serialized BundleEntryProto, in bytewise key order.
-    std::map<std::string, std::string> m_entries;
-    // Full entries of partitioned tensors, finished in finish().
-    std::map<std::string, std::unique_ptr<Entry>> m_partitioned;
-    bool m_finished = false;
+    std::unique_ptr<Impl> m_impl;
 };
-
-// TF's region encoding of a tensor's values (§5.2, §5.4): the bytes as-is
-// for fixed-size types, lengths + length checksum + bytes for strings.
-std::vector<uint8_t> encodeTensorRegion(const Tensor& value);
 
 }  // namespace ckpt

@@ -2,7 +2,7 @@
 // Figures for bench/bench_preview_cuda (issue 5): kernel throughput on data
 // already on the device against the device's memory bandwidth, and the
 // end-to-end preview from host memory against pinned H2D bandwidth.
-// No CUDA types here, so the benchmark itself stays out of preview/cuda/.
+// No CUDA types here; it lives with the benchmark, outside the engine.
 
 #include <cstdint>
 #include <string>

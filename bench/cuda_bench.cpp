@@ -1,6 +1,6 @@
 // runCudaBench: see cuda_bench.h.
 
-#include "preview/cuda/cuda_bench.h"
+#include "cuda_bench.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,0 +1,41 @@
+#pragma once
+// What engine modules need of a BundleReader beyond its public API: the
+// open shard files (compare/, surgery/ and convert/ read regions
+// themselves), the bundle header parser (checkpoint_step reads only the
+// header) and the coverage check of a partitioned tensor's slices (verify).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "ckpt/bundle_reader.h"
+#include "ckpt/status.h"
+#include "ckpt/tensor_info.h"
+
+namespace ckpt::platform {
+class RandomAccessFile;
+}  // namespace ckpt::platform
+
+namespace ckpt::format {
+
+// The header from the value of the index's "" key; 'indexPath' names the
+// file in messages.
+Result<BundleHeader> parseBundleHeader(std::string_view value, const std::string& indexPath);
+
+struct BundleReaderAccess {
+    // A shard's data file, opened on first use and kept open by the reader.
+    // Errors name the file.
+    static Result<const platform::RandomAccessFile*> shardFile(const BundleReader& reader, int32_t shardId);
+};
+
+inline Result<const platform::RandomAccessFile*> shardFile(const BundleReader& reader, int32_t shardId) {
+    return BundleReaderAccess::shardFile(reader, shardId);
+}
+
+// Checks that a partitioned tensor's slices lie inside their data files
+// and cover its whole shape, reading no values; the shape is bounded by
+// the bytes stored before anything is allocated per element. read() does
+// this first; verify uses it on its own.
+Status checkSliceCoverage(const BundleReader& reader, const TensorInfo& info);
+
+}  // namespace ckpt::format
