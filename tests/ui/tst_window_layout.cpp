@@ -15,6 +15,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSplitter>
+#include <QStyle>
 #include <QTableWidget>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -28,6 +29,7 @@
 #include "models/object_tree_model.h"
 #include "test_support.h"
 #include "views/about_dialog.h"
+#include "views/app_palette.h"
 #include "views/compare_view.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
@@ -427,6 +429,20 @@ private slots:
         QVERIFY(!versions.value(QStringLiteral("CUDA runtime")).isEmpty());
         dialog->close();
         w.close();
+    }
+
+    // Last: it sets the application's style and palette.
+    void paletteOption() {
+        QVERIFY(!applyPaletteChoice(QStringLiteral("solarized")));
+        QVERIFY(applyPaletteChoice(QStringLiteral("dark")));
+        MainWindow w;
+        const QPalette p = w.sidebar()->palette();
+        QVERIFY(p.color(QPalette::Base).lightness() < 64);
+        QVERIFY(p.color(QPalette::Text).lightness() > 192);
+        QVERIFY(p.color(QPalette::Window).lightness() < p.color(QPalette::WindowText).lightness());
+        QCOMPARE(QApplication::style()->name().toLower(), QStringLiteral("fusion"));
+        QVERIFY(applyPaletteChoice(QStringLiteral("light")));
+        QVERIFY(w.sidebar()->palette().color(QPalette::Base).lightness() > 192);
     }
 };
 

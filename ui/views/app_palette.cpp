@@ -41,10 +41,6 @@ QPalette darkPalette() {
     return p;
 }
 
-bool isDarkPalette(const QPalette& palette) {
-    return palette.color(QPalette::Window).lightness() < palette.color(QPalette::WindowText).lightness();
-}
-
 bool applyPaletteChoice(const QString& choice) {
     if (choice.isEmpty() || choice == QLatin1String("system")) return true;
     if (choice != QLatin1String("light") && choice != QLatin1String("dark")) return false;

@@ -16,7 +16,5 @@ namespace ckpt::ui {
 bool applyPaletteChoice(const QString& choice);
 
 QPalette darkPalette();
-// Whether 'palette' draws light text on dark windows (a desktop dark theme included).
-bool isDarkPalette(const QPalette& palette);
 
 }  // namespace ckpt::ui
