@@ -25,6 +25,8 @@
 #include <functional>
 
 #include "ckpt/demo_trainer.h"
+#include "test_palettes.h"
+#include "views/status_colors.h"
 #include "jobs/job_tracker.h"
 #include "models/diff_tree_model.h"
 #include "models/directory_model.h"
@@ -115,6 +117,18 @@ private slots:
             if (model->entry(i)) ++leaves;
         }
         QVERIFY(leaves > 0);
+        // The status cell's tint and text read in a light and a dark palette.
+        for (const QPalette& palette : {ckpt::testing::lightPalette(), ckpt::testing::darkPalette()}) {
+            QApplication::setPalette(palette);
+            for (const QModelIndex& i : allRows(model)) {
+                const QModelIndex status = model->index(i.row(), DiffTreeModel::StatusColumn, i.parent());
+                const QColor back = status.data(Qt::BackgroundRole).value<QColor>();
+                const QColor fore = status.data(Qt::ForegroundRole).value<QColor>();
+                QVERIFY(back.isValid() && fore.isValid());
+                QVERIFY2(contrastRatio(fore, back) >= kMinTextContrast, qPrintable(fore.name() + QLatin1Char(' ') + back.name()));
+            }
+        }
+        QApplication::setPalette(ckpt::testing::lightPalette());
         // The frozen layer's kernel is unchanged (hidden), the trained one modified.
         view.unchangedBox()->setChecked(true);
         QTRY_VERIFY(!view.isFiltering());

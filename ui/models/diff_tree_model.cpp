@@ -10,6 +10,7 @@
 
 #include "models/object_tree_model.h"
 #include "views/kind_icons.h"
+#include "views/status_colors.h"
 
 namespace ckpt::ui {
 namespace {
@@ -291,14 +292,13 @@ QVariant DiffTreeModel::data(const QModelIndex& index, int role) const {
         if (column == NameColumn) return diffStatusIcon(node.status);
         return {};
     case Qt::BackgroundRole:
-        if (column == StatusColumn && node.status != DiffStatus::Unchanged) {
-            QColor c = diffStatusColor(node.status);
-            c.setAlpha(56);
-            return c;
-        }
+        if (column == StatusColumn && node.status != DiffStatus::Unchanged) return statusBackground(diffStatusTone(node.status));
         return {};
     case Qt::ForegroundRole:
-        if (node.status == DiffStatus::Unchanged) return QColor(0x80, 0x86, 0x8c);
+        if (column == StatusColumn && node.status != DiffStatus::Unchanged)
+            return statusBackgroundText(diffStatusTone(node.status));
+        // Unchanged rows recede, still readable.
+        if (node.status == DiffStatus::Unchanged) return statusTextColor(StatusTone::Neutral);
         return {};
     case Qt::TextAlignmentRole:
         if (column >= MaxAbsColumn) return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);

@@ -2,6 +2,9 @@
 
 #include <QCoreApplication>
 
+#include "models/object_tree_model.h"
+#include "views/kind_icons.h"
+
 namespace ckpt::ui {
 namespace {
 
@@ -21,14 +24,26 @@ MatchCategory categoryFor(NodeMatchState state) {
     return MatchCategory::Unresolved;
 }
 
-QColor matchColor(MatchCategory category) {
-    // Pale enough that black text and selection stay readable on light themes.
+StatusTone matchTone(MatchCategory category) {
     switch (category) {
-    case MatchCategory::Matched: return QColor(0xd4, 0xf0, 0xd4);
-    case MatchCategory::UnusedAttributes: return QColor(0xf5, 0xec, 0xb8);
-    case MatchCategory::Mismatch: return QColor(0xf6, 0xc6, 0xc6);
-    case MatchCategory::PendingSlot: return QColor(0xd6, 0xe4, 0xf7);
-    case MatchCategory::Unresolved: return QColor(0xfa, 0xdc, 0xb8);
+    case MatchCategory::Matched: return StatusTone::Good;
+    case MatchCategory::UnusedAttributes: return StatusTone::Warning;
+    case MatchCategory::Mismatch: return StatusTone::Bad;
+    case MatchCategory::PendingSlot: return StatusTone::Info;
+    case MatchCategory::Unresolved: return StatusTone::Special;
+    }
+    return StatusTone::Neutral;
+}
+
+QColor matchColor(MatchCategory category) { return statusBackground(matchTone(category)); }
+
+QIcon matchIcon(MatchCategory category) {
+    switch (category) {
+    case MatchCategory::Matched: return letterBadge(matchTone(category), QStringLiteral("\u2713"));
+    case MatchCategory::UnusedAttributes: return letterBadge(matchTone(category), QStringLiteral("U"));
+    case MatchCategory::Mismatch: return letterBadge(matchTone(category), QStringLiteral("\u2260"));
+    case MatchCategory::PendingSlot: return letterBadge(matchTone(category), QStringLiteral("S"));
+    case MatchCategory::Unresolved: return letterBadge(matchTone(category), QStringLiteral("?"));
     }
     return {};
 }
@@ -100,10 +115,16 @@ QVariant MatchOverlay::data(const TreeEntry& entry, int32_t, int column, int rol
         return {};
     }
     if (role == Qt::ForegroundRole) {
-        // The backgrounds are light on every theme; keep text dark on them.
         MatchCategory c;
-        if (categoryOf(entry, &c)) return QColor(Qt::black);
+        if (categoryOf(entry, &c)) return statusBackgroundText(matchTone(c));
         return {};
+    }
+    // The category's badge and words in the kind column, so the colour is
+    // never the only sign.
+    if (column == ObjectTreeModel::KindColumn && (role == Qt::DecorationRole || role == Qt::AccessibleDescriptionRole)) {
+        MatchCategory c;
+        if (!categoryOf(entry, &c)) return {};
+        return role == Qt::DecorationRole ? QVariant(matchIcon(c)) : QVariant(matchLabel(c));
     }
     if (role == Qt::ToolTipRole && column == 0) {
         const QString tip = toolTip(entry);

@@ -1,10 +1,11 @@
 #pragma once
 // Colours the object-graph tree by how each checkpoint node matched the
 // restore target (a MatchReport), and explains the state in a tooltip. The
-// categories and their colours are shared with the restore view's legend so
+// categories, their colours and letters are shared with the restore view's legend so
 // the two can never disagree.
 
 #include <QColor>
+#include <QIcon>
 #include <QString>
 
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include "ckpt/match_report.h"
 #include "models/entry_overlay.h"
+#include "views/status_colors.h"
 
 namespace ckpt::ui {
 
@@ -21,7 +23,10 @@ inline constexpr MatchCategory kMatchCategories[] = {MatchCategory::Matched, Mat
                                                      MatchCategory::Mismatch, MatchCategory::PendingSlot,
                                                      MatchCategory::Unresolved};
 MatchCategory categoryFor(NodeMatchState state);
-QColor matchColor(MatchCategory category);   // a pale row background
+StatusTone matchTone(MatchCategory category);
+QColor matchColor(MatchCategory category);  // the row tint, for the current palette
+QIcon matchIcon(MatchCategory category);    // a badge with the category's letter
+
 QString matchLabel(MatchCategory category);  // the legend's words
 
 class MatchOverlay final : public EntryOverlay {

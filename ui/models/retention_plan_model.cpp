@@ -1,22 +1,22 @@
 #include "models/retention_plan_model.h"
 
 #include <QBrush>
-#include <QColor>
 #include <QDateTime>
 #include <QLocale>
+
+#include "views/status_colors.h"
 
 namespace ckpt::ui {
 namespace {
 
-// Light backgrounds with dark text whatever the palette, so a dark theme
-// does not put white text on pale green.
-QColor background(RetentionVerdict verdict) {
+// The verdict's tint; its words are in the verdict column.
+StatusTone verdictTone(RetentionVerdict verdict) {
     switch (verdict) {
-    case RetentionVerdict::Keep: return QColor(0xd7, 0xf0, 0xd7);
-    case RetentionVerdict::Delete: return QColor(0xf7, 0xd2, 0xd2);
-    case RetentionVerdict::LeaveAlone: return QColor(0xe4, 0xe4, 0xe4);
+    case RetentionVerdict::Keep: return StatusTone::Good;
+    case RetentionVerdict::Delete: return StatusTone::Bad;
+    case RetentionVerdict::LeaveAlone: return StatusTone::Neutral;
     }
-    return {};
+    return StatusTone::Neutral;
 }
 
 QString joined(const std::vector<std::string>& parts) {
@@ -88,8 +88,8 @@ QVariant RetentionPlanModel::data(const QModelIndex& index, int role) const {
         if (c.isStateLatest) tip += QLatin1Char('\n') + tr("The state file's latest checkpoint");
         return tip;
     }
-    case Qt::BackgroundRole: return QBrush(background(d->verdict));
-    case Qt::ForegroundRole: return QBrush(QColor(0x1a, 0x1a, 0x1a));
+    case Qt::BackgroundRole: return QBrush(statusBackground(verdictTone(d->verdict)));
+    case Qt::ForegroundRole: return QBrush(statusBackgroundText(verdictTone(d->verdict)));
     case Qt::TextAlignmentRole:
         if (index.column() == StepColumn || index.column() == SizeColumn)
             return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));

@@ -1,12 +1,14 @@
 #include "models/schedules_model.h"
 
 #include <QBrush>
-#include <QColor>
 #include <QDateTime>
 #include <QDir>
 #include <QLocale>
 
 #include <cmath>
+#include <optional>
+
+#include "views/status_colors.h"
 
 namespace ckpt::ui {
 namespace {
@@ -30,15 +32,16 @@ QString route(const Schedule& s) {
     return to;
 }
 
-QColor resultColour(RunResult result) {
+// The result's tone; its words are in the same cell. Skipped: plain text.
+std::optional<StatusTone> resultTone(RunResult result) {
     switch (result) {
-    case RunResult::Ok: return QColor(0x1b, 0x7a, 0x1b);
+    case RunResult::Ok: return StatusTone::Good;
     case RunResult::Failed:
-    case RunResult::Interrupted: return QColor(0xb0, 0x00, 0x20);
-    case RunResult::Running: return QColor(0x1f, 0x5f, 0xbf);
+    case RunResult::Interrupted: return StatusTone::Bad;
+    case RunResult::Running: return StatusTone::Info;
     case RunResult::Skipped: break;
     }
-    return {};
+    return std::nullopt;
 }
 
 }  // namespace
@@ -153,9 +156,9 @@ QVariant SchedulesModel::data(const QModelIndex& index, int role) const {
         default: return route(s);
         }
     case Qt::ForegroundRole:
-        if (index.column() == LastResultColumn && last && resultColour(last->result).isValid())
-            return QBrush(resultColour(last->result));
-        if (index.column() == NextRunColumn && !s.enabled) return QBrush(Qt::gray);
+        if (index.column() == LastResultColumn && last && resultTone(last->result))
+            return QBrush(statusTextColor(*resultTone(last->result)));
+        if (index.column() == NextRunColumn && !s.enabled) return QBrush(statusTextColor(StatusTone::Neutral));
         return {};
     default: return {};
     }
@@ -224,9 +227,9 @@ QVariant ScheduleRunsModel::data(const QModelIndex& index, int role) const {
         return tip.trimmed();
     }
     case Qt::ForegroundRole:
-        if (!resultColour(r->result).isValid()) return {};
+        if (!resultTone(r->result)) return {};
         if (index.column() == ResultColumn || (index.column() == ErrorColumn && !r->error.empty()))
-            return QBrush(resultColour(r->result));
+            return QBrush(statusTextColor(*resultTone(r->result)));
         return {};
     case Qt::TextAlignmentRole:
         if (index.column() == DurationColumn || index.column() == BytesColumn)

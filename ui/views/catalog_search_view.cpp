@@ -15,6 +15,7 @@
 #include "jobs/when_done.h"
 #include "models/catalog_search_model.h"
 #include "views/catalog_controller.h"
+#include "views/status_colors.h"
 
 namespace ckpt::ui {
 
@@ -115,7 +116,7 @@ void CatalogSearchView::startSearch() {
 void CatalogSearchView::showOutcome(const CatalogSearchOutcome& outcome) {
     if (!outcome.result) {
         m_model->setResult(nullptr);
-        m_edit->setStyleSheet(QStringLiteral("QLineEdit { border: 1px solid #c0392b; }"));
+        m_edit->setStyleSheet(invalidInputStyle());
         m_summary->setText(outcome.error);
         return;
     }

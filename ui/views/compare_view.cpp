@@ -22,6 +22,7 @@
 #include "models/diff_tree_model.h"
 #include "models/object_tree_model.h"
 #include "views/compare_detail.h"
+#include "views/status_colors.h"
 
 namespace ckpt::ui {
 namespace {
@@ -239,7 +240,7 @@ void CompareView::startFilter() {
 
 void CompareView::applyVisibleSet(std::shared_ptr<const VisibleSet> visible) {
     if (!visible->error.isEmpty()) {
-        m_filter->setStyleSheet(QStringLiteral("QLineEdit { border: 1px solid #c0392b; }"));
+        m_filter->setStyleSheet(invalidInputStyle());
         m_filter->setToolTip(visible->error);
         m_message->setText(tr("Invalid regular expression: %1").arg(visible->error));
         m_message->show();

@@ -3,11 +3,13 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace ckpt::ui {
 
@@ -20,9 +22,14 @@ HeatmapControls::HeatmapControls(const HeatmapControlsWording& wording, QWidget*
     layout->setContentsMargins(0, 0, 0, 0);
     auto* axes = new QHBoxLayout(m_axesRow);
     axes->setContentsMargins(0, 0, 0, 0);
-    axes->addWidget(new QLabel(tr("Rows:"), m_axesRow));
+    // Buddies: Alt+W and Alt+M reach the boxes, and readers name them.
+    auto* rowsLabel = new QLabel(tr("Ro&ws:"), m_axesRow);
+    rowsLabel->setBuddy(m_rowAxis);
+    axes->addWidget(rowsLabel);
     axes->addWidget(m_rowAxis);
-    axes->addWidget(new QLabel(tr("Columns:"), m_axesRow));
+    auto* columnsLabel = new QLabel(tr("Colu&mns:"), m_axesRow);
+    columnsLabel->setBuddy(m_columnAxis);
+    axes->addWidget(columnsLabel);
     axes->addWidget(m_columnAxis);
     axes->addLayout(m_indexLayout);
     axes->addStretch();
@@ -98,7 +105,23 @@ void HeatmapControls::resetFor(const TensorShape* shape) {
 
 void HeatmapControls::setShape(const TensorShape* shape) {
     if (shape && m_shape && *shape == *m_shape) return;
+    // Another rank: the axes chosen mean nothing there.
+    if (!shape || !m_shape || shape->rank() != m_shape->rank() || !hasAxesToPick()) return resetFor(shape);
+    // Same rank, other sizes: the axes stay; an index past its axis's new
+    // end falls back to reducing that axis.
+    const std::pair<int, int> shown = m_shownAxes;
+    QList<int> indices;
+    for (const QSpinBox* box : std::as_const(m_indices)) indices << box->value();
     resetFor(shape);
+    m_shownAxes = shown;
+    m_rowAxis->setCurrentIndex(shown.first);
+    m_columnAxis->setCurrentIndex(shown.second);
+    for (int a = 0; a < m_indices.size(); ++a) {
+        QSpinBox* box = m_indices[a];
+        const QSignalBlocker quiet(box);
+        box->setValue(indices[a] <= box->maximum() ? indices[a] : -1);
+        box->setVisible(a != shown.first && a != shown.second);
+    }
 }
 
 void HeatmapControls::setAxesShown(bool shown) { m_axesRow->setVisible(shown && hasAxesToPick()); }

@@ -43,7 +43,9 @@ public:
     // Fresh selectors for 'shape' showing the engine's default slice (the
     // last two axes, the others reduced). Null or rank < 2: nothing to pick.
     void resetFor(const TensorShape* shape);
-    // As resetFor, except that the same shape as before keeps the user's slice.
+    // As resetFor, except that the user's slice is kept where it fits: the
+    // same shape keeps all of it, the same rank keeps the axes and every
+    // index still inside its axis (the others fall back to reducing).
     void setShape(const TensorShape* shape);
     // False hides the axis selectors (there is nothing to slice just now)
     // without forgetting the slice they hold.

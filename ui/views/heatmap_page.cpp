@@ -1,13 +1,17 @@
 #include "views/heatmap_page.h"
 
 #include <QComboBox>
+#include <QDir>
+#include <QFileInfo>
 #include <QLabel>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include <algorithm>
 
 #include "jobs/preview_jobs.h"
 #include "views/heatmap_view.h"
+#include "views/heatmap_zoom_bar.h"
 
 namespace ckpt::ui {
 namespace {
@@ -33,11 +37,20 @@ HeatmapControlsWording controlsWording() {
     return w;
 }
 
+// The variable's path within its run (the directory of its checkpoint):
+// the same key in another checkpoint of the run keeps the slice and zoom.
+// Empty when the selection names no checkpoint: it never matches.
+QString sliceKey(const TensorSelection& selection) {
+    if (!selection.snapshot || !selection.snapshot->checkpoint || selection.path.isEmpty()) return {};
+    const QString prefix = QString::fromStdString(selection.snapshot->checkpoint->prefix());
+    return QFileInfo(prefix).absoluteDir().absolutePath() + QLatin1Char('\n') + selection.path;
+}
+
 }  // namespace
 
 HeatmapPage::HeatmapPage(QWidget* parent)
     : PreviewPage(parent), m_controls(new HeatmapControls(controlsWording(), this)), m_message(new QLabel(this)),
-      m_view(new HeatmapView(this)), m_info(new QLabel(this)) {
+      m_zoomBar(new HeatmapZoomBar(this)), m_view(new HeatmapView), m_info(new QLabel(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_controls);
 
@@ -50,7 +63,11 @@ HeatmapPage::HeatmapPage(QWidget* parent)
     m_info->setAccessibleName(tr("Heatmap slice and where it was computed"));
     layout->addWidget(m_info);
     m_view->setAccessibleName(tr("Heatmap image"));
-    layout->addWidget(m_view, 1);
+    m_view->setToolTip(tr("Arrow keys move the cell read out; Ctrl+wheel zooms"));
+    m_zoomBar->addView(m_view);
+    m_zoomBar->attachShortcuts(this);
+    layout->addWidget(m_zoomBar);
+    layout->addWidget(HeatmapView::wrapInScrollArea(m_view, this), 1);
 
     connect(m_controls, &HeatmapControls::changed, this, [this] { refresh(); });
     clearPreview();
@@ -65,14 +82,25 @@ void HeatmapPage::clearPreview() {
     m_view->setHeatmap(std::nullopt, {}, 0, 0);
     m_view->setLegend({}, 0, 0);
     m_info->clear();
-    m_controls->resetFor(tensor() ? &tensor()->shape : nullptr);
+    // Hidden, not forgotten: the next values may be this variable's in
+    // another checkpoint of the run.
+    m_controls->setAxesShown(false);
 }
 
 void HeatmapPage::startPreview() {
-    // A new tensor starts from the default slice, even one of the same shape.
     if (m_selectorsFor != tensor().get()) {
         m_selectorsFor = tensor().get();
-        m_controls->resetFor(&tensor()->shape);
+        const QString key = sliceKey(selection());
+        if (!key.isEmpty() && key == m_sliceFor) {
+            m_controls->setShape(&tensor()->shape);
+            m_controls->setAxesShown(true);
+        } else {
+            // Another variable starts from the default slice, fitted, even
+            // one of the same shape.
+            m_controls->resetFor(&tensor()->shape);
+            m_view->fitToWindow();
+        }
+        m_sliceFor = key;
     }
     HeatmapRequest request = m_controls->request();
     const qreal dpr = devicePixelRatioF();

@@ -2,7 +2,10 @@
 // A heatmap of one 2-D slice of the selected tensor, drawn by the engine:
 // which axis runs down and which across, every other axis fixed at an index
 // or reduced (mean or max |x|), and the colormap (auto: diverging for data
-// with both signs).
+// with both signs). Zoomed and read cell by cell through HeatmapZoomBar.
+// The same variable in another checkpoint of the same directory (one run)
+// keeps the slice and zoom where they still fit; another variable starts
+// from the default slice, fitted.
 
 #include <QList>
 
@@ -17,6 +20,7 @@ class QSpinBox;
 namespace ckpt::ui {
 
 class HeatmapView;
+class HeatmapZoomBar;
 struct HeatmapResult;
 
 class HeatmapPage : public PreviewPage {
@@ -25,6 +29,7 @@ public:
     explicit HeatmapPage(QWidget* parent = nullptr);
     QString pageTitle() const override { return tr("Heatmap"); }
     HeatmapView* view() const { return m_view; }
+    HeatmapZoomBar* zoomBar() const { return m_zoomBar; }
     QComboBox* rowAxisBox() const { return m_controls->rowAxisBox(); }
     QComboBox* columnAxisBox() const { return m_controls->columnAxisBox(); }
     QComboBox* reduceBox() const { return m_controls->reduceBox(); }
@@ -44,8 +49,10 @@ private:
 
     HeatmapRequest m_request;
     const Tensor* m_selectorsFor = nullptr;  // the tensor the selectors were built for
+    QString m_sliceFor;                      // its run and path (sliceKey)
     HeatmapControls* m_controls;
     QLabel* m_message;
+    HeatmapZoomBar* m_zoomBar;
     HeatmapView* m_view;
     QLabel* m_info;
 };

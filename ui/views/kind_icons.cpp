@@ -36,22 +36,31 @@ QIcon makeIcon(const QColor& fill, const QString& letter, bool round) {
 
 }  // namespace
 
+QIcon letterBadge(StatusTone tone, const QString& letter) {
+    static QHash<QString, QIcon> cache;
+    const QString key = QString::number(static_cast<int>(tone)) + letter;
+    if (auto it = cache.constFind(key); it != cache.constEnd()) return *it;
+    QIcon icon = makeIcon(badgeFill(tone), letter, true);
+    cache.insert(key, icon);
+    return icon;
+}
+
 QIcon kindIcon(EntryKind kind) {
     static QHash<int, QIcon> cache;
     const int k = static_cast<int>(kind);
     if (auto it = cache.constFind(k); it != cache.constEnd()) return *it;
     QIcon icon;
     switch (kind) {
-    case EntryKind::Root: icon = makeIcon(QColor(0x60, 0x6c, 0x78), QStringLiteral("R"), false); break;
-    case EntryKind::Object: icon = makeIcon(QColor(0x3b, 0x7d, 0xd8), QStringLiteral("O"), false); break;
-    case EntryKind::Variable: icon = makeIcon(QColor(0x2e, 0x9d, 0x5b), QStringLiteral("V"), true); break;
-    case EntryKind::ReplicatedVariable: icon = makeIcon(QColor(0x13, 0x8d, 0x90), QStringLiteral("RV"), true); break;
-    case EntryKind::SlotVariable: icon = makeIcon(QColor(0xd9, 0x82, 0x1e), QStringLiteral("S"), true); break;
-    case EntryKind::Optimizer: icon = makeIcon(QColor(0x8e, 0x44, 0xad), QStringLiteral("Op"), false); break;
-    case EntryKind::Attribute: icon = makeIcon(QColor(0x7f, 0x8c, 0x8d), QStringLiteral("K"), false); break;
-    case EntryKind::Alias: icon = makeIcon(QColor(0x7f, 0x8c, 0x8d), QStringLiteral("\u2192"), false); break;
-    case EntryKind::KeyGroup: icon = makeIcon(QColor(0x3b, 0x7d, 0xd8), QStringLiteral("/"), false); break;
-    case EntryKind::Key: icon = makeIcon(QColor(0x2e, 0x9d, 0x5b), QStringLiteral("T"), true); break;
+    case EntryKind::Root: icon = makeIcon(badgeFill(StatusTone::Neutral), QStringLiteral("R"), false); break;
+    case EntryKind::Object: icon = makeIcon(badgeFill(StatusTone::Info), QStringLiteral("O"), false); break;
+    case EntryKind::Variable: icon = makeIcon(badgeFill(StatusTone::Good), QStringLiteral("V"), true); break;
+    case EntryKind::ReplicatedVariable: icon = makeIcon(badgeFill(StatusTone::Moved), QStringLiteral("RV"), true); break;
+    case EntryKind::SlotVariable: icon = makeIcon(badgeFill(StatusTone::Warning), QStringLiteral("S"), true); break;
+    case EntryKind::Optimizer: icon = makeIcon(badgeFill(StatusTone::Special), QStringLiteral("Op"), false); break;
+    case EntryKind::Attribute: icon = makeIcon(badgeFill(StatusTone::Neutral), QStringLiteral("K"), false); break;
+    case EntryKind::Alias: icon = makeIcon(badgeFill(StatusTone::Neutral), QStringLiteral("\u2192"), false); break;
+    case EntryKind::KeyGroup: icon = makeIcon(badgeFill(StatusTone::Info), QStringLiteral("/"), false); break;
+    case EntryKind::Key: icon = makeIcon(badgeFill(StatusTone::Good), QStringLiteral("T"), true); break;
     }
     cache.insert(k, icon);
     return icon;
@@ -59,18 +68,18 @@ QIcon kindIcon(EntryKind kind) {
 
 QIcon healthIcon(Health health) {
     switch (health) {
-    case Health::Unknown: return makeIcon(QColor(0x9a, 0xa0, 0xa6), QStringLiteral("?"), true);
-    case Health::Verifying: return makeIcon(QColor(0x3b, 0x7d, 0xd8), QStringLiteral("\u2026"), true);
-    case Health::Healthy: return makeIcon(QColor(0x2e, 0x9d, 0x5b), QStringLiteral("\u2713"), true);
-    case Health::Damaged: return makeIcon(QColor(0xc0, 0x39, 0x2b), QStringLiteral("!"), true);
+    case Health::Unknown: return makeIcon(badgeFill(StatusTone::Neutral), QStringLiteral("?"), true);
+    case Health::Verifying: return makeIcon(badgeFill(StatusTone::Info), QStringLiteral("\u2026"), true);
+    case Health::Healthy: return makeIcon(badgeFill(StatusTone::Good), QStringLiteral("\u2713"), true);
+    case Health::Damaged: return makeIcon(badgeFill(StatusTone::Bad), QStringLiteral("!"), true);
     }
     return {};
 }
 
 QIcon catalogHealthIcon(CatalogHealth health) {
     switch (health) {
-    case CatalogHealth::Missing: return makeIcon(QColor(0x60, 0x6c, 0x78), QStringLiteral("\u2013"), true);
-    case CatalogHealth::Unreadable: return makeIcon(QColor(0xc0, 0x39, 0x2b), QStringLiteral("\u00d7"), true);
+    case CatalogHealth::Missing: return makeIcon(badgeFill(StatusTone::Neutral), QStringLiteral("\u2013"), true);
+    case CatalogHealth::Unreadable: return makeIcon(badgeFill(StatusTone::Bad), QStringLiteral("\u00d7"), true);
     case CatalogHealth::Damaged: return healthIcon(Health::Damaged);
     case CatalogHealth::Healthy: return healthIcon(Health::Healthy);
     case CatalogHealth::Unverified: break;
@@ -78,16 +87,16 @@ QIcon catalogHealthIcon(CatalogHealth health) {
     return healthIcon(Health::Unknown);
 }
 
-QColor diffStatusColor(DiffStatus status) {
+StatusTone diffStatusTone(DiffStatus status) {
     switch (status) {
-    case DiffStatus::Added: return QColor(0x2e, 0x9d, 0x5b);
-    case DiffStatus::Deleted: return QColor(0xc0, 0x39, 0x2b);
-    case DiffStatus::Modified: return QColor(0xd9, 0x82, 0x1e);
-    case DiffStatus::TypeChanged: return QColor(0x8e, 0x44, 0xad);
-    case DiffStatus::Renamed: return QColor(0x13, 0x8d, 0x90);
+    case DiffStatus::Added: return StatusTone::Good;
+    case DiffStatus::Deleted: return StatusTone::Bad;
+    case DiffStatus::Modified: return StatusTone::Warning;
+    case DiffStatus::TypeChanged: return StatusTone::Special;
+    case DiffStatus::Renamed: return StatusTone::Moved;
     case DiffStatus::Unchanged: break;
     }
-    return QColor(0x9a, 0xa0, 0xa6);
+    return StatusTone::Neutral;
 }
 
 QIcon diffStatusIcon(DiffStatus status) {
@@ -96,7 +105,7 @@ QIcon diffStatusIcon(DiffStatus status) {
     if (auto it = cache.constFind(k); it != cache.constEnd()) return *it;
     const char letter = diffStatusLetter(status);
     const QString text = letter == ' ' ? QStringLiteral("=") : QString(QLatin1Char(letter));
-    QIcon icon = makeIcon(diffStatusColor(status), text, false);
+    QIcon icon = makeIcon(badgeFill(diffStatusTone(status)), text, false);
     cache.insert(k, icon);
     return icon;
 }

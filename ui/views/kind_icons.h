@@ -1,16 +1,20 @@
 #pragma once
 // Icons for tree entry kinds, drawn in code as coloured badges with a letter
-// so they stay crisp at any device pixel ratio and need no image plugin.
+// so they stay crisp at any device pixel ratio and need no image plugin. The
+// fills come from views/status_colors.h, dark enough for the white letter.
 
 #include <QIcon>
 
 #include "ckpt/catalog.h"
 #include "ckpt/checkpoint_diff.h"
 #include "models/checkpoint_snapshot.h"
+#include "views/status_colors.h"
 
 namespace ckpt::ui {
 
 QIcon kindIcon(EntryKind kind);
+// A round badge: 'letter' in white on 'tone' (cached).
+QIcon letterBadge(StatusTone tone, const QString& letter);
 
 enum class Health { Unknown, Verifying, Healthy, Damaged };
 QIcon healthIcon(Health health);
@@ -23,6 +27,6 @@ QIcon catalogHealthIcon(CatalogHealth health);
 // M amber, T purple, R teal, '=' grey for unchanged), so the letter carries
 // the meaning and the colour only helps the eye.
 QIcon diffStatusIcon(DiffStatus status);
-QColor diffStatusColor(DiffStatus status);  // the badge's colour
+StatusTone diffStatusTone(DiffStatus status);  // the badge's tone
 
 }  // namespace ckpt::ui

@@ -5,6 +5,7 @@
 #include <QClipboard>
 #include <QGuiApplication>
 #include <QHBoxLayout>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -20,9 +21,16 @@
 #include "jobs/job_tracker.h"
 #include "models/object_tree_model.h"
 #include "views/column_fitter.h"
+#include "views/status_colors.h"
 
 namespace ckpt::ui {
 namespace {
+
+// The directory holding a snapshot's checkpoint: its run.
+QString runDirectory(const CheckpointSnapshot& snapshot) {
+    if (!snapshot.checkpoint) return {};
+    return QFileInfo(QString::fromStdString(snapshot.checkpoint->prefix())).absolutePath();
+}
 
 // Expanding every match would create rows for all of them; past this many
 // the user narrows the filter instead.
@@ -127,6 +135,12 @@ TreeFilter ObjectTreePane::currentFilter() const {
 }
 
 void ObjectTreePane::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot) {
+    // Another checkpoint of the same run (directory): the variable selected
+    // stays selected, so stepping through a run keeps the inspector's place.
+    m_reselectKey.clear();
+    if (const TreeEntry* e = m_model->entry(m_view->currentIndex());
+        e && e->tensor && m_snapshot && snapshot && runDirectory(*m_snapshot) == runDirectory(*snapshot))
+        m_reselectKey = QString::fromStdString(e->tensor->key);
     m_snapshot = std::move(snapshot);
     ++m_generation;
     m_filtering = false;
@@ -148,11 +162,13 @@ void ObjectTreePane::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snaps
     m_slots->setEnabled(objectBased);
     m_summary->setText(
         tr("%n tensor(s), %1", nullptr, static_cast<int>(m_snapshot->tensorCount)).arg(formatBytes(m_snapshot->storedBytes)));
+    reselect();
+    // The filter's result resets the tree again; reselect() runs once more then.
     if (!f.text.isEmpty()) startFilter();
+    else m_reselectKey.clear();
 }
 
-bool ObjectTreePane::selectKey(const QString& key) {
-    if (!m_snapshot) return false;
+int32_t ObjectTreePane::entryForKey(const QString& key) const {
     const std::string wanted = key.toStdString();
     const auto& entries = m_snapshot->entries;
     int32_t found = -1;
@@ -161,8 +177,30 @@ bool ObjectTreePane::selectKey(const QString& key) {
         found = static_cast<int32_t>(i);
         if (!isKeyRow(entries[i])) break;  // a variable row reads better than its key row
     }
+    return found;
+}
+
+bool ObjectTreePane::showEntry(int32_t entry) {
+    const QModelIndex index = m_model->indexForEntry(entry);
+    if (!index.isValid()) return false;
+    for (QModelIndex p = index.parent(); p.isValid(); p = p.parent()) m_view->expand(p);
+    m_view->setCurrentIndex(index);
+    m_view->scrollTo(index, QAbstractItemView::PositionAtCenter);
+    return true;
+}
+
+void ObjectTreePane::reselect() {
+    // Unlike selectKey, the user's filter and toggles stay: a variable they
+    // hide is not selected.
+    if (m_reselectKey.isEmpty() || !m_snapshot) return;
+    if (const int32_t found = entryForKey(m_reselectKey); found >= 0) showEntry(found);
+}
+
+bool ObjectTreePane::selectKey(const QString& key) {
+    if (!m_snapshot) return false;
+    const int32_t found = entryForKey(key);
     if (found < 0) return false;
-    const TreeEntry& e = entries[static_cast<size_t>(found)];
+    const TreeEntry& e = m_snapshot->entries[static_cast<size_t>(found)];
     // Whatever hides the node goes; the model is reset synchronously to the
     // toggles alone, as setSnapshot does, so the row exists right away.
     bool reset = !m_filter->text().isEmpty();
@@ -188,12 +226,7 @@ bool ObjectTreePane::selectKey(const QString& key) {
         m_summary->setText(
             tr("%n tensor(s), %1", nullptr, static_cast<int>(m_snapshot->tensorCount)).arg(formatBytes(m_snapshot->storedBytes)));
     }
-    const QModelIndex index = m_model->indexForEntry(found);
-    if (!index.isValid()) return false;
-    for (QModelIndex p = index.parent(); p.isValid(); p = p.parent()) m_view->expand(p);
-    m_view->setCurrentIndex(index);
-    m_view->scrollTo(index, QAbstractItemView::PositionAtCenter);
-    return true;
+    return showEntry(found);
 }
 
 void ObjectTreePane::startFilter() {
@@ -210,13 +243,15 @@ void ObjectTreePane::startFilter() {
         if (generation != m_generation) return;  // a newer filter is running
         m_filtering = false;
         if (visible) applyVisibleSet(std::move(visible));
+        reselect();
+        m_reselectKey.clear();
         emit filterApplied();
     });
 }
 
 void ObjectTreePane::applyVisibleSet(std::shared_ptr<const VisibleSet> visible) {
     if (!visible->error.isEmpty()) {
-        m_filter->setStyleSheet(QStringLiteral("QLineEdit { border: 1px solid #c0392b; }"));
+        m_filter->setStyleSheet(invalidInputStyle());
         m_filter->setToolTip(visible->error);
         m_summary->setText(tr("Invalid regular expression: %1").arg(visible->error));
         return;
@@ -256,7 +291,13 @@ void ObjectTreePane::onCurrentChanged() {
         sel.info = e->tensor;
         sel.path = pathText(*e);
     }
-    emit selectionChanged(sel);
+    // Nothing selected before nor now (a reset of a tree nobody clicked in,
+    // e.g. the restore view's): silent, so it does not clear the inspector
+    // that another tree's selection fills.
+    const bool stillNothing = !sel.info && !m_emittedTensor && sel.path.isEmpty() && m_emittedPath.isEmpty();
+    m_emittedTensor = sel.info != nullptr;
+    m_emittedPath = sel.path;
+    if (!stillNothing) emit selectionChanged(sel);
 }
 
 }  // namespace ckpt::ui

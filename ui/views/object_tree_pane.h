@@ -58,6 +58,12 @@ signals:
 
 private:
     void startFilter();
+    // The entry holding checkpoint key 'key' (its variable row first); -1: none.
+    int32_t entryForKey(const QString& key) const;
+    // Expands to and selects 'entry'; false when it is not shown.
+    bool showEntry(int32_t entry);
+    // Selects m_reselectKey's entry again after a checkpoint switch.
+    void reselect();
     void applyVisibleSet(std::shared_ptr<const VisibleSet> visible);
     void expandMatches();
     void onCurrentChanged();
@@ -75,6 +81,9 @@ private:
     QLabel* m_summary;
     QList<QAction*> m_rowActions;
     QTimer* m_debounce;
+    QString m_reselectKey;         // the variable to select again, if shown
+    bool m_emittedTensor = false;  // the last selectionChanged named a tensor
+    QString m_emittedPath;         // and this path
     quint64 m_generation = 0;
     bool m_filtering = false;
 };

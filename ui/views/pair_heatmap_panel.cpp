@@ -2,6 +2,8 @@
 
 #include <QLabel>
 #include <QLocale>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QShowEvent>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -11,6 +13,7 @@
 #include "jobs/job_pool.h"
 #include "jobs/when_done.h"
 #include "views/heatmap_view.h"
+#include "views/heatmap_zoom_bar.h"
 
 namespace ckpt::ui {
 namespace {
@@ -33,9 +36,11 @@ HeatmapControlsWording controlsWording() {
     w.rowAxisName = PairHeatmapPanel::tr("Axis shown as rows in all three heatmaps");
     w.columnAxisName = PairHeatmapPanel::tr("Axis shown as columns in all three heatmaps");
     w.indexName = PairHeatmapPanel::tr("Index along axis %1 in all three heatmaps");
+    w.reduceName = PairHeatmapPanel::tr("How axes set to all are reduced in all three heatmaps");
     w.reduceToolTip =
         PairHeatmapPanel::tr("How axes set to all, and blocks pooled into one cell, are reduced (the same for all three)");
     w.colormapLabel = PairHeatmapPanel::tr("C&olormap (A, B):");
+    w.colormapName = PairHeatmapPanel::tr("Colormap of the A and B heatmaps");
     w.colormapToolTip = PairHeatmapPanel::tr("A and B share this map and one scale; |A \u2212 B| always uses magma from zero up");
     return w;
 }
@@ -43,24 +48,38 @@ HeatmapControlsWording controlsWording() {
 }  // namespace
 
 PairHeatmapPanel::PairHeatmapPanel(QWidget* parent)
-    : QWidget(parent), m_controls(new HeatmapControls(controlsWording(), this)), m_message(new QLabel(this)) {
+    : QWidget(parent), m_controls(new HeatmapControls(controlsWording(), this)), m_message(new QLabel(this)),
+      m_zoomBar(new HeatmapZoomBar(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_controls);
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_message->setAccessibleName(tr("Compare heatmap status"));
     layout->addWidget(m_message);
+    // One zoom for the three: the same cell sits at the same place in each.
+    layout->addWidget(m_zoomBar);
+    QScrollArea* areas[3] = {};
+    const QString names[3] = {tr("A"), tr("B"), tr("|A \u2212 B|")};
     for (int i = 0; i < 3; ++i) {
         m_captions[i] = new QLabel(this);
         m_captions[i]->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        m_views[i] = new HeatmapView(this);
+        m_views[i] = new HeatmapView;
         m_views[i]->setMinimumSize(100, 90);
+        m_views[i]->setAccessibleName(tr("Heatmap of %1").arg(names[i]));
+        m_views[i]->setToolTip(tr("Arrow keys move the cell read out; Ctrl+wheel zooms all three"));
+        m_zoomBar->addView(m_views[i], names[i]);
         layout->addWidget(m_captions[i]);
-        layout->addWidget(m_views[i], 1);
+        areas[i] = HeatmapView::wrapInScrollArea(m_views[i], this);
+        layout->addWidget(areas[i], 1);
     }
-    m_views[0]->setAccessibleName(tr("Heatmap of A"));
-    m_views[1]->setAccessibleName(tr("Heatmap of B"));
-    m_views[2]->setAccessibleName(tr("Heatmap of |A \u2212 B|"));
+    // Zoomed, the three also scroll together.
+    for (QScrollArea* from : areas)
+        for (QScrollArea* to : areas) {
+            if (from == to) continue;
+            connect(from->horizontalScrollBar(), &QScrollBar::valueChanged, to->horizontalScrollBar(), &QScrollBar::setValue);
+            connect(from->verticalScrollBar(), &QScrollBar::valueChanged, to->verticalScrollBar(), &QScrollBar::setValue);
+        }
+    m_zoomBar->attachShortcuts(this);
     connect(m_controls, &HeatmapControls::changed, this, &PairHeatmapPanel::refresh);
     setValues(nullptr, {}, {});
 }

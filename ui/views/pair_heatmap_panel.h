@@ -3,7 +3,8 @@
 // slice, A and B on ONE colour scale so equal colours mean equal values.
 // One set of slice selectors drives all three and survives a new pair of
 // the same shape (stepping through versions keeps the slice). Drawn on
-// jobPool() (jobs/compare_jobs.h) while the panel is shown.
+// jobPool() (jobs/compare_jobs.h) while the panel is shown. The three zoom
+// together through one HeatmapZoomBar, the inspector's heatmap rules.
 
 #include <QList>
 #include <QWidget>
@@ -21,6 +22,7 @@ class QSpinBox;
 namespace ckpt::ui {
 
 class HeatmapView;
+class HeatmapZoomBar;
 
 class PairHeatmapPanel : public QWidget {
     Q_OBJECT
@@ -32,6 +34,7 @@ public:
     HeatmapView* viewA() const { return m_views[0]; }
     HeatmapView* viewB() const { return m_views[1]; }
     HeatmapView* viewDiff() const { return m_views[2]; }
+    HeatmapZoomBar* zoomBar() const { return m_zoomBar; }
     QComboBox* rowAxisBox() const { return m_controls->rowAxisBox(); }
     QComboBox* columnAxisBox() const { return m_controls->columnAxisBox(); }
     QList<QSpinBox*> indexBoxes() const { return m_controls->indexBoxes(); }
@@ -54,6 +57,7 @@ private:
     std::optional<std::pair<double, double>> m_sharedRange;
     HeatmapControls* m_controls;
     QLabel* m_message;
+    HeatmapZoomBar* m_zoomBar;
     QLabel* m_captions[3];
     HeatmapView* m_views[3];
     quint64 m_generation = 0;

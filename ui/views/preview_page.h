@@ -40,6 +40,7 @@ signals:
     void previewReady(bool ok);
 
 protected:
+    const TensorSelection& selection() const { return m_selection; }
     // The selected tensor and the catalog, for a cached computation.
     PreviewSource previewSource() const { return {m_selection.snapshot, m_selection.info, m_catalogPath}; }
     // Recomputes now when shown, else when the page is next shown.

@@ -25,6 +25,7 @@
 #include "models/match_overlay.h"
 #include "models/object_tree_model.h"
 #include "views/object_tree_pane.h"
+#include "views/status_colors.h"
 
 namespace ckpt::ui {
 namespace {
@@ -37,9 +38,12 @@ QWidget* makeLegend(QWidget* parent) {
     auto* row = new QHBoxLayout(legend);
     row->setContentsMargins(0, 0, 0, 0);
     for (MatchCategory c : kMatchCategories) {
+        // The row tint with the badge the kind column shows, as in the tree.
         auto* swatch = new QLabel(legend);
-        swatch->setFixedSize(14, 14);
-        swatch->setStyleSheet(QStringLiteral("background:%1; border:1px solid #888;").arg(matchColor(c).name()));
+        swatch->setFixedSize(20, 20);
+        swatch->setAlignment(Qt::AlignCenter);
+        swatch->setPixmap(matchIcon(c).pixmap(14, 14));
+        swatch->setStyleSheet(QStringLiteral("background:%1; border:1px solid palette(mid);").arg(matchColor(c).name()));
         row->addWidget(swatch);
         row->addWidget(new QLabel(matchLabel(c), legend));
         row->addSpacing(8);
@@ -310,8 +314,8 @@ void RestoreView::showPreview(const RestorePreview& preview) {
     for (const AssertionVerdict& v : report->verdicts) {
         const int i = static_cast<int>(v.assertion);
         m_verdict[i]->setText(v.passed ? tr("\u2714 passes") : tr("\u2718 fails"));
-        m_verdict[i]->setStyleSheet(v.passed ? QStringLiteral("color:#1a7f1a; font-weight:bold")
-                                             : QStringLiteral("color:#c0392b; font-weight:bold"));
+        m_verdict[i]->setStyleSheet(statusTextStyle(v.passed ? StatusTone::Good : StatusTone::Bad) +
+                                    QStringLiteral(" font-weight: bold;"));
         // The engine's text, verbatim: it is what TensorFlow would raise.
         m_message[i]->setText(QString::fromStdString(v.status.message()));
         m_message[i]->setVisible(!v.passed);

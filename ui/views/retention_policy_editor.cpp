@@ -1,4 +1,5 @@
 #include "views/retention_policy_editor.h"
+#include "views/status_colors.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -92,7 +93,7 @@ RetentionPolicyEditor::RetentionPolicyEditor(QWidget* parent)
 
     m_errorLabel->setWordWrap(true);
     m_errorLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_errorLabel->setStyleSheet(QStringLiteral("color: #b00020;"));
+    m_errorLabel->setStyleSheet(statusTextStyle(StatusTone::Bad));
     m_errorLabel->hide();
 
     auto* layout = new QVBoxLayout(this);

@@ -22,6 +22,7 @@
 #include "jobs/schedule_jobs.h"
 #include "jobs/when_done.h"
 #include "views/retention_policy_editor.h"
+#include "views/status_colors.h"
 
 namespace ckpt::ui {
 namespace {
@@ -225,14 +226,14 @@ void ScheduleDialog::startCheck() {
 void ScheduleDialog::setReason(const QString& reason) {
     m_reasonText = reason;
     m_reason->setText(reason.isEmpty() ? tr("The schedule is valid.") : reason);
-    m_reason->setStyleSheet(reason.isEmpty() ? QStringLiteral("color: #1b7a1b;") : QStringLiteral("color: #b00020;"));
+    m_reason->setStyleSheet(statusTextStyle(reason.isEmpty() ? StatusTone::Good : StatusTone::Bad));
     okButton()->setEnabled(reason.isEmpty() && isChecked());
 }
 
 void ScheduleDialog::showError(const QString& error) {
     m_reasonText = error;
     m_reason->setText(error);
-    m_reason->setStyleSheet(QStringLiteral("color: #b00020;"));
+    m_reason->setStyleSheet(statusTextStyle(StatusTone::Bad));
 }
 
 }  // namespace ckpt::ui

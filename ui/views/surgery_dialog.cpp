@@ -18,6 +18,7 @@
 #include "ckpt/retention.h"
 #include "jobs/job_pool.h"
 #include "jobs/when_done.h"
+#include "views/status_colors.h"
 
 namespace ckpt::ui {
 namespace {
@@ -80,7 +81,7 @@ SurgeryDialog::SurgeryDialog(const QString& title, const QStringList& sources, c
     m_reason->setWordWrap(true);
     m_reason->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_reason->setAccessibleName(tr("Why the result cannot be written"));
-    m_reason->setStyleSheet(QStringLiteral("QLabel { color: #c0392b; }"));
+    m_reason->setStyleSheet(statusTextStyle(StatusTone::Bad));
     m_reason->setAlignment(Qt::AlignLeft | Qt::AlignTop);
 
     auto* layout = new QVBoxLayout(this);
