@@ -442,7 +442,8 @@ private slots:
         QVERIFY(p.color(QPalette::Window).lightness() < p.color(QPalette::WindowText).lightness());
         QCOMPARE(QApplication::style()->name().toLower(), QStringLiteral("fusion"));
         QVERIFY(applyPaletteChoice(QStringLiteral("light")));
-        QVERIFY(w.sidebar()->palette().color(QPalette::Base).lightness() > 192);
+        MainWindow light;
+        QVERIFY(light.sidebar()->palette().color(QPalette::Base).lightness() > 192);
     }
 };
 

@@ -100,11 +100,13 @@ void MainWindow::updateInspectorVisibility() {
     // (compare has its own detail pane).
     const bool inspecting = (m_workspace->currentWidget() == m_stack && m_stack->currentWidget() == m_tree) ||
                             m_workspace->currentWidget() == m_restore;
-    // In a narrow window the inspector gives way to a tab that needs the
-    // width (the restore view's target row and legend), rather than both clipping.
+    // In a narrow window the inspector gives way to the restore view (its
+    // target row and legend need the width) rather than both clipping; the
+    // object graph keeps it, being what it is inspected from.
     const QList<int> sizes = m_splitter->sizes();
     const int centreRoom = m_splitter->width() - sizes.value(0) - std::max(m_inspectorWidth, kInspectorMinWidth);
-    const bool room = !isVisible() || m_workspace->currentWidget()->minimumSizeHint().width() <= centreRoom;
+    const bool room =
+        !isVisible() || m_workspace->currentWidget() != m_restore || m_restore->minimumSizeHint().width() <= centreRoom;
     const bool show = inspecting && room && m_inspectorAction->isChecked();
     if (show == m_inspector->isVisibleTo(this)) return;
     if (!show) {
