@@ -28,6 +28,7 @@
 #include "models/diff_tree_model.h"
 #include "models/object_tree_model.h"
 #include "test_support.h"
+#include "window_test_support.h"
 #include "views/about_dialog.h"
 #include "views/app_palette.h"
 #include "views/compare_view.h"
@@ -43,14 +44,8 @@ using namespace ckpt::ui;
 
 namespace {
 
-QString bundleDir(const char* name) {
-    const QString root = ckpt::testing::realTestDataDir();
-    return root.isEmpty() ? QString() : root + QLatin1Char('/') + QLatin1String(name);
-}
-
-bool waitIdle(MainWindow& w, int ms = 20000) {
-    return QTest::qWaitFor([&] { return w.jobs()->active().isEmpty(); }, ms);
-}
+using ckpt::testing::bundleDir;
+using ckpt::testing::waitIdle;
 
 QRect availableScreen() { return QGuiApplication::primaryScreen()->availableGeometry(); }
 
