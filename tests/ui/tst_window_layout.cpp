@@ -45,6 +45,7 @@ using namespace ckpt::ui;
 namespace {
 
 using ckpt::testing::bundleDir;
+using ckpt::testing::openAndWait;
 using ckpt::testing::waitIdle;
 
 QRect availableScreen() { return QGuiApplication::primaryScreen()->availableGeometry(); }
@@ -83,10 +84,7 @@ private slots:
         w.resetLayout();
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QSignalSpy opened(&w, &MainWindow::checkpointOpened);
-        w.openPath(dir);
-        QVERIFY(opened.wait(10000));
-        QVERIFY(waitIdle(w));
+        QVERIFY(openAndWait(w, dir));
         QTest::qWait(50);
         const int sidebar = w.sidebar()->width();
         const int inspector = w.inspector()->width();
@@ -360,10 +358,7 @@ private slots:
         w.show();
         w.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&w));
-        QSignalSpy opened(&w, &MainWindow::checkpointOpened);
-        w.openPath(dir);
-        QVERIFY(opened.wait(10000));
-        QVERIFY(waitIdle(w));
+        QVERIFY(openAndWait(w, dir));
         QVERIFY(w.treePane()->selectKey(QStringLiteral("layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE")));
         QVERIFY(waitIdle(w));
         // Every visible view has a name a screen reader can say.
