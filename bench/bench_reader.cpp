@@ -83,7 +83,7 @@ public:
         m_entries.emplace_back(key, e.SerializeAsString());
     }
 
-    // A scalar DT_STRING tensor, encoded as docs/format.md §5.4.
+    // A scalar DT_STRING tensor, encoded as docs/format.md, "String tensors".
     void addScalarString(const std::string& key, const std::string& value) {
         std::string region;
         for (uint64_t v = value.size();; v >>= 7) {

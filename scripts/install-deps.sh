@@ -15,6 +15,8 @@ packages=(
   xvfb xauth imagemagick
   clang-format clang-tidy
   lintian  # checks the .deb files (package.sh)
+  desktop-file-utils appstream man-db  # packaging checks: validators, man -l (tst_desktop_files, tst_cli_docs)
+  librsvg2-bin  # rsvg-convert: scripts/render-icons.sh renders the icon's PNG sizes
   clang libclang-rt-14-dev  # sanitizer runtimes and libFuzzer (test-asan.sh, fuzz.sh)
 )
 

@@ -31,7 +31,10 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName(QStringLiteral("ckpt-explorer"));
     QApplication::setApplicationDisplayName(QStringLiteral("Checkpoint Explorer"));
     QApplication::setApplicationVersion(QStringLiteral(CKPT_VERSION));
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/ckpt-explorer.png")));
+    // The installed theme icon (packaging/), else the copy built in; the
+    // desktop file name ties Wayland windows to the launcher entry.
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral(CKPT_APP_ID), QIcon(QStringLiteral(":/ckpt-explorer.png"))));
+    QGuiApplication::setDesktopFileName(QStringLiteral(CKPT_APP_ID));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Browse and inspect TensorFlow checkpoints."));

@@ -1,5 +1,5 @@
 #pragma once
-// The .index file is a LevelDB SSTable (docs/format.md §3).
+// The .index file is a LevelDB SSTable (docs/format.md, "The index file (an SSTable)").
 // This wraps Debian's libleveldb Table/TableBuilder with TensorFlow's options
 // and turns its errors into Status values that name the file.
 
@@ -15,7 +15,7 @@
 
 namespace ckpt::format {
 
-// TensorFlow's table options (§3.7).
+// TensorFlow's table options (docs/format.md, "Writer options and algorithm").
 constexpr size_t kIndexBlockSize = 262144;
 constexpr int kIndexRestartInterval = 16;
 constexpr size_t kSstableFooterSize = 48;  // two padded block handles + 8-byte magic

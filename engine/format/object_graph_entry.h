@@ -1,5 +1,5 @@
 #pragma once
-// The object graph a bundle stores under kObjectGraphKey (docs/format.md §7):
+// The object graph a bundle stores under kObjectGraphKey (docs/format.md, "Key naming in object-based checkpoints"):
 // the checks and messages Checkpoint::open and verifyBundle share, so that
 // `ckpt inspect`, `ckpt verify` and the explorer word a damaged graph alike.
 

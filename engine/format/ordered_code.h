@@ -1,6 +1,6 @@
 #pragma once
 // Slice keys of partitioned tensors: TensorFlow's OrderedCode encoding of
-// (0, full key, rank, start/length per dim). docs/format.md §5.7.
+// (0, full key, rank, start/length per dim). docs/format.md, "Partitioned (sliced) tensors".
 
 #include <string>
 #include <string_view>

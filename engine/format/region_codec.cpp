@@ -43,7 +43,7 @@ void putVarint64(std::vector<uint8_t>& out, uint64_t v) {
 Result<uint32_t> regionChecksum(std::span<const uint8_t> bytes, DataType dtype, int64_t numElements, std::string_view what) {
     using platform::crc32cExtend;
     if (dtype == DataType::String && !bytes.empty()) {
-        // §5.4: fixed-width lengths, then the masked length checksum as stored, then the bytes.
+        // docs/format.md, "String tensors": fixed-width lengths, then the masked length checksum as stored, then the bytes.
         const uint8_t* p = bytes.data();
         const uint8_t* end = p + bytes.size();
         uint32_t crc = 0;
@@ -76,7 +76,7 @@ Result<uint32_t> regionChecksum(std::span<const uint8_t> bytes, DataType dtype, 
         return platform::crc32cMask(crc);
     }
     if (dtype == DataType::Variant && !bytes.empty()) {
-        // §5.5: running crc over (uint64 length, bytes, stored element checksum).
+        // docs/format.md, "Variant tensors": running crc over (uint64 length, bytes, stored element checksum).
         const uint8_t* p = bytes.data();
         const uint8_t* end = p + bytes.size();
         uint32_t crc = 0;
@@ -128,7 +128,7 @@ Result<std::vector<std::string>> decodeStringRegion(std::span<const uint8_t> byt
 
 std::vector<uint8_t> encodeTensorRegion(const Tensor& value) {
     if (value.dtype != DataType::String) return value.bytes;
-    // §5.4: varint lengths, masked crc of the fixed-width lengths, then the bytes.
+    // docs/format.md, "String tensors": varint lengths, masked crc of the fixed-width lengths, then the bytes.
     std::vector<uint8_t> out;
     uint32_t crc = 0;
     size_t total = 0;

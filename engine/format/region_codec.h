@@ -1,5 +1,6 @@
 #pragma once
-// A stored region's encoding, checksum and string decoding (docs/format.md §5.3-5.5),
+// A stored region's encoding, checksum and string decoding (docs/format.md, "Checksum of a
+// numeric tensor", "String tensors", "Variant tensors"),
 // shared by the reader, the writer's round-trip check and the fixtures of
 // tests and benchmarks. Internal: not part of the installed API.
 
@@ -19,9 +20,10 @@ namespace ckpt {
 Status verifyRegionChecksum(std::span<const uint8_t> bytes, uint32_t maskedCrc, DataType dtype, int64_t numElements,
                             std::string_view what);
 Result<std::vector<std::string>> decodeStringRegion(std::span<const uint8_t> bytes, int64_t numElements, std::string_view what);
-// The masked crc32c TensorFlow stores for a region of 'dtype' (§5.3-5.5).
+// The masked crc32c TensorFlow stores for a region of 'dtype' (docs/format.md, "Data files").
 Result<uint32_t> regionChecksum(std::span<const uint8_t> bytes, DataType dtype, int64_t numElements, std::string_view what);
-// TF's region encoding of a tensor's values (§5.2, §5.4): the bytes as-is
+// TF's region encoding of a tensor's values (docs/format.md, "Numeric tensors", "String
+// tensors"): the bytes as-is
 // for fixed-size types, lengths + length checksum + bytes for strings.
 std::vector<uint8_t> encodeTensorRegion(const Tensor& value);
 

@@ -44,7 +44,7 @@ struct BundleWriter::Entry {
 
 namespace {
 
-// Keys the index gives another meaning (docs/format.md §4.1, §5.7): the
+// Keys the index gives another meaning (docs/format.md, "BundleHeaderProto", "Partitioned (sliced) tensors"): the
 // reader would take such a tensor for the header or a slice and refuse the
 // bundle, so it is refused here.
 Status checkTensorKey(std::string_view key) {
@@ -103,7 +103,7 @@ Status BundleWriter::appendRegion(std::string_view key, DataType dtype, const Te
     entry.set_size(static_cast<int64_t>(region.size()));
     uint32_t crc = 0;
     if (isFixedSize(dtype)) {
-        // §5.3 is a plain crc of the stored bytes; computing it chunk by chunk
+        // docs/format.md, "Checksum of a numeric tensor": a plain crc of the stored bytes; computing it chunk by chunk
         // while writing reads each chunk once from cache instead of twice from memory.
         uint32_t raw = 0;
         for (size_t off = 0; off < region.size(); off += kWriteChunk) {

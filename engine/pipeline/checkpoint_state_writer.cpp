@@ -1,4 +1,4 @@
-// Writes the text-format `checkpoint` state file atomically (§9.2).
+// Writes the text-format `checkpoint` state file atomically (docs/format.md, "The `checkpoint` file").
 
 #include <google/protobuf/text_format.h>
 

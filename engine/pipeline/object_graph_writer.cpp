@@ -1,5 +1,5 @@
 // Trackable graph -> TrackableObjectGraph + tensors, the way TensorFlow's
-// saver lays them out (docs/format.md §4.7, §7.3-7.4).
+// saver lays them out (docs/format.md, "TrackableObjectGraph", "Keys", "Slot variables").
 
 #include <map>
 #include <set>
@@ -75,7 +75,7 @@ Result<GraphBuild> buildGraph(const Trackable& root, bool copyBytes = true) {
         if (order[i]->kind() == Trackable::Kind::Variable)
             addVariableAttributes(*node, paths[i], *static_cast<const Variable*>(order[i]), out);
     }
-    // §7.4: slot nodes after all BFS nodes: per optimizer, per slot name, per variable in BFS order.
+    // docs/format.md, "Slot variables": slot nodes after all BFS nodes: per optimizer, per slot name, per variable in BFS order.
     const size_t bfsCount = order.size();
     for (size_t oi = 0; oi < bfsCount; ++oi) {
         if (order[oi]->kind() != Trackable::Kind::Optimizer) continue;
@@ -97,7 +97,7 @@ Result<GraphBuild> buildGraph(const Trackable& root, bool copyBytes = true) {
         }
     }
     pipeline::markCheckpointValues(out.proto);
-    // A duplicate key would make the bundle ambiguous (docs/format.md §12 "Save").
+    // A duplicate key would make the bundle ambiguous (docs/semantics.md, "Save").
     std::set<std::string_view> keys;
     for (const SaveTensor& t : out.tensors)
         if (!keys.insert(t.key).second) return invalidArgument("two objects save the same checkpoint key \"" + t.key + "\"");

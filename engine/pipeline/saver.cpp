@@ -1,4 +1,4 @@
-// Sharded save + merge (docs/format.md §2.2-2.3 and §12 "Save").
+// Sharded save + merge (docs/format.md, "Temporary names" and "Merge"; docs/semantics.md, "Save").
 
 #include <chrono>
 #include <cstdio>
@@ -76,7 +76,7 @@ struct MergedEntry {
     tensorflow::BundleEntryProto proto;
 };
 
-// §2.3 with two differences that make a crash safe: the old index at the
+// docs/format.md, "Merge", with two differences that make a crash safe: the old index at the
 // destination is removed before any data file is renamed over its shards,
 // and the new index is written to a temp name and renamed last.
 Status mergeShards(const std::vector<std::string>& inputs, const std::string& prefix) {

@@ -1,4 +1,4 @@
-// Sharding policies (docs/format.md §8).
+// Sharding policies (docs/format.md, "Sharding policies").
 
 #include <algorithm>
 #include <cstring>
@@ -14,7 +14,7 @@ struct SizeInfo {
     int64_t elementBytes = 0;  // per element; the longest element for strings
 };
 
-// §8.2: strings count their characters only; the graph and variants count 0.
+// docs/format.md, "MaxShardSizePolicy": strings count their characters only; the graph and variants count 0.
 SizeInfo sizeOf(const SaveTensor& t) {
     if (t.key == kObjectGraphKey || t.data().dtype == DataType::Variant) return {};
     if (t.data().dtype == DataType::String) {

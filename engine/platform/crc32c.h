@@ -1,5 +1,5 @@
 #pragma once
-// CRC-32C (Castagnoli) and TensorFlow/LevelDB's masking, docs/format.md §6.
+// CRC-32C (Castagnoli) and TensorFlow/LevelDB's masking, docs/format.md, "CRC-32C".
 // Uses the SSE4.2 crc32 instruction when the CPU has it (checked once at
 // start-up), a slicing-by-8 table otherwise. Thread-safe, no state.
 

@@ -99,7 +99,7 @@ Result<std::string> mergeObjectGraphs(const std::vector<std::pair<std::string, s
 
 // Each stored key's key after an edit (GraphEdit::Finished::keyMap): the
 // attribute's new key for keys an attribute names exactly, or extends
-// (legacy multi-spec saveables, §7.3, when no key matches exactly);
+// (legacy multi-spec saveables, docs/format.md, "Keys", when no key matches exactly);
 // nullopt when the edit removed that attribute. Keys the graph does not
 // name keep their key.
 std::map<std::string, std::optional<std::string>> mapStoredKeys(const ObjectGraph& original,

@@ -1,4 +1,4 @@
-// A DT_STRING region (docs/format.md §5.4): the first two input bytes give
+// A DT_STRING region (docs/format.md, "String tensors"): the first two input bytes give
 // the element count (as an entry's shape would), the rest is the region.
 // Whatever decodes must survive a round trip through the writer's encoding.
 // Counts stay below 65536 here: a count comes from an entry's shape, and

@@ -86,7 +86,7 @@ bool writeBigCheckpoint(const QString& dir, const QString& name, QString* prefix
     }
     (void)model;
     // The graph is a scalar string: varint length, masked crc of the
-    // 4-byte length, then the bytes (docs/format.md §5.4).
+    // 4-byte length, then the bytes (docs/format.md, "String tensors").
     const std::string serialized = graph.SerializeAsString();
     std::string region;
     uint64_t len = serialized.size();

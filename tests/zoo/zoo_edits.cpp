@@ -9,7 +9,7 @@
 namespace ckpt::zoo {
 namespace {
 
-// LevelDB's varint64 (docs/format.md §3.3); the footer's handles use it.
+// LevelDB's varint64 (docs/format.md, "Block handles"); the footer's handles use it.
 bool readVarint(const std::string& bytes, size_t& pos, uint64_t& value) {
     value = 0;
     for (int shift = 0; shift <= 63 && pos < bytes.size(); shift += 7) {
@@ -126,7 +126,7 @@ Status patchDataBlock(const std::string& indexPath, const std::string& from, con
         return notFound("bytes to patch not in the data block of " + indexPath);
     bytes.replace(at, to.size(), to);
     // Block trailer: 1-byte compression type, then the masked crc32c of
-    // block contents + type (docs/format.md §3.2).
+    // block contents + type (docs/format.md, "Block trailer and checksum").
     const uint32_t crc = platform::crc32cMask(platform::crc32c(bytes.data(), layout.dataBlockSize + 1));
     for (int i = 0; i < 4; ++i) bytes[layout.dataBlockSize + 1 + i] = static_cast<char>((crc >> (8 * i)) & 0xff);
     return writeFile(indexPath, bytes);

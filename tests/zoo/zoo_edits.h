@@ -1,7 +1,7 @@
 #pragma once
 // Byte- and entry-level edits the corruption zoo applies to copies of
 // checkpoints: bit flips and truncation at known places in an .index file
-// (its blocks are found from the footer, docs/format.md §3), index entries
+// (its blocks are found from the footer, docs/format.md, "Metaindex, index block, footer"), index entries
 // rewritten through the engine's own table writer, and damaged blocks
 // re-checksummed so that only the intended field is wrong.
 // Test code: failures are reported as Status naming the file.

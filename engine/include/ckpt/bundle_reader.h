@@ -1,6 +1,6 @@
 #pragma once
 // Reads one TensorFlow V2 tensor bundle: <prefix>.index plus its
-// <prefix>.data-NNNNN-of-NNNNN shards (docs/format.md §1-6).
+// <prefix>.data-NNNNN-of-NNNNN shards (docs/format.md, "Overview" to "CRC-32C").
 // open() reads and validates the index only; tensor data is read on demand
 // with pread and every read is checked against the entry's crc32c.
 // Safe to share between threads once open.
@@ -54,7 +54,7 @@ public:
     // nullptr when the key does not exist.
     const TensorInfo* find(std::string_view key) const;
     // The exact key, else the first key that starts with it: object-graph
-    // attributes of legacy multi-spec saveables name only a key prefix (§7.3).
+    // attributes of legacy multi-spec saveables name only a key prefix (docs/format.md, "Keys").
     const TensorInfo* findKeyOrExtension(std::string_view key) const;
     bool isObjectBased() const;
 
@@ -68,7 +68,7 @@ public:
     Status readInto(const TensorInfo& info, Tensor& out) const;
 
     // The raw bytes of one stored region, verified against its checksum
-    // with the rule for 'dtype' (§5.3-5.5). 'key' is only for messages.
+    // with the rule for 'dtype' (docs/format.md, "Data files"). 'key' is only for messages.
     Result<std::vector<uint8_t>> readRegion(const StoredRegion& region, DataType dtype, int64_t numElements,
                                             std::string_view key) const;
     // The same into 'bytes' (resized, its capacity reused). On failure

@@ -1,7 +1,8 @@
 #pragma once
 // Writes one TensorFlow V2 tensor bundle with a single data file:
 // <prefix>.data-00000-of-00001 and <prefix>.index, byte-for-byte as
-// TensorFlow's BundleWriter does (docs/format.md §3.7, §4, §5).
+// TensorFlow's BundleWriter does (docs/format.md, "Writer options and algorithm",
+// "Protocol buffer messages", "Data files").
 // Data regions are appended in the order tensors are added; the index is
 // written in key order by finish(). The data file is written under a temp
 // name and renamed before the index, which is renamed last: an existing
@@ -36,11 +37,12 @@ public:
     // Adds a whole tensor under 'key'. AlreadyExists for a duplicate key.
     Status add(std::string_view key, const Tensor& value);
     // Adds one slice of a partitioned tensor of 'fullShape'. A slice that
-    // covers the whole tensor is stored as a plain entry (§5.7).
+    // covers the whole tensor is stored as a plain entry (docs/format.md,
+    // "Partitioned (sliced) tensors").
     Status addSlice(std::string_view fullKey, const TensorShape& fullShape, const TensorSlice& slice, const Tensor& sliceValue);
     // Adds an already encoded region (as a reader returns it: raw bytes for
-    // fixed-size types, §5.4/§5.5 encoding for strings and variants); the
-    // checksum is computed here. Used to copy tensors between bundles.
+    // fixed-size types, the encoding of docs/format.md, "String tensors" and
+    // "Variant tensors" for strings and variants); the checksum is computed here. Used to copy tensors between bundles.
     Status addEncoded(std::string_view key, DataType dtype, const TensorShape& shape, std::span<const uint8_t> region);
 
     // Bytes of tensor data appended so far.

@@ -46,7 +46,7 @@ public:
     const ObjectGraph* objectGraph() const { return m_graph ? &*m_graph : nullptr; }
 
     // The tensor an attribute's checkpoint_key names: exact key, else the
-    // first key that extends it (legacy multi-spec saveables, §7.3).
+    // first key that extends it (legacy multi-spec saveables, docs/format.md, "Keys").
     const TensorInfo* tensorForAttribute(const ObjectAttribute& attribute) const;
 
 private:

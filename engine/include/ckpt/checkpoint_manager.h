@@ -1,8 +1,9 @@
 #pragma once
-// tf.train.CheckpointManager for the C++ object model (docs/format.md
-// §9 and §12 "Save"): numbered saves <dir>/<name>-<N> from the root's
-// save_counter, the `checkpoint` state file, max_to_keep /
-// keep_checkpoint_every_n_hours retention, checkpoint_interval on a step
+// tf.train.CheckpointManager for the C++ object model (docs/format.md,
+// "Checkpoint management"; docs/semantics.md, "Numbered saves and the state
+// file"): numbered saves <dir>/<name>-<N> from the root's save_counter,
+// the `checkpoint` state file, max_to_keep / keep_checkpoint_every_n_hours
+// retention, checkpoint_interval on a step
 // counter, restore-or-initialize, and optional asynchronous saves.
 // Async: save() snapshots every tensor into host memory and returns; one
 // background thread writes; a second save waits for the first write, then

@@ -1,6 +1,7 @@
 #pragma once
 // The text-format `checkpoint` state file next to numbered checkpoints
-// (docs/format.md §4.8, §9.2-9.3).
+// (docs/format.md, "CheckpointState", "The `checkpoint` file",
+// "latest_checkpoint(dir)").
 
 #include <optional>
 #include <string>
@@ -27,7 +28,7 @@ Result<std::optional<CheckpointState>> readCheckpointState(const std::string& di
 // made absolute, if its .index exists; nullopt otherwise.
 Result<std::optional<std::string>> latestCheckpoint(const std::string& dir);
 
-// Writes <dir>/checkpoint atomically (temp file + rename, §9.2). Paths are
+// Writes <dir>/checkpoint atomically (temp file + rename, docs/format.md, "The `checkpoint` file"). Paths are
 // stored as given (relative to 'dir' by convention).
 Status writeCheckpointState(const std::string& dir, const CheckpointState& state);
 

@@ -1,7 +1,7 @@
 #pragma once
 // TensorFlow's DataType enum as stored in BundleEntryProto.dtype, with the
 // facts the reader needs: names, element sizes and which types carry values
-// we can decode. docs/format.md §4.6.
+// we can decode. docs/format.md, "DataType".
 
 #include <cstddef>
 #include <cstdint>

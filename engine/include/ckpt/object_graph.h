@@ -1,7 +1,8 @@
 #pragma once
 // The TrackableObjectGraph of an object-based checkpoint, decoded and
 // named the way TensorFlow's diagnostics name nodes
-// (docs/format.md §4.7, §7; docs/format.md §12).
+// (docs/format.md, "TrackableObjectGraph" and "Key naming in object-based
+// checkpoints"; docs/semantics.md, "Objects, edges and attributes").
 // Immutable after parse(); safe to share between threads.
 
 #include <cstdint>
@@ -79,7 +80,7 @@ private:
     std::vector<ObjectNode> m_nodes;
 };
 
-// Local-name escaping used in checkpoint keys (§7.2): '.' -> '..', then '/' -> '.S'.
+// Local-name escaping used in checkpoint keys (docs/format.md, "Escaping local names"): '.' -> '..', then '/' -> '.S'.
 std::string escapeLocalName(std::string_view name);
 std::string unescapeLocalName(std::string_view name);
 

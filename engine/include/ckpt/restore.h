@@ -1,6 +1,6 @@
 #pragma once
 // Restores a checkpoint into a program's object graph the way
-// tf.train.Checkpoint.restore does (docs/format.md §12): match from the root
+// tf.train.Checkpoint.restore does (docs/semantics.md, "Restore"): match from the root
 // by local names, assign values to the objects that exist, and restore the
 // rest when the program creates them. TF1 name-based checkpoints are matched
 // by variable name; SavedModel directories use their variables bundle

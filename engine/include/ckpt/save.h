@@ -1,5 +1,6 @@
 #pragma once
-// The save pipeline (docs/format.md §12 "Save", docs/format.md §2.2-2.3, §8):
+// The save pipeline (docs/semantics.md, "Save"; docs/format.md, "Temporary names",
+// "Merge", "Sharding policies"):
 // snapshot a trackable graph into tensors plus _CHECKPOINTABLE_OBJECT_GRAPH,
 // group them by task, shard them with a ShardingPolicy, write every shard
 // in parallel to <prefix>_temp/part-NNNNN-of-NNNNN, then merge into
@@ -55,7 +56,7 @@ Result<std::vector<SaveTensor>> borrowForSave(const Trackable& root);
 // The same snapshot copied into 'buffers' (reused from an earlier snapshot
 // where sizes match) on all cores: what an asynchronous save blocks on.
 Result<std::vector<SaveTensor>> snapshotForSave(const Trackable& root, SnapshotBuffers& buffers);
-// The serialized TrackableObjectGraph alone (§4.7, §7).
+// The serialized TrackableObjectGraph alone (docs/format.md, "TrackableObjectGraph").
 Result<std::string> serializeObjectGraph(const Trackable& root);
 
 // Splits one task's tensors into shards (each becomes one data file).
@@ -67,14 +68,14 @@ public:
     virtual Result<std::vector<std::vector<SaveTensor>>> shard(std::vector<SaveTensor> tensors) const = 0;
 };
 
-// §8.1: one shard per task (the default).
+// docs/format.md, "ShardByTaskPolicy (default)": one shard per task (the default).
 class ShardByTaskPolicy final : public ShardingPolicy {
 public:
     std::string description() const override { return "by task"; }
     Result<std::vector<std::vector<SaveTensor>>> shard(std::vector<SaveTensor> tensors) const override;
 };
 
-// §8.2: shards of at most maxShardBytes; larger tensors are split into
+// docs/format.md, "MaxShardSizePolicy": shards of at most maxShardBytes; larger tensors are split into
 // slices along one axis (a piece that cannot fit goes alone into an
 // oversized shard).
 class MaxShardSizePolicy final : public ShardingPolicy {

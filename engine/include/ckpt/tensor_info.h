@@ -1,6 +1,7 @@
 #pragma once
 // Metadata of one tensor as the index describes it; no data is read to
-// produce these. docs/format.md §4.3-4.5, §5.7.
+// produce these. docs/format.md, "BundleEntryProto" to
+// "TensorSliceProto", and "Partitioned (sliced) tensors".
 
 #include <cstdint>
 #include <optional>
@@ -74,7 +75,7 @@ struct TensorInfo {
 
 // In 'sorted' (by key): the exact key, else the first key that starts with
 // it (object-graph attributes of legacy multi-spec saveables name only a
-// key prefix, §7.3); nullptr for none or an empty key.
+// key prefix, docs/format.md, "Keys"); nullptr for none or an empty key.
 const TensorInfo* findKeyOrExtension(std::span<const TensorInfo> sorted, std::string_view key);
 
 }  // namespace ckpt

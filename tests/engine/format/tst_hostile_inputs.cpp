@@ -323,7 +323,8 @@ private slots:
         // Two elements whose varint lengths claim the size, checksums recomputed.
         QFETCH(qint64, length);
         std::string region;
-        uint32_t lengthCrc = 0;  // over the lengths as 8-byte words (§5.4), so only the sizes are wrong
+        // Over the lengths as 8-byte words (docs/format.md, "String tensors"), so only the sizes are wrong.
+        uint32_t lengthCrc = 0;
         for (int i = 0; i < 2; ++i) {
             appendVarint(region, static_cast<uint64_t>(length));
             const auto word = static_cast<uint64_t>(length);

@@ -8,7 +8,7 @@ using namespace ckpt::format;
 class TstOrderedCode : public QObject {
     Q_OBJECT
 private slots:
-    // A worked slice key, encoded by the rules of docs/format.md §5.7.
+    // A worked slice key, encoded by the rules of docs/format.md, "Partitioned (sliced) tensors".
     void documentedExample() {
         TensorSlice slice{{{0, 5}, {0, -1}}};
         const std::string key = encodeSliceKey("w", slice);

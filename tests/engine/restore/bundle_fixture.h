@@ -32,7 +32,7 @@ inline void appendVarint(std::string& out, uint64_t v) {
     out.push_back(static_cast<char>(v));
 }
 
-// Region bytes and the entry checksum TensorFlow stores (docs/format.md §5).
+// Region bytes and the entry checksum TensorFlow stores (docs/format.md, "Data files").
 inline std::pair<std::string, uint32_t> encodeRegion(const Tensor& t) {
     std::string region;
     if (t.dtype != DataType::String) {
