@@ -7,6 +7,9 @@
 // --catalog PATH uses another catalog (ckpt/catalog.h) than the default
 // $XDG_DATA_HOME/ckpt-explorer/catalog.db; the tour uses a scratch one
 // unless told, so that it never adds roots to the user's.
+// --palette light|dark draws with Fusion and that palette instead of the
+// desktop's (which is followed by default, dark themes included).
+// --size WxH: the window size of the --screenshot tour (default 1600x1000).
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -14,8 +17,11 @@
 #include <QIcon>
 #include <QTimer>
 
+#include <cstdio>
+
 #include "jobs/catalog_jobs.h"
 #include "screenshot_tour.h"
+#include "views/app_palette.h"
 #include "views/main_window.h"
 #include "views/schedules_view.h"
 
@@ -53,7 +59,24 @@ int main(int argc, char** argv) {
                                QStringLiteral("The catalog (SQLite) of checkpoints to use, instead of the default."),
                                QStringLiteral("path"));
     parser.addOption(catalog);
+    QCommandLineOption palette(QStringLiteral("palette"),
+                               QStringLiteral("Colours: system (the desktop's, the default), light or dark."),
+                               QStringLiteral("scheme"), QStringLiteral("system"));
+    parser.addOption(palette);
+    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window size, e.g. 1024x700."),
+                            QStringLiteral("WxH"), QStringLiteral("1600x1000"));
+    parser.addOption(size);
     parser.process(app);
+    if (!ckpt::ui::applyPaletteChoice(parser.value(palette))) {
+        std::fprintf(stderr, "--palette: expected system, light or dark, not %s\n", qPrintable(parser.value(palette)));
+        return 2;
+    }
+    const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+    const QSize tourSize(wh.value(0).toInt(), wh.value(1).toInt());
+    if (wh.size() != 2 || tourSize.width() < 640 || tourSize.height() < 480) {
+        std::fprintf(stderr, "--size: expected WxH of at least 640x480, not %s\n", qPrintable(parser.value(size)));
+        return 2;
+    }
 
     ckpt::ui::MainWindow window;
     // The schedules live in the catalog's file (schedule_store.h): --catalog
@@ -65,7 +88,7 @@ int main(int argc, char** argv) {
     window.show();
     const QStringList args = parser.positionalArguments();
     if (parser.isSet(shots)) {
-        auto* tour = new ckpt::gui::ScreenshotTour(&window, parser.value(shots), args.value(0), args.value(1), &app);
+        auto* tour = new ckpt::gui::ScreenshotTour(&window, parser.value(shots), tourSize, args.value(0), args.value(1), &app);
         QTimer::singleShot(0, tour, &ckpt::gui::ScreenshotTour::start);
     } else if (parser.isSet(demo)) {
         window.openDemo(QDir(parser.value(demo)).absolutePath());

@@ -33,6 +33,7 @@
 #include "views/catalog_controller.h"
 #include "views/catalog_search_view.h"
 #include "views/compare_detail.h"
+#include "views/about_dialog.h"
 #include "views/compare_view.h"
 #include "views/edit_dialog.h"
 #include "views/heatmap_page.h"
@@ -48,14 +49,15 @@
 #include "views/retention_preview.h"
 #include "views/schedule_dialog.h"
 #include "views/schedules_view.h"
+#include "views/shortcuts_dialog.h"
 #include "views/stats_page.h"
 #include "views/tensor_inspector.h"
 
 namespace ckpt::gui {
 
-ScreenshotTour::ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QString checkpoint, QString nameBased,
+ScreenshotTour::ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QSize size, QString checkpoint, QString nameBased,
                                QObject* parent)
-    : QObject(parent), m_window(window), m_outDir(std::move(outDir)), m_checkpoint(std::move(checkpoint)),
+    : QObject(parent), m_window(window), m_outDir(std::move(outDir)), m_size(size), m_checkpoint(std::move(checkpoint)),
       m_nameBased(std::move(nameBased)) {
     connect(m_window, &ui::MainWindow::checkpointOpened, this, [this] { m_opened = true; });
     connect(m_window->inspector(), &ui::TensorInspector::valuesReady, this, [this] { m_valuesReady = true; });
@@ -65,8 +67,9 @@ void ScreenshotTour::start() {
     QDir().mkpath(m_outDir);
     // Never the user's catalog: without --catalog, a scratch one.
     if (m_window->catalog()->path().isEmpty()) m_window->setCatalogPath(m_scratch.path() + QStringLiteral("/catalog.db"));
-    m_window->resize(1600, 940);
-    m_window->findChild<QSplitter*>()->setSizes({360, 760, 480});
+    m_window->resize(m_size);
+    // What a first launch at this size shows, whatever was saved before.
+    m_window->resetLayout();
     QTimer::singleShot(300, this, [this] {
         save(QStringLiteral("01-welcome.png"));
         openCheckpoint();
@@ -75,6 +78,10 @@ void ScreenshotTour::start() {
 
 void ScreenshotTour::save(const QString& name) {
     const QString path = m_outDir + QLatin1Char('/') + name;
+    // A view whose minimum outgrows the size asked for pushes the window past it.
+    if (m_window->size() != m_size)
+        std::fprintf(stderr, "%s: the window is %dx%d, not %dx%d\n", qPrintable(name), m_window->width(), m_window->height(),
+                     m_size.width(), m_size.height());
     if (!m_window->grab().save(path)) std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
     else std::printf("saved %s\n", qPrintable(path));
 }
@@ -370,9 +377,7 @@ void ScreenshotTour::showScheduleDialog() {
     dialog->destinationEdit()->setText(m_scratch.path() + QStringLiteral("/demo/archive"));
     waitFor([dialog] { return dialog->isChecked() && !dialog->reason().isEmpty(); },
             [this, dialog] {
-                const QString path = m_outDir + QStringLiteral("/15-schedule-dialog.png");
-                if (!dialog->grab().save(path)) std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
-                else std::printf("saved %s\n", qPrintable(path));
+                saveDialog(dialog, QStringLiteral("15-schedule-dialog.png"));
                 dialog->reject();
                 showRetention();
             });
@@ -429,13 +434,32 @@ void ScreenshotTour::showEditPreview() {
             dialog->newNameEdit()->setText(QStringLiteral("model.encoder"));
             waitFor([dialog] { return dialog->isChecked() && dialog->plan(); },
                     [this, dialog] {
-                        const QString path = m_outDir + QStringLiteral("/18-edit-preview.png");
-                        if (!dialog->grab().save(path)) std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
-                        else std::printf("saved %s\n", qPrintable(path));
+                        saveDialog(dialog, QStringLiteral("18-edit-preview.png"));
                         dialog->reject();
-                        finish(0);
+                        showHelp();
                     });
         });
+}
+
+void ScreenshotTour::showHelp() {
+    ui::ShortcutsDialog* keys = m_window->showShortcuts();
+    keys->resize(640, 560);
+    QTimer::singleShot(300, this, [this, keys] {
+        saveDialog(keys, QStringLiteral("19-keyboard-shortcuts.png"));
+        keys->close();
+        ui::AboutDialog* about = m_window->showAbout();
+        QTimer::singleShot(300, this, [this, about] {
+            saveDialog(about, QStringLiteral("20-about.png"));
+            about->close();
+            finish(0);
+        });
+    });
+}
+
+void ScreenshotTour::saveDialog(QWidget* dialog, const QString& name) {
+    const QString path = m_outDir + QLatin1Char('/') + name;
+    if (!dialog->grab().save(path)) std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
+    else std::printf("saved %s\n", qPrintable(path));
 }
 
 void ScreenshotTour::finish(int code) {

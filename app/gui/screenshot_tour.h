@@ -4,10 +4,13 @@
 // triggers (openPath, the filter box, tree selection), nothing staged.
 
 #include <QObject>
+#include <QSize>
 #include <QString>
 #include <QTemporaryDir>
 
 #include <functional>
+
+class QWidget;
 
 namespace ckpt::ui {
 class MainWindow;
@@ -19,7 +22,8 @@ class ScreenshotTour : public QObject {
     Q_OBJECT
 public:
     // 'nameBased', when set, is a name-based (TF1) checkpoint shown last as a key tree.
-    ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QString checkpoint, QString nameBased,
+    // 'size': the window's, the layout reset to its defaults for that size.
+    ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QSize size, QString checkpoint, QString nameBased,
                    QObject* parent = nullptr);
     void start();
 
@@ -56,10 +60,14 @@ private:
     // The demo's first layer renamed in the Rename dialog: the resulting
     // tree previewed, nothing written.
     void showEditPreview();
+    // Help > Keyboard Shortcuts and Help > About.
+    void showHelp();
+    void saveDialog(QWidget* dialog, const QString& name);
     void finish(int code);
 
     ckpt::ui::MainWindow* m_window;
     QString m_outDir;
+    QSize m_size;
     QString m_checkpoint;
     QString m_nameBased;
     QTemporaryDir m_scratch;

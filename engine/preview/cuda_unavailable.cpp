@@ -6,4 +6,6 @@ namespace ckpt::preview {
 
 Result<std::unique_ptr<PreviewBackend>> makeCudaBackend(size_t) { return failedPrecondition("built without CUDA"); }
 
+std::string cudaRuntimeDescription() { return "built without CUDA"; }
+
 }  // namespace ckpt::preview

@@ -67,6 +67,8 @@ std::unique_ptr<PreviewBackend> makeCpuBackend(int threads);
 // A usable CUDA backend, or why there is none: FailedPrecondition with
 // "built without CUDA", "no CUDA driver ...", "no CUDA device" and the like.
 Result<std::unique_ptr<PreviewBackend>> makeCudaBackend(size_t chunkBytes = 0);
+// "12.4 (driver 12.6)", or why there is none ("built without CUDA", ...).
+std::string cudaRuntimeDescription();
 
 // Folds tile partials in order (mergePartial).
 TilePartial mergeTiles(const std::vector<TilePartial>& tiles);

@@ -20,6 +20,7 @@
 #include "models/object_tree_model.h"
 #include "models/tensor_slice_model.h"
 #include "test_support.h"
+#include "window_test_support.h"
 #include "views/error_panel.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
@@ -31,14 +32,8 @@ using namespace ckpt::ui;
 
 namespace {
 
-QString bundleDir(const char* name) {
-    const QString root = ckpt::testing::realTestDataDir();
-    return root.isEmpty() ? QString() : root + QLatin1Char('/') + QLatin1String(name);
-}
-
-bool waitIdle(MainWindow& w, int ms = 20000) {
-    return QTest::qWaitFor([&] { return w.jobs()->active().isEmpty(); }, ms);
-}
+using ckpt::testing::bundleDir;
+using ckpt::testing::waitIdle;
 
 }  // namespace
 

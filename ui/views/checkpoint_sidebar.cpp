@@ -13,12 +13,16 @@
 #include "jobs/job_tracker.h"
 #include "jobs/when_done.h"
 #include "models/directory_model.h"
+#include "views/column_fitter.h"
 
 namespace ckpt::ui {
 namespace {
 
 // Up to this many directories the sidebar unfolds every one it lists.
 constexpr int kUnfoldedDirectories = 6;
+// The names' column keeps at least this much before Size and Modified give way
+// ("ckpt-12000" and a health badge).
+constexpr int kNameColumnMinWidth = 120;
 
 }  // namespace
 
@@ -41,6 +45,9 @@ CheckpointSidebar::CheckpointSidebar(JobTracker* jobs, QWidget* parent)
     setContextMenuPolicy(Qt::CustomContextMenu);
     connect(this, &QWidget::customContextMenuRequested, this, &CheckpointSidebar::showContextMenu);
     connect(m_dirs, &DirectoryModel::compareDropped, this, &CheckpointSidebar::compareRequested);
+    // Size, then Modified, give way in a narrow sidebar (the row's tooltip
+    // has both); when a checkpoint was written matters more.
+    m_fitter = new ColumnFitter(this, 0, kNameColumnMinWidth, {3, 2});
 }
 
 void CheckpointSidebar::listDirectory(const QString& dir, bool opened) {
@@ -63,6 +70,7 @@ void CheckpointSidebar::listDirectory(const QString& dir, bool opened) {
                          anyStep = !m_dirs->index(r, 1, di).data().toString().isEmpty();
                  }
                  setColumnHidden(1, !anyStep);
+                 m_fitter->fit();
                  // Many catalogued directories stay folded; the opened one unfolds.
                  if (opened || m_dirs->rowCount() <= kUnfoldedDirectories) expand(dirIndex);
                  if (!m_openedPrefix.isEmpty())

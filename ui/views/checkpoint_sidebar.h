@@ -13,6 +13,7 @@
 
 namespace ckpt::ui {
 
+class ColumnFitter;
 class DirectoryModel;
 class JobControl;
 class JobTracker;
@@ -78,6 +79,7 @@ private:
     QString m_catalogPath;
     QSet<QString> m_openedDirs;  // listed because the user opened them: verified
     bool m_openInProgress = false;
+    ColumnFitter* m_fitter;
     std::deque<QString> m_verifyQueue;
     std::shared_ptr<JobControl> m_verifyJob;
 };

@@ -8,6 +8,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTimer>
 #include <QTreeView>
@@ -86,10 +87,17 @@ CompareView::CompareView(JobTracker* jobs, QWidget* parent)
     for (int c = DiffTreeModel::MaxAbsColumn; c < DiffTreeModel::ColumnCount; ++c) m_view->header()->resizeSection(c, 74);
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_view);
-    split->addWidget(m_detail);
+    // Scrolls rather than imposing its height (figures, three heatmaps) on
+    // the window: that made the window taller than a 700 px screen.
+    auto* detailScroll = new QScrollArea(this);
+    detailScroll->setWidget(m_detail);
+    detailScroll->setWidgetResizable(true);
+    detailScroll->setFrameShape(QFrame::NoFrame);
+    split->addWidget(detailScroll);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    split->setSizes({760, 500});
+    // Near halves: in a 1024 px window the detail needs its ~400 px as much as the tree.
+    split->setSizes({540, 500});
     layout->addWidget(split, 1);
     m_summary->setAccessibleName(tr("Compare summary"));
     m_summary->setWordWrap(true);
@@ -259,6 +267,11 @@ void CompareView::expandSome() {
         if (parent.isValid()) m_view->expand(parent);
         for (int r = 0; r < n; ++r) queue.append(m_model->index(r, 0, parent));
     }
+}
+
+void CompareView::selectLocation(const QStringList& location) {
+    m_selectedLocation = location;
+    if (m_snapshot && !isComparing()) selectNode(findNode(*m_snapshot, location));
 }
 
 void CompareView::selectNode(int32_t node) {

@@ -46,6 +46,9 @@ public:
     void step(int delta);
     void swapSides();
     void focusFilter();
+    // Makes the row at 'location' (its path components) current, now when
+    // it is shown, else once the comparison in progress lands.
+    void selectLocation(const QStringList& location);
     // Where pairs compared before are found and new ones kept; empty: none.
     void setCatalogPath(const QString& path) { m_catalogPath = path; }
 

@@ -1,26 +1,18 @@
 #include "views/main_window.h"
 
-#include <QAction>
+#include <QAbstractItemView>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
-#include <QDragEnterEvent>
-#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMenu>
-#include <QMenuBar>
-#include <QMessageBox>
-#include <QMimeData>
 #include <QPushButton>
-#include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QToolBar>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -40,25 +32,20 @@
 #include "views/error_panel.h"
 #include "views/job_status_widget.h"
 #include "views/object_tree_pane.h"
+#include "views/recent_files.h"
 #include "views/restore_view.h"
 #include "views/retention_preview.h"
 #include "views/schedules_view.h"
 #include "views/tensor_inspector.h"
 
 namespace ckpt::ui {
-namespace {
-
-constexpr int kMaxRecent = 10;
-
-}  // namespace
-
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_jobs(new JobTracker(this)), m_sidebar(new CheckpointSidebar(m_jobs, this)),
       m_workspace(new QTabWidget(this)), m_stack(new QStackedWidget(this)), m_welcome(new QWidget(this)),
       m_tree(new ObjectTreePane(m_jobs, this)), m_error(new ErrorPanel(this)), m_inspector(new TensorInspector(m_jobs, this)),
       m_restore(new RestoreView(m_jobs, this)), m_compare(new CompareView(m_jobs, this)),
       m_schedules(new SchedulesView(m_jobs, this)), m_retention(new RetentionPreview(m_jobs, this)),
-      m_splitter(new QSplitter(this)), m_location(new QLabel(this)) {
+      m_splitter(new QSplitter(this)), m_recent(new RecentFiles(this)), m_location(new QLabel(this)) {
     setWindowTitle(tr("Checkpoint Explorer"));
     setAcceptDrops(true);
 
@@ -150,18 +137,30 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_retention, &RetentionPreview::applied, m_sidebar, &CheckpointSidebar::listDirectory);
     // Only the object graph and the restore view inspect tensors; the
     // others use the inspector's room (compare has its own detail pane).
-    connect(m_workspace, &QTabWidget::currentChanged, this, [this] {
-        m_inspector->setVisible(m_workspace->currentWidget() == m_stack || m_workspace->currentWidget() == m_restore);
-    });
+    connect(m_workspace, &QTabWidget::currentChanged, this, &MainWindow::updateInspectorVisibility);
+    connect(m_stack, &QStackedWidget::currentChanged, this, &MainWindow::updateInspectorVisibility);
 
     m_splitter->addWidget(m_sidebar);
     m_splitter->addWidget(m_workspace);
     m_splitter->addWidget(m_inspector);
+    // Explicit floors: without them the splitter follows the panes' size
+    // hints, which grow with their content (the inspector's value grid
+    // squeezed the sidebar to 95 px as soon as a variable was selected).
+    m_sidebar->setMinimumWidth(kSidebarMinWidth);
+    m_workspace->setMinimumWidth(kCentreMinWidth);
+    m_inspector->setMinimumWidth(kInspectorMinWidth);
+    m_splitter->setChildrenCollapsible(false);
+    // A wider window widens the centre first; the sidebar keeps its width.
     m_splitter->setStretchFactor(0, 0);
     m_splitter->setStretchFactor(1, 3);
-    m_splitter->setStretchFactor(2, 2);
-    m_splitter->setSizes({340, 620, 440});
+    m_splitter->setStretchFactor(2, 1);
+    m_splitter->setObjectName(QStringLiteral("panes"));
     setCentralWidget(m_splitter);
+    m_workspace->setAccessibleName(tr("Workspace"));
+    m_stack->setAccessibleName(tr("Object graph"));
+    m_inspector->setAccessibleName(tr("Tensor inspector"));
+    m_splitter->setAccessibleName(tr("Panes"));
+    m_location->setAccessibleName(tr("Status"));
 
     m_location->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusBar()->addWidget(m_location, 1);
@@ -172,6 +171,15 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_restore->treePane(), &ObjectTreePane::selectionChanged, m_inspector, &TensorInspector::setSelection);
     connect(m_restore, &RestoreView::openRequested, this, &MainWindow::openPath);
     createActions();
+    createHelpMenu();
+    // Tab order follows the panes left to right: sidebar, object graph (its
+    // filter row, then the tree), inspector.
+    setTabOrder(m_sidebar, m_workspace);
+    setTabOrder(m_workspace, m_inspector);
+    // Tab leaves a view for the next control, arrows move within it: a value
+    // grid that took Tab for its cells held the keyboard forever.
+    for (QAbstractItemView* view : findChildren<QAbstractItemView*>()) view->setTabKeyNavigation(false);
+    qApp->installEventFilter(this);
     readSettings();
 }
 
@@ -181,64 +189,6 @@ MainWindow::~MainWindow() {
     // the window (and the application's statics after it).
     m_jobs->cancelAll();
     jobPool()->waitForDone();
-}
-
-void MainWindow::createActions() {
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    QToolBar* tools = addToolBar(tr("Main"));
-    tools->setObjectName(QStringLiteral("mainToolBar"));
-    tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-
-    QAction* open = file->addAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open Checkpoint\u2026"), this,
-                                    &MainWindow::openDialog);
-    open->setShortcut(QKeySequence::Open);
-    QAction* openDir = file->addAction(style()->standardIcon(QStyle::SP_DirOpenIcon), tr("Open &Directory\u2026"), this,
-                                       &MainWindow::openDirectoryDialog);
-    openDir->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
-    m_recentMenu = file->addMenu(tr("Open &Recent"));
-    QAction* close = file->addAction(tr("&Close Checkpoint"), this, &MainWindow::closeCurrent);
-    // Ctrl+W everywhere: some platform themes map QKeySequence::Close to Ctrl+F4 only.
-    close->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_W), QKeySequence(QKeySequence::Close)});
-    file->addSeparator();
-    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-    quit->setShortcut(QKeySequence::Quit);
-
-    QMenu* view = menuBar()->addMenu(tr("&View"));
-    QAction* refreshAction =
-        view->addAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("&Refresh"), this, &MainWindow::refresh);
-    refreshAction->setShortcut(QKeySequence::Refresh);
-    QAction* find = view->addAction(tr("&Find\u2026"), this, [this] {
-        if (m_workspace->currentWidget() == m_compare) m_compare->focusFilter();
-        else m_tree->focusFilter();
-    });
-    find->setShortcut(QKeySequence::Find);
-    QAction* compareAction = view->addAction(style()->standardIcon(QStyle::SP_FileDialogContentsView), tr("&Compare Checkpoints"),
-                                             this, &MainWindow::compareSelected);
-    compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
-    compareAction->setToolTip(
-        tr("Compare the two checkpoints selected in the sidebar, or the selected one with the one "
-           "before it (Ctrl+D)"));
-    QAction* cancel = view->addAction(tr("&Cancel Background Work"), m_jobs, &JobTracker::cancelAll);
-    cancel->setShortcut(QKeySequence(Qt::Key_Escape));
-    cancel->setShortcutContext(Qt::WindowShortcut);
-
-    createSurgeryMenu();
-    createCatalogMenu();
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About"), this, [this] {
-        QMessageBox::about(this, tr("About Checkpoint Explorer"),
-                           tr("Checkpoint Explorer %1\nBrowse and inspect TensorFlow object-based checkpoints.")
-                               .arg(QApplication::applicationVersion()));
-    });
-
-    tools->addAction(open);
-    tools->addAction(openDir);
-    tools->addAction(refreshAction);
-    tools->addAction(compareAction);
-    tools->addSeparator();
-    for (QAction* a : std::as_const(m_surgeryActions))
-        if (!m_rowActions.contains(a)) tools->addAction(a);
-    rebuildRecentMenu();
 }
 
 void MainWindow::openDialog() {
@@ -318,7 +268,7 @@ void MainWindow::openPath(const QString& rawPath) {
     // A data shard or index names its prefix.
     if (path.endsWith(QStringLiteral(".index"))) path.chop(6);
     m_currentPath = path;
-    addRecent(path);
+    m_recent->add(path);
     m_sidebar->listDirectory(directoryFor(path));
     m_catalog->addRoot(directoryFor(path));
     m_retention->suggestDirectory(directoryFor(path));
@@ -413,72 +363,10 @@ void MainWindow::closeCurrent() {
     updateSurgeryActions();
 }
 
-void MainWindow::addRecent(const QString& path) {
-    m_recent.removeAll(path);
-    m_recent.prepend(path);
-    while (m_recent.size() > kMaxRecent) m_recent.removeLast();
-    QSettings().setValue(QStringLiteral("recentFiles"), m_recent);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu() {
-    if (!m_recentMenu) return;
-    m_recentMenu->clear();
-    for (const QString& path : std::as_const(m_recent)) m_recentMenu->addAction(path, this, [this, path] { openPath(path); });
-    m_recentMenu->setEnabled(!m_recent.isEmpty());
-    // The welcome page offers the last few as one-click buttons.
-    QLayout* box = m_recentBox->layout();
-    while (QLayoutItem* item = box->takeAt(0)) {
-        delete item->widget();
-        delete item;
-    }
-    if (m_recent.isEmpty()) return;
-    box->addWidget(new QLabel(tr("<b>Recent</b>"), m_recentBox));
-    for (const QString& path : m_recent.mid(0, 5)) {
-        auto* b = new QPushButton(path, m_recentBox);
-        b->setFlat(true);
-        b->setAccessibleName(tr("Open recent %1").arg(path));
-        b->setCursor(Qt::PointingHandCursor);
-        connect(b, &QPushButton::clicked, this, [this, path] { openPath(path); });
-        box->addWidget(b);
-    }
-}
-
-void MainWindow::readSettings() {
-    QSettings s;
-    m_recent = s.value(QStringLiteral("recentFiles")).toStringList();
-    rebuildRecentMenu();
-    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) resize(1280, 800);
-    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
-    m_splitter->restoreState(s.value(QStringLiteral("window/splitter")).toByteArray());
-}
-
-void MainWindow::writeSettings() {
-    QSettings s;
-    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    s.setValue(QStringLiteral("window/state"), saveState());
-    s.setValue(QStringLiteral("window/splitter"), m_splitter->saveState());
-}
-
 void MainWindow::closeEvent(QCloseEvent* event) {
     writeSettings();
     m_jobs->cancelAll();
     event->accept();
-}
-
-void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
-    if (event->mimeData()->hasUrls())
-        for (const QUrl& url : event->mimeData()->urls())
-            if (url.isLocalFile()) return event->acceptProposedAction();
-}
-
-void MainWindow::dropEvent(QDropEvent* event) {
-    for (const QUrl& url : event->mimeData()->urls())
-        if (url.isLocalFile()) {
-            openPath(url.toLocalFile());
-            event->acceptProposedAction();
-            return;
-        }
 }
 
 }  // namespace ckpt::ui

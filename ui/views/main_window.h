@@ -8,6 +8,11 @@
 // demo checkpoints. With a catalog (setCatalogPath), the sidebar also lists
 // its directories, every opened directory becomes one of its roots, and the
 // Search tab (Ctrl+Shift+F) finds keys across every catalogued checkpoint.
+// Pane widths have floors (no pane squeezes another's columns away), the
+// inspector is hidden rather than narrowed (View ▸ Show Inspector), and
+// geometry and widths come back at the next launch when they still fit the
+// screen (main_window_layout.cpp). Menus, shortcuts, Open Recent, drops
+// anywhere in the window and the Help pages: main_window_menus.cpp.
 
 #include <QMainWindow>
 #include <QStringList>
@@ -17,6 +22,7 @@
 
 #include "models/checkpoint_snapshot.h"
 
+class QAction;
 class QLabel;
 class QMenu;
 class QPushButton;
@@ -36,6 +42,9 @@ class AverageDialog;
 class EditDialog;
 class ExportDialog;
 class ErrorPanel;
+class AboutDialog;
+class ShortcutsDialog;
+class RecentFiles;
 class JobControl;
 class SurgeryDialog;
 struct SurgeryOutcome;
@@ -49,6 +58,12 @@ class TensorInspector;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
+    // Floors of the three panes' widths: the sidebar keeps its name, step
+    // and time columns readable, the inspector its tabs and value grid.
+    static constexpr int kSidebarMinWidth = 220;
+    static constexpr int kCentreMinWidth = 300;
+    static constexpr int kInspectorMinWidth = 260;
+
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
@@ -107,7 +122,18 @@ public:
     QTabWidget* workspace() const { return m_workspace; }
     QPushButton* demoButton() const { return m_demoButton; }
     const std::shared_ptr<const CheckpointSnapshot>& snapshot() const { return m_snapshot; }
-    QStringList recentFiles() const { return m_recent; }
+    QStringList recentFiles() const;
+    RecentFiles* recent() const { return m_recent; }
+    QMenu* recentMenu() const { return m_recentMenu; }
+    QSplitter* splitter() const { return m_splitter; }
+    // View ▸ Show Inspector: checked unless the user hid the inspector.
+    QAction* inspectorAction() const { return m_inspectorAction; }
+    // Help ▸ Keyboard Shortcuts and Help ▸ About, opened window-modal.
+    ShortcutsDialog* showShortcuts();
+    // View ▸ Reset Layout: the default pane widths for the window's width,
+    // the inspector shown.
+    void resetLayout();
+    AboutDialog* showAbout();
     bool isErrorShown() const;
 
 signals:
@@ -124,8 +150,12 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
+    // Drops of local files onto any widget of the window open them, even
+    // where the widget (a filter box, a view) would take them as text.
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void createActions();
@@ -143,10 +173,13 @@ private:
     void generateDemoDialog();
     void onCheckpointActivated(const QString& prefix);
     void showSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot);
-    void addRecent(const QString& path);
     void rebuildRecentMenu();
+    void createHelpMenu();
+    void giveToolTips(const QList<QAction*>& actions);
     void readSettings();
     void writeSettings();
+    void setPaneWidths(int sidebar, int inspector);
+    void updateInspectorVisibility();
 
     JobTracker* m_jobs;
     CheckpointSidebar* m_sidebar;
@@ -164,6 +197,10 @@ private:
     QLabel* m_demoHint = nullptr;
     std::shared_ptr<JobControl> m_demoJob;
     QSplitter* m_splitter;
+    QAction* m_inspectorAction = nullptr;
+    QAction* m_showInCompare = nullptr;  // the tree rows' context menu
+    int m_inspectorWidth = 0;            // its last width while shown, kept while hidden
+    RecentFiles* m_recent;
     QMenu* m_recentMenu = nullptr;
     QWidget* m_recentBox = nullptr;
     QLabel* m_location;
@@ -172,7 +209,6 @@ private:
     std::shared_ptr<const CheckpointSnapshot> m_snapshot;
     std::shared_ptr<JobControl> m_openJob;
     quint64 m_openGeneration = 0;
-    QStringList m_recent;
 
     CatalogController* m_catalog = nullptr;
     CatalogSearchView* m_search = nullptr;

@@ -43,7 +43,8 @@ void MainWindow::createSurgeryMenu() {
     QMenu* menu = menuBar()->addMenu(tr("Chec&kpoint"));
     QAction* saveAs = menu->addAction(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save &As\u2026"), this,
                                       [this] { saveAsDialog(); });
-    saveAs->setShortcut(QKeySequence::SaveAs);
+    // Explicit: QKeySequence::SaveAs is empty on desktops without a platform theme.
+    saveAs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
     saveAs->setToolTip(tr("Write a copy of the open checkpoint with another sharding (verified)"));
     QAction* strip = menu->addAction(tr("&Strip Optimizer\u2026"), this, [this] { stripOptimizerDialog(); });
     strip->setToolTip(tr("Write the open checkpoint without its optimizer and slot variables"));
@@ -60,7 +61,9 @@ void MainWindow::createSurgeryMenu() {
     remove->setToolTip(tr("Delete the selected object from a copy of the checkpoint (Del)"));
     // Only while the tree has focus: Delete in the filter box edits the filter.
     for (QAction* a : {rename, remove}) a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    m_tree->setRowActions({rename, remove});
+    auto* rowSeparator = new QAction(this);
+    rowSeparator->setSeparator(true);
+    m_tree->setRowActions({m_showInCompare, exportAction, rowSeparator, rename, remove});
     m_surgeryActions = {saveAs, strip, average, exportAction, rename, remove};
     m_rowActions = {rename, remove};
 

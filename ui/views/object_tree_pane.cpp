@@ -20,6 +20,7 @@
 #include "jobs/when_done.h"
 #include "jobs/job_tracker.h"
 #include "models/object_tree_model.h"
+#include "views/column_fitter.h"
 #include "views/status_colors.h"
 
 namespace ckpt::ui {
@@ -70,6 +71,9 @@ ObjectTreePane::ObjectTreePane(JobTracker* jobs, QWidget* parent)
     m_view->header()->resizeSection(ObjectTreeModel::DTypeColumn, 70);
     m_view->header()->resizeSection(ObjectTreeModel::ShapeColumn, 90);
     m_view->header()->resizeSection(ObjectTreeModel::SizeColumn, 80);
+    // In a narrow centre the names keep their room: Kind goes first (the
+    // row's icon says it too), then Size.
+    new ColumnFitter(m_view, ObjectTreeModel::NameColumn, 160, {ObjectTreeModel::KindColumn, ObjectTreeModel::SizeColumn});
     layout->addWidget(m_view, 1);
     m_summary->setAccessibleName(tr("Tree summary"));
     layout->addWidget(m_summary);
@@ -85,6 +89,12 @@ ObjectTreePane::ObjectTreePane(JobTracker* jobs, QWidget* parent)
     connect(m_model, &QAbstractItemModel::modelReset, this, &ObjectTreePane::onCurrentChanged);
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_view, &QWidget::customContextMenuRequested, this, &ObjectTreePane::showContextMenu);
+    // Tab follows the layout, top to bottom: the filter row, then the tree
+    // (created first, it would otherwise come first).
+    setTabOrder(m_filter, m_regex);
+    setTabOrder(m_regex, m_keys);
+    setTabOrder(m_keys, m_slots);
+    setTabOrder(m_slots, m_view);
 }
 
 void ObjectTreePane::setRowActions(const QList<QAction*>& actions) {

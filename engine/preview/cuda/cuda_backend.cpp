@@ -20,6 +20,16 @@ Result<std::unique_ptr<PreviewBackend>> makeCudaBackend(size_t chunkBytes) {
     return std::unique_ptr<PreviewBackend>(std::move(*backend));
 }
 
+std::string cudaRuntimeDescription() {
+    // Versions are encoded as 1000 * major + 10 * minor.
+    const auto text = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    int runtime = 0;
+    if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) return "unavailable";
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0) return text(runtime) + " (no CUDA driver)";
+    return text(runtime) + " (driver " + text(driver) + ")";
+}
+
 namespace cuda {
 namespace {
 

@@ -1,0 +1,24 @@
+#include "ckpt/build_info.h"
+
+#include <google/protobuf/stubs/common.h>
+#include <leveldb/db.h>
+#include <png.h>
+#include <sqlite3.h>
+#include <zip.h>
+
+#include "preview/preview_backend.h"
+
+namespace ckpt {
+
+std::vector<LibraryVersion> libraryVersions() {
+    std::vector<LibraryVersion> out;
+    out.push_back({"protobuf", google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION)});
+    out.push_back({"LevelDB", std::to_string(leveldb::kMajorVersion) + "." + std::to_string(leveldb::kMinorVersion)});
+    out.push_back({"SQLite", sqlite3_libversion()});
+    out.push_back({"libpng", png_get_libpng_ver(nullptr)});
+    out.push_back({"libzip", zip_libzip_version()});
+    out.push_back({"CUDA runtime", preview::cudaRuntimeDescription()});
+    return out;
+}
+
+}  // namespace ckpt

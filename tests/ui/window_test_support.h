@@ -1,0 +1,33 @@
+#pragma once
+// Helpers the explorer-window suites share: a real-corpus bundle's path and
+// waiting until the window's background jobs are done.
+
+#include <QSignalSpy>
+#include <QString>
+#include <QtTest>
+
+#include "jobs/job_tracker.h"
+#include "test_support.h"
+#include "views/main_window.h"
+
+namespace ckpt::testing {
+
+// The corpus bundle 'name'; empty without a corpus.
+inline QString bundleDir(const char* name) {
+    const QString root = realTestDataDir();
+    return root.isEmpty() ? QString() : root + QLatin1Char('/') + QLatin1String(name);
+}
+
+inline bool waitIdle(ckpt::ui::MainWindow& w, int ms = 20000) {
+    return QTest::qWaitFor([&] { return w.jobs()->active().isEmpty(); }, ms);
+}
+
+// Opens 'path' in 'w' and waits for the open and every job it started; false
+// when it did not open.
+inline bool openAndWait(ckpt::ui::MainWindow& w, const QString& path) {
+    QSignalSpy opened(&w, &ckpt::ui::MainWindow::checkpointOpened);
+    w.openPath(path);
+    return opened.wait(10000) && opened.first().first().toBool() && waitIdle(w);
+}
+
+}  // namespace ckpt::testing

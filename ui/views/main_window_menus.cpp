@@ -1,0 +1,216 @@
+// MainWindow's menus and desktop conventions: File (Open, Open Recent,
+// Close), View (Refresh, Find, Compare, Show Inspector, Cancel), Help
+// (Keyboard Shortcuts generated from these actions, About), toolbar
+// tooltips that name the shortcut, and drops of files anywhere in the window.
+
+#include <QAction>
+#include <QApplication>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include "jobs/checkpoint_jobs.h"
+#include "jobs/job_tracker.h"
+#include "views/about_dialog.h"
+#include "views/checkpoint_sidebar.h"
+#include "views/compare_view.h"
+#include "views/main_window.h"
+#include "views/object_tree_pane.h"
+#include "views/recent_files.h"
+#include "views/shortcuts_dialog.h"
+
+namespace ckpt::ui {
+namespace {
+
+// The local files and directories a drag carries; none for the sidebar's
+// own row drags (they compare, handled by the sidebar).
+QStringList droppedPaths(const QMimeData* mime) {
+    QStringList paths;
+    if (!mime || !mime->hasUrls()) return paths;
+    for (const QUrl& url : mime->urls())
+        if (url.isLocalFile()) paths << url.toLocalFile();
+    return paths;
+}
+
+}  // namespace
+
+void MainWindow::createActions() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QToolBar* tools = addToolBar(tr("Main"));
+    tools->setObjectName(QStringLiteral("mainToolBar"));
+    tools->setAccessibleName(tr("Main toolbar"));
+    tools->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+
+    QAction* open = file->addAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open Checkpoint\u2026"), this,
+                                    &MainWindow::openDialog);
+    open->setShortcut(QKeySequence::Open);
+    open->setToolTip(tr("Open a checkpoint prefix, .index file or SavedModel"));
+    QAction* openDir = file->addAction(style()->standardIcon(QStyle::SP_DirOpenIcon), tr("Open &Directory\u2026"), this,
+                                       &MainWindow::openDirectoryDialog);
+    openDir->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    openDir->setToolTip(tr("Open a directory of checkpoints (its latest one)"));
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    connect(m_recent, &RecentFiles::changed, this, &MainWindow::rebuildRecentMenu);
+    QAction* close = file->addAction(tr("&Close Checkpoint"), this, &MainWindow::closeCurrent);
+    // Ctrl+W everywhere: some platform themes map QKeySequence::Close to
+    // Ctrl+F4 only. Others map it to Ctrl+W too, bound once: a key bound
+    // twice to one action is ambiguous and does nothing.
+    QList<QKeySequence> closeKeys{QKeySequence(Qt::CTRL | Qt::Key_W)};
+    for (const QKeySequence& k : QKeySequence::keyBindings(QKeySequence::Close))
+        if (!closeKeys.contains(k)) closeKeys << k;
+    close->setShortcuts(closeKeys);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* refreshAction =
+        view->addAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("&Reload"), this, &MainWindow::refresh);
+    refreshAction->setShortcut(QKeySequence(Qt::Key_F5));
+    refreshAction->setToolTip(tr("List the directories again and reopen the checkpoint from disk"));
+    QAction* find = view->addAction(tr("&Find\u2026"), this, [this] {
+        if (m_workspace->currentWidget() == m_compare) m_compare->focusFilter();
+        else m_tree->focusFilter();
+    });
+    find->setShortcut(QKeySequence::Find);
+    find->setToolTip(tr("Filter the object graph (or the comparison) by name"));
+    QAction* compareAction = view->addAction(style()->standardIcon(QStyle::SP_FileDialogContentsView), tr("&Compare Checkpoints"),
+                                             this, &MainWindow::compareSelected);
+    compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+    compareAction->setToolTip(
+        tr("Compare the two checkpoints selected in the sidebar, or the selected one with the one before it"));
+    view->addSeparator();
+    m_inspectorAction = view->addAction(tr("Show &Inspector"));
+    m_inspectorAction->setCheckable(true);
+    m_inspectorAction->setChecked(true);
+    m_inspectorAction->setShortcut(QKeySequence(Qt::Key_F9));
+    m_inspectorAction->setToolTip(tr("Show or hide the tensor inspector pane"));
+    connect(m_inspectorAction, &QAction::toggled, this, &MainWindow::updateInspectorVisibility);
+    view->addAction(tr("Reset &Layout"), this, &MainWindow::resetLayout);
+    view->addSeparator();
+    QAction* cancel = view->addAction(tr("&Cancel Background Work"), m_jobs, &JobTracker::cancelAll);
+    cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+    cancel->setShortcutContext(Qt::WindowShortcut);
+
+    // The tree rows' own: the current row compared with the checkpoint before this one.
+    m_showInCompare = new QAction(tr("Show in Co&mpare"), this);
+    m_showInCompare->setToolTip(tr("Compare this checkpoint with the one before it, this row selected"));
+    connect(m_showInCompare, &QAction::triggered, this, [this] {
+        const int32_t e = m_tree->currentEntry();
+        if (!m_snapshot || e < 0) return;
+        // The comparison's rows are found by their edge names from the root.
+        QStringList location;
+        for (int32_t i = e; i > 0; i = m_snapshot->entries[static_cast<size_t>(i)].parent) {
+            const std::string_view name = m_snapshot->entries[static_cast<size_t>(i)].localName;
+            location.prepend(QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())));
+        }
+        m_compare->selectLocation(location);
+        compareWithPrevious(QString::fromStdString(m_snapshot->checkpoint->prefix()));
+    });
+    createSurgeryMenu();
+    createCatalogMenu();
+
+    tools->addAction(open);
+    tools->addAction(openDir);
+    tools->addAction(refreshAction);
+    tools->addAction(compareAction);
+    tools->addSeparator();
+    for (QAction* a : std::as_const(m_surgeryActions))
+        if (!m_rowActions.contains(a)) tools->addAction(a);
+    giveToolTips(tools->actions());
+    rebuildRecentMenu();
+}
+
+void MainWindow::createHelpMenu() {
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
+    help->addSeparator();
+    help->addAction(tr("&About Checkpoint Explorer"), this, &MainWindow::showAbout);
+}
+
+void MainWindow::giveToolTips(const QList<QAction*>& actions) {
+    // Every toolbar button says what it does and which keys do it too.
+    for (QAction* a : actions) {
+        if (a->isSeparator()) continue;
+        QString tip = a->toolTip();
+        if (tip.isEmpty() || tip == QString(a->text()).remove(QLatin1Char('&')))
+            tip = QString(a->text()).remove(QLatin1Char('&')).remove(QStringLiteral("\u2026"));
+        const QString keys = a->shortcut().toString(QKeySequence::NativeText);
+        if (!keys.isEmpty() && !tip.contains(keys)) tip += QStringLiteral(" (%1)").arg(keys);
+        a->setToolTip(tip);
+    }
+}
+
+ShortcutsDialog* MainWindow::showShortcuts() {
+    auto* dialog = new ShortcutsDialog(menuBar(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+    return dialog;
+}
+
+AboutDialog* MainWindow::showAbout() {
+    auto* dialog = new AboutDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+    return dialog;
+}
+
+QStringList MainWindow::recentFiles() const { return m_recent->paths(); }
+
+void MainWindow::rebuildRecentMenu() {
+    if (!m_recentMenu) return;
+    m_recent->fillMenu(m_recentMenu, [this](const QString& path) { openPath(path); });
+    // The welcome page offers the last few as one-click buttons.
+    QLayout* box = m_recentBox->layout();
+    while (QLayoutItem* item = box->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    const QStringList paths = m_recent->paths();
+    if (paths.isEmpty()) return;
+    box->addWidget(new QLabel(tr("<b>Recent</b>"), m_recentBox));
+    for (const QString& path : paths.mid(0, 5)) {
+        auto* b = new QPushButton(path, m_recentBox);
+        b->setFlat(true);
+        b->setAccessibleName(tr("Open recent %1").arg(path));
+        b->setCursor(Qt::PointingHandCursor);
+        connect(b, &QPushButton::clicked, this, [this, path] { openPath(path); });
+        box->addWidget(b);
+    }
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (!droppedPaths(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const QStringList paths = droppedPaths(event->mimeData());
+    if (paths.isEmpty()) return;
+    // One checkpoint is shown at a time: the first opens, the others'
+    // directories join the sidebar.
+    for (const QString& path : paths.mid(1)) m_sidebar->listDirectory(directoryFor(QFileInfo(path).absoluteFilePath()));
+    openPath(paths.first());
+    event->acceptProposedAction();
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    const QEvent::Type type = event->type();
+    if (type != QEvent::DragEnter && type != QEvent::DragMove && type != QEvent::Drop) return false;
+    auto* widget = qobject_cast<QWidget*>(watched);
+    if (!widget || widget == this || widget->window() != this) return false;
+    auto* drop = static_cast<QDropEvent*>(event);
+    if (droppedPaths(drop->mimeData()).isEmpty()) return false;
+    if (type == QEvent::Drop) dropEvent(drop);
+    else drop->acceptProposedAction();
+    return true;
+}
+
+}  // namespace ckpt::ui

@@ -1,0 +1,55 @@
+#include "views/recent_files.h"
+
+#include <QApplication>
+#include <QFileInfo>
+#include <QMenu>
+#include <QSettings>
+#include <QStyle>
+
+namespace ckpt::ui {
+namespace {
+
+const QString kKey = QStringLiteral("recentFiles");
+
+}  // namespace
+
+RecentFiles::RecentFiles(QObject* parent) : QObject(parent), m_paths(QSettings().value(kKey).toStringList()) {
+    while (m_paths.size() > kMaxEntries) m_paths.removeLast();
+}
+
+void RecentFiles::add(const QString& path) {
+    m_paths.removeAll(path);
+    m_paths.prepend(path);
+    while (m_paths.size() > kMaxEntries) m_paths.removeLast();
+    store();
+}
+
+void RecentFiles::clear() {
+    m_paths.clear();
+    store();
+}
+
+void RecentFiles::store() {
+    QSettings().setValue(kKey, m_paths);
+    emit changed();
+}
+
+void RecentFiles::fillMenu(QMenu* menu, const std::function<void(const QString&)>& open) {
+    menu->clear();
+    QStyle* style = QApplication::style();
+    for (const QString& path : m_paths) {
+        // A directory opens its latest checkpoint: the icon tells which kind of entry it is.
+        const bool dir = QFileInfo(path).isDir();
+        QAction* a = menu->addAction(style->standardIcon(dir ? QStyle::SP_DirIcon : QStyle::SP_FileIcon), path);
+        QObject::connect(a, &QAction::triggered, menu, [open, path] { open(path); });
+    }
+    menu->addSeparator();
+    QAction* clearAction = menu->addAction(tr("&Clear Menu"));
+    // Queued: clearing rebuilds this menu, which must not delete the action
+    // while it is still emitting.
+    connect(clearAction, &QAction::triggered, this, &RecentFiles::clear, Qt::QueuedConnection);
+    clearAction->setEnabled(!m_paths.isEmpty());
+    menu->setEnabled(!m_paths.isEmpty());
+}
+
+}  // namespace ckpt::ui

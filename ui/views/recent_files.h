@@ -1,0 +1,44 @@
+#pragma once
+// The checkpoints and directories opened lately, newest first, kept in
+// QSettings ("recentFiles") so File ▸ Open Recent and the welcome page
+// survive restarts. GUI thread only.
+//   RecentFiles recent;
+//   recent.add(path);                       // after a successful open request
+//   recent.fillMenu(menu, [](const QString& p) { open(p); });
+
+#include <QObject>
+#include <QStringList>
+
+#include <functional>
+
+class QMenu;
+
+namespace ckpt::ui {
+
+class RecentFiles : public QObject {
+    Q_OBJECT
+public:
+    static constexpr int kMaxEntries = 10;
+
+    // Reads the list from QSettings.
+    explicit RecentFiles(QObject* parent = nullptr);
+
+    QStringList paths() const { return m_paths; }
+    // Moves 'path' to the front (adding it), drops the oldest past kMaxEntries.
+    void add(const QString& path);
+    void clear();
+
+    // Replaces 'menu''s actions: one per path (a folder or file icon, the
+    // path as text), then "Clear Menu". Disabled while empty.
+    void fillMenu(QMenu* menu, const std::function<void(const QString&)>& open);
+
+signals:
+    void changed();
+
+private:
+    void store();
+
+    QStringList m_paths;
+};
+
+}  // namespace ckpt::ui
