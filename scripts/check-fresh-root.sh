@@ -258,7 +258,8 @@ apt-get purge -y -q $names
 for n in $names; do
   if dpkg-query -W -f='${Status}' "$n" 2>/dev/null | grep -q "ok installed"; then echo "$n is still installed"; exit 1; fi
 done
-for f in /usr/bin/ckpt /usr/bin/ckpt-explorer /usr/include/ckpt /usr/lib/*/cmake/CkptEngine /usr/lib/*/libckpt-engine.so.0; do
+for f in /usr/bin/ckpt /usr/bin/ckpt-explorer /usr/include/ckpt /usr/lib/cmake/CkptEngine /usr/lib/libckpt-engine.so.0 \
+  /usr/lib/*/cmake/CkptEngine /usr/lib/*/libckpt-engine.so.0; do
   if test -e "$f"; then echo "$f is left after the purge"; exit 1; fi
 done
 echo "packages installed, ran from /usr and were purged cleanly: $names" | tr '\n' ' '
