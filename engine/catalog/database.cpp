@@ -8,8 +8,11 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "catalog/sql.h"
@@ -26,6 +29,21 @@ constexpr char kSqliteMagic[] = "SQLite format 3";
 constexpr size_t kSqliteMagicSize = 16;
 constexpr const char* kLegacyScheduleStore = "schedules.db";
 constexpr const char* kDefaultName = "catalog.db";
+
+// Switching a new database to WAL takes an exclusive lock, and SQLite
+// answers SQLITE_BUSY at once, without the busy handler, while another
+// process is opening the same new file (tst_catalog_concurrency's children
+// met it under load): retried here until the busy timeout.
+Status enableWal(sqlite3* db, const std::string& path, int busyTimeoutMs) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busyTimeoutMs);
+    for (int attempt = 0;; ++attempt) {
+        const int rc = sqlite3_exec(db, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr);
+        if (rc == SQLITE_OK) return okStatus();
+        if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline)
+            return sqliteStatus(db, rc, path, "cannot run \"PRAGMA journal_mode = WAL\"");
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::min(50, 1 << std::min(attempt, 6))));
+    }
+}
 
 Result<int64_t> queryInt(sqlite3* db, const std::string& path, const char* sql) {
     sqlite3_stmt* stmt = nullptr;
@@ -175,7 +193,7 @@ Result<std::unique_ptr<Database>> Database::open(std::string_view pathView, cons
                                   "it was not changed");
     CKPT_RETURN_IF_ERROR(checkTables(db, path, version, role));
 
-    CKPT_RETURN_IF_ERROR(exec(db, path, "PRAGMA journal_mode = WAL"));
+    CKPT_RETURN_IF_ERROR(enableWal(db, path, options.busyTimeoutMs));
     CKPT_RETURN_IF_ERROR(exec(db, path, "PRAGMA synchronous = FULL"));
     CKPT_RETURN_IF_ERROR(exec(db, path, "PRAGMA foreign_keys = ON"));
     if (version < kSchemaVersion) {
