@@ -245,8 +245,7 @@ private slots:
         // reaches the pool: cancelling after scan() returned raced a quick
         // incremental scan that could finish first on a loaded machine.
         QSignalSpy again(w.catalog(), &CatalogController::scanFinished);
-        const auto cancelAtStart =
-            connect(w.catalog(), &CatalogController::scanStarted, this, [&] { w.jobs()->cancelAll(); });
+        const auto cancelAtStart = connect(w.catalog(), &CatalogController::scanStarted, this, [&] { w.jobs()->cancelAll(); });
         w.catalog()->scan();
         disconnect(cancelAtStart);
         QVERIFY(again.wait(30000));
