@@ -1,0 +1,82 @@
+#include "objstore/aws_profile.h"
+
+#include "platform/file.h"
+
+namespace ckpt::objstore {
+
+namespace {
+
+constexpr size_t kMaxProfileFileBytes = 1u << 20;
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+    return s;
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    return out;
+}
+
+// The profile a section header names, or nullopt when the section is not a
+// profile of this kind of file.
+std::optional<std::string> sectionProfile(std::string_view header, ProfileFile kind) {
+    header = trim(header);
+    if (kind == ProfileFile::Credentials) return std::string(header);
+    if (header == "default") return std::string("default");
+    if (header.substr(0, 8) == "profile " || header.substr(0, 8) == "profile\t")
+        return std::string(trim(header.substr(8)));
+    return std::nullopt;  // [sso-session x], [services x]: not profiles
+}
+
+}  // namespace
+
+Result<std::optional<ProfileValues>> parseProfile(std::string_view text, const std::string& path,
+                                                  std::string_view profile, ProfileFile kind) {
+    std::optional<ProfileValues> found;
+    bool inProfile = false;
+    std::string parentKey;  // "s3" while reading the indented lines under "s3 ="
+    size_t lineNo = 0;
+    while (!text.empty()) {
+        ++lineNo;
+        const size_t nl = text.find('\n');
+        std::string_view raw = text.substr(0, nl);
+        text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+        const bool indented = !raw.empty() && (raw.front() == ' ' || raw.front() == '\t');
+        const std::string_view line = trim(raw);
+        if (line.empty() || line.front() == '#' || line.front() == ';') continue;
+        const std::string where = path + " line " + std::to_string(lineNo);
+        if (line.front() == '[') {
+            if (line.back() != ']') return invalidArgument(where + ": unterminated section header");
+            const auto name = sectionProfile(line.substr(1, line.size() - 2), kind);
+            inProfile = name && *name == profile;
+            parentKey.clear();
+            if (inProfile && !found) found.emplace();
+            continue;
+        }
+        const size_t eq = line.find('=');
+        if (eq == std::string_view::npos) return invalidArgument(where + ": expected \"key = value\"");
+        if (!inProfile) continue;
+        const std::string key = lower(trim(line.substr(0, eq)));
+        const std::string value(trim(line.substr(eq + 1)));
+        if (indented && !parentKey.empty()) {
+            (*found)[parentKey + "." + key] = value;
+            continue;
+        }
+        parentKey = value.empty() ? key : std::string();
+        if (!value.empty()) (*found)[key] = value;
+    }
+    return found;
+}
+
+Result<std::optional<ProfileValues>> readProfile(const std::string& path, std::string_view profile, ProfileFile kind) {
+    if (!platform::pathExists(path)) return std::optional<ProfileValues>();
+    auto text = platform::readSmallFile(path, kMaxProfileFileBytes);
+    if (!text) return text.status();
+    return parseProfile(*text, path, profile, kind);
+}
+
+}  // namespace ckpt::objstore

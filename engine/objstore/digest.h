@@ -1,0 +1,25 @@
+#pragma once
+// SHA-256 and HMAC-SHA256 through OpenSSL's libcrypto (the one Debian's
+// libcurl links): what SigV4 signs with and the payload hash every S3
+// request carries. Thread-safe, no state.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace ckpt::objstore {
+
+using Digest256 = std::array<uint8_t, 32>;
+
+Digest256 sha256(std::string_view data);
+Digest256 hmacSha256(std::string_view key, std::string_view data);
+// Lower-case hex, as SigV4 writes hashes and signatures.
+std::string hexLower(const Digest256& digest);
+inline std::string sha256Hex(std::string_view data) { return hexLower(sha256(data)); }
+
+// sha256("") in hex: the payload hash of every request without a body.
+inline constexpr std::string_view kEmptyPayloadSha256 =
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+}  // namespace ckpt::objstore

@@ -1,0 +1,117 @@
+#pragma once
+// An S3 (and S3-compatible, and GCS XML API) client: HEAD, ranged and
+// suffix GETs, many ranges in parallel, ListObjectsV2 pages, and single
+// PUTs with optional conditions. Requests are built by requestTarget()
+// and signed by sigv4.h with the payload hash (x-amz-content-sha256) that
+// AWS requires on every request; they run on one HttpTransport (connection
+// reuse, retries, counters). Ranged reads that fail midway resume where
+// they stopped, pinned to the object's ETag (If-Match) so a resumed read
+// never mixes two versions of an object.
+//
+// Thread-safe; one client per store settings, shared by every reader.
+//   auto client = ObjectClient::create(*settings);
+//   auto info = (*client)->stat({"bkt", "runs/ckpt-1.index"});
+//   std::vector<uint8_t> buf(4096);
+//   CKPT_RETURN_IF_ERROR((*client)->read({"bkt", "runs/ckpt-1.index"}, 0, buf).status());
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ckpt/cancellation.h"
+#include "ckpt/status.h"
+#include "objstore/http_transport.h"
+#include "objstore/s3_xml.h"
+#include "objstore/store_settings.h"
+
+namespace ckpt::objstore {
+
+struct ObjectRef {
+    std::string bucket;
+    std::string key;
+};
+
+struct ObjectInfo {
+    uint64_t size = 0;
+    std::string etag;  // without quotes; a generation to pin later reads to
+    std::string lastModified;
+};
+
+// One range of a parallel read. 'out' receives exactly out.size() bytes at
+// 'offset'; with a non-empty 'ifMatch' the read fails (FailedPrecondition)
+// if the object is no longer that generation.
+struct RangeRead {
+    ObjectRef object;
+    uint64_t offset = 0;
+    std::span<uint8_t> out;
+    std::string ifMatch;
+    // Results.
+    Status status;
+    ObjectInfo info;  // size and etag as the response stated them
+};
+
+// A condition on a PUT: the write-only-if-absent and compare-and-swap a
+// commit without rename needs (docs/remote.md).
+struct PutCondition {
+    bool ifNoneMatch = false;  // If-None-Match: * (fails with AlreadyExists-like FailedPrecondition if present)
+    std::string ifMatch;       // If-Match: "<etag>"
+};
+
+class ObjectClient {
+public:
+    static Result<std::unique_ptr<ObjectClient>> create(StoreSettings settings);
+    ~ObjectClient();
+    ObjectClient(const ObjectClient&) = delete;
+    ObjectClient& operator=(const ObjectClient&) = delete;
+
+    // HEAD: size, ETag, Last-Modified. NotFound for a missing object.
+    Result<ObjectInfo> stat(const ObjectRef& object, const CancellationToken* cancel = nullptr);
+    // Exactly out.size() bytes at 'offset'; OutOfRange when the object ends
+    // before offset + out.size().
+    Result<ObjectInfo> read(const ObjectRef& object, uint64_t offset, std::span<uint8_t> out,
+                            const std::string& ifMatch = {}, const CancellationToken* cancel = nullptr);
+    // All ranges at once, options().maxInFlight in flight; each RangeRead
+    // gets its own status. Returns the first failure (or Cancelled).
+    Status readRanges(std::span<RangeRead> ranges, const CancellationToken* cancel = nullptr);
+    // The last min(n, size) bytes of the object, and its size and ETag, in
+    // one request (a suffix range). An empty object gives no bytes.
+    Result<std::pair<std::vector<uint8_t>, ObjectInfo>> readTail(const ObjectRef& object, uint64_t n,
+                                                                 const CancellationToken* cancel = nullptr);
+    // One ListObjectsV2 page (at most 'maxKeys' entries, 1..1000) of keys
+    // under 'prefix'; with a 'delimiter', keys below the next delimiter are
+    // rolled up into commonPrefixes.
+    Result<ListPage> listPage(const std::string& bucket, const std::string& prefix, const std::string& delimiter,
+                              const std::string& continuationToken, int maxKeys = 1000,
+                              const CancellationToken* cancel = nullptr);
+    // Every page, at most 'maxEntries' entries in all (then ResourceExhausted).
+    Result<ListPage> listAll(const std::string& bucket, const std::string& prefix, const std::string& delimiter,
+                             size_t maxEntries, const CancellationToken* cancel = nullptr);
+    // A single PUT of 'body' (at most 5 GiB, S3's limit for one PUT).
+    Result<ObjectInfo> put(const ObjectRef& object, std::string_view body, const PutCondition& condition = {},
+                           const CancellationToken* cancel = nullptr);
+    Status remove(const ObjectRef& object, const CancellationToken* cancel = nullptr);
+    // PUT bucket (fixtures and the demo; refuses nothing but an invalid name).
+    Status createBucket(const std::string& bucket, const CancellationToken* cancel = nullptr);
+
+    // "s3://bucket/key" for messages.
+    std::string urlOf(const ObjectRef& object) const;
+    const StoreSettings& settings() const { return m_settings; }
+    TransferStats stats() const { return m_transport.stats(); }
+    HttpTransport& transport() { return m_transport; }
+
+    // The signed request for attempt-independent parts (exchanges call it on
+    // every attempt: each gets its own date and signature).
+    HttpRequest signedRequest(std::string method, const ObjectRef& object, std::vector<QueryParam> query,
+                              HeaderList extraHeaders, std::string_view body, const std::string& bodySha256) const;
+
+private:
+    explicit ObjectClient(StoreSettings settings);
+    StoreSettings m_settings;
+    HttpTransport m_transport;
+};
+
+}  // namespace ckpt::objstore
