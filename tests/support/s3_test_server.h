@@ -1,0 +1,56 @@
+#pragma once
+// The loopback S3 server (SeaweedFS) that the `s3` CTest fixture starts
+// with scripts/s3-server.sh, and the fault-injecting proxy
+// (scripts/s3-fault-proxy.py) the retry tests put in front of it.
+
+#include <QProcess>
+#include <QString>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "objstore/store_settings.h"
+
+namespace ckpt::testing {
+
+struct S3TestServer {
+    std::string endpoint;  // http://127.0.0.1:PORT
+    std::string accessKeyId;
+    std::string secret;
+    std::string region;
+    std::string bucket;
+    // Variables for resolveStoreSettings (HOME: an empty directory, so no
+    // ~/.aws file of the machine's user is read), as a map tests may edit.
+    std::map<std::string, std::string> variables() const;
+};
+
+// Reads $CKPT_S3_STATE/env. nullopt, with the reason in 'why', when the
+// fixture did not run (the test then fails: the server is part of the suite).
+std::optional<S3TestServer> s3TestServer(QString* why);
+objstore::EnvLookup lookupFrom(std::map<std::string, std::string> variables);
+// A TCP port on 127.0.0.1 that was free a moment ago (nothing listens on it).
+int freeLoopbackPort();
+// A key prefix no other test or run uses: "<test>/<random>/".
+std::string uniquePrefix(const char* test);
+
+// scripts/s3-fault-proxy.py on a free loopback port, stopped when destroyed.
+class FaultProxy {
+public:
+    FaultProxy() = default;
+    ~FaultProxy();
+    FaultProxy(const FaultProxy&) = delete;
+    FaultProxy& operator=(const FaultProxy&) = delete;
+    // Rates per request: 503 SlowDown, reset before answering, reset halfway through the body.
+    bool start(const std::string& upstream, double slowdown, double reset, double midreset, int seed = 1);
+    std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+    // Stops it and returns its counters line ("requests R slowdown S reset T midreset M").
+    QString stop();
+
+private:
+    std::unique_ptr<QProcess> m_process;
+    int m_port = 0;
+};
+
+}  // namespace ckpt::testing
