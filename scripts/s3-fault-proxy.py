@@ -73,9 +73,11 @@ def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters):
                 counters.add("slowdown")
                 self.send_response(503)
                 self.send_header("Content-Type", "application/xml")
+                # A HEAD answer has no body (as S3's): only its length.
                 self.send_header("Content-Length", str(len(SLOWDOWN_BODY)))
                 self.end_headers()
-                self.wfile.write(SLOWDOWN_BODY)
+                if self.command != "HEAD":
+                    self.wfile.write(SLOWDOWN_BODY)
                 return
             if fault == "reset":
                 counters.add("reset")
@@ -97,7 +99,8 @@ def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters):
                 if k.lower() in ("transfer-encoding", "connection", "content-length"):
                     continue
                 self.send_header(k, v)
-            self.send_header("Content-Length", str(len(data)))
+            length = resp.getheader("Content-Length") if self.command == "HEAD" else None
+            self.send_header("Content-Length", length if length is not None else str(len(data)))
             self.end_headers()
             if self.command == "HEAD":
                 return

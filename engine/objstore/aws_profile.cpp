@@ -27,15 +27,14 @@ std::optional<std::string> sectionProfile(std::string_view header, ProfileFile k
     header = trim(header);
     if (kind == ProfileFile::Credentials) return std::string(header);
     if (header == "default") return std::string("default");
-    if (header.substr(0, 8) == "profile " || header.substr(0, 8) == "profile\t")
-        return std::string(trim(header.substr(8)));
+    if (header.substr(0, 8) == "profile " || header.substr(0, 8) == "profile\t") return std::string(trim(header.substr(8)));
     return std::nullopt;  // [sso-session x], [services x]: not profiles
 }
 
 }  // namespace
 
-Result<std::optional<ProfileValues>> parseProfile(std::string_view text, const std::string& path,
-                                                  std::string_view profile, ProfileFile kind) {
+Result<std::optional<ProfileValues>> parseProfile(std::string_view text, const std::string& path, std::string_view profile,
+                                                  ProfileFile kind) {
     std::optional<ProfileValues> found;
     bool inProfile = false;
     std::string parentKey;  // "s3" while reading the indented lines under "s3 ="

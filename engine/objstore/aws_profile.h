@@ -26,7 +26,7 @@ enum class ProfileFile {
 // and line number, never the line (it may hold a secret).
 Result<std::optional<ProfileValues>> readProfile(const std::string& path, std::string_view profile, ProfileFile kind);
 // The same, from text already read (tests, fuzzing).
-Result<std::optional<ProfileValues>> parseProfile(std::string_view text, const std::string& path,
-                                                  std::string_view profile, ProfileFile kind);
+Result<std::optional<ProfileValues>> parseProfile(std::string_view text, const std::string& path, std::string_view profile,
+                                                  ProfileFile kind);
 
 }  // namespace ckpt::objstore

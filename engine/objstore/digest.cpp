@@ -17,8 +17,8 @@ Digest256 sha256(std::string_view data) {
 Digest256 hmacSha256(std::string_view key, std::string_view data) {
     Digest256 out{};
     unsigned int length = 0;
-    HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()),
-         data.size(), out.data(), &length);
+    HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()), data.size(),
+         out.data(), &length);
     return out;
 }
 

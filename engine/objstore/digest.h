@@ -19,7 +19,6 @@ std::string hexLower(const Digest256& digest);
 inline std::string sha256Hex(std::string_view data) { return hexLower(sha256(data)); }
 
 // sha256("") in hex: the payload hash of every request without a body.
-inline constexpr std::string_view kEmptyPayloadSha256 =
-    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+inline constexpr std::string_view kEmptyPayloadSha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 }  // namespace ckpt::objstore

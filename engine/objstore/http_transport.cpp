@@ -28,19 +28,18 @@ void initCurlOnce() {
 
 bool isRetryableCurl(CURLcode code) {
     switch (code) {
-        case CURLE_COULDNT_RESOLVE_HOST:
-        case CURLE_COULDNT_CONNECT:
-        case CURLE_OPERATION_TIMEDOUT:
-        case CURLE_SEND_ERROR:
-        case CURLE_RECV_ERROR:
-        case CURLE_GOT_NOTHING:
-        case CURLE_PARTIAL_FILE:
-        case CURLE_HTTP2:
-        case CURLE_HTTP2_STREAM:
-        case CURLE_SSL_CONNECT_ERROR:
-            return true;
-        default:
-            return false;
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SEND_FAIL_REWIND: return true;
+    default: return false;
     }
 }
 
@@ -53,8 +52,7 @@ std::string lowerAscii(std::string_view s) {
 
 std::string_view trimView(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
-        s.remove_suffix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
     return s;
 }
 
@@ -75,51 +73,54 @@ std::string_view HttpResponseHead::header(std::string_view name) const {
 }
 
 bool isRetryableHttp(long httpStatus, const std::optional<ErrorBody>& error) {
-    if (httpStatus == 500 || httpStatus == 502 || httpStatus == 503 || httpStatus == 504 || httpStatus == 429)
-        return true;
+    if (httpStatus == 500 || httpStatus == 502 || httpStatus == 503 || httpStatus == 504 || httpStatus == 429) return true;
     if (error && (error->code == "SlowDown" || error->code == "RequestTimeout" || error->code == "InternalError" ||
                   error->code == "ServiceUnavailable"))
         return true;
     return false;
 }
 
-Status statusForHttpError(long httpStatus, const std::optional<ErrorBody>& error, const std::string& what,
-                          const Secret& redactA, const Secret& redactB) {
+Status statusForHttpError(long httpStatus, const std::optional<ErrorBody>& error, const std::string& what, const Secret& redactA,
+                          const Secret& redactB) {
     std::string msg = what + ": HTTP " + std::to_string(httpStatus);
-    if (error) {
+    if (!error) {
+        // A HEAD answer, or a body that is not S3's XML: the status's name.
+        static const std::pair<long, const char*> kReasons[] = {
+            {400, "Bad Request"},         {401, "Unauthorized"},          {403, "Forbidden"},
+            {404, "Not Found"},           {412, "Precondition Failed"},   {416, "Range Not Satisfiable"},
+            {429, "Too Many Requests"},   {500, "Internal Server Error"}, {502, "Bad Gateway"},
+            {503, "Service Unavailable"}, {504, "Gateway Timeout"}};
+        for (const auto& [code, reason] : kReasons)
+            if (code == httpStatus) msg += std::string(" ") + reason;
+    } else {
         msg += " " + redact(error->code, redactA, redactB);
         if (!error->message.empty()) msg += ": " + redact(error->message, redactA, redactB);
     }
     const std::string code = error ? error->code : std::string();
     if (code == "SignatureDoesNotMatch")
         msg += " (the secret access key does not match the access key ID; the secret is never shown)";
-    else if (code == "InvalidAccessKeyId")
-        msg += " (the server does not know this access key ID)";
+    else if (code == "InvalidAccessKeyId") msg += " (the server does not know this access key ID)";
     switch (httpStatus) {
-        case 404:
-            return notFound(msg);
-        case 401:
-        case 403:
-            return {StatusCode::PermissionDenied, msg};
-        case 412:
-            return failedPrecondition(msg);
-        case 416:
-            return outOfRange(msg);
-        case 301:
-        case 307:
-        case 308:
-            if (error && !error->region.empty())
-                msg += " (the bucket is in region " + redact(error->region, redactA, redactB) + ": set AWS_REGION)";
-            else if (error && !error->endpoint.empty())
-                msg += " (the bucket answers at " + redact(error->endpoint, redactA, redactB) + ")";
-            return failedPrecondition(msg);
-        case 400:
-            if (error && !error->region.empty())
-                msg += " (the bucket is in region " + redact(error->region, redactA, redactB) + ": set AWS_REGION)";
-            return invalidArgument(msg);
-        default:
-            if (httpStatus >= 500 || httpStatus == 429) return {StatusCode::ResourceExhausted, msg};
-            return failedPrecondition(msg);
+    case 404: return notFound(msg);
+    case 401:
+    case 403: return {StatusCode::PermissionDenied, msg};
+    case 412: return failedPrecondition(msg);
+    case 416: return outOfRange(msg);
+    case 301:
+    case 307:
+    case 308:
+        if (error && !error->region.empty())
+            msg += " (the bucket is in region " + redact(error->region, redactA, redactB) + ": set AWS_REGION)";
+        else if (error && !error->endpoint.empty())
+            msg += " (the bucket answers at " + redact(error->endpoint, redactA, redactB) + ")";
+        return failedPrecondition(msg);
+    case 400:
+        if (error && !error->region.empty())
+            msg += " (the bucket is in region " + redact(error->region, redactA, redactB) + ": set AWS_REGION)";
+        return invalidArgument(msg);
+    default:
+        if (httpStatus >= 500 || httpStatus == 429) return {StatusCode::ResourceExhausted, msg};
+        return failedPrecondition(msg);
     }
 }
 
@@ -179,8 +180,7 @@ TransferStats HttpTransport::stats() const {
 // schedule of retries.
 class TransferLoop {
 public:
-    TransferLoop(HttpTransport& transport, HttpTransport::Session& session)
-        : m_t(transport), m_session(session) {}
+    TransferLoop(HttpTransport& transport, HttpTransport::Session& session) : m_t(transport), m_session(session) {}
 
     struct Attempt {
         HttpExchange* exchange = nullptr;
@@ -188,10 +188,10 @@ public:
         curl_slist* headers = nullptr;
         HttpRequest request;
         HttpResponseHead head;
-        bool begun = false;        // begin() delivered for this attempt
+        bool begun = false;  // begin() delivered for this attempt
         bool headerTooBig = false;
-        std::string errorBody;     // non-2xx body, bounded
-        Status abort;              // the exchange refused its response
+        std::string errorBody;  // non-2xx body, bounded
+        Status abort;           // the exchange refused its response
         size_t uploaded = 0;
         char errorText[CURL_ERROR_SIZE] = {};
         TransferLoop* loop = nullptr;
@@ -331,8 +331,7 @@ private:
         curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &TransferLoop::onWrite);
         curl_easy_setopt(h, CURLOPT_WRITEDATA, &a);
         // A loopback endpoint is never reached through a proxy from the environment.
-        if (a.request.url.find("://127.") != std::string::npos ||
-            a.request.url.find("://localhost") != std::string::npos ||
+        if (a.request.url.find("://127.") != std::string::npos || a.request.url.find("://localhost") != std::string::npos ||
             a.request.url.find("://[::1]") != std::string::npos)
             curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
         const std::string& m = a.request.method;
@@ -343,6 +342,10 @@ private:
             curl_easy_setopt(h, CURLOPT_READFUNCTION, &TransferLoop::onRead);
             curl_easy_setopt(h, CURLOPT_READDATA, &a);
             curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(a.request.body.size()));
+            // curl rewinds the body when it resends on a fresh connection
+            // after a reused one died; without this it gives up (error 65).
+            curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, &TransferLoop::onSeek);
+            curl_easy_setopt(h, CURLOPT_SEEKDATA, &a);
         } else if (m == "POST") {
             curl_easy_setopt(h, CURLOPT_POST, 1L);
             curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(a.request.body.size()));
@@ -407,6 +410,14 @@ private:
         return n;
     }
 
+    static int onSeek(void* user, curl_off_t offset, int origin) {
+        auto& a = *static_cast<Attempt*>(user);
+        if (origin != SEEK_SET || offset < 0 || static_cast<uint64_t>(offset) > a.request.body.size())
+            return CURL_SEEKFUNC_CANTSEEK;
+        a.uploaded = static_cast<size_t>(offset);
+        return CURL_SEEKFUNC_OK;
+    }
+
     void collectDone() {
         int left = 0;
         while (CURLMsg* msg = curl_multi_info_read(m_session.multi, &left)) {
@@ -431,8 +442,7 @@ private:
             return;
         }
         if (e->m_attempts > 1)
-            failure = Status(failure.code(), failure.message() + " (after " + std::to_string(e->m_attempts) +
-                                                 " attempts)");
+            failure = Status(failure.code(), failure.message() + " (after " + std::to_string(e->m_attempts) + " attempts)");
         e->m_status = std::move(failure);
     }
 
@@ -447,7 +457,8 @@ private:
             return;
         }
         if (code != CURLE_OK) {
-            const std::string detail = a.errorText[0] != '\0' ? std::string(a.errorText) : curl_easy_strerror(code);
+            const std::string detail = (a.errorText[0] != '\0' ? std::string(a.errorText) : curl_easy_strerror(code)) +
+                                       " (curl error " + std::to_string(static_cast<int>(code)) + ")";
             Status failure = failedPrecondition(e->what() + ": " + redact(detail, m_t.m_redactA, m_t.m_redactB));
             if (isRetryableCurl(code)) return retryOrFail(e, std::move(failure));
             e->m_status = std::move(failure);

@@ -123,8 +123,8 @@ private:
 // InvalidArgument, 301/307 FailedPrecondition naming the region or endpoint
 // the server asked for; the message names 'what', the status and the S3
 // error code, and the server's message with the secrets redacted.
-Status statusForHttpError(long httpStatus, const std::optional<ErrorBody>& error, const std::string& what,
-                          const Secret& redactA, const Secret& redactB);
+Status statusForHttpError(long httpStatus, const std::optional<ErrorBody>& error, const std::string& what, const Secret& redactA,
+                          const Secret& redactB);
 // Whether an HTTP response is worth another attempt (5xx, 429, SlowDown, RequestTimeout).
 bool isRetryableHttp(long httpStatus, const std::optional<ErrorBody>& error);
 

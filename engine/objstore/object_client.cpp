@@ -82,8 +82,7 @@ public:
         const uint64_t from = m_range.offset + m_received;
         const std::string etag = stripQuotes(head.header("etag"));
         if (!m_etag.empty() && !etag.empty() && etag != m_etag)
-            return failedPrecondition(what() + ": the object changed while it was read (ETag " + m_etag + ", now " +
-                                      etag + ")");
+            return failedPrecondition(what() + ": the object changed while it was read (ETag " + m_etag + ", now " + etag + ")");
         if (m_etag.empty()) m_etag = etag;
         m_range.info.etag = m_etag;
         m_range.info.lastModified = std::string(head.header("last-modified"));
@@ -123,9 +122,8 @@ public:
 
     Status finish(const HttpResponseHead& /*head*/) override {
         if (m_received != m_range.out.size())
-            return outOfRange(what() + ": object ends before byte " +
-                              std::to_string(m_range.offset + m_range.out.size()) + " (read " +
-                              std::to_string(m_range.offset + m_received) + " of " +
+            return outOfRange(what() + ": object ends before byte " + std::to_string(m_range.offset + m_range.out.size()) +
+                              " (read " + std::to_string(m_range.offset + m_received) + " of " +
                               std::to_string(m_range.info.size) + ")");
         return okStatus();
     }
@@ -144,8 +142,7 @@ private:
 // The last n bytes (a suffix range).
 class TailExchange : public HttpExchange {
 public:
-    TailExchange(const ObjectClient& client, const ObjectRef& object, uint64_t n)
-        : m_client(client), m_object(object), m_n(n) {}
+    TailExchange(const ObjectClient& client, const ObjectRef& object, uint64_t n) : m_client(client), m_object(object), m_n(n) {}
 
     HttpRequest prepare(int /*attempt*/) override {
         m_bytes.clear();
@@ -157,8 +154,7 @@ public:
         info = infoFromHead(head);
         if (head.status == 206) {
             const auto cr = parseContentRange(head.header("content-range"));
-            if (!cr || !cr->first || !cr->last || !cr->total || *cr->last + 1 != *cr->total ||
-                *cr->last - *cr->first + 1 > m_n)
+            if (!cr || !cr->first || !cr->last || !cr->total || *cr->last + 1 != *cr->total || *cr->last - *cr->first + 1 > m_n)
                 return dataLoss(what() + ": the server answered a suffix range with Content-Range \"" +
                                 std::string(head.header("content-range")) + "\"");
             info.size = *cr->total;
@@ -181,8 +177,7 @@ public:
         if (pos + n <= m_dropUntil) return okStatus();
         const size_t skip = pos < m_dropUntil ? static_cast<size_t>(m_dropUntil - pos) : 0;
         if (m_bytes.size() + (n - skip) > m_n) return dataLoss(what() + ": the server sent more than the suffix asked");
-        m_bytes.insert(m_bytes.end(), reinterpret_cast<const uint8_t*>(data) + skip,
-                       reinterpret_cast<const uint8_t*>(data) + n);
+        m_bytes.insert(m_bytes.end(), reinterpret_cast<const uint8_t*>(data) + skip, reinterpret_cast<const uint8_t*>(data) + n);
         return okStatus();
     }
     Status finish(const HttpResponseHead& /*head*/) override {
@@ -238,6 +233,47 @@ private:
     std::function<HttpRequest()> m_build;
 };
 
+// A whole small object, its size checked against a limit before any byte
+// is kept.
+class WholeExchange : public HttpExchange {
+public:
+    WholeExchange(const ObjectClient& client, const ObjectRef& object, size_t maxBytes)
+        : m_client(client), m_object(object), m_max(maxBytes) {}
+    HttpRequest prepare(int /*attempt*/) override {
+        bytes.clear();
+        return m_client.signedRequest("GET", m_object, {}, {}, {}, std::string(kEmptyPayloadSha256));
+    }
+    Status begin(const HttpResponseHead& head) override {
+        info = infoFromHead(head);
+        if (const auto length = parseU64(head.header("content-length"))) {
+            if (*length > m_max)
+                return invalidArgument(what() + " is " + std::to_string(*length) + " bytes, over the limit of " +
+                                       std::to_string(m_max));
+            info.size = *length;
+            bytes.reserve(static_cast<size_t>(*length));
+        }
+        return okStatus();
+    }
+    Status body(const char* data, size_t n) override {
+        if (bytes.size() + n > m_max)
+            return invalidArgument(what() + " is over the limit of " + std::to_string(m_max) + " bytes");
+        bytes.append(data, n);
+        return okStatus();
+    }
+    Status finish(const HttpResponseHead& /*head*/) override {
+        info.size = bytes.size();
+        return okStatus();
+    }
+    std::string what() const override { return m_client.urlOf(m_object); }
+    std::string bytes;
+    ObjectInfo info;
+
+private:
+    const ObjectClient& m_client;
+    const ObjectRef& m_object;
+    size_t m_max;
+};
+
 }  // namespace
 
 ObjectClient::ObjectClient(StoreSettings settings)
@@ -248,8 +284,7 @@ ObjectClient::~ObjectClient() = default;
 
 Result<std::unique_ptr<ObjectClient>> ObjectClient::create(StoreSettings settings) {
     if (settings.credentials.accessKeyId.empty() || settings.credentials.secretAccessKey.empty())
-        return Status(StatusCode::PermissionDenied,
-                      std::string("no credentials for ") + std::string(settings.scheme()) + "://");
+        return Status(StatusCode::PermissionDenied, std::string("no credentials for ") + std::string(settings.scheme()) + "://");
     return std::unique_ptr<ObjectClient>(new ObjectClient(std::move(settings)));
 }
 
@@ -260,8 +295,7 @@ std::string ObjectClient::urlOf(const ObjectRef& object) const {
 }
 
 HttpRequest ObjectClient::signedRequest(std::string method, const ObjectRef& object, std::vector<QueryParam> query,
-                                        HeaderList extraHeaders, std::string_view body,
-                                        const std::string& bodySha256) const {
+                                        HeaderList extraHeaders, std::string_view body, const std::string& bodySha256) const {
     const RequestTarget target =
         requestTarget(m_settings.endpoint, m_settings.addressing, object.bucket, object.key, std::move(query));
     const std::string date = amzDate(std::chrono::system_clock::now());
@@ -277,8 +311,7 @@ HttpRequest ObjectClient::signedRequest(std::string method, const ObjectRef& obj
     HttpRequest req;
     req.headers = in.headers;
     req.headers.emplace_back("Authorization", authorizationHeader(m_settings.credentials.accessKeyId,
-                                                                  m_settings.credentials.secretAccessKey, scope,
-                                                                  date, in));
+                                                                  m_settings.credentials.secretAccessKey, scope, date, in));
     for (auto& h : extraHeaders) req.headers.push_back(std::move(h));
     req.method = std::move(method);
     req.url = target.url;
@@ -287,9 +320,8 @@ HttpRequest ObjectClient::signedRequest(std::string method, const ObjectRef& obj
 }
 
 Result<ObjectInfo> ObjectClient::stat(const ObjectRef& object, const CancellationToken* cancel) {
-    SmallExchange ex(*this, urlOf(object), [&] {
-        return signedRequest("HEAD", object, {}, {}, {}, std::string(kEmptyPayloadSha256));
-    });
+    SmallExchange ex(*this, urlOf(object),
+                     [&] { return signedRequest("HEAD", object, {}, {}, {}, std::string(kEmptyPayloadSha256)); });
     CKPT_RETURN_IF_ERROR(m_transport.runOne(ex, cancel));
     ObjectInfo info = infoFromHead(ex.head);
     const auto length = parseU64(ex.head.header("content-length"));
@@ -342,29 +374,31 @@ Result<std::pair<std::vector<uint8_t>, ObjectInfo>> ObjectClient::readTail(const
     return std::pair{ex.takeBytes(), ex.info};
 }
 
-Result<ListPage> ObjectClient::listPage(const std::string& bucket, const std::string& prefix,
-                                        const std::string& delimiter, const std::string& continuationToken,
-                                        int maxKeys, const CancellationToken* cancel) {
+Result<std::pair<std::string, ObjectInfo>> ObjectClient::readObject(const ObjectRef& object, size_t maxBytes,
+                                                                    const CancellationToken* cancel) {
+    WholeExchange ex(*this, object, maxBytes);
+    CKPT_RETURN_IF_ERROR(m_transport.runOne(ex, cancel));
+    return std::pair{std::move(ex.bytes), std::move(ex.info)};
+}
+
+Result<ListPage> ObjectClient::listPage(const std::string& bucket, const std::string& prefix, const std::string& delimiter,
+                                        const std::string& continuationToken, int maxKeys, const CancellationToken* cancel) {
     if (maxKeys < 1 || maxKeys > 1000) return invalidArgument("a list page holds 1 to 1000 keys");
-    std::vector<QueryParam> query = {{"list-type", "2"},
-                                     {"encoding-type", "url"},
-                                     {"max-keys", std::to_string(maxKeys)},
-                                     {"prefix", prefix}};
+    std::vector<QueryParam> query = {
+        {"list-type", "2"}, {"encoding-type", "url"}, {"max-keys", std::to_string(maxKeys)}, {"prefix", prefix}};
     if (!delimiter.empty()) query.push_back({"delimiter", delimiter});
     if (!continuationToken.empty()) query.push_back({"continuation-token", continuationToken});
     const ObjectRef where{bucket, {}};
-    SmallExchange ex(*this, urlOf({bucket, prefix}), [&] {
-        return signedRequest("GET", where, query, {}, {}, std::string(kEmptyPayloadSha256));
-    });
+    SmallExchange ex(*this, urlOf({bucket, prefix}),
+                     [&] { return signedRequest("GET", where, query, {}, {}, std::string(kEmptyPayloadSha256)); });
     CKPT_RETURN_IF_ERROR(m_transport.runOne(ex, cancel));
     auto page = parseListObjectsV2(ex.body_, true);
     if (!page) return page.status().withContext(urlOf({bucket, prefix}));
     return page;
 }
 
-Result<ListPage> ObjectClient::listAll(const std::string& bucket, const std::string& prefix,
-                                       const std::string& delimiter, size_t maxEntries,
-                                       const CancellationToken* cancel) {
+Result<ListPage> ObjectClient::listAll(const std::string& bucket, const std::string& prefix, const std::string& delimiter,
+                                       size_t maxEntries, const CancellationToken* cancel) {
     ListPage all;
     std::string token;
     // A server that keeps answering "truncated" with the same token would
@@ -375,8 +409,8 @@ Result<ListPage> ObjectClient::listAll(const std::string& bucket, const std::str
         for (auto& o : page.objects) all.objects.push_back(std::move(o));
         for (auto& p : page.commonPrefixes) all.commonPrefixes.push_back(std::move(p));
         if (all.objects.size() + all.commonPrefixes.size() > maxEntries)
-            return Status(StatusCode::ResourceExhausted, urlOf({bucket, prefix}) + ": more than " +
-                                                             std::to_string(maxEntries) + " entries");
+            return Status(StatusCode::ResourceExhausted,
+                          urlOf({bucket, prefix}) + ": more than " + std::to_string(maxEntries) + " entries");
         if (!page.isTruncated) break;
         if (std::find(seenTokens.begin(), seenTokens.end(), page.nextContinuationToken) != seenTokens.end())
             return dataLoss(urlOf({bucket, prefix}) + ": the listing repeats a continuation token");
@@ -388,8 +422,7 @@ Result<ListPage> ObjectClient::listAll(const std::string& bucket, const std::str
 
 Result<ObjectInfo> ObjectClient::put(const ObjectRef& object, std::string_view body, const PutCondition& condition,
                                      const CancellationToken* cancel) {
-    if (body.size() > kMaxSinglePutBytes)
-        return invalidArgument(urlOf(object) + ": a single PUT holds at most 5 GiB");
+    if (body.size() > kMaxSinglePutBytes) return invalidArgument(urlOf(object) + ": a single PUT holds at most 5 GiB");
     const std::string hash = sha256Hex(body);
     HeaderList extra;
     if (condition.ifNoneMatch) extra.emplace_back("If-None-Match", "*");
@@ -402,9 +435,8 @@ Result<ObjectInfo> ObjectClient::put(const ObjectRef& object, std::string_view b
 }
 
 Status ObjectClient::remove(const ObjectRef& object, const CancellationToken* cancel) {
-    SmallExchange ex(*this, urlOf(object), [&] {
-        return signedRequest("DELETE", object, {}, {}, {}, std::string(kEmptyPayloadSha256));
-    });
+    SmallExchange ex(*this, urlOf(object),
+                     [&] { return signedRequest("DELETE", object, {}, {}, {}, std::string(kEmptyPayloadSha256)); });
     return m_transport.runOne(ex, cancel);
 }
 

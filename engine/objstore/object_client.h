@@ -72,8 +72,8 @@ public:
     Result<ObjectInfo> stat(const ObjectRef& object, const CancellationToken* cancel = nullptr);
     // Exactly out.size() bytes at 'offset'; OutOfRange when the object ends
     // before offset + out.size().
-    Result<ObjectInfo> read(const ObjectRef& object, uint64_t offset, std::span<uint8_t> out,
-                            const std::string& ifMatch = {}, const CancellationToken* cancel = nullptr);
+    Result<ObjectInfo> read(const ObjectRef& object, uint64_t offset, std::span<uint8_t> out, const std::string& ifMatch = {},
+                            const CancellationToken* cancel = nullptr);
     // All ranges at once, options().maxInFlight in flight; each RangeRead
     // gets its own status. Returns the first failure (or Cancelled).
     Status readRanges(std::span<RangeRead> ranges, const CancellationToken* cancel = nullptr);
@@ -81,6 +81,10 @@ public:
     // one request (a suffix range). An empty object gives no bytes.
     Result<std::pair<std::vector<uint8_t>, ObjectInfo>> readTail(const ObjectRef& object, uint64_t n,
                                                                  const CancellationToken* cancel = nullptr);
+    // The whole object, refused with InvalidArgument naming both sizes
+    // before anything is allocated for it when it is over 'maxBytes'.
+    Result<std::pair<std::string, ObjectInfo>> readObject(const ObjectRef& object, size_t maxBytes,
+                                                          const CancellationToken* cancel = nullptr);
     // One ListObjectsV2 page (at most 'maxKeys' entries, 1..1000) of keys
     // under 'prefix'; with a 'delimiter', keys below the next delimiter are
     // rolled up into commonPrefixes.
@@ -105,8 +109,8 @@ public:
 
     // The signed request for attempt-independent parts (exchanges call it on
     // every attempt: each gets its own date and signature).
-    HttpRequest signedRequest(std::string method, const ObjectRef& object, std::vector<QueryParam> query,
-                              HeaderList extraHeaders, std::string_view body, const std::string& bodySha256) const;
+    HttpRequest signedRequest(std::string method, const ObjectRef& object, std::vector<QueryParam> query, HeaderList extraHeaders,
+                              std::string_view body, const std::string& bodySha256) const;
 
 private:
     explicit ObjectClient(StoreSettings settings);

@@ -10,8 +10,8 @@ namespace ckpt::objstore {
 namespace {
 
 bool isUnreserved(unsigned char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-           c == '_' || c == '~';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+           c == '~';
 }
 
 std::string lower(std::string_view s) {
@@ -23,9 +23,7 @@ std::string lower(std::string_view s) {
 
 int defaultPort(std::string_view scheme) { return scheme == "https" ? 443 : 80; }
 
-bool isHostChar(unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_';
-}
+bool isHostChar(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_'; }
 
 }  // namespace
 
@@ -39,8 +37,7 @@ Result<Endpoint> parseEndpoint(std::string_view url, std::string_view what) {
     // echo it whole; name the part that is wrong.
     const std::string where(what);
     const size_t sep = url.find("://");
-    if (sep == std::string_view::npos)
-        return invalidArgument(where + ": expected http://host[:port] or https://host[:port]");
+    if (sep == std::string_view::npos) return invalidArgument(where + ": expected http://host[:port] or https://host[:port]");
     Endpoint ep;
     ep.scheme = lower(url.substr(0, sep));
     if (ep.scheme != "http" && ep.scheme != "https")
@@ -106,11 +103,9 @@ bool isLoopback(const Endpoint& endpoint) {
 bool isValidBucketName(std::string_view bucket) {
     if (bucket.size() < 3 || bucket.size() > 222) return false;
     auto alnum = [](unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-    if (!alnum(static_cast<unsigned char>(bucket.front())) || !alnum(static_cast<unsigned char>(bucket.back())))
-        return false;
-    return std::all_of(bucket.begin(), bucket.end(), [&](char c) {
-        return alnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_';
-    });
+    if (!alnum(static_cast<unsigned char>(bucket.front())) || !alnum(static_cast<unsigned char>(bucket.back()))) return false;
+    return std::all_of(bucket.begin(), bucket.end(),
+                       [&](char c) { return alnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_'; });
 }
 
 bool bucketFitsVirtualHost(std::string_view bucket) {
@@ -175,12 +170,11 @@ std::string canonicalQueryString(std::vector<QueryParam> query) {
     return out;
 }
 
-RequestTarget requestTarget(const Endpoint& endpoint, Addressing addressing, std::string_view bucket,
-                            std::string_view key, std::vector<QueryParam> query) {
+RequestTarget requestTarget(const Endpoint& endpoint, Addressing addressing, std::string_view bucket, std::string_view key,
+                            std::vector<QueryParam> query) {
     RequestTarget t;
     // An IP address cannot take a bucket label in front of it.
-    const bool ipHost = endpoint.host.front() == '[' ||
-                        endpoint.host.find_first_not_of("0123456789.") == std::string::npos;
+    const bool ipHost = endpoint.host.front() == '[' || endpoint.host.find_first_not_of("0123456789.") == std::string::npos;
     const bool virtualHost = addressing == Addressing::VirtualHost && bucketFitsVirtualHost(bucket) && !ipHost;
     std::string path;
     if (virtualHost) {

@@ -67,8 +67,8 @@ struct RequestTarget {
 // 'query' encoded and sorted. VirtualHost falls back to Path when the bucket
 // does not fit a host name (bucketFitsVirtualHost). 'bucket' must satisfy
 // isValidBucketName (callers check it when they parse a URL).
-RequestTarget requestTarget(const Endpoint& endpoint, Addressing addressing, std::string_view bucket,
-                            std::string_view key, std::vector<QueryParam> query = {});
+RequestTarget requestTarget(const Endpoint& endpoint, Addressing addressing, std::string_view bucket, std::string_view key,
+                            std::vector<QueryParam> query = {});
 
 // AWS's URI encoding: every byte but A-Z a-z 0-9 - . _ ~ becomes %XX (upper
 // case hex); '/' is kept when !encodeSlash (object keys in paths).

@@ -21,8 +21,7 @@ public:
         if (xml.size() > kMaxXmlBytes)
             return dataLoss("XML response of " + std::to_string(xml.size()) + " bytes is over the limit of " +
                             std::to_string(kMaxXmlBytes));
-        std::unique_ptr<XML_ParserStruct, decltype(&XML_ParserFree)> parser(XML_ParserCreate("UTF-8"),
-                                                                            &XML_ParserFree);
+        std::unique_ptr<XML_ParserStruct, decltype(&XML_ParserFree)> parser(XML_ParserCreate("UTF-8"), &XML_ParserFree);
         if (!parser) return {StatusCode::ResourceExhausted, "cannot create an XML parser"};
         m_parser = parser.get();
         XML_SetUserData(m_parser, this);
@@ -33,8 +32,8 @@ public:
         const XML_Status rc = XML_Parse(m_parser, xml.data(), static_cast<int>(xml.size()), XML_TRUE);
         if (!m_error.isOk()) return m_error;
         if (rc != XML_STATUS_OK)
-            return dataLoss(std::string("malformed XML response: ") + XML_ErrorString(XML_GetErrorCode(m_parser)) +
-                            " at line " + std::to_string(XML_GetCurrentLineNumber(m_parser)));
+            return dataLoss(std::string("malformed XML response: ") + XML_ErrorString(XML_GetErrorCode(m_parser)) + " at line " +
+                            std::to_string(XML_GetCurrentLineNumber(m_parser)));
         return okStatus();
     }
 
@@ -74,8 +73,8 @@ private:
         auto* me = static_cast<BoundedXml*>(self);
         if (!me->m_error.isOk()) return;
         if (me->m_text.size() + static_cast<size_t>(len) > kMaxXmlTextBytes)
-            return me->fail(dataLoss("XML response has a text longer than " + std::to_string(kMaxXmlTextBytes) +
-                                     " bytes in " + me->m_path));
+            return me->fail(
+                dataLoss("XML response has a text longer than " + std::to_string(kMaxXmlTextBytes) + " bytes in " + me->m_path));
         me->m_text.append(s, static_cast<size_t>(len));
     }
     static void onDoctype(void* self, const XML_Char*, const XML_Char*, const XML_Char*, int) {
@@ -110,8 +109,7 @@ protected:
     }
     void element(const std::string& path, std::string text) override {
         if (path.rfind("ListBucketResult", 0) != 0) {
-            if (path.find('/') == std::string::npos)
-                fail(dataLoss("expected a ListBucketResult, got <" + path + ">"));
+            if (path.find('/') == std::string::npos) fail(dataLoss("expected a ListBucketResult, got <" + path + ">"));
             return;
         }
         if (path == "ListBucketResult") {

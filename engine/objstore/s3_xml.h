@@ -16,9 +16,9 @@
 
 namespace ckpt::objstore {
 
-inline constexpr size_t kMaxXmlBytes = 16u << 20;        // a 1000-key page is ~0.5 MB
-inline constexpr size_t kMaxListEntries = 10000;         // we ask for 1000 a page
-inline constexpr size_t kMaxXmlTextBytes = 8192;         // keys are <= 1024 bytes, x3 when %-encoded
+inline constexpr size_t kMaxXmlBytes = 16u << 20;  // a 1000-key page is ~0.5 MB
+inline constexpr size_t kMaxListEntries = 10000;   // we ask for 1000 a page
+inline constexpr size_t kMaxXmlTextBytes = 8192;   // keys are <= 1024 bytes, x3 when %-encoded
 inline constexpr int kMaxXmlDepth = 8;
 
 struct ListedObject {

@@ -63,8 +63,7 @@ CanonicalRequest canonicalRequest(const SigningInput& input) {
     return out;
 }
 
-std::string stringToSign(std::string_view amzDateText, const SigningScope& scope,
-                         std::string_view canonicalRequestText) {
+std::string stringToSign(std::string_view amzDateText, const SigningScope& scope, std::string_view canonicalRequestText) {
     std::string s = "AWS4-HMAC-SHA256\n";
     s.append(amzDateText).push_back('\n');
     s.append(scope.toString()).push_back('\n');
@@ -80,8 +79,8 @@ std::string signature(const Secret& secretAccessKey, const SigningScope& scope, 
     return hexLower(hmacSha256(asString(signingKey), stringToSignText));
 }
 
-std::string authorizationHeader(std::string_view accessKeyId, const Secret& secretAccessKey,
-                                const SigningScope& scope, std::string_view amzDateText, const SigningInput& input) {
+std::string authorizationHeader(std::string_view accessKeyId, const Secret& secretAccessKey, const SigningScope& scope,
+                                std::string_view amzDateText, const SigningInput& input) {
     const CanonicalRequest creq = canonicalRequest(input);
     const std::string sts = stringToSign(amzDateText, scope, creq.text);
     std::string h = "AWS4-HMAC-SHA256 Credential=";

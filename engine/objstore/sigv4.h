@@ -51,8 +51,8 @@ std::string stringToSign(std::string_view amzDate, const SigningScope& scope, st
 // The derived-key HMAC chain over 'stringToSign', in hex.
 std::string signature(const Secret& secretAccessKey, const SigningScope& scope, std::string_view stringToSign);
 // "AWS4-HMAC-SHA256 Credential=<id>/<scope>, SignedHeaders=..., Signature=...".
-std::string authorizationHeader(std::string_view accessKeyId, const Secret& secretAccessKey,
-                                const SigningScope& scope, std::string_view amzDate, const SigningInput& input);
+std::string authorizationHeader(std::string_view accessKeyId, const Secret& secretAccessKey, const SigningScope& scope,
+                                std::string_view amzDate, const SigningInput& input);
 
 // "20150830T123600Z" (UTC), the x-amz-date form; its first 8 characters are the scope's date.
 std::string amzDate(std::chrono::system_clock::time_point when);

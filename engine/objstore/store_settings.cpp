@@ -70,8 +70,8 @@ Result<std::optional<Credentials>> credentialsFromVariables(const EnvLookup& env
     auto secret = nonEmpty(env, secretVar);
     if (!id && !secret) return std::optional<Credentials>();
     if (!id || !secret)
-        return invalidArgument(std::string(id ? idVar : secretVar) + " is set but " +
-                               std::string(id ? secretVar : idVar) + " is not");
+        return invalidArgument(std::string(id ? idVar : secretVar) + " is set but " + std::string(id ? secretVar : idVar) +
+                               " is not");
     Credentials c;
     c.accessKeyId = *id;
     c.secretAccessKey = Secret(*secret);
@@ -83,8 +83,7 @@ Result<std::optional<Credentials>> credentialsFromVariables(const EnvLookup& env
 std::optional<Credentials> credentialsFromProfile(const ProfileValues& values) {
     auto id = values.find("aws_access_key_id");
     auto secret = values.find("aws_secret_access_key");
-    if (id == values.end() || secret == values.end() || id->second.empty() || secret->second.empty())
-        return std::nullopt;
+    if (id == values.end() || secret == values.end() || id->second.empty() || secret->second.empty()) return std::nullopt;
     Credentials c;
     c.accessKeyId = id->second;
     c.secretAccessKey = Secret(secret->second);
@@ -93,8 +92,8 @@ std::optional<Credentials> credentialsFromProfile(const ProfileValues& values) {
     return c;
 }
 
-Status resolveCredentials(StoreKind kind, const EnvLookup& env, const StoreOverrides& overrides,
-                          const Profile& profile, StoreSettings& out) {
+Status resolveCredentials(StoreKind kind, const EnvLookup& env, const StoreOverrides& overrides, const Profile& profile,
+                          StoreSettings& out) {
     // A profile named on the command line wins over the variables, as in the AWS CLI.
     if (!overrides.profile) {
         if (kind == StoreKind::Gcs) {
@@ -114,8 +113,8 @@ Status resolveCredentials(StoreKind kind, const EnvLookup& env, const StoreOverr
             return okStatus();
         }
     }
-    for (const auto& [values, path] : {std::pair{&profile.credentials, &profile.credentialsPath},
-                                       std::pair{&profile.config, &profile.configPath}}) {
+    for (const auto& [values, path] :
+         {std::pair{&profile.credentials, &profile.credentialsPath}, std::pair{&profile.config, &profile.configPath}}) {
         if (auto c = credentialsFromProfile(*values)) {
             out.credentials = std::move(*c);
             out.credentialSource = "profile \"" + profile.name + "\" in " + *path;
@@ -155,9 +154,7 @@ Result<std::optional<Addressing>> parseAddressing(std::string_view text) {
     return invalidArgument("addressing style \"" + std::string(text) + "\" is not path, virtual or auto");
 }
 
-int defaultMaxInFlight() {
-    return static_cast<int>(std::clamp<size_t>(2 * platform::hardwareThreads(), 4, 8));
-}
+int defaultMaxInFlight() { return static_cast<int>(std::clamp<size_t>(2 * platform::hardwareThreads(), 4, 8)); }
 
 Result<StoreSettings> resolveStoreSettings(StoreKind kind, const EnvLookup& env, const StoreOverrides& overrides) {
     StoreSettings s;
@@ -194,8 +191,7 @@ Result<StoreSettings> resolveStoreSettings(StoreKind kind, const EnvLookup& env,
     }
     const bool customEndpoint = endpointSetting.has_value();
     if (!endpointSetting) {
-        endpointSetting.emplace(kind == StoreKind::Gcs ? std::string(kGcsEndpoint)
-                                                       : "https://s3." + s.region + ".amazonaws.com",
+        endpointSetting.emplace(kind == StoreKind::Gcs ? std::string(kGcsEndpoint) : "https://s3." + s.region + ".amazonaws.com",
                                 "the default endpoint");
     }
     CKPT_ASSIGN_OR_RETURN(s.endpoint, parseEndpoint(endpointSetting->first, endpointSetting->second));
@@ -215,8 +211,7 @@ Result<StoreSettings> resolveStoreSettings(StoreKind kind, const EnvLookup& env,
             addressing = *parsed;
         }
     }
-    s.addressing = addressing.value_or(customEndpoint || kind == StoreKind::Gcs ? Addressing::Path
-                                                                                 : Addressing::VirtualHost);
+    s.addressing = addressing.value_or(customEndpoint || kind == StoreKind::Gcs ? Addressing::Path : Addressing::VirtualHost);
 
     CKPT_RETURN_IF_ERROR(resolveCredentials(kind, env, overrides, profile, s));
 

@@ -84,8 +84,8 @@ bool FaultProxy::start(const std::string& upstream, double slowdown, double rese
     m_process->start(QStringLiteral("python3"),
                      {sourceDir() + QStringLiteral("/scripts/s3-fault-proxy.py"), QStringLiteral("--upstream"),
                       QString::fromStdString(upstream), QStringLiteral("--slowdown"), QString::number(slowdown),
-                      QStringLiteral("--reset"), QString::number(reset), QStringLiteral("--midreset"),
-                      QString::number(midreset), QStringLiteral("--seed"), QString::number(seed)});
+                      QStringLiteral("--reset"), QString::number(reset), QStringLiteral("--midreset"), QString::number(midreset),
+                      QStringLiteral("--seed"), QString::number(seed)});
     if (!m_process->waitForStarted(10000)) return false;
     for (int i = 0; i < 100 && !m_process->canReadLine(); ++i) m_process->waitForReadyRead(100);
     const QByteArray line = m_process->readLine().trimmed();

@@ -70,8 +70,8 @@ private slots:
         QCOMPARE(info->size, uint64_t(data.size()));
         QCOMPARE(QString::fromStdString(info->etag), QString::fromStdString(put->etag));
 
-        for (auto [offset, length] : {std::pair<uint64_t, size_t>{0, 1}, {1000, 5000}, {data.size() - 7, 7},
-                                      {1u << 20, 1u << 20}}) {
+        for (auto [offset, length] :
+             {std::pair<uint64_t, size_t>{0, 1}, {1000, 5000}, {data.size() - 7, 7}, {1u << 20, 1u << 20}}) {
             std::vector<uint8_t> buf(length);
             auto r = c->read(ref("blob"), offset, buf, info->etag);
             QVERIFY2(r.ok(), r.status().toString().c_str());
@@ -126,8 +126,6 @@ private slots:
         QTest::addColumn<QString>("name");
         QTest::newRow("space and reserved") << QStringLiteral("a b/c+d=e?f#g&h%i;j,k'l(m)");
         QTest::newRow("utf-8") << QString::fromUtf8("üñí/ሴ.index");
-        QTest::newRow("dot segment") << QStringLiteral("a/./b");
-        QTest::newRow("dot-dot segment") << QStringLiteral("a/../c");
         QTest::newRow("tilde and star") << QStringLiteral("~x*y!z");
     }
     void awkwardKeys() {
@@ -146,6 +144,21 @@ private slots:
         QVERIFY2(listed.ok(), listed.status().toString().c_str());
         QCOMPARE(listed->objects.size(), size_t(1));
         QCOMPARE(QString::fromStdString(listed->objects[0].key), QString::fromStdString(m_prefix + key));
+    }
+
+    // Keys with "." and ".." segments are sent literally (never squashed
+    // into another key: tst_request_target checks the URL); SeaweedFS
+    // refuses them with 400, which must come back naming the key.
+    void dotSegmentKeys() {
+        auto c = client();
+        QVERIFY(c);
+        for (const char* name : {"keys/a/./b", "keys/a/../c"}) {
+            auto put = c->put(ref(name), "x");
+            QVERIFY(!put.ok());
+            QCOMPARE(put.status().code(), StatusCode::InvalidArgument);
+            QVERIFY2(QString::fromStdString(put.status().message()).contains(QString::fromStdString(m_prefix + name)),
+                     put.status().toString().c_str());
+        }
     }
 
     void listingPages() {
@@ -275,9 +288,8 @@ private slots:
         QCOMPARE(all->objects.size(), size_t(20));
         const TransferStats st = c->stats();
         const QString counters = proxy.stop();
-        qInfo("client: %llu requests, %llu retries, max %d attempts; proxy: %s",
-              static_cast<unsigned long long>(st.requests), static_cast<unsigned long long>(st.retries),
-              st.maxAttempts, qPrintable(counters));
+        qInfo("client: %llu requests, %llu retries, max %d attempts; proxy: %s", static_cast<unsigned long long>(st.requests),
+              static_cast<unsigned long long>(st.retries), st.maxAttempts, qPrintable(counters));
         QVERIFY2(st.retries > 0, "the proxy injected faults: some requests must have been retried");
         QVERIFY(st.maxAttempts <= 5);
     }
@@ -312,13 +324,17 @@ private slots:
         auto vars = m_server->variables();
         vars["AWS_ENDPOINT_URL"] = proxy.endpoint();
         auto c = client(vars);
-        auto s = c->stat(ref("x"));
-        proxy.stop();
+        std::vector<uint8_t> buf(4);
+        auto s = c->read(ref("x"), 0, buf);
         QCOMPARE(s.status().code(), StatusCode::ResourceExhausted);
         const QString msg = QString::fromStdString(s.status().message());
-        QVERIFY2(msg.contains(QStringLiteral("SlowDown")) && msg.contains(QStringLiteral("after 5 attempts")),
-                 qPrintable(msg));
+        QVERIFY2(msg.contains(QStringLiteral("SlowDown")) && msg.contains(QStringLiteral("after 5 attempts")), qPrintable(msg));
         QCOMPARE(c->stats().requests, uint64_t(5));
+        // A HEAD answer has no body: the status is named instead.
+        auto h = c->stat(ref("x"));
+        proxy.stop();
+        QVERIFY2(QString::fromStdString(h.status().message()).contains(QStringLiteral("503 Service Unavailable")),
+                 h.status().toString().c_str());
     }
 
     void cancellation() {

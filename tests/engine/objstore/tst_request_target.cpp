@@ -21,27 +21,45 @@ private slots:
         QTest::addColumn<QString>("host");
         const auto P = Addressing::Path;
         const auto V = Addressing::VirtualHost;
-        QTest::newRow("path style") << "http://127.0.0.1:9000" << P << "bkt" << "runs/ckpt-1.index"
-                                    << "http://127.0.0.1:9000/bkt/runs/ckpt-1.index" << "127.0.0.1:9000";
-        QTest::newRow("virtual host") << "https://s3.eu-west-1.amazonaws.com" << V << "bkt" << "a/b"
+        QTest::newRow("path style") << "http://127.0.0.1:9000" << P << "bkt"
+                                    << "runs/ckpt-1.index"
+                                    << "http://127.0.0.1:9000/bkt/runs/ckpt-1.index"
+                                    << "127.0.0.1:9000";
+        QTest::newRow("virtual host") << "https://s3.eu-west-1.amazonaws.com" << V << "bkt"
+                                      << "a/b"
                                       << "https://bkt.s3.eu-west-1.amazonaws.com/a/b"
                                       << "bkt.s3.eu-west-1.amazonaws.com";
-        QTest::newRow("dotted bucket falls back to path") << "https://s3.amazonaws.com" << V << "my.bkt" << "k"
-                                                          << "https://s3.amazonaws.com/my.bkt/k" << "s3.amazonaws.com";
-        QTest::newRow("IP endpoint falls back to path") << "http://127.0.0.1:9000" << V << "bkt" << "k"
-                                                        << "http://127.0.0.1:9000/bkt/k" << "127.0.0.1:9000";
-        QTest::newRow("default port left out") << "https://storage.googleapis.com:443" << P << "bkt" << "k"
-                                               << "https://storage.googleapis.com/bkt/k" << "storage.googleapis.com";
-        QTest::newRow("reserved characters") << "http://localhost:1" << P << "bkt" << "a b/c+d=e?f#g&h%i"
+        QTest::newRow("dotted bucket falls back to path") << "https://s3.amazonaws.com" << V << "my.bkt"
+                                                          << "k"
+                                                          << "https://s3.amazonaws.com/my.bkt/k"
+                                                          << "s3.amazonaws.com";
+        QTest::newRow("IP endpoint falls back to path") << "http://127.0.0.1:9000" << V << "bkt"
+                                                        << "k"
+                                                        << "http://127.0.0.1:9000/bkt/k"
+                                                        << "127.0.0.1:9000";
+        QTest::newRow("default port left out") << "https://storage.googleapis.com:443" << P << "bkt"
+                                               << "k"
+                                               << "https://storage.googleapis.com/bkt/k"
+                                               << "storage.googleapis.com";
+        QTest::newRow("reserved characters") << "http://localhost:1" << P << "bkt"
+                                             << "a b/c+d=e?f#g&h%i"
                                              << "http://localhost:1/bkt/a%20b/c%2Bd%3De%3Ff%23g%26h%25i"
                                              << "localhost:1";
         QTest::newRow("utf-8") << "http://localhost:1" << P << "bkt" << QString::fromUtf8("ü/ሴ")
-                               << "http://localhost:1/bkt/%C3%BC/%E1%88%B4" << "localhost:1";
-        QTest::newRow("dot segments kept") << "http://localhost:1" << P << "bkt" << "a/./b/../c//d"
-                                           << "http://localhost:1/bkt/a/./b/../c//d" << "localhost:1";
-        QTest::newRow("bucket itself") << "http://localhost:1" << P << "bkt" << "" << "http://localhost:1/bkt"
+                               << "http://localhost:1/bkt/%C3%BC/%E1%88%B4"
+                               << "localhost:1";
+        QTest::newRow("dot segments kept") << "http://localhost:1" << P << "bkt"
+                                           << "a/./b/../c//d"
+                                           << "http://localhost:1/bkt/a/./b/../c//d"
+                                           << "localhost:1";
+        QTest::newRow("bucket itself") << "http://localhost:1" << P << "bkt"
+                                       << ""
+                                       << "http://localhost:1/bkt"
                                        << "localhost:1";
-        QTest::newRow("IPv6") << "http://[::1]:9000" << P << "bkt" << "k" << "http://[::1]:9000/bkt/k" << "[::1]:9000";
+        QTest::newRow("IPv6") << "http://[::1]:9000" << P << "bkt"
+                              << "k"
+                              << "http://[::1]:9000/bkt/k"
+                              << "[::1]:9000";
     }
     void target() {
         QFETCH(QString, endpoint);
@@ -64,9 +82,9 @@ private slots:
     void querySortedAndValueless() {
         auto ep = parseEndpoint("http://127.0.0.1:9000");
         QVERIFY(ep.ok());
-        const RequestTarget t = requestTarget(*ep, Addressing::Path, "bkt", "",
-                                              {{"prefix", "runs/a b"}, {"list-type", "2"}, {"uploads", ""},
-                                               {"continuation-token", "1/+="}, {"delimiter", "/"}});
+        const RequestTarget t = requestTarget(
+            *ep, Addressing::Path, "bkt", "",
+            {{"prefix", "runs/a b"}, {"list-type", "2"}, {"uploads", ""}, {"continuation-token", "1/+="}, {"delimiter", "/"}});
         QCOMPARE(QString::fromStdString(t.canonicalQuery),
                  QStringLiteral("continuation-token=1%2F%2B%3D&delimiter=%2F&list-type=2&prefix=runs%2Fa%20b&uploads="));
         QVERIFY(QString::fromStdString(t.url).endsWith(QStringLiteral("/bkt?") + QString::fromStdString(t.canonicalQuery)));
@@ -85,17 +103,28 @@ private slots:
     void endpointRefusals_data() {
         QTest::addColumn<QString>("url");
         QTest::addColumn<QString>("fragment");
-        QTest::newRow("no scheme") << "127.0.0.1:9000" << "expected http";
-        QTest::newRow("ftp") << "ftp://host" << "not http or https";
-        QTest::newRow("user info") << "https://AKID:hunter2@host" << "credentials in the URL";
-        QTest::newRow("path") << "https://host/prefix" << "no path";
-        QTest::newRow("query") << "https://host?x=1" << "no path";
-        QTest::newRow("port zero") << "https://host:0" << "port";
-        QTest::newRow("port too big") << "https://host:70000" << "port";
-        QTest::newRow("port not a number") << "https://host:8x" << "port";
-        QTest::newRow("empty port") << "https://host:" << "port";
-        QTest::newRow("no host") << "https://" << "no host";
-        QTest::newRow("bad host") << "https://ho st" << "not allowed";
+        QTest::newRow("no scheme") << "127.0.0.1:9000"
+                                   << "expected http";
+        QTest::newRow("ftp") << "ftp://host"
+                             << "not http or https";
+        QTest::newRow("user info") << "https://AKID:hunter2@host"
+                                   << "credentials in the URL";
+        QTest::newRow("path") << "https://host/prefix"
+                              << "no path";
+        QTest::newRow("query") << "https://host?x=1"
+                               << "no path";
+        QTest::newRow("port zero") << "https://host:0"
+                                   << "port";
+        QTest::newRow("port too big") << "https://host:70000"
+                                      << "port";
+        QTest::newRow("port not a number") << "https://host:8x"
+                                           << "port";
+        QTest::newRow("empty port") << "https://host:"
+                                    << "port";
+        QTest::newRow("no host") << "https://"
+                                 << "no host";
+        QTest::newRow("bad host") << "https://ho st"
+                                  << "not allowed";
     }
     void endpointRefusals() {
         QFETCH(QString, url);
@@ -111,15 +140,14 @@ private slots:
     void loopback() {
         for (const char* yes : {"http://127.0.0.1:1", "http://127.1.2.3", "http://localhost:9", "http://[::1]:9"})
             QVERIFY2(isLoopback(*parseEndpoint(yes)), yes);
-        for (const char* no : {"http://127.0.0.1.example.com", "http://128.0.0.1", "http://10.0.0.1", "http://[::2]",
-                               "http://localhost.evil"})
+        for (const char* no :
+             {"http://127.0.0.1.example.com", "http://128.0.0.1", "http://10.0.0.1", "http://[::2]", "http://localhost.evil"})
             QVERIFY2(!isLoopback(*parseEndpoint(no)), no);
     }
 
     void bucketNames() {
         for (const char* ok : {"abc", "my-bucket.v2", "a_b-c", "0ab"}) QVERIFY2(isValidBucketName(ok), ok);
-        for (const char* bad : {"ab", "", "Upper", "-ab", "ab-", "a/b", "a b", "a%2f"})
-            QVERIFY2(!isValidBucketName(bad), bad);
+        for (const char* bad : {"ab", "", "Upper", "-ab", "ab-", "a/b", "a b", "a%2f"}) QVERIFY2(!isValidBucketName(bad), bad);
         QVERIFY(!isValidBucketName(std::string(223, 'a')));
     }
 };

@@ -1,3 +1,4 @@
+// (No raw string literals here: moc does not parse them.)
 // ListObjectsV2 and error documents through libexpat, and what a hostile
 // server can send instead: every bound holds while parsing.
 
@@ -9,8 +10,8 @@ using namespace ckpt::objstore;
 
 namespace {
 std::string page(const std::string& contents, const std::string& tail = "<IsTruncated>false</IsTruncated>") {
-    return R"(<?xml version="1.0" encoding="UTF-8"?>
-<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>bkt</Name><Prefix>runs/</Prefix>)" +
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+           "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>bkt</Name><Prefix>runs/</Prefix>" +
            tail + contents + "</ListBucketResult>";
 }
 }  // namespace
@@ -20,10 +21,11 @@ class TstS3Xml : public QObject {
 private slots:
     void listPage() {
         const std::string xml = page(
-            R"(<Contents><Key>runs/a%20b/ckpt-1.index</Key><LastModified>2026-01-01T00:00:00.000Z</LastModified>
-<ETag>&quot;9b2cf535f27731c974343645a3985328&quot;</ETag><Size>1234</Size><StorageClass>STANDARD</StorageClass></Contents>
-<Contents><Key>runs/%E1%88%B4</Key><ETag>"abc-2"</ETag><Size>0</Size></Contents>
-<CommonPrefixes><Prefix>runs/sub%2Fdir/</Prefix></CommonPrefixes>)",
+            "<Contents><Key>runs/a%20b/ckpt-1.index</Key><LastModified>2026-01-01T00:00:00.000Z</LastModified>\n"
+            "<ETag>&quot;9b2cf535f27731c974343645a3985328&quot;</ETag><Size>1234</Size><StorageClass>STANDARD</StorageClass></"
+            "Contents>\n"
+            "<Contents><Key>runs/%E1%88%B4</Key><ETag>\"abc-2\"</ETag><Size>0</Size></Contents>\n"
+            "<CommonPrefixes><Prefix>runs/sub%2Fdir/</Prefix></CommonPrefixes>",
             "<IsTruncated>true</IsTruncated><NextContinuationToken>tok/+=</NextContinuationToken>");
         auto p = parseListObjectsV2(xml, true);
         QVERIFY2(p.ok(), p.status().toString().c_str());
@@ -48,16 +50,17 @@ private slots:
         QTest::addColumn<QByteArray>("xml");
         QTest::addColumn<QString>("fragment");
         QTest::newRow("not XML") << QByteArray("HTTP 200 but no XML") << "malformed XML";
-        QTest::newRow("truncated") << QByteArray::fromStdString(page("<Contents><Key>a</Key>").substr(0, 150))
-                                   << "malformed XML";
+        QTest::newRow("truncated") << QByteArray::fromStdString(page("<Contents><Key>a</Key>").substr(0, 150)) << "malformed XML";
         QTest::newRow("wrong root") << QByteArray("<Error><Code>x</Code></Error>") << "expected a ListBucketResult";
         QTest::newRow("billion laughs")
-            << QByteArray(R"(<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;">]>
-<ListBucketResult><Contents><Key>&lol2;</Key></Contents></ListBucketResult>)")
+            << QByteArray(
+                   "<?xml version=\"1.0\"?><!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;&lol;\">]>\n"
+                   "<ListBucketResult><Contents><Key>&lol2;</Key></Contents></ListBucketResult>")
             << "DOCTYPE";
         QTest::newRow("external entity")
-            << QByteArray(R"(<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>
-<ListBucketResult><Contents><Key>&e;</Key></Contents></ListBucketResult>)")
+            << QByteArray(
+                   "<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]>\n"
+                   "<ListBucketResult><Contents><Key>&e;</Key></Contents></ListBucketResult>")
             << "DOCTYPE";
         QTest::newRow("size not a number") << QByteArray::fromStdString(page("<Contents><Key>a</Key><Size>-1</Size></Contents>"))
                                            << "Size that is not a number";
@@ -73,8 +76,8 @@ private slots:
         std::string deep = "<ListBucketResult>";
         for (int i = 0; i < 20; ++i) deep += "<a>";
         QTest::newRow("deep nesting") << QByteArray::fromStdString(deep) << "nests deeper";
-        QTest::newRow("long key") << QByteArray::fromStdString(page("<Contents><Key>" + std::string(9000, 'k') +
-                                                                    "</Key></Contents>"))
+        QTest::newRow("long key") << QByteArray::fromStdString(
+                                         page("<Contents><Key>" + std::string(9000, 'k') + "</Key></Contents>"))
                                   << "longer than 8192";
         std::string many;
         for (size_t i = 0; i <= kMaxListEntries; ++i) many += "<Contents><Key>k</Key></Contents>";
@@ -91,9 +94,11 @@ private slots:
     }
 
     void errorBody() {
-        auto e = parseErrorBody(R"(<?xml version="1.0" encoding="UTF-8"?>
-<Error><Code>PermanentRedirect</Code><Message>Use the endpoint.</Message><Endpoint>bkt.s3.eu-west-1.amazonaws.com</Endpoint>
-<Region>eu-west-1</Region><RequestId>1</RequestId></Error>)");
+        auto e = parseErrorBody(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<Error><Code>PermanentRedirect</Code><Message>Use the "
+            "endpoint.</Message><Endpoint>bkt.s3.eu-west-1.amazonaws.com</Endpoint>\n"
+            "<Region>eu-west-1</Region><RequestId>1</RequestId></Error>");
         QVERIFY(e.has_value());
         QCOMPARE(QString::fromStdString(e->code), QStringLiteral("PermanentRedirect"));
         QCOMPARE(QString::fromStdString(e->message), QStringLiteral("Use the endpoint."));

@@ -46,9 +46,7 @@ private:
     }
 
 private slots:
-    void init() {
-        QDir(m_home.path() + "/.aws").removeRecursively();
-    }
+    void init() { QDir(m_home.path() + "/.aws").removeRecursively(); }
 
     void variablesWin() {
         writeAws("credentials", "[default]\naws_access_key_id = FROMFILE\naws_secret_access_key = filesecret\n");
@@ -72,7 +70,8 @@ private slots:
     void profileFiles() {
         writeAws("credentials",
                  "# comment\n[default]\naws_access_key_id=DEF\naws_secret_access_key=def\n\n"
-                 "[dev]\naws_access_key_id = AKIDDEV\naws_secret_access_key = " + kSecret + "\n");
+                 "[dev]\naws_access_key_id = AKIDDEV\naws_secret_access_key = " +
+                     kSecret + "\n");
         writeAws("config",
                  "[default]\nregion = us-west-2\n[profile dev]\nregion = eu-central-1\n"
                  "endpoint_url = http://127.0.0.1:9000\ns3 =\n  addressing_style = virtual\n"
@@ -142,24 +141,22 @@ private slots:
         const QString S = QString::fromStdString(kSecret);
         QTest::newRow("no credentials") << QStringList{} << QString() << int(ckpt::StatusCode::PermissionDenied)
                                         << "no credentials for s3://: set AWS_ACCESS_KEY_ID";
-        QTest::newRow("secret without key id") << QStringList{"AWS_SECRET_ACCESS_KEY=" + S} << QString()
-                                               << int(ckpt::StatusCode::InvalidArgument)
-                                               << "AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not";
+        QTest::newRow("secret without key id")
+            << QStringList{"AWS_SECRET_ACCESS_KEY=" + S} << QString() << int(ckpt::StatusCode::InvalidArgument)
+            << "AWS_SECRET_ACCESS_KEY is set but AWS_ACCESS_KEY_ID is not";
         QTest::newRow("plain http to a remote host")
             << QStringList{"AWS_ACCESS_KEY_ID=A", "AWS_SECRET_ACCESS_KEY=" + S, "AWS_ENDPOINT_URL=http://10.1.2.3:9000"}
             << QString() << int(ckpt::StatusCode::FailedPrecondition) << "plain http to http://10.1.2.3:9000";
         QTest::newRow("endpoint with user info")
-            << QStringList{"AWS_ACCESS_KEY_ID=A", "AWS_SECRET_ACCESS_KEY=" + S,
-                           "AWS_ENDPOINT_URL=https://A:" + S + "@host"}
+            << QStringList{"AWS_ACCESS_KEY_ID=A", "AWS_SECRET_ACCESS_KEY=" + S, "AWS_ENDPOINT_URL=https://A:" + S + "@host"}
             << QString() << int(ckpt::StatusCode::InvalidArgument) << "AWS_ENDPOINT_URL: credentials in the URL";
-        QTest::newRow("missing profile") << QStringList{"AWS_PROFILE=nope"} << QString()
-                                         << int(ckpt::StatusCode::NotFound) << "profile \"nope\" is in neither";
+        QTest::newRow("missing profile") << QStringList{"AWS_PROFILE=nope"} << QString() << int(ckpt::StatusCode::NotFound)
+                                         << "profile \"nope\" is in neither";
         QTest::newRow("malformed credentials line")
             << QStringList{} << "[default]\naws_access_key_id = A\naws_secret_access_key " + S + "\n"
             << int(ckpt::StatusCode::InvalidArgument) << "credentials line 3: expected \"key = value\"";
         QTest::newRow("unterminated section") << QStringList{} << "[default\naws_secret_access_key = " + S + "\n"
-                                              << int(ckpt::StatusCode::InvalidArgument)
-                                              << "line 1: unterminated section header";
+                                              << int(ckpt::StatusCode::InvalidArgument) << "line 1: unterminated section header";
         QTest::newRow("bad region") << QStringList{"AWS_ACCESS_KEY_ID=A", "AWS_SECRET_ACCESS_KEY=" + S,
                                                    "AWS_REGION=us-east-1/../x"}
                                     << QString() << int(ckpt::StatusCode::InvalidArgument) << "region";
