@@ -1,11 +1,40 @@
 #include "cli_app.h"
 
+#include "ckpt/object_store.h"
+
 namespace ckpt::cli {
+
+namespace {
+
+// Options for s3:// and gs:// locations, accepted before or after the
+// subcommand (docs/remote.md); applied before the subcommand runs.
+void addObjectStoreOptions(CLI::App& app, CommandContext& ctx) {
+    auto options = std::make_shared<ObjectStoreOptions>();
+    app.add_option("--endpoint-url", options->endpointUrl,
+                   "S3 endpoint for s3:// locations (default: AWS_ENDPOINT_URL, the profile, AWS)")
+        ->group("Object storage");
+    app.add_option("--profile", options->profile, "AWS profile for credentials and settings (default: AWS_PROFILE)")
+        ->group("Object storage");
+    app.add_option("--addressing", options->addressing, "path or virtual (default: path for custom endpoints)")
+        ->check(CLI::IsMember({"path", "virtual"}))
+        ->group("Object storage");
+    app.add_flag("--allow-http", options->allowHttp, "allow plain http to an endpoint that is not loopback")
+        ->group("Object storage");
+    app.add_flag("--stats", ctx.printObjectStoreStats, "print object-store requests, retries and bytes to stderr when done")
+        ->group("Object storage");
+    app.parse_complete_callback([options] {
+        const Status s = configureObjectStores(*options);
+        if (!s.isOk()) throw CLI::ValidationError(s.message());
+    });
+}
+
+}  // namespace
 
 std::unique_ptr<CLI::App> makeCliApp(CommandContext& ctx) {
     auto app = std::make_unique<CLI::App>("ckpt: inspect, verify and manage TensorFlow checkpoints", "ckpt");
     app->require_subcommand(1);
     app->set_version_flag("--version", std::string("ckpt ") + CKPT_VERSION);
+    addObjectStoreOptions(*app, ctx);
     registerInspect(*app, ctx);
     registerVerify(*app, ctx);
     registerCat(*app, ctx);
@@ -29,6 +58,8 @@ std::unique_ptr<CLI::App> makeCliApp(CommandContext& ctx) {
     registerSchedule(*app, ctx);
     registerScheduler(*app, ctx);
     registerCatalog(*app, ctx);
+    // The object-store options are also accepted after the subcommand.
+    for (CLI::App* sub : app->get_subcommands({})) sub->fallthrough();
     return app;
 }
 

@@ -24,5 +24,6 @@ int main(int argc, char** argv) {
         app->exit(e);
         return kExitUsage;
     }
+    if (ctx.printObjectStoreStats) printObjectStoreStats();
     return ctx.exitCode;
 }

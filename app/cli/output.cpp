@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "ckpt/checkpoint.h"
+#include "ckpt/object_store.h"
 #include "json_output.h"
 
 namespace ckpt::cli {
@@ -68,6 +69,14 @@ std::string byteText(uint64_t bytes) {
     char text[32];
     std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
     return text;
+}
+
+void printObjectStoreStats() {
+    const ObjectStoreStats s = objectStoreStats();
+    std::cerr << "ckpt: object store: " << s.requests << " requests, " << s.retries << " retries, " << byteText(s.bytesReceived)
+              << " received, " << byteText(s.bytesSent) << " sent";
+    if (s.requests > 0) std::cerr << ", at most " << s.maxAttempts << " attempts for one request";
+    std::cerr << "\n";
 }
 
 }  // namespace ckpt::cli

@@ -17,7 +17,11 @@ enum ExitCode : int { kExitOk = 0, kExitCheckpointProblem = 1, kExitUsage = 2 };
 
 struct CommandContext {
     int exitCode = kExitOk;
+    bool printObjectStoreStats = false;  // --stats
 };
+
+// --stats: the object-store counters of this run, one line on stderr.
+void printObjectStoreStats();
 
 // Prints the status to stderr, and as {"ok": false, "error": {...}} to stdout
 // when json is set; returns the exit code for it (2 for InvalidArgument from

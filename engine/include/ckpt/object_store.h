@@ -1,0 +1,47 @@
+#pragma once
+// Checkpoints on object storage: s3:// and gs:// locations are accepted
+// wherever a command reads a checkpoint path (docs/remote.md). The engine
+// resolves endpoint, region and credentials the way the AWS CLI does; the
+// settings here are what a command line adds on top, and the counters are
+// what `--stats` prints. Thread-safe.
+//   ckpt::ObjectStoreOptions o;
+//   o.endpointUrl = "http://127.0.0.1:9000";
+//   CKPT_RETURN_IF_ERROR(ckpt::configureObjectStores(o));
+//   ... open "s3://bucket/run/ckpt-3" like a local prefix ...
+//   ckpt::ObjectStoreStats s = ckpt::objectStoreStats();
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "ckpt/status.h"
+
+namespace ckpt {
+
+struct ObjectStoreOptions {
+    std::string endpointUrl;  // --endpoint-url; empty: AWS_ENDPOINT_URL, the profile, AWS's endpoint
+    std::string profile;      // --profile; empty: AWS_PROFILE or "default"
+    std::string addressing;   // "path", "virtual" or empty (custom endpoints path-style, AWS virtual-host)
+    bool allowHttp = false;   // --allow-http: plain http to a host that is not loopback
+};
+
+// Applies 'options' to s3:// and gs:// locations opened after the call.
+// InvalidArgument for a malformed endpoint or addressing style (checked
+// now; credentials are looked up on first use).
+Status configureObjectStores(const ObjectStoreOptions& options);
+
+// Requests, retries and bytes of every s3:// and gs:// access in this
+// process so far.
+struct ObjectStoreStats {
+    uint64_t requests = 0;       // HTTP requests sent, retries included
+    uint64_t retries = 0;        // requests that repeated a failed one
+    uint64_t bytesReceived = 0;  // response body bytes
+    uint64_t bytesSent = 0;      // request body bytes
+    int maxAttempts = 0;         // the most attempts one request needed
+};
+ObjectStoreStats objectStoreStats();
+
+// Whether 'location' is an s3:// or gs:// URL.
+bool isObjectStoreLocation(std::string_view location);
+
+}  // namespace ckpt
