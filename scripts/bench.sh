@@ -18,6 +18,9 @@
 #              check included, vs dd conv=fsync; --mib N for a smaller run)
 #     catalog (bench_catalog: scans of 1,000 checkpoints x 1,000 tensors,
 #              search over their rows; --checkpoints N --tensors N --only runs|distinct)
+#     remote  (bench_remote: listing, one tensor, verify vs curl, diff and
+#              faults on s3:// against the loopback SeaweedFS it starts;
+#              --gib N --tensors N --repeat N)
 #     surgery (bench_surgery: averaging K=5 checkpoints of 1 GiB vs cat of
 #              the inputs; --k N --mib N --tensors N --repeat N --method mean|ema)
 # Scratch space (~2.5 GiB free; surgery ~6 GiB, or less by --mib) comes from $TMPDIR (default /tmp).
@@ -55,6 +58,13 @@ run() {
     retention)
       cmake --build build --target bench_retention >/dev/null
       build/bench/bench_retention "$scratch" "$@" ;;
+    remote)
+      cmake --build build --target bench_remote >/dev/null
+      bash scripts/s3-server.sh start build/s3-bench >/dev/null
+      status=0
+      build/bench/bench_remote --state build/s3-bench --dir "$scratch/ckpt-bench-remote" "$@" || status=$?
+      bash scripts/s3-server.sh stop build/s3-bench >/dev/null
+      return $status ;;
     export)
       cmake --build build --target bench_export >/dev/null
       build/bench/bench_export "$scratch" "$@" ;;
@@ -64,11 +74,11 @@ run() {
     surgery)
       cmake --build build --target bench_surgery >/dev/null
       build/bench/bench_surgery "$scratch" "$@" ;;
-    *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, all)" >&2; exit 2 ;;
+    *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, remote, all)" >&2; exit 2 ;;
   esac
 }
 if [ "$which" = all ]; then
-  for b in reader save preview restore compare retention schedule catalog surgery export; do echo "== $b"; run "$b"; done
+  for b in reader save preview restore compare retention schedule catalog surgery export remote; do echo "== $b"; run "$b"; done
 else
   run "$which" "$@"
 fi

@@ -61,6 +61,27 @@ std::string uniquePrefix(const char* test) {
     return std::string(test) + "/" + QString::number(QRandomGenerator::global()->generate64(), 16).toStdString() + "/";
 }
 
+Status uploadDirectory(objstore::ObjectClient& client, const QString& localDir, const std::string& bucket,
+                       const std::string& keyPrefix) {
+    const QFileInfoList files = QDir(localDir).entryInfoList(QDir::Files, QDir::Name);
+    for (const QFileInfo& f : files) {
+        const QByteArray bytes = readAll(f.absoluteFilePath());
+        auto put = client.put({bucket, keyPrefix + f.fileName().toStdString()},
+                              std::string_view(bytes.constData(), size_t(bytes.size())));
+        if (!put) return put.status();
+    }
+    return okStatus();
+}
+
+std::unique_ptr<objstore::ObjectClient> testClient(std::map<std::string, std::string> variables) {
+    auto settings = objstore::resolveStoreSettings(objstore::StoreKind::S3, lookupFrom(std::move(variables)));
+    if (!settings) return nullptr;
+    settings->transfer.retry.baseDelay = std::chrono::milliseconds(20);
+    settings->transfer.retry.maxDelay = std::chrono::milliseconds(200);
+    auto client = objstore::ObjectClient::create(std::move(*settings));
+    return client ? std::move(*client) : nullptr;
+}
+
 int freeLoopbackPort() {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) return 0;

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "objstore/object_client.h"
 #include "objstore/store_settings.h"
 
 namespace ckpt::testing {
@@ -30,6 +31,12 @@ struct S3TestServer {
 // fixture did not run (the test then fails: the server is part of the suite).
 std::optional<S3TestServer> s3TestServer(QString* why);
 objstore::EnvLookup lookupFrom(std::map<std::string, std::string> variables);
+// Uploads every regular file directly inside 'localDir' to
+// s3://bucket/keyPrefix<name> (fixtures: a checkpoint written locally).
+Status uploadDirectory(objstore::ObjectClient& client, const QString& localDir, const std::string& bucket,
+                       const std::string& keyPrefix);
+// A client for the test server with the given variables (retries fast).
+std::unique_ptr<objstore::ObjectClient> testClient(std::map<std::string, std::string> variables);
 // A TCP port on 127.0.0.1 that was free a moment ago (nothing listens on it).
 int freeLoopbackPort();
 // A key prefix no other test or run uses: "<test>/<random>/".
