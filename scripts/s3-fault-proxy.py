@@ -42,11 +42,14 @@ class Counters:
             return " ".join(f"{k} {v}" for k, v in self.values.items())
 
 
-def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters):
+def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters, ignore_range):
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def log_message(self, *args):
+            pass
+
+        def log_error(self, *args):
             pass
 
         def draw(self):
@@ -85,7 +88,8 @@ def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters):
                 return
             up = http.client.HTTPConnection(upstream_host, upstream_port, timeout=60)
             try:
-                headers = {k: v for k, v in self.headers.items()}
+                headers = {k: v for k, v in self.headers.items()
+                           if not (ignore_range and k.lower() == "range")}
                 up.putrequest(self.command, self.path, skip_host=True, skip_accept_encoding=True)
                 for k, v in headers.items():
                     up.putheader(k, v)
@@ -110,7 +114,10 @@ def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters):
                 self.wfile.flush()
                 self.reset_connection()
                 return
-            self.wfile.write(data)
+            try:
+                self.wfile.write(data)
+            except OSError:
+                self.close_connection = True  # the client stopped reading (it had what it needed)
 
         do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = handle_any
 
@@ -123,6 +130,8 @@ def main():
     ap.add_argument("--slowdown", type=float, default=0.0, help="rate of 503 SlowDown answers")
     ap.add_argument("--reset", type=float, default=0.0, help="rate of resets before any answer")
     ap.add_argument("--midreset", type=float, default=0.0, help="rate of resets halfway through a body")
+    ap.add_argument("--ignore-range", action="store_true",
+                    help="drop Range headers, as servers do that answer 200 with the whole object")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--port", type=int, default=0, help="0: any free port")
     args = ap.parse_args()
@@ -133,7 +142,8 @@ def main():
     if any(r < 0 for r in rates.values()) or sum(rates.values()) > 1:
         sys.exit("s3-fault-proxy: rates must be >= 0 and add up to at most 1")
     counters = Counters()
-    handler = make_handler(up.hostname, up.port, rates, random.Random(args.seed), threading.Lock(), counters)
+    handler = make_handler(up.hostname, up.port, rates, random.Random(args.seed), threading.Lock(), counters,
+                           args.ignore_range)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
     server.daemon_threads = True
 

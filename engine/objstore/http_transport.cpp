@@ -188,7 +188,8 @@ public:
         curl_slist* headers = nullptr;
         HttpRequest request;
         HttpResponseHead head;
-        bool begun = false;  // begin() delivered for this attempt
+        bool begun = false;      // begin() delivered for this attempt
+        bool satisfied = false;  // cut short on purpose: the exchange has its bytes
         bool headerTooBig = false;
         std::string errorBody;  // non-2xx body, bounded
         Status abort;           // the exchange refused its response
@@ -399,6 +400,10 @@ private:
         a.abort = a.exchange->body(data, n);
         if (!a.abort.isOk()) return 0;
         a.loop->m_t.m_bytesReceived += n;
+        if (a.exchange->satisfied()) {
+            a.satisfied = true;
+            return 0;  // ends the transfer (CURLE_WRITE_ERROR), taken as complete below
+        }
         return n;
     }
 
@@ -454,6 +459,10 @@ private:
         }
         if (a.headerTooBig) {
             e->m_status = dataLoss(e->what() + ": the response's headers are over the size limit");
+            return;
+        }
+        if (a.satisfied) {
+            e->m_status = e->finish(a.head);
             return;
         }
         if (code != CURLE_OK) {

@@ -66,6 +66,10 @@ public:
     virtual Status finish(const HttpResponseHead& head) = 0;
     // What messages name: "s3://bucket/key".
     virtual std::string what() const = 0;
+    // True once the exchange has every byte it needs although the response
+    // goes on (a server that ignored a Range header): the transfer is cut
+    // there and finish() called, instead of downloading the rest.
+    virtual bool satisfied() const { return false; }
 
     const Status& status() const { return m_status; }
     int attempts() const { return m_attempts; }

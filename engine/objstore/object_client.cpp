@@ -129,6 +129,7 @@ public:
     }
 
     std::string what() const override { return m_client.urlOf(m_range.object); }
+    bool satisfied() const override { return m_ignoredRange && m_received == m_range.out.size(); }
 
 private:
     const ObjectClient& m_client;

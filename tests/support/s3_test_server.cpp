@@ -99,14 +99,22 @@ int freeLoopbackPort() {
 
 FaultProxy::~FaultProxy() { stop(); }
 
-bool FaultProxy::start(const std::string& upstream, double slowdown, double reset, double midreset, int seed) {
+bool FaultProxy::start(const std::string& upstream, double slowdown, double reset, double midreset, int seed, bool ignoreRange) {
     m_process = std::make_unique<QProcess>();
     m_process->setProcessChannelMode(QProcess::SeparateChannels);
-    m_process->start(QStringLiteral("python3"),
-                     {sourceDir() + QStringLiteral("/scripts/s3-fault-proxy.py"), QStringLiteral("--upstream"),
-                      QString::fromStdString(upstream), QStringLiteral("--slowdown"), QString::number(slowdown),
-                      QStringLiteral("--reset"), QString::number(reset), QStringLiteral("--midreset"), QString::number(midreset),
-                      QStringLiteral("--seed"), QString::number(seed)});
+    QStringList args = {sourceDir() + QStringLiteral("/scripts/s3-fault-proxy.py"),
+                        QStringLiteral("--upstream"),
+                        QString::fromStdString(upstream),
+                        QStringLiteral("--slowdown"),
+                        QString::number(slowdown),
+                        QStringLiteral("--reset"),
+                        QString::number(reset),
+                        QStringLiteral("--midreset"),
+                        QString::number(midreset),
+                        QStringLiteral("--seed"),
+                        QString::number(seed)};
+    if (ignoreRange) args << QStringLiteral("--ignore-range");
+    m_process->start(QStringLiteral("python3"), args);
     if (!m_process->waitForStarted(10000)) return false;
     for (int i = 0; i < 100 && !m_process->canReadLine(); ++i) m_process->waitForReadyRead(100);
     const QByteArray line = m_process->readLine().trimmed();

@@ -50,7 +50,8 @@ public:
     FaultProxy(const FaultProxy&) = delete;
     FaultProxy& operator=(const FaultProxy&) = delete;
     // Rates per request: 503 SlowDown, reset before answering, reset halfway through the body.
-    bool start(const std::string& upstream, double slowdown, double reset, double midreset, int seed = 1);
+    bool start(const std::string& upstream, double slowdown, double reset, double midreset, int seed = 1,
+               bool ignoreRange = false);
     std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(m_port); }
     // Stops it and returns its counters line ("requests R slowdown S reset T midreset M").
     QString stop();

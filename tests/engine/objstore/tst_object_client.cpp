@@ -316,6 +316,25 @@ private slots:
         QCOMPARE(c->stats().bytesReceived, uint64_t(data.size()));
     }
 
+    // A server that ignores Range and answers 200 with the whole object:
+    // the right bytes still come back, and the transfer stops once they have.
+    void serverIgnoresRange() {
+        auto c0 = client();
+        const std::string data = randomBytes(8u << 20, 4);
+        QVERIFY(c0->put(ref("no-range"), data).ok());
+        testing::FaultProxy proxy;
+        QVERIFY(proxy.start(m_server->endpoint, 0, 0, 0, 1, true));
+        auto vars = m_server->variables();
+        vars["AWS_ENDPOINT_URL"] = proxy.endpoint();
+        auto c = client(vars);
+        std::vector<uint8_t> buf(1000);
+        auto r = c->read(ref("no-range"), 1u << 20, buf);
+        proxy.stop();
+        QVERIFY2(r.ok(), r.status().toString().c_str());
+        QCOMPARE(asString(buf), data.substr(1u << 20, 1000));
+        QVERIFY2(c->stats().bytesReceived < (3u << 20), "the rest of the object was downloaded");
+    }
+
     // A server that always answers SlowDown: five attempts, then an error
     // that says so.
     void slowDownExhaustsAttempts() {
