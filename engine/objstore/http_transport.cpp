@@ -135,7 +135,7 @@ struct HttpTransport::Session {
 };
 
 HttpTransport::HttpTransport(TransferOptions options, Secret redactA, Secret redactB)
-    : m_options(std::move(options)), m_redactA(std::move(redactA)), m_redactB(std::move(redactB)) {
+    : m_options(options), m_redactA(std::move(redactA)), m_redactB(std::move(redactB)) {
     initCurlOnce();
     if (m_options.maxInFlight <= 0) m_options.maxInFlight = defaultMaxInFlight();
     m_options.retry.maxAttempts = std::clamp(m_options.retry.maxAttempts, 1, 10);
