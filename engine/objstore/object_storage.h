@@ -1,0 +1,48 @@
+#pragma once
+// The object-store backend of the storage layer (storage/storage.h) for
+// s3:// and gs:// locations, on one ObjectClient per scheme. What each
+// call costs in requests (docs/remote.md, "Requests"):
+//  - openRandomAccess: one suffix GET of the last kOpenTailBytes, which
+//    also gives the size and ETag; reads inside that tail are served from
+//    memory (a table's footer and index blocks), others are ranged GETs
+//    pinned to the ETag. adviseSequential() over a whole object up to
+//    kWholeObjectCacheBytes fetches the rest in one GET and serves every
+//    later read from memory (an .index read in two requests); over a
+//    shorter range it fetches that range in one GET and serves the reads
+//    inside it from memory (a verify part: one request, not one per chunk).
+//  - readBatch: ranges sorted, neighbours closer than kCoalesceGapBytes
+//    merged, the merged ranges fetched in parallel.
+//  - openSequential: one HEAD, then windows of parallel ranged GETs.
+//  - readObject: one GET; stat: one HEAD (plus a one-key listing when
+//    there is no object, to tell a "directory" from nothing); list:
+//    ListObjectsV2 pages with delimiter '/'.
+//  - create/writeObject: a single PUT when the file is closed, with
+//    If-None-Match: * or If-Match for conditions (multipart uploads for
+//    objects over 5 GiB are not written yet: they fail with Unimplemented).
+// No capability is on: no rename, directories, mapping, O_DIRECT or
+// local paths. Thread-safe.
+
+#include <memory>
+
+#include "objstore/object_client.h"
+#include "storage/storage.h"
+
+namespace ckpt::objstore {
+
+inline constexpr size_t kOpenTailBytes = 256u << 10;
+inline constexpr size_t kWholeObjectCacheBytes = 256u << 20;
+inline constexpr uint64_t kCoalesceGapBytes = 256u << 10;
+inline constexpr uint64_t kMaxCoalescedBytes = 64u << 20;
+inline constexpr size_t kSequentialPartBytes = 8u << 20;
+// adviseSequential() of a range (a verify or restore part) fetches it in one
+// request if it is at most this long; at most kMaxReadAheads are kept.
+inline constexpr uint64_t kMaxReadAheadBytes = 64u << 20;
+inline constexpr size_t kMaxReadAheads = 16;
+
+std::shared_ptr<storage::Storage> makeObjectStorage(std::shared_ptr<ObjectClient> client);
+
+// Registers the "s3" and "gs" backends with storage/dispatch.h, on the
+// clients of store_registry.h. Idempotent; also done when the engine loads.
+void registerObjectStores();
+
+}  // namespace ckpt::objstore

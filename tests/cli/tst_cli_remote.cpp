@@ -1,0 +1,219 @@
+// The read commands on s3:// locations (docs/remote.md): a demo run written
+// locally, uploaded to SeaweedFS on loopback, then browsed, verified,
+// listed and compared there. The remote output is the local output with the
+// location replaced, request counts (ckpt --stats) stay within what
+// docs/remote.md promises, and no output of any run, failing or not, shows
+// the secret.
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <regex>
+
+#include "s3_test_server.h"
+#include "test_support.h"
+
+using namespace ckpt;
+using Run = testing::CliRun;
+
+namespace {
+
+// "ckpt: object store: N requests, R retries, ..." from --stats.
+struct Stats {
+    int requests = -1;
+    int retries = -1;
+    int maxAttempts = 0;
+};
+Stats statsOf(const Run& r) {
+    Stats s;
+    const std::string err = r.err.toStdString();
+    std::smatch m;
+    if (std::regex_search(err, m, std::regex("object store: (\\d+) requests, (\\d+) retries"))) {
+        s.requests = std::stoi(m[1]);
+        s.retries = std::stoi(m[2]);
+    }
+    if (std::regex_search(err, m, std::regex("at most (\\d+) attempts"))) s.maxAttempts = std::stoi(m[1]);
+    return s;
+}
+
+}  // namespace
+
+class TstCliRemote : public QObject {
+    Q_OBJECT
+private:
+    std::optional<testing::S3TestServer> m_server;
+    QTemporaryDir m_tmp;
+    QString m_local;           // the demo run on disk
+    QString m_remote;          // s3://bucket/<prefix>demo
+    QByteArrayList m_outputs;  // every output of every run, for the secret check
+
+    void setEnvironment(const std::map<std::string, std::string>& vars) {
+        for (const char* name :
+             {"AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "AWS_SESSION_TOKEN", "AWS_PROFILE"})
+            qunsetenv(name);
+        for (const auto& [k, v] : vars) qputenv(k.c_str(), QByteArray::fromStdString(v));
+    }
+    Run ckpt(const QStringList& args) {
+        Run r = testing::runCkpt(args);
+        m_outputs << r.out << r.err;
+        return r;
+    }
+    QString local(const QString& name) const { return m_local + QLatin1Char('/') + name; }
+    QString remote(const QString& name) const { return m_remote + QLatin1Char('/') + name; }
+    // Remote output, with the location written as the local one.
+    QByteArray localized(const QByteArray& out) const {
+        QByteArray o = out;
+        return o.replace(m_remote.toUtf8(), m_local.toUtf8());
+    }
+
+private slots:
+    void initTestCase() {
+        QString why;
+        m_server = testing::s3TestServer(&why);
+        QVERIFY2(m_server.has_value(), qPrintable(why));
+        setEnvironment(m_server->variables());
+        m_local = m_tmp.filePath(QStringLiteral("demo"));
+        Run train =
+            ckpt({QStringLiteral("demo-train"), m_local, QStringLiteral("--steps"), QStringLiteral("60"),
+                  QStringLiteral("--save-every"), QStringLiteral("20"), QStringLiteral("--max-to-keep"), QStringLiteral("3")});
+        QCOMPARE(train.exitCode, 0);
+        const std::string prefix = testing::uniquePrefix("tst_cli_remote") + "demo/";
+        auto client = testing::testClient(m_server->variables());
+        QVERIFY(client);
+        QVERIFY(testing::uploadDirectory(*client, m_local, m_server->bucket, prefix).isOk());
+        m_remote = QString::fromStdString("s3://" + m_server->bucket + "/" + prefix);
+        m_remote.chop(1);
+    }
+
+    void sameOutputAsLocal_data() {
+        QTest::addColumn<QStringList>("args");  // "@" stands for the checkpoint or run
+        QTest::addColumn<QString>("target");
+        QTest::newRow("inspect") << QStringList{"inspect", "@"} << "ckpt-3";
+        QTest::newRow("inspect --json") << QStringList{"inspect", "@", "--json"} << "ckpt-3";
+        QTest::newRow("tree") << QStringList{"tree", "@"} << "ckpt-3";
+        QTest::newRow("verify") << QStringList{"verify", "@"} << "ckpt-3";
+        QTest::newRow("cat") << QStringList{"cat", "@", "model/layer_with_weights-0/bias/.ATTRIBUTES/VARIABLE_VALUE"} << "ckpt-2";
+        QTest::newRow("stats") << QStringList{"stats", "@", "model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE"}
+                               << "ckpt-3";
+        QTest::newRow("list") << QStringList{"list", "@"} << "";
+        QTest::newRow("latest") << QStringList{"latest", "@"} << "";
+        QTest::newRow("a directory resolves through its state file") << QStringList{"inspect", "@"} << "";
+        QTest::newRow("history") << QStringList{"history", "@"} << "";
+    }
+    void sameOutputAsLocal() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, target);
+        QStringList l = args, r = args;
+        l.replace(l.indexOf(QStringLiteral("@")), target.isEmpty() ? m_local : local(target));
+        r.replace(r.indexOf(QStringLiteral("@")), target.isEmpty() ? m_remote : remote(target));
+        const Run lr = ckpt(l);
+        const Run rr = ckpt(r << QStringLiteral("--stats"));
+        QCOMPARE(rr.exitCode, lr.exitCode);
+        QCOMPARE(localized(rr.out), lr.out);
+        const Stats s = statsOf(rr);
+        QVERIFY2(s.requests > 0, rr.err.constData());
+        qInfo("%s: %d requests", qPrintable(args.join(QLatin1Char(' '))), s.requests);
+    }
+
+    // The index in at most 3 requests: inspect of a prefix reads nothing else.
+    void inspectRequestCount() {
+        const Run r = ckpt({QStringLiteral("inspect"), remote(QStringLiteral("ckpt-3")), QStringLiteral("--stats")});
+        QCOMPARE(r.exitCode, 0);
+        const Stats s = statsOf(r);
+        QVERIFY2(s.requests >= 1 && s.requests <= 3, r.err.constData());
+    }
+
+    // Equal stored checksums: the diff fetches the two indexes and nothing else.
+    void diffLocalAgainstRemote() {
+        const Run r = ckpt({QStringLiteral("diff"), local(QStringLiteral("ckpt-3")), remote(QStringLiteral("ckpt-3")),
+                            QStringLiteral("--stats")});
+        QCOMPARE(r.exitCode, 0);
+        const Stats s = statsOf(r);
+        QVERIFY2(s.requests >= 1 && s.requests <= 3, r.err.constData());
+        const Run differ = ckpt({QStringLiteral("diff"), local(QStringLiteral("ckpt-1")), remote(QStringLiteral("ckpt-3"))});
+        QCOMPARE(differ.exitCode, 1);
+    }
+
+    // One flipped byte in the remote data file: verify names it, exit 1.
+    void flippedByte() {
+        QByteArray data = testing::readAll(local(QStringLiteral("ckpt-3.data-00000-of-00001")));
+        data[data.size() / 2] = char(data[data.size() / 2] ^ 0x01);
+        auto client = testing::testClient(m_server->variables());
+        const std::string key =
+            m_remote.mid(QStringLiteral("s3://").size() + qsizetype(m_server->bucket.size()) + 1).toStdString() + "-flipped/";
+        QTemporaryDir copy;
+        QVERIFY(testing::copyDirectory(m_local, copy.path()));
+        QVERIFY(testing::writeAll(copy.filePath(QStringLiteral("ckpt-3.data-00000-of-00001")), data));
+        QVERIFY(testing::uploadDirectory(*client, copy.path(), m_server->bucket, key).isOk());
+        const QString flipped = QString::fromStdString("s3://" + m_server->bucket + "/" + key + "ckpt-3");
+        const Run r = ckpt({QStringLiteral("verify"), flipped});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("DataLoss") && r.err.contains(flipped.toUtf8()), r.err.constData());
+    }
+
+    void errors_data() {
+        QTest::addColumn<QString>("what");
+        QTest::addColumn<QString>("fragment");
+        QTest::newRow("missing object") << "missing"
+                                        << "NotFound";
+        QTest::newRow("wrong secret") << "wrong-secret"
+                                      << "SignatureDoesNotMatch";
+        QTest::newRow("no credentials") << "no-credentials"
+                                        << "no credentials for s3://";
+        QTest::newRow("nothing listening") << "no-server"
+                                           << "after 5 attempts";
+        QTest::newRow("plain http elsewhere") << "remote-http"
+                                              << "plain http to http://10.255.255.1";
+    }
+    void errors() {
+        QFETCH(QString, what);
+        QFETCH(QString, fragment);
+        auto vars = m_server->variables();
+        QString target = remote(QStringLiteral("ckpt-3"));
+        if (what == QLatin1String("missing")) target = remote(QStringLiteral("ckpt-99"));
+        if (what == QLatin1String("wrong-secret")) vars["AWS_SECRET_ACCESS_KEY"] = "WrongSecretValue-123";
+        if (what == QLatin1String("no-credentials")) {
+            vars.erase("AWS_ACCESS_KEY_ID");
+            vars.erase("AWS_SECRET_ACCESS_KEY");
+        }
+        if (what == QLatin1String("no-server"))
+            vars["AWS_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(testing::freeLoopbackPort());
+        if (what == QLatin1String("remote-http")) vars["AWS_ENDPOINT_URL"] = "http://10.255.255.1:9000";
+        setEnvironment(vars);
+        const Run r = ckpt({QStringLiteral("inspect"), target});
+        setEnvironment(m_server->variables());
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(fragment.toUtf8()), r.err.constData());
+        QVERIFY2(r.err.contains("s3://"), r.err.constData());
+        QVERIFY2(!r.err.contains("WrongSecretValue-123"), r.err.constData());
+    }
+
+    // 10% SlowDown and 2% resets: every command still succeeds, in at most
+    // 5 attempts per request.
+    void throughFaults() {
+        testing::FaultProxy proxy;
+        QVERIFY(proxy.start(m_server->endpoint, 0.10, 0.02, 0.02, 5));
+        for (const QStringList& args :
+             {QStringList{"inspect", remote(QStringLiteral("ckpt-3"))}, QStringList{"verify", remote(QStringLiteral("ckpt-3"))},
+              QStringList{"list", m_remote}, QStringList{"latest", m_remote},
+              QStringList{"diff", local(QStringLiteral("ckpt-3")), remote(QStringLiteral("ckpt-3"))}}) {
+            const Run r = ckpt(QStringList(args) << QStringLiteral("--endpoint-url") << QString::fromStdString(proxy.endpoint())
+                                                 << QStringLiteral("--stats"));
+            QVERIFY2(r.exitCode == 0, qPrintable(args.join(QLatin1Char(' ')) + QStringLiteral(": ") + QString::fromUtf8(r.err)));
+            QVERIFY2(statsOf(r).maxAttempts <= 5, r.err.constData());
+        }
+        qInfo("proxy: %s", qPrintable(proxy.stop()));
+    }
+
+    // Last: every output above, of runs that failed and runs that did not.
+    void noSecretInAnyOutput() {
+        QVERIFY(m_outputs.size() > 20);
+        for (const QByteArray& o : m_outputs) {
+            QVERIFY2(!o.contains(QByteArray::fromStdString(m_server->secret)), o.constData());
+            QVERIFY(!o.contains("WrongSecretValue-123"));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TstCliRemote)
+#include "tst_cli_remote.moc"
