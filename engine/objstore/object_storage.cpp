@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <chrono>
+#include <map>
 #include <mutex>
+#include <unordered_map>
 
 #include "objstore/object_location.h"
 #include "objstore/store_registry.h"
@@ -19,14 +22,18 @@ Generation generationOf(const std::string& etag) { return etag.empty() ? Generat
 
 std::string locationOf(const ObjectClient& client, const ObjectRef& ref) { return client.urlOf(ref); }
 
-// Ranged reads of one object as it was when opened (its ETag), with the
-// tail fetched at open, and the whole object once adviseSequential asked
-// for it, kept in memory.
+// Ranged reads of one object as it was when opened (its ETag), with its
+// tail, and the whole object once adviseSequential asked for it, kept in
+// memory.
 class RemoteFile : public storage::RandomAccessFile {
 public:
-    RemoteFile(std::shared_ptr<ObjectClient> client, ObjectRef ref, ObjectInfo info, std::vector<uint8_t> tail)
+    // 'tail': the object's last bytes, already fetched; nullopt: fetched on
+    // the first read that touches the last kOpenTailBytes (the object's
+    // size and ETag came from a recent HEAD or open).
+    RemoteFile(std::shared_ptr<ObjectClient> client, ObjectRef ref, ObjectInfo info, std::optional<std::vector<uint8_t>> tail)
         : m_client(std::move(client)), m_ref(std::move(ref)), m_location(locationOf(*m_client, m_ref)), m_info(std::move(info)),
-          m_cache(std::move(tail)), m_cacheOffset(m_info.size - m_cache.size()) {}
+          m_tailPending(!tail.has_value() && m_info.size > 0), m_cache(tail ? std::move(*tail) : std::vector<uint8_t>()),
+          m_cacheOffset(m_info.size - m_cache.size()) {}
 
     const std::string& location() const override { return m_location; }
     uint64_t size() const override { return m_info.size; }
@@ -46,6 +53,7 @@ public:
         std::vector<Piece> remote;
         {
             std::lock_guard lock(m_mutex);
+            CKPT_RETURN_IF_ERROR(fetchTailIfTouched(ranges));
             for (const auto& r : ranges) {
                 if (r.offset > m_info.size || r.length > m_info.size - r.offset)
                     return dataLoss(m_location + ": range [" + std::to_string(r.offset) + ", " +
@@ -115,11 +123,14 @@ public:
         if (offset == 0 && n == m_info.size && m_info.size <= kWholeObjectCacheBytes) {
             std::lock_guard lock(m_mutex);
             if (m_cacheOffset == 0) return;
+            // Everything not cached yet, the tail included when it was not
+            // fetched: one GET.
             std::vector<uint8_t> head(static_cast<size_t>(m_cacheOffset));
             if (!m_client->read(m_ref, 0, head, m_info.etag).ok()) return;  // a hint: reads then fetch as usual
             head.insert(head.end(), m_cache.begin(), m_cache.end());
             m_cache = std::move(head);
             m_cacheOffset = 0;
+            m_tailPending = false;
             m_readAhead.clear();
             return;
         }
@@ -148,6 +159,23 @@ private:
         uint64_t consumed;  // bytes handed out; the buffer goes once all were
     };
 
+    // Fetches the last kOpenTailBytes once, when a range first reaches into
+    // them (a table's footer and index blocks). Caller holds m_mutex.
+    Status fetchTailIfTouched(std::span<const storage::ReadRange> ranges) const {
+        if (!m_tailPending) return okStatus();
+        const uint64_t tailStart = m_info.size - std::min<uint64_t>(m_info.size, kOpenTailBytes);
+        const bool touched = std::any_of(ranges.begin(), ranges.end(), [&](const storage::ReadRange& r) {
+            return r.length > 0 && r.offset + r.length > tailStart && r.offset < m_info.size;
+        });
+        if (!touched) return okStatus();
+        std::vector<uint8_t> tail(static_cast<size_t>(m_info.size - tailStart));
+        CKPT_RETURN_IF_ERROR(m_client->read(m_ref, tailStart, tail, m_info.etag).status());
+        m_cache = std::move(tail);
+        m_cacheOffset = tailStart;
+        m_tailPending = false;
+        return okStatus();
+    }
+
     // Copies [offset, offset + n) out of a read-ahead buffer that holds all
     // of it. Caller holds m_mutex.
     bool fromReadAhead(uint64_t offset, size_t n, uint8_t* out) const {
@@ -166,6 +194,7 @@ private:
     std::string m_location;
     ObjectInfo m_info;
     mutable std::mutex m_mutex;
+    mutable bool m_tailPending;                  // Guarded by m_mutex.
     mutable std::vector<ReadAhead> m_readAhead;  // Guarded by m_mutex.
     mutable std::vector<uint8_t> m_cache;        // [m_cacheOffset, size). Guarded by m_mutex.
     mutable uint64_t m_cacheOffset;              // Guarded by m_mutex.
@@ -279,16 +308,55 @@ Status RemoteWritableFile::close() {
     return okStatus();
 }
 
+// What a HEAD, a suffix GET or a listing said about an object, for a few
+// seconds: opening a file right after checking it exists (what resolving a
+// checkpoint does) needs no second request. Only existing objects are kept,
+// and every later read is pinned to the ETag, so a stale entry can make a
+// read fail ("changed while it was read"), never mix two versions.
+class InfoCache {
+public:
+    std::optional<ObjectInfo> get(const ObjectRef& ref) {
+        std::lock_guard lock(m_mutex);
+        auto it = m_entries.find(keyOf(ref));
+        if (it == m_entries.end()) return std::nullopt;
+        if (std::chrono::steady_clock::now() - it->second.second > kInfoCacheTtl) {
+            m_entries.erase(it);
+            return std::nullopt;
+        }
+        return it->second.first;
+    }
+    void put(const ObjectRef& ref, const ObjectInfo& info) {
+        if (info.etag.empty()) return;  // nothing to pin reads to
+        std::lock_guard lock(m_mutex);
+        if (m_entries.size() >= kInfoCacheEntries) m_entries.clear();
+        m_entries[keyOf(ref)] = {info, std::chrono::steady_clock::now()};
+    }
+    void forget(const ObjectRef& ref) {
+        std::lock_guard lock(m_mutex);
+        m_entries.erase(keyOf(ref));
+    }
+
+private:
+    static std::string keyOf(const ObjectRef& ref) { return ref.bucket + '/' + ref.key; }
+    std::mutex m_mutex;
+    std::unordered_map<std::string, std::pair<ObjectInfo, std::chrono::steady_clock::time_point>>
+        m_entries;  // Guarded by m_mutex.
+};
+
 class ObjectStorage : public storage::Storage {
 public:
     explicit ObjectStorage(std::shared_ptr<ObjectClient> client) : m_client(std::move(client)) {}
+    const std::shared_ptr<ObjectClient>& client() const { return m_client; }
 
     std::string_view scheme() const override { return m_client->settings().scheme(); }
     storage::Capabilities capabilities() const override { return {}; }
 
     Result<std::unique_ptr<storage::RandomAccessFile>> openRandomAccess(const std::string& location) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
+        if (auto known = m_known.get(ref))
+            return std::unique_ptr<storage::RandomAccessFile>(new RemoteFile(m_client, std::move(ref), *known, std::nullopt));
         CKPT_ASSIGN_OR_RETURN(auto tail, m_client->readTail(ref, kOpenTailBytes));
+        m_known.put(ref, tail.second);
         return std::unique_ptr<storage::RandomAccessFile>(
             new RemoteFile(m_client, std::move(ref), std::move(tail.second), std::move(tail.first)));
     }
@@ -308,8 +376,11 @@ public:
     Result<std::optional<storage::ObjectInfo>> stat(const std::string& location, bool /*follow*/) override {
         CKPT_ASSIGN_OR_RETURN(ObjectLocation loc, parseObjectLocation(location));
         if (!loc.key.empty() && loc.key.back() != '/') {
-            auto info = m_client->stat({loc.bucket, loc.key});
+            const ObjectRef ref{loc.bucket, loc.key};
+            const std::optional<ObjectInfo> known = m_known.get(ref);
+            Result<ObjectInfo> info = known ? Result<ObjectInfo>(*known) : m_client->stat(ref);
             if (info) {
+                m_known.put(ref, *info);
                 storage::ObjectInfo out;
                 out.kind = ObjectKind::File;
                 out.size = info->size;
@@ -361,17 +432,20 @@ public:
     Result<std::unique_ptr<storage::WritableFile>> create(const std::string& location,
                                                           const storage::CreateOptions& options) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
+        m_known.forget(ref);
         return std::unique_ptr<storage::WritableFile>(new RemoteWritableFile(m_client, std::move(ref), options.condition));
     }
 
     Result<Generation> writeObject(const std::string& location, std::string_view bytes,
                                    const storage::WriteCondition& condition) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
+        m_known.forget(ref);
         return putWithCondition(*m_client, ref, bytes, condition);
     }
 
     Status remove(const std::string& location) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
+        m_known.forget(ref);
         Status s = m_client->remove(ref);
         if (s.code() == StatusCode::NotFound) return okStatus();  // deletes are idempotent
         return s;
@@ -403,12 +477,19 @@ private:
     }
 
     std::shared_ptr<ObjectClient> m_client;
+    InfoCache m_known;
 };
 
+// One backend per client, so its InfoCache serves every call of a command.
 Result<std::shared_ptr<storage::Storage>> backendFor(StoreKind kind, std::string_view location) {
     auto client = clientFor(kind);
     if (!client) return client.status().withContext(location);
-    return makeObjectStorage(std::move(*client));
+    static std::mutex mutex;
+    static std::map<StoreKind, std::shared_ptr<ObjectStorage>> backends;  // Guarded by mutex.
+    std::lock_guard lock(mutex);
+    auto& backend = backends[kind];
+    if (!backend || backend->client() != *client) backend = std::make_shared<ObjectStorage>(std::move(*client));
+    return std::shared_ptr<storage::Storage>(backend);
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 //  - openRandomAccess: one suffix GET of the last kOpenTailBytes, which
 //    also gives the size and ETag; reads inside that tail are served from
 //    memory (a table's footer and index blocks), others are ranged GETs
-//    pinned to the ETag. adviseSequential() over a whole object up to
+//    pinned to the ETag. Right after a stat() of the object (what
+//    resolving a checkpoint does) the open costs nothing: the size and ETag
+//    are reused for kInfoCacheTtl, and the tail is fetched by the first
+//    read that needs it. adviseSequential() over a whole object up to
 //    kWholeObjectCacheBytes fetches the rest in one GET and serves every
 //    later read from memory (an .index read in two requests); over a
 //    shorter range it fetches that range in one GET and serves the reads
@@ -22,6 +25,7 @@
 // No capability is on: no rename, directories, mapping, O_DIRECT or
 // local paths. Thread-safe.
 
+#include <chrono>
 #include <memory>
 
 #include "objstore/object_client.h"
@@ -30,6 +34,10 @@
 namespace ckpt::objstore {
 
 inline constexpr size_t kOpenTailBytes = 256u << 10;
+// How long what a HEAD or an open said about an object is reused, and how
+// many objects are remembered.
+inline constexpr std::chrono::seconds kInfoCacheTtl{10};
+inline constexpr size_t kInfoCacheEntries = 4096;
 inline constexpr size_t kWholeObjectCacheBytes = 256u << 20;
 inline constexpr uint64_t kCoalesceGapBytes = 256u << 10;
 inline constexpr uint64_t kMaxCoalescedBytes = 64u << 20;

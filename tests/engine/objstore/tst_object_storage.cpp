@@ -100,6 +100,41 @@ private slots:
         QVERIFY(!(*file)->map(0, 10).ok());
     }
 
+    // Resolving a checkpoint checks that its index exists, then opens it:
+    // the open reuses what the HEAD said, and one GET brings the whole
+    // object (two requests for an index, whatever its size).
+    void statThenOpen() {
+        const std::string data = randomBytes(2u << 20, 6);
+        QVERIFY(m_storage->writeObject(at("stat-open.index"), data, storage::WriteCondition::none()).ok());
+        uint64_t before = requests();
+        auto info = m_storage->stat(at("stat-open.index"));
+        QVERIFY(info.ok() && info->has_value());
+        auto file = m_storage->openRandomAccess(at("stat-open.index"));
+        QVERIFY(file.ok());
+        QCOMPARE(requests() - before, uint64_t(1));
+        QCOMPARE((*file)->size(), uint64_t(data.size()));
+        (*file)->adviseSequential(0, (*file)->size());
+        std::string buf(48, '\0');
+        QVERIFY((*file)->read(data.size() - 48, 48, buf.data()).isOk());
+        QVERIFY((*file)->read(1000, 48, buf.data()).isOk());
+        QCOMPARE(buf, data.substr(1000, 48));
+        QCOMPARE(requests() - before, uint64_t(2));
+
+        // Without adviseSequential the tail comes with the first read that needs it.
+        before = requests();
+        QVERIFY(m_storage->stat(at("stat-open.index")).ok());
+        auto again = m_storage->openRandomAccess(at("stat-open.index"));
+        QVERIFY(again.ok());
+        QVERIFY((*again)->read(data.size() - 48, 48, buf.data()).isOk());
+        QVERIFY((*again)->read(data.size() - 100000, 48, buf.data()).isOk());
+        QCOMPARE(buf, data.substr(data.size() - 100000, 48));
+        QCOMPARE(requests() - before, uint64_t(1));  // the HEAD was remembered too
+        // A write forgets what was remembered.
+        QVERIFY(m_storage->writeObject(at("stat-open.index"), "short", storage::WriteCondition::none()).ok());
+        auto after = m_storage->stat(at("stat-open.index"));
+        QCOMPARE((*after)->size, uint64_t(5));
+    }
+
     // Neighbouring ranges are coalesced: 64 ranges 1 KiB apart are one request.
     void batchCoalesces() {
         const std::string data = randomBytes(4u << 20, 2);
