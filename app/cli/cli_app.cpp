@@ -11,17 +11,12 @@ namespace {
 void addObjectStoreOptions(CLI::App& app, CommandContext& ctx) {
     auto options = std::make_shared<ObjectStoreOptions>();
     app.add_option("--endpoint-url", options->endpointUrl,
-                   "S3 endpoint for s3:// locations (default: AWS_ENDPOINT_URL, the profile, AWS)")
-        ->group("Object storage");
-    app.add_option("--profile", options->profile, "AWS profile for credentials and settings (default: AWS_PROFILE)")
-        ->group("Object storage");
+                   "S3 endpoint for s3:// locations (default: AWS_ENDPOINT_URL, the profile, AWS)");
+    app.add_option("--profile", options->profile, "AWS profile for credentials and settings (default: AWS_PROFILE)");
     app.add_option("--addressing", options->addressing, "path or virtual (default: path for custom endpoints)")
-        ->check(CLI::IsMember({"path", "virtual"}))
-        ->group("Object storage");
-    app.add_flag("--allow-http", options->allowHttp, "allow plain http to an endpoint that is not loopback")
-        ->group("Object storage");
-    app.add_flag("--stats", ctx.printObjectStoreStats, "print object-store requests, retries and bytes to stderr when done")
-        ->group("Object storage");
+        ->check(CLI::IsMember({"path", "virtual"}));
+    app.add_flag("--allow-http", options->allowHttp, "allow plain http to an endpoint that is not loopback");
+    app.add_flag("--stats", ctx.printObjectStoreStats, "print object-store requests, retries and bytes to stderr when done");
     app.parse_complete_callback([options] {
         const Status s = configureObjectStores(*options);
         if (!s.isOk()) throw CLI::ValidationError(s.message());
