@@ -1,4 +1,4 @@
-#include "fault_file_ops.h"
+#include "fault_storage.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -9,10 +9,23 @@
 #include <cstring>
 #include <filesystem>
 
+#include "platform/file.h"
+#include "storage/local_storage.h"
+
 namespace ckpt::testing {
 namespace {
 
 std::string procPath(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+std::string fileBytes(int fd) {
+    std::string out;
+    const int r = ::open(procPath(fd).c_str(), O_RDONLY | O_CLOEXEC);
+    if (r < 0) return out;
+    char buf[1 << 16];
+    for (ssize_t n; (n = ::read(r, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+    ::close(r);
+    return out;
+}
 
 bool writeWhole(const std::string& path, const std::string& bytes, int flags) {
     const int fd = ::open(path.c_str(), flags | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
@@ -42,9 +55,39 @@ std::string_view fileOpKindName(FileOpKind kind) {
     return "?";
 }
 
-FaultFileOps::FaultFileOps(std::string root) : m_root(std::move(root)) { markAllDurable(); }
+// A file created through the fault storage: appends are Write operations,
+// close() is the file's Sync.
+class FaultWritableFile final : public storage::WritableFile {
+public:
+    FaultWritableFile(FaultStorage& owner, std::unique_ptr<storage::WritableFile> inner)
+        : m_owner(owner), m_location(inner->location()), m_inner(std::move(inner)) {}
+    const std::string& location() const override { return m_location; }
+    uint64_t position() const override { return m_inner ? m_inner->position() : 0; }
+    bool direct() const override { return m_inner && m_inner->direct(); }
+    storage::Generation generation() const override { return m_inner ? m_inner->generation() : storage::Generation(); }
+    using storage::WritableFile::append;
+    Status append(const void* data, size_t n) override {
+        std::lock_guard lock(m_owner.m_mutex);
+        if (!m_inner) return failedPrecondition("write to closed file " + m_location);
+        if (const int err = m_owner.begin(FileOpKind::Write, m_location))
+            return storage::ioError("cannot write", m_location, err);
+        Status s = m_inner->append(data, n);
+        m_owner.end();
+        return s;
+    }
+    Status close() override { return m_owner.syncClosing(*this, m_inner); }
 
-void FaultFileOps::arm(const FileFault& fault) {
+private:
+    FaultStorage& m_owner;
+    std::string m_location;
+    std::unique_ptr<storage::WritableFile> m_inner;  // null once a failed fsync dropped it
+};
+
+FaultStorage::FaultStorage(std::string root) : StorageWrapper(storage::makeLocalStorage()), m_root(std::move(root)) {
+    markAllDurable();
+}
+
+void FaultStorage::arm(const FileFault& fault) {
     std::lock_guard lock(m_mutex);
     m_fault = fault;
     m_count = 0;
@@ -53,22 +96,22 @@ void FaultFileOps::arm(const FileFault& fault) {
     m_hit = false;
 }
 
-std::vector<FileOpRecord> FaultFileOps::operations() const {
+std::vector<FileOpRecord> FaultStorage::operations() const {
     std::lock_guard lock(m_mutex);
     return m_ops;
 }
 
-bool FaultFileOps::faultHit() const {
+bool FaultStorage::faultHit() const {
     std::lock_guard lock(m_mutex);
     return m_hit;
 }
 
-bool FaultFileOps::powerLost() const {
+bool FaultStorage::powerLost() const {
     std::lock_guard lock(m_mutex);
     return m_powerLost;
 }
 
-int FaultFileOps::begin(FileOpKind kind, const std::string& path, int) {
+int FaultStorage::begin(FileOpKind kind, const std::string& path) {
     ++m_count;
     const int64_t kindIndex = ++m_kindCount[kind];
     m_ops.push_back({kind, path});
@@ -83,149 +126,135 @@ int FaultFileOps::begin(FileOpKind kind, const std::string& path, int) {
     return m_fault.error;
 }
 
-void FaultFileOps::end(int) {
+void FaultStorage::end() {
     if (m_losePowerAfter) {
         m_losePowerAfter = false;
         m_powerLost = true;
     }
 }
 
-int FaultFileOps::open(const char* path, int flags, mode_t mode) {
-    std::lock_guard lock(m_mutex);
-    if ((flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) == 0) {
-        const int fd = FileOps::open(path, flags, mode);
-        if (fd >= 0) m_fdPath[fd] = path;
-        return fd;
-    }
-    if (const int err = begin(FileOpKind::Create, path)) {
-        errno = err;
-        return -1;
-    }
+void FaultStorage::recordDurableFile(const std::string& path) {
     struct stat st {};
-    const bool existed = ::lstat(path, &st) == 0;
-    const int fd = FileOps::open(path, flags, mode);
-    const int saved = errno;
-    if (fd >= 0) {
-        m_fdPath[fd] = path;
-        // A new inode (numbers are reused) has no durable bytes yet.
-        if (!existed && ::fstat(fd, &st) == 0) m_durableBytes[st.st_ino].clear();
-    }
-    end(fd);
-    errno = saved;
-    return fd;
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    m_durableBytes[st.st_ino] = fileBytes(fd);
+    ::close(fd);
 }
 
-ssize_t FaultFileOps::write(int fd, const void* data, size_t n) {
-    std::lock_guard lock(m_mutex);
-    if (const int err = begin(FileOpKind::Write, m_fdPath[fd])) {
-        errno = err;
-        return -1;
-    }
-    const ssize_t r = FileOps::write(fd, data, n);
-    const int saved = errno;
-    end(0);
-    errno = saved;
-    return r;
-}
-
-ssize_t FaultFileOps::pwrite(int fd, const void* data, size_t n, off_t offset) {
-    std::lock_guard lock(m_mutex);
-    if (const int err = begin(FileOpKind::Write, m_fdPath[fd])) {
-        errno = err;
-        return -1;
-    }
-    const ssize_t r = FileOps::pwrite(fd, data, n, offset);
-    const int saved = errno;
-    end(0);
-    errno = saved;
-    return r;
-}
-
-int FaultFileOps::fsync(int fd) {
-    std::lock_guard lock(m_mutex);
+// A failed fsync that loses the file's unsynced bytes (Linux marks the
+// dirty pages clean after a failed writeback): back to its durable state.
+void FaultStorage::dropUnsynced(const std::string& path) {
     struct stat st {};
-    if (::fstat(fd, &st) != 0) return -1;
-    const bool dir = S_ISDIR(st.st_mode);
-    if (const int err = begin(dir ? FileOpKind::SyncDir : FileOpKind::Sync, m_fdPath[fd])) {
-        if (!dir && !m_powerLost && m_fault.dropUnsynced) {
-            const auto it = m_durableBytes.find(st.st_ino);
-            (void)writeWhole(procPath(fd), it == m_durableBytes.end() ? std::string() : it->second, 0);
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+    const auto it = m_durableBytes.find(st.st_ino);
+    (void)writeWhole(path, it == m_durableBytes.end() ? std::string() : it->second, 0);
+}
+
+Status FaultStorage::syncClosing(storage::WritableFile& file, std::unique_ptr<storage::WritableFile>& inner) {
+    std::lock_guard lock(m_mutex);
+    if (!inner) return okStatus();
+    const std::string path = file.location();
+    if (const int err = begin(FileOpKind::Sync, path)) {
+        if (!m_powerLost && m_fault.dropUnsynced) {
+            inner.reset();  // closed without its fsync
+            dropUnsynced(path);
         }
-        errno = err;
-        return -1;
+        return storage::ioError("cannot fsync", path, err);
     }
-    const int r = FileOps::fsync(fd);
-    const int saved = errno;
-    if (r == 0) {
-        if (dir) m_durableDirs[st.st_ino] = scanDirectory(fd);
-        else m_durableBytes[st.st_ino] = fileBytes(fd);
-    }
-    end(r);
-    errno = saved;
-    return r;
+    Status s = inner->close();
+    if (s.isOk()) recordDurableFile(path);
+    end();
+    return s;
 }
 
-int FaultFileOps::close(int fd) {
+Result<std::unique_ptr<storage::WritableFile>> FaultStorage::create(const std::string& location,
+                                                                    const storage::CreateOptions& options) {
     std::lock_guard lock(m_mutex);
-    m_fdPath.erase(fd);
-    return FileOps::close(fd);
-}
-
-int FaultFileOps::rename(const char* from, const char* to) {
-    std::lock_guard lock(m_mutex);
-    if (const int err = begin(FileOpKind::Rename, to)) {
-        errno = err;
-        return -1;
-    }
-    const int r = FileOps::rename(from, to);
-    const int saved = errno;
-    end(r);
-    errno = saved;
-    return r;
-}
-
-int FaultFileOps::unlink(const char* path) {
-    std::lock_guard lock(m_mutex);
-    if (const int err = begin(FileOpKind::Remove, path)) {
-        errno = err;
-        return -1;
-    }
-    const int r = FileOps::unlink(path);
-    const int saved = errno;
-    end(r);
-    errno = saved;
-    return r;
-}
-
-int FaultFileOps::rmdir(const char* path) {
-    std::lock_guard lock(m_mutex);
-    if (const int err = begin(FileOpKind::Remove, path)) {
-        errno = err;
-        return -1;
-    }
-    const int r = FileOps::rmdir(path);
-    const int saved = errno;
-    end(r);
-    errno = saved;
-    return r;
-}
-
-int FaultFileOps::mkdir(const char* path, mode_t mode) {
-    std::lock_guard lock(m_mutex);
-    if (const int err = begin(FileOpKind::Mkdir, path)) {
-        errno = err;
-        return -1;
-    }
-    const int r = FileOps::mkdir(path, mode);
-    const int saved = errno;
+    if (const int err = begin(FileOpKind::Create, location)) return storage::ioError("cannot create", location, err);
     struct stat st {};
-    if (r == 0 && ::lstat(path, &st) == 0) m_durableDirs[st.st_ino].clear();  // empty until fsynced
-    end(r);
-    errno = saved;
-    return r;
+    const bool existed = ::lstat(location.c_str(), &st) == 0;
+    auto file = StorageWrapper::create(location, options);
+    // A new inode (numbers are reused) has no durable bytes yet.
+    if (file.ok() && !existed && ::lstat(location.c_str(), &st) == 0) m_durableBytes[st.st_ino].clear();
+    end();
+    if (!file.ok()) return file.status();
+    return std::unique_ptr<storage::WritableFile>(std::make_unique<FaultWritableFile>(*this, std::move(*file)));
 }
 
-FaultFileOps::DirImage FaultFileOps::scanDirectory(int dirFd) const {
+Status FaultStorage::remove(const std::string& location) {
+    std::lock_guard lock(m_mutex);
+    if (const int err = begin(FileOpKind::Remove, location)) return storage::ioError("cannot delete", location, err);
+    Status s = StorageWrapper::remove(location);
+    end();
+    return s;
+}
+
+Status FaultStorage::removeDirectory(const std::string& directory) {
+    std::lock_guard lock(m_mutex);
+    if (const int err = begin(FileOpKind::Remove, directory)) return storage::ioError("cannot delete", directory, err);
+    Status s = StorageWrapper::removeDirectory(directory);
+    end();
+    return s;
+}
+
+Status FaultStorage::syncDirectory(const std::string& directory) {
+    std::lock_guard lock(m_mutex);
+    if (const int err = begin(FileOpKind::SyncDir, directory)) return storage::ioError("cannot fsync directory", directory, err);
+    Status s = StorageWrapper::syncDirectory(directory);
+    if (s.isOk()) {
+        const int fd = ::open(directory.empty() ? "." : directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct stat st {};
+        if (fd >= 0 && ::fstat(fd, &st) == 0) m_durableDirs[st.st_ino] = scanDirectory(fd);
+        if (fd >= 0) ::close(fd);
+    }
+    end();
+    return s;
+}
+
+Status FaultStorage::syncFile(const std::string& location) {
+    std::lock_guard lock(m_mutex);
+    if (const int err = begin(FileOpKind::Sync, location)) {
+        if (!m_powerLost && m_fault.dropUnsynced) dropUnsynced(location);
+        return storage::ioError("cannot fsync", location, err);
+    }
+    Status s = StorageWrapper::syncFile(location);
+    if (s.isOk()) recordDurableFile(location);
+    end();
+    return s;
+}
+
+Status FaultStorage::rename(const std::string& from, const std::string& to, const storage::WriteCondition& condition) {
+    std::lock_guard lock(m_mutex);
+    if (const int err = begin(FileOpKind::Rename, to)) return storage::ioError("cannot rename " + from + " to", to, err);
+    Status s = StorageWrapper::rename(from, to, condition);
+    end();
+    return s;
+}
+
+// One Mkdir per directory made, outermost first, as mkdir -p makes them.
+Status FaultStorage::createDirectories(const std::string& directory) {
+    std::vector<std::string> missing;
+    for (std::string p = directory; !p.empty() && !storage::isDirectory(p) && ::access(p.c_str(), F_OK) != 0;) {
+        missing.push_back(p);
+        const std::string parent = platform::dirName(p);
+        if (parent == p) break;
+        p = parent;
+    }
+    if (missing.empty()) return StorageWrapper::createDirectories(directory);
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+        std::lock_guard lock(m_mutex);
+        if (const int err = begin(FileOpKind::Mkdir, *it)) return storage::ioError("cannot create directory", *it, err);
+        Status s = StorageWrapper::createDirectories(*it);
+        struct stat st {};
+        if (s.isOk() && ::lstat(it->c_str(), &st) == 0) m_durableDirs[st.st_ino].clear();  // empty until fsynced
+        end();
+        CKPT_RETURN_IF_ERROR(s);
+    }
+    return okStatus();
+}
+
+FaultStorage::DirImage FaultStorage::scanDirectory(int dirFd) const {
     DirImage image;
     const int d = ::dup(dirFd);
     DIR* dir = d >= 0 ? ::fdopendir(d) : nullptr;
@@ -255,17 +284,7 @@ FaultFileOps::DirImage FaultFileOps::scanDirectory(int dirFd) const {
     return image;
 }
 
-std::string FaultFileOps::fileBytes(int fd) const {
-    std::string out;
-    const int r = ::open(procPath(fd).c_str(), O_RDONLY | O_CLOEXEC);
-    if (r < 0) return out;
-    char buf[1 << 16];
-    for (ssize_t n; (n = ::read(r, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
-    ::close(r);
-    return out;
-}
-
-void FaultFileOps::recordTree(const std::string& path, std::map<ino_t, DirImage>& dirs, std::map<ino_t, std::string>* bytes) {
+void FaultStorage::recordTree(const std::string& path, std::map<ino_t, DirImage>& dirs, std::map<ino_t, std::string>* bytes) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) return;
     if (S_ISREG(st.st_mode)) {
@@ -286,7 +305,7 @@ void FaultFileOps::recordTree(const std::string& path, std::map<ino_t, DirImage>
     dirs[st.st_ino] = std::move(image);
 }
 
-void FaultFileOps::markAllDurable() {
+void FaultStorage::markAllDurable() {
     std::lock_guard lock(m_mutex);
     m_durableBytes.clear();
     m_durableDirs.clear();
@@ -295,7 +314,7 @@ void FaultFileOps::markAllDurable() {
     recordTree(m_root, m_durableDirs, &m_durableBytes);
 }
 
-std::string FaultFileOps::writeImage(const std::string& path, const std::map<ino_t, DirImage>& dirs, ino_t dirIno,
+std::string FaultStorage::writeImage(const std::string& path, const std::map<ino_t, DirImage>& dirs, ino_t dirIno,
                                      int depth) const {
     if (depth > 32) return "directory image too deep at " + path;
     const auto it = dirs.find(dirIno);
@@ -317,7 +336,7 @@ std::string FaultFileOps::writeImage(const std::string& path, const std::map<ino
     return {};
 }
 
-std::string FaultFileOps::restoreDurableImage(CrashImage image) {
+std::string FaultStorage::restoreDurableImage(CrashImage image) {
     std::lock_guard lock(m_mutex);
     std::map<ino_t, DirImage> liveDirs;
     if (image == CrashImage::KeepEntries) recordTree(m_root, liveDirs, nullptr);
