@@ -20,6 +20,10 @@ bool isBundleFile(const std::string& path, const std::string& prefix) { return p
 
 Status checkExportOutput(const std::string& output, const std::string& sourceArg, const std::string& prefix, bool overwrite) {
     CKPT_RETURN_IF_ERROR(storage::checkLocation(output));
+    // The output is built beside its name and renamed into place (libzip
+    // writes .npz archives itself): a local file system's capabilities.
+    if (!storage::capabilitiesFor(output).rename || !storage::capabilitiesFor(output).localPaths)
+        return unimplemented("export writes local files only; " + output + " is not one (export locally, then copy)");
     const std::string out = platform::canonicalPath(output);
     const std::string src = platform::canonicalPath(sourceArg);
     if (out == src || isBundleFile(out, platform::canonicalPath(prefix)))

@@ -245,7 +245,7 @@ std::vector<SlotName> slotNamesOf(const std::vector<ObjectNode>& nodes, BfsPaths
     return slotNames;
 }
 
-// TensorFlow's names for every node (docs/format.md, "Object graph"). Each
+// TensorFlow's names for every node (docs/format.md, "Key naming in object-based checkpoints"). Each
 // path repeats its parent's, so a deep chain makes the names quadratic in
 // the graph: a graph whose names would outgrow a budget proportional to its
 // size is refused before any is built.
