@@ -79,7 +79,7 @@ class TstCliStorageSchemes : public QObject {
             out.emplace_back(name, filled);
         };
         const QString ck = QStringLiteral("run/ckpt-1");
-        const QString key = QStringLiteral("model/layer_0/kernel/.ATTRIBUTES/VARIABLE_VALUE");
+        const QString key = QStringLiteral("model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE");
         row("inspect", {QStringLiteral("inspect"), QStringLiteral("LOC/ckpt-1")});
         row("verify", {QStringLiteral("verify"), QStringLiteral("LOC/ckpt-1")});
         row("cat", {QStringLiteral("cat"), QStringLiteral("LOC/ckpt-1"), key});
