@@ -1,0 +1,106 @@
+"""Damaged and hostile checkpoints raise the engine's clear errors as
+exceptions (naming the file and the problem); nothing crashes, hangs or
+returns unverified bytes."""
+
+import os
+import shutil
+
+import pytest
+
+import ckpt
+
+
+@pytest.fixture()
+def run(demo_run, tmp_path):
+    dst = tmp_path / "run"
+    shutil.copytree(demo_run, dst)
+    return dst
+
+
+def data_file(prefix):
+    return str(prefix) + ".data-00000-of-00001"
+
+
+def test_flipped_data_byte(run):
+    prefix = run / "ckpt-5"
+    with ckpt.open(prefix) as c:
+        info = c.info("model.layer_with_weights-0.kernel")
+    with open(data_file(prefix), "r+b") as f:
+        f.seek(info.offset + 5)
+        b = f.read(1)
+        f.seek(info.offset + 5)
+        f.write(bytes([b[0] ^ 0x40]))
+    with ckpt.open(prefix) as c:
+        with pytest.raises(ckpt.DataLossError) as e:
+            c["model.layer_with_weights-0.kernel"]
+        assert "checksum mismatch" in str(e.value) and "ckpt-5.data-00000-of-00001" in str(e.value)
+        with pytest.raises(ckpt.DataLossError):
+            c.to_dict()
+        # Other tensors still read; the partial row read is bounds-checked only.
+        assert c["model.layer_with_weights-1.bias"].shape == (1,)
+        assert c.slice("model.layer_with_weights-0.kernel")[0:1].shape == (1, 32)
+    report = ckpt.verify(prefix)
+    assert not report.ok and "checksum mismatch" in report.problems[0].message
+
+
+def test_truncated_data_file(run):
+    prefix = run / "ckpt-5"
+    size = os.path.getsize(data_file(prefix))
+    os.truncate(data_file(prefix), size // 2)
+    with ckpt.open(prefix) as c:
+        with pytest.raises(ckpt.DataLossError, match="past the end"):
+            c.to_dict()
+        with pytest.raises(ckpt.DataLossError, match="past the end"):
+            c.slice("model.layer_with_weights-1.kernel")[0:2]
+
+
+def test_missing_data_file(run):
+    prefix = run / "ckpt-5"
+    os.remove(data_file(prefix))
+    with ckpt.open(prefix) as c:
+        with pytest.raises(ckpt.NotFoundError, match="missing data shard"):
+            c["model.layer_with_weights-0.kernel"]
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncate", "empty"])
+def test_damaged_index(run, damage):
+    index = str(run / "ckpt-5") + ".index"
+    if damage == "garbage":
+        with open(index, "r+b") as f:
+            f.seek(10)
+            f.write(os.urandom(64))
+    elif damage == "truncate":
+        os.truncate(index, os.path.getsize(index) // 3)
+    else:
+        open(index, "wb").close()
+    with pytest.raises(ckpt.DataLossError) as e:
+        ckpt.open(run / "ckpt-5")
+    assert "ckpt-5.index" in str(e.value)
+
+
+def test_not_a_regular_file(tmp_path):
+    os.mkfifo(tmp_path / "ckpt-1.index")
+    with pytest.raises(ckpt.OpError) as e:
+        ckpt.open(tmp_path / "ckpt-1")
+    assert "ckpt-1.index" in str(e.value)
+
+
+def test_careless_use(demo_run):
+    with ckpt.open(demo_run) as c:
+        with pytest.raises(TypeError):
+            c[3]
+        with pytest.raises(ckpt.NotFoundError):
+            c[""]
+        with pytest.raises(TypeError):
+            c.slice("model.layer_with_weights-0.kernel")["a"]
+        assert c.slice("model.layer_with_weights-0.kernel")[5:2].shape == (0, 32)
+        with pytest.raises(ckpt.InvalidArgumentError):
+            c._reader.read_rows(0, 0, 10**12)
+        with pytest.raises(ckpt.OutOfRangeError):
+            c._reader.read(10**6)
+        graph = c["_CHECKPOINTABLE_OBJECT_GRAPH"]  # a string scalar: bytes
+        assert isinstance(graph[()], bytes)
+    with pytest.raises(ckpt.InvalidArgumentError):
+        ckpt.export(demo_run, "out.unknown-format")
+    with pytest.raises(ckpt.InvalidArgumentError):
+        ckpt.diff(demo_run, demo_run, slice="not a slice")
