@@ -22,8 +22,8 @@ Status checkTarget(const TensorReadTarget& t, const std::string& indexPath) {
     if (!t.info) return invalidArgument("a read target without a tensor");
     const TensorInfo& info = *t.info;
     if (!isFixedSize(info.dtype) || !isDecodable(info.dtype))
-        return invalidArgument("cannot read " + format::printableKey(info.key) + " from " + indexPath + " into a buffer: " +
-                               std::string(dataTypeName(info.dtype)) + " has no fixed-size values");
+        return invalidArgument("cannot read " + format::printableKey(info.key) + " from " + indexPath +
+                               " into a buffer: " + std::string(dataTypeName(info.dtype)) + " has no fixed-size values");
     const int64_t expected = info.storedBytes();
     if (static_cast<int64_t>(t.out.size()) != expected)
         return invalidArgument("buffer of " + std::to_string(t.out.size()) + " bytes for " + format::printableKey(info.key) +

@@ -68,6 +68,10 @@ __all__ = [
     "average",
     "edit",
     "restore",
+    "catalog_add",
+    "catalog_scan",
+    "catalog_list",
+    "catalog_search",
     "OpError",
     "InvalidArgumentError",
     "NotFoundError",
@@ -338,3 +342,50 @@ def restore(
             _path(out) if out is not None else "", force,
         )
     )
+
+
+# ---- the catalog -------------------------------------------------------------
+# 'catalog' is the database file; None is the user's
+# ($XDG_DATA_HOME/ckpt-explorer/catalog.db), as for `ckpt catalog`.
+
+
+def _catalog(catalog: Optional[PathLike]) -> str:
+    return "" if catalog is None else _path(catalog)
+
+
+def catalog_add(
+    directories: Union[PathLike, Sequence[PathLike]],
+    *,
+    catalog: Optional[PathLike] = None,
+    scan: bool = True,
+    verify: bool = False,
+    progress: Progress = None,
+) -> Record:
+    """Remembers directories in the catalog and (unless ``scan=False``) scans
+    them: ``ckpt catalog add --json``."""
+    return record(_ckpt.catalog_add(_paths(directories), _catalog(catalog), scan, verify, progress))
+
+
+def catalog_scan(
+    directories: Union[PathLike, Sequence[PathLike]] = (),
+    *,
+    catalog: Optional[PathLike] = None,
+    verify: bool = False,
+    progress: Progress = None,
+) -> Record:
+    """Records what changed under the catalog's directories (or these, each
+    inside one), verifying what is new with ``verify``: ``ckpt catalog scan --json``."""
+    return record(_ckpt.catalog_scan(_paths(directories), _catalog(catalog), verify, progress))
+
+
+def catalog_list(directory: Optional[PathLike] = None, *, catalog: Optional[PathLike] = None) -> Record:
+    """The catalog's directories and checkpoints with their health: ``ckpt catalog list --json``."""
+    return record(_ckpt.catalog_list("" if directory is None else _path(directory), _catalog(catalog)))
+
+
+def catalog_search(
+    query: str, *, catalog: Optional[PathLike] = None, limit: int = 200, matches: int = 50
+) -> Record:
+    """Which catalogued checkpoints hold matching keys or object paths
+    (``encoder/layer_3``, ``'kernel NOT optimizer'``): ``ckpt catalog search --json``."""
+    return record(_ckpt.catalog_search(query, _catalog(catalog), limit, matches))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import os
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
@@ -121,7 +122,7 @@ class Rows:
                 if wanted.step != 1:
                     rows = rows[[r - lo for r in wanted]]
         else:
-            i = int(item)
+            i = operator.index(item)
             if i < 0:
                 i += n
             if not 0 <= i < n:

@@ -8,5 +8,6 @@ namespace ckpt::python {
 void bindReader(nanobind::module_& m);      // reader.cpp
 void bindOperations(nanobind::module_& m);  // operations.cpp
 void bindWriters(nanobind::module_& m);     // writers.cpp
+void bindCatalog(nanobind::module_& m);     // catalog.cpp
 
 }  // namespace ckpt::python

@@ -4,7 +4,6 @@
 #include <nanobind/nanobind.h>
 
 #include "bindings.h"
-#include "ckpt/build_info.h"
 
 namespace nb = nanobind;
 
@@ -13,4 +12,5 @@ NB_MODULE(_ckpt, m) {
     ckpt::python::bindReader(m);
     ckpt::python::bindOperations(m);
     ckpt::python::bindWriters(m);
+    ckpt::python::bindCatalog(m);
 }

@@ -316,8 +316,7 @@ nb::dict history(const std::vector<std::string>& paths, const std::vector<std::s
     summary["global_rel_change"] = changes;
     summary["moved_most"] = moved;
     summary["first_non_finite"] = s.firstNonFinite ? nb::object(nb::int_(*s.firstNonFinite)) : nb::none();
-    summary["first_non_finite_variable"] =
-        s.firstNonFinite ? nb::object(toPython(s.firstNonFiniteVariable)) : nb::none();
+    summary["first_non_finite_variable"] = s.firstNonFinite ? nb::object(toPython(s.firstNonFiniteVariable)) : nb::none();
     nb::dict d;
     d["checkpoints"] = checkpoints;
     d["variables"] = variables;
@@ -398,16 +397,20 @@ nb::object latest(const std::string& dir) {
 }  // namespace
 
 void bindOperations(nb::module_& m) {
-    m.def("latest_checkpoint", &latest, nb::arg("directory"));
-    m.def("verify", &verify, nb::arg("path"), nb::arg("threads") = 0, nb::arg("progress") = nb::none());
-    m.def("list_checkpoints", &list, nb::arg("path"), nb::arg("count_tensors") = true);
+    m.def("latest_checkpoint", &latest, nb::arg("directory"),
+          "TensorFlow's latest_checkpoint(dir): the state file's latest whose index exists, or None.");
+    m.def("verify", &verify, nb::arg("path"), nb::arg("threads") = 0, nb::arg("progress") = nb::none(),
+          "See ckpt.verify: `ckpt verify --json` as a dict.");
+    m.def("list_checkpoints", &list, nb::arg("path"), nb::arg("count_tensors") = true,
+          "See ckpt.list_checkpoints: `ckpt list --json` as a dict.");
     m.def("diff", &diff, nb::arg("a"), nb::arg("b"), nb::arg("weights_only"), nb::arg("include"), nb::arg("exclude"),
           nb::arg("atol").none(), nb::arg("rtol").none(), nb::arg("exact"), nb::arg("nan_equal"), nb::arg("count"),
-          nb::arg("slice").none(), nb::arg("read_all"), nb::arg("all"), nb::arg("threads"), nb::arg("progress").none());
-    m.def("history", &history, nb::arg("paths"), nb::arg("keys"), nb::arg("exclude"), nb::arg("weights_only"),
-          nb::arg("threads"), nb::arg("progress").none());
-    m.def("retention", &retention, nb::arg("dir"), nb::arg("policy_json"), nb::arg("owner"), nb::arg("adopt"),
-          nb::arg("now"), nb::arg("apply"));
+          nb::arg("slice").none(), nb::arg("read_all"), nb::arg("all"), nb::arg("threads"), nb::arg("progress").none(),
+          "See ckpt.diff: `ckpt diff --json` as a dict.");
+    m.def("history", &history, nb::arg("paths"), nb::arg("keys"), nb::arg("exclude"), nb::arg("weights_only"), nb::arg("threads"),
+          nb::arg("progress").none(), "See ckpt.history: `ckpt history --json` as a dict.");
+    m.def("retention", &retention, nb::arg("dir"), nb::arg("policy_json"), nb::arg("owner"), nb::arg("adopt"), nb::arg("now"),
+          nb::arg("apply"), "See ckpt.retention_plan / retention_apply: `ckpt retention plan|apply --json` as a dict.");
 }
 
 }  // namespace ckpt::python

@@ -11,7 +11,8 @@ nb::str toPython(std::string_view text) {
 }
 
 std::string fromPython(nb::handle text) {
-    if (PyBytes_Check(text.ptr())) return std::string(PyBytes_AS_STRING(text.ptr()), static_cast<size_t>(PyBytes_GET_SIZE(text.ptr())));
+    if (PyBytes_Check(text.ptr()))
+        return std::string(PyBytes_AS_STRING(text.ptr()), static_cast<size_t>(PyBytes_GET_SIZE(text.ptr())));
     if (!PyUnicode_Check(text.ptr())) {
         PyErr_Format(PyExc_TypeError, "expected str or bytes, not %.100s", Py_TYPE(text.ptr())->tp_name);
         throw nb::python_error();

@@ -153,8 +153,8 @@ public:
         for (int64_t d : t.shape.dims) shape.append(d);
         nb::list slices;
         for (const StoredSlice& s : t.slices)
-            slices.append(nb::make_tuple(s.slice.toString(), s.region.shardId, s.region.offset, s.region.size,
-                                         s.region.maskedCrc32c));
+            slices.append(
+                nb::make_tuple(s.slice.toString(), s.region.shardId, s.region.offset, s.region.size, s.region.maskedCrc32c));
         return nb::make_tuple(toPython(t.key), dataTypeShortName(t.dtype), dataTypeName(t.dtype), nb::tuple(shape),
                               t.storedBytes(), t.region.maskedCrc32c, t.region.shardId, t.region.offset, slices);
     }
@@ -304,18 +304,21 @@ void bindReader(nb::module_& m) {
         .def_prop_ro("closed", &Reader::closed)
         .def_prop_ro("prefix", [](const Reader& r) { return toPython(r.checkpoint().prefix()); })
         .def_prop_ro("resolved_by", [](const Reader& r) { return r.checkpoint().resolved().how; })
-        .def_prop_ro("object_based",
-                     [](const Reader& r) { return r.checkpoint().style() == CheckpointStyle::ObjectBased; })
+        .def_prop_ro("object_based", [](const Reader& r) { return r.checkpoint().style() == CheckpointStyle::ObjectBased; })
         .def_prop_ro("size", [](const Reader& r) { return r.tensors().size(); })
         .def("keys", &Reader::keys, "Every checkpoint key, sorted.")
         .def("names", &Reader::names, "(names, tensor indices, optimizer-state flags) as ckpt export names arrays.")
         .def("find", &Reader::find, nb::arg("key"), "The index of a checkpoint key, or -1.")
-        .def("info", &Reader::info, nb::arg("index"))
-        .def("read", &Reader::read, nb::arg("index"))
-        .def("read_many", &Reader::readMany, nb::arg("indices"), nb::arg("progress") = nb::none(), nb::arg("threads") = 0)
-        .def("read_rows", &Reader::readRows, nb::arg("index"), nb::arg("begin"), nb::arg("end"))
-        .def("step", &Reader::step)
-        .def("tree", &Reader::tree);
+        .def("info", &Reader::info, nb::arg("index"),
+             "(key, dtype, DT_ name, shape, stored bytes, masked crc32c, shard id, offset, slices) of one tensor.")
+        .def("read", &Reader::read, nb::arg("index"),
+             "One value, checksum verified: an array owning the engine's buffer, or a list of bytes for strings.")
+        .def("read_many", &Reader::readMany, nb::arg("indices"), nb::arg("progress") = nb::none(), nb::arg("threads") = 0,
+             "Several values in one checksummed pass (parallel parts for large ones); Ctrl-C cancels.")
+        .def("read_rows", &Reader::readRows, nb::arg("index"), nb::arg("begin"), nb::arg("end"),
+             "Rows [begin, end) of the outermost dimension, reading only their bytes (bounds-checked, not checksummed).")
+        .def("step", &Reader::step, "(number, stored step, where it came from), each possibly None.")
+        .def("tree", &Reader::tree, "The display tree as nested (kind, name, path, key, children) tuples.");
 }
 
 }  // namespace ckpt::python

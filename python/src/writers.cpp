@@ -143,8 +143,8 @@ nb::dict reshard(const std::string& source, const std::string& dst, int shards, 
     return d;
 }
 
-nb::dict merge(const std::vector<std::string>& sources, const std::string& dst, bool overwrite, int shards,
-               int64_t maxShardBytes, bool byTask, nb::object progress) {
+nb::dict merge(const std::vector<std::string>& sources, const std::string& dst, bool overwrite, int shards, int64_t maxShardBytes,
+               bool byTask, nb::object progress) {
     const SurgeryResult r = runSurgery([&](const SurgeryOptions& o) { return mergeCheckpoints(sources, dst, o); },
                                        shardingPolicy(shards, maxShardBytes, byTask), overwrite, progress);
     nb::dict d = surgeryDict(r);
@@ -153,8 +153,8 @@ nb::dict merge(const std::vector<std::string>& sources, const std::string& dst, 
 }
 
 nb::dict average(const std::vector<std::string>& arguments, const std::string& dst, const std::string& method,
-                 const std::vector<double>& weights, double emaDecay, double slerpT, int last, bool weightsOnly,
-                 bool overwrite, int shards, int64_t maxShardBytes, bool byTask, nb::object progress) {
+                 const std::vector<double>& weights, double emaDecay, double slerpT, int last, bool weightsOnly, bool overwrite,
+                 int shards, int64_t maxShardBytes, bool byTask, nb::object progress) {
     AverageSpec spec;
     if (method == "mean") spec.method = AverageMethod::Mean;
     else if (method == "ema") spec.method = AverageMethod::Ema;
@@ -177,8 +177,8 @@ nb::dict average(const std::vector<std::string>& arguments, const std::string& d
 
 nb::dict edit(const std::string& source, const std::string& dst, const std::vector<std::pair<std::string, std::string>>& renames,
               const std::vector<std::string>& deletes, bool stripOptimizer,
-              const std::vector<std::pair<std::string, std::string>>& sets, bool force, bool dryRun, bool overwrite,
-              int shards, int64_t maxShardBytes, bool byTask, nb::object progress) {
+              const std::vector<std::pair<std::string, std::string>>& sets, bool force, bool dryRun, bool overwrite, int shards,
+              int64_t maxShardBytes, bool byTask, nb::object progress) {
     auto checkpoint = valueOrThrow(runReleased([&] { return Checkpoint::open(source); }));
     EditSpec spec;
     spec.renames = renames;
@@ -313,21 +313,27 @@ nb::dict restore(const std::string& source, const std::string& target, const std
 
 void bindWriters(nb::module_& m) {
     m.def("export", &exportTo, nb::arg("source"), nb::arg("output"), nb::arg("names"), nb::arg("weights_only"),
-          nb::arg("skip_unsupported"), nb::arg("overwrite"), nb::arg("progress").none());
+          nb::arg("skip_unsupported"), nb::arg("overwrite"), nb::arg("progress").none(),
+          "See ckpt.export: `ckpt export --json` as a dict.");
     m.def("import_arrays", &importFrom, nb::arg("input"), nb::arg("dst"), nb::arg("spec"), nb::arg("overwrite"),
-          nb::arg("shards"), nb::arg("max_shard_bytes"), nb::arg("by_task"), nb::arg("progress").none());
+          nb::arg("shards"), nb::arg("max_shard_bytes"), nb::arg("by_task"), nb::arg("progress").none(),
+          "See ckpt.import_arrays: `ckpt import --json` as a dict.");
     m.def("reshard", &reshard, nb::arg("source"), nb::arg("dst"), nb::arg("shards"), nb::arg("max_shard_bytes"),
-          nb::arg("by_task"));
+          nb::arg("by_task"), "See ckpt.reshard: `ckpt reshard --json` as a dict.");
     m.def("merge", &merge, nb::arg("sources"), nb::arg("dst"), nb::arg("overwrite"), nb::arg("shards"),
-          nb::arg("max_shard_bytes"), nb::arg("by_task"), nb::arg("progress").none());
-    m.def("average", &average, nb::arg("sources"), nb::arg("dst"), nb::arg("method"), nb::arg("weights"),
-          nb::arg("ema_decay"), nb::arg("slerp_t"), nb::arg("last"), nb::arg("weights_only"), nb::arg("overwrite"),
-          nb::arg("shards"), nb::arg("max_shard_bytes"), nb::arg("by_task"), nb::arg("progress").none());
-    m.def("edit", &edit, nb::arg("source"), nb::arg("dst"), nb::arg("renames"), nb::arg("deletes"),
-          nb::arg("strip_optimizer"), nb::arg("sets"), nb::arg("force"), nb::arg("dry_run"), nb::arg("overwrite"),
-          nb::arg("shards"), nb::arg("max_shard_bytes"), nb::arg("by_task"), nb::arg("progress").none());
+          nb::arg("max_shard_bytes"), nb::arg("by_task"), nb::arg("progress").none(),
+          "See ckpt.merge: `ckpt merge --json` as a dict.");
+    m.def("average", &average, nb::arg("sources"), nb::arg("dst"), nb::arg("method"), nb::arg("weights"), nb::arg("ema_decay"),
+          nb::arg("slerp_t"), nb::arg("last"), nb::arg("weights_only"), nb::arg("overwrite"), nb::arg("shards"),
+          nb::arg("max_shard_bytes"), nb::arg("by_task"), nb::arg("progress").none(),
+          "See ckpt.average: `ckpt merge --average --json` as a dict.");
+    m.def("edit", &edit, nb::arg("source"), nb::arg("dst"), nb::arg("renames"), nb::arg("deletes"), nb::arg("strip_optimizer"),
+          nb::arg("sets"), nb::arg("force"), nb::arg("dry_run"), nb::arg("overwrite"), nb::arg("shards"),
+          nb::arg("max_shard_bytes"), nb::arg("by_task"), nb::arg("progress").none(),
+          "See ckpt.edit: `ckpt edit --json` as a dict.");
     m.def("restore", &restore, nb::arg("source"), nb::arg("target"), nb::arg("maps"), nb::arg("assertion"),
-          nb::arg("expect_partial"), nb::arg("match_only"), nb::arg("out"), nb::arg("force"));
+          nb::arg("expect_partial"), nb::arg("match_only"), nb::arg("out"), nb::arg("force"),
+          "See ckpt.restore: `ckpt restore --json` as a dict.");
 }
 
 }  // namespace ckpt::python

@@ -44,22 +44,35 @@ def test_flipped_data_byte(run):
 
 
 def test_truncated_data_file(run):
+    # The object graph is stored last: opening reads it and finds it cut.
     prefix = run / "ckpt-5"
     size = os.path.getsize(data_file(prefix))
     os.truncate(data_file(prefix), size // 2)
+    with pytest.raises(ckpt.DataLossError) as e:
+        ckpt.open(prefix)
+    assert "past the end" in str(e.value) and "ckpt-5.data-00000-of-00001" in str(e.value)
+
+
+def test_truncated_name_based(fixtures_dir, tmp_path):
+    # No object graph to read at open: each read finds the damage.
+    src = fixtures_dir / "tf1_saver"
+    shutil.copytree(src, tmp_path / "tf1")
+    with ckpt.open(tmp_path / "tf1") as c:
+        prefix, info = c.prefix, c.info("encoder/weights")
+    os.truncate(data_file(prefix), info.offset + 4)
     with ckpt.open(prefix) as c:
         with pytest.raises(ckpt.DataLossError, match="past the end"):
-            c.to_dict()
+            c["encoder/weights"]
         with pytest.raises(ckpt.DataLossError, match="past the end"):
-            c.slice("model.layer_with_weights-1.kernel")[0:2]
+            c.slice("encoder/weights")[3:5]
+        with pytest.raises(ckpt.DataLossError, match="past the end"):
+            c.to_dict()
 
 
 def test_missing_data_file(run):
-    prefix = run / "ckpt-5"
-    os.remove(data_file(prefix))
-    with ckpt.open(prefix) as c:
-        with pytest.raises(ckpt.NotFoundError, match="missing data shard"):
-            c["model.layer_with_weights-0.kernel"]
+    os.remove(data_file(run / "ckpt-5"))
+    with pytest.raises(ckpt.NotFoundError, match="missing data shard"):
+        ckpt.open(run / "ckpt-5")
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncate", "empty"])

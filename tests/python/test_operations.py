@@ -135,3 +135,33 @@ def test_restore(demo_run, tmp_path):
     assert ours.ok
     written = ckpt.restore(demo_run, spec, out=tmp_path / "restored" / "ckpt-1")
     assert written.out.written and written.out.verify.ok
+
+
+def drop_times(value):
+    """Timings and scan times differ between two runs by nature; paths of
+    the catalog files differ by construction."""
+    if isinstance(value, dict):
+        return {k: drop_times(v) for k, v in value.items()
+                if k not in ("seconds", "scanned_at", "added_at", "last_scan_at", "catalog")}
+    if isinstance(value, list):
+        return [drop_times(v) for v in value]
+    return value
+
+
+def test_catalog(demo_run, tmp_path):
+    ours_db, cli_db = tmp_path / "ours.db", tmp_path / "cli.db"
+    ours = ckpt.catalog_add(demo_run.parent, catalog=ours_db, verify=True)
+    theirs = cli_json("catalog", "add", demo_run.parent, "--catalog", cli_db, "--verify")
+    assert ours.scan.checkpoints >= 5 and ours.scan.verified >= 5
+    assert drop_times(as_json(ours)) == drop_times(theirs)
+    assert drop_times(as_json(ckpt.catalog_scan(catalog=ours_db))) == drop_times(
+        cli_json("catalog", "scan", "--catalog", cli_db))
+    listed = ckpt.catalog_list(catalog=ours_db)
+    assert {c.health for c in listed.checkpoints} == {"healthy"}
+    assert drop_times(as_json(listed)) == drop_times(cli_json("catalog", "list", "--catalog", cli_db))
+    found = ckpt.catalog_search("layer_with_weights-1/kernel", catalog=ours_db)
+    assert found.total_checkpoints >= 5
+    assert drop_times(as_json(found)) == drop_times(
+        cli_json("catalog", "search", "layer_with_weights-1/kernel", "--catalog", cli_db))
+    with pytest.raises(ckpt.NotFoundError):
+        ckpt.catalog_list(catalog=tmp_path / "no" / "such" / "dir" / "catalog.db")

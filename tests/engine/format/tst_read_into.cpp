@@ -52,7 +52,9 @@ class TstReadInto : public QObject {
         QVERIFY2(stats.ok(), stats.status().toString().c_str());
     }
 
-    static std::vector<uint8_t> bufferFor(const TensorInfo& t) { return std::vector<uint8_t>(static_cast<size_t>(t.storedBytes()), 0xAB); }
+    static std::vector<uint8_t> bufferFor(const TensorInfo& t) {
+        return std::vector<uint8_t>(static_cast<size_t>(t.storedBytes()), 0xAB);
+    }
 
 private slots:
     void initTestCase() {
