@@ -51,6 +51,8 @@ Result<std::vector<Status>> BundleReader::readTensorsInto(std::span<const Tensor
         r.region = info.region;
         if (info.isPartitioned()) {
             // Assembled from its slices by read(), each checked; then copied.
+            // Its size counts for progress (the entry's own region is empty).
+            r.region.size = info.storedBytes();
             r.readWhole = [this, &info, out = t.out]() -> Status {
                 auto value = read(info);
                 if (!value) return value.status();

@@ -103,9 +103,10 @@ def _paths(ps: Union[PathLike, Iterable[PathLike]]) -> List[str]:
 def open(path: PathLike) -> Checkpoint:  # noqa: A001 - the natural name, like io.open
     """Opens a checkpoint: a prefix (``runs/exp1/ckpt-5``), its ``.index``, a
     directory (the state file's latest, else its only or highest-numbered
-    checkpoint) or a SavedModel directory. Reads and checks the index and
-    the object graph; values are read when asked for. Use it in a ``with``
-    block, or call ``close()``."""
+    checkpoint) or a SavedModel directory. Reads and checks the index; the
+    object graph is decoded when names or the tree are first asked for (its
+    errors are raised then), values when they are read. Use it in a
+    ``with`` block, or call ``close()``."""
     return Checkpoint(_ckpt.Reader.open(_path(path)))
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import operator
 import os
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 
@@ -16,8 +15,7 @@ Progress = Optional[Callable[[int, int, str], Any]]
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-@dataclass(frozen=True)
-class TensorInfo:
+class TensorInfo(NamedTuple):
     """What the index says about one tensor; no data is read to know it.
 
     Fields as ``ckpt inspect --json`` names them, plus ``name`` (the
@@ -46,8 +44,7 @@ class TensorInfo:
         return bool(self.slices)
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     """Which step a checkpoint belongs to (``ckpt/checkpoint_step.h``)."""
 
     number: Optional[int]  #: the "-N" of "ckpt-N"
@@ -55,15 +52,20 @@ class Step:
     source: Optional[str]  #: the key it was read from, or "checkpoint number"
 
 
-@dataclass
 class Node:
-    """One row of the checkpoint's tree, as ``ckpt tree`` prints it."""
+    """One row of the checkpoint's tree, as ``ckpt tree`` prints it:
+    ``kind`` (root, object, variable, replicated_variable, slot, optimizer,
+    attribute, alias, key_group, key), ``name``, ``path`` (TensorFlow's
+    object path, or the key prefix of key rows), ``key`` (the tensor a
+    variable, attribute or key row holds, else None) and ``children``."""
 
-    kind: str  #: root, object, variable, slot, optimizer, attribute, alias, key_group, key
-    name: str
-    path: str  #: TensorFlow's object path, or the key (prefix) of key rows
-    key: Optional[str]  #: the tensor a variable, attribute or key row holds
-    children: List["Node"]
+    __slots__ = ("kind", "name", "path", "key", "children")
+
+    def __init__(self, kind: str, name: str, path: str, key: Optional[str], children: List["Node"]):
+        self.kind, self.name, self.path, self.key, self.children = kind, name, path, key, children
+
+    def __repr__(self) -> str:
+        return f"Node({self.kind!r}, {self.name!r}, {len(self.children)} children)"
 
     def walk(self) -> Iterator["Node"]:
         """This node and every node below it, parents first."""

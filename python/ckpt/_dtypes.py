@@ -11,10 +11,23 @@ from __future__ import annotations
 
 import numpy as np
 
-try:  # optional: pip install ml_dtypes
-    import ml_dtypes as _ml
-except ImportError:  # pragma: no cover - exercised by the no-ml_dtypes test
-    _ml = None
+# ml_dtypes is imported when a type numpy lacks is first met: it costs
+# more than the rest of `import ckpt` together.
+_ml = None
+_ml_tried = False
+
+
+def _ml_dtypes():
+    global _ml, _ml_tried
+    if not _ml_tried:
+        _ml_tried = True
+        try:  # optional: pip install ml_dtypes
+            import ml_dtypes
+
+            _ml = ml_dtypes
+        except ImportError:
+            _ml = None
+    return _ml
 
 # Short names (ckpt's dtype names) that numpy lacks.
 _ML_NAMES = (
@@ -34,7 +47,7 @@ _ML_NAMES = (
 
 def ml_dtype(name: str):
     """The ml_dtypes type for a short name numpy lacks, else None."""
-    if _ml is None or name not in _ML_NAMES:
+    if name not in _ML_NAMES or _ml_dtypes() is None:
         return None
     return getattr(_ml, name, None)
 
@@ -48,7 +61,8 @@ if np.dtype(np.int64).char != "q":
 
 
 def needs_view(array: np.ndarray) -> bool:
-    """Whether view() changes the engine's array (cheap test for bulk reads)."""
+    """Whether view() may change the engine's array (a cheap test for bulk
+    reads: numpy-native arrays come back final)."""
     return array.dtype.kind == "u" or array.dtype.char in _CANONICAL
 
 

@@ -44,21 +44,28 @@ def test_flipped_data_byte(run):
 
 
 def test_truncated_data_file(run):
-    # The object graph is stored last: opening reads it and finds it cut.
+    # The object graph is stored last: decoding it (for names) finds it cut;
+    # the index alone still lists and reads what is intact.
     prefix = run / "ckpt-5"
     size = os.path.getsize(data_file(prefix))
     os.truncate(data_file(prefix), size // 2)
-    with pytest.raises(ckpt.DataLossError) as e:
-        ckpt.open(prefix)
-    assert "past the end" in str(e.value) and "ckpt-5.data-00000-of-00001" in str(e.value)
+    with ckpt.open(prefix) as c:
+        assert "model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE" in c.keys(raw=True)
+        with pytest.raises(ckpt.DataLossError) as e:
+            c.keys()
+        assert "past the end" in str(e.value) and "ckpt-5.data-00000-of-00001" in str(e.value)
+        with pytest.raises(ckpt.DataLossError, match="past the end"):
+            c.to_dict(raw=True)
 
 
 def test_truncated_name_based(fixtures_dir, tmp_path):
     # No object graph to read at open: each read finds the damage.
-    src = fixtures_dir / "tf1_saver"
-    shutil.copytree(src, tmp_path / "tf1")
-    with ckpt.open(tmp_path / "tf1") as c:
-        prefix, info = c.prefix, c.info("encoder/weights")
+    # (The copy's state file names the original by its absolute path: open
+    # the copied prefix itself, never the directory.)
+    shutil.copytree(fixtures_dir / "tf1_saver", tmp_path / "tf1")
+    prefix = str(sorted((tmp_path / "tf1").glob("model.ckpt-*.index"))[-1])[: -len(".index")]
+    with ckpt.open(prefix) as c:
+        info = c.info("encoder/weights")
     os.truncate(data_file(prefix), info.offset + 4)
     with ckpt.open(prefix) as c:
         with pytest.raises(ckpt.DataLossError, match="past the end"):
@@ -71,8 +78,11 @@ def test_truncated_name_based(fixtures_dir, tmp_path):
 
 def test_missing_data_file(run):
     os.remove(data_file(run / "ckpt-5"))
-    with pytest.raises(ckpt.NotFoundError, match="missing data shard"):
-        ckpt.open(run / "ckpt-5")
+    with ckpt.open(run / "ckpt-5") as c:
+        with pytest.raises(ckpt.NotFoundError, match="missing data shard"):
+            c["model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE"]
+        with pytest.raises(ckpt.NotFoundError, match="missing data shard"):
+            c.tree()
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncate", "empty"])

@@ -142,7 +142,7 @@ def drop_times(value):
     the catalog files differ by construction."""
     if isinstance(value, dict):
         return {k: drop_times(v) for k, v in value.items()
-                if k not in ("seconds", "scanned_at", "added_at", "last_scan_at", "catalog")}
+                if k not in ("seconds", "scanned_at", "added_at", "last_scan_at", "verified_at", "catalog")}
     if isinstance(value, list):
         return [drop_times(v) for v in value]
     return value
