@@ -173,6 +173,11 @@ def _policy_json(policy: Union[Dict[str, Any], str]) -> str:
     return policy if isinstance(policy, str) else json.dumps(policy)
 
 
+def _retention(directory, policy, owner, adopt, at, apply):
+    now = time.time() if at is None else at
+    return record(_ckpt.retention(_path(directory), _policy_json(policy), owner, adopt, now, apply))
+
+
 def retention_plan(
     directory: PathLike,
     policy: Union[Dict[str, Any], str],
@@ -183,9 +188,9 @@ def retention_plan(
 ) -> Record:
     """Which checkpoints a retention policy keeps and deletes, and why,
     without deleting anything: ``ckpt retention plan --json``. 'policy' is
-    the JSON policy of docs/scheduling.md, as a dict or text."""
-    now = time.time() if at is None else at
-    return record(_ckpt.retention(_path(directory), _policy_json(policy), owner, adopt, now, False))
+    the JSON policy of docs/scheduling.md, as a dict or text; 'at' the time
+    to plan for (Unix seconds, default now)."""
+    return _retention(directory, policy, owner, adopt, at, apply=False)
 
 
 def retention_apply(
@@ -198,8 +203,7 @@ def retention_apply(
 ) -> Record:
     """Plans as :func:`retention_plan` and deletes the plan's deletions
     (only ``owner``'s checkpoints, re-checked first): ``ckpt retention apply --json``."""
-    now = time.time() if at is None else at
-    return record(_ckpt.retention(_path(directory), _policy_json(policy), owner, adopt, now, True))
+    return _retention(directory, policy, owner, adopt, at, apply=True)
 
 
 # ---- writing -----------------------------------------------------------------

@@ -25,6 +25,18 @@ nb::list dims(const TensorShape& shape) {
     return out;
 }
 
+nb::list verifyProblems(const VerifyReport& report) {
+    nb::list problems;
+    for (const VerifyProblem& p : report.problems) {
+        nb::dict d;
+        d["file"] = toPython(p.file);
+        d["key"] = toPython(p.key);
+        d["message"] = toPython(p.message);
+        problems.append(d);
+    }
+    return problems;
+}
+
 nb::object jsonToPython(std::string_view json) {
     return nb::module_::import_("json").attr("loads")(nb::str(json.data(), json.size()));
 }

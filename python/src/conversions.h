@@ -11,6 +11,7 @@
 
 #include "ckpt/status.h"
 #include "ckpt/tensor_info.h"
+#include "ckpt/verify.h"
 
 namespace ckpt::python {
 
@@ -19,6 +20,8 @@ nanobind::object optionalInt(const std::optional<int64_t>& value);
 nanobind::object statusOrNone(const Status& status);
 nanobind::list stringList(const std::vector<std::string>& items);
 nanobind::list dims(const TensorShape& shape);
+// A verify report's problems as `ckpt verify --json` lists them.
+nanobind::list verifyProblems(const VerifyReport& report);
 // JSON text the engine produced (policies, reports) as Python objects.
 nanobind::object jsonToPython(std::string_view json);
 

@@ -29,21 +29,13 @@ namespace ckpt::python {
 namespace {
 
 nb::dict verifyDict(const VerifyReport& r) {
-    nb::list problems;
-    for (const VerifyProblem& p : r.problems) {
-        nb::dict d;
-        d["file"] = toPython(p.file);
-        d["key"] = toPython(p.key);
-        d["message"] = toPython(p.message);
-        problems.append(d);
-    }
     nb::dict d;
     d["prefix"] = toPython(r.prefix);
     d["ok"] = r.ok();
     d["tensors_checked"] = r.tensorsChecked;
     d["bytes_checked"] = r.bytesChecked;
     d["data_files_checked"] = r.dataFilesChecked;
-    d["problems"] = problems;
+    d["problems"] = verifyProblems(r);
     return d;
 }
 

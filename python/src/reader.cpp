@@ -10,6 +10,8 @@
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -35,6 +37,7 @@ namespace {
 constexpr int64_t kCancellableBytes = 16 << 20;
 // Buffers are aligned for any element type and for vector loads.
 constexpr size_t kBufferAlignment = 64;
+constexpr size_t kHugePageBytes = 2u << 20;  // x86-64's transparent huge page
 
 // A numpy dtype the buffer maps to directly, or the unsigned integer of
 // the element's size for types numpy lacks (bfloat16, float8, int4, ...),
@@ -79,13 +82,27 @@ struct Buffer {
     size_t size = 0;
 };
 
+size_t roundUp(size_t n, size_t multiple) { return (n + multiple - 1) / multiple * multiple; }
+
 Buffer allocate(size_t size) {
     // aligned_alloc wants a multiple of the alignment; never 0 bytes.
-    const size_t rounded = (std::max<size_t>(size, 1) + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+    size_t alignment = kBufferAlignment;
+    size_t rounded = roundUp(std::max<size_t>(size, 1), kBufferAlignment);
+    // Large buffers in 2 MiB pages where the kernel offers them on request
+    // (transparent huge pages in "madvise" mode, Debian's default): filling
+    // 1 GiB of fresh memory then takes 512 page faults instead of 262,144,
+    // and the faults are most of a warm read's cost. Only where rounding up
+    // to whole huge pages wastes under 1/16 of the buffer.
+    const size_t huge = roundUp(size, kHugePageBytes);
+    if (size >= kHugePageBytes && huge - size <= size / 16) {
+        alignment = kHugePageBytes;
+        rounded = huge;
+    }
     // Uninitialised on purpose: the engine writes every byte (or zeroes
     // them on failure), and large blocks come as fresh pages from mmap.
-    auto* data = static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, rounded));
+    auto* data = static_cast<uint8_t*>(std::aligned_alloc(alignment, rounded));
     if (!data) throw std::bad_alloc();
+    if (alignment == kHugePageBytes) (void)madvise(data, rounded, MADV_HUGEPAGE);  // a hint: failure is harmless
     return {data, size};
 }
 

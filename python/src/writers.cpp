@@ -285,19 +285,11 @@ nb::dict restore(const std::string& source, const std::string& target, const std
             w["data_bytes"] = r.stats->dataBytes;
         }
         if (r.verify) {
-            nb::list problems;
-            for (const VerifyProblem& p : r.verify->problems) {
-                nb::dict pd;
-                pd["file"] = toPython(p.file);
-                pd["key"] = toPython(p.key);
-                pd["message"] = toPython(p.message);
-                problems.append(pd);
-            }
             nb::dict v;
             v["ok"] = r.verify->ok();
             v["tensors_checked"] = r.verify->tensorsChecked;
             v["bytes_checked"] = r.verify->bytesChecked;
-            v["problems"] = problems;
+            v["problems"] = verifyProblems(*r.verify);
             w["verify"] = v;
         } else {
             w["verify"] = nb::none();
