@@ -18,16 +18,16 @@ from conftest import SOURCE_DIR
 EXAMPLE = os.path.join(SOURCE_DIR, "examples", "python", "convert_to_safetensors.py")
 
 
-def python_without_tensorflow(tmp_path):
+def python_without_tensorflow(tmp_path, ml_dtypes_too=True):
     """An interpreter command and environment in which TensorFlow cannot be
     imported at all: no site-packages (-S), and a path holding only the
-    build's ckpt package, numpy, ml_dtypes and safetensors."""
+    build's ckpt package, numpy, safetensors and (unless told) ml_dtypes."""
     import ml_dtypes
     import safetensors
 
     site = tmp_path / "site"
     site.mkdir()
-    for module in (np, ml_dtypes, safetensors):
+    for module in (np, safetensors) + ((ml_dtypes,) if ml_dtypes_too else ()):
         d = os.path.dirname(module.__file__)
         os.symlink(d, site / os.path.basename(d))
         libs = d + ".libs"  # wheels' vendored shared libraries
@@ -56,6 +56,26 @@ def test_works_without_tensorflow(tmp_path, demo_run):
     p = subprocess.run(cmd + ["-c", probe], env=env, capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert "ok without tensorflow" in p.stdout
+
+
+def test_bfloat16_without_ml_dtypes(tmp_path, tf, fixtures_dir):
+    # Without ml_dtypes, types numpy lacks come as their raw bit patterns.
+    cmd, env = python_without_tensorflow(tmp_path, ml_dtypes_too=False)
+    probe = textwrap.dedent(
+        f"""
+        import importlib.util, sys
+        assert importlib.util.find_spec("ml_dtypes") is None
+        import ckpt
+        with ckpt.open({str(fixtures_dir / "dtypes" / "dtypes")!r}) as c:
+            v = c["values.bf16"]
+        assert v.dtype.name == "uint16", v.dtype
+        sys.stdout.buffer.write(v.tobytes())
+        """
+    )
+    p = subprocess.run(cmd + ["-c", probe], env=env, capture_output=True)
+    assert p.returncode == 0, p.stderr.decode()
+    theirs = tf.train.load_variable(str(fixtures_dir / "dtypes" / "dtypes"), "values/bf16/.ATTRIBUTES/VARIABLE_VALUE")
+    assert p.stdout == np.asarray(theirs).view(np.uint16).tobytes()
 
 
 def test_example_converts_bit_exact_without_tensorflow(tf, tmp_path, demo_run, real_prefixes):
