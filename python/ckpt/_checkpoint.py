@@ -211,10 +211,10 @@ class Checkpoint:
     def _load_names(self) -> None:
         if self._names is None:
             names, indices, optimizer = self._reader.names()
-            self._names = names
             self._name_index = dict(zip(names, indices))
             self._index_name = dict(zip(indices, names))
             self._optimizer = dict(zip(indices, optimizer))
+            self._names = names  # last: other threads test it first
 
     def keys(self, raw: bool = False) -> List[str]:
         """Object-graph names ("model.dense.kernel", "optimizer/m/model.dense.kernel"),

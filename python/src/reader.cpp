@@ -156,11 +156,16 @@ public:
         if (!m_checkpoint) {
             auto opened = runReleased([&] { return Checkpoint::open(m_resolved.prefix); });
             std::shared_ptr<const Checkpoint> checkpoint = valueOrThrow(std::move(opened));
-            if (checkpoint->bundle().tensors().size() != m_bundle->tensors().size())
-                raise(StatusCode::FailedPrecondition,
-                      "the checkpoint " + m_resolved.prefix + " changed on disk since it was opened; open it again");
-            m_checkpoint = std::move(checkpoint);
-            m_bundle = std::shared_ptr<const BundleReader>(m_checkpoint, &m_checkpoint->bundle());
+            // The GIL was released: another thread may have closed the
+            // reader, or decoded the graph first (keep that one).
+            hold();
+            if (!m_checkpoint) {
+                if (checkpoint->bundle().tensors().size() != m_bundle->tensors().size())
+                    raise(StatusCode::FailedPrecondition,
+                          "the checkpoint " + m_resolved.prefix + " changed on disk since it was opened; open it again");
+                m_checkpoint = std::move(checkpoint);
+                m_bundle = std::shared_ptr<const BundleReader>(m_checkpoint, &m_checkpoint->bundle());
+            }
         }
         return *m_checkpoint;
     }

@@ -127,3 +127,32 @@ def test_careless_use(demo_run):
         ckpt.export(demo_run, "out.unknown-format")
     with pytest.raises(ckpt.InvalidArgumentError):
         ckpt.diff(demo_run, demo_run, slice="not a slice")
+
+
+def test_threads_and_close(demo_run):
+    # Reads run without the GIL; closing meanwhile from another thread must
+    # give results or FailedPreconditionError, never a crash.
+    import threading
+
+    for _ in range(20):
+        c = ckpt.open(demo_run)
+        errors = []
+
+        def work():
+            try:
+                for _ in range(20):
+                    c.to_dict()
+                    c.keys()
+                    c.tree()
+            except ckpt.FailedPreconditionError as e:
+                assert "closed" in str(e)
+            except Exception as e:  # noqa: BLE001 - anything else is the failure
+                errors.append(e)
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        c.close()
+        for t in threads:
+            t.join()
+        assert not errors, errors
