@@ -13,7 +13,7 @@ packages=(
   libsqlite3-dev libcli11-dev nlohmann-json3-dev libpng-dev libzip-dev
   libcurl4-openssl-dev libssl-dev libexpat1-dev  # the object-store backend: HTTP, SigV4, S3's XML
   curl  # bench_remote's baseline: curl's own single-stream GET
-  python3 python3-venv python3-pip
+  python3 python3-venv python3-pip python3-dev  # python3-dev: headers for the ckpt Python package (python/)
   xvfb xauth imagemagick
   clang-format clang-tidy
   lintian  # checks the .deb files (package.sh)

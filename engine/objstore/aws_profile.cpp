@@ -1,6 +1,7 @@
 #include "objstore/aws_profile.h"
 
-#include "platform/file.h"
+#include "objstore/text.h"
+#include "storage/dispatch.h"
 
 namespace ckpt::objstore {
 
@@ -8,26 +9,13 @@ namespace {
 
 constexpr size_t kMaxProfileFileBytes = 1u << 20;
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-    return s;
-}
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-    return out;
-}
-
 // The profile a section header names, or nullopt when the section is not a
 // profile of this kind of file.
 std::optional<std::string> sectionProfile(std::string_view header, ProfileFile kind) {
-    header = trim(header);
+    header = trimWhitespace(header);
     if (kind == ProfileFile::Credentials) return std::string(header);
     if (header == "default") return std::string("default");
-    if (header.substr(0, 8) == "profile " || header.substr(0, 8) == "profile\t") return std::string(trim(header.substr(8)));
+    if (header.substr(0, 8) == "profile " || header.substr(0, 8) == "profile\t") return std::string(trimWhitespace(header.substr(8)));
     return std::nullopt;  // [sso-session x], [services x]: not profiles
 }
 
@@ -45,7 +33,7 @@ Result<std::optional<ProfileValues>> parseProfile(std::string_view text, const s
         std::string_view raw = text.substr(0, nl);
         text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
         const bool indented = !raw.empty() && (raw.front() == ' ' || raw.front() == '\t');
-        const std::string_view line = trim(raw);
+        const std::string_view line = trimWhitespace(raw);
         if (line.empty() || line.front() == '#' || line.front() == ';') continue;
         const std::string where = path + " line " + std::to_string(lineNo);
         if (line.front() == '[') {
@@ -59,8 +47,8 @@ Result<std::optional<ProfileValues>> parseProfile(std::string_view text, const s
         const size_t eq = line.find('=');
         if (eq == std::string_view::npos) return invalidArgument(where + ": expected \"key = value\"");
         if (!inProfile) continue;
-        const std::string key = lower(trim(line.substr(0, eq)));
-        const std::string value(trim(line.substr(eq + 1)));
+        const std::string key = lowerAscii(trimWhitespace(line.substr(0, eq)));
+        const std::string value(trimWhitespace(line.substr(eq + 1)));
         if (indented && !parentKey.empty()) {
             (*found)[parentKey + "." + key] = value;
             continue;
@@ -72,10 +60,14 @@ Result<std::optional<ProfileValues>> parseProfile(std::string_view text, const s
 }
 
 Result<std::optional<ProfileValues>> readProfile(const std::string& path, std::string_view profile, ProfileFile kind) {
-    if (!platform::pathExists(path)) return std::optional<ProfileValues>();
-    auto text = platform::readSmallFile(path, kMaxProfileFileBytes);
-    if (!text) return text.status();
-    return parseProfile(*text, path, profile, kind);
+    // Always the local backend: the files are on this machine, whatever
+    // AWS_SHARED_CREDENTIALS_FILE looks like ("s3://..." is a local name here).
+    auto contents = storage::localStorage()->readObject(path, kMaxProfileFileBytes);
+    if (!contents) {
+        if (contents.status().code() == StatusCode::NotFound) return std::optional<ProfileValues>();
+        return contents.status();
+    }
+    return parseProfile(contents->bytes, path, profile, kind);
 }
 
 }  // namespace ckpt::objstore

@@ -24,6 +24,12 @@ namespace ckpt::storage {
 // followed by letters, digits, '+', '-' or '.', then "://".
 std::string_view locationScheme(std::string_view location);
 
+// How locations are compared and stored: a plain path made absolute
+// against the working directory, "." and ".." resolved by text alone, no
+// trailing slash; a URL with its scheme and bucket kept, its path
+// normalised the same way. Touches no storage.
+std::string normalizeLocation(std::string_view location);
+
 // Makes (or returns a cached) backend for a location of its scheme. Called
 // on first use of each location, from any thread; may fail (credentials,
 // configuration) with a Status that names the location.
@@ -70,6 +76,7 @@ Result<Generation> writeObject(const std::string& location, std::string_view byt
 Status remove(const std::string& location);
 Status removeAll(const std::string& location);
 Status syncDirectory(const std::string& directory);
+Status syncFile(const std::string& location);
 // Both locations on one backend, else InvalidArgument.
 Status rename(const std::string& from, const std::string& to, const WriteCondition& condition = WriteCondition::none());
 Status createDirectories(const std::string& directory);

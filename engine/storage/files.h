@@ -5,7 +5,9 @@
 // above never learns whether bytes come from a local disk or a bucket.
 //   CKPT_ASSIGN_OR_RETURN(auto file, storage.openRandomAccess(dataPath));
 //   CKPT_RETURN_IF_ERROR(file->read(region.offset, n, buffer));
-//   CKPT_ASSIGN_OR_RETURN(auto out, storage.create(tempPath, {.mode = WriteMode::Direct}));
+//   CreateOptions options;
+//   options.mode = WriteMode::Direct;
+//   CKPT_ASSIGN_OR_RETURN(auto out, storage.create(tempPath, options));
 //   CKPT_RETURN_IF_ERROR(out->append(bytes));
 //   CKPT_RETURN_IF_ERROR(out->close());   // durable (locally) / complete (on a store)
 

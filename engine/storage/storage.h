@@ -65,6 +65,9 @@ struct ListOptions {
     // Only names starting with this ("ckpt-3." lists one checkpoint's
     // files; a store sends it as the request's prefix).
     std::string namePrefix;
+    // Report what a symlink points to (kind, size, time), as stat() would;
+    // a dangling link stays a Symlink. Stores have no symlinks.
+    bool followSymlinks = false;
 };
 
 // Called once per entry, on the caller's thread, a page at a time; return
@@ -138,6 +141,11 @@ public:
     // See "Durability points" above. A directory that does not exist is
     // NotFound locally.
     virtual Status syncDirectory(const std::string& directory) = 0;
+    // Makes the bytes of an existing file durable: for files another
+    // library wrote through a local path (libzip's .npz). Locally an fsync;
+    // on a store, where an object is committed when its upload completes,
+    // nothing (the default).
+    virtual Status syncFile(const std::string& location);
 
     // ---- local-only capabilities ----------------------------------------
     // capabilities().rename: moves 'from' to 'to' in one step (same file

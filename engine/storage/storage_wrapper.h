@@ -42,6 +42,7 @@ public:
     }
     Status remove(const std::string& location) override { return m_target->remove(location); }
     Status syncDirectory(const std::string& directory) override { return m_target->syncDirectory(directory); }
+    Status syncFile(const std::string& location) override { return m_target->syncFile(location); }
     Status rename(const std::string& from, const std::string& to, const WriteCondition& condition) override {
         return m_target->rename(from, to, condition);
     }
