@@ -9,6 +9,8 @@
 #include <random>
 #include <thread>
 
+#include "objstore/text.h"
+
 namespace ckpt::objstore {
 
 namespace {
@@ -41,19 +43,6 @@ bool isRetryableCurl(CURLcode code) {
     case CURLE_SEND_FAIL_REWIND: return true;
     default: return false;
     }
-}
-
-std::string lowerAscii(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-    return out;
-}
-
-std::string_view trimView(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
-    return s;
 }
 
 std::chrono::milliseconds backoffDelay(const RetryPolicy& policy, int attemptsSoFar) {
@@ -379,8 +368,8 @@ private:
         }
         const size_t colon = line.find(':');
         if (colon != std::string_view::npos)
-            a.head.headers.emplace_back(lowerAscii(trimView(line.substr(0, colon))),
-                                        std::string(trimView(line.substr(colon + 1))));
+            a.head.headers.emplace_back(lowerAscii(trimWhitespace(line.substr(0, colon))),
+                                        std::string(trimWhitespace(line.substr(colon + 1))));
         return n;
     }
 

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <tuple>
 
+#include "objstore/text.h"
+
 namespace ckpt::objstore {
 
 namespace {
@@ -12,13 +14,6 @@ namespace {
 bool isUnreserved(unsigned char c) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
            c == '~';
-}
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c); });
-    return out;
 }
 
 int defaultPort(std::string_view scheme) { return scheme == "https" ? 443 : 80; }
@@ -39,7 +34,7 @@ Result<Endpoint> parseEndpoint(std::string_view url, std::string_view what) {
     const size_t sep = url.find("://");
     if (sep == std::string_view::npos) return invalidArgument(where + ": expected http://host[:port] or https://host[:port]");
     Endpoint ep;
-    ep.scheme = lower(url.substr(0, sep));
+    ep.scheme = lowerAscii(url.substr(0, sep));
     if (ep.scheme != "http" && ep.scheme != "https")
         return invalidArgument(where + ": scheme \"" + ep.scheme + "\" is not http or https");
     std::string_view rest = url.substr(sep + 3);
@@ -68,12 +63,12 @@ Result<Endpoint> parseEndpoint(std::string_view url, std::string_view what) {
             host = rest.substr(0, colon);
             port = rest.substr(colon + 1);
         }
-        for (char c : lower(host))
+        for (char c : lowerAscii(host))
             if (!isHostChar(static_cast<unsigned char>(c)))
                 return invalidArgument(where + ": the host name has a character that is not allowed");
     }
     if (host.empty() || host == "[]") return invalidArgument(where + ": no host");
-    ep.host = lower(host);
+    ep.host = lowerAscii(host);
     if (!port.empty() || rest.back() == ':') {
         int value = 0;
         const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);

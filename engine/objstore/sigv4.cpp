@@ -5,17 +5,11 @@
 #include <map>
 
 #include "objstore/digest.h"
+#include "objstore/text.h"
 
 namespace ckpt::objstore {
 
 namespace {
-
-std::string lowerAscii(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-    return out;
-}
 
 // Trims spaces and tabs at both ends and collapses inner runs to one space
 // (SigV4's "Trimall").
