@@ -169,6 +169,10 @@ leveldb::Options tableOptions() {
 template <typename UseIterator>
 Status withTableIterator(const std::string& path, UseIterator use) {
     CKPT_ASSIGN_OR_RETURN(auto file, storage::openRandomAccess(path));
+    // checkBlockHandles reads a byte of every data block, and a scan every
+    // block: announced as one front-to-back read, a remote index comes in
+    // one or two GETs instead of one per block.
+    file->adviseSequential(0, file->size());
     CKPT_ASSIGN_OR_RETURN(const Footer footer, readFooter(*file));
     CKPT_RETURN_IF_ERROR(checkBlockHandles(*file, footer));
     try {

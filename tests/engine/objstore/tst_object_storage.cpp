@@ -3,16 +3,22 @@
 // generations, conditional writes, idempotent deletes, one-level listings)
 // and what each call costs in requests, counted by the client.
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <random>
 #include <set>
 
+#include "ckpt/bundle_writer.h"
+#include "ckpt/checkpoint.h"
 #include "ckpt/object_store.h"
+#include "format/index_table.h"
 #include "objstore/object_location.h"
 #include "objstore/object_storage.h"
 #include "s3_test_server.h"
 #include "storage/dispatch.h"
+#include "test_support.h"
+#include "test_tensors.h"
 
 using namespace ckpt;
 using namespace ckpt::objstore;
@@ -35,6 +41,33 @@ private:
     std::shared_ptr<storage::Storage> m_storage;
 
     uint64_t requests() const { return m_client->stats().requests; }
+    // Requests of the process's own clients: what s3:// locations opened
+    // through storage/dispatch.h cost.
+    static uint64_t dispatchedRequests() { return ckpt::objectStoreStats().requests; }
+    void useServerThroughDispatch() {
+        for (const auto& [k, v] : m_server->variables()) qputenv(k.c_str(), QByteArray::fromStdString(v));
+        QVERIFY(ckpt::configureObjectStores({}).isOk());
+    }
+    // Writes a checkpoint of 'count' small tensors locally and uploads its
+    // files under at(name); returns the remote prefix.
+    std::string uploadCheckpoint(const std::string& name, int count) {
+        QTemporaryDir dir;
+        const std::string prefix = dir.filePath(QStringLiteral("ckpt-1")).toStdString();
+        auto w = BundleWriter::create(prefix);
+        if (!w.ok()) return {};
+        for (int i = 0; i < count; ++i) {
+            char key[96];
+            std::snprintf(key, sizeof key, "model/layer_%06d/kernel/.ATTRIBUTES/VARIABLE_VALUE", i);
+            if (!(*w)->add(key, testing::zeroFloats(2)).isOk()) return {};
+        }
+        if (!(*w)->finish().isOk()) return {};
+        for (const char* suffix : {".index", ".data-00000-of-00001"}) {
+            const QByteArray bytes = testing::readAll(QString::fromStdString(prefix + suffix));
+            if (!m_storage->writeObject(at(name + "ckpt-1" + suffix), bytes.toStdString(), storage::WriteCondition::none()).ok())
+                return {};
+        }
+        return at(name + "ckpt-1");
+    }
     std::string at(const std::string& name) const { return m_root + name; }
 
 private slots:
@@ -340,6 +373,43 @@ private slots:
                  none.status().toString().c_str());
         for (const auto& [k, v] : m_server->variables()) qputenv(k.c_str(), QByteArray::fromStdString(v));
         QVERIFY(ckpt::configureObjectStores({}).isOk());
+    }
+
+    // A whole index scan (list, inspect, diff) announces the table as read
+    // front to back: an index far larger than the opening tail costs its
+    // tail GET and one GET for the rest, not one per block.
+    void indexScanInFewRequests() {
+        useServerThroughDispatch();
+        const std::string prefix = uploadCheckpoint("big/", 20000);
+        QVERIFY(!prefix.empty());
+        auto size = storage::fileSize(prefix + ".index");
+        QVERIFY(size.ok());
+        QVERIFY2(*size > 4 * kOpenTailBytes, std::to_string(*size).c_str());
+        const uint64_t before = dispatchedRequests();
+        size_t entries = 0;
+        QVERIFY(format::scanIndexTable(prefix + ".index", [&](std::string_view, std::string_view) {
+                    ++entries;
+                    return okStatus();
+                }).isOk());
+        QCOMPARE(entries, size_t(20001));  // the header entry and the tensors
+        QVERIFY2(dispatchedRequests() - before <= 2, std::to_string(dispatchedRequests() - before).c_str());
+    }
+
+    // A directory resolves through its state file, read before any other
+    // probe of the directory (a SavedModel's variables, a listing).
+    void directoryThroughStateFile() {
+        useServerThroughDispatch();
+        const std::string prefix = uploadCheckpoint("run/", 3);
+        QVERIFY(!prefix.empty());
+        QVERIFY(storage::writeObject(at("run/checkpoint"), "model_checkpoint_path: \"ckpt-1\"\n").ok());
+        const uint64_t before = dispatchedRequests();
+        auto resolved = resolveCheckpoint(at("run"));
+        QVERIFY2(resolved.ok(), resolved.status().toString().c_str());
+        QCOMPARE(resolved->how, std::string("state file"));
+        QCOMPARE(resolved->prefix, prefix);
+        // "run.index" and "run" probed (HEAD and a one-key listing each), the
+        // state file (GET), its index (HEAD): no SavedModel probe, no listing of run/.
+        QVERIFY2(dispatchedRequests() - before <= 6, std::to_string(dispatchedRequests() - before).c_str());
     }
 
     void refusals() {
