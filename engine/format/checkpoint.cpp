@@ -13,13 +13,15 @@ namespace ckpt {
 namespace {
 
 Result<ResolvedCheckpoint> resolveDirectory(const std::string& dir) {
-    if (auto savedModel = savedModelVariablesPrefix(dir)) return ResolvedCheckpoint{*savedModel, "SavedModel"};
-
+    // The state file first: on a store it is one GET where the SavedModel
+    // probe and the listing cost a HEAD and a listing each (a SavedModel
+    // directory has no state file of its own).
     auto state = readCheckpointState(dir);
     if (state && *state && !(*state)->modelCheckpointPath.empty()) {
         const std::string prefix = resolveStatePath(dir, (*state)->modelCheckpointPath);
         if (storage::exists(indexFileName(prefix))) return ResolvedCheckpoint{prefix, "state file"};
     }
+    if (auto savedModel = savedModelVariablesPrefix(dir)) return ResolvedCheckpoint{*savedModel, "SavedModel"};
 
     std::vector<std::string> prefixes;
     CKPT_RETURN_IF_ERROR(storage::list(dir, {}, [&](const storage::ListEntry& e) {

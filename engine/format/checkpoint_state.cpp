@@ -30,8 +30,14 @@ std::string resolveStatePath(const std::string& dir, const std::string& path) {
 Result<std::optional<CheckpointState>> readCheckpointState(const std::string& dir) {
     const std::string path = platform::joinPath(dir, kCheckpointStateFile);
     CKPT_RETURN_IF_ERROR(storage::checkLocation(path));
-    if (!storage::exists(path) || storage::isDirectory(path)) return std::optional<CheckpointState>{};
-    CKPT_ASSIGN_OR_RETURN(const std::string text, storage::readSmallFile(path, 16u << 20));
+    // Read at once, not probed first: on a store that is one GET instead of
+    // a HEAD and a GET. Absent, or a directory of that name: no state file.
+    auto read = storage::readSmallFile(path, 16u << 20);
+    if (!read) {
+        if (read.status().code() == StatusCode::NotFound || storage::isDirectory(path)) return std::optional<CheckpointState>{};
+        return read.status();
+    }
+    const std::string& text = *read;
     tensorflow::CheckpointState proto;
     google::protobuf::TextFormat::Parser parser;
     FirstError errors;

@@ -27,9 +27,9 @@ struct ResolvedCheckpoint {
 
 // Turns what a user typed into a bundle prefix:
 //  - PREFIX, PREFIX.index or PREFIX.data-NNNNN-of-NNNNN;
-//  - a SavedModel directory (its variables/variables bundle);
-//  - a directory: its `checkpoint` state file's latest; without one (or when
-//    it names a missing checkpoint) the only *.index, else the highest-numbered one.
+//  - a directory: its `checkpoint` state file's latest (read first); without
+//    one (or when it names a missing checkpoint) a SavedModel's variables
+//    bundle, the only *.index, else the highest-numbered one.
 Result<ResolvedCheckpoint> resolveCheckpoint(std::string_view path);
 
 // The bundle prefix inside a SavedModel directory, "<dir>/variables/variables",
