@@ -52,6 +52,12 @@ class TstCliStorageSchemes : public QObject {
         QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path());
+        // No credentials anywhere (no ~/.aws of the machine's user, no
+        // AWS_/GS_ variables): an s3:// row stops at "no credentials"
+        // before any request, so nothing leaves this machine.
+        env.insert(QStringLiteral("HOME"), m_home.path());
+        for (const QString& name : env.keys())
+            if (name.startsWith(QLatin1String("AWS_")) || name.startsWith(QLatin1String("GS_"))) env.remove(name);
         p.setProcessEnvironment(env);
         p.setWorkingDirectory(m_work.path());
         p.start(ckpt::testing::binaryDir() + QStringLiteral("/app/cli/ckpt"), args);
