@@ -70,7 +70,10 @@ Result<ResolvedCheckpoint> resolveCheckpoint(std::string_view rawPath) {
     std::string path(rawPath);
     while (path.size() > 1 && path.back() == '/') path.pop_back();
     const std::string prefix = bundlePrefixOf(path);
-    if (storage::exists(indexFileName(prefix))) return ResolvedCheckpoint{prefix, "prefix"};
+    // A failed probe is not "nothing there": a wrong secret, a missing
+    // bucket or no network must say so, not "no checkpoint".
+    CKPT_ASSIGN_OR_RETURN(const std::optional<storage::ObjectInfo> index, storage::stat(indexFileName(prefix)));
+    if (index) return ResolvedCheckpoint{prefix, "prefix"};
     if (storage::isDirectory(path)) return resolveDirectory(path);
     if (storage::exists(path))
         return invalidArgument(path + " is not a checkpoint: expected a prefix (with " + platform::baseName(prefix) +

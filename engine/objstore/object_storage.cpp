@@ -387,6 +387,12 @@ public:
                 out.generation = generationOf(info->etag);
                 return std::optional<storage::ObjectInfo>(out);
             }
+            if (info.status().code() == StatusCode::PermissionDenied) {
+                // A HEAD's 403 has no body to say why (a wrong secret, a
+                // denied bucket); the listing's error below does.
+                auto why = m_client->listPage(loc.bucket, directoryPrefix(loc.key), "/", "", 1);
+                return why ? info.status() : why.status();
+            }
             if (info.status().code() != StatusCode::NotFound) return info.status();
         }
         // A "directory": the bucket itself, or a prefix with objects under it.
