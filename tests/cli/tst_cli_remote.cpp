@@ -148,7 +148,9 @@ private slots:
         const QString flipped = QString::fromStdString("s3://" + m_server->bucket + "/" + key + "ckpt-3");
         const Run r = ckpt({QStringLiteral("verify"), flipped});
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.err.contains("DataLoss") && r.err.contains(flipped.toUtf8()), r.err.constData());
+        // Named as for a local checkpoint: the data file and the tensor.
+        const QByteArray all = r.out + r.err;
+        QVERIFY2(all.contains("DataLoss: checksum mismatch") && all.contains("ckpt-3.data-00000-of-00001"), all.constData());
     }
 
     void errors_data() {
@@ -156,6 +158,8 @@ private slots:
         QTest::addColumn<QString>("fragment");
         QTest::newRow("missing object") << "missing"
                                         << "NotFound";
+        QTest::newRow("missing bucket") << "no-bucket"
+                                        << "NoSuchBucket";
         QTest::newRow("wrong secret") << "wrong-secret"
                                       << "SignatureDoesNotMatch";
         QTest::newRow("no credentials") << "no-credentials"
@@ -171,6 +175,7 @@ private slots:
         auto vars = m_server->variables();
         QString target = remote(QStringLiteral("ckpt-3"));
         if (what == QLatin1String("missing")) target = remote(QStringLiteral("ckpt-99"));
+        if (what == QLatin1String("no-bucket")) target = QStringLiteral("s3://ckpt-no-such-bucket/run/ckpt-3");
         if (what == QLatin1String("wrong-secret")) vars["AWS_SECRET_ACCESS_KEY"] = "WrongSecretValue-123";
         if (what == QLatin1String("no-credentials")) {
             vars.erase("AWS_ACCESS_KEY_ID");
