@@ -141,6 +141,7 @@ Status removeAll(Storage& storage, const std::string& location) { return removeA
 
 Result<uint32_t> fileCrc32c(const RandomAccessFile& file) {
     constexpr size_t kChunk = 1u << 20;
+    file.adviseSequential(0, file.size());  // a store then sends it in one or two GETs, not one per chunk
     std::vector<char> buffer(static_cast<size_t>(std::min<uint64_t>(kChunk, file.size())));
     uint32_t crc = 0;
     for (uint64_t offset = 0; offset < file.size();) {
