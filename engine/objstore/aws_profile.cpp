@@ -15,7 +15,8 @@ std::optional<std::string> sectionProfile(std::string_view header, ProfileFile k
     header = trimWhitespace(header);
     if (kind == ProfileFile::Credentials) return std::string(header);
     if (header == "default") return std::string("default");
-    if (header.substr(0, 8) == "profile " || header.substr(0, 8) == "profile\t") return std::string(trimWhitespace(header.substr(8)));
+    if (header.substr(0, 8) == "profile " || header.substr(0, 8) == "profile\t")
+        return std::string(trimWhitespace(header.substr(8)));
     return std::nullopt;  // [sso-session x], [services x]: not profiles
 }
 
