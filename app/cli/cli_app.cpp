@@ -53,8 +53,15 @@ std::unique_ptr<CLI::App> makeCliApp(CommandContext& ctx) {
     registerSchedule(*app, ctx);
     registerScheduler(*app, ctx);
     registerCatalog(*app, ctx);
-    // The object-store options are also accepted after the subcommand.
-    for (CLI::App* sub : app->get_subcommands({})) sub->fallthrough();
+    // The object-store options are also accepted after the subcommand, at
+    // any depth ("ckpt catalog scan --stats").
+    std::vector<CLI::App*> pending = app->get_subcommands({});
+    while (!pending.empty()) {
+        CLI::App* sub = pending.back();
+        pending.pop_back();
+        sub->fallthrough();
+        for (CLI::App* nested : sub->get_subcommands({})) pending.push_back(nested);
+    }
     return app;
 }
 

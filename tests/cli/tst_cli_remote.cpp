@@ -210,6 +210,24 @@ private slots:
         qInfo("proxy: %s", qPrintable(proxy.stop()));
     }
 
+    // A remote run in the catalog: added, scanned (--stats after a nested
+    // subcommand), listed by its URLs; a rescan finds nothing changed.
+    void catalogOfARemoteRun() {
+        QTemporaryDir data;
+        qputenv("XDG_DATA_HOME", data.path().toUtf8());
+        const Run add = ckpt({QStringLiteral("catalog"), QStringLiteral("add"), m_remote});
+        QVERIFY2(add.exitCode == 0, add.err.constData());
+        const Run scan = ckpt({QStringLiteral("catalog"), QStringLiteral("scan"), QStringLiteral("--stats")});
+        QVERIFY2(scan.exitCode == 0, scan.err.constData());
+        QVERIFY2(scan.out.contains("scanned 3 checkpoint(s)") && scan.out.contains(" 0 unreadable"), scan.out.constData());
+        QVERIFY2(statsOf(scan).requests > 0, scan.err.constData());
+        const Run list = ckpt({QStringLiteral("catalog"), QStringLiteral("list")});
+        QVERIFY2(list.out.contains(remote(QStringLiteral("ckpt-3")).toUtf8()), list.out.constData());
+        const Run again = ckpt({QStringLiteral("catalog"), QStringLiteral("scan")});
+        QVERIFY2(again.out.contains("3 unchanged"), again.out.constData());
+        qunsetenv("XDG_DATA_HOME");
+    }
+
     // Last: every output above, of runs that failed and runs that did not.
     void noSecretInAnyOutput() {
         QVERIFY(m_outputs.size() > 20);
