@@ -29,6 +29,7 @@ std::unique_ptr<CLI::App> makeCliApp(CommandContext& ctx) {
     registerSchedule(*app, ctx);
     registerScheduler(*app, ctx);
     registerCatalog(*app, ctx);
+    registerGc(*app, ctx);
     return app;
 }
 

@@ -10,6 +10,7 @@
 
 #include "ckpt/checkpoint.h"
 #include "ckpt/convert.h"
+#include "ckpt/destination.h"
 #include "ckpt/npy.h"
 #include "convert/export_plan.h"
 #include "convert/npz.h"
@@ -216,7 +217,12 @@ Status writeNpz(const BundleReader& reader, const ExportPlan& plan, const std::s
 Result<ExportResult> exportCheckpoint(const std::string& source, const std::string& output, const ExportOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     CKPT_ASSIGN_OR_RETURN(auto checkpoint, Checkpoint::open(source));
-    CKPT_RETURN_IF_ERROR(convert::checkExportOutput(output, source, checkpoint->prefix(), options.overwrite));
+    const DestinationCheck destination = checkDestination({.path = output,
+                                                           .kind = DestinationKind::File,
+                                                           .sources = {source},
+                                                           .open = options.open,
+                                                           .overwrite = options.overwrite});
+    CKPT_RETURN_IF_ERROR(destination.status());
     CKPT_ASSIGN_OR_RETURN(convert::ExportPlan plan, convert::planExport(*checkpoint, options));
 
     convert::TempOutput temp(output);

@@ -3,54 +3,17 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <filesystem>
-
-#include "ckpt/surgery.h"
 #include "pipeline/file_ops.h"
+#include "pipeline/temp_files.h"
 #include "pipeline/writable_file.h"
 #include "platform/file.h"
 
-namespace fs = std::filesystem;
-
 namespace ckpt::convert {
 
-namespace {
-
-// The prefix itself, its index, and (by name) any of its data files.
-bool isBundleFile(const std::string& path, const std::string& prefix) {
-    if (path == prefix || path == prefix + ".index") return true;
-    const std::string data = prefix + ".data-";
-    return path.size() > data.size() && path.compare(0, data.size(), data) == 0;
-}
-
-}  // namespace
-
-Status checkExportOutput(const std::string& output, const std::string& sourceArg, const std::string& prefix, bool overwrite) {
-    const std::string out = platform::canonicalPath(output);
-    const std::string src = platform::canonicalPath(sourceArg);
-    if (out == src || isBundleFile(out, platform::canonicalPath(prefix)))
-        return invalidArgument("the output " + output + " is the source checkpoint " + sourceArg + " itself");
-    if (platform::isDirectory(src) && platform::isInsideDirectory(out, src))
-        return invalidArgument("the output " + output + " is inside the source " + sourceArg + ": write it somewhere else");
-    if (platform::isDirectory(output)) return invalidArgument("the output " + output + " is a directory");
-    if (platform::pathExists(output) && !overwrite)
-        return {StatusCode::AlreadyExists, "the output " + output + " exists (--overwrite replaces it)"};
-    return okStatus();
-}
-
-Status checkImportDestination(const std::string& dstPrefix, const std::string& input, bool overwrite) {
-    if (isBundleFile(platform::canonicalPath(input), platform::canonicalPath(dstPrefix)))
-        return invalidArgument("the destination " + dstPrefix + " would overwrite the input " + input);
-    // The rest is the rule every checkpoint-writing operation shares (a
-    // prefix, not a directory; an existing checkpoint only with overwrite).
-    return checkSurgeryDestination(dstPrefix, {}, overwrite);
-}
-
 TempOutput::TempOutput(std::string finalPath) : m_final(std::move(finalPath)) {
-    static std::atomic<int> counter{0};
-    m_temp = platform::joinPath(platform::dirName(m_final), "." + platform::baseName(m_final) + ".tmp-" +
-                                                                std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    const std::string dir = platform::dirName(m_final);
+    pipeline::collectGarbageFor(dir.empty() ? "." : dir, platform::baseName(m_final));
+    m_temp = platform::joinPath(dir, "." + pipeline::tempName(platform::baseName(m_final), pipeline::kAtomicMarker));
 }
 
 TempOutput::~TempOutput() {

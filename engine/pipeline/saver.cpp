@@ -3,9 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <dirent.h>
 #include <map>
-#include <sys/stat.h>
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_writer.h"
@@ -13,6 +11,8 @@
 #include "ckpt/save.h"
 #include "format/index_table.h"
 #include "format/ordered_code.h"
+#include "pipeline/directory_lock.h"
+#include "pipeline/temp_files.h"
 #include "pipeline/writable_file.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
@@ -36,40 +36,14 @@ Status writeShard(const std::string& prefix, std::vector<SaveTensor>& tensors) {
     return writer->finish();
 }
 
-bool isStaleTempDir(const std::string& dir, const std::string& name) {
-    const bool tempName = name.size() > 5 && (name.ends_with("_temp") || name.find("_temp_") != std::string::npos);
-    if (!tempName || !platform::isDirectory(platform::joinPath(dir, name))) return false;
-    struct stat st {};
-    if (::lstat(platform::joinPath(dir, name).c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return false;
-    // Only directories that hold nothing but shard files are ours to delete.
-    DIR* d = ::opendir(platform::joinPath(dir, name).c_str());
-    if (!d) return false;
-    bool ours = true;
-    while (dirent* e = ::readdir(d)) {
-        const std::string n = e->d_name;
-        if (n == "." || n == "..") continue;
-        if (!n.starts_with("part-")) ours = false;
-    }
-    ::closedir(d);
-    return ours;
-}
-
-// Removes temp dirs of interrupted saves (before this save makes its own),
-// or, with 'base' set, data files left at that prefix by an earlier
-// checkpoint with another shard count.
-void cleanStale(const std::string& dir, const std::string& base, int32_t numShards) {
-    DIR* d = ::opendir(dir.c_str());
-    if (!d) return;
-    std::vector<std::string> names;
-    while (dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
-    ::closedir(d);
-    for (const std::string& n : names) {
-        if (base.empty()) {
-            if (isStaleTempDir(dir, n)) (void)pipeline::removeTree(platform::joinPath(dir, n));
-        } else if (auto data = parseDataFileName(n); data && data->prefix == base && data->numShards != numShards) {
+// Data files left at 'base' in 'dir' by an earlier checkpoint with another
+// shard count: the merged result would otherwise sit beside them.
+void removeOtherShardCounts(const std::string& dir, const std::string& base, int32_t numShards) {
+    auto names = platform::listDirectory(dir);
+    if (!names.ok()) return;
+    for (const std::string& n : *names)
+        if (auto data = parseDataFileName(n); data && data->prefix == base && data->numShards != numShards)
             (void)pipeline::removeFile(platform::joinPath(dir, n));
-        }
-    }
 }
 
 struct MergedEntry {
@@ -124,12 +98,17 @@ Status mergeShards(const std::vector<std::string>& inputs, const std::string& pr
     const int32_t numShards = static_cast<int32_t>(dataFiles.size());
     const std::string dir = platform::dirName(prefix);
     const std::string indexFinal = indexFileName(prefix);
+    // From the first rename to the commit, the data files stand without
+    // their index: the directory's lock keeps the garbage collector (which
+    // removes index-less data files under it) from mistaking them for a
+    // dead save's.
+    CKPT_ASSIGN_OR_RETURN(auto lock, pipeline::DirectoryLock::acquire(dir.empty() ? "." : dir));
     CKPT_RETURN_IF_ERROR(pipeline::removeFile(indexFinal));
-    cleanStale(dir, platform::baseName(prefix), numShards);
+    removeOtherShardCounts(dir, platform::baseName(prefix), numShards);
     for (int32_t i = 0; i < numShards; ++i)
         CKPT_RETURN_IF_ERROR(pipeline::renameFile(dataFiles[static_cast<size_t>(i)], dataFileName(prefix, i, numShards)));
     CKPT_RETURN_IF_ERROR(pipeline::fsyncDirectory(dir));
-    const std::string indexTemp = indexFinal + ".tempstate";
+    const std::string indexTemp = pipeline::tempName(indexFinal, pipeline::kIndexTempMarker);
     {
         CKPT_ASSIGN_OR_RETURN(auto w, format::IndexTableWriter::create(indexTemp));
         tensorflow::BundleHeaderProto header;
@@ -178,9 +157,11 @@ Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<Sav
     }
     if (shards.empty()) shards.emplace_back();  // still a valid, empty bundle
 
-    const std::string tempDir = prefix + "_temp";
-    cleanStale(dir, std::string(), 0);
-    CKPT_RETURN_IF_ERROR(pipeline::removeTree(tempDir));
+    // The shard directory carries this process's owner token: a save
+    // elsewhere in the directory never mistakes it for an interrupted one's
+    // (pipeline/temp_files.h), and those interrupted ones go now.
+    pipeline::collectGarbageFor(dir.empty() ? "." : dir, {});
+    const std::string tempDir = pipeline::tempName(prefix, pipeline::kSaveTempMarker);
     CKPT_RETURN_IF_ERROR(pipeline::createDirectories(tempDir));
     const int n = static_cast<int>(shards.size());
     std::vector<std::string> shardPrefixes;

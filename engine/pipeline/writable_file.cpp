@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <random>
 #include <system_error>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include <mutex>
 
 #include "pipeline/file_ops.h"
+#include "pipeline/temp_files.h"
 #include "platform/file.h"
 
 namespace ckpt::pipeline {
@@ -306,10 +306,9 @@ Status removeTree(const std::string& dir) {
 }
 
 Status writeFileAtomically(const std::string& path, std::string_view contents) {
-    static thread_local std::mt19937_64 rng{std::random_device{}()};
-    char suffix[40];
-    std::snprintf(suffix, sizeof suffix, ".tmp%016llx", static_cast<unsigned long long>(rng()));
-    const std::string tmp = path + suffix;
+    // Named for this process (pipeline/temp_files.h): a kill leaves a name
+    // the next writer of the directory, or `ckpt gc`, knows to remove.
+    const std::string tmp = tempName(path, kAtomicMarker);
     {
         CKPT_ASSIGN_OR_RETURN(auto file, WritableFile::create(tmp));
         Status s = file->append(contents);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "ckpt/status.h"
@@ -68,7 +69,11 @@ private:
 };
 
 bool pathExists(const std::string& path);
+// Whether a directory entry exists at 'path', a dangling symlink included (lstat).
+bool entryExists(const std::string& path);
 bool isDirectory(const std::string& path);
+// The names in a directory, without "." and "..", in no particular order.
+Result<std::vector<std::string>> listDirectory(const std::string& dir);
 Result<uint64_t> fileSize(const std::string& path);
 // Whole small file (state files, specs); refuses files over maxBytes.
 Result<std::string> readSmallFile(const std::string& path, size_t maxBytes = 64u << 20);
