@@ -15,6 +15,8 @@
 #include "ckpt/restored_write.h"
 #include "destination_output.h"
 #include "json_output.h"
+#include "schedule_output.h"
+#include "terminal_progress.h"
 #include "output.h"
 
 namespace ckpt::cli {
@@ -183,7 +185,13 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = reportError(ckpt.status(), args->json);
             return;
         }
+        // Ctrl+C stops the reads (and a --out write before its commit);
+        // a terminal shows one progress line, as the other long commands do.
+        CancelOnSignal signals;
+        options.cancel = &signals.token();
+        if (!args->json) options.progress = terminalProgress("restoring");
         auto status = restoreCheckpoint(*ckpt, *target, options);
+        clearTerminalProgress(options.progress);
         if (!status) {
             ctx.exitCode = reportError(status.status(), args->json);
             return;
@@ -205,7 +213,11 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
             out.overwrite = args->overwrite;
             // What the restore read is never its output: the checkpoint, and the target (a template checkpoint or spec).
             out.sources = {(*ckpt)->prefix(), args->target};
+            out.save.cancel = &signals.token();
+            out.verify.cancel = &signals.token();
+            if (!args->json) out.save.progress = terminalProgress("writing");
             written = writeRestoredVerified(*status, args->out, out);
+            clearTerminalProgress(out.save.progress);
         }
         const bool outFailed = written && !written->refused && !written->ok();
         ctx.exitCode = failure.isOk() && !outFailed ? kExitOk : kExitCheckpointProblem;

@@ -1,6 +1,8 @@
 // importArrays: a model spec's variables filled from a .safetensors or .npz
 // file, written through the save pipeline, verified, and compared back.
 
+#include "ckpt/convert.h"
+
 #include <cstring>
 #include <map>
 #include <set>

@@ -1,8 +1,8 @@
 #pragma once
 // The temp-file-then-rename of an export's single output file (where it
-// may be written is ckpt/destination.h's rule). Every write-side call goes through the
-// pipeline's FileOps seam (pipeline/file_ops.h), so tests can fill the disk
-// at any of them. Internal to the engine.
+// may be written is ckpt/destination.h's rule). Every write-side call goes
+// through the storage layer (storage/dispatch.h), so tests can fill the
+// disk at any of them. Internal to the engine.
 
 #include <string>
 

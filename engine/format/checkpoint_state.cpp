@@ -8,6 +8,7 @@
 #include "ckpt/bundle_naming.h"
 #include "checkpoint_state.pb.h"
 #include "platform/file.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
@@ -30,8 +31,9 @@ std::string resolveStatePath(const std::string& dir, const std::string& path) {
 
 Result<std::optional<CheckpointState>> readCheckpointState(const std::string& dir) {
     const std::string path = platform::joinPath(dir, kCheckpointStateFile);
-    if (!platform::pathExists(path) || platform::isDirectory(path)) return std::optional<CheckpointState>{};
-    CKPT_ASSIGN_OR_RETURN(const std::string text, platform::readSmallFile(path, 16u << 20));
+    CKPT_RETURN_IF_ERROR(storage::checkLocation(path));
+    if (!storage::exists(path) || storage::isDirectory(path)) return std::optional<CheckpointState>{};
+    CKPT_ASSIGN_OR_RETURN(const std::string text, storage::readSmallFile(path, 16u << 20));
     tensorflow::CheckpointState proto;
     google::protobuf::TextFormat::Parser parser;
     FirstError errors;
@@ -48,7 +50,7 @@ Result<std::optional<CheckpointState>> readCheckpointState(const std::string& di
 
 std::vector<std::string> stateEntriesWithoutIndex(const std::string& dir, const CheckpointState& state) {
     std::vector<std::string> out;
-    const auto gone = [&](const std::string& p) { return !platform::entryExists(indexFileName(resolveStatePath(dir, p))); };
+    const auto gone = [&](const std::string& p) { return !storage::exists(indexFileName(resolveStatePath(dir, p))); };
     if (!state.modelCheckpointPath.empty() && gone(state.modelCheckpointPath)) out.push_back(state.modelCheckpointPath);
     for (const std::string& p : state.allModelCheckpointPaths)
         if (p != state.modelCheckpointPath && std::find(out.begin(), out.end(), p) == out.end() && gone(p)) out.push_back(p);
@@ -62,7 +64,7 @@ Result<std::optional<std::string>> latestCheckpoint(const std::string& dir) {
         return dataLoss("invalid checkpoint state file " + platform::joinPath(dir, kCheckpointStateFile) +
                         ": model_checkpoint_path is empty");
     std::string prefix = resolveStatePath(dir, state->modelCheckpointPath);
-    if (!platform::pathExists(indexFileName(prefix))) return std::optional<std::string>{};
+    if (!storage::exists(indexFileName(prefix))) return std::optional<std::string>{};
     return std::optional<std::string>{std::move(prefix)};
 }
 

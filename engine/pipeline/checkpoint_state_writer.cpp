@@ -7,9 +7,9 @@
 #include "ckpt/bundle_naming.h"
 #include "ckpt/checkpoint_state.h"
 #include "checkpoint_state.pb.h"
-#include "pipeline/directory_lock.h"
 #include "pipeline/state_commit.h"
-#include "pipeline/writable_file.h"
+#include "storage/directory_lock.h"
+#include "storage/dispatch.h"
 #include "platform/file.h"
 
 namespace ckpt {
@@ -26,11 +26,11 @@ Status writeCheckpointState(const std::string& dir, const CheckpointState& state
     std::string text;
     if (!google::protobuf::TextFormat::PrintToString(proto, &text))
         return internalError("cannot format the checkpoint state for " + path);
-    return pipeline::writeFileAtomically(path, text);
+    return storage::writeObject(path, text).status();
 }
 
 Status commitCheckpointState(const std::string& dir, CheckpointState state) {
-    CKPT_ASSIGN_OR_RETURN(auto lock, pipeline::DirectoryLock::acquire(dir.empty() ? "." : dir));
+    CKPT_ASSIGN_OR_RETURN(auto lock, storage::DirectoryLock::acquire(dir.empty() ? "." : dir));
     return pipeline::commitCheckpointStateLocked(dir, std::move(state));
 }
 
@@ -56,9 +56,10 @@ Status commitCheckpointStateLocked(const std::string& dir, CheckpointState state
     }
     if (state.modelCheckpointPath.empty() && state.allModelCheckpointPaths.empty()) {
         const std::string path = platform::joinPath(dir, kCheckpointStateFile);
-        if (!platform::entryExists(path)) return okStatus();
-        CKPT_RETURN_IF_ERROR(removeFile(path));
-        return fsyncDirectory(dir.empty() ? "." : dir);
+        CKPT_ASSIGN_OR_RETURN(auto there, storage::stat(path, /*follow=*/false));
+        if (!there) return okStatus();
+        CKPT_RETURN_IF_ERROR(storage::remove(path));
+        return storage::syncDirectory(dir);
     }
     return writeCheckpointState(dir, state);
 }

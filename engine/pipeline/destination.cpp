@@ -2,10 +2,6 @@
 
 #include "ckpt/destination.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
 
 #include "ckpt/bundle_naming.h"
@@ -15,11 +11,10 @@
 #include "ckpt/checkpoint_state.h"
 #include "ckpt/checkpoint_step.h"
 #include "platform/file.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
-
-bool lstatPath(const std::string& path, struct stat& st) { return ::lstat(path.c_str(), &st) == 0; }
 
 // A checkpoint source as paths compare: its canonical prefix and index,
 // and (given as a directory) the directory.
@@ -35,11 +30,11 @@ SourcePaths sourcePaths(const std::string& given) {
     SourcePaths s;
     s.given = given;
     if (given.empty()) return s;
-    if (platform::isDirectory(given)) s.directory = platform::canonicalPath(given);
+    if (storage::isDirectory(given)) s.directory = platform::canonicalPath(given);
     if (auto resolved = resolveCheckpoint(given); resolved.ok()) {
         s.prefix = platform::canonicalPath(resolved->prefix);
         s.index = platform::canonicalPath(indexFileName(resolved->prefix));
-    } else if (s.directory.empty() && platform::pathExists(given)) {
+    } else if (s.directory.empty() && storage::exists(given)) {
         s.file = platform::canonicalPath(given);
     }
     return s;
@@ -48,7 +43,7 @@ SourcePaths sourcePaths(const std::string& given) {
 // 'path' is the prefix 'prefix', its index, or one of its data files.
 bool isFileOfCheckpoint(const std::string& path, const std::string& prefix) {
     if (prefix.empty()) return false;
-    if (path == prefix || path == prefix + ".index") return true;
+    if (path == prefix || path == indexFileName(prefix)) return true;
     const auto data = parseDataFileName(path);
     return data && data->prefix == prefix;
 }
@@ -60,22 +55,22 @@ ExistingDestination describeCheckpointAt(const std::string& prefix) {
     if (!reader.ok()) {
         e.error = reader.status().toString();
         e.step = checkpointStep(prefix, nullptr).step;
-        if (auto size = platform::fileSize(indexFileName(prefix)); size.ok()) e.bytes = *size;
+        if (auto size = storage::fileSize(indexFileName(prefix)); size.ok()) e.bytes = *size;
         return e;
     }
     const BundleReader& r = **reader;
     e.tensors = static_cast<int64_t>(r.tensors().size());
     e.shards = r.header().numShards;
     e.step = checkpointStep(prefix, &r).step;
-    if (auto size = platform::fileSize(indexFileName(prefix)); size.ok()) e.bytes += *size;
+    if (auto size = storage::fileSize(indexFileName(prefix)); size.ok()) e.bytes += *size;
     for (int32_t i = 0; i < e.shards; ++i)
-        if (auto size = platform::fileSize(dataFileName(prefix, i, e.shards)); size.ok()) e.bytes += *size;
+        if (auto size = storage::fileSize(dataFileName(prefix, i, e.shards)); size.ok()) e.bytes += *size;
     return e;
 }
 
 // The nearest directory at or above 'dir' that exists.
 std::string nearestExisting(std::string dir) {
-    while (!dir.empty() && dir != "/" && !platform::pathExists(dir)) dir = platform::dirName(dir);
+    while (!dir.empty() && dir != "/" && !storage::exists(dir)) dir = platform::dirName(dir);
     return dir.empty() ? std::string(".") : dir;
 }
 
@@ -162,6 +157,18 @@ DestinationCheck checkDestination(const DestinationRequest& request) {
                    " inside the directory, e.g. " + platform::joinPath(given, checkpoint ? "model" : "model.safetensors"));
         return c;
     }
+    // A location no backend serves (an unknown scheme, or one whose backend
+    // is not built in) is never made a local directory of that name.
+    if (Status s = storage::checkLocation(given); !s.isOk()) {
+        refuse(c, DestinationProblem::BadPath, s.message());
+        return c;
+    }
+    for (const std::vector<std::string>* list : {&request.sources, &request.open})
+        for (const std::string& p : *list)
+            if (Status s = storage::checkLocation(p); !s.isOk()) {
+                refuse(c, DestinationProblem::BadPath, s.message(), p);
+                return c;
+            }
     c.path = checkpoint ? bundlePrefixOf(given) : given;
     c.canonical = platform::canonicalPath(c.path);
     const std::string canonicalIndex = checkpoint ? platform::canonicalPath(indexFileName(c.path)) : std::string();
@@ -169,12 +176,12 @@ DestinationCheck checkDestination(const DestinationRequest& request) {
     // Its directory: a file there, or nowhere to write.
     const std::string parent = platform::dirName(c.canonical);
     const std::string existingParent = nearestExisting(parent);
-    if (!platform::isDirectory(existingParent)) {
+    if (!storage::isDirectory(existingParent)) {
         refuse(c, DestinationProblem::BadPath,
                "cannot write " + printablePath(c.path) + ": " + printablePath(existingParent) + " is a file, not a directory");
         return c;
     }
-    if (platform::isDirectory(c.path)) {
+    if (storage::isDirectory(c.path)) {
         refuse(c, DestinationProblem::IsDirectory,
                "the destination " + printablePath(c.path) + " is a directory; name a " +
                    std::string(checkpoint ? "prefix" : "file") + " in it, e.g. " +
@@ -217,21 +224,21 @@ DestinationCheck checkDestination(const DestinationRequest& request) {
     if (against(request.sources, DestinationProblem::IsSource, "a source of this operation,")) return c;
 
     // What is there now.
-    struct stat st {};
     if (checkpoint) {
-        if (lstatPath(indexFileName(c.path), st)) c.existing = describeCheckpointAt(c.path);
-    } else if (lstatPath(c.path, st)) {
+        if (auto at = storage::stat(indexFileName(c.path), /*follow=*/false); at.ok() && *at)
+            c.existing = describeCheckpointAt(c.path);
+    } else if (auto at = storage::stat(c.path, /*follow=*/false); at.ok() && *at) {
         const std::string name = platform::baseName(c.path);
         const auto data = parseDataFileName(name);
         if (name == kCheckpointStateFile || (name.ends_with(kIndexSuffix) && name.size() > kIndexSuffix.size()) ||
-            (data && platform::pathExists(indexFileName(platform::joinPath(platform::dirName(c.path), data->prefix))))) {
+            (data && storage::exists(indexFileName(platform::joinPath(platform::dirName(c.path), data->prefix))))) {
             refuse(c, DestinationProblem::IsCheckpointFile,
                    "cannot write " + printablePath(c.path) + ": it is a checkpoint's file (" + name + "), never an export's");
             return c;
         }
         ExistingDestination e;
         e.checkpoint = false;
-        e.bytes = static_cast<uint64_t>(st.st_size);
+        e.bytes = (*at)->size;
         c.existing = e;
     }
     if (c.existing && !request.overwrite) {
@@ -240,10 +247,9 @@ DestinationCheck checkDestination(const DestinationRequest& request) {
                    describeExisting(*c.existing) + ")");
         return c;
     }
-    if (::access(existingParent.c_str(), W_OK | X_OK) != 0) {
-        const int err = errno;
+    if (storage::capabilitiesFor(c.path).localPaths && !platform::canWriteInto(existingParent)) {
         refuse(c, DestinationProblem::NotWritable,
-               "cannot write " + printablePath(c.path) + ": " + printablePath(existingParent) + ": " + platform::errnoText(err));
+               "cannot write " + printablePath(c.path) + ": " + printablePath(existingParent) + ": permission denied");
         return c;
     }
     return c;

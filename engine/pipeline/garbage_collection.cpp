@@ -3,8 +3,6 @@
 
 #include "ckpt/garbage_collection.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,12 +12,12 @@
 #include "ckpt/bundle_naming.h"
 #include "ckpt/checkpoint_metadata.h"
 #include "ckpt/checkpoint_step.h"
-#include "pipeline/directory_lock.h"
 #include "pipeline/staged_checkpoint.h"
 #include "pipeline/temp_files.h"
-#include "pipeline/writable_file.h"
 #include "platform/clock.h"
 #include "platform/file.h"
+#include "storage/directory_lock.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
@@ -37,15 +35,28 @@ struct Extent {
 constexpr int kMaxDepth = 4;
 constexpr int64_t kMaxEntries = 100000;
 
+// A directory's entries (one level; symlinks as themselves).
+Result<std::vector<storage::ListEntry>> entriesOf(const std::string& dir) {
+    std::vector<storage::ListEntry> entries;
+    CKPT_RETURN_IF_ERROR(storage::list(dir, {}, [&](const storage::ListEntry& e) {
+        entries.push_back(e);
+        return true;
+    }));
+    return entries;
+}
+
+double seconds(int64_t ns) { return static_cast<double>(ns) * 1e-9; }
+
 void measure(const std::string& path, int depth, Extent& out, int64_t& budget) {
-    struct stat st {};
-    if (--budget < 0 || ::lstat(path.c_str(), &st) != 0) return;
-    out.modified = std::max(out.modified, static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec * 1e-9);
-    if (S_ISREG(st.st_mode)) out.bytes += static_cast<uint64_t>(st.st_size);
-    if (!S_ISDIR(st.st_mode) || depth >= kMaxDepth) return;
-    auto names = platform::listDirectory(path);
-    if (!names.ok()) return;
-    for (const std::string& n : *names) measure(platform::joinPath(path, n), depth + 1, out, budget);
+    if (--budget < 0) return;
+    auto info = storage::stat(path, /*follow=*/false);
+    if (!info.ok() || !*info) return;
+    out.modified = std::max(out.modified, seconds((*info)->modifiedNs));
+    if ((*info)->kind == storage::ObjectKind::File) out.bytes += (*info)->size;
+    if ((*info)->kind != storage::ObjectKind::Directory || depth >= kMaxDepth) return;
+    auto entries = entriesOf(path);
+    if (!entries.ok()) return;
+    for (const storage::ListEntry& e : *entries) measure(platform::joinPath(path, e.name), depth + 1, out, budget);
 }
 
 Extent extentOf(const std::string& path) {
@@ -101,9 +112,10 @@ GarbageKind kindOf(TempKind kind) {
 // Only shard bundles ("part-...") inside: a directory holding anything
 // else is not a save's, whatever its name.
 bool holdsOnlyShards(const std::string& dir) {
-    auto names = platform::listDirectory(dir);
-    if (!names.ok()) return false;
-    return std::all_of(names->begin(), names->end(), [](const std::string& n) { return n.starts_with("part-"); });
+    auto entries = entriesOf(dir);
+    if (!entries.ok()) return false;
+    return std::all_of(entries->begin(), entries->end(),
+                       [](const storage::ListEntry& e) { return e.name.starts_with("part-"); });
 }
 
 struct ScanScope {
@@ -113,20 +125,21 @@ struct ScanScope {
 
 // The temporaries (and, in scope, orphans) of 'dir', judged.
 Result<std::vector<GarbageItem>> scan(const std::string& dir, const GarbageOptions& options, const ScanScope& scope) {
-    CKPT_ASSIGN_OR_RETURN(std::vector<std::string> names, platform::listDirectory(dir));
-    std::sort(names.begin(), names.end());
+    CKPT_ASSIGN_OR_RETURN(std::vector<storage::ListEntry> entries, entriesOf(dir));
+    std::sort(entries.begin(), entries.end(),
+              [](const storage::ListEntry& a, const storage::ListEntry& b) { return a.name < b.name; });
     const double now = options.now > 0 ? options.now : platform::unixSeconds();
     std::vector<GarbageItem> items;
     std::set<std::string> completing;  // names a verified staged replacement will complete
-    for (const std::string& n : names) {
+    for (const storage::ListEntry& entry : entries) {
+        const std::string& n = entry.name;
         const auto temp = pipeline::parseTempName(n);
         if (!temp || (!scope.onlyTarget.empty() && temp->target != scope.onlyTarget)) continue;
         const std::string path = platform::joinPath(dir, n);
-        struct stat st {};
-        if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;  // symlinks are never ours
-        const bool isDir = S_ISDIR(st.st_mode);
+        // Symlinks (and devices, FIFOs) are never ours.
+        const bool isDir = entry.kind == storage::ObjectKind::Directory;
         const bool wantsDir = temp->kind == TempKind::SaveTemp || temp->kind == TempKind::Staging;
-        if (isDir != wantsDir || (!isDir && !S_ISREG(st.st_mode))) continue;
+        if (isDir != wantsDir || (!isDir && entry.kind != storage::ObjectKind::File)) continue;
         GarbageItem item;
         item.path = path;
         item.kind = kindOf(temp->kind);
@@ -158,14 +171,15 @@ Result<std::vector<GarbageItem>> scan(const std::string& dir, const GarbageOptio
         if (it != shardsOf.end()) return it->second;
         std::optional<int32_t> shards;
         const std::string prefix = platform::joinPath(dir, name);
-        if (platform::entryExists(indexFileName(prefix))) {
+        if (storage::exists(indexFileName(prefix))) {
             BundleHeader header;
             // An unreadable index still claims its files: -1 matches no count, so nothing is judged by it.
             shards = readCheckpointStep(prefix, &header).ok() ? header.numShards : -1;
         }
         return shardsOf.emplace(name, shards).first->second;
     };
-    for (const std::string& n : names) {
+    for (const storage::ListEntry& entry : entries) {
+        const std::string& n = entry.name;
         std::string owner;
         std::string why;
         if (const auto data = parseDataFileName(n)) {
@@ -184,14 +198,13 @@ Result<std::vector<GarbageItem>> scan(const std::string& dir, const GarbageOptio
         }
         if (completing.count(owner) || !isPlainCheckpointName(owner)) continue;
         const std::string path = platform::joinPath(dir, n);
-        struct stat st {};
-        if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (entry.kind != storage::ObjectKind::File) continue;
         GarbageItem item;
         item.path = path;
         item.kind = GarbageKind::OrphanData;
         item.target = owner;
-        item.bytes = static_cast<uint64_t>(st.st_size);
-        item.modified = static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec * 1e-9;
+        item.bytes = entry.size;
+        item.modified = seconds(entry.modifiedNs);
         judge(item, nullptr, options, now);
         item.reason = why + "; " + item.reason;
         items.push_back(std::move(item));
@@ -204,19 +217,19 @@ Result<std::vector<GarbageItem>> scan(const std::string& dir, const GarbageOptio
 Status removeItem(const std::string& dir, const GarbageItem& item) {
     switch (item.kind) {
     case GarbageKind::StagedCheckpoint: return pipeline::settleStaging(item.path, dir, item.target);
-    case GarbageKind::SaveTemp: return pipeline::removeTree(item.path);
+    case GarbageKind::SaveTemp: return storage::removeAll(item.path);
     case GarbageKind::TempFile:
-    case GarbageKind::IndexTemp: return pipeline::removeFile(item.path);
+    case GarbageKind::IndexTemp: return storage::remove(item.path);
     case GarbageKind::OrphanData: {
-        CKPT_ASSIGN_OR_RETURN(auto lock, pipeline::DirectoryLock::acquire(dir));
+        CKPT_ASSIGN_OR_RETURN(auto lock, storage::DirectoryLock::acquire(dir));
         // A save or swap may have committed the index since the scan.
         const std::string prefix = platform::joinPath(dir, item.target);
         const auto data = parseDataFileName(platform::baseName(item.path));
-        if (platform::entryExists(indexFileName(prefix))) {
+        if (storage::exists(indexFileName(prefix))) {
             BundleHeader header;
             if (!data || !readCheckpointStep(prefix, &header).ok() || header.numShards == data->numShards) return okStatus();
         }
-        return pipeline::removeFile(item.path);
+        return storage::remove(item.path);
     }
     }
     return okStatus();
@@ -237,8 +250,9 @@ std::string_view garbageKindName(GarbageKind kind) {
 
 Result<GarbageReport> collectGarbage(std::string_view dirView, const GarbageOptions& options) {
     const std::string dir = dirView.empty() ? std::string(".") : std::string(dirView);
-    if (!platform::isDirectory(dir)) {
-        if (!platform::pathExists(dir)) return notFound("no directory " + dir);
+    CKPT_RETURN_IF_ERROR(storage::checkLocation(dir));
+    if (!storage::isDirectory(dir)) {
+        if (!storage::exists(dir)) return notFound("no directory " + dir);
         return invalidArgument(dir + " is not a directory");
     }
     GarbageReport report;
@@ -279,7 +293,7 @@ Result<GarbageReport> collectGarbage(std::string_view dirView, const GarbageOpti
     for (const GarbageItem& item : report.items)
         if (item.removable) report.removableBytes += item.bytes;
     if (report.removed > 0) {
-        if (Status s = pipeline::fsyncDirectory(dir); !s.isOk()) report.errors.push_back(s.toString());
+        if (Status s = storage::syncDirectory(dir); !s.isOk()) report.errors.push_back(s.toString());
     }
     return report;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // commitCheckpointState (ckpt/checkpoint_state.h) for a caller that already
-// holds the directory's lock (pipeline/directory_lock.h): retention, which
+// holds the directory's lock (storage/directory_lock.h): retention, which
 // rewrites the state file and deletes under one lock. Engine-internal.
 
 #include <string>

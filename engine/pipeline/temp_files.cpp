@@ -5,84 +5,16 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cctype>
 #include <cerrno>
-#include <fstream>
 #include <mutex>
 #include <set>
-#include <sstream>
+
+#include "ckpt/bundle_naming.h"
+#include "storage/owner_token.h"
 
 namespace ckpt::pipeline {
 namespace {
-
-struct ProcessStat {
-    char state = '?';         // field 3: 'Z' a zombie, 'X' dead
-    uint64_t startTicks = 0;  // field 22: the start time in clock ticks after boot
-};
-
-// /proc/<pid>/stat. The command name (field 2) may hold spaces and
-// parentheses, so the fields are counted from the last ')'.
-std::optional<ProcessStat> processStat(int64_t pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string text;
-    if (!in || !std::getline(in, text)) return std::nullopt;
-    const size_t close = text.rfind(')');
-    if (close == std::string::npos) return std::nullopt;
-    std::istringstream fields(text.substr(close + 1));
-    std::string field;
-    ProcessStat stat;
-    for (int i = 3; i <= 22; ++i) {
-        if (!(fields >> field)) return std::nullopt;
-        if (i == 3) stat.state = field.empty() ? '?' : field.front();
-    }
-    for (char c : field) {
-        if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-        stat.startTicks = stat.startTicks * 10 + static_cast<uint64_t>(c - '0');
-    }
-    return stat;
-}
-
-std::optional<uint64_t> processStartTicks(int64_t pid) {
-    const auto stat = processStat(pid);
-    return stat ? std::optional<uint64_t>(stat->startTicks) : std::nullopt;
-}
-
-const std::string& bootPrefix() {
-    static const std::string boot = [] {
-        std::ifstream in("/proc/sys/kernel/random/boot_id");
-        std::string id, hex;
-        if (in && std::getline(in, id))
-            for (char c : id)
-                if (std::isxdigit(static_cast<unsigned char>(c)) && hex.size() < 8)
-                    hex += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        while (hex.size() < 8) hex += '0';
-        return hex;
-    }();
-    return boot;
-}
-
-// This process's pid, start time and token. A forked child is another
-// writer: it computes its own (a token cached before fork() would make the
-// parent's liveness stand for the child's).
-struct Self {
-    int64_t pid = 0;
-    uint64_t startTicks = 0;
-    std::string token;
-};
-
-Self self() {
-    static std::mutex mutex;
-    static Self cached;  // Guarded by mutex.
-    const int64_t pid = ::getpid();
-    std::lock_guard lock(mutex);
-    if (cached.pid != pid) {
-        cached.pid = pid;
-        cached.startTicks = processStartTicks(pid).value_or(0);
-        cached.token = std::to_string(pid) + "-" + std::to_string(cached.startTicks) + "-" + bootPrefix();
-    }
-    return cached;
-}
 
 bool allDigits(std::string_view s) {
     if (s.empty()) return false;
@@ -135,12 +67,8 @@ std::optional<TempName> withToken(std::string_view entry, std::string_view marke
     return name;
 }
 
-// A bundle file's prefix: "ckpt-3.index" -> "ckpt-3", "ckpt-3.data-00000-of-00001" -> "ckpt-3".
-std::string prefixOfBundleFile(std::string_view file) {
-    if (file.ends_with(".index")) return std::string(file.substr(0, file.size() - 6));
-    if (const size_t data = file.rfind(".data-"); data != std::string_view::npos) return std::string(file.substr(0, data));
-    return std::string(file);
-}
+// A bundle file's prefix: "ckpt-3.index" -> "ckpt-3".
+std::string prefixOfBundleFile(std::string_view file) { return bundlePrefixOf(file); }
 
 std::mutex& stagingMutex() {
     static std::mutex m;
@@ -153,12 +81,9 @@ std::set<std::string>& stagings() {
 
 }  // namespace
 
-std::string ownerToken() { return self().token; }
+std::string ownerToken() { return storage::thisProcess().token; }
 
-std::string tempName(std::string_view name, std::string_view marker) {
-    static std::atomic<uint64_t> counter{0};
-    return std::string(name) + std::string(marker) + ownerToken() + "-" + std::to_string(counter++);
-}
+std::string tempName(std::string_view name, std::string_view marker) { return storage::ownedTempName(name, marker); }
 
 std::optional<TempName> parseTempName(std::string_view entry) {
     if (entry.empty() || entry == "." || entry == "..") return std::nullopt;
@@ -200,8 +125,8 @@ std::optional<TempName> parseTempName(std::string_view entry) {
 }
 
 Liveness ownerLiveness(const TempName& name, const std::string& path) {
-    if (!name.pid || !name.startTicks || name.boot != bootPrefix()) return Liveness::Unknown;
-    const Self me = self();
+    if (!name.pid || !name.startTicks || name.boot != storage::bootPrefix()) return Liveness::Unknown;
+    const storage::ProcessIdentity me = storage::thisProcess();
     if (*name.pid == me.pid && *name.startTicks == me.startTicks) {
         if (name.kind == TempKind::Staging) return isRegisteredStaging(path) ? Liveness::Running : Liveness::Gone;
         return Liveness::Running;
@@ -211,7 +136,7 @@ Liveness ownerLiveness(const TempName& name, const std::string& path) {
     // It exists: the same process only if it started at the same tick, and
     // a zombie (killed, not yet reaped) writes nothing more. A stat we
     // cannot read (hidepid) counts as running: never guess Gone.
-    const auto stat = processStat(*name.pid);
+    const auto stat = storage::processStat(*name.pid);
     if (!stat) return Liveness::Running;
     if (stat->startTicks != *name.startTicks || stat->state == 'Z' || stat->state == 'X') return Liveness::Gone;
     return Liveness::Running;

@@ -1,10 +1,8 @@
 #pragma once
 // The names of the engine's temporary files and directories, and who owns
 // them (docs/reliability.md, "Temporary files and garbage collection").
-// Every temporary name the engine makes carries its writer's owner token,
-// "<pid>-<start>-<boot>": the process id, the process's start time in
-// clock ticks since boot (/proc/<pid>/stat), and the first 8 hex digits of
-// the kernel's boot id. A temporary whose owner token names this boot and
+// Every temporary name the engine makes carries its writer's owner token
+// (storage/owner_token.h): "<pid>-<start>-<boot>". A temporary whose owner token names this boot and
 // a process that is gone (or a reused pid, which starts at another time)
 // belongs to an interrupted operation and may be removed; one whose owner
 // still runs is never touched. Names without a token (TensorFlow's, or an
@@ -16,6 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include "storage/owner_token.h"
+
 namespace ckpt::pipeline {
 
 // This process's token (a forked child has its own).
@@ -26,7 +26,7 @@ std::string ownerToken();
 std::string tempName(std::string_view name, std::string_view marker);
 
 // Markers of the engine's temporary names.
-inline constexpr std::string_view kAtomicMarker = ".tmp-";           // writeFileAtomically, export output
+inline constexpr std::string_view kAtomicMarker = storage::kOwnedTempMarker;  // writeObject, export output
 inline constexpr std::string_view kSaveTempMarker = "_temp-";        // writeTensors' shard directory
 inline constexpr std::string_view kStagingMarker = ".staging-";      // a checkpoint staged beside its destination
 inline constexpr std::string_view kIndexTempMarker = ".tempstate-";  // mergeShards' index before its rename

@@ -20,7 +20,7 @@
 #include "ckpt/garbage_collection.h"
 #include "ckpt/reshard.h"
 #include "ckpt/retention.h"
-#include "pipeline/writable_file.h"
+#include "storage/dispatch.h"
 #include "platform/file.h"
 
 namespace ckpt::schedule {
@@ -44,8 +44,8 @@ void report(const RunContext& context, int64_t done, int64_t total, std::string_
 // tensor with its data file checksum, so an unchanged index is an
 // unchanged checkpoint.
 Result<std::string> indexFingerprint(const std::string& prefix) {
-    CKPT_ASSIGN_OR_RETURN(auto file, platform::RandomAccessFile::open(indexFileName(prefix)));
-    CKPT_ASSIGN_OR_RETURN(uint32_t crc, platform::fileCrc32c(*file));
+    CKPT_ASSIGN_OR_RETURN(auto file, storage::openRandomAccess(indexFileName(prefix)));
+    CKPT_ASSIGN_OR_RETURN(uint32_t crc, storage::fileCrc32c(*file));
     char text[64];
     std::snprintf(text, sizeof text, "%llu:%08x", static_cast<unsigned long long>(file->size()), crc);
     return std::string(text);
@@ -75,7 +75,7 @@ Status recordInStateFile(const std::string& dir, const std::string& name, double
         for (size_t i = 0; i < existing->allModelCheckpointPaths.size(); ++i) {
             const std::string& path = existing->allModelCheckpointPaths[i];
             if (platform::baseName(path) == name) continue;
-            if (!platform::pathExists(indexFileName(resolveStatePath(dir, path)))) continue;
+            if (!storage::exists(indexFileName(resolveStatePath(dir, path)))) continue;
             state.allModelCheckpointPaths.push_back(path);
             if (withTimes) state.allModelCheckpointTimestamps.push_back(existing->allModelCheckpointTimestamps[i]);
         }
@@ -132,7 +132,7 @@ RunOutcome runDirectorySchedule(const Schedule& schedule, RunContext& context) {
 
     std::string name = source->name;
     std::string prefix = platform::joinPath(schedule.destination, name);
-    if (platform::pathExists(indexFileName(prefix))) {
+    if (storage::exists(indexFileName(prefix))) {
         auto archived = context.store.lastRunWithSource(schedule.id, *fingerprint);
         if (!archived.ok()) return failed(archived.status(), context.clock());
         if (*archived && (*archived)->checkpoint == prefix) {
@@ -153,7 +153,7 @@ RunOutcome runDirectorySchedule(const Schedule& schedule, RunContext& context) {
     if (isCancelled(context)) return failed(cancelled("cancelled before the copy started"), context.clock());
 
     const double startedAt = context.clock();
-    if (Status st = pipeline::createDirectories(schedule.destination); !st.isOk())
+    if (Status st = storage::createDirectories(schedule.destination); !st.isOk())
         return failed(st.withContext("cannot create the destination"), context.clock());
     const std::string gcNote = collectLeftovers(schedule.destination);
     CheckpointMetadata metadata;
@@ -187,8 +187,7 @@ RunOutcome runDirectorySchedule(const Schedule& schedule, RunContext& context) {
     o.checkpoint = prefix;
     o.sourceCheckpoint = source->prefix;
     o.sourceFingerprint = *fingerprint;
-    const auto indexBytes = platform::fileSize(indexFileName(prefix));
-    o.bytes = stats->dataBytes + (indexBytes.ok() ? *indexBytes : 0);
+    o.bytes = checkpointBytesOnDisk(prefix);
     o.note = "copied " + source->prefix + " (step " + (metadata.step ? std::to_string(*metadata.step) : "unknown") + ")";
     if (!gcNote.empty()) o.note += "; " + gcNote;
     Status st = recordInStateFile(schedule.destination, name, startedAt);
@@ -206,7 +205,7 @@ RunOutcome runDirectorySchedule(const Schedule& schedule, RunContext& context) {
 
 RunOutcome runDemoSchedule(const Schedule& schedule, RunContext& context) {
     if (isCancelled(context)) return failed(cancelled("cancelled before the demo run started"), context.clock());
-    if (Status st = pipeline::createDirectories(schedule.destination); !st.isOk())
+    if (Status st = storage::createDirectories(schedule.destination); !st.isOk())
         return failed(st.withContext("cannot create the destination"), context.clock());
     const std::string gcNote = collectLeftovers(schedule.destination);
     DemoTrainOptions options;

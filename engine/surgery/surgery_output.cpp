@@ -89,7 +89,13 @@ Result<SurgeryResult> writeVerified(const std::string& dst, std::vector<SaveTens
     const std::string& written = staged->stagingPrefix();
     if (options.metadata) CKPT_RETURN_IF_ERROR(writeCheckpointMetadata(written, *options.metadata));
     SurgeryResult result;
-    CKPT_ASSIGN_OR_RETURN(result.stats, writeTensors(written, std::move(tensors), options.save));
+    // The save itself is cancellable up to its commit point, and reports
+    // its bytes as this operation's "write" phase.
+    SaveOptions save = options.save;
+    if (!save.cancel) save.cancel = options.cancel;
+    if (!save.progress && options.progress)
+        save.progress = [&options](int64_t done, int64_t total, std::string_view) { options.progress(done, total, "write"); };
+    CKPT_ASSIGN_OR_RETURN(result.stats, writeTensors(written, std::move(tensors), save));
     result.stats.prefix = dst;
     VerifyOptions verify;
     // surgery.h's phase for it is "verify", whatever verifyBundle calls its own.

@@ -264,6 +264,7 @@ nb::dict restore(const std::string& source, const std::string& target, const std
             w.writeDespiteFailure = force;
             w.overwrite = overwrite;
             w.sources = {checkpoint->prefix(), target};  // what the restore read is never its output
+            w.save.cancel = context.cancel;
             w.verify.cancel = context.cancel;
             o.written = writeRestoredVerified(status, out, w);
         }

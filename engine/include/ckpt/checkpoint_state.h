@@ -47,7 +47,7 @@ std::vector<std::string> stateEntriesWithoutIndex(const std::string& dir, const 
 // (kept only while they pair with the paths one to one), a
 // model_checkpoint_path whose index is gone becomes the newest remaining
 // entry, and with nothing left the file is removed instead. Nothing is
-// ever added. Holds the directory's lock (pipeline/directory_lock.h)
+// ever added. Holds the directory's lock (storage/directory_lock.h)
 // while it checks and writes, so a writer that deletes checkpoints under
 // the same lock is never undone by a stale list. The file is still the
 // text CheckpointState TensorFlow reads and writes.

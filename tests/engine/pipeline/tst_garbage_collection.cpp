@@ -6,7 +6,7 @@
 //    or the new one, whole, or absent only while a verified replacement
 //    waits; `ckpt gc` (or the next write of the destination) then leaves the
 //    new or the old one and no leftovers. The same with a power loss after
-//    each call (FaultFileOps: unsynced data and directory entries lost).
+//    each call (FaultStorage: unsynced data and directory entries lost).
 //  - Two processes saving into one directory never remove each other's
 //    shard directories (the gap docs/format.md used to admit).
 //  - A live writer's staging directory and temporary files are kept; once
@@ -38,9 +38,8 @@
 #include "ckpt/save.h"
 #include "ckpt/surgery.h"
 #include "ckpt/verify.h"
-#include "fault_file_ops.h"
+#include "fault_storage.h"
 #include "numbered_checkpoints.h"
-#include "pipeline/file_ops.h"
 #include "pipeline/staged_checkpoint.h"
 #include "test_support.h"
 
@@ -80,31 +79,19 @@ float valueOf(const std::string& prefix) {
     return value;
 }
 
-// Counts the write-side calls, or _exits the process right before call 'exitAt'.
-class CountingOps : public pipeline::FileOps {
+// Counts the write-side storage operations under 'root', or _exits the
+// process right before operation 'exitAt' (a kill exactly there).
+class CountingStorage : public FaultStorage {
 public:
-    explicit CountingOps(int64_t exitAt = 0) : m_exitAt(exitAt) {}
-    int64_t count() const { return m_count; }
-    int open(const char* path, int flags, mode_t mode) override {
-        if (flags & O_CREAT) step();
-        return FileOps::open(path, flags, mode);
+    explicit CountingStorage(const std::string& root, int64_t exitAt = 0) : FaultStorage(root) {
+        if (exitAt > 0) {
+            FileFault fault;
+            fault.at = exitAt;
+            fault.exitProcess = true;
+            arm(fault);
+        }
     }
-    ssize_t write(int fd, const void* data, size_t n) override { return step(), FileOps::write(fd, data, n); }
-    ssize_t pwrite(int fd, const void* data, size_t n, off_t offset) override {
-        return step(), FileOps::pwrite(fd, data, n, offset);
-    }
-    int fsync(int fd) override { return step(), FileOps::fsync(fd); }
-    int rename(const char* from, const char* to) override { return step(), FileOps::rename(from, to); }
-    int unlink(const char* path) override { return step(), FileOps::unlink(path); }
-    int mkdir(const char* path, mode_t mode) override { return step(), FileOps::mkdir(path, mode); }
-    int rmdir(const char* path) override { return step(), FileOps::rmdir(path); }
-
-private:
-    void step() {
-        if (++m_count == m_exitAt) ::_exit(0);  // a kill, exactly here
-    }
-    std::atomic<int64_t> m_count{0};
-    int64_t m_exitAt;
+    int64_t count() const { return static_cast<int64_t>(operations().size()); }
 };
 
 std::vector<std::string> entries(const std::string& dir) {
@@ -191,8 +178,8 @@ private slots:
         {
             const std::string root = fixture(oldShards);
             QVERIFY(!root.empty());
-            CountingOps counting;
-            ScopedFileOps scoped(counting);
+            CountingStorage counting(root);
+            ScopedStorage scoped(counting);
             QVERIFY(replace(root, newShards).isOk());
             calls = counting.count();
         }
@@ -203,8 +190,8 @@ private slots:
             QVERIFY(!root.empty());
             const std::string dst = root + "/out/ckpt-5";
             const int status = runInChild([&] {
-                CountingOps exiting(at);
-                ScopedFileOps scoped(exiting);
+                CountingStorage exiting(root, at);
+                ScopedStorage scoped(exiting);
                 return replace(root, newShards).isOk() ? 0 : 9;
             });
             QVERIFY2(status == 0, qPrintable(QStringLiteral("call %1: child %2").arg(at).arg(status)));
@@ -249,8 +236,8 @@ private slots:
         int64_t calls = 0;
         {
             const std::string root = fixture(1);
-            CountingOps counting;
-            ScopedFileOps scoped(counting);
+            CountingStorage counting(root);
+            ScopedStorage scoped(counting);
             QVERIFY(replace(root, 1).isOk());
             calls = counting.count();
         }
@@ -259,14 +246,14 @@ private slots:
             const std::string dst = root + "/out/ckpt-5";
             // In a child, so that what it leaves belongs to a process that is gone.
             const int crashed = runInChild([&] {
-                FaultFileOps faults(root);
+                FaultStorage faults(root);
                 faults.markAllDurable();
                 FileFault fault;
                 fault.at = at;
                 fault.powerLoss = true;
                 faults.arm(fault);
                 {
-                    ScopedFileOps scoped(faults);
+                    ScopedStorage scoped(faults);
                     (void)replace(root, 1);
                 }
                 if (!faults.powerLost()) return 2;

@@ -3,7 +3,7 @@
 // another process deletes checkpoints of the same directory, a manager
 // adopting a state file that lists deleted checkpoints, retention applied
 // to a lying state file, retention interrupted by a power loss between its
-// deletions, and a killed save: after each, every entry of the state file
+// deletions or killed at any point of it, and a killed save: after each, every entry of the state file
 // has its index. TensorFlow's CheckpointManager reading our state file is
 // checked in tests/interop (tst_interop_tf); `ckpt verify DIR` and the
 // catalog's health reporting a lying state file are tested here too.
@@ -24,7 +24,7 @@
 #include "ckpt/retention.h"
 #include "ckpt/save.h"
 #include "ckpt/verify.h"
-#include "fault_file_ops.h"
+#include "fault_storage.h"
 #include "numbered_checkpoints.h"
 #include "test_support.h"
 
@@ -182,8 +182,8 @@ private slots:
         {
             const std::string dir = fresh();
             std::filesystem::copy(templ, dir);
-            FaultFileOps count(dir);
-            ScopedFileOps scoped(count);
+            FaultStorage count(dir);
+            ScopedStorage scoped(count);
             QVERIFY(retain(dir, 2).isOk());
             ops = static_cast<int64_t>(count.operations().size());
         }
@@ -192,14 +192,14 @@ private slots:
             for (CrashImage image : {CrashImage::UndoEntries, CrashImage::KeepEntries}) {
                 const std::string dir = fresh();
                 std::filesystem::copy(templ, dir);
-                FaultFileOps faults(dir);
+                FaultStorage faults(dir);
                 faults.markAllDurable();
                 FileFault fault;
                 fault.at = at;
                 fault.powerLoss = true;
                 faults.arm(fault);
                 {
-                    ScopedFileOps scoped(faults);
+                    ScopedStorage scoped(faults);
                     (void)retain(dir, 2);
                 }
                 QCOMPARE(QString::fromStdString(faults.restoreDurableImage(image)), QString());
@@ -210,6 +210,52 @@ private slots:
                                         .arg(lies(dir))));
                 QCOMPARE(QString::fromStdString(checkDirectory(dir, kVariables, kElements)), QString());
             }
+        }
+    }
+
+    // The 12 of 35: retention killed between its deletions and the
+    // state file's rewrite. Killed right before each of its storage
+    // operations (a child that _exits there), the state file names only
+    // checkpoints whose index is still there, and the next apply leaves a
+    // true state file and no half-deleted checkpoint.
+    void retentionKilledAtEveryOperation() {
+        const std::string templ = fresh();
+        QVERIFY(saveRun(templ, 5, unlimited()));
+        int64_t ops = 0;
+        {
+            const std::string dir = fresh();
+            std::filesystem::copy(templ, dir);
+            FaultStorage count(dir);
+            ScopedStorage scoped(count);
+            QVERIFY(retain(dir, 2).isOk());
+            ops = static_cast<int64_t>(count.operations().size());
+        }
+        QVERIFY(ops >= 8);
+        for (int64_t at = 1; at <= ops; ++at) {
+            const std::string dir = fresh();
+            std::filesystem::copy(templ, dir);
+            const pid_t pid = ::fork();
+            if (pid == 0) {
+                FaultStorage faults(dir);
+                FileFault fault;
+                fault.at = at;
+                fault.exitProcess = true;
+                faults.arm(fault);
+                ScopedStorage scoped(faults);
+                (void)retain(dir, 2);
+                ::_exit(3);  // the kill point was never reached
+            }
+            int status = 0;
+            QCOMPARE(::waitpid(pid, &status, 0), pid);
+            QVERIFY2(WIFEXITED(status) && WEXITSTATUS(status) == 0, qPrintable(QStringLiteral("kill %1 of %2").arg(at).arg(ops)));
+            QVERIFY2(lies(dir).isEmpty(), qPrintable(QStringLiteral("killed before operation %1 of %2: the state file names %3")
+                                                         .arg(at)
+                                                         .arg(ops)
+                                                         .arg(lies(dir))));
+            QCOMPARE(QString::fromStdString(checkDirectory(dir, kVariables, kElements)), QString());
+            QVERIFY(retain(dir, 2).isOk());
+            QCOMPARE(lies(dir), QString());
+            QCOMPARE(QString::fromStdString(checkDirectory(dir, kVariables, kElements)), QString());
         }
     }
 
