@@ -22,8 +22,7 @@ std::string lexicallyNormal(std::string_view path);
 // 'path' made absolute against the working directory, by text alone.
 std::string absolutePath(std::string_view path);
 // Whether this process may create entries in directory 'path' (access(2)
-// with W_OK | X_OK): a permission probe before a schedule is accepted and
-// before a writer writes (ckpt/destination.h).
+// with W_OK | X_OK): a permission probe before a schedule is accepted.
 bool canWriteInto(const std::string& path);
 // The running program's path (/proc/self/exe), empty when unknown.
 std::string executablePath();
