@@ -114,8 +114,7 @@ GarbageKind kindOf(TempKind kind) {
 bool holdsOnlyShards(const std::string& dir) {
     auto entries = entriesOf(dir);
     if (!entries.ok()) return false;
-    return std::all_of(entries->begin(), entries->end(),
-                       [](const storage::ListEntry& e) { return e.name.starts_with("part-"); });
+    return std::all_of(entries->begin(), entries->end(), [](const storage::ListEntry& e) { return e.name.starts_with("part-"); });
 }
 
 struct ScanScope {

@@ -141,9 +141,7 @@ Status StagedCheckpoint::commit() {
     return okStatus();
 }
 
-bool stagingCommitted(const std::string& stagingDir) {
-    return entryAt(platform::joinPath(stagingDir, kCommitMark));
-}
+bool stagingCommitted(const std::string& stagingDir) { return entryAt(platform::joinPath(stagingDir, kCommitMark)); }
 
 Status settleStaging(const std::string& stagingDir, const std::string& dir, const std::string& name) {
     CKPT_ASSIGN_OR_RETURN(auto lock, storage::DirectoryLock::acquire(dir));

@@ -27,9 +27,9 @@ std::string tempName(std::string_view name, std::string_view marker);
 
 // Markers of the engine's temporary names.
 inline constexpr std::string_view kAtomicMarker = storage::kOwnedTempMarker;  // writeObject, export output
-inline constexpr std::string_view kSaveTempMarker = "_temp-";        // writeTensors' shard directory
-inline constexpr std::string_view kStagingMarker = ".staging-";      // a checkpoint staged beside its destination
-inline constexpr std::string_view kIndexTempMarker = ".tempstate-";  // mergeShards' index before its rename
+inline constexpr std::string_view kSaveTempMarker = "_temp-";                 // writeTensors' shard directory
+inline constexpr std::string_view kStagingMarker = ".staging-";               // a checkpoint staged beside its destination
+inline constexpr std::string_view kIndexTempMarker = ".tempstate-";           // mergeShards' index before its rename
 
 enum class TempKind {
     AtomicFile,  // a whole file written then renamed (state file, metadata, export output)

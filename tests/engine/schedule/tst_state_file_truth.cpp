@@ -248,10 +248,10 @@ private slots:
             int status = 0;
             QCOMPARE(::waitpid(pid, &status, 0), pid);
             QVERIFY2(WIFEXITED(status) && WEXITSTATUS(status) == 0, qPrintable(QStringLiteral("kill %1 of %2").arg(at).arg(ops)));
-            QVERIFY2(lies(dir).isEmpty(), qPrintable(QStringLiteral("killed before operation %1 of %2: the state file names %3")
-                                                         .arg(at)
-                                                         .arg(ops)
-                                                         .arg(lies(dir))));
+            QVERIFY2(
+                lies(dir).isEmpty(),
+                qPrintable(
+                    QStringLiteral("killed before operation %1 of %2: the state file names %3").arg(at).arg(ops).arg(lies(dir))));
             QCOMPARE(QString::fromStdString(checkDirectory(dir, kVariables, kElements)), QString());
             QVERIFY(retain(dir, 2).isOk());
             QCOMPARE(lies(dir), QString());
