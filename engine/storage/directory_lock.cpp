@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,7 +21,7 @@ struct Held {
     int depth = 0;
 };
 
-// The directories this thread holds, by normalised location.
+// The directories this thread holds, by device and inode.
 std::map<std::string, Held>& heldByThisThread() {
     static thread_local std::map<std::string, Held> held;
     return held;
@@ -30,14 +31,24 @@ std::map<std::string, Held>& heldByThisThread() {
 
 Result<std::unique_ptr<DirectoryLock>> DirectoryLock::acquire(const std::string& dir) {
     if (!locationScheme(dir).empty()) return std::unique_ptr<DirectoryLock>(new DirectoryLock(std::string()));
-    std::string key = normalizeLocation(dir.empty() ? "." : dir);
+    const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return ioError("cannot open directory", dir, errno);
+    // Keyed by the directory itself, not its spelling: a path through a
+    // symlink or with ".." is the same lock (a second flock of it from this
+    // thread would wait for itself).
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int err = errno;
+        ::close(fd);
+        return ioError("cannot stat directory", dir, err);
+    }
+    std::string key = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
     auto& held = heldByThisThread();
     if (auto it = held.find(key); it != held.end()) {
+        ::close(fd);
         ++it->second.depth;
         return std::unique_ptr<DirectoryLock>(new DirectoryLock(std::move(key)));
     }
-    const int fd = ::open(key.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return ioError("cannot open directory", dir, errno);
     while (::flock(fd, LOCK_EX) != 0) {
         if (errno == EINTR) continue;
         const int err = errno;
