@@ -53,6 +53,7 @@ std::unique_ptr<CLI::App> makeCliApp(CommandContext& ctx) {
     registerSchedule(*app, ctx);
     registerScheduler(*app, ctx);
     registerCatalog(*app, ctx);
+    registerGc(*app, ctx);
     // The object-store options are also accepted after the subcommand, at
     // any depth ("ckpt catalog scan --stats").
     std::vector<CLI::App*> pending = app->get_subcommands({});

@@ -54,6 +54,7 @@ json checkpointJson(const CatalogCheckpoint& c) {
             {"verified_at", orNull(c.verifiedAt)},
             {"verify_problems", c.verifyProblems},
             {"verify_message", c.verifyMessage.empty() ? json(nullptr) : json(c.verifyMessage)},
+            {"state_problem", c.stateProblem.empty() ? json(nullptr) : json(c.stateProblem)},
             {"scanned_at", c.scannedAt}};
 }
 
@@ -92,7 +93,7 @@ std::string checkpointLine(const CatalogCheckpoint& c) {
                        std::to_string(c.tensors) + " tensors";
     if (c.isLatest) line += "  latest";
     if (!c.error.empty()) line += "  ERROR: " + c.error;
-    else if (c.verifyProblems > 0) line += "  DAMAGED: " + c.verifyMessage;
+    else if (c.health() == CatalogHealth::Damaged) line += "  DAMAGED: " + c.problem();
     return displayableString(line);
 }
 

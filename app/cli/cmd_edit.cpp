@@ -5,6 +5,7 @@
 
 #include "ckpt/checkpoint.h"
 #include "ckpt/surgery.h"
+#include "destination_output.h"
 #include "diff_format.h"
 #include "output.h"
 #include "schedule_output.h"
@@ -91,10 +92,9 @@ void run(const EditFlags& f, CommandContext& ctx) {
         ctx.exitCode = reportError(source.status(), f.json);
         return;
     }
-    if (Status st = checkSurgeryDestination(f.dst, {f.src}, f.overwrite); !st.isOk()) {
-        ctx.exitCode = reportError(st, f.json);
-        return;
-    }
+    std::vector<std::string> sources{f.src};
+    for (const auto& [key, file] : spec.sets) sources.push_back(file);
+    if (!allowDestination({.path = f.dst, .sources = sources, .overwrite = f.overwrite}, f.json, ctx)) return;
     auto plan = planEdit(**source, spec);
     if (!plan.ok()) {
         ctx.exitCode = reportError(plan.status(), f.json);
@@ -114,6 +114,7 @@ void run(const EditFlags& f, CommandContext& ctx) {
         ctx.exitCode = reportError(done.status(), f.json);
         return;
     }
+    recordWritten(done->stats.prefix, &done->verify);
     printSurgeryResult(*done, f.json,
                        {{"source", plan->source},
                         {"renamed", plan->count(KeyChangeKind::Renamed)},
@@ -137,7 +138,7 @@ void registerEdit(CLI::App& app, CommandContext& ctx) {
     cmd->add_flag("--force", f->force, "Also delete slot variables a deletion would leave dangling");
     cmd->add_flag("--dry-run", f->dryRun, "Print the plan and write nothing");
     addShardingFlags(*cmd, f->sharding);
-    cmd->add_flag("--overwrite", f->overwrite, "Replace a checkpoint already at DST (never the source)");
+    addOverwriteFlag(*cmd, f->overwrite);
     cmd->add_flag("--json", f->json, "Machine-readable output (docs/cli.md)");
     cmd->callback([&ctx, f] { run(*f, ctx); });
 }

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "ckpt/convert.h"
+#include "destination_output.h"
 #include "diff_format.h"
 #include "output.h"
 #include "schedule_output.h"
@@ -29,7 +30,7 @@ void registerExport(CLI::App& app, CommandContext& ctx) {
     cmd->add_flag("--weights-only", a->weightsOnly, "Leave out optimizers and their slot variables");
     cmd->add_flag("--skip-unsupported", a->skipUnsupported,
                   "Leave out tensors the format cannot hold (strings, ...) instead of failing");
-    cmd->add_flag("--overwrite", a->overwrite, "Replace OUT if it exists");
+    addOverwriteFlag(*cmd, a->overwrite);
     cmd->add_flag("--json", a->json, "Machine-readable output (docs/cli.md)");
     cmd->callback([&ctx, a] {
         ExportOptions options;
@@ -40,6 +41,9 @@ void registerExport(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = kExitUsage;
             return;
         }
+        if (!allowDestination({.path = a->out, .kind = DestinationKind::File, .sources = {a->src}, .overwrite = a->overwrite},
+                              a->json, ctx))
+            return;
         options.names = a->names == "keys" ? ArrayNaming::Keys : ArrayNaming::ObjectPaths;
         options.weightsOnly = a->weightsOnly;
         options.skipUnsupported = a->skipUnsupported;

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "ckpt/convert.h"
+#include "destination_output.h"
 #include "diff_format.h"
 #include "output.h"
 #include "schedule_output.h"
@@ -26,9 +27,10 @@ void registerImport(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("DST", a->dst, "Destination checkpoint prefix")->required();
     cmd->add_option("--spec", a->spec, "Model spec JSON (docs/model-spec.md)")->required();
     addShardingFlags(*cmd, a->sharding);
-    cmd->add_flag("--overwrite", a->overwrite, "Replace a checkpoint already at DST");
+    addOverwriteFlag(*cmd, a->overwrite);
     cmd->add_flag("--json", a->json, "Machine-readable output (docs/cli.md)");
     cmd->callback([&ctx, a] {
+        if (!allowDestination({.path = a->dst, .sources = {a->in, a->spec}, .overwrite = a->overwrite}, a->json, ctx)) return;
         ImportOptions options;
         options.save.policy = shardingPolicy(a->sharding);
         options.overwrite = a->overwrite;
@@ -41,6 +43,7 @@ void registerImport(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = reportError(done.status(), a->json);
             return;
         }
+        recordWritten(done->stats.prefix, &done->verify);
         if (a->json) {
             printJson({{"ok", true},
                        {"input", a->in},

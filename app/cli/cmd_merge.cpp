@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "ckpt/surgery.h"
+#include "destination_output.h"
 #include "diff_format.h"
 #include "output.h"
 #include "schedule_output.h"
@@ -34,18 +35,19 @@ void run(const MergeFlags& f, CommandContext& ctx) {
         ctx.exitCode = kExitUsage;
         return;
     }
+    // Checked against the arguments as given: a directory stands for its checkpoints.
+    if (!allowDestination({.path = f.dst, .sources = f.sources, .overwrite = f.overwrite}, f.json, ctx)) return;
     CancelOnSignal signals;
     const SurgeryOptions options = surgeryOptions(f.sharding, f.overwrite, !f.json, signals.token());
     if (!f.average) {
         auto done = mergeCheckpoints(f.sources, f.dst, options);
         clearTerminalProgress(options.progress);
-        if (!done.ok()) ctx.exitCode = reportError(done.status(), f.json);
-        else printSurgeryResult(*done, f.json, {{"sources", f.sources}});
-        return;
-    }
-    // Checked against the arguments too: a directory stands for its checkpoints.
-    if (Status st = checkSurgeryDestination(f.dst, f.sources, f.overwrite); !st.isOk()) {
-        ctx.exitCode = reportError(st, f.json);
+        if (!done.ok()) {
+            ctx.exitCode = reportError(done.status(), f.json);
+            return;
+        }
+        recordWritten(done->stats.prefix, &done->verify);
+        printSurgeryResult(*done, f.json, {{"sources", f.sources}});
         return;
     }
     AverageSpec spec;
@@ -60,8 +62,12 @@ void run(const MergeFlags& f, CommandContext& ctx) {
     }
     auto done = averageCheckpoints(*sources, f.dst, spec, options);
     clearTerminalProgress(options.progress);
-    if (!done.ok()) ctx.exitCode = reportError(done.status(), f.json);
-    else printSurgeryResult(*done, f.json, {{"sources", *sources}});
+    if (!done.ok()) {
+        ctx.exitCode = reportError(done.status(), f.json);
+        return;
+    }
+    recordWritten(done->stats.prefix, &done->verify);
+    printSurgeryResult(*done, f.json, {{"sources", *sources}});
 }
 
 }  // namespace
@@ -86,7 +92,7 @@ void registerMerge(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("--last", f->last, "Keep only the K highest steps of the sources")->check(CLI::PositiveNumber);
     cmd->add_flag("--weights-only", f->weightsOnly, "Leave the optimizer's state out of the average");
     addShardingFlags(*cmd, f->sharding);
-    cmd->add_flag("--overwrite", f->overwrite, "Replace a checkpoint already at DST (never a source)");
+    addOverwriteFlag(*cmd, f->overwrite);
     cmd->add_flag("--json", f->json, "Machine-readable output (docs/cli.md)");
     cmd->callback([&ctx, f] { run(*f, ctx); });
 }

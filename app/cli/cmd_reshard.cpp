@@ -1,10 +1,15 @@
-// ckpt reshard SRC DST: the save pipeline applied to an existing checkpoint.
+// ckpt reshard SRC DST: the save pipeline applied to an existing checkpoint
+// (the engine's saveCheckpointAs, which ckpt/reshard.h wraps).
 
 #include <iostream>
 
-#include "ckpt/reshard.h"
+#include "ckpt/surgery.h"
+#include "destination_output.h"
+#include "diff_format.h"
 #include "output.h"
+#include "schedule_output.h"
 #include "surgery_output.h"
+#include "terminal_progress.h"
 
 namespace ckpt::cli {
 
@@ -12,37 +17,44 @@ void registerReshard(CLI::App& app, CommandContext& ctx) {
     auto* cmd = app.add_subcommand("reshard",
                                    "Rewrite checkpoint SRC at prefix DST with another sharding (values kept, "
                                    "DST verified)");
-    auto src = std::make_shared<std::string>();
-    auto dst = std::make_shared<std::string>();
-    auto sharding = std::make_shared<ShardingFlags>();
-    auto json = std::make_shared<bool>(false);
-    cmd->add_option("SRC", *src, "Source checkpoint prefix, directory or SavedModel")->required();
-    cmd->add_option("DST", *dst, "Destination prefix")->required();
-    addShardingFlags(*cmd, *sharding);
-    cmd->add_flag("--json", *json, "Machine-readable output (docs/cli.md)");
-    cmd->callback([&ctx, src, dst, sharding, json] {
-        SaveOptions options;
-        options.policy = shardingPolicy(*sharding);
-        if (!options.policy) {
+    struct Args {
+        std::string src, dst;
+        ShardingFlags sharding;
+        bool overwrite = false, json = false;
+    };
+    auto a = std::make_shared<Args>();
+    cmd->add_option("SRC", a->src, "Source checkpoint prefix, directory or SavedModel")->required();
+    cmd->add_option("DST", a->dst, "Destination prefix (must not exist, unless --overwrite)")->required();
+    addShardingFlags(*cmd, a->sharding);
+    addOverwriteFlag(*cmd, a->overwrite);
+    cmd->add_flag("--json", a->json, "Machine-readable output (docs/cli.md)");
+    cmd->callback([&ctx, a] {
+        if (!shardingPolicy(a->sharding)) {
             std::cerr << "reshard: one of --shards, --max-shard-bytes or --by-task is required\n";
             ctx.exitCode = kExitUsage;
             return;
         }
-        auto stats = reshardCheckpoint(*src, *dst, options);
-        if (!stats) {
-            ctx.exitCode = reportError(stats.status(), *json);
+        if (!allowDestination({.path = a->dst, .sources = {a->src}, .overwrite = a->overwrite}, a->json, ctx)) return;
+        CancelOnSignal signals;
+        const SurgeryOptions options = surgeryOptions(a->sharding, a->overwrite, !a->json, signals.token());
+        auto done = saveCheckpointAs(a->src, a->dst, options);
+        clearTerminalProgress(options.progress);
+        if (!done) {
+            ctx.exitCode = reportError(done.status(), a->json);
             return;
         }
-        if (*json) {
-            printJson({{"source", *src},
-                       {"prefix", stats->prefix},
-                       {"shards", stats->shards},
-                       {"entries", stats->tensors},
-                       {"seconds", stats->seconds}});
+        recordWritten(done->stats.prefix, &done->verify);
+        if (a->json) {
+            printJson({{"source", a->src},
+                       {"prefix", done->stats.prefix},
+                       {"shards", done->stats.shards},
+                       {"entries", done->stats.tensors},
+                       {"replaced", done->replaced},
+                       {"seconds", done->stats.seconds}});
             return;
         }
-        std::cout << "wrote " << stats->prefix << ": " << stats->shards << " data file(s), " << stats->tensors
-                  << " entries, verified\n";
+        std::cout << (done->replaced ? "replaced " : "wrote ") << done->stats.prefix << ": " << done->stats.shards
+                  << " data file(s), " << done->stats.tensors << " entries, verified\n";
     });
 }
 

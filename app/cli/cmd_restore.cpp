@@ -1,6 +1,6 @@
 // ckpt restore SRC --into TARGET [--map OLD=NEW]... [--expect-partial]
 //              [--assert consumed|existing|nontrivial] [--match-only]
-//              [--out NEW_PREFIX [--force]] [--json]
+//              [--out NEW_PREFIX [--force] [--overwrite]] [--json]
 // Restores a checkpoint into a target (model spec or template checkpoint)
 // and prints how every node matched plus TensorFlow's assertion verdicts;
 // --out writes the restored target as a new checkpoint and verifies it.
@@ -13,6 +13,7 @@
 #include "ckpt/model_spec.h"
 #include "ckpt/restore.h"
 #include "ckpt/restored_write.h"
+#include "destination_output.h"
 #include "json_output.h"
 #include "schedule_output.h"
 #include "terminal_progress.h"
@@ -66,7 +67,10 @@ void printReport(const MatchReport& r, const std::string& source, const std::str
 constexpr const char* kRefusedWhy = "the restore or the requested assertion failed (use --force to write anyway)";
 
 nlohmann::json outJson(const RestoredWrite& r) {
-    nlohmann::json j = {{"prefix", r.prefix}, {"written", r.written()}};
+    nlohmann::json j = {{"prefix", r.prefix}, {"written", r.written()}, {"replaced", r.replaced}};
+    const nlohmann::json destination = destinationJson(r.destination);
+    j["existing"] = destination["existing"];
+    j["destination_problem"] = destination["problem"];
     j["skipped"] = r.refused ? nlohmann::json(kRefusedWhy) : nlohmann::json(nullptr);
     j["error"] = r.error.isOk()
                      ? nlohmann::json(nullptr)
@@ -91,6 +95,10 @@ nlohmann::json outJson(const RestoredWrite& r) {
 }
 
 void printOut(const RestoredWrite& r) {
+    if (!r.destination.ok()) {
+        std::cout << "not written: " << displayableString(r.destination.message) << "\n";
+        return;
+    }
     if (r.refused) {
         std::cout << "not written: " << displayableString(r.prefix) << ": " << kRefusedWhy << "\n";
         return;
@@ -99,8 +107,8 @@ void printOut(const RestoredWrite& r) {
         std::cout << "write failed: " << displayableString(r.prefix) << "\n";
         return;
     }
-    std::cout << "wrote " << displayableString(r.stats->prefix) << "  (" << r.stats->tensors << " tensors, " << r.stats->shards
-              << " shard(s), " << r.stats->dataBytes << " data bytes)\n";
+    std::cout << (r.replaced ? "replaced " : "wrote ") << displayableString(r.stats->prefix) << "  (" << r.stats->tensors
+              << " tensors, " << r.stats->shards << " shard(s), " << r.stats->dataBytes << " data bytes)\n";
     if (r.verify)
         std::cout << "verify: " << (r.verify->ok() ? "ok" : "FAILED") << "  (" << r.verify->tensorsChecked << " tensors, "
                   << r.verify->bytesChecked << " bytes checked, " << r.verify->problems.size() << " problem(s))\n";
@@ -130,7 +138,7 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
         std::string source, target, assertion, out;
         std::vector<std::string> maps;
         std::string catalog;
-        bool expectPartial = false, json = false, matchOnly = false, force = false, noRecord = false;
+        bool expectPartial = false, json = false, matchOnly = false, force = false, overwrite = false, noRecord = false;
     };
     auto args = std::make_shared<Args>();
     cmd->add_option("SRC", args->source, "Checkpoint prefix, .index file, directory or SavedModel")->required();
@@ -145,15 +153,18 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
     auto* outOption = cmd->add_option("--out", args->out,
                                       "Write the restored target as a new checkpoint at this prefix and verify it. Written "
                                       "only when the restore succeeded and the --assert assertion (if any) holds");
-    cmd->add_flag("--force", args->force, "With --out: write even when the restore or the --assert assertion failed")
+    cmd->add_flag("--force", args->force,
+                  "With --out: write even when the restore or the --assert assertion failed (a separate consent from "
+                  "--overwrite)")
         ->needs(outOption);
+    addOverwriteFlag(*cmd, args->overwrite)->needs(outOption);
     outOption->excludes(matchOnly);  // without values the output would silently hold the target's initial values
     cmd->add_option("--catalog", args->catalog,
                     "Record the restore in this catalog (default $XDG_DATA_HOME/ckpt-explorer/catalog.db; "
                     "ckpt catalog history lists them)");
     cmd->add_flag("--no-record", args->noRecord, "Do not record the restore in the catalog");
     cmd->add_flag("--json", args->json, "Machine-readable output (docs/cli.md)");
-    cmd->callback([&ctx, args] {
+    cmd->callback([&ctx, args, outOption] {
         RestoreOptions options;
         options.readValues = !args->matchOnly;
         for (const std::string& m : args->maps) {
@@ -195,10 +206,13 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
                                                        : Assertion::NontrivialMatch;
         const Status failure = restoreFailure(*status, required);
         std::optional<RestoredWrite> written;
-        if (!args->out.empty()) {
+        if (outOption->count() > 0) {
             RestoredWriteOptions out;
             out.requiredAssertion = required;
             out.writeDespiteFailure = args->force;
+            out.overwrite = args->overwrite;
+            // What the restore read is never its output: the checkpoint, and the target (a template checkpoint or spec).
+            out.sources = {(*ckpt)->prefix(), args->target};
             out.save.cancel = &signals.token();
             out.verify.cancel = &signals.token();
             if (!args->json) out.save.progress = terminalProgress("writing");
@@ -207,7 +221,10 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
         }
         const bool outFailed = written && !written->refused && !written->ok();
         ctx.exitCode = failure.isOk() && !outFailed ? kExitOk : kExitCheckpointProblem;
+        // A destination that can never be written is a usage error, as for every writer.
+        if (written && written->destination.status().code() == StatusCode::InvalidArgument) ctx.exitCode = kExitUsage;
         if (!args->noRecord) recordInCatalog(args->catalog, report, args->target, args->maps, written, failure.isOk());
+        if (!args->noRecord && written && written->ok()) recordWritten(written->prefix, &*written->verify, args->catalog);
         if (args->json) {
             nlohmann::json j = nlohmann::json::parse(matchReportJson(report));
             nlohmann::json out = {
@@ -226,7 +243,11 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
             if (written) printOut(*written);
         }
         if (!failure.isOk()) std::cerr << "ckpt: " << displayableString(failure.toString()) << "\n";
-        if (written && !written->error.isOk()) std::cerr << "ckpt: " << displayableString(written->error.toString()) << "\n";
+        if (written && !written->destination.ok()) {
+            (void)reportDestination(written->destination, false);
+        } else if (written && !written->error.isOk()) {
+            std::cerr << "ckpt: " << displayableString(written->error.toString()) << "\n";
+        }
         if (written && written->verify && !written->verify->ok())
             for (const VerifyProblem& p : written->verify->problems)
                 std::cerr << "ckpt: " << displayableString(p.file + ": " + p.message) << "\n";

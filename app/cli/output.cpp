@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "ckpt/byte_size.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/object_store.h"
 #include "json_output.h"
@@ -58,18 +59,7 @@ std::string localTimeText(double unixSeconds) {
     return text;
 }
 
-std::string byteText(uint64_t bytes) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = static_cast<double>(bytes);
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        ++u;
-    }
-    char text[32];
-    std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-    return text;
-}
+std::string byteText(uint64_t bytes) { return byteSizeText(bytes); }
 
 void printObjectStoreStats() {
     const ObjectStoreStats s = objectStoreStats();

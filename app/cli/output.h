@@ -73,5 +73,6 @@ void registerRetention(CLI::App& app, CommandContext& ctx);  // cmd_retention.cp
 void registerSchedule(CLI::App& app, CommandContext& ctx);   // cmd_schedule.cpp
 void registerScheduler(CLI::App& app, CommandContext& ctx);  // cmd_schedule.cpp
 void registerCatalog(CLI::App& app, CommandContext& ctx);    // cmd_catalog.cpp
+void registerGc(CLI::App& app, CommandContext& ctx);         // cmd_gc.cpp
 
 }  // namespace ckpt::cli

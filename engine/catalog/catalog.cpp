@@ -5,6 +5,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+
 #include "catalog/catalog_rows.h"
 #include "ckpt/bundle_naming.h"
 #include "ckpt/match_report.h"
@@ -20,7 +22,8 @@ namespace catalog {
 
 const char* const kCheckpointColumns =
     "c.id, c.root_id, c.directory, c.prefix, c.name, c.step, c.modified, c.bytes, c.shards, c.tensors, c.objects, "
-    "c.in_state_file, c.is_latest, c.missing, c.error, c.verified_at, c.verify_problems, c.verify_message, c.scanned_at";
+    "c.in_state_file, c.is_latest, c.missing, c.error, c.verified_at, c.verify_problems, c.verify_message, c.scanned_at, "
+    "c.state_problem";
 
 CatalogCheckpoint checkpointFromRow(const Statement& row) {
     CatalogCheckpoint c;
@@ -43,6 +46,7 @@ CatalogCheckpoint checkpointFromRow(const Statement& row) {
     c.verifyProblems = row.integer(16);
     c.verifyMessage = row.text(17);
     c.scannedAt = row.real(18);
+    c.stateProblem = row.text(19);
     return c;
 }
 
@@ -75,8 +79,14 @@ std::string_view catalogHealthName(CatalogHealth health) {
 CatalogHealth CatalogCheckpoint::health() const {
     if (missing) return CatalogHealth::Missing;
     if (!error.empty()) return CatalogHealth::Unreadable;
-    if (verifiedAt) return verifyProblems > 0 ? CatalogHealth::Damaged : CatalogHealth::Healthy;
+    if ((verifiedAt && verifyProblems > 0) || !stateProblem.empty()) return CatalogHealth::Damaged;
+    if (verifiedAt) return CatalogHealth::Healthy;
     return CatalogHealth::Unverified;
+}
+
+std::string CatalogCheckpoint::problem() const {
+    if (verifiedAt && verifyProblems > 0) return verifyMessage;
+    return stateProblem;
 }
 
 Result<std::string> Catalog::defaultPath() { return catalog::Database::defaultPath(); }
@@ -226,6 +236,23 @@ Result<bool> Catalog::recordVerification(const VerifyReport& report) {
         CKPT_RETURN_IF_ERROR(st.run());
         return sqlite3_changes(m_db->handle()) > 0;
     });
+}
+
+Result<bool> Catalog::recordWrite(std::string_view prefix, const VerifyReport* verified) {
+    const std::string dir = catalog::normalizeDirectory(platform::dirName(prefix).empty() ? "." : platform::dirName(prefix));
+    CKPT_ASSIGN_OR_RETURN(const std::vector<CatalogRoot> all, roots());
+    const bool held = std::any_of(all.begin(), all.end(), [&](const CatalogRoot& r) { return catalog::isWithin(dir, r.path); });
+    if (!held) return false;
+    CatalogScanOptions options;
+    options.roots = {dir};
+    options.onlyNamed = true;
+    CKPT_RETURN_IF_ERROR(scan(options).status());
+    if (verified) {
+        VerifyReport report = *verified;
+        report.prefix = platform::joinPath(dir, platform::baseName(prefix));
+        CKPT_RETURN_IF_ERROR(recordVerification(report).status());
+    }
+    return true;
 }
 
 Result<int64_t> Catalog::recordRestore(const RestoreRecord& record) {

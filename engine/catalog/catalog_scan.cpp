@@ -14,6 +14,7 @@
 #include "ckpt/bundle_naming.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/checkpoint_listing.h"
+#include "ckpt/checkpoint_state.h"
 #include "ckpt/object_graph.h"
 #include "ckpt/verify.h"
 #include "platform/crc32c.h"
@@ -119,7 +120,22 @@ struct DirectoryWork {
     int64_t rootId = 0;
     std::string dir;
     CheckpointListing listing;
+    std::string stateProblem;  // every checkpoint's in the directory (CatalogCheckpoint::stateProblem)
 };
+
+// A state file that cannot be parsed, or that names checkpoints whose index is gone.
+std::string stateFileProblem(const std::string& dir, const CheckpointListing& listing) {
+    if (!listing.stateFileError.isOk()) return listing.stateFileError.message();
+    auto state = readCheckpointState(dir);
+    if (!state.ok()) return state.status().message();
+    if (!*state) return {};
+    const std::vector<std::string> gone = stateEntriesWithoutIndex(dir, **state);
+    if (gone.empty()) return {};
+    std::string names;
+    for (size_t i = 0; i < gone.size() && i < 5; ++i) names += (i ? ", " : "") + gone[i];
+    if (gone.size() > 5) names += " and " + std::to_string(gone.size() - 5) + " more";
+    return "the state file names " + names + (gone.size() == 1 ? ", which has no index" : ", which have no index");
+}
 
 bool cancelled(const CatalogScanOptions& options) { return options.cancel && options.cancel->isCancelled(); }
 
@@ -161,7 +177,8 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
         }
         if (!wanted.empty() && starts.empty()) continue;
         // Naming the root itself scans all of it, as no names do.
-        const bool wholeRoot = wanted.empty() || std::find(starts.begin(), starts.end(), root.path) != starts.end();
+        const bool wholeRoot =
+            !options.onlyNamed && (wanted.empty() || std::find(starts.begin(), starts.end(), root.path) != starts.end());
         if (wholeRoot) starts = {root.path};
         if (!storage::isDirectory(root.path)) {
             CKPT_RETURN_IF_ERROR(writer.finishRoot(root.id, true, ""));
@@ -175,6 +192,10 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
         std::vector<std::string> errors;
         std::set<std::string> seen;
         for (const std::string& start : starts) {
+            if (options.onlyNamed) {
+                if (storage::isDirectory(start)) dirs.push_back(start);
+                continue;
+            }
             const int depth =
                 static_cast<int>(std::count(start.begin() + static_cast<std::ptrdiff_t>(root.path.size()), start.end(), '/'));
             walk(start, depth, options.maxDepth, otherRoots, seen, dirs, errors);
@@ -191,7 +212,8 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
                 summary.errors.push_back(listing.status().message());
                 continue;
             }
-            work.push_back({root.id, std::move(dir), std::move(*listing)});
+            std::string stateProblem = stateFileProblem(dir, *listing);
+            work.push_back({root.id, std::move(dir), std::move(*listing), std::move(stateProblem)});
         }
     }
     int64_t total = 0;
@@ -218,6 +240,7 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
             for (; last < entries.size() && batch.size() < kBatchCheckpoints && indexBytes < kBatchIndexBytes; ++last) {
                 Scanned s;
                 s.entry = entries[last];
+                s.stateProblem = w.stateProblem;
                 s.stamp = statIndex(indexFileName(s.entry.prefix));
                 if (auto it = known.find(s.entry.prefix); it != known.end()) s.known = &it->second;
                 indexBytes += std::max<int64_t>(s.stamp.size, 0);

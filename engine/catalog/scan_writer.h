@@ -44,6 +44,7 @@ struct Scanned {
     bool verified = false;
     int64_t problems = 0;
     std::string verifyMessage;
+    std::string stateProblem;
 };
 
 class ScanWriter {

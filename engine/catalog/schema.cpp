@@ -150,7 +150,12 @@ CREATE TABLE catalog_restores (
 );
 CREATE INDEX catalog_restores_by_time ON catalog_restores (at);
 )sql";
-constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2, kSchemaV3};
+// A directory's state-file problem (malformed, or naming checkpoints that
+// are gone) on each of its checkpoints: part of their health.
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE catalog_checkpoints ADD COLUMN state_problem TEXT NOT NULL DEFAULT '';
+)sql";
+constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4};
 static_assert(sizeof kMigrations / sizeof kMigrations[0] == kSchemaVersion);
 
 }  // namespace

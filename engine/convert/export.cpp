@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckpt/checkpoint.h"
+#include "ckpt/destination.h"
 #include "ckpt/npy.h"
 #include "convert/export_plan.h"
 #include "convert/npz.h"
@@ -217,7 +218,17 @@ Status writeNpz(const BundleReader& reader, const ExportPlan& plan, const std::s
 Result<ExportResult> exportCheckpoint(const std::string& source, const std::string& output, const ExportOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     CKPT_ASSIGN_OR_RETURN(auto checkpoint, Checkpoint::open(source));
-    CKPT_RETURN_IF_ERROR(convert::checkExportOutput(output, source, checkpoint->prefix(), options.overwrite));
+    CKPT_RETURN_IF_ERROR(storage::checkLocation(output));
+    // The output is built beside its name and renamed into place (libzip
+    // writes .npz archives itself): a local file system's capabilities.
+    if (const storage::Capabilities c = storage::capabilitiesFor(output); !c.rename || !c.localPaths)
+        return unimplemented("export writes local files only; " + output + " is not one (export locally, then copy)");
+    const DestinationCheck destination = checkDestination({.path = output,
+                                                           .kind = DestinationKind::File,
+                                                           .sources = {source},
+                                                           .open = options.open,
+                                                           .overwrite = options.overwrite});
+    CKPT_RETURN_IF_ERROR(destination.status());
     CKPT_ASSIGN_OR_RETURN(convert::ExportPlan plan, convert::planExport(*checkpoint, options));
 
     convert::TempOutput temp(output);

@@ -8,12 +8,14 @@
 #include <set>
 
 #include "ckpt/bundle_reader.h"
+#include "ckpt/convert.h"
+#include "ckpt/destination.h"
 #include "ckpt/model_spec.h"
 #include "ckpt/object_graph.h"
 #include "ckpt/verify.h"
 #include "convert/array_file.h"
 #include "convert/array_names.h"
-#include "convert/output_file.h"
+#include "pipeline/staged_checkpoint.h"
 
 namespace ckpt {
 namespace {
@@ -41,7 +43,9 @@ Result<ImportResult> importArrays(const std::string& input, const std::string& d
     auto checkCancel = [&] {
         return options.cancel && options.cancel->isCancelled() ? cancelled("import cancelled") : okStatus();
     };
-    CKPT_RETURN_IF_ERROR(convert::checkImportDestination(dstPrefix, input, options.overwrite));
+    const DestinationCheck destination =
+        checkDestination({.path = dstPrefix, .sources = {input, specPath}, .overwrite = options.overwrite});
+    CKPT_RETURN_IF_ERROR(destination.status());
     CKPT_ASSIGN_OR_RETURN(auto file, convert::ArrayFile::open(input));
     CKPT_ASSIGN_OR_RETURN(auto root, loadModelSpec(specPath));
     // The spec's variables named the way an export names them.
@@ -100,22 +104,28 @@ Result<ImportResult> importArrays(const std::string& input, const std::string& d
     ImportResult result;
     result.format = file->format();
     result.arrays = static_cast<int64_t>(matches.size());
-    CKPT_ASSIGN_OR_RETURN(result.stats, writeTensors(dstPrefix, std::move(tensors), options.save));
-    CKPT_ASSIGN_OR_RETURN(VerifyReport report, verifyBundle(dstPrefix, VerifyOptions{0, {}, options.cancel}));
+    // Written beside the destination, moved in once it verified and compared equal.
+    CKPT_ASSIGN_OR_RETURN(auto staged, pipeline::StagedCheckpoint::begin(destination.path));
+    const std::string& written = staged->stagingPrefix();
+    CKPT_ASSIGN_OR_RETURN(result.stats, writeTensors(written, std::move(tensors), options.save));
+    result.stats.prefix = destination.path;
+    CKPT_ASSIGN_OR_RETURN(VerifyReport report, verifyBundle(written, VerifyOptions{0, {}, options.cancel}));
     if (!report.ok())
         return dataLoss("the imported checkpoint " + dstPrefix + " does not verify: " + report.problems.front().message);
+    result.verify = report;
+    result.verify.prefix = destination.path;
 
     // The bit-exact check: every value read back from the checkpoint
     // against a fresh read of the input.
-    CKPT_ASSIGN_OR_RETURN(auto written, BundleReader::open(dstPrefix));
+    CKPT_ASSIGN_OR_RETURN(auto reader, BundleReader::open(written));
     Tensor back;
     for (size_t i = 0; i < matches.size(); ++i) {
         const Match& m = matches[i];
         CKPT_RETURN_IF_ERROR(checkCancel());
         const std::string& key = keys[i];
-        const TensorInfo* info = written->find(key);
+        const TensorInfo* info = reader->find(key);
         if (!info) return dataLoss("the imported checkpoint " + dstPrefix + " lacks \"" + key + "\"");
-        CKPT_RETURN_IF_ERROR(written->readInto(*info, back));
+        CKPT_RETURN_IF_ERROR(reader->readInto(*info, back));
         CKPT_ASSIGN_OR_RETURN(Tensor original, file->read(m.array));
         if (back.dtype != original.dtype || back.shape != original.shape || back.bytes != original.bytes)
             return dataLoss("\"" + key + "\" read back from " + dstPrefix + " differs from array " +
@@ -123,6 +133,8 @@ Result<ImportResult> importArrays(const std::string& input, const std::string& d
         done += static_cast<int64_t>(back.bytes.size());
         if (options.progress) options.progress(done, total, "check");
     }
+    reader.reset();
+    CKPT_RETURN_IF_ERROR(staged->commit());
     return result;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
-// Where export and import may write, and the temp-file-then-rename of an
-// export's single output file. Every write-side call goes through the
-// storage layer (storage/dispatch.h), so tests can fill the disk at any of
-// them. Internal to the engine.
+// The temp-file-then-rename of an export's single output file (where it
+// may be written is ckpt/destination.h's rule). Every write-side call goes
+// through the storage layer (storage/dispatch.h), so tests can fill the
+// disk at any of them. Internal to the engine.
 
 #include <string>
 
@@ -10,17 +10,10 @@
 
 namespace ckpt::convert {
 
-// An export's output must not be the source checkpoint's prefix or one of
-// its files, nor lie inside a source given as a directory; an existing
-// output is AlreadyExists unless 'overwrite', and never a directory.
-Status checkExportOutput(const std::string& output, const std::string& sourceArg, const std::string& prefix, bool overwrite);
-// An import's destination prefix must not name the input file (as the
-// prefix, its index or a data file); then checkSurgeryDestination's rule
-// (a checkpoint already there is AlreadyExists unless 'overwrite').
-Status checkImportDestination(const std::string& dstPrefix, const std::string& input, bool overwrite);
-
-// A temp file beside 'finalPath' (".NAME.tmp-PID-N"), removed again unless
-// commit() renamed it into place.
+// A temp file beside 'finalPath' (".NAME.tmp-<owner token>-N", see
+// pipeline/temp_files.h), removed again unless commit() renamed it into
+// place. What an earlier writer of the same output left when it died is
+// removed first.
 class TempOutput {
 public:
     explicit TempOutput(std::string finalPath);

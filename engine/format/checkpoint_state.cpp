@@ -1,5 +1,7 @@
 #include "ckpt/checkpoint_state.h"
 
+#include <algorithm>
+
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
@@ -50,6 +52,15 @@ Result<std::optional<CheckpointState>> readCheckpointState(const std::string& di
                                               proto.all_model_checkpoint_timestamps().end());
     state.lastPreservedTimestamp = proto.last_preserved_timestamp();
     return std::optional<CheckpointState>{std::move(state)};
+}
+
+std::vector<std::string> stateEntriesWithoutIndex(const std::string& dir, const CheckpointState& state) {
+    std::vector<std::string> out;
+    const auto gone = [&](const std::string& p) { return !storage::exists(indexFileName(resolveStatePath(dir, p))); };
+    if (!state.modelCheckpointPath.empty() && gone(state.modelCheckpointPath)) out.push_back(state.modelCheckpointPath);
+    for (const std::string& p : state.allModelCheckpointPaths)
+        if (p != state.modelCheckpointPath && std::find(out.begin(), out.end(), p) == out.end() && gone(p)) out.push_back(p);
+    return out;
 }
 
 Result<std::optional<std::string>> latestCheckpoint(const std::string& dir) {

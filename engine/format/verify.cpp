@@ -200,9 +200,20 @@ Result<VerifyReport> verifyCheckpointPath(std::string_view path, const VerifyOpt
     CKPT_ASSIGN_OR_RETURN(ResolvedCheckpoint resolved, resolveCheckpoint(path));
     CKPT_ASSIGN_OR_RETURN(VerifyReport report, verifyBundle(resolved.prefix, options));
     const std::string dir(path);
-    if (storage::isDirectory(dir))
-        if (auto state = readCheckpointState(dir); !state)
-            report.problems.push_back({std::string(kCheckpointStateFile), "", state.status().toString()});
+    if (!storage::isDirectory(dir)) return report;
+    auto state = readCheckpointState(dir);
+    if (!state) {
+        report.problems.push_back({std::string(kCheckpointStateFile), "", state.status().toString()});
+    } else if (*state) {
+        // A state file naming checkpoints that are gone sends TensorFlow's
+        // latest_checkpoint (and a restore) to nothing.
+        const std::string file = platform::joinPath(dir, kCheckpointStateFile);
+        for (const std::string& entry : stateEntriesWithoutIndex(dir, **state))
+            report.problems.push_back({std::string(kCheckpointStateFile), "",
+                                       dataLoss("the state file " + file + " names " + entry + ", which has no index (" +
+                                                indexFileName(resolveStatePath(dir, entry)) + " is missing)")
+                                           .toString()});
+    }
     return report;
 }
 

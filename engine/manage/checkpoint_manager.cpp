@@ -17,6 +17,8 @@
 #include "ckpt/deferred_snapshot.h"
 #include "ckpt/retention.h"
 #include "manage/previous_run.h"
+#include "pipeline/state_commit.h"
+#include "storage/directory_lock.h"
 #include "storage/dispatch.h"
 #include "platform/file.h"
 #include "platform/clock.h"
@@ -137,42 +139,54 @@ struct CheckpointManager::Impl {
         return path.starts_with(p) ? path.substr(p.size()) : path;
     }
 
-    Status writeState() {
+    // The state file from this manager's list, never naming a checkpoint
+    // that is gone (another process's retention may have deleted some: they
+    // leave the list too); 'victims' (swept from the list) are deleted after
+    // the file stops naming them, under the directory's lock, so the file is
+    // true at every instant (docs/reliability.md).
+    Status writeState(const std::vector<std::string>& victims = {}) {
         CheckpointState state;
-        std::lock_guard lock(mutex);
-        if (!latest) return okStatus();
-        state.modelCheckpointPath = relative(*latest);
-        for (const auto& [p, t] : maybeDelete) {
-            state.allModelCheckpointPaths.push_back(relative(p));
-            state.allModelCheckpointTimestamps.push_back(t);
-        }
-        state.lastPreservedTimestamp = lastPreserved;
-        return writeCheckpointState(directory, state);
-    }
-
-    // TensorFlow's max_to_keep / keep_checkpoint_every_n_hours sweep over
-    // what this manager owns (maybeDelete holds only owned checkpoints).
-    Status sweep() {
-        std::vector<std::string> victims;
         {
             std::lock_guard lock(mutex);
-            if (!options.maxToKeep) return okStatus();
-            while (static_cast<int>(maybeDelete.size()) > *options.maxToKeep) {
-                auto [path, ts] = maybeDelete.front();
-                maybeDelete.erase(maybeDelete.begin());
-                if (options.keepCheckpointEveryNHours && ts - *options.keepCheckpointEveryNHours * 3600.0 >= lastPreserved) {
-                    lastPreserved = ts;
-                    continue;
+            std::erase_if(maybeDelete, [](const auto& e) { return !storage::exists(indexFileName(e.first)); });
+            if (latest && !storage::exists(indexFileName(*latest)))
+                latest = maybeDelete.empty() ? std::nullopt : std::optional<std::string>(maybeDelete.back().first);
+            if (latest) {
+                state.modelCheckpointPath = relative(*latest);
+                for (const auto& [p, t] : maybeDelete) {
+                    state.allModelCheckpointPaths.push_back(relative(p));
+                    state.allModelCheckpointTimestamps.push_back(t);
                 }
-                victims.push_back(path);
+                state.lastPreservedTimestamp = lastPreserved;
             }
         }
+        CKPT_ASSIGN_OR_RETURN(auto dirLock, storage::DirectoryLock::acquire(directory));
+        CKPT_RETURN_IF_ERROR(pipeline::commitCheckpointStateLocked(directory, std::move(state)));
         for (const std::string& p : victims) {
             // Only checkpoints that live directly in the managed directory are deleted.
             if (platform::dirName(p) != directory) continue;
             CKPT_RETURN_IF_ERROR(deleteCheckpointFiles(directory, platform::baseName(p)));
         }
         return okStatus();
+    }
+
+    // TensorFlow's max_to_keep / keep_checkpoint_every_n_hours sweep over
+    // what this manager owns (maybeDelete holds only owned checkpoints):
+    // takes the victims off the list; writeState deletes them.
+    std::vector<std::string> sweep() {
+        std::vector<std::string> victims;
+        std::lock_guard lock(mutex);
+        if (!options.maxToKeep) return victims;
+        while (static_cast<int>(maybeDelete.size()) > *options.maxToKeep) {
+            auto [path, ts] = maybeDelete.front();
+            maybeDelete.erase(maybeDelete.begin());
+            if (options.keepCheckpointEveryNHours && ts - *options.keepCheckpointEveryNHours * 3600.0 >= lastPreserved) {
+                lastPreserved = ts;
+                continue;
+            }
+            victims.push_back(path);
+        }
+        return victims;
     }
 
     // The retention policy's plan over the whole directory; the planner
@@ -202,11 +216,13 @@ struct CheckpointManager::Impl {
             maybeDelete.emplace_back(prefix, now());
             latest = prefix;
         }
+        // The new checkpoint is named first: a kill while deleting leaves it the latest.
         CKPT_RETURN_IF_ERROR(writeState());
-        // applyRetention() takes what it deleted out of the state file itself.
+        // applyRetention() takes what it deletes out of the state file itself, first.
         if (options.retention) return applyPolicy();
-        CKPT_RETURN_IF_ERROR(sweep());
-        return writeState();
+        // Again without what the sweep took off the list (deleted after the
+        // file stops naming them, or kept for good by keep_checkpoint_every_n_hours).
+        return writeState(sweep());
     }
 
     // The state file's list, restricted to what this manager owns, plus
@@ -217,8 +233,9 @@ struct CheckpointManager::Impl {
             const bool onDisk = storage::exists(indexFileName(entry.first));
             const bool owned =
                 std::any_of(scan.managed.begin(), scan.managed.end(), [&](const auto& m) { return m.first == entry.first; });
-            // A listed checkpoint that is gone stays listed, as TensorFlow keeps it.
-            if (owned || !onDisk) managed.push_back(entry);
+            // A listed checkpoint that is gone leaves the list: the state file
+            // never names what is not on disk (TensorFlow's manager would keep it).
+            if (owned && onDisk) managed.push_back(entry);
         }
         for (const auto& m : scan.managed) {
             const bool listed = std::any_of(managed.begin(), managed.end(), [&](const auto& e) { return e.first == m.first; });

@@ -4,12 +4,17 @@
 
 namespace ckpt {
 
-Result<SaveStats> reshardCheckpoint(const std::string& source, const std::string& dstPrefix, const SaveOptions& options) {
+Result<SaveStats> reshardCheckpoint(const std::string& source, const std::string& dstPrefix, const ReshardOptions& options) {
     SurgeryOptions surgery;
-    surgery.save = options;
-    surgery.overwrite = true;  // reshard has always replaced what it writes over
+    surgery.save = options.save;
+    surgery.overwrite = options.overwrite;
+    surgery.metadata = options.metadata;
     CKPT_ASSIGN_OR_RETURN(SurgeryResult result, saveCheckpointAs(source, dstPrefix, surgery));
     return result.stats;
+}
+
+Result<SaveStats> reshardCheckpoint(const std::string& source, const std::string& dstPrefix, const SaveOptions& options) {
+    return reshardCheckpoint(source, dstPrefix, ReshardOptions{.save = options});
 }
 
 }  // namespace ckpt

@@ -14,6 +14,8 @@
 #include "ckpt/checkpoint_step.h"
 #include "format/index_table.h"
 #include "format/ordered_code.h"
+#include "pipeline/temp_files.h"
+#include "storage/directory_lock.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
 #include "storage/dispatch.h"
@@ -60,43 +62,20 @@ Status writeShard(const std::string& prefix, const BundleWriterOptions& options,
     return writer->finish();
 }
 
-bool isTempDirName(std::string_view name) {
-    return name.size() > 5 && (name.ends_with("_temp") || name.find("_temp_") != std::string_view::npos);
-}
-
-// Only real directories (not symlinks) that hold nothing but shard files
-// are ours to delete.
-bool isStaleTempDir(const std::string& path) {
-    bool ours = true;
-    const Status listed = storage::list(path, {}, [&](const storage::ListEntry& e) {
-        ours = e.name.starts_with("part-");
-        return ours;
-    });
-    return listed.isOk() && ours;
-}
-
-// Removes temp dirs of interrupted saves (before this save makes its own),
-// or, with 'base' set, data files left at that prefix by an earlier
-// checkpoint with another shard count.
-void cleanStale(const std::string& dir, const std::string& base, int32_t numShards) {
-    std::vector<storage::ListEntry> entries;
+// Data files left at 'base' in 'dir' by an earlier checkpoint with another
+// shard count: the merged result would otherwise sit beside them.
+void removeOtherShardCounts(const std::string& dir, const std::string& base, int32_t numShards) {
+    std::vector<std::string> stale;
     storage::ListOptions options;
     options.namePrefix = base;
     if (!storage::list(dir, options, [&](const storage::ListEntry& e) {
-             if (base.empty() ? e.kind == storage::ObjectKind::Directory && isTempDirName(e.name)
-                              : e.kind != storage::ObjectKind::Directory)
-                 entries.push_back(e);
+             if (e.kind == storage::ObjectKind::Directory) return true;
+             if (auto data = parseDataFileName(e.name); data && data->prefix == base && data->numShards != numShards)
+                 stale.push_back(e.name);
              return true;
          }).isOk())
         return;
-    for (const storage::ListEntry& e : entries) {
-        const std::string path = platform::joinPath(dir, e.name);
-        if (base.empty()) {
-            if (isStaleTempDir(path)) (void)storage::removeAll(path);
-        } else if (auto data = parseDataFileName(e.name); data && data->prefix == base && data->numShards != numShards) {
-            (void)storage::remove(path);
-        }
-    }
+    for (const std::string& name : stale) (void)storage::remove(platform::joinPath(dir, name));
 }
 
 struct MergedEntry {
@@ -158,8 +137,14 @@ Status mergeShards(const std::vector<std::string>& inputs, const std::vector<std
     const int32_t numShards = static_cast<int32_t>(dataFiles.size());
     const std::string dir = platform::dirName(prefix);
     const std::string indexFinal = indexFileName(prefix);
+    // From the first rename to the commit, the data files stand without
+    // their index: the directory's lock keeps the garbage collector (which
+    // removes index-less data files under it) from mistaking them for a
+    // dead save's. The index's create-only rename below takes the same lock
+    // again on this thread (storage/directory_lock.h: reentrant).
+    CKPT_ASSIGN_OR_RETURN(auto lock, storage::DirectoryLock::acquire(dir));
     CKPT_RETURN_IF_ERROR(storage::remove(indexFinal));
-    cleanStale(dir, platform::baseName(prefix), numShards);
+    removeOtherShardCounts(dir, platform::baseName(prefix), numShards);
     for (int32_t i = 0; i < numShards; ++i) {
         const std::string& from = dataFiles[static_cast<size_t>(i)];
         if (from != dataFileName(prefix, i, numShards))
@@ -169,7 +154,7 @@ Status mergeShards(const std::vector<std::string>& inputs, const std::vector<std
     // Without rename the index is written at its name, created only if
     // absent (a store's If-None-Match: *); it appears complete or not at all.
     const bool inPlace = !storage::capabilitiesFor(indexFinal).rename;
-    const std::string indexTemp = inPlace ? indexFinal : indexFinal + ".tempstate";
+    const std::string indexTemp = inPlace ? indexFinal : pipeline::tempName(indexFinal, pipeline::kIndexTempMarker);
     {
         storage::CreateOptions create;
         if (inPlace) create.condition = storage::WriteCondition::ifAbsent();
@@ -223,9 +208,11 @@ Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<Sav
     }
     if (shards.empty()) shards.emplace_back();  // still a valid, empty bundle
 
-    const std::string tempDir = prefix + "_temp";
-    cleanStale(dir, std::string(), 0);
-    CKPT_RETURN_IF_ERROR(storage::removeAll(tempDir));
+    // The shard directory carries this process's owner token: a save
+    // elsewhere in the directory never mistakes it for an interrupted one's
+    // (pipeline/temp_files.h), and those interrupted ones go now.
+    pipeline::collectGarbageFor(dir.empty() ? "." : dir, {});
+    const std::string tempDir = pipeline::tempName(prefix, pipeline::kSaveTempMarker);
     CKPT_RETURN_IF_ERROR(storage::createDirectories(tempDir));
     const int n = static_cast<int>(shards.size());
     // Storage without rename (an object store) gets each shard's data at its

@@ -13,6 +13,8 @@
 #include "ckpt/checkpoint_metadata.h"
 #include "ckpt/checkpoint_state.h"
 #include "ckpt/retention.h"
+#include "pipeline/state_commit.h"
+#include "storage/directory_lock.h"
 #include "storage/dispatch.h"
 #include "platform/file.h"
 
@@ -136,49 +138,56 @@ Status deleteFiles(const std::string& dir, std::string_view name, const std::vec
     return storage::remove(platform::joinPath(dir, checkpointMetadataFileName(name)));
 }
 
-// After deleting: the state file without the deleted checkpoints, its
-// model_checkpoint_path still naming one that exists. Entries it names
-// outside the directory are kept as they are: not ours to judge.
-Status rewriteState(const std::string& dir, const std::set<std::string>& deletedPrefixes, const RetentionPlan& plan) {
+// Before deleting (the caller holds the directory's lock): the state file
+// without the checkpoints about to be deleted, nor any that are already
+// gone, its model_checkpoint_path still naming one that exists. So it is
+// true at every instant of the deletions that follow, and a state file
+// that lied before (an interrupted run, a hand deletion) is repaired by the
+// next apply. Entries it names outside the directory are only dropped when
+// they are gone: not ours to judge otherwise.
+Status rewriteState(const std::string& dir, const std::set<std::string>& doomedPrefixes, const RetentionPlan& plan) {
     CKPT_ASSIGN_OR_RETURN(auto state, readCheckpointState(dir));
     if (!state) return okStatus();
-    auto deleted = [&](const std::string& p) { return deletedPrefixes.count(normalised(resolveStatePath(dir, p))) > 0; };
+    auto doomed = [&](const std::string& p) { return doomedPrefixes.count(normalised(resolveStatePath(dir, p))) > 0; };
+    const auto exists = [&](const std::string& p) {
+        return !doomed(p) && storage::exists(indexFileName(resolveStatePath(dir, p)));
+    };
     CheckpointState next = *state;
     next.allModelCheckpointPaths.clear();
     next.allModelCheckpointTimestamps.clear();
     const bool timestamps = state->allModelCheckpointTimestamps.size() == state->allModelCheckpointPaths.size();
     for (size_t i = 0; i < state->allModelCheckpointPaths.size(); ++i) {
-        if (deleted(state->allModelCheckpointPaths[i])) continue;
+        if (doomed(state->allModelCheckpointPaths[i])) continue;
         next.allModelCheckpointPaths.push_back(state->allModelCheckpointPaths[i]);
         if (timestamps) next.allModelCheckpointTimestamps.push_back(state->allModelCheckpointTimestamps[i]);
     }
     if (!timestamps) next.allModelCheckpointTimestamps = state->allModelCheckpointTimestamps;
-    if (deleted(state->modelCheckpointPath)) {
+    if (!exists(state->modelCheckpointPath)) {
         // The planner never deletes the state file's latest; this is a state
-        // file rewritten between planning and deleting. Point it at the
-        // newest checkpoint still here.
+        // file rewritten between planning and deleting, or one that named a
+        // checkpoint already gone. Point it at the newest checkpoint still here.
         next.modelCheckpointPath.clear();
         for (auto it = next.allModelCheckpointPaths.rbegin(); it != next.allModelCheckpointPaths.rend(); ++it) {
-            if (storage::exists(indexFileName(resolveStatePath(dir, *it)))) {
+            if (exists(*it)) {
                 next.modelCheckpointPath = *it;
                 break;
             }
         }
         for (auto it = plan.decisions.rbegin(); next.modelCheckpointPath.empty() && it != plan.decisions.rend(); ++it) {
-            if (it->verdict != RetentionVerdict::Delete && it->candidate.complete &&
-                storage::exists(indexFileName(it->candidate.prefix)))
+            if (it->verdict != RetentionVerdict::Delete && it->candidate.complete && exists(it->candidate.prefix))
                 next.modelCheckpointPath = it->candidate.name;
         }
-        if (next.modelCheckpointPath.empty()) return storage::remove(platform::joinPath(dir, kCheckpointStateFile));
-        if (std::find(next.allModelCheckpointPaths.begin(), next.allModelCheckpointPaths.end(), next.modelCheckpointPath) ==
-            next.allModelCheckpointPaths.end()) {
+        if (!next.modelCheckpointPath.empty() &&
+            std::find(next.allModelCheckpointPaths.begin(), next.allModelCheckpointPaths.end(), next.modelCheckpointPath) ==
+                next.allModelCheckpointPaths.end()) {
             next.allModelCheckpointPaths.push_back(next.modelCheckpointPath);
             if (timestamps) next.allModelCheckpointTimestamps.push_back(0);
         }
     }
-    if (next.allModelCheckpointPaths == state->allModelCheckpointPaths && next.modelCheckpointPath == state->modelCheckpointPath)
+    if (next.allModelCheckpointPaths == state->allModelCheckpointPaths &&
+        next.modelCheckpointPath == state->modelCheckpointPath && stateEntriesWithoutIndex(dir, next).empty())
         return okStatus();
-    return writeCheckpointState(dir, next);
+    return pipeline::commitCheckpointStateLocked(dir, std::move(next));
 }
 
 }  // namespace
@@ -236,8 +245,9 @@ Result<RetentionApplyReport> applyRetention(const RetentionPlan& plan) {
     if (plan.dir.empty()) return invalidArgument("a retention plan over a list of checkpoints names no directory to delete in");
     CKPT_ASSIGN_OR_RETURN(const std::vector<std::string> entries, directoryEntries(plan.dir));
     RetentionApplyReport report;
-    std::set<std::string> deletedPrefixes;
-    Status failure;
+    // What may still be deleted, re-checked against the disk.
+    std::vector<const RetentionCandidate*> doomed;
+    std::set<std::string> doomedPrefixes;
     for (const RetentionDecision& d : plan.decisions) {
         if (d.verdict != RetentionVerdict::Delete) continue;
         const RetentionCandidate& c = d.candidate;
@@ -254,17 +264,23 @@ Result<RetentionApplyReport> applyRetention(const RetentionPlan& plan) {
             report.skipped.push_back(c.name + ": changed since planning");
             continue;
         }
-        failure = deleteFiles(plan.dir, c.name, dataFilesOf(c.name, entries));
-        if (!failure.isOk()) break;
-        report.deleted.push_back(c.prefix);
-        report.bytesFreed += c.bytes;
-        deletedPrefixes.insert(normalised(c.prefix));
+        doomed.push_back(&c);
+        doomedPrefixes.insert(normalised(c.prefix));
     }
-    if (!deletedPrefixes.empty()) {
-        // Even after a failure: what was deleted must leave the state file.
+    // The state file stops naming them before anything is deleted, and no
+    // other engine writer rewrites it until they are gone.
+    CKPT_ASSIGN_OR_RETURN(auto lock, storage::DirectoryLock::acquire(plan.dir));
+    CKPT_RETURN_IF_ERROR(rewriteState(plan.dir, doomedPrefixes, plan));
+    Status failure;
+    for (const RetentionCandidate* c : doomed) {
+        failure = deleteFiles(plan.dir, c->name, dataFilesOf(c->name, entries));
+        if (!failure.isOk()) break;
+        report.deleted.push_back(c->prefix);
+        report.bytesFreed += c->bytes;
+    }
+    if (!report.deleted.empty()) {
         Status synced = storage::syncDirectory(plan.dir);
-        Status state = rewriteState(plan.dir, deletedPrefixes, plan);
-        if (failure.isOk()) failure = synced.isOk() ? state : synced;
+        if (failure.isOk()) failure = synced;
     }
     if (!failure.isOk()) return failure;
     return report;

@@ -1,9 +1,9 @@
 // One scheduled run per source kind: see schedule_runs.h.
 // The order inside a Directory run is what keeps a crash harmless at any
-// moment: the copy's metadata is written first (an .info.json without an
-// .index is ignored by every reader), the copy commits with its .index
-// rename and is verified, the state file then points at it, and only then
-// does retention delete anything.
+// moment: the copy and its metadata are written beside the destination,
+// verified, and moved in together (the .index rename commits them), the
+// state file then points at it, and only then does retention delete
+// anything.
 
 #include "schedule/schedule_runs.h"
 
@@ -17,6 +17,7 @@
 #include "ckpt/checkpoint_metadata.h"
 #include "ckpt/checkpoint_state.h"
 #include "ckpt/demo_trainer.h"
+#include "ckpt/garbage_collection.h"
 #include "ckpt/reshard.h"
 #include "ckpt/retention.h"
 #include "storage/dispatch.h"
@@ -82,7 +83,7 @@ Status recordInStateFile(const std::string& dir, const std::string& name, double
     state.allModelCheckpointPaths.push_back(name);
     if (withTimes) state.allModelCheckpointTimestamps.push_back(now);
     state.modelCheckpointPath = name;
-    return writeCheckpointState(dir, state);
+    return commitCheckpointState(dir, state);
 }
 
 // The schedule's retention over its destination, deleting only what the
@@ -98,6 +99,18 @@ Status applyScheduleRetention(const Schedule& schedule, double now, std::string&
             std::to_string(applied.bytesFreed) + " bytes), kept " + std::to_string(plan.kept);
     for (const std::string& n : plan.notes) note += "; " + n;
     return okStatus();
+}
+
+// What killed runs (or anything else) left in the destination, removed or
+// completed before this run writes there (ckpt/garbage_collection.h); the
+// run's note says so. Never fails the run: what cannot go stays listed by
+// `ckpt gc`.
+std::string collectLeftovers(const std::string& destination) {
+    GarbageOptions options;
+    options.apply = true;
+    auto report = collectGarbage(destination, options);
+    if (!report.ok() || report->removed == 0) return {};
+    return "gc: removed " + std::to_string(report->removed) + " leftover(s), " + std::to_string(report->removedBytes) + " bytes";
 }
 
 }  // namespace
@@ -142,6 +155,7 @@ RunOutcome runDirectorySchedule(const Schedule& schedule, RunContext& context) {
     const double startedAt = context.clock();
     if (Status st = storage::createDirectories(schedule.destination); !st.isOk())
         return failed(st.withContext("cannot create the destination"), context.clock());
+    const std::string gcNote = collectLeftovers(schedule.destination);
     CheckpointMetadata metadata;
     if (auto sourceMetadata = readCheckpointMetadata(source->prefix); sourceMetadata.ok() && *sourceMetadata) {
         metadata.metrics = (*sourceMetadata)->metrics;
@@ -153,16 +167,16 @@ RunOutcome runDirectorySchedule(const Schedule& schedule, RunContext& context) {
     metadata.owner = scheduleOwner(schedule.name);
     metadata.schedule = schedule.name;
     metadata.writer = "ckpt-explorer scheduler";
-    if (Status st = writeCheckpointMetadata(prefix, metadata); !st.isOk()) return failed(st, context.clock());
 
     report(context, 0, static_cast<int64_t>(source->bytes), "copying " + source->name);
-    auto stats = reshardCheckpoint(source->prefix, prefix, saveOptionsFor(schedule.sharding));
+    // The copy and its metadata are written beside the destination and
+    // moved in together once the copy verified: a failed or killed run
+    // leaves nothing at the name (docs/reliability.md, "Replacing a checkpoint").
+    ReshardOptions copy;
+    copy.save = saveOptionsFor(schedule.sharding);
+    copy.metadata = metadata;
+    auto stats = reshardCheckpoint(source->prefix, prefix, copy);
     if (!stats.ok()) {
-        // Nothing of this run may stay: a copy that committed but did not
-        // verify is removed (the name was free before this run), and so is
-        // the metadata written ahead of it.
-        if (storage::exists(indexFileName(prefix))) (void)deleteCheckpointFiles(schedule.destination, name);
-        (void)storage::remove(checkpointMetadataFileName(prefix));
         RunOutcome o = failed(stats.status(), context.clock());
         o.sourceCheckpoint = source->prefix;
         return o;
@@ -175,6 +189,7 @@ RunOutcome runDirectorySchedule(const Schedule& schedule, RunContext& context) {
     o.sourceFingerprint = *fingerprint;
     o.bytes = checkpointBytesOnDisk(prefix);
     o.note = "copied " + source->prefix + " (step " + (metadata.step ? std::to_string(*metadata.step) : "unknown") + ")";
+    if (!gcNote.empty()) o.note += "; " + gcNote;
     Status st = recordInStateFile(schedule.destination, name, startedAt);
     report(context, 0, 0, "retention");
     if (st.isOk()) st = applyScheduleRetention(schedule, context.clock(), o.note);
@@ -192,6 +207,7 @@ RunOutcome runDemoSchedule(const Schedule& schedule, RunContext& context) {
     if (isCancelled(context)) return failed(cancelled("cancelled before the demo run started"), context.clock());
     if (Status st = storage::createDirectories(schedule.destination); !st.isOk())
         return failed(st.withContext("cannot create the destination"), context.clock());
+    const std::string gcNote = collectLeftovers(schedule.destination);
     DemoTrainOptions options;
     options.directory = schedule.destination;
     options.steps = schedule.demoSteps;
@@ -229,6 +245,7 @@ RunOutcome runDemoSchedule(const Schedule& schedule, RunContext& context) {
             if (saved.count(e.prefix)) o.bytes += e.bytes;
     o.note =
         std::to_string(saved.size()) + " saves, loss " + std::to_string(run->firstLoss) + " -> " + std::to_string(run->finalLoss);
+    if (!gcNote.empty()) o.note += "; " + gcNote;
     o.endedAt = context.clock();
     return o;
 }

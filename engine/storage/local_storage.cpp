@@ -4,16 +4,15 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
-#include <random>
 
 #include "platform/file.h"
+#include "storage/directory_lock.h"
 #include "storage/local_files.h"
+#include "storage/owner_token.h"
 
 namespace ckpt::storage {
 namespace {
@@ -26,32 +25,6 @@ ObjectKind kindOf(mode_t mode) {
 }
 
 int64_t nanoseconds(const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; }
-
-// An exclusive flock on a directory for the check-and-rename of a
-// conditional write: conditional writers of one directory take turns.
-class DirectoryLock {
-public:
-    static Result<DirectoryLock> take(const std::string& dir) {
-        const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0) return ioError("cannot open directory", dir, errno);
-        while (::flock(fd, LOCK_EX) != 0) {
-            if (errno == EINTR) continue;
-            const int err = errno;
-            ::close(fd);
-            return ioError("cannot lock directory", dir, err);
-        }
-        return DirectoryLock(fd);
-    }
-    DirectoryLock(DirectoryLock&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
-    DirectoryLock& operator=(DirectoryLock&&) = delete;
-    ~DirectoryLock() {
-        if (m_fd >= 0) ::close(m_fd);  // releases the lock
-    }
-
-private:
-    explicit DirectoryLock(int fd) : m_fd(fd) {}
-    int m_fd;
-};
 
 Generation currentGeneration(const std::string& path) {
     struct stat st {};
@@ -105,12 +78,9 @@ private:
     bool m_done = false;
 };
 
-std::string tempBeside(const std::string& path) {
-    static thread_local std::mt19937_64 rng{std::random_device{}()};
-    char suffix[40];
-    std::snprintf(suffix, sizeof suffix, ".tmp%016llx", static_cast<unsigned long long>(rng()));
-    return path + suffix;
-}
+// Owned by this process (owner_token.h): what a kill leaves beside the
+// location, the garbage collector knows to remove.
+std::string tempBeside(const std::string& path) { return ownedTempName(path, kOwnedTempMarker); }
 
 class LocalStorage final : public Storage {
 public:
@@ -223,7 +193,9 @@ public:
             if (::rename(from.c_str(), to.c_str()) != 0) return failed(errno);
             return okStatus();
         }
-        CKPT_ASSIGN_OR_RETURN(const DirectoryLock lock, DirectoryLock::take(platform::dirName(to)));
+        // Conditional writers of one directory take turns (directory_lock.h:
+        // reentrant, so a swap already under the lock renames under it too).
+        CKPT_ASSIGN_OR_RETURN(const auto lock, DirectoryLock::acquire(platform::dirName(to)));
         if (condition.kind == WriteCondition::Kind::IfMatch) {
             const Generation now = currentGeneration(to);
             if (!condition.allows(now)) return conditionFailed(to, condition, now);

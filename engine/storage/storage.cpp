@@ -5,12 +5,11 @@
 #include "storage/storage.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <random>
 #include <vector>
 
 #include "platform/crc32c.h"
 #include "platform/file.h"
+#include "storage/owner_token.h"
 
 namespace ckpt::storage {
 namespace {
@@ -38,14 +37,9 @@ private:
     uint64_t m_position = 0;
 };
 
-// A name beside 'location' that no other writer picks: the same suffix
-// the state and metadata writers have always used (".tmp" + 16 hex digits).
-std::string tempNameFor(const std::string& location) {
-    static thread_local std::mt19937_64 rng{std::random_device{}()};
-    char suffix[40];
-    std::snprintf(suffix, sizeof suffix, ".tmp%016llx", static_cast<unsigned long long>(rng()));
-    return location + suffix;
-}
+// A name beside 'location' that no other writer picks, owned by this
+// process (owner_token.h): what a kill leaves, the garbage collector knows.
+std::string tempNameFor(const std::string& location) { return ownedTempName(location, kOwnedTempMarker); }
 
 constexpr int kMaxRemoveDepth = 64;
 

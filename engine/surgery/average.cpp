@@ -292,7 +292,7 @@ Status checkAverageSources(const std::vector<std::string>& arguments) {
 Result<SurgeryResult> averageCheckpoints(const std::vector<std::string>& arguments, const std::string& dst,
                                          const AverageSpec& spec, const SurgeryOptions& options) {
     CKPT_RETURN_IF_ERROR(checkSpec(spec, arguments.size()));
-    CKPT_RETURN_IF_ERROR(checkSurgeryDestination(dst, arguments, options.overwrite));
+    CKPT_ASSIGN_OR_RETURN(const std::string target, surgery::checkedDestination(dst, arguments, options));
     CKPT_ASSIGN_OR_RETURN(std::vector<Source> sources, surgery::openSources(arguments));
     CKPT_RETURN_IF_ERROR(checkSameStructure(sources));
     const BundleReader& first = *sources[0].reader;
@@ -398,7 +398,7 @@ Result<SurgeryResult> averageCheckpoints(const std::vector<std::string>& argumen
                         sources[0].argument + ": " + list);
     }
     if (graph) out.push_back(surgery::graphTensor(std::move(*graph)));
-    return surgery::writeVerified(dst, std::move(out), options, std::move(notes));
+    return surgery::writeVerified(target, std::move(out), options, std::move(notes));
 }
 
 }  // namespace ckpt

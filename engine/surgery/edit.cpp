@@ -175,7 +175,11 @@ Result<EditPlan> planEdit(const Checkpoint& source, const EditSpec& spec) {
 }
 
 Result<SurgeryResult> applyEdit(const EditPlan& plan, const std::string& dst, const SurgeryOptions& options) {
-    CKPT_RETURN_IF_ERROR(checkSurgeryDestination(dst, {plan.source}, options.overwrite));
+    // The --set files are read too: never written over.
+    std::vector<std::string> sources{plan.source};
+    for (const KeyChange& k : plan.keys)
+        if (k.kind == KeyChangeKind::Replaced) sources.push_back(k.detail);
+    CKPT_ASSIGN_OR_RETURN(const std::string target, surgery::checkedDestination(dst, sources, options));
     CKPT_ASSIGN_OR_RETURN(auto reader, BundleReader::open(plan.source));
     std::map<std::string_view, const KeyChange*> changes;
     for (const KeyChange& k : plan.keys) changes.emplace(k.oldKey, &k);
@@ -204,7 +208,7 @@ Result<SurgeryResult> applyEdit(const EditPlan& plan, const std::string& dst, co
         if (options.progress) options.progress(done, total, "read");
     }
     if (plan.graph) tensors.push_back(surgery::graphTensor(plan.serializedGraph));
-    return surgery::writeVerified(dst, std::move(tensors), options, plan.notes, plan.missingKeys);
+    return surgery::writeVerified(target, std::move(tensors), options, plan.notes, plan.missingKeys);
 }
 
 }  // namespace ckpt

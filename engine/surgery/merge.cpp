@@ -63,7 +63,7 @@ std::string whyConflict(const std::vector<Holder>& holders, const std::vector<So
 Result<SurgeryResult> mergeCheckpoints(const std::vector<std::string>& arguments, const std::string& dst,
                                        const SurgeryOptions& options) {
     if (arguments.size() < 2) return invalidArgument("merge needs at least two sources");
-    CKPT_RETURN_IF_ERROR(checkSurgeryDestination(dst, arguments, options.overwrite));
+    CKPT_ASSIGN_OR_RETURN(const std::string target, surgery::checkedDestination(dst, arguments, options));
     CKPT_ASSIGN_OR_RETURN(std::vector<Source> sources, surgery::openSources(arguments));
 
     std::map<std::string, std::vector<Holder>> byKey;
@@ -144,7 +144,7 @@ Result<SurgeryResult> mergeCheckpoints(const std::vector<std::string>& arguments
             tensors.push_back(surgery::graphTensor(std::move(merged)));
         }
     }
-    return surgery::writeVerified(dst, std::move(tensors), options, std::move(notes));
+    return surgery::writeVerified(target, std::move(tensors), options, std::move(notes));
 }
 
 }  // namespace ckpt

@@ -7,7 +7,7 @@
 namespace ckpt {
 
 Result<SurgeryResult> saveCheckpointAs(const std::string& source, const std::string& dst, const SurgeryOptions& options) {
-    CKPT_RETURN_IF_ERROR(checkSurgeryDestination(dst, {source}, options.overwrite));
+    CKPT_ASSIGN_OR_RETURN(const std::string target, surgery::checkedDestination(dst, {source}, options));
     CKPT_ASSIGN_OR_RETURN(auto checkpoint, Checkpoint::open(source));
     const BundleReader& reader = checkpoint->bundle();
     // Keys its graph names that it lacks stay lacking; they are not the copy's fault.
@@ -30,7 +30,7 @@ Result<SurgeryResult> saveCheckpointAs(const std::string& source, const std::str
     }
     std::vector<std::string> notes;
     if (options.save.policy) notes.push_back("sharding: " + options.save.policy->description());
-    return surgery::writeVerified(dst, std::move(tensors), options, std::move(notes), missing);
+    return surgery::writeVerified(target, std::move(tensors), options, std::move(notes), missing);
 }
 
 }  // namespace ckpt

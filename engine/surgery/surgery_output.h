@@ -1,8 +1,9 @@
 #pragma once
 // What every surgery operation shares: opening its sources, copying a
-// stored tensor into the save pipeline, and the verified write of the
-// result (write, verify, check the object graph's keys; a result that
-// fails any of these, or is cancelled, is removed again).
+// stored tensor into the save pipeline, the destination rule, and the
+// verified write of the result (write beside the destination, verify,
+// check the object graph's keys, move into place; a result that fails any
+// of these, or is cancelled, is removed again).
 
 #include <memory>
 #include <string>
@@ -34,9 +35,16 @@ std::vector<const TensorInfo*> inDataOrder(const BundleReader& reader);
 // Fails with Cancelled when the token was cancelled.
 Status checkCancelled(const SurgeryOptions& options);
 
-// Writes 'tensors' at 'dst', verifies them and checks that every key the
-// object graph names is stored, except those in 'missingBefore' (keys the
-// source already lacked). Anything written is removed on failure.
+// ckpt/destination.h's rule for 'dst' against 'sources' and the options'
+// open checkpoints and overwrite: the path to write at, or its refusal.
+Result<std::string> checkedDestination(const std::string& dst, const std::vector<std::string>& sources,
+                                       const SurgeryOptions& options);
+
+// Writes 'tensors' beside 'dst' (the checked destination), verifies them,
+// checks that every key the object graph names is stored, except those in
+// 'missingBefore' (keys the source already lacked), and only then moves
+// the result into place (pipeline/staged_checkpoint.h). Anything written
+// is removed on failure; a checkpoint already at 'dst' stays until then.
 Result<SurgeryResult> writeVerified(const std::string& dst, std::vector<SaveTensor> tensors, const SurgeryOptions& options,
                                     std::vector<std::string> notes, const std::vector<std::string>& missingBefore = {});
 

@@ -248,10 +248,17 @@ def import_arrays(
 
 
 def reshard(
-    source: PathLike, destination: PathLike, *, shards: int = 0, max_shard_bytes: int = 0, by_task: bool = False
+    source: PathLike,
+    destination: PathLike,
+    *,
+    shards: int = 0,
+    max_shard_bytes: int = 0,
+    by_task: bool = False,
+    overwrite: bool = False,
 ) -> Record:
-    """The same values with another sharding, verified: ``ckpt reshard --json``."""
-    return record(_ckpt.reshard(_path(source), _path(destination), shards, max_shard_bytes, by_task))
+    """The same values with another sharding, verified: ``ckpt reshard --json``.
+    A checkpoint already at ``destination`` is replaced only with ``overwrite``."""
+    return record(_ckpt.reshard(_path(source), _path(destination), shards, max_shard_bytes, by_task, overwrite))
 
 
 def merge(
@@ -336,15 +343,18 @@ def restore(
     match_only: bool = False,
     out: Optional[PathLike] = None,
     force: bool = False,
+    overwrite: bool = False,
 ) -> Record:
     """Matches a checkpoint against a model spec (or a template checkpoint)
     the way ``tf.train.Checkpoint.restore`` does, with TensorFlow's verdicts;
-    ``out`` writes the restored program as a new verified checkpoint:
-    ``ckpt restore --json``. ``assertion``: "consumed", "existing" or "nontrivial"."""
+    ``out`` writes the restored program as a new verified checkpoint (over an
+    existing one only with ``overwrite``; after a failed restore only with
+    ``force``): ``ckpt restore --json``. ``assertion``: "consumed", "existing"
+    or "nontrivial"."""
     return record(
         _ckpt.restore(
             _path(source), _path(into), list(map), assertion, expect_partial, match_only,
-            _path(out) if out is not None else "", force,
+            _path(out) if out is not None else "", force, overwrite,
         )
     )
 

@@ -12,6 +12,7 @@
 
 #include "bindings.h"
 #include "ckpt/convert.h"
+#include "ckpt/destination.h"
 #include "ckpt/match_report.h"
 #include "ckpt/model_spec.h"
 #include "ckpt/reshard.h"
@@ -128,18 +129,20 @@ nb::dict importFrom(const std::string& input, const std::string& dst, const std:
     return d;
 }
 
-nb::dict reshard(const std::string& source, const std::string& dst, int shards, int64_t maxShardBytes, bool byTask) {
-    SaveOptions options;
-    options.policy = shardingPolicy(shards, maxShardBytes, byTask);
-    if (!options.policy) raise(StatusCode::InvalidArgument, "reshard needs one of shards, max_shard_bytes or by_task");
-    auto stats = runCancellable<Result<SaveStats>>([&](const CallContext&) { return reshardCheckpoint(source, dst, options); });
-    const SaveStats s = valueOrThrow(std::move(stats));
+nb::dict reshard(const std::string& source, const std::string& dst, int shards, int64_t maxShardBytes, bool byTask,
+                 bool overwrite) {
+    const std::shared_ptr<const ShardingPolicy> policy = shardingPolicy(shards, maxShardBytes, byTask);
+    if (!policy) raise(StatusCode::InvalidArgument, "reshard needs one of shards, max_shard_bytes or by_task");
+    // saveCheckpointAs, as `ckpt reshard` runs it: its result says whether it replaced a checkpoint.
+    const SurgeryResult r =
+        runSurgery([&](const SurgeryOptions& o) { return saveCheckpointAs(source, dst, o); }, policy, overwrite, nb::none());
     nb::dict d;
     d["source"] = toPython(source);
-    d["prefix"] = toPython(s.prefix);
-    d["shards"] = s.shards;
-    d["entries"] = s.tensors;
-    d["seconds"] = s.seconds;
+    d["prefix"] = toPython(r.stats.prefix);
+    d["shards"] = r.stats.shards;
+    d["entries"] = r.stats.tensors;
+    d["replaced"] = r.replaced;
+    d["seconds"] = r.stats.seconds;
     return d;
 }
 
@@ -166,7 +169,7 @@ nb::dict average(const std::vector<std::string>& arguments, const std::string& d
     spec.weightsOnly = weightsOnly;
     // As `ckpt merge --average` does: the destination is checked against
     // the arguments too (a directory stands for all its checkpoints).
-    throwIfError(checkSurgeryDestination(dst, arguments, overwrite));
+    throwIfError(checkDestination({.path = dst, .sources = arguments, .overwrite = overwrite}).status());
     const std::vector<std::string> sources = valueOrThrow(expandAverageSources(arguments, last, spec.method));
     const SurgeryResult r = runSurgery([&](const SurgeryOptions& o) { return averageCheckpoints(sources, dst, spec, o); },
                                        shardingPolicy(shards, maxShardBytes, byTask), overwrite, progress);
@@ -229,7 +232,8 @@ nb::object errorDict(const Status& s) {
 }
 
 nb::dict restore(const std::string& source, const std::string& target, const std::vector<std::string>& maps,
-                 const std::string& assertion, bool expectPartial, bool matchOnly, const std::string& out, bool force) {
+                 const std::string& assertion, bool expectPartial, bool matchOnly, const std::string& out, bool force,
+                 bool overwrite) {
     RestoreOptions options;
     options.readValues = !matchOnly;
     for (const std::string& m : maps) options.assignmentMap.push_back(valueOrThrow(parsePathMapping(m)));
@@ -258,12 +262,18 @@ nb::dict restore(const std::string& source, const std::string& target, const std
             RestoredWriteOptions w;
             w.requiredAssertion = required;
             w.writeDespiteFailure = force;
+            w.overwrite = overwrite;
+            w.sources = {checkpoint->prefix(), target};  // what the restore read is never its output
+            w.save.cancel = context.cancel;
             w.verify.cancel = context.cancel;
             o.written = writeRestoredVerified(status, out, w);
         }
         return o;
     });
     Outcome o = valueOrThrow(std::move(outcome));
+    // A refused destination raises, as every other writer's does: a caller
+    // who only looks for an exception must not take "not written" for done.
+    if (o.written && !o.written->destination.ok()) throwIfError(o.written->destination.status());
     nb::dict d;
     d["source"] = toPython(o.prefix);
     d["target"] = toPython(target);
@@ -277,6 +287,7 @@ nb::dict restore(const std::string& source, const std::string& target, const std
         nb::dict w;
         w["prefix"] = toPython(r.prefix);
         w["written"] = r.written();
+        w["replaced"] = r.replaced;
         w["refused"] = r.refused;
         w["error"] = errorDict(r.error);
         if (r.stats) {
@@ -311,7 +322,7 @@ void bindWriters(nb::module_& m) {
           nb::arg("shards"), nb::arg("max_shard_bytes"), nb::arg("by_task"), nb::arg("progress").none(),
           "See ckpt.import_arrays: `ckpt import --json` as a dict.");
     m.def("reshard", &reshard, nb::arg("source"), nb::arg("dst"), nb::arg("shards"), nb::arg("max_shard_bytes"),
-          nb::arg("by_task"), "See ckpt.reshard: `ckpt reshard --json` as a dict.");
+          nb::arg("by_task"), nb::arg("overwrite"), "See ckpt.reshard: `ckpt reshard --json` as a dict.");
     m.def("merge", &merge, nb::arg("sources"), nb::arg("dst"), nb::arg("overwrite"), nb::arg("shards"),
           nb::arg("max_shard_bytes"), nb::arg("by_task"), nb::arg("progress").none(),
           "See ckpt.merge: `ckpt merge --json` as a dict.");
@@ -324,7 +335,7 @@ void bindWriters(nb::module_& m) {
           nb::arg("max_shard_bytes"), nb::arg("by_task"), nb::arg("progress").none(),
           "See ckpt.edit: `ckpt edit --json` as a dict.");
     m.def("restore", &restore, nb::arg("source"), nb::arg("target"), nb::arg("maps"), nb::arg("assertion"),
-          nb::arg("expect_partial"), nb::arg("match_only"), nb::arg("out"), nb::arg("force"),
+          nb::arg("expect_partial"), nb::arg("match_only"), nb::arg("out"), nb::arg("force"), nb::arg("overwrite"),
           "See ckpt.restore: `ckpt restore --json` as a dict.");
 }
 

@@ -134,7 +134,44 @@ def test_restore(demo_run, tmp_path):
     assert as_json(ours) == theirs
     assert ours.ok
     written = ckpt.restore(demo_run, spec, out=tmp_path / "restored" / "ckpt-1")
-    assert written.out.written and written.out.verify.ok
+    assert written.out.written and written.out.verify.ok and not written.out.replaced
+
+
+def index_bytes(prefix):
+    with open(f"{prefix}.index", "rb") as f:
+        return f.read()
+
+
+def test_writers_follow_the_destination_rule(demo_run, tmp_path):
+    """Issue #29 finding 1 through Python: an existing checkpoint is replaced
+    only with overwrite=True, and a source of the operation never is."""
+    spec = tmp_path / "model.json"
+    spec.write_text(run_cli("spec", demo_run).stdout)
+    other = tmp_path / "other" / "ckpt-1"
+    ckpt.edit(demo_run, other, strip_optimizer=True)
+    before = index_bytes(other)
+
+    with pytest.raises(ckpt.AlreadyExistsError):
+        ckpt.restore(demo_run, spec, out=other)
+    with pytest.raises(ckpt.AlreadyExistsError):
+        ckpt.reshard(demo_run, other, shards=2)
+    assert index_bytes(other) == before
+
+    # The restore's own source, in its .index spelling, even with overwrite.
+    source = ckpt.restore(demo_run, spec).source
+    source_index = index_bytes(source)
+    with pytest.raises(ckpt.InvalidArgumentError):
+        ckpt.restore(demo_run, spec, out=f"{source}.index", overwrite=True)
+    with pytest.raises(ckpt.InvalidArgumentError):
+        ckpt.reshard(source, source, shards=2, overwrite=True)
+    assert index_bytes(source) == source_index
+
+    replaced = ckpt.restore(demo_run, spec, out=other, overwrite=True)
+    assert replaced.out.written and replaced.out.replaced and replaced.out.verify.ok
+    assert index_bytes(other) != before
+    resharded = ckpt.reshard(demo_run, other, shards=2, overwrite=True)
+    assert resharded.replaced and resharded.shards == 2
+    assert ckpt.verify(other).ok
 
 
 def drop_times(value):

@@ -60,7 +60,7 @@ RULES = [
         "exceptions": {
             "engine/platform/file.cpp":
                 "path text (lexical normalisation, absolute and canonical paths, /proc/self/exe) and the access(2) "
-                "probe of a schedule's destination: names, no bytes",
+                "probe of a schedule's or a writer's destination: names, no bytes",
             "engine/platform/process_lock.cpp":
                 "the scheduler's lock file: a local flock between processes, not checkpoint bytes",
             "engine/catalog/database.cpp":

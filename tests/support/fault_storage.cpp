@@ -119,6 +119,7 @@ int FaultStorage::begin(FileOpKind kind, const std::string& path) {
     const int64_t index = m_fault.kind ? (*m_fault.kind == kind ? kindIndex : 0) : m_count;
     if (m_fault.at == 0 || index != m_fault.at) return 0;
     m_hit = true;
+    if (m_fault.exitProcess) ::_exit(0);
     if (m_fault.powerLoss) {
         m_losePowerAfter = true;
         return 0;

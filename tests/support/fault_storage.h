@@ -72,6 +72,9 @@ struct FileFault {
     // Do it, then lose power: every later write-side operation fails with
     // EIO and changes nothing, until restoreDurableImage().
     bool powerLoss = false;
+    // _exit(0) right before it, doing nothing more: a kill exactly there
+    // (arm it in a forked child).
+    bool exitProcess = false;
 };
 
 class FaultStorage : public storage::StorageWrapper {

@@ -87,7 +87,8 @@ std::string checkDirectory(const std::string& dir, int variables, int64_t elemen
         if (std::string e = checkNumbered(latest, variables, elements); !e.empty()) return "the state file's latest: " + e;
         for (const std::string& p : (*state)->allModelCheckpointPaths) {
             const std::string prefix = resolveStatePath(dir, p);
-            if (!storage::exists(indexFileName(prefix))) continue;  // gone entirely: fine
+            // Issue #29, finding 4: a listed checkpoint that is gone is a lie.
+            if (!storage::exists(indexFileName(prefix))) return "the state file names " + p + ", which has no index";
             if (std::string e = checkNumbered(prefix, variables, elements, false); !e.empty()) return "listed: " + e;
         }
     }

@@ -35,8 +35,8 @@ std::string checkNumbered(const std::string& prefix, int variables, int64_t elem
 
 // The directory is consistent: the state file (if any) parses, its
 // model_checkpoint_path is a complete checkpoint holding its number, every
-// path it lists is complete or entirely gone (no index), and every .index
-// in the directory belongs to a complete checkpoint.
+// path it lists is a complete checkpoint (never one whose index is gone),
+// and every .index in the directory belongs to a complete checkpoint.
 std::string checkDirectory(const std::string& dir, int variables, int64_t elements);
 
 }  // namespace ckpt::testing

@@ -8,12 +8,15 @@
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
+#include <QCryptographicHash>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -29,6 +32,7 @@
 #include "test_support.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/model_spec.h"
+#include "ckpt/surgery.h"
 #include "ckpt/verify.h"
 #include "models/match_overlay.h"
 #include "models/object_tree_model.h"
@@ -108,6 +112,41 @@ QByteArray specWithReshapedVariables(const Checkpoint& ckpt, const QJsonArray& f
     if (!changed) return {};
     spec[QStringLiteral("objects")] = objects;
     return QJsonDocument(spec).toJson();
+}
+
+// md5 of a checkpoint's index and data files: what "unchanged" means.
+QByteArray fingerprint(const QString& prefix) {
+    const QFileInfo info(prefix);
+    const QStringList names = info.dir().entryList(
+        {info.fileName() + QStringLiteral(".index"), info.fileName() + QStringLiteral(".data-*")}, QDir::Files, QDir::Name);
+    QCryptographicHash hash(QCryptographicHash::Md5);
+    for (const QString& n : names) hash.addData(ckpt::testing::readAll(info.dir().filePath(n)));
+    return names.isEmpty() ? QByteArray() : hash.result().toHex();
+}
+
+// Answers the next modal message box named 'name' (the real one the view
+// shows) by clicking the button whose text contains 'button'; its text is
+// kept in 'text'. Polls, so it can be armed before the box opens.
+void answerBox(const QString& name, const QString& button, QString* text) {
+    auto* timer = new QTimer;
+    timer->setInterval(20);
+    auto started = std::make_shared<QElapsedTimer>();
+    started->start();
+    QObject::connect(timer, &QTimer::timeout, [timer, started, name, button, text] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box || box->objectName() != name) {
+            if (started->elapsed() > 60000) timer->deleteLater();
+            return;
+        }
+        if (text) *text = box->windowTitle() + QLatin1Char('\n') + box->text();
+        for (QAbstractButton* b : box->buttons())
+            if (b->text().remove(QLatin1Char('&')).contains(button)) {
+                b->click();
+                break;
+            }
+        timer->deleteLater();
+    });
+    timer->start();
 }
 
 }  // namespace
@@ -297,6 +336,135 @@ private slots:
         QVERIFY2(finished.last().at(0).toBool(), qPrintable(view->resultLabel()->text()));
         QVERIFY(view->resultLabel()->text().contains(QStringLiteral("Restore errors:")));
         auto report = verifyBundle(out.toStdString());
+        QVERIFY(report.ok() && report->ok());
+    }
+
+    // Issue #29, finding 1: Restore… onto an existing checkpoint asks first,
+    // naming it with its step and size (the real message box), and writes
+    // nothing until answered Replace; onto the open checkpoint it is refused
+    // in every spelling, with the explorer's advice, never a CLI flag.
+    void asksBeforeReplacingAndRefusesTheOpenCheckpoint() {
+        MainWindow window;
+        window.show();
+        RestoreView* view = window.restoreView();
+        QSignalSpy opened(&window, &MainWindow::checkpointOpened);
+        window.openDemo(m_dir.filePath(QStringLiteral("demo")));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60000);
+        window.workspace()->setCurrentWidget(view);
+        QTRY_VERIFY_WITH_TIMEOUT(view->report() && !view->isMatching(), 20000);
+        const QString open = QString::fromStdString(window.snapshot()->checkpoint->prefix());
+
+        // Something to replace: the open checkpoint without its optimizer.
+        const QString taken = m_dir.filePath(QStringLiteral("taken/ckpt-9"));
+        {
+            auto source = Checkpoint::open(open.toStdString());
+            QVERIFY(source.ok());
+            EditSpec strip;
+            strip.stripOptimizer = true;
+            auto plan = planEdit(**source, strip);
+            QVERIFY(plan.ok());
+            QVERIFY(applyEdit(*plan, taken.toStdString(), SurgeryOptions{}).ok());
+        }
+        const QByteArray before = fingerprint(taken);
+        QSignalSpy finished(view, &RestoreView::restoreFinished);
+        QString question;
+        answerBox(QStringLiteral("replaceQuestion"), QStringLiteral("Cancel"), &question);
+        StallMeter meter;
+        meter.start();
+        view->restoreTo(taken);
+        QVERIFY(finished.wait(60000));
+        QTRY_VERIFY_WITH_TIMEOUT(!question.isEmpty(), 20000);
+        QVERIFY2(meter.longest() < 100, qPrintable(QStringLiteral("event loop stalled %1 ms").arg(meter.longest())));
+        QVERIFY2(question.contains(taken) && question.contains(QStringLiteral("step ")) &&
+                     question.contains(QStringLiteral("tensors")) && question.contains(QStringLiteral("iB")),
+                 qPrintable(question));
+        QVERIFY(!question.contains(QStringLiteral("--")));
+        QVERIFY2(view->resultLabel()->text().startsWith(QStringLiteral("Not written yet")),
+                 qPrintable(view->resultLabel()->text()));
+        QCOMPARE(fingerprint(taken), before);
+        QVERIFY(!view->isRestoring());
+
+        // Replace: written beside it, verified, swapped in.
+        question.clear();
+        finished.clear();
+        answerBox(QStringLiteral("replaceQuestion"), QStringLiteral("Replace"), &question);
+        view->restoreTo(taken);
+        QVERIFY(finished.wait(60000));
+        if (finished.count() < 2) QVERIFY(finished.wait(60000));  // the answered second run
+        QVERIFY2(finished.last().at(0).toBool(), qPrintable(view->resultLabel()->text()));
+        QVERIFY2(view->resultLabel()->text().startsWith(QStringLiteral("Replaced")), qPrintable(view->resultLabel()->text()));
+        QVERIFY(fingerprint(taken) != before);
+        auto report = verifyBundle(taken.toStdString());
+        QVERIFY(report.ok() && report->ok());
+
+        // The open checkpoint, however it is spelled: refused, nothing asked.
+        const QByteArray openBefore = fingerprint(open);
+        const QFileInfo info(open);
+        for (const QString& spelling :
+             {open, open + QStringLiteral(".index"),
+              info.path() + QStringLiteral("/../") + info.dir().dirName() + QLatin1Char('/') + info.fileName()}) {
+            finished.clear();
+            view->setConfirmReplace([](const DestinationVerdict&) {
+                qFatal("asked to replace the open checkpoint");
+                return false;
+            });
+            view->restoreTo(spelling);
+            QVERIFY(finished.wait(60000));
+            const QString result = view->resultLabel()->text();
+            QVERIFY2(result.contains(QStringLiteral("open checkpoint")) && result.contains(QStringLiteral("Save As")),
+                     qPrintable(result));
+            QVERIFY2(!result.contains(QStringLiteral("--overwrite")), qPrintable(result));
+            QCOMPARE(fingerprint(open), openBefore);
+        }
+    }
+
+    // A failed restore onto an existing checkpoint: two separate questions,
+    // the replace question first, then "write anyway". Either refusal
+    // writes nothing.
+    void replaceAndWriteAnywayAreSeparateQuestions() {
+        MainWindow window;
+        window.show();
+        RestoreView* view = window.restoreView();
+        QSignalSpy opened(&window, &MainWindow::checkpointOpened);
+        window.openDemo(m_dir.filePath(QStringLiteral("demo")));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60000);
+        window.workspace()->setCurrentWidget(view);
+        const QByteArray spec = specWithReshapedVariables(*window.snapshot()->checkpoint, QJsonArray{8, 32}, QJsonArray{8, 16});
+        QVERIFY(!spec.isEmpty());
+        const QString specPath = m_dir.filePath(QStringLiteral("reshaped2.json"));
+        QVERIFY(ckpt::testing::writeAll(specPath, spec));
+        view->setTarget(specPath);
+        QTRY_VERIFY_WITH_TIMEOUT(view->report() && !view->isMatching() && view->report()->mismatches > 0, 20000);
+        const QString taken = m_dir.filePath(QStringLiteral("taken2/ckpt-3"));
+        {
+            SurgeryOptions o;
+            QVERIFY(saveCheckpointAs(window.snapshot()->checkpoint->prefix(), taken.toStdString(), o).ok());
+        }
+        const QByteArray before = fingerprint(taken);
+        QStringList asked;  // in the order asked
+        view->setConfirmReplace([&](const DestinationVerdict& v) {
+            asked << QStringLiteral("replace ") + v.existing;
+            return true;
+        });
+        bool writeAnyway = false;
+        view->setConfirmWrite([&](const QString&, const QString& failure) {
+            asked << QStringLiteral("write anyway ") + failure;
+            return writeAnyway;
+        });
+        QSignalSpy finished(view, &RestoreView::restoreFinished);
+        view->restoreTo(taken);
+        QTRY_VERIFY_WITH_TIMEOUT(asked.size() == 2 && !view->isRestoring(), 60000);
+        QVERIFY2(asked[0].startsWith(QStringLiteral("replace step")), qPrintable(asked.join(u'|')));
+        QVERIFY2(asked[1].startsWith(QStringLiteral("write anyway")) && asked[1].contains(QStringLiteral("shape")),
+                 qPrintable(asked.join(u'|')));
+        QCOMPARE(fingerprint(taken), before);  // replacing alone did not write a failed restore
+
+        asked.clear();
+        writeAnyway = true;
+        view->restoreTo(taken);
+        QTRY_VERIFY_WITH_TIMEOUT(asked.size() == 2 && !view->isRestoring() && fingerprint(taken) != before, 60000);
+        QVERIFY2(finished.last().at(0).toBool(), qPrintable(view->resultLabel()->text()));
+        auto report = verifyBundle(taken.toStdString());
         QVERIFY(report.ok() && report->ok());
     }
 

@@ -11,6 +11,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -19,6 +20,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTimer>
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
@@ -356,12 +358,21 @@ private slots:
         QVERIFY2(!header.contains("optimizer"), header.constData());
         // Nothing to open in the explorer: no Open button.
         QVERIFY(!w.openResultButton()->isVisibleTo(&w));
-        // The same name again is refused in the dialog, not by a failed job.
+        // The same name again: the dialog says a file is there, and Write
+        // asks before replacing it (Cancel: nothing happens).
         ExportDialog* again = w.exportDialog();
         again->destinationEdit()->setText(output);
         QVERIFY(waitChecked(again));
-        QVERIFY(!again->okButton()->isEnabled());
-        QVERIFY2(again->reason().contains(QStringLiteral("exists")), qPrintable(again->reason()));
+        QVERIFY(again->okButton()->isEnabled());
+        QVERIFY2(again->replaceLabel()->text().contains(QStringLiteral("A file is already there")),
+                 qPrintable(again->replaceLabel()->text()));
+        QString question;
+        answerBox(QStringLiteral("replaceQuestion"), QStringLiteral("Cancel"), &question);
+        again->okButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!question.isEmpty(), 20000);
+        QVERIFY2(question.contains(output) && question.contains(QStringLiteral("iB")), qPrintable(question));
+        QVERIFY(again->isVisible());
+        QCOMPARE(testing::readAll(output), bytes);
         again->reject();
     }
 
@@ -391,7 +402,124 @@ private slots:
         QVERIFY(!w.openResultButton()->isVisibleTo(&w));
     }
 
+    // Issue #29, finding 1: Save As onto an existing checkpoint names it
+    // (step, size) while typing, asks the replace question on Write (the
+    // real message box), stays open and writes nothing after Cancel, and
+    // replaces after Replace; the open checkpoint and a source are refused
+    // in every spelling with the explorer's advice, never a CLI flag.
+    void replaceIsAskedAndTheOpenCheckpointRefused() {
+        MainWindow w;
+        open(w);
+        // Something to replace.
+        const QString taken = m_run + QStringLiteral("/ckpt-5-taken");
+        {
+            SurgeryDialog* first = w.saveAsDialog();
+            QVERIFY(first);
+            first->destinationEdit()->setText(taken);
+            QVERIFY(waitChecked(first));
+            QVERIFY(first->replaceLabel()->isHidden());
+            QVERIFY(write(w, first).ok);
+        }
+        const QByteArray before = testing::readAll(taken + QStringLiteral(".index"));
+
+        SurgeryDialog* dialog = w.saveAsDialog();
+        QVERIFY(dialog);
+        dialog->shardingBox()->setCurrentIndex(dialog->shardingBox()->findData(SurgeryDialog::FixedCount));
+        dialog->shardCountBox()->setValue(3);
+        dialog->destinationEdit()->setText(taken);
+        QVERIFY(waitChecked(dialog));
+        QVERIFY2(dialog->okButton()->isEnabled(), qPrintable(dialog->reason()));
+        QVERIFY(dialog->replaceLabel()->isVisibleTo(dialog));
+        const QString note = dialog->replaceLabel()->text();
+        QVERIFY2(note.contains(QStringLiteral("step ")) && note.contains(QStringLiteral("tensors")), qPrintable(note));
+        // Cancel: the dialog stays, nothing is written.
+        QString question;
+        answerBox(QStringLiteral("replaceQuestion"), QStringLiteral("Cancel"), &question);
+        dialog->okButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!question.isEmpty(), 20000);
+        QVERIFY2(
+            question.contains(taken) && question.contains(QStringLiteral("step ")) && question.contains(QStringLiteral("iB")),
+            qPrintable(question));
+        QVERIFY(!question.contains(QStringLiteral("--")));
+        QVERIFY(dialog->isVisible());
+        QVERIFY(!dialog->overwrite());
+        QCOMPARE(testing::readAll(taken + QStringLiteral(".index")), before);
+        // Replace: the three-shard copy takes its place.
+        answerBox(QStringLiteral("replaceQuestion"), QStringLiteral("Replace"), nullptr);
+        const SurgeryFinish done = write(w, dialog);
+        QVERIFY2(done.ok, qPrintable(done.message));
+        QVERIFY2(done.message.startsWith(QStringLiteral("Replaced")), qPrintable(done.message));
+        QVERIFY(QFileInfo::exists(taken + QStringLiteral(".data-00002-of-00003")));
+        QVERIFY(!QFileInfo::exists(taken + QStringLiteral(".data-00000-of-00001")));
+        QVERIFY(testing::readAll(taken + QStringLiteral(".index")) != before);
+        auto report = verifyBundle(taken.toStdString(), VerifyOptions{});
+        QVERIFY(report.ok() && report->ok());
+
+        // The open checkpoint in each spelling, and an average's other source.
+        const QFileInfo info(m_latest);
+        SurgeryDialog* again = w.saveAsDialog();
+        for (const QString& spelling :
+             {m_latest, m_latest + QStringLiteral(".index"), m_latest + QStringLiteral(".data-00000-of-00001"),
+              m_run + QStringLiteral("/../") + info.dir().dirName() + QStringLiteral("/ckpt-5")}) {
+            again->destinationEdit()->setText(spelling);
+            QVERIFY(waitChecked(again));
+            QVERIFY2(!again->okButton()->isEnabled(), qPrintable(spelling));
+            QVERIFY2(
+                again->reason().contains(QStringLiteral("Save As")) && !again->reason().contains(QStringLiteral("--overwrite")),
+                qPrintable(again->reason()));
+            QVERIFY(again->replaceLabel()->isHidden());
+        }
+        again->reject();
+        AverageDialog* average = w.averageDialog();
+        QVERIFY(average);
+        QListWidget* list = average->findChild<QListWidget*>();
+        QVERIFY(list);
+        QString other;
+        for (int r = 0; r < list->count(); ++r)
+            if (list->item(r)->data(Qt::UserRole).toString() != m_latest && (list->item(r)->flags() & Qt::ItemIsUserCheckable)) {
+                list->item(r)->setCheckState(Qt::Checked);
+                other = list->item(r)->data(Qt::UserRole).toString();
+                break;
+            }
+        QVERIFY(!other.isEmpty());
+        average->destinationEdit()->setText(other + QStringLiteral(".index"));
+        QVERIFY(waitChecked(average));
+        QVERIFY(!average->okButton()->isEnabled());
+        QVERIFY2(average->reason().contains(QStringLiteral("source")), qPrintable(average->reason()));
+        average->reject();
+        ExportDialog* exporting = w.exportDialog();
+        QVERIFY(exporting);
+        exporting->destinationEdit()->setText(m_latest + QStringLiteral(".index"));
+        QVERIFY(waitChecked(exporting));
+        QVERIFY(!exporting->okButton()->isEnabled());
+        exporting->reject();
+    }
+
 private:
+    // Answers the next modal message box named 'name' by clicking the button
+    // whose text contains 'button' (polls: armed before the box opens).
+    static void answerBox(const QString& name, const QString& button, QString* text) {
+        auto* timer = new QTimer;
+        timer->setInterval(20);
+        auto started = std::make_shared<QElapsedTimer>();
+        started->start();
+        QObject::connect(timer, &QTimer::timeout, [timer, started, name, button, text] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (!box || box->objectName() != name) {
+                if (started->elapsed() > 60000) timer->deleteLater();
+                return;
+            }
+            if (text) *text = box->windowTitle() + QLatin1Char('\n') + box->text();
+            for (QAbstractButton* b : box->buttons())
+                if (b->text().remove(QLatin1Char('&')).contains(button)) {
+                    b->click();
+                    break;
+                }
+            timer->deleteLater();
+        });
+        timer->start();
+    }
+
     struct SurgeryFinish {
         bool ok = false;
         bool cancelled = false;

@@ -25,7 +25,7 @@ CatalogHealthInfo healthOf(const CatalogCheckpoint& c) {
     switch (out.health) {
     case CatalogHealth::Missing: out.detail = tr("Its files are gone since the catalog scanned it"); break;
     case CatalogHealth::Unreadable: out.detail = qs(c.error); break;
-    case CatalogHealth::Damaged: out.detail = qs(c.verifyMessage); break;
+    case CatalogHealth::Damaged: out.detail = qs(c.problem()); break;
     case CatalogHealth::Healthy:
         if (c.verifiedAt)
             out.detail = tr("Verified %1 (catalog)")

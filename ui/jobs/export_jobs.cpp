@@ -4,11 +4,10 @@
 
 namespace ckpt::ui {
 
-QString checkExportOutput(const QString& output, const QStringList&) {
-    if (output.trimmed().isEmpty()) return QObject::tr("Choose the file to export to.");
-    if (!arrayFormatFromPath(output.toStdString())) return QObject::tr("Name the file .safetensors or .npz.");
-    if (QFileInfo::exists(output)) return QObject::tr("%1 exists; choose another name.").arg(output);
-    return {};
+DestinationVerdict judgeExportOutput(const QString& output, const QStringList& sources, const QStringList& open) {
+    if (output.trimmed().isEmpty()) return {.refusal = QObject::tr("Choose the file to export to.")};
+    if (!arrayFormatFromPath(output.toStdString())) return {.refusal = QObject::tr("Name the file .safetensors or .npz.")};
+    return judgeDestination(output, sources, open, /*file=*/true);
 }
 
 QString suggestExportOutput(const QString& source, ArrayFormat format) {
@@ -27,7 +26,6 @@ SurgeryOutcome exportArrays(const QString& source, const QString& output, Export
         out.cancelled = true;
         return out;
     }
-    options.overwrite = false;
     options.progress = JobControl::sinkFor(job);
     options.cancel = &job->token();
     auto done = exportCheckpoint(source.toStdString(), output.toStdString(), options);

@@ -15,17 +15,18 @@
 
 namespace ckpt::ui {
 
-// Why 'output' cannot be exported to (no name, an extension that names no
-// format, a file already there); empty when it can. Looks at the file
-// system: run it on jobPool(). 'sources' are unused (the engine refuses an
-// output inside the source when the job runs).
-QString checkExportOutput(const QString& output, const QStringList& sources);
+// The destination rule for an export's output file (judgeDestination with
+// 'file'), after the name's extension: refused when it names no format, a
+// source's file, an open checkpoint's; 'exists' when a file is there (Write
+// then asks). Looks at the file system: run it on jobPool().
+DestinationVerdict judgeExportOutput(const QString& output, const QStringList& sources, const QStringList& open);
 
 // "<prefix>.<extension>" next to the source, or "-2", "-3", ... before the
 // extension when that exists.
 QString suggestExportOutput(const QString& source, ArrayFormat format);
 
-// 'options' without progress and cancel: the job's are used.
+// 'options' without progress and cancel: the job's are used; their
+// overwrite is the answer to the replace question.
 SurgeryOutcome exportArrays(const QString& source, const QString& output, ExportOptions options,
                             const std::shared_ptr<JobControl>& job);
 

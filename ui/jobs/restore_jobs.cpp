@@ -4,11 +4,18 @@
 #include "ckpt/model_spec.h"
 #include "ckpt/restore.h"
 #include "ckpt/restored_write.h"
+#include "jobs/catalog_jobs.h"
 
 namespace ckpt::ui {
 namespace {
 
 QString text(const Status& s) { return QString::fromStdString(s.toString()); }
+
+std::vector<std::string> toStd(const QStringList& list) {
+    std::vector<std::string> out;
+    for (const QString& s : list) out.push_back(s.toStdString());
+    return out;
+}
 
 Result<LoadStatus> runRestore(const RestoreRequest& request, bool readValues) {
     std::shared_ptr<Trackable> root;
@@ -58,10 +65,17 @@ RestorePreview previewRestore(const RestoreRequest& request) {
     return out;
 }
 
-RestoreWriteResult restoreAndWrite(const RestoreRequest& request, const QString& outPrefix, bool writeDespiteFailure,
+RestoreWriteResult restoreAndWrite(const RestoreRequest& request, const QString& outPrefix, RestoreConsent consent,
                                    const std::shared_ptr<JobControl>& job) {
     RestoreWriteResult out;
     out.prefix = outPrefix;
+    // The destination before any value is read: a refusal or a question costs nothing.
+    const QString openPrefix = QString::fromStdString(request.checkpoint->prefix());
+    QStringList sources{openPrefix};
+    if (!request.target.isEmpty()) sources << request.target;
+    out.destination = judgeDestination(outPrefix, sources, {openPrefix});
+    if (!out.destination.refusal.isEmpty() || (out.destination.exists && !consent.overwrite)) return out;
+    out.destination.exists = false;  // answered
     // Two steps the user can tell apart in the status bar; verify reports
     // its own byte progress while the second runs.
     job->setProgress(0, 2);
@@ -77,7 +91,10 @@ RestoreWriteResult restoreAndWrite(const RestoreRequest& request, const QString&
     }
     job->setProgress(1, 2);
     RestoredWriteOptions options;
-    options.writeDespiteFailure = writeDespiteFailure;
+    options.writeDespiteFailure = consent.writeDespiteFailure;
+    options.overwrite = consent.overwrite;
+    options.sources = toStd(sources);
+    options.open = {openPrefix.toStdString()};
     options.verify.cancel = &job->token();
     options.verify.progress = JobControl::sinkFor(job);
     const RestoredWrite written = writeRestoredVerified(*status, outPrefix.toStdString(), options);
@@ -86,6 +103,11 @@ RestoreWriteResult restoreAndWrite(const RestoreRequest& request, const QString&
     // attempt is the one recorded, once.
     if (!written.refused && written.error.code() != StatusCode::Cancelled && !request.catalogPath.isEmpty())
         out.recordWarning = recordInCatalog(request, *status, written);
+    if (!written.destination.ok()) {
+        // It changed since it was judged (something was written there meanwhile): judged again, asked again.
+        out.destination = judgeDestination(outPrefix, sources, {openPrefix});
+        return out;
+    }
     if (written.refused) {
         out.refusedBecause = text(written.restoreFailure);
         return out;
@@ -96,6 +118,11 @@ RestoreWriteResult restoreAndWrite(const RestoreRequest& request, const QString&
     if (written.verify)
         for (const VerifyProblem& p : written.verify->problems) out.problems << QString::fromStdString(p.message);
     out.ok = written.ok();
+    out.replaced = written.replaced;
+    if (out.ok && !request.catalogPath.isEmpty())
+        if (auto catalog = sideCatalog(request.catalogPath))
+            if (auto recorded = catalog->recordWrite(written.prefix, &*written.verify); !recorded.ok())
+                out.recordWarning += (out.recordWarning.isEmpty() ? QString() : QStringLiteral("; ")) + text(recorded.status());
     return out;
 }
 

@@ -14,6 +14,7 @@
 #include "ckpt/checkpoint.h"
 #include "ckpt/match_report.h"
 #include "jobs/job_control.h"
+#include "jobs/surgery_jobs.h"
 #include "models/match_overlay.h"
 
 namespace ckpt::ui {
@@ -44,6 +45,12 @@ RestorePreview previewRestore(const RestoreRequest& request);
 struct RestoreWriteResult {
     bool ok = false;
     bool cancelled = false;
+    // The destination as the engine's rule judged it (surgery_jobs.h):
+    // refused (its reason in 'destination.refusal'), or a checkpoint is
+    // there and the user has not yet agreed to replace it
+    // ('destination.exists'). Either way nothing was restored or written.
+    DestinationVerdict destination;
+    bool replaced = false;      // written over what was there
     QString refusedBecause;     // not written: the restore failed (writeRestoredVerified's policy)
     QString error;              // the failing step's Status::toString()
     QString prefix;             // the written checkpoint
@@ -52,10 +59,19 @@ struct RestoreWriteResult {
     qint64 tensors = 0;
     QString recordWarning;  // the restore happened but the catalog could not record it
 };
-// Restores with values, then writeRestoredVerified: writes the program
-// graph to 'outPrefix' and verifies it; after a failed restore only when
-// the user confirmed ('writeDespiteFailure').
-RestoreWriteResult restoreAndWrite(const RestoreRequest& request, const QString& outPrefix, bool writeDespiteFailure,
+// The two separate consents a restore's write may need.
+struct RestoreConsent {
+    bool writeDespiteFailure = false;  // the restore or an assertion failed: write anyway
+    bool overwrite = false;            // replace the checkpoint at the destination
+};
+
+// Judges the destination first (the open checkpoint and the target are
+// never written; an existing checkpoint needs 'overwrite'), and only then
+// restores with values and runs writeRestoredVerified: the program graph
+// written beside 'outPrefix', verified, moved into place; after a failed
+// restore only with 'writeDespiteFailure'. With a catalog path, the write
+// is recorded too (Catalog::recordWrite).
+RestoreWriteResult restoreAndWrite(const RestoreRequest& request, const QString& outPrefix, RestoreConsent consent,
                                    const std::shared_ptr<JobControl>& job);
 
 }  // namespace ckpt::ui

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "ckpt/destination.h"
+#include "jobs/catalog_jobs.h"
+
 namespace ckpt::ui {
 namespace {
 
@@ -19,28 +22,36 @@ std::vector<std::string> toStd(const QStringList& list) {
     return out;
 }
 
-SurgeryOptions optionsFor(const ShardingChoice& sharding, const std::shared_ptr<JobControl>& job) {
+SurgeryOptions optionsFor(const SurgeryTarget& target, const std::shared_ptr<JobControl>& job) {
     SurgeryOptions options;
-    options.save = saveOptionsFor(sharding);
+    options.save = saveOptionsFor(target.sharding);
+    options.overwrite = target.overwrite;
+    options.open = toStd(target.open);
     options.progress = JobControl::sinkFor(job);
     options.cancel = &job->token();
     return options;
 }
 
-SurgeryOutcome outcomeOf(const QString& destination, const Result<SurgeryResult>& result) {
+SurgeryOutcome outcomeOf(const SurgeryTarget& target, const Result<SurgeryResult>& result) {
     SurgeryOutcome out;
-    out.prefix = destination;
+    out.prefix = target.destination;
     if (!result.ok()) {
         out.cancelled = result.status().code() == StatusCode::Cancelled;
         if (!out.cancelled) out.error = text(result.status());
         return out;
     }
     out.ok = true;
-    out.prefix = QString::fromStdString(result->stats.prefix.empty() ? destination.toStdString() : result->stats.prefix);
+    out.replaced = result->replaced;
+    out.prefix = QString::fromStdString(result->stats.prefix.empty() ? target.destination.toStdString() : result->stats.prefix);
     out.tensors = result->stats.tensors;
     out.shards = result->stats.shards;
     out.dataBytes = result->stats.dataBytes;
     for (const std::string& n : result->notes) out.notes << QString::fromStdString(n);
+    // The catalog describes what is on disk now, not what was replaced.
+    if (auto catalog = sideCatalog(target.catalogPath)) {
+        auto recorded = catalog->recordWrite(result->stats.prefix, &result->verify);
+        if (!recorded.ok()) out.recordWarning = text(recorded.status());
+    }
     return out;
 }
 
@@ -55,17 +66,63 @@ SurgeryOutcome cancelledBeforeStart(const QString& destination) {
 
 }  // namespace
 
-QString checkDestination(const QString& destination, const QStringList& sources) {
-    if (destination.trimmed().isEmpty()) return QObject::tr("Choose where to write the result.");
-    const Status s = checkSurgeryDestination(destination.toStdString(), toStd(sources), /*overwrite=*/false);
-    return s.isOk() ? QString() : text(s);
+DestinationVerdict judgeDestination(const QString& destination, const QStringList& sources, const QStringList& open, bool file) {
+    DestinationVerdict out;
+    if (destination.trimmed().isEmpty()) {
+        out.refusal = file ? QObject::tr("Choose the file to write.") : QObject::tr("Choose where to write the result.");
+        return out;
+    }
+    const DestinationCheck check = ckpt::checkDestination({.path = destination.toStdString(),
+                                                           .kind = file ? DestinationKind::File : DestinationKind::Checkpoint,
+                                                           .sources = toStd(sources),
+                                                           .open = toStd(open)});
+    out.path = QString::fromStdString(check.path);
+    if (check.existing) {
+        out.checkpoint = check.existing->checkpoint;
+        out.existing = QString::fromStdString(describeExisting(*check.existing));
+    }
+    switch (check.problem) {
+    case DestinationProblem::None: break;
+    case DestinationProblem::Exists: out.exists = true; break;
+    case DestinationProblem::IsSource:
+    case DestinationProblem::InsideSource:
+        out.refusal = QObject::tr(
+                          "%1\nSources are never written: write the result elsewhere, then use Save As to put it in "
+                          "place.")
+                          .arg(text(check.status()));
+        break;
+    case DestinationProblem::IsOpen:
+        out.refusal = QObject::tr(
+                          "%1\nThe open checkpoint is never written: write the result elsewhere, then use Save As to "
+                          "put it in place once this one is closed.")
+                          .arg(text(check.status()));
+        break;
+    default: out.refusal = text(check.status()); break;
+    }
+    return out;
 }
 
-QString checkAverageDestination(const QString& destination, const QStringList& sources) {
-    if (QString reason = checkDestination(destination, sources); !reason.isEmpty()) return reason;
-    if (sources.size() < 2) return {};  // the dialog's own fields say what is missing
-    const Status s = checkAverageSources(toStd(sources));
-    return s.isOk() ? QString() : text(s);
+DestinationVerdict judgeAverageDestination(const QString& destination, const QStringList& sources, const QStringList& open) {
+    DestinationVerdict out = judgeDestination(destination, sources, open);
+    if (!out.refusal.isEmpty() || sources.size() < 2) return out;  // the dialog's own fields say what is missing
+    if (const Status s = checkAverageSources(toStd(sources)); !s.isOk()) out.refusal = text(s);
+    return out;
+}
+
+QString replaceQuestionTitle(const DestinationVerdict& verdict) {
+    return QObject::tr("Replace %1?").arg(QFileInfo(verdict.path).fileName());
+}
+
+QString replaceQuestionText(const DestinationVerdict& verdict) {
+    return verdict.checkpoint
+               ? QObject::tr(
+                     "A checkpoint already exists at %1 (%2). Replace it? The new one is written beside it and takes "
+                     "its place only once it verifies.")
+                     .arg(verdict.path, verdict.existing)
+               : QObject::tr(
+                     "A file already exists at %1 (%2). Replace it? The new one takes its place only once it was "
+                     "checked.")
+                     .arg(verdict.path, verdict.existing);
 }
 
 QString suggestDestination(const QString& source, const QString& suffix) {
@@ -77,16 +134,15 @@ QString suggestDestination(const QString& source, const QString& suffix) {
     return candidate;
 }
 
-SurgeryOutcome writeCopy(const QString& source, const QString& destination, const ShardingChoice& sharding,
-                         const std::shared_ptr<JobControl>& job) {
-    if (job->isCancelled()) return cancelledBeforeStart(destination);
-    return outcomeOf(destination, saveCheckpointAs(source.toStdString(), destination.toStdString(), optionsFor(sharding, job)));
+SurgeryOutcome writeCopy(const QString& source, const SurgeryTarget& target, const std::shared_ptr<JobControl>& job) {
+    if (job->isCancelled()) return cancelledBeforeStart(target.destination);
+    return outcomeOf(target, saveCheckpointAs(source.toStdString(), target.destination.toStdString(), optionsFor(target, job)));
 }
 
-SurgeryOutcome averageInto(const QStringList& sources, const QString& destination, const AverageSpec& spec,
-                           const ShardingChoice& sharding, const std::shared_ptr<JobControl>& job) {
-    if (job->isCancelled()) return cancelledBeforeStart(destination);
-    return outcomeOf(destination, averageCheckpoints(toStd(sources), destination.toStdString(), spec, optionsFor(sharding, job)));
+SurgeryOutcome averageInto(const QStringList& sources, const AverageSpec& spec, const SurgeryTarget& target,
+                           const std::shared_ptr<JobControl>& job) {
+    if (job->isCancelled()) return cancelledBeforeStart(target.destination);
+    return outcomeOf(target, averageCheckpoints(toStd(sources), target.destination.toStdString(), spec, optionsFor(target, job)));
 }
 
 EditPreview previewEdit(const std::shared_ptr<const Checkpoint>& source, const EditSpec& spec) {
@@ -112,10 +168,10 @@ EditPreview previewEdit(const std::shared_ptr<const Checkpoint>& source, const E
     return out;
 }
 
-SurgeryOutcome writeEdit(const std::shared_ptr<const EditPlan>& plan, const QString& destination, const ShardingChoice& sharding,
+SurgeryOutcome writeEdit(const std::shared_ptr<const EditPlan>& plan, const SurgeryTarget& target,
                          const std::shared_ptr<JobControl>& job) {
-    if (job->isCancelled()) return cancelledBeforeStart(destination);
-    return outcomeOf(destination, applyEdit(*plan, destination.toStdString(), optionsFor(sharding, job)));
+    if (job->isCancelled()) return cancelledBeforeStart(target.destination);
+    return outcomeOf(target, applyEdit(*plan, target.destination.toStdString(), optionsFor(target, job)));
 }
 
 QString editPathOf(const CheckpointSnapshot& snapshot, int32_t entry) {

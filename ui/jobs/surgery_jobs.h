@@ -30,32 +30,59 @@ struct SurgeryOutcome {
     QString error;           // the engine's Status::toString(), verbatim
     QString prefix;          // the written checkpoint (an export: the file)
     bool checkpoint = true;  // false for an export: nothing to list or open
+    bool replaced = false;   // it replaced what was there
+    QString recordWarning;   // written, but the catalog could not record it
     QStringList notes;
     qint64 tensors = 0;
     int shards = 0;
     quint64 dataBytes = 0;
 };
 
-// checkSurgeryDestination's verdict on a destination prefix; empty when
-// it may be written. Looks at the file system: run it on jobPool().
-QString checkDestination(const QString& destination, const QStringList& sources);
-
-// checkDestination, then whether 'sources' can be averaged (the engine's
+// The engine's destination rule (ckpt/destination.h) as the dialogs show
+// it: what would be replaced, or why nothing can be written there.
+struct DestinationVerdict {
+    QString path{};          // where it would be written (a checkpoint's .index spelling taken back to its prefix)
+    QString refusal{};       // the engine's words plus the explorer's advice; empty when it can be written
+    bool exists = false;     // something is there: Write asks before replacing it
+    bool checkpoint = true;  // what is there is a checkpoint (else a file)
+    QString existing{};      // what is there: "step 5, 7 tensors, 1.2 MiB"
+};
+// Looks at the file system and the existing checkpoint's index: run it on
+// jobPool(). 'open' are the checkpoints open in the explorer; 'file' judges
+// an export's output file instead of a checkpoint prefix.
+DestinationVerdict judgeDestination(const QString& destination, const QStringList& sources, const QStringList& open,
+                                    bool file = false);
+// judgeDestination, then whether 'sources' can be averaged (the engine's
 // checkAverageSources: every one opens, all of one structure).
-QString checkAverageDestination(const QString& destination, const QStringList& sources);
+DestinationVerdict judgeAverageDestination(const QString& destination, const QStringList& sources, const QStringList& open);
+// The replace question for a verdict that exists: its title and text,
+// naming the path, its step and its size.
+QString replaceQuestionTitle(const DestinationVerdict& verdict);
+QString replaceQuestionText(const DestinationVerdict& verdict);
 
 // A prefix next to 'source' named "<name>-<suffix>" (then "-2", "-3", ...)
 // that no checkpoint uses yet: the dialogs' suggestion.
 QString suggestDestination(const QString& source, const QString& suffix);
 
-// Save As: the whole checkpoint re-written at 'destination' with
-// 'sharding' (the engine's saveCheckpointAs).
-SurgeryOutcome writeCopy(const QString& source, const QString& destination, const ShardingChoice& sharding,
-                         const std::shared_ptr<JobControl>& job);
+// Where a surgery writes and with which consents: 'overwrite' once the
+// user answered the replace question; 'open' the checkpoints open in the
+// explorer (never written); 'catalogPath' the catalog that records the
+// result (Catalog::recordWrite), empty for none.
+struct SurgeryTarget {
+    QString destination;
+    ShardingChoice sharding;
+    bool overwrite = false;
+    QStringList open;
+    QString catalogPath;
+};
+
+// Save As: the whole checkpoint re-written at the target with its
+// sharding (the engine's saveCheckpointAs).
+SurgeryOutcome writeCopy(const QString& source, const SurgeryTarget& target, const std::shared_ptr<JobControl>& job);
 
 // averageCheckpoints over 'sources' (in step order).
-SurgeryOutcome averageInto(const QStringList& sources, const QString& destination, const AverageSpec& spec,
-                           const ShardingChoice& sharding, const std::shared_ptr<JobControl>& job);
+SurgeryOutcome averageInto(const QStringList& sources, const AverageSpec& spec, const SurgeryTarget& target,
+                           const std::shared_ptr<JobControl>& job);
 
 struct EditPreview {
     QString error;  // planEdit's refusal (unknown path, dangling references, ...)
@@ -66,7 +93,7 @@ struct EditPreview {
 };
 EditPreview previewEdit(const std::shared_ptr<const Checkpoint>& source, const EditSpec& spec);
 
-SurgeryOutcome writeEdit(const std::shared_ptr<const EditPlan>& plan, const QString& destination, const ShardingChoice& sharding,
+SurgeryOutcome writeEdit(const std::shared_ptr<const EditPlan>& plan, const SurgeryTarget& target,
                          const std::shared_ptr<JobControl>& job);
 
 // The path planEdit takes for the object at 'entry' of a snapshot's tree:

@@ -56,7 +56,7 @@ void CatalogSearchModel::setResult(std::shared_ptr<const CatalogSearchResult> re
         const std::string_view health = catalogHealthName(c.health());
         QString tip = tr("%1\nCatalog: %2").arg(prefix, QString::fromUtf8(health.data(), static_cast<qsizetype>(health.size())));
         if (!c.error.empty()) tip += QLatin1Char('\n') + qs(c.error);
-        else if (!c.verifyMessage.empty()) tip += QLatin1Char('\n') + qs(c.verifyMessage);
+        else if (!c.problem().empty()) tip += QLatin1Char('\n') + qs(c.problem());
         top->setToolTip(tip);
         for (const CatalogSearchMatch& m : hit.matches) {
             QStandardItem* key = cell(qs(m.key));

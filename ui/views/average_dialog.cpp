@@ -19,7 +19,7 @@ AverageDialog::AverageDialog(const QString& current, const QStringList& candidat
       m_list(new QListWidget(this)), m_method(new QComboBox(this)), m_decay(new QDoubleSpinBox(this)),
       m_slerp(new QDoubleSpinBox(this)), m_weightsOnly(new QCheckBox(tr("&Weights only (drop the optimizer's state)"), this)) {
     // Sources of another structure are refused before anything runs.
-    setDestinationCheck(checkAverageDestination);
+    setDestinationCheck(judgeAverageDestination);
     auto* hint = new QLabel(tr("Check the checkpoints of the run to average %1 with:").arg(QFileInfo(current).fileName()), this);
     hint->setWordWrap(true);
     content()->addWidget(hint);

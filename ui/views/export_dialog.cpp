@@ -28,7 +28,7 @@ ExportDialog::ExportDialog(const QString& source, QWidget* parent)
     content()->addLayout(form);
     content()->addStretch();
     setShardingShown(false);
-    setDestinationCheck(checkExportOutput);
+    setDestinationCheck(judgeExportOutput);
     // The file's extension follows the format chosen.
     connect(m_format, &QComboBox::currentIndexChanged, this, [this] {
         QString path = QDir::fromNativeSeparators(destinationEdit()->text().trimmed());

@@ -48,6 +48,7 @@ class RecentFiles;
 class JobControl;
 class SurgeryDialog;
 struct SurgeryOutcome;
+struct SurgeryTarget;
 class JobTracker;
 class ObjectTreePane;
 class RestoreView;
@@ -164,6 +165,8 @@ private:
     void updateSurgeryActions();
     EditDialog* openEditDialog(int kind);
     void runSurgery(const QString& title, std::function<SurgeryOutcome(const std::shared_ptr<JobControl>&)> work);
+    // What a surgery dialog chose, with the open checkpoint and the catalog that records the result.
+    SurgeryTarget surgeryTarget(const SurgeryDialog* dialog) const;
     void onSurgeryDone(const SurgeryOutcome& outcome);
     void onCatalogOverview();
     void onCatalogUnavailable(const QString& message);

@@ -26,6 +26,7 @@
 #include "models/directory_model.h"
 #include "models/object_tree_model.h"
 #include "views/average_dialog.h"
+#include "views/catalog_controller.h"
 #include "views/checkpoint_sidebar.h"
 #include "views/edit_dialog.h"
 #include "views/export_dialog.h"
@@ -38,6 +39,16 @@ namespace {
 QString fileName(const QString& prefix) { return QFileInfo(prefix).fileName(); }
 
 }  // namespace
+
+SurgeryTarget MainWindow::surgeryTarget(const SurgeryDialog* dialog) const {
+    SurgeryTarget target;
+    target.destination = dialog->destination();
+    target.sharding = dialog->sharding();
+    target.overwrite = dialog->overwrite();
+    if (m_snapshot) target.open = {QString::fromStdString(m_snapshot->checkpoint->prefix())};
+    if (m_catalog->isEnabled() && m_catalog->isLoaded()) target.catalogPath = m_catalog->path();
+    return target;
+}
 
 void MainWindow::createSurgeryMenu() {
     QMenu* menu = menuBar()->addMenu(tr("Chec&kpoint"));
@@ -101,11 +112,11 @@ SurgeryDialog* MainWindow::saveAsDialog() {
     auto* dialog = new SurgeryDialog(tr("Save %1 As").arg(fileName(source)), {source},
                                      suggestDestination(source, QStringLiteral("copy")), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setOpenCheckpoints({source});
     connect(dialog, &QDialog::accepted, this, [this, dialog, source] {
-        const QString destination = dialog->destination();
-        const ShardingChoice sharding = dialog->sharding();
-        runSurgery(tr("Writing %1").arg(fileName(destination)),
-                   [source, destination, sharding](const auto& job) { return writeCopy(source, destination, sharding, job); });
+        const SurgeryTarget target = surgeryTarget(dialog);
+        runSurgery(tr("Writing %1").arg(fileName(target.destination)),
+                   [source, target](const auto& job) { return writeCopy(source, target, job); });
     });
     dialog->open();
     return dialog;
@@ -127,14 +138,14 @@ EditDialog* MainWindow::openEditDialog(int kind) {
     }
     auto* dialog = new EditDialog(k, m_snapshot, path, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setOpenCheckpoints({QString::fromStdString(m_snapshot->checkpoint->prefix())});
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         // The plan previewed is the plan written: Write is enabled only for it.
         const std::shared_ptr<const EditPlan> plan = dialog->plan();
         if (!plan) return;
-        const QString destination = dialog->destination();
-        const ShardingChoice sharding = dialog->sharding();
-        runSurgery(tr("Writing %1").arg(fileName(destination)),
-                   [plan, destination, sharding](const auto& job) { return writeEdit(plan, destination, sharding, job); });
+        const SurgeryTarget target = surgeryTarget(dialog);
+        runSurgery(tr("Writing %1").arg(fileName(target.destination)),
+                   [plan, target](const auto& job) { return writeEdit(plan, target, job); });
     });
     dialog->open();
     return dialog;
@@ -154,14 +165,13 @@ AverageDialog* MainWindow::averageDialog() {
     if (!candidates.contains(current)) candidates << current;
     auto* dialog = new AverageDialog(current, candidates, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setOpenCheckpoints({current});
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const QStringList sources = dialog->sources();
         const AverageSpec spec = dialog->spec();
-        const QString destination = dialog->destination();
-        const ShardingChoice sharding = dialog->sharding();
-        runSurgery(tr("Averaging into %1").arg(fileName(destination)), [sources, spec, destination, sharding](const auto& job) {
-            return averageInto(sources, destination, spec, sharding, job);
-        });
+        const SurgeryTarget target = surgeryTarget(dialog);
+        runSurgery(tr("Averaging into %1").arg(fileName(target.destination)),
+                   [sources, spec, target](const auto& job) { return averageInto(sources, spec, target, job); });
     });
     dialog->open();
     return dialog;
@@ -172,9 +182,12 @@ ExportDialog* MainWindow::exportDialog() {
     const QString source = QString::fromStdString(m_snapshot->checkpoint->prefix());
     auto* dialog = new ExportDialog(source, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setOpenCheckpoints({source});
     connect(dialog, &QDialog::accepted, this, [this, dialog, source] {
         const QString output = dialog->destination();
-        const ExportOptions options = dialog->options();
+        ExportOptions options = dialog->options();
+        options.overwrite = dialog->overwrite();
+        options.open = {source.toStdString()};
         runSurgery(tr("Exporting %1").arg(fileName(output)),
                    [source, output, options](const auto& job) { return exportArrays(source, output, options, job); });
     });
@@ -218,7 +231,8 @@ void MainWindow::onSurgeryDone(const SurgeryOutcome& r) {
                                                   .arg(formatBytes(static_cast<int64_t>(r.dataBytes))),
                                               tr("verified")} +
                                   r.notes;
-        message = tr("Wrote %1: %2").arg(r.prefix, parts.join(QStringLiteral("; ")));
+        message = (r.replaced ? tr("Replaced %1: %2") : tr("Wrote %1: %2")).arg(r.prefix, parts.join(QStringLiteral("; ")));
+        if (!r.recordWarning.isEmpty()) message += tr(" (not recorded in the catalog: %1)").arg(r.recordWarning);
         // The result joins its directory's listing; one click opens it.
         m_sidebar->listDirectory(directoryFor(r.prefix));
         m_resultPrefix = r.prefix;

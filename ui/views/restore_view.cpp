@@ -77,10 +77,20 @@ RestoreView::RestoreView(JobTracker* jobs, QWidget* parent)
                             .arg(prefix),
                         QMessageBox::Cancel, this);
         box.setInformativeText(failure);
+        box.setObjectName(QStringLiteral("writeAnywayQuestion"));
         QPushButton* write = box.addButton(tr("&Write Anyway"), QMessageBox::AcceptRole);
         box.setDefaultButton(QMessageBox::Cancel);
         box.exec();
         return box.clickedButton() == write;
+    };
+    m_confirmReplace = [this](const DestinationVerdict& verdict) {
+        QMessageBox box(QMessageBox::Warning, replaceQuestionTitle(verdict), replaceQuestionText(verdict), QMessageBox::Cancel,
+                        this);
+        box.setObjectName(QStringLiteral("replaceQuestion"));
+        QPushButton* replace = box.addButton(tr("&Replace"), QMessageBox::DestructiveRole);
+        box.setDefaultButton(QMessageBox::Cancel);
+        box.exec();
+        return box.clickedButton() == replace;
     };
     auto* layout = new QVBoxLayout(this);
 
@@ -342,34 +352,47 @@ void RestoreView::showPreview(const RestorePreview& preview) {
     emit previewUpdated();
 }
 
-void RestoreView::restoreTo(const QString& outPrefix, bool writeDespiteFailure) {
+void RestoreView::restoreTo(const QString& outPrefix, RestoreConsent consent) {
     if (!m_snapshot || m_restoreJob) return;
     auto job = m_jobs->start(tr("Restoring into %1").arg(QFileInfo(outPrefix).fileName()));
     m_restoreJob = job;
     m_restore->setEnabled(false);
     m_openResult->setVisible(false);
     m_result->setText(tr("Restoring, writing and verifying %1\u2026").arg(outPrefix));
-    whenDone(this, QtConcurrent::run(jobPool(), restoreAndWrite, request(), outPrefix, writeDespiteFailure, job),
-             [this, job, outPrefix](const RestoreWriteResult& r) {
+    whenDone(this, QtConcurrent::run(jobPool(), restoreAndWrite, request(), outPrefix, consent, job),
+             [this, job, outPrefix, consent](const RestoreWriteResult& r) {
                  m_jobs->finish(job);
                  m_restoreJob.reset();
                  m_restore->setEnabled(m_snapshot != nullptr);
                  showRestoreResult(r);
-                 if (!r.refusedBecause.isEmpty() && m_confirmWrite(outPrefix, r.refusedBecause)) restoreTo(outPrefix, true);
+                 // Two separate questions, each answered on its own: replacing
+                 // what is there, and writing values a failed restore did not set.
+                 if (r.destination.exists && !consent.overwrite) {
+                     if (m_confirmReplace(r.destination)) restoreTo(outPrefix, {consent.writeDespiteFailure, true});
+                 } else if (!r.refusedBecause.isEmpty() && m_confirmWrite(outPrefix, r.refusedBecause)) {
+                     restoreTo(outPrefix, {true, consent.overwrite});
+                 }
              });
 }
 
 void RestoreView::showRestoreResult(const RestoreWriteResult& r) {
     QStringList lines;
-    if (!r.refusedBecause.isEmpty()) {
+    if (!r.destination.refusal.isEmpty()) {
+        lines << tr("Not written: %1").arg(r.destination.refusal);
+    } else if (r.destination.exists) {
+        lines << tr("Not written yet: a checkpoint exists at %1 (%2).").arg(r.destination.path, r.destination.existing);
+    } else if (!r.refusedBecause.isEmpty()) {
         lines << tr("Not written: the restore failed, so %1 would hold initial values, not restored ones:").arg(r.prefix)
               << r.refusedBecause;
     } else if (r.cancelled) {
-        lines << tr("Restore cancelled; %1 may be incomplete.").arg(r.prefix);
+        lines << tr("Restore cancelled; nothing was written to %1.").arg(r.prefix);
     } else if (!r.error.isEmpty()) {
         lines << tr("Restore into %1 failed:").arg(r.prefix) << r.error;
     } else {
-        lines << (r.ok ? tr("Wrote %1 (%2 tensors); verify found no problems.").arg(r.prefix).arg(r.tensors)
+        lines << (r.ok ? (r.replaced ? tr("Replaced %1 (%2 tensors); verify found no problems.")
+                                     : tr("Wrote %1 (%2 tensors); verify found no problems."))
+                             .arg(r.prefix)
+                             .arg(r.tensors)
                        : tr("Wrote %1, but verify found problems:").arg(r.prefix));
         lines << r.problems;
     }

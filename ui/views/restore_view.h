@@ -39,15 +39,24 @@ public:
     void setTarget(const QString& target);
     const QString& target() const { return m_target; }
     void addMappingRow(const QString& from = {}, const QString& to = {});
-    // Restores with values into 'outPrefix', writes and verifies it. When
-    // the restore fails, asks whether to write anyway (the engine's policy,
-    // ckpt/restored_write.h) before writing anything.
-    void restoreTo(const QString& outPrefix, bool writeDespiteFailure = false);
+    // Restores with values into 'outPrefix', writes and verifies it. The
+    // destination is judged first by the engine's rule on jobPool(): the
+    // open checkpoint and the target are refused; an existing checkpoint is
+    // replaced only after the replace question (naming it, its step and
+    // size). When the restore fails, a second, separate question asks
+    // whether to write anyway (ckpt/restored_write.h). Nothing is written
+    // before both are answered.
+    void restoreTo(const QString& outPrefix, RestoreConsent consent = {});
     // The catalog whose restore history records restoreTo(); empty: none.
     void setCatalogPath(const QString& path) { m_catalogPath = path; }
-    // How that question is asked: a message box unless replaced (tests).
+    // How the write-despite-failure question is asked: a message box unless
+    // replaced (tests).
     using ConfirmWrite = std::function<bool(const QString& prefix, const QString& failure)>;
     void setConfirmWrite(ConfirmWrite confirm) { m_confirmWrite = std::move(confirm); }
+    // How the replace question is asked: a message box (objectName
+    // "replaceQuestion") unless replaced.
+    using ConfirmReplace = std::function<bool(const DestinationVerdict& verdict)>;
+    void setConfirmReplace(ConfirmReplace confirm) { m_confirmReplace = std::move(confirm); }
 
     ObjectTreePane* treePane() const { return m_tree; }
     QCheckBox* expectPartialBox() const { return m_expectPartial; }
@@ -82,6 +91,7 @@ private:
 
     JobTracker* m_jobs;
     ConfirmWrite m_confirmWrite;
+    ConfirmReplace m_confirmReplace;
     std::shared_ptr<const CheckpointSnapshot> m_snapshot;
     std::shared_ptr<const MatchReport> m_report;
     QString m_target;

@@ -9,6 +9,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTimer>
@@ -29,10 +30,12 @@ constexpr int kCheckDelayMs = 200;
 }  // namespace
 
 SurgeryDialog::SurgeryDialog(const QString& title, const QStringList& sources, const QString& suggested, QWidget* parent)
-    : QDialog(parent), m_sources(sources), m_check(checkDestination), m_content(new QVBoxLayout), m_form(new QFormLayout),
-      m_destination(new QLineEdit(this)), m_sharding(new QComboBox(this)), m_shardCount(new QSpinBox(this)),
-      m_maxShard(new QLineEdit(this)), m_reason(new QLabel(this)),
-      m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)), m_debounce(new QTimer(this)) {
+    : QDialog(parent), m_sources(sources),
+      m_check([](const QString& d, const QStringList& s, const QStringList& o) { return judgeDestination(d, s, o); }),
+      m_replaceNote(new QLabel(this)), m_content(new QVBoxLayout), m_form(new QFormLayout), m_destination(new QLineEdit(this)),
+      m_sharding(new QComboBox(this)), m_shardCount(new QSpinBox(this)), m_maxShard(new QLineEdit(this)),
+      m_reason(new QLabel(this)), m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)),
+      m_debounce(new QTimer(this)) {
     setWindowTitle(title);
     okButton()->setText(tr("&Write"));
 
@@ -84,12 +87,19 @@ SurgeryDialog::SurgeryDialog(const QString& title, const QStringList& sources, c
     m_reason->setStyleSheet(statusTextStyle(StatusTone::Bad));
     m_reason->setAlignment(Qt::AlignLeft | Qt::AlignTop);
 
+    m_replaceNote->setWordWrap(true);
+    m_replaceNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_replaceNote->setAccessibleName(tr("What writing replaces"));
+    m_replaceNote->setStyleSheet(statusTextStyle(StatusTone::Warning));
+    m_replaceNote->hide();
+
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(m_content, 1);
     layout->addLayout(form);
+    layout->addWidget(m_replaceNote);
     layout->addWidget(m_reason);
     layout->addWidget(m_buttons);
-    connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &SurgeryDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
     connect(m_destination, &QLineEdit::textChanged, this, &SurgeryDialog::destinationEdited);
@@ -140,6 +150,29 @@ void SurgeryDialog::setSources(const QStringList& sources) {
     destinationEdited();  // a destination is judged against the sources
 }
 
+void SurgeryDialog::setOpenCheckpoints(const QStringList& open) {
+    if (open == m_open) return;
+    m_open = open;
+    destinationEdited();
+}
+
+void SurgeryDialog::accept() {
+    if (!okButton()->isEnabled()) return;
+    m_overwrite = false;
+    if (m_verdict.exists) {
+        // Named, with its step and size, before anything is replaced.
+        QMessageBox box(QMessageBox::Warning, replaceQuestionTitle(m_verdict), replaceQuestionText(m_verdict),
+                        QMessageBox::Cancel, this);
+        box.setObjectName(QStringLiteral("replaceQuestion"));
+        QPushButton* replace = box.addButton(tr("&Replace"), QMessageBox::DestructiveRole);
+        box.setDefaultButton(QMessageBox::Cancel);
+        box.exec();
+        if (box.clickedButton() != replace) return;
+        m_overwrite = true;
+    }
+    QDialog::accept();
+}
+
 void SurgeryDialog::setDestinationCheck(DestinationCheck check) {
     m_check = std::move(check);
     destinationEdited();
@@ -158,12 +191,14 @@ void SurgeryDialog::destinationEdited() {
 
 void SurgeryDialog::startCheck() {
     const quint64 generation = m_generation;
-    whenDone(this, QtConcurrent::run(jobPool(), m_check, destination(), m_sources), [this, generation](const QString& reason) {
-        if (generation != m_generation) return;  // edited meanwhile; a newer check follows
-        m_destinationReason = reason;
-        m_checkedGeneration = generation;
-        updateVerdict();
-    });
+    whenDone(this, QtConcurrent::run(jobPool(), m_check, destination(), m_sources, m_open),
+             [this, generation](const DestinationVerdict& verdict) {
+                 if (generation != m_generation) return;  // edited meanwhile; a newer check follows
+                 m_verdict = verdict;
+                 m_destinationReason = verdict.refusal;
+                 m_checkedGeneration = generation;
+                 updateVerdict();
+             });
 }
 
 void SurgeryDialog::updateVerdict() {
@@ -172,6 +207,13 @@ void SurgeryDialog::updateVerdict() {
     if (reason.isEmpty()) reason = shardingReason();
     m_reasonText = reason;
     m_reason->setText(reason);
+    const bool replaces = reason.isEmpty() && m_checkedGeneration == m_generation && m_verdict.exists;
+    m_replaceNote->setText(replaces ? (m_verdict.checkpoint ? tr("A checkpoint is already there (%1): Write asks before "
+                                                                 "replacing it.")
+                                                            : tr("A file is already there (%1): Write asks before replacing it."))
+                                          .arg(m_verdict.existing)
+                                    : QString());
+    m_replaceNote->setVisible(replaces);
     const bool ok = reason.isEmpty() && isChecked();
     okButton()->setEnabled(ok);
     if (isChecked()) emit checked(ok);

@@ -1,15 +1,18 @@
 #pragma once
 // What every surgery dialog asks (issue #18): where the result goes and how
 // it is sharded. The destination is suggested next to the source under a
-// name no checkpoint uses, and judged as it is typed: the engine's
-// checkSurgeryDestination runs on jobPool() shortly after each edit (it
-// looks at the file system; a destination inside a source or on an existing
-// checkpoint is refused) and its reason shows above the buttons. Write stays
-// disabled until the engine and the subclass (an edit's plan, an average's
-// sources) accept what is shown. Save As is this dialog alone; the edit,
-// average and export dialogs add their fields above (export replaces the
-// destination check and hides the sharding). The dialog writes nothing: the
-// window runs the job once it is accepted.
+// name no checkpoint uses, and judged as it is typed by the engine's
+// destination rule (ckpt/destination.h, through judgeDestination on
+// jobPool() shortly after each edit): a source, the open checkpoint, a
+// directory or a place that cannot be written is refused with its reason
+// above the buttons; an existing checkpoint (or file) is named with its
+// step and size, and Write then asks the replace question before the
+// dialog closes (overwrite() is the answer). Write stays disabled until the
+// engine and the subclass (an edit's plan, an average's sources) accept what
+// is shown. Save As is this dialog alone; the edit, average and export
+// dialogs add their fields above (export judges a file and hides the
+// sharding). The dialog writes nothing: the window runs the job once it is
+// accepted.
 
 #include <QDialog>
 #include <QStringList>
@@ -37,7 +40,19 @@ public:
     // 'suggested' the destination shown first.
     SurgeryDialog(const QString& title, const QStringList& sources, const QString& suggested, QWidget* parent = nullptr);
 
+    // Checkpoints open in the explorer: refused as the destination too.
+    void setOpenCheckpoints(const QStringList& open);
     QString destination() const;
+    // The user answered the replace question with Replace (set when Write
+    // accepted a destination where something exists).
+    bool overwrite() const { return m_overwrite; }
+    // The engine's last verdict on the destination shown.
+    const DestinationVerdict& verdict() const { return m_verdict; }
+    // The note naming what Write would replace; empty when nothing.
+    QLabel* replaceLabel() const { return m_replaceNote; }
+    // Asks the replace question when something exists at the destination,
+    // then accepts (or stays open after Cancel).
+    void accept() override;
     const QStringList& sources() const { return m_sources; }
     ShardingChoice sharding() const;
     // Why Write is disabled; empty once everything shown is accepted.
@@ -62,9 +77,10 @@ protected:
     // Where subclasses put their own fields, above the destination.
     QVBoxLayout* content() const { return m_content; }
     void setSources(const QStringList& sources);
-    // What judges the destination on jobPool() instead of
-    // checkSurgeryDestination (an export's output is a file, not a prefix).
-    using DestinationCheck = std::function<QString(const QString& destination, const QStringList& sources)>;
+    // What judges the destination on jobPool() instead of judgeDestination
+    // (an export's output is a file, an average also checks its sources).
+    using DestinationCheck =
+        std::function<DestinationVerdict(const QString& destination, const QStringList& sources, const QStringList& open)>;
     void setDestinationCheck(DestinationCheck check);
     // For results the sharding does not apply to.
     void setShardingShown(bool shown);
@@ -80,7 +96,11 @@ private:
     QString shardingReason() const;
 
     QStringList m_sources;
+    QStringList m_open;
     DestinationCheck m_check;
+    DestinationVerdict m_verdict;
+    bool m_overwrite = false;
+    QLabel* m_replaceNote;
     QVBoxLayout* m_content;
     QFormLayout* m_form;
     QLineEdit* m_destination;

@@ -67,7 +67,7 @@ struct CatalogRoot {
 enum class CatalogHealth {
     Missing,     // its files vanished since it was scanned
     Unreadable,  // the index cannot be read (error says why)
-    Damaged,     // the last verification found problems
+    Damaged,     // the last verification found problems, or its directory's state file is wrong
     Healthy,     // the last verification found none
     Unverified,  // readable; never verified since it last changed
 };
@@ -92,8 +92,16 @@ struct CatalogCheckpoint {
     std::optional<double> verifiedAt;
     int64_t verifyProblems = 0;
     std::string verifyMessage;  // the first problem
+    // Its directory's `checkpoint` state file at the last scan: why it cannot
+    // be parsed, or the entries it names that have no index; empty when fine.
+    std::string stateProblem;
     double scannedAt = 0;
+    // Missing and unreadable first; a damaged checkpoint or a state file that
+    // is malformed or lies about its directory is Damaged.
     CatalogHealth health() const;
+    // What makes it Damaged (the first verification problem, else the state
+    // file's); empty otherwise.
+    std::string problem() const;
 };
 
 struct CatalogTensor {
@@ -111,6 +119,9 @@ struct CatalogScanOptions {
     // Verify (verify.h) each checkpoint not verified since it last changed.
     bool verify = false;
     int maxDepth = 8;  // directory levels below a root
+    // Scan only the directories named in 'roots', none below them, and
+    // leave other directories' rows alone (how recordWrite rescans one).
+    bool onlyNamed = false;
     // (checkpoints done, checkpoints found so far, "directory ...").
     ProgressSink progress;
     const CancellationToken* cancel = nullptr;
@@ -173,8 +184,9 @@ struct RestoreRecord {
 
 class Catalog {
 public:
-    // 3: the catalog's tables; 1 and 2 are the schedule store's.
-    static constexpr int kSchemaVersion = 3;
+    // 3: the catalog's tables; 1 and 2 are the schedule store's; 4: the
+    // state-file problem of each checkpoint's directory.
+    static constexpr int kSchemaVersion = 4;
 
     // $XDG_DATA_HOME/ckpt-explorer/catalog.db, else
     // $HOME/.local/share/ckpt-explorer/catalog.db; FailedPrecondition when
@@ -215,6 +227,12 @@ public:
     // one scanned (same size and mtime). False, writing nothing, when the
     // catalog does not hold it or it changed since.
     Result<bool> recordVerification(const VerifyReport& report);
+
+    // A checkpoint this tool has just written or replaced: its directory is
+    // rescanned, so the row describes the files now on disk rather than
+    // what was there before, and 'verified' (the write's own read-back) is
+    // recorded. False, writing nothing, when no root holds the directory.
+    Result<bool> recordWrite(std::string_view prefix, const VerifyReport* verified = nullptr);
 
     Result<int64_t> recordRestore(const RestoreRecord& record);
     Result<std::vector<RestoreRecord>> restores(int limit = 100);  // newest first

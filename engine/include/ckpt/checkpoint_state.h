@@ -35,4 +35,22 @@ Status writeCheckpointState(const std::string& dir, const CheckpointState& state
 // Joins a state-file path with the directory unless it is absolute.
 std::string resolveStatePath(const std::string& dir, const std::string& path);
 
+// The state file's entries whose checkpoint has no .index, as written:
+// model_checkpoint_path first (when it is one), then every other path of
+// all_model_checkpoint_paths in order. A state file that names these lies:
+// `ckpt verify DIR` and the catalog report them.
+std::vector<std::string> stateEntriesWithoutIndex(const std::string& dir, const CheckpointState& state);
+
+// How the engine's writers (CheckpointManager, retention, the scheduler)
+// write a state file, so that it never names a checkpoint that is gone:
+// entries whose .index does not exist are dropped with their timestamps
+// (kept only while they pair with the paths one to one), a
+// model_checkpoint_path whose index is gone becomes the newest remaining
+// entry, and with nothing left the file is removed instead. Nothing is
+// ever added. Holds the directory's lock (storage/directory_lock.h)
+// while it checks and writes, so a writer that deletes checkpoints under
+// the same lock is never undone by a stale list. The file is still the
+// text CheckpointState TensorFlow reads and writes.
+Status commitCheckpointState(const std::string& dir, CheckpointState state);
+
 }  // namespace ckpt

@@ -23,6 +23,7 @@
 #include "ckpt/checkpoint.h"
 #include "ckpt/save.h"
 #include "ckpt/status.h"
+#include "ckpt/verify.h"
 
 namespace ckpt {
 
@@ -54,8 +55,12 @@ struct ExportOptions {
     ArrayNaming names = ArrayNaming::ObjectPaths;
     bool weightsOnly = false;      // leave out optimizers and slot variables
     bool skipUnsupported = false;  // leave out tensors the format cannot hold (a note each), else an error
-    bool overwrite = false;        // replace an existing output file
-    ProgressSink progress;         // bytes; phases "write", "check"
+    // Replace an existing output file (ckpt/destination.h: never a source,
+    // never an open checkpoint's file; the new file is compared with the
+    // source before it is renamed over the old one).
+    bool overwrite = false;
+    std::vector<std::string> open;  // checkpoints open in the explorer: never written
+    ProgressSink progress;          // bytes; phases "write", "check"
     const CancellationToken* cancel = nullptr;
 };
 
@@ -69,21 +74,25 @@ struct ExportResult {
     std::vector<std::string> notes;  // what was left out and why, one line each
 };
 
-// InvalidArgument for an output equal to or inside the source, or one that
-// exists without 'overwrite' (AlreadyExists); Unimplemented listing every
+// The destination rule's refusal (ckpt/destination.h: InvalidArgument for
+// the source's own files or a path inside it, AlreadyExists for an existing
+// file without 'overwrite'); Unimplemented listing every
 // tensor the format cannot hold unless skipUnsupported; InvalidArgument
 // listing names that two tensors would share.
 Result<ExportResult> exportCheckpoint(const std::string& source, const std::string& output, const ExportOptions& options);
 
 struct ImportOptions {
     SaveOptions save;
-    bool overwrite = false;  // replace a checkpoint already at the destination
-    ProgressSink progress;   // bytes; phases "read", "check"
+    // Replace a checkpoint already at the destination (ckpt/destination.h);
+    // the new one is swapped in once it verified and compared equal.
+    bool overwrite = false;
+    ProgressSink progress;  // bytes; phases "read", "check"
     const CancellationToken* cancel = nullptr;
 };
 
 struct ImportResult {
     SaveStats stats;
+    VerifyReport verify;  // the written checkpoint's, before it was moved into place
     ArrayFormat format = ArrayFormat::Safetensors;
     int64_t arrays = 0;
     std::vector<std::string> notes;

@@ -162,8 +162,11 @@ struct RetentionApplyReport {
 // Deletes the plan's Delete decisions: for each, the .index first, then its
 // data files and .info.json, only entries directly inside plan.dir with
 // exactly those names (a symlink is unlinked, never followed). Re-checks
-// that each checkpoint is still there and unchanged since planning; the
-// state file is rewritten without the deleted ones. Stops at the first error.
+// that each checkpoint is still there and unchanged since planning. The
+// state file is rewritten first, without the checkpoints about to go and
+// without any already gone (commitCheckpointState's rule), so it is true at
+// every instant; that happens even when nothing is deleted, which repairs
+// a state file naming missing checkpoints. Stops at the first error.
 // The unchanged check compares each candidate's indexBytes/indexModified
 // with the .index now, so plans to apply come from planDirectoryRetention
 // (or candidates from retentionCandidates); a candidate built by hand

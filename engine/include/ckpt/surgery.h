@@ -2,10 +2,12 @@
 // Checkpoint surgery from the files alone: merging bundles, averaging
 // checkpoints, and editing one (renames, deletions, stripping the
 // optimizer, replacing values). Sources are only read. The result is
-// written at a new prefix through the save pipeline (sharding, atomic
-// commit), read back by verifyBundle and checked for a consistent object
-// graph before these return; a destination equal to or inside a source is
-// refused. `ckpt merge`, `ckpt edit` and the explorer's actions share them.
+// written through the save pipeline beside its destination, read back by
+// verifyBundle and checked for a consistent object graph, and only then
+// moved into place (ckpt/destination.h's rule: a source or an open
+// checkpoint is never the destination, an existing checkpoint is replaced
+// only with 'overwrite'). `ckpt merge`, `ckpt edit` and the explorer's
+// actions share them.
 //   SurgeryOptions o;
 //   auto plan = planEdit(**Checkpoint::open("runs/a"), EditSpec{.stripOptimizer = true});
 //   auto done = applyEdit(*plan, "/ship/model", o);   // done->notes: what was dropped
@@ -19,6 +21,7 @@
 
 #include "ckpt/cancellation.h"
 #include "ckpt/checkpoint.h"
+#include "ckpt/checkpoint_metadata.h"
 #include "ckpt/object_graph.h"
 #include "ckpt/save.h"
 #include "ckpt/status.h"
@@ -32,6 +35,12 @@ struct SurgeryOptions {
     SaveOptions save;
     // Replace a checkpoint already at the destination (never a source).
     bool overwrite = false;
+    // Checkpoints open in the explorer: never the destination either.
+    std::vector<std::string> open;
+    // Written beside the result and moved into place with it (a scheduled
+    // archive's owner and step); an existing checkpoint's metadata never
+    // stays with its replacement.
+    std::optional<CheckpointMetadata> metadata;
     ProgressSink progress;  // bytes read and written; phases "read", "write", "verify"
     const CancellationToken* cancel = nullptr;
 };
@@ -42,13 +51,8 @@ struct SurgeryResult {
     // What the user should know about the result, one line each: tensors
     // taken from the first source, nodes dropped, graphs merged, ...
     std::vector<std::string> notes;
+    bool replaced = false;  // a checkpoint was at the destination and is now this one
 };
-
-// Refuses a destination prefix that is a source's prefix, or lies inside a
-// source given as a directory; and one where a checkpoint exists unless
-// 'overwrite'. Every operation here checks this first; the explorer calls
-// it to validate a chosen name before it starts a job.
-Status checkSurgeryDestination(const std::string& dst, const std::vector<std::string>& sources, bool overwrite);
 
 // ---- save as ---------------------------------------------------------------
 

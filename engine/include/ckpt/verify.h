@@ -41,7 +41,8 @@ Result<VerifyReport> verifyBundle(std::string_view prefix, const VerifyOptions& 
 // A user's path (prefix, .index, directory or SavedModel, see
 // resolveCheckpoint): the bundle it resolves to and, for a directory, its
 // `checkpoint` state file, which TensorFlow reads to find the latest
-// checkpoint and so must parse even when the bundle was found without it.
+// checkpoint and so must parse even when the bundle was found without it,
+// and must not name checkpoints whose index is gone (one problem each).
 // Fails when the path resolves to no bundle, or on Cancelled.
 Result<VerifyReport> verifyCheckpointPath(std::string_view path, const VerifyOptions& options = {});
 

@@ -1,8 +1,9 @@
 // The catalog's file is the schedule store's file: schema versions 1 and 2
-// are the schedule tables, 3 adds the catalog's. Frozen fixtures
-// (fixtures/schema-v1.sql, schema-v2.sql) build files exactly as older
-// releases left them; opened by either Catalog or ScheduleStore first,
-// they must reach version 3 with every schedule, run and request intact,
+// are the schedule tables, 3 adds the catalog's, 4 the state-file problem
+// of each checkpoint. Frozen fixtures (fixtures/schema-v1.sql .. v3.sql)
+// build files exactly as older releases left them; opened by either Catalog
+// or ScheduleStore first, they must reach the current version with every
+// schedule, run, request (and, from 3, catalog row) intact,
 // the same tables and columns a fresh file has, and a working catalog.
 // Files neither may take (a newer schema, not SQLite, damaged, another
 // program's) are refused naming the file and keep every byte.
@@ -80,6 +81,8 @@ private slots:
         QTest::newRow("v1, ScheduleStore::open first") << QStringLiteral("schema-v1.sql") << false << 1;
         QTest::newRow("v2, Catalog::open first") << QStringLiteral("schema-v2.sql") << true << 2;
         QTest::newRow("v2, ScheduleStore::open first") << QStringLiteral("schema-v2.sql") << false << 2;
+        QTest::newRow("v3, Catalog::open first") << QStringLiteral("schema-v3.sql") << true << 3;
+        QTest::newRow("v3, ScheduleStore::open first") << QStringLiteral("schema-v3.sql") << false << 3;
     }
 
     void migrates() {
@@ -92,7 +95,7 @@ private slots:
         QCOMPARE(queryInt(path, "PRAGMA user_version"), int64_t{version});
         QCOMPARE(queryText(path, "PRAGMA journal_mode"), std::string("wal"));
 
-        // Whichever opens it first migrates it, all the way to 3.
+        // Whichever opens it first migrates it, all the way to the current version.
         QVERIFY(catalogFirst ? openCatalog(path) : openStore(path));
         QCOMPARE(queryInt(path, "PRAGMA user_version"), int64_t{Catalog::kSchemaVersion});
         QVERIFY(catalogFirst ? openStore(path) : openCatalog(path));
@@ -179,6 +182,19 @@ private slots:
             QCOMPARE(run.takenBy, int64_t{4244});
         }
 
+        if (version == 3) {
+            // The catalog's rows of version 3 survive, their state-file problem empty.
+            auto catalog = Catalog::open(path);
+            QVERIFY2(catalog.ok(), catalog.status().toString().c_str());
+            auto row = (*catalog)->checkpoint("/runs/a/ckpt-3");
+            QVERIFY2(row.ok(), row.status().toString().c_str());
+            QCOMPARE(row->tensors, int64_t{2});
+            QCOMPARE(row->stateProblem, std::string());
+            QCOMPARE(row->health(), CatalogHealth::Healthy);
+            QCOMPARE((*catalog)->tensors(row->id)->size(), size_t{2});
+            QCOMPARE((*catalog)->restores()->size(), size_t{1});
+        }
+
         // Both still write: a run, and the catalog's own rows.
         auto run = (*store)->beginRun(nightly.id, RunTrigger::RunNow, 500.0, 4245);
         QVERIFY2(run.ok(), run.status().toString().c_str());
@@ -192,7 +208,8 @@ private slots:
         QCOMPARE(scanned->added, int64_t{1});
         auto found = (*catalog)->search("kernel");
         QVERIFY2(found.ok(), found.status().toString().c_str());
-        QCOMPARE(found->totalMatches, int64_t{1});
+        // Version 3's fixture also holds a (now missing) checkpoint with a kernel.
+        QCOMPARE(found->totalMatches, int64_t{version == 3 ? 2 : 1});
         QCOMPARE((*store)->runs(std::nullopt)->size(), size_t{4});
         // Removing a schedule still cascades to its runs (foreign keys on).
         QVERIFY((*store)->removeSchedule("nightly").isOk());

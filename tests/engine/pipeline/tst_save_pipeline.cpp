@@ -10,11 +10,15 @@
 #include "ckpt/reshard.h"
 #include "ckpt/save.h"
 #include "ckpt/verify.h"
+#include "pipeline/temp_files.h"
 
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <sys/time.h>
+#include <sys/wait.h>
 
 #include <cstring>
 #include <map>
@@ -95,7 +99,8 @@ private slots:
                 r.find("net/b/.ATTRIBUTES/VARIABLE_VALUE")->region.offset);
         QCOMPARE(r.find(std::string(kObjectGraphKey))->region.offset + r.find(std::string(kObjectGraphKey))->region.size,
                  static_cast<int64_t>(*r.dataFileSize(0)));
-        QVERIFY(!platform_exists(prefix + "_temp"));
+        // No shard directory is left, whatever its owner-token name.
+        QVERIFY(QDir(tmp.path()).entryList({QStringLiteral("g_temp*")}, QDir::AllEntries | QDir::Hidden).isEmpty());
     }
 
     void replicatedVariable() {
@@ -287,13 +292,35 @@ private slots:
         }
     }
 
+    // A save first removes what interrupted saves left in its directory: a
+    // shard directory whose writer (its owner token) has ended at once, one
+    // without an owner (TensorFlow's "_temp", an older version's) once it
+    // has stood unchanged for a day; never a live writer's, never one
+    // holding anything but shards (docs/reliability.md).
     void staleTempDirCleaned() {
         QTemporaryDir tmp;
-        QVERIFY(QDir(tmp.path()).mkpath(QStringLiteral("ckpt-7_temp")));
-        QFile f(tmp.filePath(QStringLiteral("ckpt-7_temp/part-00000-of-00001.data-00000-of-00001")));
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("partial");
-        f.close();
+        const auto shardDir = [&](const QString& name) {
+            QVERIFY(QDir(tmp.path()).mkpath(name));
+            QFile f(tmp.filePath(name + QStringLiteral("/part-00000-of-00001.data-00000-of-00001")));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("partial");
+        };
+        const pid_t dead = ::fork();
+        if (dead == 0) ::_exit(0);
+        ::waitpid(dead, nullptr, 0);
+        const QString token = QString::fromStdString(pipeline::ownerToken());
+        const QString boot = token.section(QLatin1Char('-'), 2, 2);
+        const QString gone = QStringLiteral("ckpt-5_temp-%1-1-%2-0").arg(dead).arg(boot);
+        const QString running = QStringLiteral("ckpt-4_temp-%1-0").arg(token);
+        shardDir(QStringLiteral("ckpt-7_temp"));  // unowned, a day old
+        shardDir(QStringLiteral("ckpt-6_temp"));  // unowned, fresh
+        shardDir(gone);
+        shardDir(running);
+        for (const char* n : {"ckpt-7_temp/part-00000-of-00001.data-00000-of-00001", "ckpt-7_temp"}) {
+            const std::string path = tmp.filePath(QString::fromLatin1(n)).toStdString();
+            struct timeval old[2] = {{1000000000, 0}, {1000000000, 0}};
+            QVERIFY(::utimes(path.c_str(), old) == 0);
+        }
         QVERIFY(QDir(tmp.path()).mkpath(QStringLiteral("notours_temp")));
         QFile keep(tmp.filePath(QStringLiteral("notours_temp/keep.txt")));
         QVERIFY(keep.open(QIODevice::WriteOnly));
@@ -301,7 +328,12 @@ private slots:
         auto root = smallGraph();
         QVERIFY(writeCheckpoint(*root, tmp.filePath(QStringLiteral("ckpt-8")).toStdString(), SaveOptions{}).ok());
         QVERIFY(!QDir(tmp.filePath(QStringLiteral("ckpt-7_temp"))).exists());
+        QVERIFY(QDir(tmp.filePath(QStringLiteral("ckpt-6_temp"))).exists());
+        QVERIFY(!QDir(tmp.filePath(gone)).exists());
+        QVERIFY(QDir(tmp.filePath(running)).exists());
         QVERIFY(QFile::exists(tmp.filePath(QStringLiteral("notours_temp/keep.txt"))));
+        // This save's own shard directory is gone, under whatever name it had.
+        QCOMPARE(QDir(tmp.path()).entryList({QStringLiteral("ckpt-8_temp*")}, QDir::AllEntries).size(), 0);
     }
 
     void saveNumbersAndStateFile() {
@@ -592,7 +624,6 @@ private slots:
     }
 
 private:
-    static bool platform_exists(const std::string& p) { return QFileInfo::exists(QString::fromStdString(p)); }
 };
 
 QTEST_GUILESS_MAIN(TstSavePipeline)

@@ -8,8 +8,8 @@
 // mtime before, and compared after. tst_retention covers the planner's
 // verdicts for symlinked and "../" checkpoints; this suite drives the whole
 // save / rotate / archive paths through them, and checkpoint surgery
-// (average, edit) whose destination is a source in disguise or whose
-// files are links to files elsewhere.
+// (average, edit), restore --out and `ckpt gc` whose destination is a
+// source in disguise or whose files are links to files elsewhere.
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_reader.h"
@@ -17,12 +17,17 @@
 #include "ckpt/checkpoint_manager.h"
 #include "ckpt/checkpoint_metadata.h"
 #include "ckpt/checkpoint_state.h"
+#include "ckpt/restore.h"
+#include "ckpt/restored_write.h"
 #include "ckpt/retention.h"
+#include "ckpt/garbage_collection.h"
 #include "ckpt/save.h"
 #include "ckpt/schedule_store.h"
 #include "ckpt/scheduler.h"
+#include "ckpt/destination.h"
 #include "ckpt/surgery.h"
 #include "numbered_checkpoints.h"
+#include "pipeline/temp_files.h"
 #include "test_support.h"
 
 #include <QTemporaryDir>
@@ -33,6 +38,7 @@
 #include <map>
 #include <sstream>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <utime.h>
 
@@ -301,7 +307,7 @@ private slots:
             QVERIFY2(plan.ok(), plan.status().toString().c_str());
             status = applyEdit(*plan, f.managed + "/sub/ckpt-1", o).status();
         } else if (trap == QLatin1String("inside link")) {
-            status = checkSurgeryDestination(f.managed + "/sub/average", {f.outside}, true);
+            status = checkDestination({.path = f.managed + "/sub/average", .sources = {f.outside}, .overwrite = true}).status();
         } else if (trap == QLatin1String("temp link")) {
             QVERIFY(::symlink((f.outside + "/shards").c_str(), (dst + "_temp").c_str()) == 0);
             status = averageCheckpoints(sources, dst, {}, o).status();
@@ -321,6 +327,107 @@ private slots:
         auto v0 = (*reader)->read("v0/.ATTRIBUTES/VARIABLE_VALUE");
         QVERIFY2(v0.ok(), v0.status().toString().c_str());
         QCOMPARE(v0->as<float>()[0], 1.5f);
+    }
+
+    // restore --out (issue #29): onto its source reached another way it is
+    // refused even with overwrite; replacing a result whose files are links
+    // to files outside replaces or removes the links, never their targets;
+    // a leftover that is a link is never followed.
+    void restoreOutWritesOnlyItsDestination_data() {
+        QTest::addColumn<QString>("trap");
+        QTest::addColumn<bool>("refused");
+        QTest::newRow("onto its source through a symlinked directory") << "link dir" << true;
+        QTest::newRow("onto its source by ../") << "dotdot" << true;
+        QTest::newRow("replacing a result whose data file is a link to outside") << "data link" << false;
+        QTest::newRow("replacing a result whose metadata is a link to outside") << "metadata link" << false;
+        QTest::newRow("a dead writer's staging name is a link to outside") << "staging link" << false;
+    }
+    void restoreOutWritesOnlyItsDestination() {
+        QFETCH(QString, trap);
+        QFETCH(bool, refused);
+        Fixture f;
+        QVERIFY(f.setUp());
+        QVERIFY(::symlink(f.outside.c_str(), (f.managed + "/sub").c_str()) == 0);
+        const std::string source = f.outside + "/ckpt-2";
+        std::string dst = f.managed + "/result";
+        if (trap == QLatin1String("link dir")) dst = f.managed + "/sub/ckpt-2";
+        if (trap == QLatin1String("dotdot")) dst = f.managed + "/../outside/ckpt-2";
+        if (trap == QLatin1String("data link") || trap == QLatin1String("metadata link")) {
+            // An old result here, with one of its files a link to outside/ckpt-1's.
+            QVERIFY(std::filesystem::copy_file(indexFileName(f.outside + "/ckpt-1"), indexFileName(dst)));
+            if (trap == QLatin1String("data link")) {
+                QVERIFY(::symlink(dataFileName(f.outside + "/ckpt-1", 0, 1).c_str(), dataFileName(dst, 0, 1).c_str()) == 0);
+            } else {
+                QVERIFY(std::filesystem::copy_file(dataFileName(f.outside + "/ckpt-1", 0, 1), dataFileName(dst, 0, 1)));
+                QVERIFY(::symlink(checkpointMetadataFileName(f.outside + "/ckpt-1").c_str(),
+                                  checkpointMetadataFileName(dst).c_str()) == 0);
+            }
+        }
+        if (trap == QLatin1String("staging link")) {
+            const pid_t dead = ::fork();
+            if (dead == 0) ::_exit(0);
+            ::waitpid(dead, nullptr, 0);
+            const std::string boot = pipeline::ownerToken().substr(pipeline::ownerToken().rfind('-') + 1);
+            const std::string name = f.managed + "/.result.staging-" + std::to_string(dead) + "-1-" + boot + "-0";
+            QVERIFY(::symlink(f.outside.c_str(), name.c_str()) == 0);
+        }
+        NumberedProgram p(kVariables, kElements);
+        (void)saveCounter(*p.root);
+        auto status = restoreCheckpoint(source, p.root);
+        QVERIFY2(status.ok(), status.status().toString().c_str());
+        RestoredWriteOptions o;
+        o.overwrite = true;
+        o.sources = {source};
+        const RestoredWrite w = writeRestoredVerified(*status, dst, o);
+        QCOMPARE(f.outsideChanged(), QString());
+        if (refused) {
+            QCOMPARE(w.destination.problem, DestinationProblem::IsSource);
+            QVERIFY(!w.written());
+            return;
+        }
+        QVERIFY2(w.ok(), w.error.toString().c_str());
+        QCOMPARE(w.replaced, trap != QLatin1String("staging link"));
+        auto reader = BundleReader::open(dst);
+        QVERIFY(reader.ok());
+        QCOMPARE((*reader)->read("v0/.ATTRIBUTES/VARIABLE_VALUE")->as<float>()[0], 2.0f);
+        // The links themselves went (the metadata of what was replaced, the replaced data file).
+        QVERIFY(!std::filesystem::is_symlink(dataFileName(dst, 0, 1)));
+        QVERIFY(!std::filesystem::exists(std::filesystem::symlink_status(checkpointMetadataFileName(dst))));
+    }
+
+    // `ckpt gc --apply` in a directory laid with links named like what it
+    // removes (temp files, shard and staging directories, index-less data
+    // files) and a dead writer's staging directory holding a link: it
+    // removes the links at most, and never reaches outside.
+    void gcStaysInside() {
+        Fixture f;
+        QVERIFY(f.setUp());
+        const pid_t dead = ::fork();
+        if (dead == 0) ::_exit(0);
+        ::waitpid(dead, nullptr, 0);
+        const std::string boot = pipeline::ownerToken().substr(pipeline::ownerToken().rfind('-') + 1);
+        const std::string token = std::to_string(dead) + "-1-" + boot;
+        const std::string m = f.managed;
+        QVERIFY(::symlink((f.outside + "/shards").c_str(), (m + "/ckpt-9_temp").c_str()) == 0);
+        QVERIFY(::symlink((f.outside + "/shards").c_str(), (m + "/ckpt-8_temp-" + token + "-0").c_str()) == 0);
+        QVERIFY(::symlink(f.outside.c_str(), (m + "/.ckpt-7.staging-" + token + "-1").c_str()) == 0);
+        QVERIFY(::symlink((f.outside + "/canary.txt").c_str(), (m + "/checkpoint.tmp-" + token + "-2").c_str()) == 0);
+        QVERIFY(::symlink(dataFileName(f.outside + "/ckpt-1", 0, 1).c_str(), dataFileName(m + "/ckpt-6", 0, 1).c_str()) == 0);
+        // A dead writer's staging directory holding links to outside: removed
+        // (it never verified: no COMMIT), its links unlinked, never followed.
+        const std::string staging = m + "/.ckpt-5.staging-" + token + "-3";
+        std::filesystem::create_directories(staging + "/ckpt-5_temp-" + token + "-4");
+        QVERIFY(::symlink((f.outside + "/canary.txt").c_str(),
+                          (staging + "/ckpt-5_temp-" + token + "-4/part-00000-of-00001.index").c_str()) == 0);
+        QVERIFY(::symlink(f.outside.c_str(), (staging + "/escape").c_str()) == 0);
+        auto report = collectGarbage(m, {.apply = true, .now = 0, .graceSeconds = 0});
+        QVERIFY2(report.ok(), report.status().toString().c_str());
+        QCOMPARE(report->removed, 1);  // the staging directory (nothing to finish: no COMMIT)
+        QCOMPARE(f.outsideChanged(), QString());
+        QVERIFY(!std::filesystem::exists(std::filesystem::symlink_status(staging)));
+        QVERIFY(std::filesystem::is_symlink(m + "/ckpt-9_temp"));
+        QVERIFY(std::filesystem::is_symlink(m + "/checkpoint.tmp-" + token + "-2"));
+        QVERIFY(std::filesystem::is_symlink(dataFileName(m + "/ckpt-6", 0, 1)));
     }
 };
 

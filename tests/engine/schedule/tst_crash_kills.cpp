@@ -8,24 +8,34 @@
 // checkpoint verifies and restores, the state file names only complete
 // checkpoints; a schedule store opens, is intact and has no run left
 // `running`; a catalog is intact and records every checkpoint whole).
-// Checkpoint surgery (average, merge, edit) replaces its result over and
-// over: its sources stay intact and its destination is always either
-// absent or a complete checkpoint holding the right values. A new
-// operation is one more row.
+// Checkpoint surgery (average, merge, edit) and restore --out replace their
+// result over and over: the sources stay intact, and the destination is
+// always a complete checkpoint holding the old or the new values (never a
+// mix), or absent only while a verified replacement waits to be swapped in
+// (issue #29). A garbage collector killed while it finishes such swaps is
+// one more row. After every kill, what was left is tallied, `ckpt gc`
+// (collectGarbage, as if a day had passed) is applied, and the same checks
+// must hold again with nothing removable left. A new operation is one more
+// row.
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_reader.h"
 #include "ckpt/catalog.h"
 #include "ckpt/checkpoint_manager.h"
 #include "ckpt/checkpoint_state.h"
+#include "ckpt/garbage_collection.h"
 #include "ckpt/npy.h"
 #include "ckpt/reshard.h"
+#include "ckpt/restore.h"
+#include "ckpt/restored_write.h"
 #include "ckpt/retention.h"
+#include "ckpt/verify.h"
 #include "ckpt/save.h"
 #include "ckpt/schedule_store.h"
 #include "ckpt/scheduler.h"
 #include "ckpt/surgery.h"
 #include "numbered_checkpoints.h"
+#include "pipeline/staged_checkpoint.h"
 #include "test_support.h"
 
 #include <QElapsedTimer>
@@ -37,7 +47,9 @@
 
 #include <csignal>
 #include <fstream>
+#include <filesystem>
 #include <functional>
+#include <map>
 #include <random>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -170,6 +182,57 @@ QString resultProblem(const std::string& result) {
     return QString::fromStdString(checkNumbered(result, kVariables, kElements));
 }
 
+// A destination replaced over and over ('dir'/'name', alone in 'dir'): a
+// complete checkpoint whose variables all hold one of 'values' (old or
+// new, never a mix), or no index while a verified replacement waits.
+QString replacedProblem(const std::string& dir, const std::string& name, const std::vector<float>& values) {
+    if (!QFileInfo::exists(QString::fromStdString(dir))) return {};
+    const std::string prefix = dir + "/" + name;
+    if (!QFileInfo::exists(QString::fromStdString(indexFileName(prefix)))) {
+        std::error_code ec;
+        for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+            if (e.path().filename().string().starts_with(".") && pipeline::stagingCommitted(e.path().string())) return {};
+        // Nothing was ever written yet, or nothing is left: only before the first swap.
+        return QFileInfo::exists(QString::fromStdString(dir + "/.ever"))
+                   ? QStringLiteral("%1 is gone and nothing can finish it").arg(QString::fromStdString(prefix))
+                   : QString();
+    }
+    // Every checksum right and every value the same one: no mix of two writes.
+    auto report = verifyBundle(prefix);
+    if (!report.ok()) return QString::fromStdString(report.status().toString());
+    if (!report->ok()) return QString::fromStdString(report->problems.front().message);
+    auto reader = BundleReader::open(prefix);
+    if (!reader.ok()) return QString::fromStdString(reader.status().toString());
+    std::optional<float> held;
+    for (int i = 0; i < kVariables; ++i) {
+        auto t = (*reader)->read("v" + std::to_string(i) + "/.ATTRIBUTES/VARIABLE_VALUE");
+        if (!t.ok()) return QString::fromStdString(t.status().toString());
+        for (float f : t->as<float>()) {
+            if (!held) held = f;
+            if (f != *held) return QStringLiteral("%1 mixes %2 and %3").arg(QString::fromStdString(prefix)).arg(*held).arg(f);
+        }
+    }
+    if (!held || std::find(values.begin(), values.end(), *held) == values.end())
+        return QStringLiteral("%1 holds %2").arg(QString::fromStdString(prefix)).arg(held.value_or(-1));
+    return {};
+}
+
+// Values k everywhere from the run's ckpt-k, restored into a fresh program
+// and written over one destination with --overwrite.
+Status restoreOut(const Paths& p, int k) {
+    const std::string source = p.dir() + "/ckpt-" + std::to_string(k);
+    NumberedProgram prog(kVariables, kElements);
+    (void)saveCounter(*prog.root);
+    auto status = restoreCheckpoint(source, prog.root);
+    if (!status.ok()) return status.status();
+    RestoredWriteOptions o;
+    o.overwrite = true;
+    o.sources = {source};
+    o.requiredAssertion = Assertion::Consumed;
+    const RestoredWrite w = writeRestoredVerified(*status, p.root + "/restored/ckpt-7", o);
+    return w.ok() ? okStatus() : (w.error.isOk() ? w.restoreFailure : w.error);
+}
+
 QString surgeryProblem(const Paths& p, const std::string& result) {
     if (QString e = directoryProblem(p.dir()); !e.isEmpty()) return QStringLiteral("a source: ") + e;
     return resultProblem(result);
@@ -219,8 +282,9 @@ std::vector<Scenario> scenarios() {
                    },
                    [](const Paths& p) {
                        for (int i = 0;; ++i) {
-                           SaveOptions o;
-                           o.policy = std::make_shared<FixedShardCountPolicy>(1 + i % 3);
+                           ReshardOptions o;
+                           o.save.policy = std::make_shared<FixedShardCountPolicy>(1 + i % 3);
+                           o.overwrite = true;
                            if (!reshardCheckpoint(p.dir() + "/ckpt-1", p.resharded() + "/ckpt-1", o).ok()) ::_exit(4);
                        }
                    },
@@ -372,7 +436,84 @@ std::vector<Scenario> scenarios() {
                    [](const Paths& p) -> int64_t {
                        return QFileInfo::exists(QString::fromStdString(p.root + "/merged/ckpt-2.index")) ? 2 : 0;
                    }});
+    // restore --out replacing its output over and over with ckpt-1, -2, -3's values.
+    out.push_back({"restore --out --overwrite", 40, 30000, threeSaves,
+                   [](const Paths& p) {
+                       for (int i = 0;; ++i) {
+                           if (!restoreOut(p, 1 + i % 3).isOk()) ::_exit(4);
+                           if (i == 0) std::ofstream(p.root + "/restored/.ever");
+                       }
+                   },
+                   [](const Paths& p) -> QString {
+                       if (QString e = directoryProblem(p.dir()); !e.isEmpty()) return QStringLiteral("a source: ") + e;
+                       return replacedProblem(p.root + "/restored", "ckpt-7", {1, 2, 3});
+                   },
+                   [](const Paths& p) -> int64_t {
+                       return QFileInfo::exists(QString::fromStdString(p.root + "/restored/ckpt-7.index")) ? 7 : 0;
+                   }});
+    // A collector finishing or undoing replacements that were themselves
+    // killed: each round a grandchild replaces out/ckpt-7 and is killed at a
+    // random moment, then the child collects. Kills land in either.
+    out.push_back({"gc finishing killed replacements", 40, 60000,
+                   [threeSaves](const Paths& p) {
+                       if (!threeSaves(p)) return false;
+                       SurgeryOptions o;
+                       if (!saveCheckpointAs(p.dir() + "/ckpt-1", p.root + "/out/ckpt-7", o).ok()) return false;
+                       std::ofstream(p.root + "/out/.ever");
+                       return true;
+                   },
+                   [](const Paths& p) {
+                       ::setpgid(0, 0);  // the parent's kill reaches a grandchild too
+                       std::mt19937 rng(static_cast<unsigned>(::getpid()));
+                       for (int i = 0;; ++i) {
+                           const pid_t pid = ::fork();
+                           if (pid == 0) {
+                               SurgeryOptions o;
+                               o.overwrite = true;
+                               o.save.policy = std::make_shared<FixedShardCountPolicy>(1 + i % 2);
+                               const std::string source = p.dir() + "/ckpt-" + std::to_string(1 + i % 3);
+                               (void)saveCheckpointAs(source, p.root + "/out/ckpt-7", o);
+                               ::_exit(0);
+                           }
+                           ::usleep(std::uniform_int_distribution<useconds_t>(0, 4000)(rng));
+                           ::kill(pid, SIGKILL);
+                           ::waitpid(pid, nullptr, 0);
+                           auto report = collectGarbage(p.root + "/out", {.apply = true});
+                           if (!report.ok() || !report->errors.empty()) ::_exit(4);
+                       }
+                   },
+                   [](const Paths& p) -> QString {
+                       if (QString e = directoryProblem(p.dir()); !e.isEmpty()) return QStringLiteral("a source: ") + e;
+                       return replacedProblem(p.root + "/out", "ckpt-7", {1, 2, 3});
+                   },
+                   [](const Paths& p) -> int64_t {
+                       return QFileInfo::exists(QString::fromStdString(p.root + "/out/ckpt-7.index")) ? 7 : 0;
+                   }});
     return out;
+}
+
+// What the kill left in 'root' and the directories directly in it, by
+// kind, as `ckpt gc` lists it a day later (every writer is dead by then).
+std::map<std::string, int> leftovers(const std::string& root, bool apply, QString* errors) {
+    std::map<std::string, int> kinds;
+    std::vector<std::string> dirs{root};
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(root, ec))
+        if (e.is_directory(ec) && !e.is_symlink(ec)) dirs.push_back(e.path().string());
+    for (const std::string& dir : dirs) {
+        GarbageOptions o;
+        o.apply = apply;
+        o.graceSeconds = 0;
+        auto report = collectGarbage(dir, o);
+        if (!report.ok()) {
+            if (errors) *errors += QString::fromStdString(report.status().toString());
+            continue;
+        }
+        for (const std::string& e : report->errors)
+            if (errors) *errors += QString::fromStdString(e) + QLatin1Char(' ');
+        for (const GarbageItem& g : report->items) ++kinds[std::string(garbageKindName(g.kind)) + (g.removable ? "" : " (kept)")];
+    }
+    return kinds;
 }
 
 }  // namespace
@@ -401,7 +542,8 @@ private slots:
         std::uniform_int_distribution<int> delayUs(0, scenario.maxDelayUs);
         QElapsedTimer timer;
         timer.start();
-        int kills = 0, exitedEarly = 0;
+        int kills = 0, exitedEarly = 0, leftBehind = 0;
+        std::map<std::string, int> tally;
         for (; kills < scenario.kills; ++kills) {
             const pid_t pid = ::fork();
             if (pid == 0) {
@@ -409,6 +551,7 @@ private slots:
                 ::_exit(2);
             }
             ::usleep(static_cast<useconds_t>(delayUs(rng)));
+            ::kill(-pid, SIGKILL);  // a child that made its own group (and its children)
             ::kill(pid, SIGKILL);
             int status = 0;
             ::waitpid(pid, &status, 0);
@@ -421,9 +564,31 @@ private slots:
             }
             const QString problem = scenario.check(paths);
             QVERIFY2(problem.isEmpty(), qPrintable(QStringLiteral("seed %1, kill %2: %3").arg(seed).arg(kills).arg(problem)));
+            // What the kill left, then `ckpt gc --apply`: the same checks hold, nothing removable stays.
+            const std::map<std::string, int> left = leftovers(paths.root, false, nullptr);
+            leftBehind += left.empty() ? 0 : 1;
+            for (const auto& [kind, n] : left) tally[kind] += n;
+            // A killed grandchild may take a moment to die: gc again until it has.
+            QString gcErrors;
+            for (int tries = 0; tries < 40 && !leftovers(paths.root, true, &gcErrors).empty(); ++tries) ::usleep(50000);
+            QVERIFY2(gcErrors.isEmpty(),
+                     qPrintable(QStringLiteral("seed %1, kill %2: gc: %3").arg(seed).arg(kills).arg(gcErrors)));
+            const QString after = scenario.check(paths);
+            QVERIFY2(after.isEmpty(),
+                     qPrintable(QStringLiteral("seed %1, kill %2, after gc: %3").arg(seed).arg(kills).arg(after)));
+            // Every writer is dead (killed, perhaps not yet reaped): nothing may stay.
+            for (const auto& [kind, n] : leftovers(paths.root, false, nullptr))
+                QVERIFY2(false, qPrintable(QStringLiteral("seed %1, kill %2: gc left %3 %4")
+                                               .arg(seed)
+                                               .arg(kills)
+                                               .arg(n)
+                                               .arg(QString::fromStdString(kind))));
         }
-        qInfo("%s: %d kills survived in %lld ms, reached %lld (seed %u)", scenario.name, kills,
-              static_cast<long long>(timer.elapsed()), static_cast<long long>(scenario.progress(paths)), seed);
+        std::string left;
+        for (const auto& [kind, n] : tally) left += (left.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
+        qInfo("%s: %d kills survived in %lld ms, reached %lld (seed %u); %d left something: %s", scenario.name, kills,
+              static_cast<long long>(timer.elapsed()), static_cast<long long>(scenario.progress(paths)), seed, leftBehind,
+              left.empty() ? "nothing" : left.c_str());
         QCOMPARE(exitedEarly, 0);
     }
 };

@@ -9,6 +9,7 @@
 #include "ckpt/checkpoint.h"
 #include "ckpt/npy.h"
 #include "ckpt/save.h"
+#include "ckpt/destination.h"
 #include "ckpt/surgery.h"
 #include "ckpt/trackable.h"
 #include "fault_storage.h"
@@ -351,7 +352,7 @@ private slots:
         } else if (name == QLatin1String("dst source")) {
             status = averageCheckpoints({m_a, m_b}, m_b, {}, {}).status();
         } else if (name == QLatin1String("dst inside")) {
-            status = checkSurgeryDestination(m_sources.toStdString() + "/avg", {m_sources.toStdString()}, false);
+            status = checkDestination({.path = m_sources.toStdString() + "/avg", .sources = {m_sources.toStdString()}}).status();
             QVERIFY2(!status.isOk(), "a destination inside a source directory is accepted");
             auto expanded = expandAverageSources({m_sources.toStdString()}, 0, AverageMethod::Mean);
             QVERIFY2(expanded.ok(), expanded.status().toString().c_str());
