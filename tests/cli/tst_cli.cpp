@@ -1,8 +1,10 @@
 // The ckpt CLI as scripts use it: JSON shapes of docs/cli.md, exit codes
 // (0 ok, 1 checkpoint problem, 2 usage), one line per verify problem.
 
+#include <QTemporaryDir>
 #include <QtTest>
 
+#include "ckpt/bundle_writer.h"
 #include "test_support.h"
 
 using nlohmann::json;
@@ -120,6 +122,39 @@ private slots:
         Run missing = ckptRun({QStringLiteral("cat"), real("serving_half_plus_three"), QStringLiteral("nope")});
         QCOMPARE(missing.exitCode, 1);
         QVERIFY(missing.err.contains("no tensor \"nope\""));
+    }
+
+    // String elements round-trip: UTF-8 as text, anything else as base64,
+    // so the byte 0x80 and the four characters \x80 never print alike.
+    void catStringsRoundTrip() {
+        QTemporaryDir tmp;
+        const std::string prefix = tmp.filePath(QStringLiteral("strings")).toStdString();
+        ckpt::Tensor t;
+        t.dtype = ckpt::DataType::String;
+        t.strings = {
+            "\x80",      "\\x80", "", "caf\xc3\xa9", std::string("\0nul", 4), "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+            "ab\xe2\x82"};
+        t.shape.dims = {static_cast<int64_t>(t.strings.size())};
+        {
+            auto w = ckpt::BundleWriter::create(prefix);
+            QVERIFY(w.ok());
+            QVERIFY((*w)->add("s", t).isOk());
+            QVERIFY((*w)->finish().isOk());
+        }
+        const Run r =
+            ckptRun({QStringLiteral("cat"), QString::fromStdString(prefix), QStringLiteral("s"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const json values = json::parse(r.out.toStdString())["values"];
+        const json expected = json::array({{{"base64", "gA=="}},
+                                           "\\x80",
+                                           "",
+                                           "caf\u00e9",
+                                           std::string("\0nul", 4),
+                                           {{"base64", "wIA="}},
+                                           {{"base64", "7aCA"}},
+                                           {{"base64", "9JCAgA=="}},
+                                           {{"base64", "YWLigg=="}}});
+        QCOMPARE(values.dump(), expected.dump());
     }
 
     void treeShowsSlotsAndKeys() {
