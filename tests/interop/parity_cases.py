@@ -16,6 +16,10 @@ says:
   strings     `ckpt cat --json` of a string tensor decoded by the Python
               decoder docs/cli.md shows (run here, taken from the doc) gives
               the bytes tf.train.load_checkpoint gives, for every element.
+  steps       `ckpt list --json` shows, for each checkpoint, the step
+              TensorFlow reads from the variable its convention writes
+              (Keras 3 optimizer/_iterations, TF1 `step`, TF1 and TF2
+              global_step, ...), not the checkpoint number.
 
 check.json: {"cases": {name: {"ok", "problems": [...], "checked": n}}}
 """
@@ -48,6 +52,67 @@ HOSTILE_STRINGS = [b"\x80", b"\\x80", b"", b"caf\xc3\xa9", b"\x00nul\x00", b"\xc
 
 # ---- sources -----------------------------------------------------------------
 
+def write_steps(out):
+    """Runs whose step lives where each convention writes it; returns
+    {case: (directory, [(checkpoint name, step key)])}."""
+    runs = {}
+    rng = np.random.default_rng(3)
+
+    # Keras 3: the optimizer's iteration count; the manager numbers 1, 2.
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    opt = keras.optimizers.Adam(0.01)
+    model.compile(optimizer=opt, loss="mse")
+    d = os.path.join(out, "steps", "keras3")
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(model=model, optimizer=opt), d, max_to_keep=None)
+    x, y = rng.standard_normal((8, 3)).astype(np.float32), rng.standard_normal((8, 2)).astype(np.float32)
+    for epochs in (7, 5):
+        model.fit(x, y, epochs=epochs, batch_size=8, verbose=0)
+        manager.save()
+    runs["keras3"] = (d, [("ckpt-1", "optimizer/_iterations" + SUFFIX), ("ckpt-2", "optimizer/_iterations" + SUFFIX)])
+
+    # A compiled Keras 3 model saved alone: its optimizer under model/.
+    d = os.path.join(out, "steps", "keras3_model")
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(model=model), d, max_to_keep=None)
+    model.fit(x, y, epochs=2, batch_size=8, verbose=0)
+    manager.save()
+    runs["keras3_model"] = (d, [("ckpt-1", "model/optimizer/_iterations" + SUFFIX)])
+
+    # TF2: a root step, a root global_step, and a step beside an optimizer.
+    for name, attr, values in (("tf2_step", "step", (40, 80)), ("tf2_global_step", "global_step", (300, 600))):
+        v = tf.Variable(0, dtype=tf.int64)
+        d = os.path.join(out, "steps", name)
+        manager = tf.train.CheckpointManager(tf.train.Checkpoint(**{attr: v, "w": tf.Variable([1.0, 2.0])}), d,
+                                             max_to_keep=None)
+        for value in values:
+            v.assign(value)
+            manager.save()
+        runs[name] = (d, [("ckpt-1", attr + SUFFIX), ("ckpt-2", attr + SUFFIX)])
+    step = tf.Variable(5, dtype=tf.int64)
+    d = os.path.join(out, "steps", "step_and_optimizer")
+    tf.train.CheckpointManager(tf.train.Checkpoint(step=step, optimizer=opt, model=model), d, max_to_keep=None).save()
+    runs["step_and_optimizer"] = (d, [("ckpt-1", "step" + SUFFIX)])
+
+    # TF1 Savers, numbered 1 and 2 while the step variable holds 100, 200.
+    for name in ("tf1_step", "tf1_global_step"):
+        d = os.path.join(out, "steps", name)
+        with tf.Graph().as_default():
+            if name == "tf1_step":
+                counter = tf.compat.v1.Variable(0, dtype=tf.int64, name="step")
+            else:
+                counter = tf.compat.v1.train.get_or_create_global_step()
+            tf.compat.v1.get_variable("w", [3])
+            bump = tf.compat.v1.assign_add(counter, 100)
+            saver = tf.compat.v1.train.Saver()
+            with tf.compat.v1.Session() as sess:
+                sess.run(tf.compat.v1.global_variables_initializer())
+                for i in (1, 2):
+                    sess.run(bump)
+                    saver.save(sess, os.path.join(d, "model.ckpt"), global_step=i, write_meta_graph=False)
+        key = "step" if name == "tf1_step" else "global_step"
+        runs[name] = (d, [("model.ckpt-1", key), ("model.ckpt-2", key)])
+    return runs
+
+
 def write_strings(out):
     v = tf.Variable(tf.constant(HOSTILE_STRINGS, dtype=tf.string))
     return tf.train.Checkpoint(s=v).write(os.path.join(out, "strings", "ckpt"))
@@ -70,6 +135,9 @@ def cases_for(out):
     strings = write_strings(out)
     case("cat-strings", ["cat", strings, "s" + SUFFIX, "--json", "--limit", "-1"], "strings", prefix=strings,
          key="s" + SUFFIX)
+
+    for name, (directory, expected) in write_steps(out).items():
+        case("steps-" + name, ["list", directory, "--json"], "steps", dir=directory, expected=expected)
 
     return cases
 
@@ -132,6 +200,21 @@ def check_strings(c, case, stdout):
         c.fail("distinct byte strings print alike: %s" % printed)
 
 
+def check_steps(c, case, stdout):
+    listed = {os.path.basename(e["prefix"]): e for e in json.loads(stdout)["checkpoints"]}
+    for name, key in case["expected"]:
+        prefix = os.path.join(case["dir"], name)
+        if key not in keys_of(prefix):
+            c.fail("%s: TensorFlow wrote no %s (the fixture is wrong)" % (name, key))
+            continue
+        theirs = int(tf.train.load_checkpoint(prefix).get_tensor(key))
+        if name not in listed:
+            c.fail("%s is not listed" % name)
+            continue
+        c.equal("%s step" % name, listed[name]["step"], theirs)
+        c.equal("%s step source" % name, listed[name].get("step_source"), key)
+
+
 def run_check(case, out):
     c = Check(case["name"])
     stdout_path = os.path.join(out, "stdout", case["name"] + ".txt")
@@ -139,6 +222,8 @@ def run_check(case, out):
     kind = case["check"]
     if kind == "strings":
         check_strings(c, case, stdout)
+    elif kind == "steps":
+        check_steps(c, case, stdout)
     else:
         c.fail("unknown check %r" % kind)
     return c.result()
