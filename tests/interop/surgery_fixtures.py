@@ -528,16 +528,22 @@ def cases_for(out, p):
         return sorted(k for k, (dtype, _) in values_of(sources[0]).items()
                       if not dtype.is_floating and not (weights_only and dropped(k)))
 
-    def average(name, program, sources, flags, method, **params):
+    def average(name, program, sources, flags, method, args=None, **params):
         dst = os.path.join(d, name)
-        case(name, ["merge", dst, *sources, "--average", *flags, "--json"], "average", unchanged=sources, dst=dst,
-             program=program, sources=sources, method=method,
-             notes=copied(program, sources, params.get("weights_only", False)), **params)
+        args = args or ["merge", dst, *sources, "--average", *flags, "--json"]
+        case(name, [a if a != "DST" else dst for a in args], "average", unchanged=sources, dst=dst, program=program,
+             sources=sources, method=method, notes=copied(program, sources, params.get("weights_only", False)),
+             **params)
 
     k, mlp = p["keras"], p["mlp"]
     average("average-mean-keras", "keras", k, [], "mean")
     average("average-mean-mlp", "mlp", mlp, [], "mean")
     average("average-weighted-mlp", "mlp", mlp, ["--weights", "1,2,5"], "mean", weights=[1, 2, 5])
+    # Options before the paths, as docs/cli.md writes them: the weights are one value, not DST and the sources.
+    average("average-weighted-options-first", "mlp", mlp, [], "mean", weights=[1, 2, 5],
+            args=["merge", "--average", "--weights", "1,2,5", "DST", *mlp, "--json"])
+    average("average-weighted-equals-form", "mlp", mlp, [], "mean", weights=[1, 2, 5],
+            args=["merge", "--average", "--weights=1,2,5", "DST", *mlp, "--json"])
     average("average-ema-keras", "keras", k, ["--ema", "0.75"], "ema", decay=0.75)
     # EMA runs over the sources in step order, whatever order they are given in.
     dst = os.path.join(d, "average-ema-keras-unordered")
