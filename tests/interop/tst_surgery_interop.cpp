@@ -6,7 +6,7 @@
 // case runs through the built CLI; the sources' bytes must be unchanged
 // after it, a result must pass `ckpt verify`, a refusal must leave nothing
 // at the destination, an average's notes name every tensor it took from
-// the first source. Then the script, with --check, reads every result
+// the latest source, and its "base" names that source and its step. Then the script, with --check, reads every result
 // with TensorFlow: exactly the expected keys, values equal to numpy's
 // (averages in float64, cast to the dtype), and a restore into the program
 // the result stands for with assert_consumed().
@@ -110,12 +110,18 @@ private slots:
         if (args.contains(QStringLiteral("--json")) && run.exitCode == 0) {
             const json out = json::parse(run.out.toStdString(), nullptr, false);
             QVERIFY2(out.is_object(), log.constData());
-            // An average names every tensor it took from the first source.
+            // An average names every tensor it took from the latest source.
             std::string notes;
             for (const json& n : out.value("notes", json::array())) notes += n.get<std::string>() + "\n";
             for (const json& key : c.value("notes", json::array()))
                 QVERIFY2(notes.find(key.get<std::string>()) != std::string::npos,
                          ("no note names " + key.get<std::string>() + "\n" + log.toStdString()).c_str());
+            // An average says which source its step comes from, and the step.
+            if (c.contains("base")) {
+                QVERIFY2(out.contains("base"), log.constData());
+                QCOMPARE(out["base"]["prefix"].get<std::string>(), c["base"].get<std::string>());
+                QCOMPARE(out["base"]["step"], c["base_step"]);
+            }
         }
         for (const json& fragment : c.value("stdout", json::array()))
             QVERIFY2(run.out.contains(QByteArray::fromStdString(fragment.get<std::string>())), log.constData());
