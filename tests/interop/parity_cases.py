@@ -20,6 +20,12 @@ says:
               TensorFlow reads from the variable its convention writes
               (Keras 3 optimizer/_iterations, TF1 `step`, TF1 and TF2
               global_step, ...), not the checkpoint number.
+  readback    an output of a writer (reshard of every dtype, merge,
+              average, edit, import, restore --out) is read by
+              tf.train.load_checkpoint: exactly the expected keys with
+              values equal to the source's (averages: numpy's float64 mean
+              cast to the dtype, within one ulp), and restored into its
+              program with assert_consumed().
 
 check.json: {"cases": {name: {"ok", "problems": [...], "checked": n}}}
 """
@@ -42,6 +48,8 @@ import keras  # noqa: E402
 GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "cli.md")
+EPS = {"float16": 2.0**-10, "bfloat16": 2.0**-7, "float32": 2.0**-23, "float64": 2.0**-52}
+TINY = {"float16": 2.0**-24, "bfloat16": 2.0**-133, "float32": 2.0**-149, "float64": 5e-324}
 
 # Byte strings JSON text cannot hold as they are: not UTF-8 (a lone 0x80,
 # an overlong NUL, an encoded surrogate, a code point above U+10FFFF,
@@ -50,7 +58,47 @@ HOSTILE_STRINGS = [b"\x80", b"\\x80", b"", b"caf\xc3\xa9", b"\x00nul\x00", b"\xc
                    b"\xf4\x90\x80\x80", b"\xe2\x82", b"\xff\xfe", b'"quoted"\n', "\u00e9\U0001F600".encode("utf-8"),
                    bytes(range(256))]
 
+# Every dtype a tf.Variable holds (TensorFlow 2.20 writes and restores them).
+DTYPES = ["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+          "uint64", "bool", "complex64", "complex128", "string"]
+
+
 # ---- sources -----------------------------------------------------------------
+
+def dtype_value(name, rng, shape=(6, 4), scale=1.0):
+    if name == "string":
+        return np.array([[("s%d-" % i).encode() * (5 + i) for i in range(shape[1])] for _ in range(shape[0])], object)
+    if name == "bool":
+        return rng.random(shape) > 0.5
+    if name.startswith("complex"):
+        return (rng.standard_normal(shape) * scale + 1j * rng.standard_normal(shape)).astype(name)
+    if name in ("float16", "float32", "float64"):
+        return (rng.standard_normal(shape) * scale).astype(name)
+    if name == "bfloat16":
+        return (rng.standard_normal(shape) * scale).astype(np.float32)  # cast by TensorFlow
+    info = np.iinfo(name)
+    return rng.integers(max(info.min, -1000), min(info.max, 1000), shape).astype(name)
+
+
+class DtypeModule(tf.Module):
+    """One variable per dtype, named after it, plus a big string and a
+    big half tensor (each larger than the shard cap the cases use)."""
+
+    def __init__(self, rng, scale=1.0):
+        super().__init__()
+        for name in DTYPES:
+            value = dtype_value(name, rng, scale=scale)
+            dtype = tf.bfloat16 if name == "bfloat16" else tf.as_dtype(name)
+            setattr(self, name + "_v", tf.Variable(tf.cast(value, dtype) if name == "bfloat16" else
+                                                   tf.constant(value, dtype=dtype)))
+        self.big_string = tf.Variable(tf.constant(dtype_value("string", rng, (40, 3)), dtype=tf.string))
+        self.big_half = tf.Variable(tf.constant(dtype_value("float16", rng, (64, 8), scale), dtype=tf.float16))
+        self.step = tf.Variable(0, dtype=tf.int64)
+
+
+def dtype_root(module):
+    return tf.train.Checkpoint(model=module, step=module.step)
+
 
 def write_steps(out):
     """Runs whose step lives where each convention writes it; returns
@@ -121,6 +169,7 @@ def write_strings(out):
 # ---- cases -----------------------------------------------------------------
 
 def cases_for(out):
+    rng = np.random.default_rng(20261130)
     d = os.path.join(out, "out")
     os.makedirs(d, exist_ok=True)
     cases = []
@@ -138,6 +187,50 @@ def cases_for(out):
 
     for name, (directory, expected) in write_steps(out).items():
         case("steps-" + name, ["list", directory, "--json"], "steps", dir=directory, expected=expected)
+
+    # Writers on every dtype: sources.
+    a = DtypeModule(rng)
+    dtypes = dtype_root(a).write(os.path.join(out, "dtypes", "ckpt-1"))
+    a.step.assign(7)
+    for v in a.trainable_variables:
+        if v.dtype.is_floating or v.dtype.is_complex:
+            v.assign(v * 2 + 1)
+    dtypes2 = dtype_root(a).write(os.path.join(out, "dtypes", "ckpt-2"))
+    parts = [tf.train.Checkpoint(first=DtypeModule(rng)).write(os.path.join(out, "parts", "first")),
+             tf.train.Checkpoint(second=DtypeModule(rng)).write(os.path.join(out, "parts", "second"))]
+    # Import: every dtype npz holds, new values under the template's keys.
+    numeric_names = [n for n in DTYPES if n not in ("string", "bfloat16")]
+    numeric_template = tf.train.Checkpoint(**{n + "_v": tf.Variable(tf.constant(dtype_value(n, rng), dtype=n))
+                                              for n in numeric_names}).write(os.path.join(out, "import", "numeric"))
+    np.savez(os.path.join(out, "import", "numeric.npz"),
+             **{n + "_v" + SUFFIX: dtype_value(n, rng, scale=3.0) for n in numeric_names})
+
+    for flags, tag in ((["--max-shard-bytes", "64"], "max-bytes"), (["--shards", "3"], "shards-3"),
+                       (["--by-task"], "by-task")):
+        dst = os.path.join(d, "reshard-" + tag)
+        case("reshard-" + tag, ["reshard", dtypes, dst, *flags, "--json"], "readback", dst=dst, source=dtypes,
+             program="dtypes")
+    dst = os.path.join(d, "merge-parts")
+    case("merge-parts", ["merge", dst, *parts, "--max-shard-bytes", "64", "--json"], "readback", dst=dst,
+         sources=parts, program="parts")
+    dst = os.path.join(d, "average")
+    case("average", ["merge", "--average", dst, dtypes, dtypes2, "--max-shard-bytes", "64", "--json"], "readback",
+         dst=dst, sources=[dtypes, dtypes2], program="dtypes", average=True)
+    dst = os.path.join(d, "edit")
+    case("edit", ["edit", dtypes, dst, "--rename", "model.int8_v=model.int8_renamed", "--max-shard-bytes", "64",
+                  "--json"], "readback", dst=dst, source=dtypes, program="dtypes",
+         rename=["model/int8_v/", "model/int8_renamed/"])
+    spec = os.path.join(out, "import", "numeric-spec.json")
+    case("spec-numeric", ["spec", numeric_template], stdout_file=spec)
+    dst = os.path.join(d, "import")
+    case("import", ["import", os.path.join(out, "import", "numeric.npz"), dst, "--spec", spec,
+                    "--max-shard-bytes", "64", "--json"], "readback", dst=dst, source=numeric_template,
+         npz=os.path.join(out, "import", "numeric.npz"), program="numeric")
+    spec = os.path.join(out, "dtypes", "spec.json")
+    case("spec-dtypes", ["spec", dtypes], stdout_file=spec)
+    dst = os.path.join(d, "restored")
+    case("restore-out", ["restore", dtypes, "--into", spec, "--assert", "consumed", "--out", dst, "--no-record"],
+         "readback", dst=dst, source=dtypes, program="dtypes")
 
     return cases
 
@@ -215,6 +308,86 @@ def check_steps(c, case, stdout):
         c.equal("%s step source" % name, listed[name].get("step_source"), key)
 
 
+def ulp_ok(dtype, ours, exact):
+    ours64 = np.asarray(ours).astype(np.complex128 if dtype.is_complex else np.float64).reshape(-1)
+    cast = np.asarray(exact).astype(dtype.as_numpy_dtype).astype(ours64.dtype).reshape(-1)
+    eps = EPS.get(dtype.name, EPS["float32"] if dtype.name == "complex64" else EPS["float64"])
+    tiny = TINY.get(dtype.name, TINY["float32"] if dtype.name == "complex64" else TINY["float64"])
+    bound = np.maximum(np.abs(np.asarray(exact).reshape(-1)) * eps, tiny)
+    return bool(np.all(np.abs(ours64 - cast) <= bound))
+
+
+def program_for(kind):
+    rng = np.random.default_rng(99)
+    if kind == "dtypes":
+        return dtype_root(DtypeModule(rng))
+    if kind == "parts":
+        return tf.train.Checkpoint(first=DtypeModule(rng), second=DtypeModule(rng))
+    raise ValueError(kind)
+
+
+def check_readback(c, case, out):
+    dst = case["dst"]
+    theirs = values_of(dst)  # TensorFlow must read every tensor, slices assembled
+    if "sources" in case and not case.get("average"):
+        expected = {}
+        for p in case["sources"]:
+            expected.update(values_of(p))
+    elif case.get("average"):
+        a, b = (values_of(p) for p in case["sources"])
+        expected = {}
+        for key, (dtype, value) in b.items():
+            if dtype.is_floating or dtype.is_complex:
+                exact = (a[key][1].astype(np.complex128 if dtype.is_complex else np.float64) +
+                         value.astype(np.complex128 if dtype.is_complex else np.float64)) / 2
+                expected[key] = (dtype, exact)
+            else:
+                expected[key] = (dtype, value)  # the latest source's
+    elif "npz" in case:
+        npz = np.load(case["npz"])
+        expected = {k: (tf.as_dtype(npz[k].dtype), npz[k]) for k in npz.files}
+    else:
+        expected = values_of(case["source"])
+        if "rename" in case:
+            old, new = case["rename"]
+            expected = {(new + k[len(old):] if k.startswith(old) else k): v for k, v in expected.items()}
+    if set(theirs) != set(expected):
+        c.fail("keys differ: only ours %s, only expected %s" % (sorted(set(theirs) - set(expected)),
+                                                                 sorted(set(expected) - set(theirs))))
+    for key in sorted(set(theirs) & set(expected)):
+        (odt, ov), (edt, ev) = theirs[key], expected[key]
+        if odt != edt or ov.shape != np.asarray(ev).shape:
+            c.fail("%s: %s%s, expected %s%s" % (key, odt.name, list(ov.shape), edt.name, list(np.asarray(ev).shape)))
+        elif case.get("average") and (edt.is_floating or edt.is_complex):
+            if ulp_ok(edt, ov, ev):
+                c.checked += 1
+            else:
+                c.fail("%s (%s): more than one ulp from numpy's mean" % (key, edt.name))
+        elif ov.dtype == object:
+            c.equal(key, [bytes(x) for x in ov.reshape(-1)], [bytes(x) for x in np.asarray(ev).reshape(-1)])
+        elif ov.tobytes() != np.asarray(ev).astype(ov.dtype).tobytes():
+            c.fail("%s: TensorFlow reads other values than expected" % key)
+        else:
+            c.checked += 1
+    # TensorFlow restores the result into its program.
+    kind = case["program"]
+    if kind == "numeric":
+        reader_keys = [k for k in keys_of(dst) if k != GRAPH_KEY]
+        root = tf.train.Checkpoint(**{k.split("/")[0]: tf.Variable(np.zeros_like(theirs[k][1])) for k in reader_keys})
+    elif kind == "dtypes" and "rename" in case:
+        module = DtypeModule(np.random.default_rng(98))
+        module.int8_renamed = module.int8_v
+        delattr(module, "int8_v")
+        root = dtype_root(module)
+    else:
+        root = program_for(kind)
+    try:
+        root.read(dst).assert_consumed()
+        c.checked += 1
+    except (AssertionError, tf.errors.OpError, ValueError) as e:
+        c.fail("TensorFlow cannot restore it with assert_consumed(): %s" % str(e)[:800])
+
+
 def run_check(case, out):
     c = Check(case["name"])
     stdout_path = os.path.join(out, "stdout", case["name"] + ".txt")
@@ -224,6 +397,8 @@ def run_check(case, out):
         check_strings(c, case, stdout)
     elif kind == "steps":
         check_steps(c, case, stdout)
+    elif kind == "readback":
+        check_readback(c, case, out)
     else:
         c.fail("unknown check %r" % kind)
     return c.result()
