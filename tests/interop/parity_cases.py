@@ -26,15 +26,29 @@ says:
               values equal to the source's (averages: numpy's float64 mean
               cast to the dtype, within one ulp), and restored into its
               program with assert_consumed().
+  keep-plan   `ckpt retention plan --keep-latest K --keep-hours H` on a run
+              saved without deletions keeps exactly the checkpoints
+              TensorFlow's CheckpointManager(max_to_keep=K,
+              keep_checkpoint_every_n_hours=H) kept over the same saves
+              (time.time patched to fixed timestamps), and reports the
+              last_preserved_timestamp TensorFlow's state file holds.
+  keep-apply  `ckpt retention apply` leaves the same files and writes the
+              same last_preserved_timestamp as TensorFlow; then
+              TensorFlow's manager saves three more times into both
+              directories and keeps the same files in each (it reads our
+              state file as its own).
 
 check.json: {"cases": {name: {"ok", "problems": [...], "checked": n}}}
 """
 import base64  # noqa: F401  (the docs' decoder imports it too)
+import glob
 import json
 import logging
 import os
 import re
+import shutil
 import sys
+from unittest import mock
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -166,6 +180,67 @@ def write_strings(out):
     return tf.train.Checkpoint(s=v).write(os.path.join(out, "strings", "ckpt"))
 
 
+# ---- keep_checkpoint_every_n_hours -----------------------------------------
+
+T0 = 1.7e9
+# (name, max_to_keep, hours, manager creation, save times (hours after T0),
+#  index of the save before which a second manager takes over or None,
+#  three more saves for the continuation)
+KEEP_SEQUENCES = [
+    ("every-half-hour", 3, 2.0, 0.0, [0.5 * i for i in range(1, 11)], None, [5.5, 6.0, 9.0]),
+    ("irregular", 2, 1.0, 0.0, [0.2, 1.5, 1.6, 2.9, 3.0, 4.7, 4.8, 6.1, 8.0, 8.1], None, [8.2, 9.5, 12.0]),
+    ("late-first-save", 3, 1.5, 0.0, [3.0, 3.1, 3.2, 4.6, 4.7, 6.3, 6.4, 6.5, 9.0, 9.1], None, [9.2, 9.3, 11.0]),
+    ("two-managers", 2, 1.0, 0.0, [0.5, 1.0, 1.6, 2.0, 2.7, 3.1, 4.5, 4.6, 5.9, 7.0], 5, [7.5, 8.8, 9.0]),
+]
+
+
+def clock(hours):
+    return mock.patch("time.time", return_value=T0 + hours * 3600.0)
+
+
+def manager_for(d, created, max_to_keep, hours):
+    with clock(created):
+        root = tf.train.Checkpoint(w=tf.Variable([1.0, 2.0, 3.0]))
+        # A new manager in an existing directory numbers on from its latest.
+        latest = tf.train.latest_checkpoint(d)
+        if latest:
+            root.save_counter.assign(int(latest.rsplit("-", 1)[1]))
+        return root, tf.train.CheckpointManager(root, d, max_to_keep=max_to_keep,
+                                                keep_checkpoint_every_n_hours=hours)
+
+
+def run_saves(d, created, times, max_to_keep, hours, handover=None):
+    root, manager = manager_for(d, created, max_to_keep, hours)
+    for i, at in enumerate(times):
+        if handover is not None and i == handover:
+            root, manager = manager_for(d, at - 0.05, max_to_keep, hours)
+        with clock(at):
+            root.w.assign_add([1.0, 1.0, 1.0])
+            manager.save()
+
+
+def indexes(d):
+    return sorted(os.path.basename(p)[:-len(".index")] for p in glob.glob(os.path.join(d, "*.index")))
+
+
+def state_of(d):
+    state = tf.train.get_checkpoint_state(d)
+    return {"last_preserved_timestamp": state.last_preserved_timestamp,
+            "paths": [os.path.basename(p) for p in state.all_model_checkpoint_paths]}
+
+
+def write_keep(out):
+    runs = []
+    for name, keep, hours, created, times, handover, _ in KEEP_SEQUENCES:
+        base = os.path.join(out, "keep", name)
+        run_saves(os.path.join(base, "tf"), created, times, keep, hours, handover)
+        run_saves(os.path.join(base, "all"), created, times, None, None, handover)
+        shutil.copytree(os.path.join(base, "all"), os.path.join(base, "applied"))
+        runs.append({"sequence": name, "dir": base, "keep": keep, "hours": hours, "at": T0 + (times[-1] + 0.01) * 3600.0,
+                     "tf_kept": indexes(os.path.join(base, "tf")), "tf_state": state_of(os.path.join(base, "tf"))})
+    return runs
+
+
 # ---- cases -----------------------------------------------------------------
 
 def cases_for(out):
@@ -232,6 +307,15 @@ def cases_for(out):
     case("restore-out", ["restore", dtypes, "--into", spec, "--assert", "consumed", "--out", dst, "--no-record"],
          "readback", dst=dst, source=dtypes, program="dtypes")
 
+    for run in write_keep(out):
+        policy = ["--keep-latest", str(run["keep"]), "--keep-hours", repr(run["hours"]), "--adopt",
+                  "--at", repr(run["at"])]
+        case("keep-plan-" + run["sequence"], ["retention", "plan", os.path.join(run["dir"], "all"), *policy, "--json"],
+             "keep-plan", **run)
+        case("keep-plan-tf-dir-" + run["sequence"],
+             ["retention", "plan", os.path.join(run["dir"], "tf"), *policy, "--json"], "keep-plan", **run)
+        case("keep-apply-" + run["sequence"],
+             ["retention", "apply", os.path.join(run["dir"], "applied"), *policy, "--json"], "keep-apply", **run)
     return cases
 
 
@@ -388,6 +472,44 @@ def check_readback(c, case, out):
         c.fail("TensorFlow cannot restore it with assert_consumed(): %s" % str(e)[:800])
 
 
+def plan_kept(stdout):
+    plan = json.loads(stdout)
+    return sorted(r["name"] for r in plan["checkpoints"] if r["verdict"] == "keep"), plan
+
+
+def check_keep_plan(c, case, stdout):
+    kept, plan = plan_kept(stdout)
+    c.equal("kept checkpoints", kept, case["tf_kept"])
+    theirs = case["tf_state"]["last_preserved_timestamp"]
+    if "tf-dir" in c.name:
+        c.equal("deleted on TensorFlow's own directory", plan["totals"]["deleted"], 0)
+    else:
+        c.equal("last_preserved_timestamp", plan.get("last_preserved_timestamp"), theirs)
+
+
+def continue_saves(d, sequence):
+    name, keep, hours, _, times, _, more = sequence
+    root, manager = manager_for(d, more[0] - 0.05, keep, hours)
+    for at in more:
+        with clock(at):
+            manager.save()
+
+
+def check_keep_apply(c, case):
+    base = case["dir"]
+    applied, tf_dir = os.path.join(base, "applied"), os.path.join(base, "tf")
+    c.equal("files left", indexes(applied), case["tf_kept"])
+    ours = state_of(applied)
+    c.equal("last_preserved_timestamp in the state file", ours["last_preserved_timestamp"],
+            case["tf_state"]["last_preserved_timestamp"])
+    sequence = next(s for s in KEEP_SEQUENCES if s[0] == case["sequence"])
+    continue_saves(applied, sequence)
+    continue_saves(tf_dir, sequence)
+    c.equal("files left after TensorFlow saves on", indexes(applied), indexes(tf_dir))
+    c.equal("state after TensorFlow saves on", state_of(applied)["last_preserved_timestamp"],
+            state_of(tf_dir)["last_preserved_timestamp"])
+
+
 def run_check(case, out):
     c = Check(case["name"])
     stdout_path = os.path.join(out, "stdout", case["name"] + ".txt")
@@ -399,6 +521,10 @@ def run_check(case, out):
         check_steps(c, case, stdout)
     elif kind == "readback":
         check_readback(c, case, out)
+    elif kind == "keep-plan":
+        check_keep_plan(c, case, stdout)
+    elif kind == "keep-apply":
+        check_keep_apply(c, case)
     else:
         c.fail("unknown check %r" % kind)
     return c.result()

@@ -42,7 +42,7 @@ private slots:
         const auto run = ckpt::testing::runInteropScript(QStringLiteral("parity_cases.py"), m_dir.path());
         QVERIFY2(run.ok, run.log.right(4000).constData());
         m_doc = ckpt::testing::loadJson(m_dir.filePath(QStringLiteral("parity.json")));
-        QVERIFY(m_doc["cases"].size() >= 18);
+        QVERIFY(m_doc["cases"].size() >= 25);
     }
 
     // Every case through `ckpt`, in order; each must succeed.
