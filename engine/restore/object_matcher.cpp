@@ -23,7 +23,8 @@ int parallelComponentIndex(std::string_view name) {
 
 Result<std::shared_ptr<ObjectMatcher>> ObjectMatcher::start(std::shared_ptr<RestoreContext> context,
                                                             const std::shared_ptr<Trackable>& root) {
-    CKPT_ASSIGN_OR_RETURN(auto nodes, buildSourceGraph(*context->ckpt, context->options.assignmentMap));
+    CKPT_ASSIGN_OR_RETURN(auto nodes,
+                          buildSourceGraph(*context->ckpt, context->options.assignmentMap, &context->unmatchedMappings));
     const bool skipSlots = context->options.skipSlotVariables;
     auto m = std::make_shared<ObjectMatcher>(std::move(context));
     m->m_nodes = std::move(nodes);
@@ -178,7 +179,6 @@ void ObjectMatcher::restoreAttributes(int32_t id, Trackable& object) {
         assignVariable(id, *v, *a.tensor, a.key, replica, hasComponent, am);
         results.push_back(std::move(am));
     }
-}
     if (v && !node.attributes.empty() &&
         std::none_of(node.attributes.begin(), node.attributes.end(),
                      [](const SourceAttribute& a) { return a.name == kVariableValue; }))
@@ -233,6 +233,7 @@ void ObjectMatcher::assignVariable(int32_t id, Variable& v, const TensorInfo& te
         id, m_attributes[static_cast<size_t>(id)].size());
     am.restored = assigned.isOk();
     if (!assigned.isOk()) am.error = assigned.message();
+}
 
 void ObjectMatcher::onChildAdded(Trackable& parent, const Trackable::Child& child) {
     auto it = m_deferred.find(&parent);

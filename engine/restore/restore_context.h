@@ -18,6 +18,8 @@ struct RestoreContext {
     std::weak_ptr<Trackable> root;
     RestoreOptions options;
     std::vector<Status> errors;
+    // A message per assignment-map entry that matched nothing.
+    std::vector<std::string> unmatchedMappings;
 
     // The program's objects as they are now (slots unless skipped).
     std::vector<ProgramObject> programObjects() const;

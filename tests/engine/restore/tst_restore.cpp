@@ -347,11 +347,43 @@ private slots:
         QVERIFY2(status->assertConsumed().isOk(), msg(status->assertConsumed()).toUtf8());
         QCOMPARE(firstFloat(*kernel), 9.0f);
         QCOMPARE(firstFloat(*head), 5.0f);
-        // Pretty-path spelling works too.
-        options.assignmentMap = {{"(root).encoder", "(root).model.encoder"}};
-        auto st2 = restoreCheckpoint(prefix, root, options);
-        QVERIFY(st2.ok());
-        QVERIFY(st2->assertConsumed().isOk());
+        QVERIFY(status->report().unmatchedMappings.empty());
+        // The tree's spellings work too: "(root).a.b", and "a.b" (dots, no '/').
+        for (const PathMapping& m :
+             {PathMapping{"(root).encoder", "(root).model.encoder"}, PathMapping{"encoder.dense", "model.encoder.dense"},
+              PathMapping{"encoder", "model.encoder"}}) {
+            kernel->mutableValue() = testing::floatTensor({{2}}, 0);
+            options.assignmentMap = {m};
+            auto st2 = restoreCheckpoint(prefix, root, options);
+            QVERIFY(st2.ok());
+            QVERIFY2(st2->report().unmatchedMappings.empty(), (m.from + "=" + m.to).c_str());
+            QCOMPARE(firstFloat(*kernel), 9.0f);
+        }
+    }
+
+    // An entry that moves nothing is reported, not silently ignored
+    // (tf.train.init_from_checkpoint raises for one); the others still apply.
+    void assignmentMapThatMatchesNothing() {
+        Program p = makeProgram(100);
+        RestoreOptions options;
+        options.assignmentMap = {{"model.dense_nope", "model.dense1"}, {"(root).nothing", "x"}, {"model/dense1", "model/dense1"}};
+        auto status = restoreCheckpoint(m_saved, p.root, options);
+        QVERIFY2(status.ok(), status.status().toString().c_str());
+        const std::vector<std::string> unmatched = status->report().unmatchedMappings;
+        QCOMPARE(unmatched.size(), size_t(2));
+        QVERIFY2(unmatched[0].find("\"model.dense_nope=model.dense1\" matches nothing") != std::string::npos,
+                 unmatched[0].c_str());
+        QVERIFY2(unmatched[1].find("\"(root).nothing=x\"") != std::string::npos, unmatched[1].c_str());
+        QVERIFY(matchReportJson(status->report()).find("\"unmatched_mappings\":[\"assignment map") != std::string::npos);
+
+        // Name-based checkpoints: variable-name prefixes that match no tensor.
+        const std::string tf1 = path("tf1-unmatched");
+        QVERIFY(testing::writeTestBundle(tf1, {{"model/dense1/kernel", testing::floatTensor({{3, 2}}, 4)}}).isOk());
+        options.assignmentMap = {{"model/dense7/", "model/dense1/"}};
+        auto named = restoreCheckpoint(tf1, makeProgram(100, false, false, {"dense1"}).root, options);
+        QVERIFY(named.ok());
+        QCOMPARE(named->report().unmatchedMappings.size(), size_t(1));
+        QVERIFY(named->report().unmatchedMappings[0].find("no variable name \"model/dense7/\"") != std::string::npos);
     }
 
     void assignmentMapCollision() {
