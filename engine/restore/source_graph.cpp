@@ -28,19 +28,27 @@ AttributeMatch describeAttribute(const SourceAttribute& a) {
     return am;
 }
 
-std::string normaliseMappingPath(std::string_view path) {
+Result<std::string> normaliseMappingPath(std::string_view path) {
     std::string p(path);
     // The tree's syntax: "(root).model.dense", or "model.dense" when the
     // path has no '/' (a key path would): names separated by dots.
     const bool tree = p.rfind("(root)", 0) == 0 || (p.find('/') == std::string::npos && p.find('.') != std::string::npos);
     if (tree) {
         std::string rest = p.rfind("(root)", 0) == 0 ? p.substr(6) : p;
-        if (!rest.empty() && rest[0] == '.') rest.erase(0, 1);
+        if (rest.empty()) return std::string();
+        if (p.rfind("(root)", 0) == 0) {
+            if (rest[0] != '.') return invalidArgument("assignment map path \"" + p + "\" is not (root) or (root).NAME...");
+            rest.erase(0, 1);
+        }
         std::string out;
         size_t start = 0;
-        while (!rest.empty()) {
+        for (;;) {
             const size_t dot = rest.find('.', start);
             const std::string seg = rest.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+            // An empty name ("a..b", a dot at either end) names nothing in the tree.
+            if (seg.empty())
+                return invalidArgument("assignment map path \"" + p +
+                                       "\" has an empty name; write a name with dots as a key path ending in '/' (a..b/)");
             out = joinPath(out, escapeLocalName(seg));
             if (dot == std::string::npos) break;
             start = dot + 1;
@@ -95,7 +103,11 @@ Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const s
     std::vector<size_t> order(rawMap.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::vector<PathMapping> normalised;
-    for (const PathMapping& m : rawMap) normalised.push_back({normaliseMappingPath(m.from), normaliseMappingPath(m.to)});
+    for (const PathMapping& m : rawMap) {
+        CKPT_ASSIGN_OR_RETURN(std::string from, normaliseMappingPath(m.from));
+        CKPT_ASSIGN_OR_RETURN(std::string to, normaliseMappingPath(m.to));
+        normalised.push_back({std::move(from), std::move(to)});
+    }
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return normalised[a].from.size() > normalised[b].from.size(); });
     std::vector<PathMapping> map;

@@ -43,7 +43,8 @@ Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const s
 // Normalised key-path prefix ("encoder", "" for the root) of a mapping side:
 // a key path ("model/dense", "model/dense/.ATTRIBUTES/...") or the tree's
 // syntax ("(root).model.dense", or "model.dense": dots and no '/').
-std::string normaliseMappingPath(std::string_view path);
+// InvalidArgument for a tree path with an empty name ("a..b", "a.").
+Result<std::string> normaliseMappingPath(std::string_view path);
 // Applies the first mapping whose 'from' is a whole-segment prefix of 'path';
 // returns 'path' unchanged when none applies. 'applied' (may be null)
 // receives the index of the mapping used, and is untouched when none is.

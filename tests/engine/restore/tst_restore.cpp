@@ -396,6 +396,15 @@ private slots:
         QVERIFY2(status.status().message().find("both restore into \"model/dense2\"") != std::string::npos,
                  status.status().message().c_str());
         QVERIFY(!parsePathMapping("no-equals-sign").ok());
+        // A tree path with an empty name names nothing: refused, pointing at the key syntax.
+        for (const char* bad : {"model..dense1", "model.", ".model", "(root)model"}) {
+            options.assignmentMap = {{bad, "x"}};
+            auto refused = restoreCheckpoint(m_saved, p.root, options);
+            QVERIFY2(!refused.ok(), bad);
+            QCOMPARE(refused.status().code(), StatusCode::InvalidArgument);
+        }
+        options.assignmentMap = {{"(root)", "(root)"}};
+        QVERIFY(restoreCheckpoint(m_saved, p.root, options).ok());
     }
 
     void initializationOnly() {
