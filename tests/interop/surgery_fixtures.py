@@ -62,14 +62,10 @@ import tensorflow as tf  # noqa: E402
 tf.get_logger().setLevel(logging.ERROR)
 import keras  # noqa: E402
 
-GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
-SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
-SLICED_KEY = "extra/sliced" + SUFFIX  # a partitioned tensor no object names
-# Machine epsilon of each floating dtype: one unit in the last place of a
-# value x is at most |x| * eps (normal numbers).
-EPS = {"float16": 2.0**-10, "bfloat16": 2.0**-7, "float32": 2.0**-23, "float64": 2.0**-52}
-TINY = {"float16": 2.0**-24, "bfloat16": 2.0**-133, "float32": 2.0**-149, "float64": 5e-324}
+from tf_judge import GRAPH_KEY, SUFFIX, judge_cases, keys_of, ulp_problems, values_of  # noqa: E402
+from tf_judge import Check as Findings  # noqa: E402
 
+SLICED_KEY = "extra/sliced" + SUFFIX  # a partitioned tensor no object names
 
 # ---- programs --------------------------------------------------------------
 
@@ -155,16 +151,6 @@ def encoder(rng):
 
 
 # ---- reading ---------------------------------------------------------------
-
-def values_of(prefix):
-    reader = tf.train.load_checkpoint(prefix)
-    dtypes = reader.get_variable_to_dtype_map()
-    return {k: (dtypes[k], np.asarray(reader.get_tensor(k))) for k in reader.get_variable_to_shape_map() if k != GRAPH_KEY}
-
-
-def keys_of(prefix):
-    return set(tf.train.load_checkpoint(prefix).get_variable_to_shape_map())
-
 
 def is_optimizer_key(key):
     return key.startswith("optimizer/") or "/.OPTIMIZER_SLOT/" in key
@@ -259,33 +245,15 @@ def averaged(case):
     return out
 
 
-def ulp_problems(key, dtype, ours, expected, exact):
-    ours64 = np.asarray(ours).astype(np.float64).reshape(-1)
-    cast64 = np.asarray(expected).astype(np.float64).reshape(-1)
-    exact = exact.reshape(-1)
-    bound = np.maximum(np.abs(exact) * EPS[dtype.name], TINY[dtype.name])
-    off = np.abs(ours64 - cast64) > bound
-    if off.any():
-        i = int(np.flatnonzero(off)[0])
-        return ["%s (%s): %d value(s) more than one ulp from numpy's, first [%d]: ours %r, numpy %r (float64 %r)" %
-                (key, dtype.name, int(off.sum()), i, ours64[i], cast64[i], exact[i])]
-    return []
-
-
 # ---- checks ----------------------------------------------------------------
 
-class Check:
+class Check(Findings):
     """One case's findings. 'scratch' is where TensorFlow writes restored
     programs again."""
 
     def __init__(self, name, scratch):
-        self.name = name
+        super().__init__(name)
         self.scratch = scratch
-        self.problems = []
-        self.checked = 0
-
-    def fail(self, message):
-        self.problems.append(message)
 
     def keys(self, prefix, expected):
         keys = keys_of(prefix) - {GRAPH_KEY}
@@ -331,10 +299,6 @@ class Check:
                 self.fail("%s: restored value differs from the stored one" % key)
             else:
                 self.checked += 1
-
-    def result(self):
-        return {"ok": not self.problems, "problems": self.problems, "checked": self.checked}
-
 
 def fresh_keras(seed):
     model, opt = keras_model()
@@ -660,18 +624,7 @@ def main():
             doc = json.load(f)
         scratch = os.path.join(out, "scratch")
         os.makedirs(scratch, exist_ok=True)
-        results = {}
-        for case in doc["cases"]:
-            if "check" not in case:
-                continue
-            try:
-                results[case["name"]] = run_check(dict(case), scratch)
-            except Exception as e:  # noqa: BLE001 - one case's failure must not hide the others'
-                results[case["name"]] = {"ok": False, "problems": ["%s: %s" % (type(e).__name__, e)], "checked": 0}
-            print(case["name"], "ok" if results[case["name"]]["ok"] else results[case["name"]]["problems"], flush=True)
-        with open(os.path.join(out, "check.json"), "w") as f:
-            json.dump({"cases": results}, f, indent=1)
-        return 0
+        return judge_cases(out, doc["cases"], lambda case: run_check(case, scratch))
     out = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "surgery_interop_out")
     os.makedirs(out, exist_ok=True)
     p = write_sources(out)

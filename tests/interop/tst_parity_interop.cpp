@@ -11,7 +11,6 @@
 // keep_checkpoint_every_n_hours.
 
 #include <QDir>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -19,6 +18,7 @@
 
 #include <string>
 
+#include "interop_judge.h"
 #include "test_support.h"
 
 using nlohmann::json;
@@ -68,19 +68,12 @@ private slots:
 
     // TensorFlow judges the outputs (parity_cases.py --check).
     void tensorFlowJudges() {
-        QProcess py;
-        py.setProcessChannelMode(QProcess::MergedChannels);
-        py.start(qEnvironmentVariable("CKPT_PYTHON"),
-                 {ckpt::testing::sourceDir() + QStringLiteral("/tests/interop/parity_cases.py"), QStringLiteral("--check"),
-                  m_dir.path()});
-        QVERIFY2(py.waitForFinished(600000), "parity_cases.py --check timed out");
-        const QByteArray log = py.readAll();
-        QVERIFY2(py.exitStatus() == QProcess::NormalExit && py.exitCode() == 0, log.right(4000).constData());
-        m_checks = ckpt::testing::loadJson(m_dir.filePath(QStringLiteral("check.json")));
-        QVERIFY(m_checks["cases"].is_object());
+        const auto judged = ckpt::testing::judgeOutputs(QStringLiteral("parity_cases.py"), m_dir.path());
+        QVERIFY2(judged.ok, judged.log.right(4000).constData());
+        m_checks = judged.checks;
     }
 
-    // One row per judged case, its problems listed.
+    // One row per case, its problems listed.
     void tensorFlowChecks_data() {
         QTest::addColumn<int>("index");
         for (size_t i = 0; i < m_doc["cases"].size(); ++i)
@@ -89,13 +82,8 @@ private slots:
     }
     void tensorFlowChecks() {
         QFETCH(int, index);
-        const std::string name = caseAt(index)["name"];
-        QVERIFY2(m_checks["cases"].contains(name), name.c_str());
-        const json& r = m_checks["cases"][name];
-        std::string problems;
-        for (const json& p : r["problems"]) problems += "\n  " + p.get<std::string>();
-        QVERIFY2(r["ok"].get<bool>(), (name + ":" + problems).c_str());
-        QVERIFY2(r["checked"].get<int>() > 0, name.c_str());
+        const std::string failure = ckpt::testing::judgedCaseFailure(m_checks, caseAt(index)["name"]);
+        QVERIFY2(failure.empty(), failure.c_str());
     }
 };
 

@@ -14,7 +14,6 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFileInfo>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -23,6 +22,7 @@
 #include <map>
 #include <string>
 
+#include "interop_judge.h"
 #include "test_support.h"
 
 using nlohmann::json;
@@ -133,16 +133,9 @@ private slots:
 
     // TensorFlow reads every result (surgery_fixtures.py --check).
     void tensorFlowReadsResults() {
-        QProcess py;
-        py.setProcessChannelMode(QProcess::MergedChannels);
-        py.start(qEnvironmentVariable("CKPT_PYTHON"),
-                 {ckpt::testing::sourceDir() + QStringLiteral("/tests/interop/surgery_fixtures.py"), QStringLiteral("--check"),
-                  m_dir.path()});
-        QVERIFY2(py.waitForFinished(600000), "surgery_fixtures.py --check timed out");
-        const QByteArray log = py.readAll();
-        QVERIFY2(py.exitStatus() == QProcess::NormalExit && py.exitCode() == 0, log.right(4000).constData());
-        m_checks = ckpt::testing::loadJson(m_dir.filePath(QStringLiteral("check.json")));
-        QVERIFY(m_checks["cases"].is_object());
+        const auto judged = ckpt::testing::judgeOutputs(QStringLiteral("surgery_fixtures.py"), m_dir.path());
+        QVERIFY2(judged.ok, judged.log.right(4000).constData());
+        m_checks = judged.checks;
     }
 
     // One row per case, its problems listed.
@@ -154,13 +147,8 @@ private slots:
     }
     void tensorFlowChecks() {
         QFETCH(int, index);
-        const std::string name = caseAt(index)["name"];
-        QVERIFY2(m_checks["cases"].contains(name), name.c_str());
-        const json& r = m_checks["cases"][name];
-        std::string problems;
-        for (const json& p : r["problems"]) problems += "\n  " + p.get<std::string>();
-        QVERIFY2(r["ok"].get<bool>(), (name + ":" + problems).c_str());
-        QVERIFY2(r["checked"].get<int>() > 0, name.c_str());
+        const std::string failure = ckpt::testing::judgedCaseFailure(m_checks, caseAt(index)["name"]);
+        QVERIFY2(failure.empty(), failure.c_str());
     }
 };
 
