@@ -12,8 +12,8 @@
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/retention.h"
-#include "schedule/keep_every_hours.h"
-#include "schedule/retention_text.h"
+#include "retention/keep_every_hours.h"
+#include "retention/retention_text.h"
 
 namespace ckpt {
 namespace {

@@ -1,4 +1,4 @@
-#include "schedule/keep_every_hours.h"
+#include "retention/keep_every_hours.h"
 
 #include <cstddef>
 
