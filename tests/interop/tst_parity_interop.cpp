@@ -39,18 +39,15 @@ private slots:
                 "CKPT_PYTHON is not set: these checks need a Python with tensorflow (scripts/test.sh sets it; "
                 "locally e.g. CKPT_PYTHON=/work/main/.venv/bin/python)");
         QVERIFY(m_dir.isValid());
-        const auto run = ckpt::testing::runInteropScript(QStringLiteral("parity_cases.py"), m_dir.path());
-        QVERIFY2(run.ok, run.log.right(4000).constData());
-        m_doc = ckpt::testing::loadJson(m_dir.filePath(QStringLiteral("parity.json")));
+        const auto cases =
+            ckpt::testing::writeCases(QStringLiteral("parity_cases.py"), m_dir.path(), QStringLiteral("parity.json"));
+        QVERIFY2(cases.ok, cases.log.right(4000).constData());
+        m_doc = cases.json;
         QVERIFY(m_doc["cases"].size() >= 25);
     }
 
     // Every case through `ckpt`, in order; each must succeed.
-    void cliCases_data() {
-        QTest::addColumn<int>("index");
-        for (size_t i = 0; i < m_doc["cases"].size(); ++i)
-            QTest::newRow(m_doc["cases"][i]["name"].get<std::string>().c_str()) << int(i);
-    }
+    void cliCases_data() { ckpt::testing::addCaseRows(m_doc); }
     void cliCases() {
         QFETCH(int, index);
         const json& c = caseAt(index);
@@ -61,8 +58,7 @@ private slots:
         QVERIFY(ckpt::testing::writeAll(m_dir.filePath(QStringLiteral("stdout/") + name + QStringLiteral(".txt")), run.out));
         if (c.contains("stdout_file"))
             QVERIFY(ckpt::testing::writeAll(QString::fromStdString(c["stdout_file"].get<std::string>()), run.out));
-        const QByteArray log = "ckpt " + args.join(QLatin1Char(' ')).toUtf8() + "\nexit " + QByteArray::number(run.exitCode) +
-                               "\nstdout:\n" + run.out.right(3000) + "\nstderr:\n" + run.err.right(3000);
+        const QByteArray log = ckpt::testing::cliRunLog(args, run);
         QVERIFY2(run.exitCode == 0, log.constData());
     }
 
@@ -70,16 +66,11 @@ private slots:
     void tensorFlowJudges() {
         const auto judged = ckpt::testing::judgeOutputs(QStringLiteral("parity_cases.py"), m_dir.path());
         QVERIFY2(judged.ok, judged.log.right(4000).constData());
-        m_checks = judged.checks;
+        m_checks = judged.json;
     }
 
     // One row per case, its problems listed.
-    void tensorFlowChecks_data() {
-        QTest::addColumn<int>("index");
-        for (size_t i = 0; i < m_doc["cases"].size(); ++i)
-            if (m_doc["cases"][i].contains("check"))
-                QTest::newRow(m_doc["cases"][i]["name"].get<std::string>().c_str()) << int(i);
-    }
+    void tensorFlowChecks_data() { ckpt::testing::addCaseRows(m_doc, /*judgedOnly=*/true); }
     void tensorFlowChecks() {
         QFETCH(int, index);
         const std::string failure = ckpt::testing::judgedCaseFailure(m_checks, caseAt(index)["name"]);
