@@ -62,7 +62,7 @@ private slots:
     // --map takes paths as `ckpt tree` shows them, "(root).a.b" and "a.b",
     // on both sides; an entry that matches nothing is reported, not ignored.
     void mapPathsAsTheTreeShowsThem() {
-        const QString dir = real("tfx_tuner_save_weights");
+        const QString dir = ckpt::testing::realTestData("tfx_tuner_save_weights");
         const Run s = ckptRun({QStringLiteral("spec"), dir});
         QCOMPARE(s.exitCode, 0);
         json spec = json::parse(s.out.toStdString());
