@@ -158,6 +158,27 @@ private slots:
         QCOMPARE(values.dump(), expected.dump());
     }
 
+    // A repeatable option takes one value per occurrence: before the paths
+    // (`--weights 1,3 DST SRC SRC`, `--weights=1,3 ...`) it must not read
+    // DST and the sources as more weights (CLI11's default did: exit 2).
+    void repeatableOptionBeforePositionals() {
+        QTemporaryDir tmp;
+        const QString src = ckpt::testing::realTestData("tfx_tuner_save_weights");
+        const QList<QStringList> spellings = {
+            {QStringLiteral("--weights"), QStringLiteral("1,3")},
+            {QStringLiteral("--weights=1,3")},
+            {QStringLiteral("--weights"), QStringLiteral("1"), QStringLiteral("--weights"), QStringLiteral("3")}};
+        for (int i = 0; i < spellings.size(); ++i) {
+            const QString dst = tmp.filePath(QStringLiteral("avg-%1").arg(i));
+            const Run r = ckptRun(QStringList{QStringLiteral("merge"), QStringLiteral("--average")} + spellings[i] +
+                                  QStringList{dst, src, src, QStringLiteral("--json")});
+            QVERIFY2(r.exitCode == 0, (spellings[i].join(u' ') + QStringLiteral(": ") + QString::fromUtf8(r.err)).toUtf8());
+            const json j = json::parse(r.out.toStdString());
+            QCOMPARE(j["sources"].size(), size_t(2));
+            QVERIFY2(j["notes"][0].get<std::string>().find("weights 0.25,0.75") != std::string::npos, r.out.constData());
+        }
+    }
+
     void treeShowsSlotsAndKeys() {
         Run r = ckptRun({QStringLiteral("tree"), ckpt::testing::realTestData("tfx_tuner_save_weights")});
         QCOMPARE(r.exitCode, 0);

@@ -241,9 +241,10 @@ private slots:
         QVERIFY(done->base);
         QCOMPARE(done->base->prefix, m_c);
         QCOMPARE(done->base->step.step, std::optional<int64_t>(30));
-        QVERIFY2(std::any_of(done->notes.begin(), done->notes.end(),
-                             [&](const std::string& n) { return n.rfind("step 30 from " + m_c + ", the latest source", 0) == 0; }),
-                 "no note for the step taken from the latest source");
+        QVERIFY2(
+            std::any_of(done->notes.begin(), done->notes.end(),
+                        [&](const std::string& n) { return n.rfind("step 30 from " + m_c + ", the latest source", 0) == 0; }),
+            "no note for the step taken from the latest source");
         auto kernel = readTensor(dst, kDenseKernel);
         QVERIFY2(kernel.ok(), kernel.status().toString().c_str());
         for (int64_t i = 0; i < kernel->numElements(); ++i)
