@@ -3,6 +3,20 @@
 #include "ckpt/object_store.h"
 
 namespace ckpt::cli {
+namespace {
+
+// CLI11 lets a repeatable option (a vector) take every following word that
+// is not an option, positionals included: `merge --average --weights 1,2
+// DST SRC...` read DST and the sources as more weights. Here an option
+// takes one value per occurrence (split on its delimiter, if it has one);
+// repeat the option for more.
+void oneValuePerOccurrence(CLI::App& app) {
+    for (CLI::Option* option : app.get_options())
+        if (option->nonpositional() && option->get_allow_extra_args()) option->allow_extra_args(false);
+    for (CLI::App* sub : app.get_subcommands({})) oneValuePerOccurrence(*sub);
+}
+
+}  // namespace
 
 namespace {
 
@@ -63,6 +77,7 @@ std::unique_ptr<CLI::App> makeCliApp(CommandContext& ctx) {
         sub->fallthrough();
         for (CLI::App* nested : sub->get_subcommands({})) pending.push_back(nested);
     }
+    oneValuePerOccurrence(*app);
     return app;
 }
 

@@ -61,6 +61,7 @@ void printReport(const MatchReport& r, const std::string& source, const std::str
         std::cout << "\n";
     }
     for (const std::string& w : r.warnings) std::cout << "warning: " << displayableString(w) << "\n";
+    for (const std::string& m : r.unmatchedMappings) std::cout << "warning: " << displayableString(m) << "\n";
 }
 
 // Why --out wrote nothing, in the CLI's words (the policy is the engine's).

@@ -195,6 +195,8 @@ nlohmann::json planJson(const RetentionPlan& plan, const RetentionPolicy& policy
               {"left_alone", plan.leftAlone},
               {"left_alone_bytes", plan.leftAloneBytes}}},
             {"notes", notes},
+            {"last_preserved_timestamp",
+             plan.lastPreservedTimestamp ? nlohmann::json(*plan.lastPreservedTimestamp) : nlohmann::json(nullptr)},
             {"hint", nothingOwned(plan) ? nlohmann::json(ownershipHint(plan)) : nlohmann::json(nullptr)}};
 }
 

@@ -16,11 +16,14 @@ namespace ckpt::cli {
 
 // Values of the first 'limit' elements (all when limit < 0), row-major:
 // numbers for numeric types (NaN and infinities as "nan", "inf", "-inf"),
-// [re, im] for complex, true/false for bool, text for strings.
+// [re, im] for complex, true/false for bool, text for strings that are
+// UTF-8 and {"base64": "..."} for the others (every byte string
+// round-trips; docs/cli.md shows a decoder).
 nlohmann::json tensorValuesJson(const Tensor& tensor, int64_t limit);
 // One element as display text (same rules, for the human-readable output).
 std::string elementText(const Tensor& tensor, int64_t index);
-// Strings that are valid UTF-8 are kept; others are escaped as \xNN.
+// For display, not for round trips: strings that are valid UTF-8 are
+// kept; others are escaped as \xNN.
 std::string displayableString(const std::string& s);
 
 }  // namespace ckpt::cli

@@ -42,6 +42,12 @@ void printSurgeryResult(const SurgeryResult& result, bool json, const nlohmann::
                             {"seconds", result.stats.seconds},
                             {"verified", result.verify.ok()},
                             {"notes", result.notes}};
+        if (result.base) {
+            const CheckpointStep& step = result.base->step;
+            j["base"] = {{"prefix", result.base->prefix},
+                         {"step", step.step ? nlohmann::json(*step.step) : nlohmann::json(nullptr)},
+                         {"step_source", step.source}};
+        }
         j.update(extra);
         printJson(j);
         return;

@@ -14,10 +14,21 @@
 namespace ckpt {
 namespace {
 
-// Where a step is stored, in order of preference (see checkpointStep).
-constexpr std::string_view kStepKeys[] = {"step/.ATTRIBUTES/VARIABLE_VALUE", "global_step/.ATTRIBUTES/VARIABLE_VALUE",
-                                          "global_step", "optimizer/iter/.ATTRIBUTES/VARIABLE_VALUE",
-                                          "optimizer/iterations/.ATTRIBUTES/VARIABLE_VALUE"};
+// Where each convention stores the training step, in order of preference
+// (checked against TensorFlow 2.20 and Keras 3; docs/semantics.md, "The
+// training step"). A variable the user named the step comes first, object-
+// based before name-based, then an optimizer's iteration count. Never
+// save_counter: that counts saves (it numbers "ckpt-N"), not steps.
+constexpr std::string_view kStepKeys[] = {
+    "step/.ATTRIBUTES/VARIABLE_VALUE",                   // tf.train.Checkpoint(step=...), ckpt's CheckpointManager
+    "global_step/.ATTRIBUTES/VARIABLE_VALUE",            // tf.train.Checkpoint(global_step=...) (Orbit, Model Garden)
+    "global_step",                                       // TF1 Saver, Estimator: tf.compat.v1.train.get_or_create_global_step()
+    "step",                                              // TF1 Saver of a variable named "step"
+    "optimizer/iter/.ATTRIBUTES/VARIABLE_VALUE",         // Keras 2 OptimizerV2 (tf.keras <= 2.10, .legacy)
+    "optimizer/_iterations/.ATTRIBUTES/VARIABLE_VALUE",  // Keras 3, Keras 2.11+ optimizers
+    "model/optimizer/iter/.ATTRIBUTES/VARIABLE_VALUE",   // a compiled Keras 2 model saved alone
+    "model/optimizer/_iterations/.ATTRIBUTES/VARIABLE_VALUE",  // a compiled Keras 3 model saved alone
+};
 
 // The first key 'readStep' (index, key -> optional step) finds a step
 // under; else the checkpoint number stands in.

@@ -22,6 +22,7 @@
 #include "storage/dispatch.h"
 #include "platform/file.h"
 #include "platform/clock.h"
+#include "retention/keep_every_hours.h"
 
 namespace ckpt {
 namespace {
@@ -176,16 +177,17 @@ struct CheckpointManager::Impl {
     std::vector<std::string> sweep() {
         std::vector<std::string> victims;
         std::lock_guard lock(mutex);
-        if (!options.maxToKeep) return victims;
-        while (static_cast<int>(maybeDelete.size()) > *options.maxToKeep) {
-            auto [path, ts] = maybeDelete.front();
-            maybeDelete.erase(maybeDelete.begin());
-            if (options.keepCheckpointEveryNHours && ts - *options.keepCheckpointEveryNHours * 3600.0 >= lastPreserved) {
-                lastPreserved = ts;
-                continue;
-            }
-            victims.push_back(path);
-        }
+        if (!options.maxToKeep || static_cast<int>(maybeDelete.size()) <= *options.maxToKeep) return victims;
+        const auto leaving = static_cast<std::ptrdiff_t>(maybeDelete.size()) - *options.maxToKeep;
+        std::vector<double> times;
+        for (auto it = maybeDelete.begin(); it != maybeDelete.begin() + leaving; ++it) times.push_back(it->second);
+        const std::vector<bool> preserved =
+            options.keepCheckpointEveryNHours
+                ? schedule::preserveEveryInterval(times, *options.keepCheckpointEveryNHours * 3600., lastPreserved)
+                : std::vector<bool>(times.size(), false);
+        for (size_t i = 0; i < preserved.size(); ++i)
+            if (!preserved[i]) victims.push_back(maybeDelete[i].first);
+        maybeDelete.erase(maybeDelete.begin(), maybeDelete.begin() + leaving);
         return victims;
     }
 
@@ -194,6 +196,11 @@ struct CheckpointManager::Impl {
     Status applyPolicy() {
         CKPT_ASSIGN_OR_RETURN(const RetentionPlan plan,
                               planDirectoryRetention(directory, *options.retention, {.now = now(), .owner = owner}));
+        {
+            // What the state file records from now on (applyRetention writes it too).
+            std::lock_guard lock(mutex);
+            if (plan.lastPreservedTimestamp) lastPreserved = *plan.lastPreservedTimestamp;
+        }
         if (plan.deleted == 0) return okStatus();
         CKPT_ASSIGN_OR_RETURN(const RetentionApplyReport applied, applyRetention(plan));
         std::lock_guard lock(mutex);

@@ -70,6 +70,31 @@ SaveTensor piece(const SaveTensor& t, int axis, int64_t start, int64_t length) {
     return p;
 }
 
+// Whether TensorFlow can read a tensor written in slices: its bundle reader
+// assembles slices only of these types and answers "Dtype half not
+// supported" for the others (strings, half, uint16/32/64, qint16, quint16,
+// float8, ...; checked with TensorFlow 2.20 by tests/interop/parity_cases.py).
+// Tensors of other types are always written whole.
+bool tensorFlowReadsSlices(DataType t) {
+    switch (t) {
+    case DataType::Float:
+    case DataType::Double:
+    case DataType::BFloat16:
+    case DataType::Int8:
+    case DataType::Int16:
+    case DataType::Int32:
+    case DataType::Int64:
+    case DataType::UInt8:
+    case DataType::Bool:
+    case DataType::Complex64:
+    case DataType::Complex128:
+    case DataType::QInt8:
+    case DataType::QUInt8:
+    case DataType::QInt32: return true;
+    default: return false;
+    }
+}
+
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
@@ -111,7 +136,8 @@ Result<std::vector<std::vector<SaveTensor>>> MaxShardSizePolicy::shard(std::vect
     for (SaveTensor& t : tensors) {
         const SizeInfo size = sizeOf(t);
         if (t.slice) return invalidArgument("tensor \"" + t.key + "\" is already a slice; reshard whole tensors");
-        if (t.data().shape.rank() == 0 || size.bytes == 0) {
+        if (t.data().shape.rank() == 0 || size.bytes == 0 || !tensorFlowReadsSlices(t.data().dtype)) {
+            // Whole: alone in a shard of its own when it is over the limit.
             if (size.bytes > m_max) {
                 oversized.push_back({});
                 oversized.back().push_back(std::move(t));

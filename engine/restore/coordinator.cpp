@@ -55,6 +55,7 @@ MatchReport Coordinator::report() {
     MatchReport r;
     r.expectPartial = m_expectPartial;
     r.restoreErrors = m_context->errors;
+    r.unmatchedMappings = m_context->unmatchedMappings;
     for (Assertion a : {Assertion::Consumed, Assertion::ExistingObjectsMatched, Assertion::NontrivialMatch})
         r.verdicts.push_back(verdict(a));
     r.warnings = warnings();

@@ -86,6 +86,8 @@ std::string matchReportJson(const MatchReport& r, int indent) {
     for (const Status& s : r.restoreErrors) errors.push_back(statusJson(s));
     json warnings = json::array();
     for (const std::string& w : r.warnings) warnings.push_back(w);
+    json unmatched = json::array();
+    for (const std::string& m : r.unmatchedMappings) unmatched.push_back(m);
     json j = {{"checkpoint", r.checkpointPrefix},
               {"style", r.style},
               {"summary",
@@ -96,6 +98,7 @@ std::string matchReportJson(const MatchReport& r, int indent) {
               {"assertions", std::move(verdicts)},
               {"restore_errors", std::move(errors)},
               {"warnings", std::move(warnings)},
+              {"unmatched_mappings", std::move(unmatched)},
               {"expect_partial", r.expectPartial},
               {"checkpoint_nodes", std::move(nodes)},
               {"program_objects", std::move(objects)}};

@@ -10,23 +10,32 @@ namespace ckpt::restore {
 
 Result<std::shared_ptr<NameMatcher>> NameMatcher::start(const std::shared_ptr<RestoreContext>& context,
                                                         const std::shared_ptr<Trackable>& root) {
+    const std::vector<PathMapping>& raw = context->options.assignmentMap;
+    std::vector<size_t> order(raw.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::vector<PathMapping> map;
-    for (const PathMapping& m : context->options.assignmentMap) {
+    for (const PathMapping& m : raw) {
         PathMapping n{m.from, m.to};
         while (!n.from.empty() && n.from.back() == '/') n.from.pop_back();
         while (!n.to.empty() && n.to.back() == '/') n.to.pop_back();
         map.push_back(std::move(n));
     }
-    std::stable_sort(map.begin(), map.end(),
-                     [](const PathMapping& a, const PathMapping& b) { return a.from.size() > b.from.size(); });
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return map[a].from.size() > map[b].from.size(); });
+    std::vector<PathMapping> sorted;
+    for (size_t i : order) sorted.push_back(map[i]);
+    std::vector<char> used(sorted.size(), 0);
     auto m = std::make_shared<NameMatcher>(context);
     for (const TensorInfo& t : context->ckpt->bundle().tensors()) {
-        const std::string name = applyMapping(map, t.key);
+        size_t applied = sorted.size();
+        const std::string name = applyMapping(sorted, t.key, &applied);
+        if (applied < sorted.size()) used[applied] = 1;
         auto [it, inserted] = m->m_tensorsByName.emplace(name, &t);
         if (!inserted)
             return invalidArgument("assignment map makes \"" + it->second->key + "\" and \"" + t.key + "\" both restore into \"" +
                                    name + "\"");
     }
+    for (size_t k = 0; k < sorted.size(); ++k)
+        if (!used[k]) context->unmatchedMappings.push_back(unmatchedMappingMessage(raw[order[k]], "variable name"));
     m->restore(root, "(root)");
     return m;
 }

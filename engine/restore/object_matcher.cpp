@@ -23,7 +23,8 @@ int parallelComponentIndex(std::string_view name) {
 
 Result<std::shared_ptr<ObjectMatcher>> ObjectMatcher::start(std::shared_ptr<RestoreContext> context,
                                                             const std::shared_ptr<Trackable>& root) {
-    CKPT_ASSIGN_OR_RETURN(auto nodes, buildSourceGraph(*context->ckpt, context->options.assignmentMap));
+    CKPT_ASSIGN_OR_RETURN(auto nodes,
+                          buildSourceGraph(*context->ckpt, context->options.assignmentMap, &context->unmatchedMappings));
     const bool skipSlots = context->options.skipSlotVariables;
     auto m = std::make_shared<ObjectMatcher>(std::move(context));
     m->m_nodes = std::move(nodes);
@@ -156,7 +157,10 @@ void ObjectMatcher::restoreAttributes(int32_t id, Trackable& object) {
             else if (const int i = parallelComponentIndex(a.name); i > 0 && i < v->replicas()) replica = i;
         }
         if (replica < 0) {
-            am.unused = !a.optional;
+            // A variable restores as one saveable that reads only its own
+            // keys: TensorFlow ignores the node's other attributes rather
+            // than reporting them unused.
+            am.unused = !v && !a.optional;
             if (am.unused) {
                 auto it = std::find_if(m_unusedAttributes.begin(), m_unusedAttributes.end(),
                                        [&](const auto& e) { return e.first == id; });
@@ -172,22 +176,63 @@ void ObjectMatcher::restoreAttributes(int32_t id, Trackable& object) {
             results.push_back(std::move(am));
             continue;
         }
-        std::vector<int> targets{replica};
-        if (replica == 0)
-            for (int i = 1; i < v->replicas(); ++i)
-                if (!hasComponent[static_cast<size_t>(i)]) targets.push_back(i);
-        const Status assigned = m_reader.assign(
-            *v, *a.tensor, std::move(targets),
-            [&] {
-                return std::pair{node.path + " (checkpoint key " + a.key + ")",
-                                 "program variable " + m_context->programPathOf(&object) +
-                                     (replica > 0 ? " replica " + std::to_string(replica) : "")};
-            },
-            id, results.size());
-        am.restored = assigned.isOk();
-        if (!assigned.isOk()) am.error = assigned.message();
+        assignVariable(id, *v, *a.tensor, a.key, replica, hasComponent, am);
         results.push_back(std::move(am));
     }
+    if (v && !node.attributes.empty() &&
+        std::none_of(node.attributes.begin(), node.attributes.end(),
+                     [](const SourceAttribute& a) { return a.name == kVariableValue; }))
+        restoreMissingValue(id, *v);
+}
+
+// TensorFlow reads a variable's value from the key its saveable derives
+// from the node's first attribute ("t1/.ATTRIBUTES/table-keys" ->
+// "t1/.ATTRIBUTES/VARIABLE_VALUE"); when the bundle has no such key the
+// whole restore fails with NotFoundError. A node without attributes (a
+// plain object) restores nothing and fails nothing.
+void ObjectMatcher::restoreMissingValue(int32_t id, Variable& v) {
+    const SourceNode& node = m_nodes[static_cast<size_t>(id)];
+    const std::string& first = node.attributes.front().key;
+    constexpr std::string_view kAttributes = ".ATTRIBUTES/";
+    const size_t at = first.find(kAttributes);
+    const std::string key =
+        (at == std::string::npos ? first + "/" + std::string(kAttributes) : first.substr(0, at + kAttributes.size())) +
+        std::string(kVariableValue);
+    AttributeMatch am;
+    am.name = std::string(kVariableValue);
+    am.checkpointKey = key;
+    if (const TensorInfo* tensor = m_context->ckpt->bundle().find(key)) {
+        am.dtype = tensor->dtype;
+        am.shape = tensor->shape;
+        std::vector<char> hasComponent(static_cast<size_t>(v.replicas()), 0);
+        assignVariable(id, v, *tensor, key, 0, hasComponent, am);
+    } else {
+        am.error = "Key " + key + " not found in checkpoint " + m_context->ckpt->prefix() + ": " + node.path +
+                   " holds no variable value for program variable " + m_context->programPathOf(&v);
+        m_context->errors.push_back(notFound(am.error));
+    }
+    m_attributes[static_cast<size_t>(id)].push_back(std::move(am));
+}
+
+// Checks 'tensor' against the variable and queues its read into 'replica'
+// (and, for the primary value, every replica without a component of its own).
+void ObjectMatcher::assignVariable(int32_t id, Variable& v, const TensorInfo& tensor, const std::string& key, int replica,
+                                   const std::vector<char>& hasComponent, AttributeMatch& am) {
+    const SourceNode& node = m_nodes[static_cast<size_t>(id)];
+    std::vector<int> targets{replica};
+    if (replica == 0)
+        for (int i = 1; i < v.replicas(); ++i)
+            if (!hasComponent[static_cast<size_t>(i)]) targets.push_back(i);
+    const Status assigned = m_reader.assign(
+        v, tensor, std::move(targets),
+        [&] {
+            return std::pair{
+                node.path + " (checkpoint key " + key + ")",
+                "program variable " + m_context->programPathOf(&v) + (replica > 0 ? " replica " + std::to_string(replica) : "")};
+        },
+        id, m_attributes[static_cast<size_t>(id)].size());
+    am.restored = assigned.isOk();
+    if (!assigned.isOk()) am.error = assigned.message();
 }
 
 void ObjectMatcher::onChildAdded(Trackable& parent, const Trackable::Child& child) {

@@ -50,6 +50,9 @@ private:
     bool bind(int32_t node, const std::shared_ptr<Trackable>& object);
     void restoreFrom(int32_t node);
     void restoreAttributes(int32_t node, Trackable& object);
+    void restoreMissingValue(int32_t node, Variable& variable);
+    void assignVariable(int32_t node, Variable& variable, const TensorInfo& tensor, const std::string& key, int replica,
+                        const std::vector<char>& hasComponent, AttributeMatch& match);
     // Binds a slot variable and restores from it. Slots can chain (a slot
     // is the variable of the next) as deep as the file says, so a call made
     // while one is running only queues its slot for the outer call.

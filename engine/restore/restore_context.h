@@ -20,6 +20,8 @@ struct RestoreContext {
     std::weak_ptr<Trackable> root;
     RestoreOptions options;
     std::vector<Status> errors;
+    // A message per assignment-map entry that matched nothing.
+    std::vector<std::string> unmatchedMappings;
     // Bytes read so far and the total RestoreOptions::progress reports
     // against (every byte the checkpoint stores: an upper bound, since a
     // restore reads only what it matches). Set while restoreCheckpoint()

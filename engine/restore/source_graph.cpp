@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 namespace ckpt::restore {
@@ -27,16 +28,27 @@ AttributeMatch describeAttribute(const SourceAttribute& a) {
     return am;
 }
 
-std::string normaliseMappingPath(std::string_view path) {
+Result<std::string> normaliseMappingPath(std::string_view path) {
     std::string p(path);
-    if (p.rfind("(root)", 0) == 0) {
-        std::string rest = p.substr(6);
-        if (!rest.empty() && rest[0] == '.') rest.erase(0, 1);
+    // The tree's syntax: "(root).model.dense", or "model.dense" when the
+    // path has no '/' (a key path would): names separated by dots.
+    const bool tree = p.rfind("(root)", 0) == 0 || (p.find('/') == std::string::npos && p.find('.') != std::string::npos);
+    if (tree) {
+        std::string rest = p.rfind("(root)", 0) == 0 ? p.substr(6) : p;
+        if (rest.empty()) return std::string();
+        if (p.rfind("(root)", 0) == 0) {
+            if (rest[0] != '.') return invalidArgument("assignment map path \"" + p + "\" is not (root) or (root).NAME...");
+            rest.erase(0, 1);
+        }
         std::string out;
         size_t start = 0;
-        while (!rest.empty()) {
+        for (;;) {
             const size_t dot = rest.find('.', start);
             const std::string seg = rest.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+            // An empty name ("a..b", a dot at either end) names nothing in the tree.
+            if (seg.empty())
+                return invalidArgument("assignment map path \"" + p +
+                                       "\" has an empty name; write a name with dots as a key path ending in '/' (a..b/)");
             out = joinPath(out, escapeLocalName(seg));
             if (dot == std::string::npos) break;
             start = dot + 1;
@@ -49,17 +61,29 @@ std::string normaliseMappingPath(std::string_view path) {
     return p;
 }
 
-std::string applyMapping(const std::vector<PathMapping>& map, const std::string& path) {
-    for (const PathMapping& m : map) {
-        if (m.from.empty()) return joinPath(m.to, path);
-        if (path == m.from) return m.to;
-        if (path.size() > m.from.size() && path.compare(0, m.from.size(), m.from) == 0 && path[m.from.size()] == '/')
-            return joinPath(m.to, path.substr(m.from.size() + 1));
+std::string applyMapping(const std::vector<PathMapping>& map, const std::string& path, size_t* applied) {
+    for (size_t i = 0; i < map.size(); ++i) {
+        const PathMapping& m = map[i];
+        std::optional<std::string> out;
+        if (m.from.empty()) out = joinPath(m.to, path);
+        else if (path == m.from) out = m.to;
+        else if (path.size() > m.from.size() && path.compare(0, m.from.size(), m.from) == 0 && path[m.from.size()] == '/')
+            out = joinPath(m.to, path.substr(m.from.size() + 1));
+        if (!out) continue;
+        if (applied) *applied = i;
+        return *out;
     }
     return path;
 }
 
-Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const std::vector<PathMapping>& rawMap) {
+std::string unmatchedMappingMessage(const PathMapping& m, std::string_view what) {
+    return "assignment map \"" + m.from + "=" + m.to + "\" matches nothing: no " + std::string(what) + " \"" + m.from +
+           "\" in the checkpoint (object paths as the tree shows them, (root).model.dense or model.dense, or as keys, "
+           "model/dense)";
+}
+
+Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const std::vector<PathMapping>& rawMap,
+                                                 std::vector<std::string>* unmatched) {
     const ObjectGraph& g = *ckpt.objectGraph();
     std::vector<SourceNode> nodes(static_cast<size_t>(g.size()));
     for (int32_t id = 0; id < g.size(); ++id) {
@@ -75,17 +99,28 @@ Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const s
     }
     if (rawMap.empty()) return nodes;
 
-    std::vector<PathMapping> map;
-    for (const PathMapping& m : rawMap) map.push_back({normaliseMappingPath(m.from), normaliseMappingPath(m.to)});
     // Longest 'from' first so nested mappings win over their parents.
-    std::stable_sort(map.begin(), map.end(),
-                     [](const PathMapping& a, const PathMapping& b) { return a.from.size() > b.from.size(); });
+    std::vector<size_t> order(rawMap.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::vector<PathMapping> normalised;
+    for (const PathMapping& m : rawMap) {
+        CKPT_ASSIGN_OR_RETURN(std::string from, normaliseMappingPath(m.from));
+        CKPT_ASSIGN_OR_RETURN(std::string to, normaliseMappingPath(m.to));
+        normalised.push_back({std::move(from), std::move(to)});
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return normalised[a].from.size() > normalised[b].from.size(); });
+    std::vector<PathMapping> map;
+    for (size_t i : order) map.push_back(normalised[i]);
+    std::vector<char> used(map.size(), 0);
 
     std::map<std::string, int32_t> byMapped;
     for (int32_t id = 1; id < g.size(); ++id) {
         const ObjectNode& on = g.node(id);
         if (on.keyPath.empty()) continue;  // slot variables and unreachable nodes keep no place
-        const std::string mapped = applyMapping(map, on.keyPath);
+        size_t applied = map.size();
+        const std::string mapped = applyMapping(map, on.keyPath, &applied);
+        if (applied < map.size()) used[applied] = 1;
         if (mapped.empty())
             return invalidArgument("assignment map sends " + nodes[static_cast<size_t>(id)].path + " onto the root object");
         auto [it, inserted] = byMapped.emplace(mapped, id);
@@ -93,10 +128,13 @@ Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const s
             return invalidArgument("assignment map makes " + nodes[static_cast<size_t>(it->second)].path + " and " +
                                    nodes[static_cast<size_t>(id)].path + " both restore into \"" + mapped + "\"");
     }
+    if (unmatched)
+        for (size_t k = 0; k < map.size(); ++k)
+            if (!used[k]) unmatched->push_back(unmatchedMappingMessage(rawMap[order[k]], "object"));
     for (SourceNode& n : nodes) n.children.clear();
 
-    std::vector<std::pair<std::string, int32_t>> order(byMapped.begin(), byMapped.end());
-    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    std::vector<std::pair<std::string, int32_t>> placement(byMapped.begin(), byMapped.end());
+    std::stable_sort(placement.begin(), placement.end(), [](const auto& a, const auto& b) {
         return std::count(a.first.begin(), a.first.end(), '/') < std::count(b.first.begin(), b.first.end(), '/');
     });
     std::unordered_map<std::string, int32_t> placed{{"", 0}};
@@ -116,7 +154,7 @@ Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const s
         placed.emplace(path, id);
         return id;
     };
-    for (const auto& [mapped, id] : order) {
+    for (const auto& [mapped, id] : placement) {
         const size_t slash = mapped.rfind('/');
         const std::string parentPath = slash == std::string::npos ? "" : mapped.substr(0, slash);
         const std::string last = slash == std::string::npos ? mapped : mapped.substr(slash + 1);

@@ -36,13 +36,22 @@ struct SourceNode {
 };
 
 // Builds the (possibly remapped) source graph; InvalidArgument when the map
-// sends two checkpoint nodes to the same path.
-Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const std::vector<PathMapping>& map);
-// Normalised key-path prefix ("encoder", "" for the root) of a mapping side.
-std::string normaliseMappingPath(std::string_view path);
+// sends two checkpoint nodes to the same path. 'unmatched' (may be null)
+// receives a message for each entry whose 'from' moved no node.
+Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const std::vector<PathMapping>& map,
+                                                 std::vector<std::string>* unmatched = nullptr);
+// Normalised key-path prefix ("encoder", "" for the root) of a mapping side:
+// a key path ("model/dense", "model/dense/.ATTRIBUTES/...") or the tree's
+// syntax ("(root).model.dense", or "model.dense": dots and no '/').
+// InvalidArgument for a tree path with an empty name ("a..b", "a.").
+Result<std::string> normaliseMappingPath(std::string_view path);
 // Applies the first mapping whose 'from' is a whole-segment prefix of 'path';
-// returns 'path' unchanged when none applies.
-std::string applyMapping(const std::vector<PathMapping>& normalisedMap, const std::string& path);
+// returns 'path' unchanged when none applies. 'applied' (may be null)
+// receives the index of the mapping used, and is untouched when none is.
+std::string applyMapping(const std::vector<PathMapping>& normalisedMap, const std::string& path, size_t* applied = nullptr);
+// What a restore reports for a map entry that matched nothing ('what' is
+// "object" or "variable name").
+std::string unmatchedMappingMessage(const PathMapping& mapping, std::string_view what);
 
 // A checkpoint attribute as the report shows it before any matching.
 AttributeMatch describeAttribute(const SourceAttribute& a);

@@ -184,8 +184,11 @@ Status rewriteState(const std::string& dir, const std::set<std::string>& doomedP
             if (timestamps) next.allModelCheckpointTimestamps.push_back(0);
         }
     }
+    // Like TensorFlow's manager after a sweep: counting resumes from the last preserved checkpoint.
+    if (plan.lastPreservedTimestamp) next.lastPreservedTimestamp = *plan.lastPreservedTimestamp;
     if (next.allModelCheckpointPaths == state->allModelCheckpointPaths &&
-        next.modelCheckpointPath == state->modelCheckpointPath && stateEntriesWithoutIndex(dir, next).empty())
+        next.modelCheckpointPath == state->modelCheckpointPath &&
+        next.lastPreservedTimestamp == state->lastPreservedTimestamp && stateEntriesWithoutIndex(dir, next).empty())
         return okStatus();
     return pipeline::commitCheckpointStateLocked(dir, std::move(next));
 }
@@ -201,12 +204,19 @@ Result<std::vector<RetentionCandidate>> retentionCandidates(std::string_view dir
 
     // A checkpoint the state file names through ".." is named from outside
     // the directory: rewriting that entry could point anywhere, so hands off.
-    std::map<std::string, std::string> namedByDotDot;  // normalised prefix -> path as written
+    std::map<std::string, std::string> namedByDotDot;     // normalised prefix -> path as written
+    std::map<std::string, std::optional<double>> listed;  // normalised prefix -> its state-file timestamp
     if (listing.stateFileError.isOk()) {
         auto state = readCheckpointState(dir);
         if (state.ok() && *state) {
-            std::vector<std::string> paths = (*state)->allModelCheckpointPaths;
-            paths.push_back((*state)->modelCheckpointPath);
+            const CheckpointState& st = **state;
+            for (size_t i = 0; i < st.allModelCheckpointPaths.size(); ++i) {
+                std::optional<double> at;
+                if (i < st.allModelCheckpointTimestamps.size()) at = st.allModelCheckpointTimestamps[i];
+                listed[normalised(resolveStatePath(dir, st.allModelCheckpointPaths[i]))] = at;
+            }
+            std::vector<std::string> paths = st.allModelCheckpointPaths;
+            paths.push_back(st.modelCheckpointPath);
             for (const std::string& p : paths)
                 if (hasDotDot(p)) namedByDotDot.emplace(normalised(resolveStatePath(dir, p)), p);
         }
@@ -217,6 +227,10 @@ Result<std::vector<RetentionCandidate>> retentionCandidates(std::string_view dir
     for (CheckpointListEntry& e : listing.checkpoints) {
         RetentionCandidate c = candidateOf(e);
         if (const auto stamp = indexStamp(c.prefix)) std::tie(c.indexBytes, c.indexModified) = *stamp;
+        if (const auto it = listed.find(normalised(c.prefix)); it != listed.end()) {
+            c.inStateFile = true;
+            c.stateTimestamp = it->second;
+        }
         if (!isPlainCheckpointName(c.name)) {
             c.unsafe = "\"" + c.name + "\" is not a plain name inside the directory";
         } else if (const auto it = leaving.find(c.name); it != leaving.end()) {
@@ -236,7 +250,11 @@ Result<RetentionPlan> planDirectoryRetention(std::string_view dir, const Retenti
                                              const RetentionContext& context) {
     CKPT_RETURN_IF_ERROR(validateRetentionPolicy(policy));
     CKPT_ASSIGN_OR_RETURN(std::vector<RetentionCandidate> candidates, retentionCandidates(dir));
-    RetentionPlan plan = planRetention(std::move(candidates), policy, context);
+    RetentionContext withState = context;
+    withState.lastPreservedTimestamp.reset();
+    if (auto state = readCheckpointState(std::string(dir)); state.ok() && *state)
+        withState.lastPreservedTimestamp = (*state)->lastPreservedTimestamp;
+    RetentionPlan plan = planRetention(std::move(candidates), policy, withState);
     plan.dir = std::string(dir);
     return plan;
 }

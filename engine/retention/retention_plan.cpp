@@ -7,10 +7,12 @@
 #include <ctime>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/retention.h"
+#include "retention/keep_every_hours.h"
 #include "retention/retention_text.h"
 
 namespace ckpt {
@@ -123,7 +125,7 @@ private:
             for (size_t k = m_live.size() - n; k < m_live.size(); ++k)
                 keep(m_live[k], "latest " + std::to_string(*m_policy.keepLatest));
         }
-        if (m_policy.keepOnePerHours) keepOnePerInterval(*m_policy.keepOnePerHours * 3600);
+        if (m_policy.keepOnePerHours) keepOnePerInterval(*m_policy.keepOnePerHours);
         if (m_policy.keepEverySteps) keepEverySteps(*m_policy.keepEverySteps);
         if (m_policy.keepWithinSeconds)
             for (size_t i : m_live)
@@ -133,16 +135,45 @@ private:
         if (m_policy.best) keepBest(*m_policy.best);
     }
 
-    // TensorFlow's keep_checkpoint_every_n_hours: the oldest, then the next
-    // one at least the interval after the last one kept.
-    void keepOnePerInterval(double seconds) {
+    // TensorFlow's keep_checkpoint_every_n_hours, as its CheckpointManager
+    // would have swept this directory: it tracks the checkpoints its state
+    // file lists with a timestamp after last_preserved_timestamp (the rest
+    // it never deletes); all but the newest keep_latest of those leave
+    // the active set, oldest first, and each saved at least the interval
+    // after the last preserved one is preserved. Without a state file
+    // every checkpoint is tracked by its time and the oldest leaving one
+    // is preserved.
+    void keepOnePerInterval(double hours) {
+        const double seconds = hours * 3600.;  // TensorFlow's arithmetic, for identical ties
         const std::string label = "one per " + durationText(seconds);
-        double last = -std::numeric_limits<double>::infinity();
+        std::optional<double> last = m_context.lastPreservedTimestamp;
+        if (last) last = std::min(*last, m_context.now);
+        std::vector<size_t> tracked;
+        std::vector<double> times;
         for (size_t i : m_live) {
-            if (candidate(i).time < last + seconds) continue;
-            keep(i, label);
-            last = candidate(i).time;
+            const RetentionCandidate& c = candidate(i);
+            if (!last) {
+                tracked.push_back(i);
+                times.push_back(c.time);
+                continue;
+            }
+            // A listed checkpoint without a timestamp counts as saved at last_preserved_timestamp.
+            const double at = std::min(c.stateTimestamp.value_or(*last), m_context.now);
+            if (c.inStateFile && at > *last) {
+                tracked.push_back(i);
+                times.push_back(at);
+            } else {
+                keep(i, c.inStateFile ? label + ": preserved earlier (not after last_preserved_timestamp)"
+                                      : label + ": preserved earlier (not in the state file)");
+            }
         }
+        const size_t active = std::min(tracked.size(), static_cast<size_t>(std::max(m_policy.keepLatest.value_or(0), 0)));
+        times.resize(tracked.size() - active);
+        double lastPreserved = last.value_or(-std::numeric_limits<double>::infinity());
+        const std::vector<bool> preserved = schedule::preserveEveryInterval(times, seconds, lastPreserved);
+        for (size_t k = 0; k < preserved.size(); ++k)
+            if (preserved[k]) keep(tracked[k], label);
+        if (last || std::isfinite(lastPreserved)) m_plan.lastPreservedTimestamp = lastPreserved;
     }
 
     // The lowest step of each [kN, (k+1)N) bucket.

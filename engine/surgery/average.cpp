@@ -253,6 +253,38 @@ std::string methodText(const AverageSpec& spec, const std::vector<double>& w) {
     return text;
 }
 
+// The source whose step the result carries: the highest stored step
+// (checkpoint_step.h's rule, else the checkpoint number), the last given
+// among equals. TensorFlow users resume or evaluate an average at the step
+// of the newest checkpoint that went into it (as OpenNMT-tf's checkpoint
+// averaging saves it), so its step counters, other
+// tensors that are not floating point, and object graph are the result's.
+struct LatestSource {
+    size_t index = 0;
+    CheckpointStep step;
+};
+
+LatestSource latestSource(const std::vector<Source>& sources) {
+    LatestSource latest;
+    std::optional<int64_t> best;
+    for (size_t i = 0; i < sources.size(); ++i) {
+        CheckpointStep step = checkpointStep(sources[i].prefix, sources[i].reader.get());
+        if (!best || (step.step && *step.step >= *best)) {
+            if (step.step) best = step.step;
+            latest = {i, std::move(step)};
+        }
+    }
+    return latest;
+}
+
+std::string latestNote(const LatestSource& latest, const std::string& argument) {
+    const std::string keeps = ": the result keeps its step, its object graph and its tensors that are not floating point";
+    if (!latest.step.step) return "no source stores a step or is numbered; base " + argument + ", the last given" + keeps;
+    const std::string where =
+        latest.step.source == "checkpoint number" ? "its checkpoint number" : "stored in " + latest.step.source;
+    return "step " + std::to_string(*latest.step.step) + " from " + argument + ", the latest source (" + where + ")" + keeps;
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> expandAverageSources(const std::vector<std::string>& arguments, int lastK,
@@ -295,7 +327,9 @@ Result<SurgeryResult> averageCheckpoints(const std::vector<std::string>& argumen
     CKPT_ASSIGN_OR_RETURN(const std::string target, surgery::checkedDestination(dst, arguments, options));
     CKPT_ASSIGN_OR_RETURN(std::vector<Source> sources, surgery::openSources(arguments));
     CKPT_RETURN_IF_ERROR(checkSameStructure(sources));
-    const BundleReader& first = *sources[0].reader;
+    const LatestSource latest = latestSource(sources);
+    const Source& baseSource = sources[latest.index];
+    const BundleReader& base = *baseSource.reader;
     const std::vector<double> weights = weightsFor(spec, sources.size());
     std::vector<std::string> notes{"combined " + std::to_string(sources.size()) + " checkpoints: " + methodText(spec, weights)};
     for (size_t i = 0; i < sources.size(); ++i)
@@ -303,33 +337,33 @@ Result<SurgeryResult> averageCheckpoints(const std::vector<std::string>& argumen
             if (sources[i].prefix == sources[j].prefix)
                 notes.push_back(sources[i].argument + " is given more than once and counts each time");
 
-    // The first source's graph, without the optimizer for --weights-only.
+    // The latest source's graph, without the optimizer for --weights-only.
     std::optional<std::string> graph;
     std::map<std::string, std::optional<std::string>> keys;  // stored key -> result key (nullopt: dropped)
-    for (const TensorInfo& t : first.tensors()) keys.emplace(t.key, t.key);
-    if (const TensorInfo* g = first.find(kObjectGraphKey)) {
-        CKPT_ASSIGN_OR_RETURN(Tensor stored, first.read(*g));
+    for (const TensorInfo& t : base.tensors()) keys.emplace(t.key, t.key);
+    if (const TensorInfo* g = base.find(kObjectGraphKey)) {
+        CKPT_ASSIGN_OR_RETURN(Tensor stored, base.read(*g));
         if (stored.strings.size() != 1)
-            return dataLoss(std::string(kObjectGraphKey) + " in " + first.indexPath() + " is not a scalar string");
+            return dataLoss(std::string(kObjectGraphKey) + " in " + base.indexPath() + " is not a scalar string");
         graph = std::move(stored.strings[0]);
         if (spec.weightsOnly) {
-            CKPT_ASSIGN_OR_RETURN(surgery::GraphEdit edit, surgery::GraphEdit::parse(*graph, first.indexPath()));
+            CKPT_ASSIGN_OR_RETURN(surgery::GraphEdit edit, surgery::GraphEdit::parse(*graph, base.indexPath()));
             auto stripped = edit.stripOptimizers();
             if (!stripped.ok()) return stripped.status();
             CKPT_ASSIGN_OR_RETURN(surgery::GraphEdit::Finished finished, edit.finish());
             std::string names;
             for (const std::string& n : *stripped) names += (names.empty() ? "" : ", ") + n;
             notes.push_back("optimizer state dropped (" + names + ")");
-            keys = surgery::mapStoredKeys(edit.original(), finished.keyMap, first.tensors());
+            keys = surgery::mapStoredKeys(edit.original(), finished.keyMap, base.tensors());
             graph = std::move(finished.serialized);
         }
     } else if (spec.weightsOnly) {
         return failedPrecondition(
-            first.indexPath() + " is a name-based checkpoint: without an object graph its optimizer state cannot be told apart");
+            base.indexPath() + " is a name-based checkpoint: without an object graph its optimizer state cannot be told apart");
     }
 
     std::vector<const TensorInfo*> order;
-    for (const TensorInfo* t : surgery::inDataOrder(first))
+    for (const TensorInfo* t : surgery::inDataOrder(base))
         if (t->key != kObjectGraphKey && keys[t->key]) order.push_back(t);
     int64_t totalBytes = 0;
     for (const TensorInfo* t : order) totalBytes += t->storedBytes() * static_cast<int64_t>(sources.size());
@@ -352,7 +386,7 @@ Result<SurgeryResult> averageCheckpoints(const std::vector<std::string>& argumen
             if (options.cancel && options.cancel->isCancelled()) return fail(cancelled("cancelled; nothing was written"));
             const TensorInfo& info = *order[i];
             if (!averaged(info.dtype)) {
-                auto st = surgery::storedTensorForSave(first, info, *keys.at(info.key));
+                auto st = surgery::storedTensorForSave(base, info, *keys.at(info.key));
                 if (!st.ok()) return fail(st.status());
                 out[i] = std::move(*st);
                 std::lock_guard lock(mutex);
@@ -361,7 +395,7 @@ Result<SurgeryResult> averageCheckpoints(const std::vector<std::string>& argumen
             }
             Tensor value;
             if (spec.method == AverageMethod::Slerp) {
-                auto a = first.read(info);
+                auto a = sources[0].reader->read(info.key);
                 auto b = sources[1].reader->read(info.key);
                 if (!a.ok()) return fail(a.status());
                 if (!b.ok()) return fail(b.status());
@@ -373,7 +407,8 @@ Result<SurgeryResult> averageCheckpoints(const std::vector<std::string>& argumen
                 std::vector<const uint8_t*> bytes;
                 for (size_t s = 0; s < sources.size(); ++s) {
                     const BundleReader& reader = *sources[s].reader;
-                    if (Status st = stored[s].load(reader, s == 0 ? info : *reader.find(info.key)); !st.isOk()) return fail(st);
+                    if (Status st = stored[s].load(reader, s == latest.index ? info : *reader.find(info.key)); !st.isOk())
+                        return fail(st);
                     bytes.push_back(stored[s].data());
                 }
                 value.dtype = info.dtype;
@@ -389,16 +424,19 @@ Result<SurgeryResult> averageCheckpoints(const std::vector<std::string>& argumen
         });
     CKPT_RETURN_IF_ERROR(ran);
     CKPT_RETURN_IF_ERROR(firstError);
+    notes.push_back(latestNote(latest, baseSource.argument));
     if (!copied.empty()) {
         std::sort(copied.begin(), copied.end());
         std::string list;
         for (size_t i = 0; i < copied.size() && i < 5; ++i) list += (i ? ", " : "") + copied[i];
         if (copied.size() > 5) list += ", ...";
         notes.push_back(std::to_string(copied.size()) + " tensor(s) that are not floating point taken from " +
-                        sources[0].argument + ": " + list);
+                        baseSource.argument + ": " + list);
     }
     if (graph) out.push_back(surgery::graphTensor(std::move(*graph)));
-    return surgery::writeVerified(target, std::move(out), options, std::move(notes));
+    CKPT_ASSIGN_OR_RETURN(SurgeryResult result, surgery::writeVerified(target, std::move(out), options, std::move(notes)));
+    result.base = AverageBase{baseSource.prefix, latest.step};
+    return result;
 }
 
 }  // namespace ckpt

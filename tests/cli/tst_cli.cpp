@@ -1,8 +1,10 @@
 // The ckpt CLI as scripts use it: JSON shapes of docs/cli.md, exit codes
 // (0 ok, 1 checkpoint problem, 2 usage), one line per verify problem.
 
+#include <QTemporaryDir>
 #include <QtTest>
 
+#include "ckpt/bundle_writer.h"
 #include "test_support.h"
 
 using nlohmann::json;
@@ -121,6 +123,60 @@ private slots:
             ckptRun({QStringLiteral("cat"), ckpt::testing::realTestData("serving_half_plus_three"), QStringLiteral("nope")});
         QCOMPARE(missing.exitCode, 1);
         QVERIFY(missing.err.contains("no tensor \"nope\""));
+    }
+
+    // String elements round-trip: UTF-8 as text, anything else as base64,
+    // so the byte 0x80 and the four characters \x80 never print alike.
+    void catStringsRoundTrip() {
+        QTemporaryDir tmp;
+        const std::string prefix = tmp.filePath(QStringLiteral("strings")).toStdString();
+        ckpt::Tensor t;
+        t.dtype = ckpt::DataType::String;
+        t.strings = {
+            "\x80",      "\\x80", "", "caf\xc3\xa9", std::string("\0nul", 4), "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+            "ab\xe2\x82"};
+        t.shape.dims = {static_cast<int64_t>(t.strings.size())};
+        {
+            auto w = ckpt::BundleWriter::create(prefix);
+            QVERIFY(w.ok());
+            QVERIFY((*w)->add("s", t).isOk());
+            QVERIFY((*w)->finish().isOk());
+        }
+        const Run r =
+            ckptRun({QStringLiteral("cat"), QString::fromStdString(prefix), QStringLiteral("s"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const json values = json::parse(r.out.toStdString())["values"];
+        const json expected = json::array({{{"base64", "gA=="}},
+                                           "\\x80",
+                                           "",
+                                           "caf\u00e9",
+                                           std::string("\0nul", 4),
+                                           {{"base64", "wIA="}},
+                                           {{"base64", "7aCA"}},
+                                           {{"base64", "9JCAgA=="}},
+                                           {{"base64", "YWLigg=="}}});
+        QCOMPARE(values.dump(), expected.dump());
+    }
+
+    // A repeatable option takes one value per occurrence: before the paths
+    // (`--weights 1,3 DST SRC SRC`, `--weights=1,3 ...`) it must not read
+    // DST and the sources as more weights (CLI11's default did: exit 2).
+    void repeatableOptionBeforePositionals() {
+        QTemporaryDir tmp;
+        const QString src = ckpt::testing::realTestData("tfx_tuner_save_weights");
+        const QList<QStringList> spellings = {
+            {QStringLiteral("--weights"), QStringLiteral("1,3")},
+            {QStringLiteral("--weights=1,3")},
+            {QStringLiteral("--weights"), QStringLiteral("1"), QStringLiteral("--weights"), QStringLiteral("3")}};
+        for (int i = 0; i < spellings.size(); ++i) {
+            const QString dst = tmp.filePath(QStringLiteral("avg-%1").arg(i));
+            const Run r = ckptRun(QStringList{QStringLiteral("merge"), QStringLiteral("--average")} + spellings[i] +
+                                  QStringList{dst, src, src, QStringLiteral("--json")});
+            QVERIFY2(r.exitCode == 0, (spellings[i].join(u' ') + QStringLiteral(": ") + QString::fromUtf8(r.err)).toUtf8());
+            const json j = json::parse(r.out.toStdString());
+            QCOMPARE(j["sources"].size(), size_t(2));
+            QVERIFY2(j["notes"][0].get<std::string>().find("weights 0.25,0.75") != std::string::npos, r.out.constData());
+        }
     }
 
     void treeShowsSlotsAndKeys() {

@@ -59,6 +59,38 @@ private slots:
         }
     }
 
+    // --map takes paths as `ckpt tree` shows them, "(root).a.b" and "a.b",
+    // on both sides; an entry that matches nothing is reported, not ignored.
+    void mapPathsAsTheTreeShowsThem() {
+        const QString dir = ckpt::testing::realTestData("tfx_tuner_save_weights");
+        const Run s = ckptRun({QStringLiteral("spec"), dir});
+        QCOMPARE(s.exitCode, 0);
+        json spec = json::parse(s.out.toStdString());
+        for (json& c : spec["objects"][0]["children"])
+            if (c["name"] == "layer_with_weights-0") c["name"] = "renamed";
+        const QString path = m_dir.filePath(QStringLiteral("renamed.json"));
+        QVERIFY(ckpt::testing::writeAll(path, QByteArray::fromStdString(spec.dump())));
+        const QStringList args = {
+            QStringLiteral("restore"),    dir,
+            QStringLiteral("--into"),     path,
+            QStringLiteral("--map"),      QStringLiteral("layer_with_weights-0.kernel=renamed.kernel"),
+            QStringLiteral("--map"),      QStringLiteral("(root).layer_with_weights-0.bias=(root).renamed.bias"),
+            QStringLiteral("--map"),      QStringLiteral("no.such.layer=renamed"),
+            QStringLiteral("--no-record")};
+        const Run r = ckptRun(args + QStringList{QStringLiteral("--json")});
+        const json j = json::parse(r.out.toStdString());
+        int bound = 0;
+        for (const json& o : j["program_objects"])
+            if (o["path"] == "(root).renamed.kernel" || o["path"] == "(root).renamed.bias") bound += o["bound"].get<bool>();
+        QCOMPARE(bound, 2);
+        QCOMPARE(j["unmatched_mappings"].size(), size_t(1));
+        QVERIFY2(
+            j["unmatched_mappings"][0].get<std::string>().find("\"no.such.layer=renamed\" matches nothing") != std::string::npos,
+            r.out.constData());
+        const Run text = ckptRun(args);
+        QVERIFY2(text.out.contains("warning: assignment map \"no.such.layer=renamed\" matches nothing"), text.out.constData());
+    }
+
     void removedLayerFailsConsumed() {
         const QString dir = ckpt::testing::realTestData("tfx_tuner_save_weights");
         Run s = ckptRun({QStringLiteral("spec"), dir});

@@ -50,6 +50,21 @@ def make_model(layers=("dense1", "dense2"), extra=False, shapes=None, dtypes=Non
     return model
 
 
+class TwoValues(tf.__internal__.tracking.Trackable):
+    """A node with VARIABLE_VALUE and a second attribute, "extra"."""
+
+    def __init__(self):
+        self.value = tf.Variable(1.5, name="two/value")
+        self.extra = tf.Variable(2.5, name="two/extra")
+
+    def _serialize_to_tensors(self):
+        return {"VARIABLE_VALUE": self.value, "extra": self.extra}
+
+    def _restore_from_tensors(self, restored_tensors):
+        return tf.group(self.value.assign(restored_tensors["VARIABLE_VALUE"]),
+                        self.extra.assign(restored_tensors["extra"]))
+
+
 def train_step(opt, variables):
     with tf.GradientTape() as tape:
         loss = tf.add_n([tf.reduce_sum(tf.cast(v, tf.float32)) for v in variables])
@@ -244,6 +259,16 @@ def main():
     tf1 = tf.compat.v1.train.Saver(var_list=module_vars(make_model())).save(
         None, os.path.join(out_dir, "tf1_model"), write_meta_graph=False)
 
+    # A lookup table's node (attributes table-keys, table-values) and a node
+    # holding VARIABLE_VALUE plus another attribute, each beside a model.
+    table = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, -1)
+    table.insert(tf.constant(["a", "b"]), tf.constant([1, 2], tf.int64))
+    with_table = tf.train.Checkpoint(model=make_model(), t1=table).write(os.path.join(out_dir, "with_table"))
+    with_two = tf.train.Checkpoint(model=make_model(), two=TwoValues()).write(os.path.join(out_dir, "with_two"))
+
+    def with_variable(name):
+        return lambda: tf.train.Checkpoint(model=make_model(), **{name: tf.Variable(0.0, name=name)})
+
     def add_dense2(root):
         layer = Dense("model/dense2", 3, 2)
         root.model.dense2 = layer
@@ -266,6 +291,11 @@ def main():
         run_scenario("tf1_layer_removed", tf1, program(layers=("dense1",), optimizer=False)),
         run_scenario("tf1_extra_variable", tf1, program(extra=True, optimizer=False)),
         run_scenario("tf1_program_with_optimizer", tf1, program()),
+        # TensorFlow raises NotFoundError: the variable's key is not in the checkpoint.
+        run_scenario("variable_at_table_node", with_table, with_variable("t1")),
+        run_scenario("table_node_unbound", with_table, program(optimizer=False)),
+        # The variable reads VARIABLE_VALUE; "extra" is not an unused attribute.
+        run_scenario("variable_at_node_with_extra_attribute", with_two, with_variable("two")),
     ]
     doc = {"tensorflow": tf.__version__, "checkpoints": {"full": os.path.basename(full), "model_only": os.path.basename(model_only),
                                                      "tf1": os.path.basename(tf1)},

@@ -41,7 +41,9 @@ Sources:
 Averages are computed with numpy in float64 from load_checkpoint's values
 and cast to the tensor's dtype; ours must agree to one unit in the last
 place of that dtype (the engine may sum in another order). Tensors that are
-not floating point must equal the first source's.
+not floating point (the step counters among them) must equal the latest
+source's: the highest step, the last given among equals; the result's
+"base" names that source and its step.
 
 check.json: {"cases": {name: {"ok", "problems": [...], "checked": n}}}
 """
@@ -60,14 +62,10 @@ import tensorflow as tf  # noqa: E402
 tf.get_logger().setLevel(logging.ERROR)
 import keras  # noqa: E402
 
-GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
-SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
-SLICED_KEY = "extra/sliced" + SUFFIX  # a partitioned tensor no object names
-# Machine epsilon of each floating dtype: one unit in the last place of a
-# value x is at most |x| * eps (normal numbers).
-EPS = {"float16": 2.0**-10, "bfloat16": 2.0**-7, "float32": 2.0**-23, "float64": 2.0**-52}
-TINY = {"float16": 2.0**-24, "bfloat16": 2.0**-133, "float32": 2.0**-149, "float64": 5e-324}
+from tf_judge import GRAPH_KEY, SUFFIX, judge_cases, keys_of, ulp_problems, values_of  # noqa: E402
+from tf_judge import Check as Findings  # noqa: E402
 
+SLICED_KEY = "extra/sliced" + SUFFIX  # a partitioned tensor no object names
 
 # ---- programs --------------------------------------------------------------
 
@@ -154,16 +152,6 @@ def encoder(rng):
 
 # ---- reading ---------------------------------------------------------------
 
-def values_of(prefix):
-    reader = tf.train.load_checkpoint(prefix)
-    dtypes = reader.get_variable_to_dtype_map()
-    return {k: (dtypes[k], np.asarray(reader.get_tensor(k))) for k in reader.get_variable_to_shape_map() if k != GRAPH_KEY}
-
-
-def keys_of(prefix):
-    return set(tf.train.load_checkpoint(prefix).get_variable_to_shape_map())
-
-
 def is_optimizer_key(key):
     return key.startswith("optimizer/") or "/.OPTIMIZER_SLOT/" in key
 
@@ -223,11 +211,29 @@ def combine(method, arrays, params):
     raise ValueError(method)
 
 
+STEP_KEYS = ("step" + SUFFIX, "optimizer/_iterations" + SUFFIX)  # the mlp's, the Keras optimizer's
+
+
+def step_of(prefix):
+    values = values_of(prefix)
+    for key in STEP_KEYS:
+        if key in values:
+            return int(values[key][1])
+    raise ValueError("no step in " + prefix)
+
+
+def latest_index(sources):
+    """The source an average takes its step and other non-float tensors
+    from: the highest step, the last given among equals."""
+    steps = [step_of(p) for p in sources]
+    return max(range(len(sources)), key=lambda i: (steps[i], i))
+
+
 def averaged(case):
     sources = [values_of(p) for p in case["sources"]]
-    first = sources[0]
+    base = sources[latest_index(case["sources"])]
     out = {}
-    for key, (dtype, value) in first.items():
+    for key, (dtype, value) in base.items():
         if case.get("weights_only") and case["optimizer_only"](key):
             continue
         ours = case.get("rekey", {}).get(key, key)
@@ -239,33 +245,15 @@ def averaged(case):
     return out
 
 
-def ulp_problems(key, dtype, ours, expected, exact):
-    ours64 = np.asarray(ours).astype(np.float64).reshape(-1)
-    cast64 = np.asarray(expected).astype(np.float64).reshape(-1)
-    exact = exact.reshape(-1)
-    bound = np.maximum(np.abs(exact) * EPS[dtype.name], TINY[dtype.name])
-    off = np.abs(ours64 - cast64) > bound
-    if off.any():
-        i = int(np.flatnonzero(off)[0])
-        return ["%s (%s): %d value(s) more than one ulp from numpy's, first [%d]: ours %r, numpy %r (float64 %r)" %
-                (key, dtype.name, int(off.sum()), i, ours64[i], cast64[i], exact[i])]
-    return []
-
-
 # ---- checks ----------------------------------------------------------------
 
-class Check:
+class Check(Findings):
     """One case's findings. 'scratch' is where TensorFlow writes restored
     programs again."""
 
     def __init__(self, name, scratch):
-        self.name = name
+        super().__init__(name)
         self.scratch = scratch
-        self.problems = []
-        self.checked = 0
-
-    def fail(self, message):
-        self.problems.append(message)
 
     def keys(self, prefix, expected):
         keys = keys_of(prefix) - {GRAPH_KEY}
@@ -312,10 +300,6 @@ class Check:
             else:
                 self.checked += 1
 
-    def result(self):
-        return {"ok": not self.problems, "problems": self.problems, "checked": self.checked}
-
-
 def fresh_keras(seed):
     model, opt = keras_model()
     keras_train(model, np.random.default_rng(seed), steps=1)  # builds the optimizer's variables
@@ -334,10 +318,11 @@ def check_average(c, case):
     c.values(case["dst"], expected)
     if case["method"] == "slerp" and not case.get("arcs"):
         c.fail("every tensor pair is nearly parallel: the arc of slerp is untested")
-    firsts = [k for k, (_, _, exact) in expected.items() if exact is None]
-    later = values_of(case["sources"][1])
-    if firsts and not any(not np.array_equal(later[k][1], expected[k][1]) for k in firsts):
-        c.fail("no non-float tensor differs between the sources: 'taken from the first' is untested")
+    copied = [k for k, (_, _, exact) in expected.items() if exact is None]
+    base = latest_index(case["sources"])
+    other = values_of(case["sources"][1 if base == 0 else 0])
+    if copied and not any(not np.array_equal(other[k][1], expected[k][1]) for k in copied):
+        c.fail("no non-float tensor differs between the sources: 'taken from the latest' is untested")
     if case["program"] == "keras" and case.get("weights_only"):
         model, _ = keras_model(compiled=False)
         root = tf.train.Checkpoint(model=model)
@@ -523,34 +508,48 @@ def cases_for(out, p):
 
     def copied(program, sources, weights_only=False):
         """The tensors that are not floating point, which the result takes from
-        the first source: its notes must name each one."""
+        the latest source: its notes must name each one."""
         dropped = keras_optimizer_only if program == "keras" else is_optimizer_key
         return sorted(k for k, (dtype, _) in values_of(sources[0]).items()
                       if not dtype.is_floating and not (weights_only and dropped(k)))
 
-    def average(name, program, sources, flags, method, **params):
+    def based(sources):
+        """What the result's "base" names: the latest source and its step."""
+        latest = sources[latest_index(sources)]
+        return {"base": latest, "base_step": step_of(latest)}
+
+    def average(name, program, sources, flags, method, args=None, **params):
         dst = os.path.join(d, name)
-        case(name, ["merge", dst, *sources, "--average", *flags, "--json"], "average", unchanged=sources, dst=dst,
-             program=program, sources=sources, method=method,
-             notes=copied(program, sources, params.get("weights_only", False)), **params)
+        args = args or ["merge", dst, *sources, "--average", *flags, "--json"]
+        case(name, [a if a != "DST" else dst for a in args], "average", unchanged=sources, dst=dst, program=program,
+             sources=sources, method=method, notes=copied(program, sources, params.get("weights_only", False)),
+             **based(sources), **params)
 
     k, mlp = p["keras"], p["mlp"]
     average("average-mean-keras", "keras", k, [], "mean")
     average("average-mean-mlp", "mlp", mlp, [], "mean")
+    # The latest source given first: its step still wins.
+    average("average-mean-mlp-latest-first", "mlp", mlp[::-1], [], "mean")
     average("average-weighted-mlp", "mlp", mlp, ["--weights", "1,2,5"], "mean", weights=[1, 2, 5])
+    # Options before the paths, as docs/cli.md writes them: the weights are one value, not DST and the sources.
+    average("average-weighted-options-first", "mlp", mlp, [], "mean", weights=[1, 2, 5],
+            args=["merge", "--average", "--weights", "1,2,5", "DST", *mlp, "--json"])
+    average("average-weighted-equals-form", "mlp", mlp, [], "mean", weights=[1, 2, 5],
+            args=["merge", "--average", "--weights=1,2,5", "DST", *mlp, "--json"])
     average("average-ema-keras", "keras", k, ["--ema", "0.75"], "ema", decay=0.75)
     # EMA runs over the sources in step order, whatever order they are given in.
     dst = os.path.join(d, "average-ema-keras-unordered")
     case("average-ema-keras-unordered", ["merge", dst, k[2], k[0], k[1], "--average", "--ema", "0.75", "--json"],
          "average", unchanged=k, dst=dst, program="keras", sources=k, method="ema", decay=0.75,
-         notes=copied("keras", k))
+         notes=copied("keras", k), **based(k))
     average("average-slerp-mlp", "mlp", mlp[:2], ["--slerp", "0.3"], "slerp", t=0.3)
     average("average-weights-only-keras", "keras", k, ["--weights-only"], "mean", weights_only=True)
     average("average-weights-only-mlp", "mlp", mlp, ["--weights-only"], "mean", weights_only=True)
     # A run directory stands for the checkpoints its state file lists; --last 2 keeps ckpt-2 and ckpt-3.
     dst = os.path.join(d, "average-last-2-keras")
     case("average-last-2-keras", ["merge", dst, os.path.join(out, "keras"), "--average", "--last", "2", "--json"],
-         "average", unchanged=k, dst=dst, program="keras", sources=k[1:], method="mean", notes=copied("keras", k[1:]))
+         "average", unchanged=k, dst=dst, program="keras", sources=k[1:], method="mean", notes=copied("keras", k[1:]),
+         **based(k[1:]))
 
     dst = os.path.join(d, "merge-shards")
     case("merge-shards", ["merge", dst, *p["shards"], "--json"], "merge-shards", unchanged=p["shards"], dst=dst,
@@ -625,18 +624,7 @@ def main():
             doc = json.load(f)
         scratch = os.path.join(out, "scratch")
         os.makedirs(scratch, exist_ok=True)
-        results = {}
-        for case in doc["cases"]:
-            if "check" not in case:
-                continue
-            try:
-                results[case["name"]] = run_check(dict(case), scratch)
-            except Exception as e:  # noqa: BLE001 - one case's failure must not hide the others'
-                results[case["name"]] = {"ok": False, "problems": ["%s: %s" % (type(e).__name__, e)], "checked": 0}
-            print(case["name"], "ok" if results[case["name"]]["ok"] else results[case["name"]]["problems"], flush=True)
-        with open(os.path.join(out, "check.json"), "w") as f:
-            json.dump({"cases": results}, f, indent=1)
-        return 0
+        return judge_cases(out, doc["cases"], lambda case: run_check(case, scratch))
     out = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "surgery_interop_out")
     os.makedirs(out, exist_ok=True)
     p = write_sources(out)

@@ -115,6 +115,30 @@ private slots:
         }
     }
 
+    // Where TensorFlow's restore raises, `ckpt restore` fails too (exit 1)
+    // and names the error; where it does not, no restore error is printed.
+    void cliFailsWhereTensorFlowRaises_data() {
+        QTest::addColumn<int>("index");
+        for (size_t i = 0; i < m_doc["scenarios"].size(); ++i)
+            if (m_doc["scenarios"][i]["additions"].empty())
+                QTest::newRow(m_doc["scenarios"][i]["name"].get<std::string>().c_str()) << int(i);
+    }
+    void cliFailsWhereTensorFlowRaises() {
+        QFETCH(int, index);
+        const json& sc = m_doc["scenarios"][static_cast<size_t>(index)];
+        const QString name = QString::fromStdString(sc["name"].get<std::string>());
+        const QString spec = m_dir.filePath(name + QStringLiteral("_spec.json"));
+        QVERIFY(ckpt::testing::writeAll(spec, QByteArray::fromStdString(sc["spec"].dump())));
+        const auto run = ckpt::testing::runCkpt(
+            {QStringLiteral("restore"), m_dir.filePath(QString::fromStdString(sc["checkpoint"].get<std::string>())),
+             QStringLiteral("--into"), spec, QStringLiteral("--no-record"), QStringLiteral("--json")});
+        const bool tfRaised = sc["expect"]["restore_error"].get<bool>();
+        const json report = json::parse(run.out.toStdString(), nullptr, false);
+        QVERIFY2(report.is_object(), (run.out + run.err).constData());
+        QCOMPARE(report["restore_errors"].empty(), !tfRaised);
+        if (tfRaised) QVERIFY2(run.exitCode == 1, (run.out + run.err).constData());
+    }
+
     void tensorFlowRestoresOut() {
         const json* identical = nullptr;
         for (const json& sc : m_doc["scenarios"])

@@ -6,7 +6,7 @@
 // case runs through the built CLI; the sources' bytes must be unchanged
 // after it, a result must pass `ckpt verify`, a refusal must leave nothing
 // at the destination, an average's notes name every tensor it took from
-// the first source. Then the script, with --check, reads every result
+// the latest source, and its "base" names that source and its step. Then the script, with --check, reads every result
 // with TensorFlow: exactly the expected keys, values equal to numpy's
 // (averages in float64, cast to the dtype), and a restore into the program
 // the result stands for with assert_consumed().
@@ -14,7 +14,6 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFileInfo>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -23,6 +22,7 @@
 #include <map>
 #include <string>
 
+#include "interop_judge.h"
 #include "test_support.h"
 
 using nlohmann::json;
@@ -75,20 +75,17 @@ private slots:
                 "CKPT_PYTHON is not set: these checks need a Python with tensorflow (scripts/test.sh sets it; "
                 "locally e.g. CKPT_PYTHON=/work/main/.venv/bin/python)");
         QVERIFY(m_dir.isValid());
-        const auto run = ckpt::testing::runInteropScript(QStringLiteral("surgery_fixtures.py"), m_dir.path());
-        QVERIFY2(run.ok, run.log.right(4000).constData());
-        m_doc = ckpt::testing::loadJson(m_dir.filePath(QStringLiteral("surgery.json")));
+        const auto cases =
+            ckpt::testing::writeCases(QStringLiteral("surgery_fixtures.py"), m_dir.path(), QStringLiteral("surgery.json"));
+        QVERIFY2(cases.ok, cases.log.right(4000).constData());
+        m_doc = cases.json;
         QVERIFY(m_doc["cases"].size() >= 20);
     }
 
     // Each case through `ckpt`: the exit status; a refusal names what its
     // case lists; a result verifies; a --json run prints one JSON object;
     // the sources' files are byte for byte what they were.
-    void cliCases_data() {
-        QTest::addColumn<int>("index");
-        for (size_t i = 0; i < m_doc["cases"].size(); ++i)
-            QTest::newRow(m_doc["cases"][i]["name"].get<std::string>().c_str()) << int(i);
-    }
+    void cliCases_data() { ckpt::testing::addCaseRows(m_doc); }
     void cliCases() {
         QFETCH(int, index);
         const json& c = caseAt(index);
@@ -96,8 +93,7 @@ private slots:
         QVERIFY(!before.empty());
         const QStringList args = arguments(c["args"]);
         const auto run = ckpt::testing::runCkpt(args);
-        const QByteArray log = "ckpt " + args.join(QLatin1Char(' ')).toUtf8() + "\nexit " + QByteArray::number(run.exitCode) +
-                               "\nstdout:\n" + run.out.right(3000) + "\nstderr:\n" + run.err.right(3000);
+        const QByteArray log = ckpt::testing::cliRunLog(args, run);
         QCOMPARE(hashAll(c["unchanged"]), before);
         if (c["ok"].get<bool>()) {
             QVERIFY2(run.exitCode == 0, log.constData());
@@ -110,12 +106,18 @@ private slots:
         if (args.contains(QStringLiteral("--json")) && run.exitCode == 0) {
             const json out = json::parse(run.out.toStdString(), nullptr, false);
             QVERIFY2(out.is_object(), log.constData());
-            // An average names every tensor it took from the first source.
+            // An average names every tensor it took from the latest source.
             std::string notes;
             for (const json& n : out.value("notes", json::array())) notes += n.get<std::string>() + "\n";
             for (const json& key : c.value("notes", json::array()))
                 QVERIFY2(notes.find(key.get<std::string>()) != std::string::npos,
                          ("no note names " + key.get<std::string>() + "\n" + log.toStdString()).c_str());
+            // An average says which source its step comes from, and the step.
+            if (c.contains("base")) {
+                QVERIFY2(out.contains("base"), log.constData());
+                QCOMPARE(out["base"]["prefix"].get<std::string>(), c["base"].get<std::string>());
+                QCOMPARE(out["base"]["step"], c["base_step"]);
+            }
         }
         for (const json& fragment : c.value("stdout", json::array()))
             QVERIFY2(run.out.contains(QByteArray::fromStdString(fragment.get<std::string>())), log.constData());
@@ -127,34 +129,17 @@ private slots:
 
     // TensorFlow reads every result (surgery_fixtures.py --check).
     void tensorFlowReadsResults() {
-        QProcess py;
-        py.setProcessChannelMode(QProcess::MergedChannels);
-        py.start(qEnvironmentVariable("CKPT_PYTHON"),
-                 {ckpt::testing::sourceDir() + QStringLiteral("/tests/interop/surgery_fixtures.py"), QStringLiteral("--check"),
-                  m_dir.path()});
-        QVERIFY2(py.waitForFinished(600000), "surgery_fixtures.py --check timed out");
-        const QByteArray log = py.readAll();
-        QVERIFY2(py.exitStatus() == QProcess::NormalExit && py.exitCode() == 0, log.right(4000).constData());
-        m_checks = ckpt::testing::loadJson(m_dir.filePath(QStringLiteral("check.json")));
-        QVERIFY(m_checks["cases"].is_object());
+        const auto judged = ckpt::testing::judgeOutputs(QStringLiteral("surgery_fixtures.py"), m_dir.path());
+        QVERIFY2(judged.ok, judged.log.right(4000).constData());
+        m_checks = judged.json;
     }
 
     // One row per case, its problems listed.
-    void tensorFlowChecks_data() {
-        QTest::addColumn<int>("index");
-        for (size_t i = 0; i < m_doc["cases"].size(); ++i)
-            if (m_doc["cases"][i].contains("check"))
-                QTest::newRow(m_doc["cases"][i]["name"].get<std::string>().c_str()) << int(i);
-    }
+    void tensorFlowChecks_data() { ckpt::testing::addCaseRows(m_doc, /*judgedOnly=*/true); }
     void tensorFlowChecks() {
         QFETCH(int, index);
-        const std::string name = caseAt(index)["name"];
-        QVERIFY2(m_checks["cases"].contains(name), name.c_str());
-        const json& r = m_checks["cases"][name];
-        std::string problems;
-        for (const json& p : r["problems"]) problems += "\n  " + p.get<std::string>();
-        QVERIFY2(r["ok"].get<bool>(), (name + ":" + problems).c_str());
-        QVERIFY2(r["checked"].get<int>() > 0, name.c_str());
+        const std::string failure = ckpt::testing::judgedCaseFailure(m_checks, caseAt(index)["name"]);
+        QVERIFY2(failure.empty(), failure.c_str());
     }
 };
 

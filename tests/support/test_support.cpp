@@ -137,10 +137,11 @@ MeasuredCliRun runCkptMeasured(const QStringList& args, int timeoutMs, quint64 a
 }
 QString sourceDir() { return qEnvironmentVariable("CKPT_SOURCE_DIR"); }
 
-ScriptRun runInteropScript(const QString& script, const QString& outDir) {
+ScriptRun runInteropScript(const QString& script, const QString& outDir, const QStringList& flags) {
     QProcess p;
     p.setProcessChannelMode(QProcess::MergedChannels);
-    p.start(qEnvironmentVariable("CKPT_PYTHON"), {sourceDir() + QStringLiteral("/tests/interop/") + script, outDir});
+    p.start(qEnvironmentVariable("CKPT_PYTHON"),
+            QStringList{sourceDir() + QStringLiteral("/tests/interop/") + script} + flags + QStringList{outDir});
     const bool finished = p.waitForFinished(600000);
     ScriptRun run;
     run.log = p.readAll();

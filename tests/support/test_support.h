@@ -78,14 +78,15 @@ struct MeasuredCliRun : CliRun {
 };
 MeasuredCliRun runCkptMeasured(const QStringList& args, int timeoutMs, quint64 addressSpaceLimit = 0);
 
-// One run of a fixture script under tests/interop with $CKPT_PYTHON and
-// 'outDir' as its argument (waits up to ten minutes); 'log' holds its
-// merged output. ok is false on a timeout, a crash or a non-zero exit.
+// One run of a fixture script under tests/interop with $CKPT_PYTHON, its
+// 'flags' and then 'outDir' as arguments (waits up to ten minutes); 'log'
+// holds its merged output. ok is false on a timeout, a crash or a non-zero
+// exit.
 struct ScriptRun {
     bool ok = false;
     QByteArray log;
 };
-ScriptRun runInteropScript(const QString& script, const QString& outDir);
+ScriptRun runInteropScript(const QString& script, const QString& outDir, const QStringList& flags = {});
 
 // Runs 'body' in a forked child and returns its exit status, or 100 + the
 // signal that ended it: for crashes, kills and resource limits a test must

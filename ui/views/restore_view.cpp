@@ -339,6 +339,8 @@ void RestoreView::showPreview(const RestorePreview& preview) {
         if (m_warnings->count() < kMaxListed) m_warnings->addItem(QString::fromStdString(e.toString()));
     for (const std::string& w : report->warnings)
         if (m_warnings->count() < kMaxListed) m_warnings->addItem(QString::fromStdString(w));
+    for (const std::string& m : report->unmatchedMappings)
+        if (m_warnings->count() < kMaxListed) m_warnings->addItem(QString::fromStdString(m));
     if (m_warnings->count() == 0)
         m_warnings->addItem(report->expectPartial ? tr("(none: silenced by expect_partial)") : tr("(none)"));
     m_summary->setText(tr("%1 matched, %2 unresolved in checkpoint, %3 unbound in program, %4 dtype/shape mismatches (%5)")

@@ -31,10 +31,14 @@ struct CheckpointStep {
     std::string source;
 };
 
-// The stored step is the first int32/int64 scalar among: a root `step` or
-// `global_step` variable (tf.train.Checkpoint(step=...), TF1's global step),
-// then the optimizer's iteration count. 'reader' may be null (unreadable
-// checkpoint): the number stands in.
+// The stored step is the first int32/int64 scalar among the keys each
+// convention writes, in this order: a root `step` or `global_step`
+// variable (tf.train.Checkpoint(step=...), Orbit's global_step), TF1's
+// name-based `global_step` (Saver, Estimator) and `step`, then the
+// optimizer's iteration count (Keras 2 `optimizer/iter`, Keras 3
+// `optimizer/_iterations`, also under `model/` for a compiled Keras model
+// saved alone). save_counter is not a step. 'reader' may be null
+// (unreadable checkpoint): the number stands in.
 CheckpointStep checkpointStep(std::string_view prefix, const BundleReader* reader);
 
 // The same answer without opening a BundleReader: looks up only the header

@@ -92,6 +92,9 @@ struct MatchReport {
     // What TensorFlow logs when the status is dropped without expect_partial():
     // "Value in checkpoint could not be found in the restored object: (root).x".
     std::vector<std::string> warnings;
+    // One message per assignment-map entry (RestoreOptions::assignmentMap)
+    // whose OLD matched nothing in the checkpoint: it changed nothing.
+    std::vector<std::string> unmatchedMappings;
     bool expectPartial = false;
 
     // Counts for summaries.

@@ -53,7 +53,7 @@ struct CalendarRule {
 
 struct RetentionPolicy {
     std::optional<int> keepLatest;            // the newest N by step
-    std::optional<double> keepOnePerHours;    // TensorFlow's keep_checkpoint_every_n_hours
+    std::optional<double> keepOnePerHours;    // TensorFlow's keep_checkpoint_every_n_hours, with keepLatest as max_to_keep
     std::optional<int64_t> keepEverySteps;    // the first checkpoint of each N-step bucket
     std::optional<double> keepWithinSeconds;  // saved less than this long ago
     CalendarRule calendar;
@@ -100,6 +100,11 @@ struct RetentionCandidate {
     bool complete = true;  // index readable and every data file present
     std::string problem;   // why it is not complete ("1 data file missing")
     bool isStateLatest = false;
+    // Listed in the state file's all_model_checkpoint_paths, with its
+    // all_model_checkpoint_timestamps entry when it has one (what
+    // keep_one_per_hours judges, as TensorFlow's CheckpointManager does).
+    bool inStateFile = false;
+    std::optional<double> stateTimestamp = std::nullopt;
     // Why it may not be touched whatever the rules say (a name or state-file
     // path that leaves the directory, an index that is a symlink out of it).
     std::string unsafe;
@@ -113,6 +118,10 @@ struct RetentionContext {
     double now = 0;             // wall seconds; tests inject any time
     std::string owner;          // deletes only this owner's checkpoints
     bool adoptForeign = false;  // treat checkpoints without metadata as owned
+    // The state file's last_preserved_timestamp, where keep_one_per_hours
+    // counts from; nullopt when the directory has no state file.
+    // planDirectoryRetention reads it from the directory.
+    std::optional<double> lastPreservedTimestamp = std::nullopt;
 };
 
 enum class RetentionVerdict {
@@ -139,6 +148,10 @@ struct RetentionPlan {
     uint64_t keptBytes = 0, deletedBytes = 0, leftAloneBytes = 0;
     int kept = 0, deleted = 0, leftAlone = 0;
     std::vector<std::string> notes;  // "disk budget 10 GiB cannot be met: 12 GiB protected"
+    // keep_one_per_hours only: the last_preserved_timestamp TensorFlow's
+    // manager would record after this sweep; applyRetention writes it into
+    // the state file it rewrites.
+    std::optional<double> lastPreservedTimestamp = std::nullopt;
 };
 
 // Pure: no I/O. Candidates in any order.

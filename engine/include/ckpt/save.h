@@ -78,7 +78,8 @@ public:
 
 // docs/format.md, "MaxShardSizePolicy": shards of at most maxShardBytes; larger tensors are split into
 // slices along one axis (a piece that cannot fit goes alone into an
-// oversized shard).
+// oversized shard). Only types TensorFlow reads back from slices are cut;
+// strings, half, unsigned 16/32/64-bit and the like stay whole.
 class MaxShardSizePolicy final : public ShardingPolicy {
 public:
     explicit MaxShardSizePolicy(int64_t maxShardBytes) : m_max(maxShardBytes) {}

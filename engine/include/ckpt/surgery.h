@@ -22,6 +22,7 @@
 #include "ckpt/cancellation.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/checkpoint_metadata.h"
+#include "ckpt/checkpoint_step.h"
 #include "ckpt/object_graph.h"
 #include "ckpt/save.h"
 #include "ckpt/status.h"
@@ -45,13 +46,22 @@ struct SurgeryOptions {
     const CancellationToken* cancel = nullptr;
 };
 
+// An average's base: the latest source by step, whose step counters,
+// other tensors that are not floating point and object graph the result
+// takes (averageCheckpoints).
+struct AverageBase {
+    std::string prefix;
+    CheckpointStep step;  // its step and where it was read
+};
+
 struct SurgeryResult {
     SaveStats stats;
     VerifyReport verify;  // ok(): a result that does not verify is an error
-    // What the user should know about the result, one line each: tensors
-    // taken from the first source, nodes dropped, graphs merged, ...
+    // What the user should know about the result, one line each: the
+    // average's step and base, nodes dropped, graphs merged, ...
     std::vector<std::string> notes;
     bool replaced = false;  // a checkpoint was at the destination and is now this one
+    std::optional<AverageBase> base = std::nullopt;  // averages only
 };
 
 // ---- save as ---------------------------------------------------------------
@@ -100,8 +110,10 @@ Status checkAverageSources(const std::vector<std::string>& sources);
 
 // Same-structure checkpoints (the same keys, dtypes and shapes; the
 // mismatches are named) combined value by value in float64. Tensors that
-// are not floating point (step counters, strings) are taken from the first
-// source, with a note. The object graph is the first source's.
+// are not floating point (step counters, strings) and the object graph are
+// taken from the latest source (the highest step as checkpoint_step.h
+// reads it, the last given among equals), which result.base names; notes
+// say so. The result thus carries the newest checkpoint's step.
 Result<SurgeryResult> averageCheckpoints(const std::vector<std::string>& sources, const std::string& dst, const AverageSpec& spec,
                                          const SurgeryOptions& options);
 

@@ -49,7 +49,10 @@ void compareSteps(const CheckpointStep& got, const CheckpointStep& want) {
 const std::string kStep = "step/.ATTRIBUTES/VARIABLE_VALUE";
 const std::string kGlobalStep = "global_step/.ATTRIBUTES/VARIABLE_VALUE";
 const std::string kIter = "optimizer/iter/.ATTRIBUTES/VARIABLE_VALUE";
-const std::string kIterations = "optimizer/iterations/.ATTRIBUTES/VARIABLE_VALUE";
+const std::string kIterations = "optimizer/_iterations/.ATTRIBUTES/VARIABLE_VALUE";
+const std::string kModelIterations = "model/optimizer/_iterations/.ATTRIBUTES/VARIABLE_VALUE";
+const std::string kTf1Step = "step";
+const std::string kTf1GlobalStep = "global_step";
 const std::string kWeights = "model/w/.ATTRIBUTES/VARIABLE_VALUE";
 
 }  // namespace
@@ -88,11 +91,16 @@ private slots:
         QTest::newRow("int32 step") << 0 << qint64(200) << QString::fromStdString(kStep);
         QTest::newRow("int64 global_step beyond int32") << 1 << qint64(5'000'000'000) << QString::fromStdString(kGlobalStep);
         QTest::newRow("optimizer iter") << 2 << qint64(31) << QString::fromStdString(kIter);
-        QTest::newRow("optimizer iterations, int32") << 3 << qint64(-4) << QString::fromStdString(kIterations);
+        QTest::newRow("Keras 3 optimizer _iterations, int32") << 3 << qint64(-4) << QString::fromStdString(kIterations);
         QTest::newRow("step wins over the optimizer") << 4 << qint64(9) << QString::fromStdString(kStep);
         QTest::newRow("float step skipped") << 5 << qint64(12) << QString::fromStdString(kIter);
         QTest::newRow("non-scalar step skipped") << 6 << qint64(12) << QString::fromStdString(kIter);
         QTest::newRow("no step: the number") << 7 << qint64(7) << QStringLiteral("checkpoint number");
+        QTest::newRow("TF1 step variable") << 8 << qint64(200) << QString::fromStdString(kTf1Step);
+        QTest::newRow("TF1 global_step before TF1 step") << 9 << qint64(100) << QString::fromStdString(kTf1GlobalStep);
+        QTest::newRow("compiled Keras model saved alone") << 10 << qint64(12) << QString::fromStdString(kModelIterations);
+        QTest::newRow("a named step before the optimizer's count") << 11 << qint64(5) << QString::fromStdString(kTf1Step);
+        QTest::newRow("save_counter is not a step") << 12 << qint64(7) << QStringLiteral("checkpoint number");
     }
     void generatedKinds() {
         QFETCH(int, kind);
@@ -118,6 +126,17 @@ private slots:
             tensors.push_back({kStep, vector});
             tensors.push_back({kIter, scalar(DataType::Int64, int64_t{12})});
             break;
+        case 8: tensors.push_back({kTf1Step, scalar(DataType::Int64, int64_t{200})}); break;
+        case 9:
+            tensors.push_back({kTf1Step, scalar(DataType::Int64, int64_t{200})});
+            tensors.push_back({kTf1GlobalStep, scalar(DataType::Int64, int64_t{100})});
+            break;
+        case 10: tensors.push_back({kModelIterations, scalar(DataType::Int64, int64_t{12})}); break;
+        case 11:
+            tensors.push_back({kIterations, scalar(DataType::Int64, int64_t{12})});
+            tensors.push_back({kTf1Step, scalar(DataType::Int64, int64_t{5})});
+            break;
+        case 12: tensors.push_back({"save_counter/.ATTRIBUTES/VARIABLE_VALUE", scalar(DataType::Int64, int64_t{3})}); break;
         default: break;
         }
         QTemporaryDir tmp;

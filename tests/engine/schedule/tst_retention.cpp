@@ -241,6 +241,47 @@ private slots:
         QCOMPARE(named(plan, RetentionVerdict::Delete), (std::vector<std::string>{"ckpt-1", "ckpt-2", "ckpt-4"}));
     }
 
+    // With a state file, TensorFlow's CheckpointManager counts from its
+    // last_preserved_timestamp and judges only what it lists after it;
+    // keep_latest is max_to_keep. Not "the oldest, then every 2 h".
+    void keepOnePerHoursCountsFromTheStateFile() {
+        CheckpointDir d;
+        const double t0 = kNow - 10 * kHour;
+        const double offsets[] = {0, 0.5, 1.5, 2.0, 3.0, 4.5, 5.0};
+        ckpt::CheckpointState state;
+        for (int i = 0; i < 7; ++i) {
+            const std::string name = "ckpt-" + std::to_string(i);
+            // Metadata times that would keep other checkpoints: the state file's timestamps rule.
+            d.save(name, i, t0 + 7 * kHour - offsets[i] * kHour);
+            state.allModelCheckpointPaths.push_back(name);
+            state.allModelCheckpointTimestamps.push_back(t0 + offsets[i] * kHour);
+        }
+        d.save("unlisted", 0, t0 - kHour);
+        state.modelCheckpointPath = "ckpt-6";
+        state.lastPreservedTimestamp = t0 + 0.25 * kHour;
+        QVERIFY(ckpt::writeCheckpointState(d.dir(), state).isOk());
+
+        const RetentionPlan plan = d.plan(policy(R"({"keep_latest": 2, "keep_one_per_hours": 2})"));
+        // ckpt-0 is not after last_preserved_timestamp, "unlisted" is not
+        // listed: TensorFlow never deletes them. ckpt-4 is the first one
+        // leaving the active set 2 h after last_preserved_timestamp.
+        QVERIFY(keptBy(plan, "ckpt-0", "one per 2h: preserved earlier (not after last_preserved_timestamp)"));
+        QVERIFY(keptBy(plan, "unlisted", "one per 2h: preserved earlier (not in the state file)"));
+        QVERIFY(keptBy(plan, "ckpt-4", "one per 2h"));
+        QCOMPARE(named(plan, RetentionVerdict::Delete), (std::vector<std::string>{"ckpt-1", "ckpt-2", "ckpt-3"}));
+        QCOMPARE(plan.lastPreservedTimestamp, std::optional<double>(t0 + 3 * kHour));
+
+        // Applying records it, as the manager's sweep does.
+        auto applied = applyRetention(plan);
+        QVERIFY2(applied.ok(), applied.status().toString().c_str());
+        auto after = ckpt::readCheckpointState(d.dir());
+        QVERIFY(after.ok() && *after);
+        QCOMPARE((*after)->lastPreservedTimestamp, t0 + 3 * kHour);
+        QCOMPARE((*after)->allModelCheckpointPaths, (std::vector<std::string>{"ckpt-0", "ckpt-4", "ckpt-5", "ckpt-6"}));
+        // Planned again, nothing more goes: the sweep is a fixed point.
+        QCOMPARE(d.plan(policy(R"({"keep_latest": 2, "keep_one_per_hours": 2})")).deleted, 0);
+    }
+
     void keepEverySteps() {
         CheckpointDir d;
         const int steps[] = {150, 999, 1000, 1500, 2300, 2001};

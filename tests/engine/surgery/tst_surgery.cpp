@@ -238,7 +238,14 @@ private slots:
         auto done = averageCheckpoints({m_a, m_b, m_c}, dst, spec, SurgeryOptions{});
         QVERIFY2(done.ok(), done.status().toString().c_str());
         QVERIFY(done->verify.ok());
-        QVERIFY2(!done->notes.empty(), "no note for the step taken from the first source");
+        // The result carries the latest source's step (m_c: 30), and says so.
+        QVERIFY(done->base);
+        QCOMPARE(done->base->prefix, m_c);
+        QCOMPARE(done->base->step.step, std::optional<int64_t>(30));
+        QVERIFY2(
+            std::any_of(done->notes.begin(), done->notes.end(),
+                        [&](const std::string& n) { return n.rfind("step 30 from " + m_c + ", the latest source", 0) == 0; }),
+            "no note for the step taken from the latest source");
         auto kernel = readTensor(dst, kDenseKernel);
         QVERIFY2(kernel.ok(), kernel.status().toString().c_str());
         for (int64_t i = 0; i < kernel->numElements(); ++i)
@@ -248,7 +255,7 @@ private slots:
         QCOMPARE(m->as<float>()[0], static_cast<float>(-expectedBase));
         auto step = readTensor(dst, kStep);
         QVERIFY2(step.ok(), step.status().toString().c_str());
-        QCOMPARE(step->as<int64_t>()[0], int64_t{10});
+        QCOMPARE(step->as<int64_t>()[0], int64_t{30});
         auto result = Checkpoint::open(dst);
         auto first = Checkpoint::open(m_a);
         QVERIFY(result.ok() && first.ok());
