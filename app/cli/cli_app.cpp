@@ -5,21 +5,6 @@
 namespace ckpt::cli {
 namespace {
 
-// CLI11 lets a repeatable option (a vector) take every following word that
-// is not an option, positionals included: `merge --average --weights 1,2
-// DST SRC...` read DST and the sources as more weights. Here an option
-// takes one value per occurrence (split on its delimiter, if it has one);
-// repeat the option for more.
-void oneValuePerOccurrence(CLI::App& app) {
-    for (CLI::Option* option : app.get_options())
-        if (option->nonpositional() && option->get_allow_extra_args()) option->allow_extra_args(false);
-    for (CLI::App* sub : app.get_subcommands({})) oneValuePerOccurrence(*sub);
-}
-
-}  // namespace
-
-namespace {
-
 // Options for s3:// and gs:// locations, accepted before or after the
 // subcommand (docs/remote.md); applied before the subcommand runs.
 void addObjectStoreOptions(CLI::App& app, CommandContext& ctx) {
@@ -35,6 +20,22 @@ void addObjectStoreOptions(CLI::App& app, CommandContext& ctx) {
         const Status s = configureObjectStores(*options);
         if (!s.isOk()) throw CLI::ValidationError(s.message());
     });
+}
+
+// Settles what holds for every command once all are registered (recursive):
+// - CLI11 lets a repeatable option (a vector) take every following word that
+//   is not an option, positionals included: `merge --average --weights 1,2
+//   DST SRC...` read DST and the sources as more weights. Here an option
+//   takes one value per occurrence (split on its delimiter, if it has one);
+//   repeat the option for more.
+// - A subcommand passes options it does not know up to its parent, so the
+//   object-store options work after it, at any depth ("ckpt catalog scan
+//   --stats").
+void settleCommandTree(CLI::App& app, bool root) {
+    if (!root) app.fallthrough();
+    for (CLI::Option* option : app.get_options())
+        if (option->nonpositional() && option->get_allow_extra_args()) option->allow_extra_args(false);
+    for (CLI::App* sub : app.get_subcommands({})) settleCommandTree(*sub, false);
 }
 
 }  // namespace
@@ -68,16 +69,7 @@ std::unique_ptr<CLI::App> makeCliApp(CommandContext& ctx) {
     registerScheduler(*app, ctx);
     registerCatalog(*app, ctx);
     registerGc(*app, ctx);
-    // The object-store options are also accepted after the subcommand, at
-    // any depth ("ckpt catalog scan --stats").
-    std::vector<CLI::App*> pending = app->get_subcommands({});
-    while (!pending.empty()) {
-        CLI::App* sub = pending.back();
-        pending.pop_back();
-        sub->fallthrough();
-        for (CLI::App* nested : sub->get_subcommands({})) pending.push_back(nested);
-    }
-    oneValuePerOccurrence(*app);
+    settleCommandTree(*app, true);
     return app;
 }
 
