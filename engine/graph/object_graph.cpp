@@ -225,7 +225,7 @@ Result<ObjectGraph> ObjectGraph::parse(std::string_view serialized, std::string_
             totalBytes += prettyBytes[static_cast<size_t>(n.id)] + s.slotName.size() + prettyBytes[var] + 16;
         }
     }
-    const uint64_t budget = kPathBytesBase + kPathBytesPerSerializedByte * serialized.size();
+    const uint64_t budget = objectPathBudget(serialized.size());
     if (totalBytes > budget)
         return dataLoss(std::string(kObjectGraphKey) + " in " + std::string(source) + ": objects nest " +
                         std::to_string(maxDepth) + " levels deep and their paths would take " + std::to_string(totalBytes) +
@@ -249,6 +249,8 @@ Result<ObjectGraph> ObjectGraph::parse(std::string_view serialized, std::string_
     for (ObjectNode& n : graph.m_nodes) n.kind = classify(n, isSlot[static_cast<size_t>(n.id)]);
     return graph;
 }
+
+uint64_t objectPathBudget(uint64_t sourceBytes) { return kPathBytesBase + kPathBytesPerSerializedByte * sourceBytes; }
 
 std::string ObjectGraph::displayName(int32_t id) const {
     const ObjectNode& n = node(id);

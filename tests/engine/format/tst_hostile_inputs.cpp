@@ -12,12 +12,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_reader.h"
 #include "ckpt/bundle_writer.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/display_tree.h"
+#include "ckpt/model_spec.h"
 #include "ckpt/object_graph.h"
 #include "ckpt/verify.h"
 #include "format/index_table.h"
@@ -404,6 +406,47 @@ private slots:
                                {"\"s\"", b.indexName(), "cannot hold 67108864 strings"});
         });
         expectCli({QStringLiteral("cat"), q(b.prefix), QStringLiteral("s")}, 1, QStringLiteral("cannot hold 67108864 strings"));
+    }
+
+    // Issue #29, finding 3: a model spec that is a chain of N nested
+    // objects. Its paths would be quadratic; the reader measures them first
+    // and refuses the spec, naming its depth, within the budget hostile
+    // checkpoints get; `restore --into` and `import --spec` say the same.
+    void deepSpecChains_data() {
+        QTest::addColumn<int>("depth");
+        QTest::newRow("chain of 20,000") << 20000;
+        QTest::newRow("chain of 100,000") << 100000;
+    }
+    void deepSpecChains() {
+        QFETCH(int, depth);
+        std::string spec = R"({"format": "ckpt-model-spec", "version": 1, "objects": [)";
+        for (int i = 0; i < depth; ++i)
+            spec += "{\"id\": " + std::to_string(i) + ", \"children\": [{\"name\": \"c\", \"id\": " + std::to_string(i + 1) +
+                    "}]},\n";
+        spec += "{\"id\": " + std::to_string(depth) + R"(, "kind": "variable", "dtype": "float32", "shape": [2]}]})";
+        QVERIFY_BUDGET([&] {
+            return expectError(parseModelSpec(spec, "chain.json").status(), StatusCode::InvalidArgument,
+                               {"chain.json: $.objects: objects nest " + std::to_string(depth) + " levels deep"});
+        });
+        QTemporaryDir tmp;
+        const std::string path = tmp.filePath(QStringLiteral("chain.json")).toStdString();
+        std::ofstream(path) << spec;
+        HandMade b;
+        b.write({{"x", entry(1, {1}, 0, 4, maskedCrc(std::string(4, '\0'))).SerializeAsString()}}, std::string(4, '\0'));
+        expectCli({QStringLiteral("restore"), q(b.prefix), QStringLiteral("--into"), q(path), QStringLiteral("--match-only"),
+                   QStringLiteral("--no-record")},
+                  2, QStringLiteral("levels deep"));
+        // A safetensors file with one float32 [2] array, for import.
+        std::string header = R"({"c": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})";
+        header.resize((header.size() + 7) / 8 * 8, ' ');
+        std::string file(8, '\0');
+        for (int i = 0; i < 8; ++i) file[static_cast<size_t>(i)] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+        file += header + std::string(8, '\0');
+        const std::string arrays = tmp.filePath(QStringLiteral("c.safetensors")).toStdString();
+        std::ofstream(arrays, std::ios::binary) << file;
+        expectCli({QStringLiteral("import"), q(arrays), q(tmp.filePath(QStringLiteral("out/ckpt")).toStdString()),
+                   QStringLiteral("--spec"), q(path)},
+                  2, QStringLiteral("levels deep"));
     }
 
     void hostileGraphs_data() {
