@@ -30,7 +30,12 @@ std::string shardPrefix(const std::string& tempDir, int i, int n) {
 Status writeShard(const std::string& prefix, std::vector<SaveTensor>& tensors) {
     CKPT_ASSIGN_OR_RETURN(auto writer, BundleWriter::create(prefix));
     for (SaveTensor& t : tensors) {
-        if (t.slice) CKPT_RETURN_IF_ERROR(writer->addSlice(t.key, t.fullShape, *t.slice, t.data()));
+        if (t.source && t.slice)
+            CKPT_RETURN_IF_ERROR(writer->addSliceFromSource(t.key, t.fullShape, *t.slice, t.value.dtype, t.value.shape, *t.source,
+                                                            t.sourceOffset));
+        else if (t.source)
+            CKPT_RETURN_IF_ERROR(writer->addFromSource(t.key, t.value.dtype, t.value.shape, *t.source, t.sourceOffset));
+        else if (t.slice) CKPT_RETURN_IF_ERROR(writer->addSlice(t.key, t.fullShape, *t.slice, t.data()));
         else CKPT_RETURN_IF_ERROR(writer->add(t.key, t.data()));
     }
     return writer->finish();
@@ -195,7 +200,7 @@ Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<Sav
     stats.shards = n;
     for (const auto& s : shards) {
         stats.tensors += static_cast<int64_t>(s.size());
-        for (const SaveTensor& t : s) stats.dataBytes += t.data().dtype == DataType::String ? 0 : t.data().bytes.size();
+        for (const SaveTensor& t : s) stats.dataBytes += t.byteSize();
     }
     for (const Status& s : results) {
         if (!s.isOk()) {
@@ -211,6 +216,13 @@ Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<Sav
 }
 
 }  // namespace
+
+uint64_t SaveTensor::byteSize() const {
+    const Tensor& t = data();
+    if (t.dtype == DataType::String) return 0;
+    if (source) return static_cast<uint64_t>(t.numElements()) * dataTypeSize(t.dtype);
+    return t.bytes.size();
+}
 
 std::string taskOfDevice(const std::string& device) {
     if (device.empty()) return {};

@@ -5,6 +5,7 @@
 // own writes) and cancellation: a failure leaves the error and nothing else.
 
 #include <QDir>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -23,6 +24,7 @@
 #include "convert/array_file.h"
 #include "fault_file_ops.h"
 #include "test_support.h"
+#include "zeros_npz.h"
 
 using namespace ckpt;
 
@@ -109,6 +111,15 @@ bool hasArray(const std::string& file, const std::string& name) {
     for (const auto& a : (*arrays)->arrays())
         if (a.name == name) return true;
     return false;
+}
+
+// The process's peak resident set (VmHWM), in KiB; -1 when unknown.
+long vmHwmKiB() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+    return -1;
 }
 
 }  // namespace
@@ -223,12 +234,16 @@ private slots:
     void importRoundTrip_data() {
         QTest::addColumn<bool>("byPath");
         QTest::addColumn<int>("shards");
-        QTest::newRow("object paths, by task") << true << 0;
-        QTest::newRow("keys, 3 shards") << false << 3;
+        QTest::addColumn<qint64>("maxShardBytes");
+        QTest::newRow("object paths, by task") << true << 0 << qint64(0);
+        QTest::newRow("keys, 3 shards") << false << 3 << qint64(0);
+        // Streamed arrays cut along their first axis, each piece a range of the file.
+        QTest::newRow("object paths, data files of 1 KiB") << true << 0 << qint64(1024);
     }
     void importRoundTrip() {
         QFETCH(bool, byPath);
         QFETCH(int, shards);
+        QFETCH(qint64, maxShardBytes);
         const std::string dir = outDir();
         ExportOptions o;
         o.names = byPath ? ArrayNaming::ObjectPaths : ArrayNaming::Keys;
@@ -237,6 +252,7 @@ private slots:
         std::ofstream(spec) << modelSpecJson(*makeModel(false));
         ImportOptions io;
         if (shards) io.save.policy = std::make_shared<FixedShardCountPolicy>(shards);
+        if (maxShardBytes) io.save.policy = std::make_shared<MaxShardSizePolicy>(maxShardBytes);
         auto done = importArrays(dir + "/a.safetensors", dir + "/ckpt", spec, io);
         QVERIFY2(done.ok(), done.status().toString().c_str());
         QCOMPARE(done->arrays, int64_t{18});
@@ -250,9 +266,76 @@ private slots:
             QVERIFY2(b.ok(), t.key.c_str());
             QVERIFY2(a->bytes == b->bytes && a->shape == b->shape && a->dtype == b->dtype, t.key.c_str());
         }
+        if (maxShardBytes) QVERIFY2(done->stats.shards > 16, qPrintable(QString::number(done->stats.shards)));
         // Existing destination.
         auto again = importArrays(dir + "/a.safetensors", dir + "/ckpt", spec, {});
         QCOMPARE(again.status().code(), StatusCode::AlreadyExists);
+    }
+
+    // Issue #29, finding 2: an npz member that inflates to 1 GiB (a few KiB
+    // on disk, deflated zeros) imports with peak RSS under a fixed budget,
+    // measured as VmHWM in a child process; before, import held the array
+    // twice. Cut into data files of 256 MiB, each piece inflates again.
+    // (The file: about 1 KiB per MiB of zeros.)
+    void importStreamsInBoundedMemory_data() {
+        QTest::addColumn<qint64>("maxShardBytes");
+        QTest::newRow("one data file") << qint64(0);
+        QTest::newRow("data files of 256 MiB") << (qint64(256) << 20);
+    }
+    void importStreamsInBoundedMemory() {
+        QFETCH(qint64, maxShardBytes);
+        constexpr int64_t kRows = 256 * 1024, kCols = 1024;  // float32: 1 GiB
+        constexpr long kBudgetKiB = (CKPT_UNDER_ASAN ? 3 : 1) * 256 * 1024;
+        const std::string dir = outDir();
+        QCOMPARE(QString::fromStdString(testing::writeZerosNpz(dir + "/big.npz", "kernel", TensorShape{{kRows, kCols}})),
+                 QString());
+        QVERIFY(QFileInfo(QString::fromStdString(dir + "/big.npz")).size() < (4 << 20));
+        std::ofstream(dir + "/spec.json") << R"({"format": "ckpt-model-spec", "version": 1, "objects": [
+            {"id": 0, "children": [{"name": "kernel", "id": 1}]},
+            {"id": 1, "kind": "variable", "dtype": "float32", "shape": [262144, 1024]}]})";
+        const int rc = testing::runInChild([&] {
+            ImportOptions o;
+            o.maxInflatedBytes = uint64_t{2} << 30;
+            if (maxShardBytes) o.save.policy = std::make_shared<MaxShardSizePolicy>(maxShardBytes);
+            auto done = importArrays(dir + "/big.npz", dir + "/ckpt", dir + "/spec.json", o);
+            if (!done.ok()) {
+                std::fprintf(stderr, "%s\n", done.status().toString().c_str());
+                return 1;
+            }
+            const long hwm = vmHwmKiB();
+            std::fprintf(stderr, "import of 1 GiB: peak RSS %ld KiB, %d data file(s)\n", hwm, done->stats.shards);
+            return hwm > 0 && hwm < kBudgetKiB ? 0 : 2;
+        });
+        QVERIFY2(rc != 2, "peak RSS over the budget (see above)");
+        QCOMPARE(rc, 0);
+        auto written = BundleReader::open(dir + "/ckpt");
+        QVERIFY2(written.ok(), written.status().toString().c_str());
+        const TensorInfo* kernel = (*written)->find("kernel/.ATTRIBUTES/VARIABLE_VALUE");
+        QVERIFY(kernel);
+        QCOMPARE(kernel->shape, (TensorShape{{kRows, kCols}}));
+        QCOMPARE(kernel->isPartitioned(), maxShardBytes > 0);
+    }
+
+    // The same bomb with the default limit (64 MiB plus 16 times the
+    // input's size): refused naming both sizes, before a byte is written.
+    void inflationLimitRefusedBeforeWriting() {
+        const std::string dir = outDir();
+        QVERIFY(testing::writeZerosNpz(dir + "/bomb.npz", "kernel", TensorShape{{64 * 1024, 1024}}).empty());  // 256 MiB
+        std::ofstream(dir + "/spec.json") << R"({"format": "ckpt-model-spec", "version": 1, "objects": [
+            {"id": 0, "children": [{"name": "kernel", "id": 1}]},
+            {"id": 1, "kind": "variable", "dtype": "float32", "shape": [65536, 1024]}]})";
+        auto refused = importArrays(dir + "/bomb.npz", dir + "/out/ckpt", dir + "/spec.json", {});
+        QVERIFY(!refused.ok());
+        QCOMPARE(refused.status().code(), StatusCode::InvalidArgument);
+        const std::string& message = refused.status().message();
+        QVERIFY2(message.find("would inflate to 268435456 bytes") != std::string::npos, message.c_str());
+        QVERIFY2(message.find("--max-inflated-bytes") != std::string::npos, message.c_str());
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(dir + "/out")));
+        // Allowed explicitly, the same file imports (zeros, 256 MiB).
+        ImportOptions o;
+        o.maxInflatedBytes = uint64_t{300} << 20;
+        auto allowed = importArrays(dir + "/bomb.npz", dir + "/out/ckpt", dir + "/spec.json", o);
+        QVERIFY2(allowed.ok(), allowed.status().toString().c_str());
     }
 
     void specMismatchNamed() {

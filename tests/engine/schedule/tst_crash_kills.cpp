@@ -8,16 +8,19 @@
 // checkpoint verifies and restores, the state file names only complete
 // checkpoints; a schedule store opens, is intact and has no run left
 // `running`; a catalog is intact and records every checkpoint whole).
-// Checkpoint surgery (average, merge, edit) replaces its result over and
-// over: its sources stay intact and its destination is always either
-// absent or a complete checkpoint holding the right values. A new
-// operation is one more row.
+// Checkpoint surgery (average, merge, edit) and import (arrays streamed
+// from an npz into the save pipeline) replace their result over and over:
+// their sources stay intact and the destination is always either absent
+// or a complete checkpoint holding the right values. A new operation is
+// one more row.
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_reader.h"
 #include "ckpt/catalog.h"
 #include "ckpt/checkpoint_manager.h"
 #include "ckpt/checkpoint_state.h"
+#include "ckpt/convert.h"
+#include "ckpt/model_spec.h"
 #include "ckpt/npy.h"
 #include "ckpt/reshard.h"
 #include "ckpt/retention.h"
@@ -372,6 +375,33 @@ std::vector<Scenario> scenarios() {
                    [](const Paths& p) -> int64_t {
                        return QFileInfo::exists(QString::fromStdString(p.root + "/merged/ckpt-2.index")) ? 2 : 0;
                    }});
+    // ckpt-2's arrays exported to an npz, imported over and over (streamed
+    // member by member into the pipeline, then compared back).
+    out.push_back(
+        {"import streaming", 40, 30000,
+         [](const Paths& p) {
+             NumberedProgram prog(kVariables, kElements);
+             prog.setSaveCounter(1);
+             prog.fill(2.0f);
+             auto m = CheckpointManager::create(prog.root, p.dir(), keepThree());
+             if (!m.ok() || !(*m)->save().ok()) return false;
+             ExportOptions o;
+             o.format = ArrayFormat::Npz;
+             if (!exportCheckpoint(p.dir() + "/ckpt-2", p.root + "/in.npz", o).ok()) return false;
+             std::ofstream(p.root + "/spec.json") << modelSpecJson(*prog.root);
+             return true;
+         },
+         [](const Paths& p) {
+             ImportOptions o;
+             o.overwrite = true;
+             surgeryForever([&] {
+                 return importArrays(p.root + "/in.npz", p.root + "/imported/ckpt-2", p.root + "/spec.json", o).status();
+             });
+         },
+         [](const Paths& p) { return surgeryProblem(p, p.root + "/imported/ckpt-2"); },
+         [](const Paths& p) -> int64_t {
+             return QFileInfo::exists(QString::fromStdString(p.root + "/imported/ckpt-2.index")) ? 2 : 0;
+         }});
     return out;
 }
 
