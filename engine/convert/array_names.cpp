@@ -46,7 +46,41 @@ std::vector<bool> optimizerOwned(const ObjectGraph& graph) {
     return owned;
 }
 
+void percentEncode(std::string& out, unsigned char c) {
+    static const char* kHex = "0123456789ABCDEF";
+    out += '%';
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+}
+
 }  // namespace
+
+std::string containedName(std::string_view name) {
+    std::string out;
+    out.reserve(name.size());
+    for (size_t start = 0;;) {
+        const size_t end = name.find('/', start);
+        const std::string_view part = name.substr(start, end == std::string_view::npos ? name.npos : end - start);
+        const bool last = end == std::string_view::npos;
+        if (part == "." || part == "..") {
+            for (size_t i = 0; i < part.size(); ++i) percentEncode(out, '.');
+        } else {
+            for (const char ch : part) {
+                const auto c = static_cast<unsigned char>(ch);
+                if (c < 0x20 || c == 0x7f || c == '\\') percentEncode(out, c);
+                else out += ch;
+            }
+        }
+        if (last) break;
+        // A '/' that would leave an empty part (leading, doubled, trailing)
+        // is encoded into the name instead of separating.
+        const bool emptyAround = part.empty() || end + 1 == name.size() || name[end + 1] == '/';
+        if (emptyAround) percentEncode(out, '/');
+        else out += '/';
+        start = end + 1;
+    }
+    return out;
+}
 
 std::map<std::string, ArrayName> objectPathNames(const ObjectGraph& graph) {
     std::vector<std::string> base(static_cast<size_t>(graph.size()));

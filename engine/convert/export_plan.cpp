@@ -11,6 +11,7 @@
 #include "convert/array_names.h"
 #include "convert/npz.h"
 #include "convert/safetensors.h"
+#include "format/ordered_code.h"
 #include "platform/crc32c.h"
 
 namespace ckpt::convert {
@@ -51,6 +52,7 @@ Result<ExportPlan> planExport(const Checkpoint& checkpoint, const ExportOptions&
     int64_t optimizerDropped = 0;
     std::set<std::string> used;
     std::vector<std::string> clashes;
+    std::vector<std::string> contained;  // names rewritten to stay inside a directory
     for (const TensorInfo& t : reader.tensors()) {
         if (t.key == kObjectGraphKey) continue;
         const auto named = paths.find(t.key);
@@ -61,7 +63,10 @@ Result<ExportPlan> planExport(const Checkpoint& checkpoint, const ExportOptions&
         }
         PlannedArray a;
         a.info = &t;
-        a.name = options.names == ArrayNaming::ObjectPaths && named != paths.end() ? named->second.name : t.key;
+        const std::string& wanted =
+            options.names == ArrayNaming::ObjectPaths && named != paths.end() ? named->second.name : t.key;
+        a.name = containedName(wanted);
+        if (a.name != wanted) contained.push_back(format::printableKey(wanted) + " as \"" + a.name + "\"");
         if (!formatHolds(options.format, t.dtype)) {
             unsupported.push_back("\"" + a.name + "\" (" + std::string(dataTypeName(t.dtype)) + ")");
             continue;
@@ -82,6 +87,10 @@ Result<ExportPlan> planExport(const Checkpoint& checkpoint, const ExportOptions&
     if (!clashes.empty())
         return invalidArgument("object paths would name several tensors alike: " + listed(clashes) +
                                " (--names keys gives each its checkpoint key)");
+    if (!contained.empty())
+        plan.notes.push_back("renamed " + std::to_string(contained.size()) +
+                             " array(s) whose names could leave an extraction directory: " + listed(contained, 5) +
+                             " (ckpt.keys maps the names back to the keys)");
     if (optimizerDropped > 0)
         plan.notes.push_back("left out " + std::to_string(optimizerDropped) + " optimizer tensor(s) (--weights-only)");
 

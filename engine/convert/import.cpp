@@ -169,8 +169,11 @@ Result<ImportResult> importArrays(const std::string& input, const std::string& d
         if (st.key == kObjectGraphKey) continue;
         const auto named = paths.find(st.key);
         const std::string path = named != paths.end() ? named->second.name : st.key;
-        auto found = arrayByName.find(path);
-        if (found == arrayByName.end()) found = arrayByName.find(st.key);
+        // As named, or as an export names them (names that could leave a
+        // directory rewritten), so whatever an export wrote imports back.
+        auto found = arrayByName.end();
+        for (const std::string& name : {path, convert::containedName(path), st.key, convert::containedName(st.key)})
+            if (found == arrayByName.end()) found = arrayByName.find(name);
         if (found == arrayByName.end()) {
             problems.push_back("no array for " + path + " (key " + st.key + ", " + describe(st.value.dtype, st.fullShape) + ")");
             continue;

@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "ckpt/bundle_reader.h"
+#include "ckpt/bundle_writer.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/convert.h"
 #include "ckpt/model_spec.h"
@@ -113,6 +114,23 @@ bool hasArray(const std::string& file, const std::string& name) {
     return false;
 }
 
+// A name a zip extractor that honours member paths keeps inside its
+// directory: no leading '/', no empty, "." or ".." part, no '\\' or
+// control character.
+bool staysInside(const std::string& name) {
+    if (name.empty() || name.front() == '/') return false;
+    size_t start = 0;
+    for (;;) {
+        const size_t end = name.find('/', start);
+        const std::string part = name.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        if (part.empty() || part == "." || part == "..") return false;
+        for (char c : part)
+            if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '\\') return false;
+        if (end == std::string::npos) return true;
+        start = end + 1;
+    }
+}
+
 // The process's peak resident set (VmHWM), in KiB; -1 when unknown.
 long vmHwmKiB() {
     std::ifstream status("/proc/self/status");
@@ -121,6 +139,10 @@ long vmHwmKiB() {
         if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
     return -1;
 }
+
+// Keys no object names (a name-based bundle), each one a way out of a directory.
+const std::vector<std::string> kHostileKeys = {"../../../../tmp/evil", "/etc/evil", "a//b",   "up/..",
+                                               "back\\slash",          "new\nline", "./here", "fine/key"};
 
 }  // namespace
 
@@ -175,6 +197,62 @@ private slots:
             QCOMPARE(done->notes.size(), size_t{1});
             QVERIFY2(done->notes[0].find("DT_BFLOAT16") != std::string::npos, done->notes[0].c_str());
         }
+    }
+
+    // Issue #29, finding 6: whatever the keys or local names, no exported
+    // name leaves an extraction directory; each rewritten one is noted and
+    // the metadata maps it back to its key; the export still imports.
+    void hostileNamesStayContained_data() {
+        QTest::addColumn<int>("format");
+        QTest::addColumn<bool>("objectGraph");
+        QTest::newRow("npz, keys of a name-based bundle") << int(ArrayFormat::Npz) << false;
+        QTest::newRow("safetensors, keys of a name-based bundle") << int(ArrayFormat::Safetensors) << false;
+        QTest::newRow("npz, local names of an object graph") << int(ArrayFormat::Npz) << true;
+        QTest::newRow("safetensors, local names of an object graph") << int(ArrayFormat::Safetensors) << true;
+    }
+    void hostileNamesStayContained() {
+        QFETCH(int, format);
+        QFETCH(bool, objectGraph);
+        const std::string dir = outDir();
+        const std::string src = dir + "/hostile";
+        std::shared_ptr<Trackable> root;
+        if (objectGraph) {
+            root = Trackable::makeObject();
+            for (const char* name : {"../../evil", "..", "/abs", "ok"})
+                QVERIFY(root->addChild(name, patterned(DataType::Float, TensorShape{{4}}, 1)).isOk());
+            QVERIFY(writeCheckpoint(*root, src, {}).ok());
+        } else {
+            auto writer = BundleWriter::create(src);
+            QVERIFY2(writer.ok(), writer.status().toString().c_str());
+            for (size_t i = 0; i < kHostileKeys.size(); ++i)
+                QVERIFY((*writer)->add(kHostileKeys[i], patterned(DataType::Float, TensorShape{{4}}, int(i))->value()).isOk());
+            QVERIFY((*writer)->finish().isOk());
+        }
+        ExportOptions o;
+        o.format = static_cast<ArrayFormat>(format);
+        o.names = objectGraph ? ArrayNaming::ObjectPaths : ArrayNaming::Keys;
+        const std::string out = dir + (o.format == ArrayFormat::Npz ? "/h.npz" : "/h.safetensors");
+        auto done = exportCheckpoint(src, out, o);
+        QVERIFY2(done.ok(), done.status().toString().c_str());
+        QVERIFY(!done->notes.empty());
+        QVERIFY2(done->notes.back().find("could leave an extraction directory") != std::string::npos, done->notes.back().c_str());
+        auto arrays = convert::ArrayFile::open(out);
+        QVERIFY2(arrays.ok(), arrays.status().toString().c_str());
+        QCOMPARE((*arrays)->arrays().size(), objectGraph ? size_t{4} : kHostileKeys.size());
+        for (const auto& a : (*arrays)->arrays()) QVERIFY2(staysInside(a.name), a.name.c_str());
+        if (!objectGraph) {
+            QVERIFY(hasArray(out, "fine/key"));  // safe names are kept as they are
+            QVERIFY(hasArray(out, "%2E%2E/%2E%2E/%2E%2E/%2E%2E/tmp/evil"));
+            QVERIFY(hasArray(out, "%2Fetc/evil"));
+            QVERIFY(hasArray(out, "new%0Aline"));
+            return;
+        }
+        // The object-path names import back into the same structure.
+        const std::string spec = dir + "/spec.json";
+        std::ofstream(spec) << modelSpecJson(*root);
+        auto back = importArrays(out, dir + "/back", spec, {});
+        QVERIFY2(back.ok(), back.status().toString().c_str());
+        QCOMPARE(back->arrays, int64_t{4});
     }
 
     void weightsOnly() {
