@@ -82,6 +82,15 @@ void checkWhatReadersRelyOn(const BundleReader& reader, const std::string& index
         }
 }
 
+// A directory's `checkpoint` state file, which TensorFlow reads to find the
+// latest checkpoint and so must parse.
+void checkStateFile(std::string_view path, VerifyReport& report) {
+    const std::string dir(path);
+    if (!platform::isDirectory(dir)) return;
+    if (auto state = readCheckpointState(dir); !state)
+        report.problems.push_back({std::string(kCheckpointStateFile), "", state.status().toString()});
+}
+
 }  // namespace
 
 Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptions& options) {
@@ -197,10 +206,17 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
 Result<VerifyReport> verifyCheckpointPath(std::string_view path, const VerifyOptions& options) {
     CKPT_ASSIGN_OR_RETURN(ResolvedCheckpoint resolved, resolveCheckpoint(path));
     CKPT_ASSIGN_OR_RETURN(VerifyReport report, verifyBundle(resolved.prefix, options));
-    const std::string dir(path);
-    if (platform::isDirectory(dir))
-        if (auto state = readCheckpointState(dir); !state)
-            report.problems.push_back({std::string(kCheckpointStateFile), "", state.status().toString()});
+    checkStateFile(path, report);
+    return report;
+}
+
+VerifyReport verifyIndexAndState(std::string_view path, std::string_view prefix) {
+    VerifyReport report;
+    report.prefix = std::string(prefix);
+    const std::string indexPath = report.prefix + ".index";
+    if (Status s = format::verifyIndexFooterAndMetaindex(indexPath); !s.isOk())
+        report.problems.push_back({platform::baseName(indexPath), "", s.toString()});
+    checkStateFile(path, report);
     return report;
 }
 
