@@ -3,9 +3,6 @@
 // in one short IMMEDIATE transaction, so other processes wait for inserts,
 // never for reading.
 
-#include <dirent.h>
-#include <sys/stat.h>
-
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -22,6 +19,7 @@
 #include "platform/crc32c.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 using catalog::KnownRow;
@@ -40,9 +38,9 @@ constexpr int64_t kBatchIndexBytes = 2 << 20;
 
 // An unreadable index stamps 0: it reads as changed until it can be read.
 uint32_t indexCrc(const std::string& indexPath) {
-    auto file = platform::RandomAccessFile::open(indexPath);
+    auto file = storage::openRandomAccess(indexPath);
     if (!file.ok()) return 0;
-    auto crc = platform::fileCrc32c(**file);
+    auto crc = storage::fileCrc32c(**file);
     return crc.ok() ? *crc : 0;
 }
 
@@ -66,7 +64,11 @@ class RootWalk {
 public:
     RootWalk(const std::string& root, const std::set<std::string>& otherRoots, const CatalogScanOptions& options,
              CatalogScanSummary& summary)
-        : m_rootReal(platform::canonicalPath(root)), m_otherRoots(otherRoots), m_options(options), m_summary(summary) {}
+        : m_localPaths(storage::capabilitiesFor(root).localPaths),
+          m_rootReal(m_localPaths ? platform::canonicalPath(root) : root),
+          m_otherRoots(otherRoots),
+          m_options(options),
+          m_summary(summary) {}
 
     void walk(const std::string& start, int startDepth) {
         std::vector<std::pair<std::string, int>> todo{{start, startDepth}};
@@ -87,7 +89,7 @@ public:
     // A file of a listed checkpoint that resolves outside the root (a
     // symlink to elsewhere) keeps the checkpoint out of the scan.
     bool insideRoot(const std::string& path) const {
-        if (m_options.followOutsideLinks) return true;
+        if (m_options.followOutsideLinks || !m_localPaths) return true;  // stores have no symlinks
         const std::string real = platform::canonicalPath(path);
         return real == m_rootReal || platform::isInsideDirectory(real, m_rootReal);
     }
@@ -95,53 +97,42 @@ public:
 private:
     // Lists one directory; returns the subdirectories to walk next.
     std::vector<std::string> visit(const std::string& dir, int depth) {
-        struct stat self {};
-        if (::stat(dir.c_str(), &self) != 0) return {};
-        if (!m_seen.insert({self.st_dev, self.st_ino}).second) {
+        if (!storage::isDirectory(dir)) return {};
+        // A directory is the same one whichever symlinks lead to it.
+        if (!m_seen.insert(m_localPaths ? platform::canonicalPath(dir) : dir).second) {
             noteSkip(m_summary, dir, "already walked through another path (a symlink loop or a second link)");
-            return {};
-        }
-        DIR* d = ::opendir(dir.c_str());
-        if (!d) {
-            m_errors.push_back(dir + ": " + platform::errnoText(errno));
             return {};
         }
         bool holdsCheckpoints = false;
         std::vector<std::string> subdirs;
-        while (const dirent* e = ::readdir(d)) {
-            const std::string_view name = e->d_name;
-            if (name == "." || name == "..") continue;
+        const Status listed = storage::list(dir, {}, [&](const storage::ListEntry& e) {
             if (++m_entries > m_options.maxEntries) {
                 m_truncated = true;
                 noteSkip(m_summary, dir,
                          "the walk stopped here after " + std::to_string(m_options.maxEntries) +
                              " directory entries (the entry limit); directories not reached keep what the catalog knew");
-                break;
+                return false;
             }
-            if (name.size() > kIndexSuffix.size() && name.ends_with(kIndexSuffix)) holdsCheckpoints = true;
-            if (name.front() == '.') continue;
-            const std::string child = platform::joinPath(dir, name);
-            bool isDir = e->d_type == DT_DIR;
-            bool isLink = e->d_type == DT_LNK;
-            if (e->d_type == DT_UNKNOWN) {
-                struct stat st {};
-                if (::lstat(child.c_str(), &st) == 0) {
-                    isDir = S_ISDIR(st.st_mode);
-                    isLink = S_ISLNK(st.st_mode);
-                }
-            }
-            if (isLink) {
-                if (!platform::isDirectory(child)) continue;  // a file link: the listing's to judge
+            if (e.name.size() > kIndexSuffix.size() && e.name.ends_with(kIndexSuffix)) holdsCheckpoints = true;
+            if (e.name.front() == '.') return true;
+            if (e.kind == storage::ObjectKind::Symlink) {
+                const std::string child = platform::joinPath(dir, e.name);
+                if (!storage::isDirectory(child)) return true;  // a file link: the listing's to judge
                 if (!insideRoot(child)) {
                     noteSkip(m_summary, child,
                              "a symbolic link to " + platform::canonicalPath(child) + ", outside the root (not followed)");
-                    continue;
+                    return true;
                 }
-                isDir = true;
+                subdirs.push_back(e.name);
+            } else if (e.kind == storage::ObjectKind::Directory) {
+                subdirs.push_back(e.name);
             }
-            if (isDir) subdirs.emplace_back(name);
+            return true;
+        });
+        if (!listed.isOk()) {
+            m_errors.push_back(listed.message());
+            return {};
         }
-        ::closedir(d);
         if (holdsCheckpoints) m_dirs.push_back(dir);
         if (m_truncated) return {};
         std::sort(subdirs.begin(), subdirs.end());
@@ -159,11 +150,12 @@ private:
         return next;
     }
 
+    bool m_localPaths;
     std::string m_rootReal;
     const std::set<std::string>& m_otherRoots;
     const CatalogScanOptions& m_options;
     CatalogScanSummary& m_summary;
-    std::set<std::pair<dev_t, ino_t>> m_seen;
+    std::set<std::string> m_seen;  // directories walked, by resolved path
     std::vector<std::string> m_dirs;
     std::vector<std::string> m_errors;
     int64_t m_entries = 0;
@@ -228,7 +220,10 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
     CatalogScanSummary summary;
     CKPT_ASSIGN_OR_RETURN(std::vector<CatalogRoot> all, roots());
     std::vector<std::string> wanted;
-    for (const std::string& r : options.roots) wanted.push_back(catalog::normalizeDirectory(r));
+    for (const std::string& r : options.roots) {
+        CKPT_RETURN_IF_ERROR(storage::checkLocation(r));
+        wanted.push_back(catalog::normalizeDirectory(r));
+    }
     std::set<std::string> rootPaths;
     for (const CatalogRoot& r : all) rootPaths.insert(r.path);
     for (const std::string& w : wanted) {
@@ -256,7 +251,7 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
         // Naming the root itself scans all of it, as no names do.
         const bool wholeRoot = wanted.empty() || std::find(starts.begin(), starts.end(), root.path) != starts.end();
         if (wholeRoot) starts = {root.path};
-        if (!platform::isDirectory(root.path)) {
+        if (!storage::isDirectory(root.path)) {
             CKPT_RETURN_IF_ERROR(writer.finishRoot(root.id, true, ""));
             summary.errors.push_back(root.path + ": not a directory any more (its checkpoints are marked missing)");
             continue;
@@ -288,7 +283,7 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
                 std::vector<std::string> files{indexFileName(e.prefix)};
                 for (int32_t i = 0; i < e.shards; ++i) files.push_back(dataFileName(e.prefix, i, e.shards));
                 for (const std::string& f : files) {
-                    if (platform::pathExists(f) && !walk.insideRoot(f)) {
+                    if (storage::exists(f) && !walk.insideRoot(f)) {
                         noteSkip(summary, e.prefix,
                                  platform::baseName(f) + " is a symbolic link to " + platform::canonicalPath(f) +
                                      ", outside the root (not read)");

@@ -6,6 +6,7 @@
 #include "convert/npz.h"
 #include "convert/safetensors.h"
 #include "platform/file.h"
+#include "storage/dispatch.h"
 
 namespace ckpt::convert {
 namespace {
@@ -15,12 +16,12 @@ uint64_t byteSize(const ArrayInfo& a) { return static_cast<uint64_t>(a.shape.num
 // Bytes [begin, end) of a file, read in bounded pieces with pread.
 class FileRangeSource final : public TensorSource {
 public:
-    FileRangeSource(const platform::RandomAccessFile& file, uint64_t begin) : m_file(file), m_begin(begin) {}
+    FileRangeSource(const storage::RandomAccessFile& file, uint64_t begin) : m_file(file), m_begin(begin) {}
     Status read(uint64_t offset, uint64_t length, const ByteSink& sink) const override {
         std::vector<uint8_t> piece(std::min<uint64_t>(length, 1u << 20));
         for (uint64_t done = 0; done < length;) {
             const uint64_t n = std::min<uint64_t>(length - done, piece.size());
-            CKPT_RETURN_IF_ERROR(m_file.readExact(m_begin + offset + done, n, piece.data()));
+            CKPT_RETURN_IF_ERROR(m_file.read(m_begin + offset + done, n, piece.data()));
             CKPT_RETURN_IF_ERROR(sink(std::span<const uint8_t>(piece.data(), n)));
             done += n;
         }
@@ -28,7 +29,7 @@ public:
     }
 
 private:
-    const platform::RandomAccessFile& m_file;
+    const storage::RandomAccessFile& m_file;
     uint64_t m_begin;
 };
 
@@ -46,10 +47,10 @@ private:
 
 class SafetensorsFile final : public ArrayFile {
 public:
-    static Result<std::unique_ptr<ArrayFile>> open(std::unique_ptr<platform::RandomAccessFile> file) {
+    static Result<std::unique_ptr<ArrayFile>> open(std::unique_ptr<storage::RandomAccessFile> file) {
         const uint64_t size = file->size();
         std::string head(std::min<uint64_t>(size, 8), '\0');
-        CKPT_RETURN_IF_ERROR(file->readExact(0, head.size(), head.data()));
+        CKPT_RETURN_IF_ERROR(file->read(0, head.size(), head.data()));
         if (head.size() == 8) {
             uint64_t length = 0;
             for (int i = 0; i < 8; ++i)
@@ -57,10 +58,10 @@ public:
             // Only read as much as the parser will accept; it names the rest.
             if (length <= kMaxSafetensorsHeaderBytes && length <= size - 8) {
                 head.resize(8 + length);
-                CKPT_RETURN_IF_ERROR(file->readExact(8, length, head.data() + 8));
+                CKPT_RETURN_IF_ERROR(file->read(8, length, head.data() + 8));
             }
         }
-        CKPT_ASSIGN_OR_RETURN(auto header, parseSafetensorsHeader(head, size, file->path()));
+        CKPT_ASSIGN_OR_RETURN(auto header, parseSafetensorsHeader(head, size, file->location()));
         std::unique_ptr<SafetensorsFile> out(new SafetensorsFile);
         for (const SafetensorsEntry& e : header.entries) out->m_arrays.push_back({e.name, e.dtype, e.shape});
         out->m_header = std::move(header);
@@ -76,7 +77,7 @@ public:
 
 private:
     SafetensorsHeader m_header;
-    std::unique_ptr<platform::RandomAccessFile> m_file;
+    std::unique_ptr<storage::RandomAccessFile> m_file;
 };
 
 class NpzFile final : public ArrayFile {
@@ -131,10 +132,10 @@ Result<Tensor> ArrayFile::read(size_t index) const {
 }
 
 Result<std::unique_ptr<ArrayFile>> ArrayFile::open(const std::string& path) {
-    CKPT_ASSIGN_OR_RETURN(auto file, platform::RandomAccessFile::open(path));
+    CKPT_ASSIGN_OR_RETURN(auto file, storage::openRandomAccess(path));
     // A zip starts with a local header, or the end record when empty.
     std::string magic(std::min<uint64_t>(file->size(), 4), '\0');
-    CKPT_RETURN_IF_ERROR(file->readExact(0, magic.size(), magic.data()));
+    CKPT_RETURN_IF_ERROR(file->read(0, magic.size(), magic.data()));
     if (magic == std::string_view("PK\x03\x04", 4) || magic == std::string_view("PK\x05\x06", 4))
         return NpzFile::open(path, file->size());
     return SafetensorsFile::open(std::move(file));

@@ -44,27 +44,27 @@ std::pair<int32_t, int64_t> dataPosition(const TensorInfo& t) {
 
 Result<ExportPlan> planExport(const Checkpoint& checkpoint, const ExportOptions& options) {
     const BundleReader& reader = checkpoint.bundle();
-    std::map<std::string, ArrayName> paths;
-    if (checkpoint.objectGraph()) paths = objectPathNames(*checkpoint.objectGraph());
-
     ExportPlan plan;
     std::vector<std::string> unsupported;
     int64_t optimizerDropped = 0;
     std::set<std::string> used;
     std::vector<std::string> clashes;
     std::vector<std::string> contained;  // names rewritten to stay inside a directory
-    for (const TensorInfo& t : reader.tensors()) {
-        if (t.key == kObjectGraphKey) continue;
-        const auto named = paths.find(t.key);
-        const bool optimizer = named != paths.end() && named->second.optimizerState;
-        if (options.weightsOnly && optimizer) {
+    for (NamedTensor& named : namedTensors(checkpoint)) {
+        const TensorInfo& t = *named.info;
+        if (options.weightsOnly && named.optimizerState) {
             ++optimizerDropped;
             continue;
         }
         PlannedArray a;
         a.info = &t;
-        const std::string& wanted =
-            options.names == ArrayNaming::ObjectPaths && named != paths.end() ? named->second.name : t.key;
+        // Two statements, not a conditional: a conditional mixing an rvalue and a
+        // const lvalue copies both ways.
+        std::string wanted;
+        if (options.names == ArrayNaming::ObjectPaths)
+            wanted = std::move(named.name);
+        else
+            wanted = t.key;
         a.name = containedName(wanted);
         if (a.name != wanted) contained.push_back(format::printableKey(wanted) + " as \"" + a.name + "\"");
         if (!formatHolds(options.format, t.dtype)) {

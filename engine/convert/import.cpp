@@ -5,6 +5,8 @@
 // are declared, not allocated, and the comparison reads both sides piece
 // by piece, so memory stays bounded whatever the arrays' sizes.
 
+#include "ckpt/convert.h"
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -12,14 +14,13 @@
 #include <set>
 
 #include "ckpt/bundle_reader.h"
-#include "ckpt/convert.h"
 #include "ckpt/model_spec.h"
 #include "ckpt/object_graph.h"
 #include "ckpt/verify.h"
 #include "convert/array_file.h"
 #include "convert/array_names.h"
 #include "convert/output_file.h"
-#include "platform/file.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
@@ -119,18 +120,18 @@ Status compareWritten(const BundleReader& written, const TensorInfo& info, const
             parts.push_back({s.region, first.isFull() ? 0 : static_cast<uint64_t>(first.start) * rowBytes});
         }
     }
-    std::map<int32_t, std::unique_ptr<platform::RandomAccessFile>> files;
+    std::map<int32_t, std::unique_ptr<storage::RandomAccessFile>> files;
     std::vector<uint8_t> stored;
     for (const Part& part : parts) {
         auto& file = files[part.region.shardId];
         if (!file) {
-            CKPT_ASSIGN_OR_RETURN(file, platform::RandomAccessFile::open(written.dataPath(part.region.shardId)));
+            CKPT_ASSIGN_OR_RETURN(file, storage::openRandomAccess(written.dataPath(part.region.shardId)));
         }
         uint64_t at = static_cast<uint64_t>(part.region.offset);
         const Status compared =
             source.read(part.offset, static_cast<uint64_t>(part.region.size), [&](std::span<const uint8_t> piece) -> Status {
                 stored.resize(piece.size());
-                CKPT_RETURN_IF_ERROR(file->readExact(at, piece.size(), stored.data()));
+                CKPT_RETURN_IF_ERROR(file->read(at, piece.size(), stored.data()));
                 if (!std::equal(piece.begin(), piece.end(), stored.begin())) return dataLoss(differs);
                 at += piece.size();
                 checked += static_cast<int64_t>(piece.size());

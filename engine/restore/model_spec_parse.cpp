@@ -13,9 +13,9 @@
 #include <unordered_set>
 
 #include "ckpt/object_graph.h"
-#include "platform/file.h"
 #include "restore/model_spec_format.h"
 #include "restore/spec_json.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
@@ -509,7 +509,7 @@ Result<std::shared_ptr<Trackable>> parseModelSpec(std::string_view jsonText, std
 }
 
 Result<std::shared_ptr<Trackable>> loadModelSpec(std::string_view path, const ModelSpecOptions& options) {
-    CKPT_ASSIGN_OR_RETURN(std::string text, platform::readSmallFile(std::string(path)));
+    CKPT_ASSIGN_OR_RETURN(std::string text, storage::readSmallFile(std::string(path)));
     return parseModelSpec(text, path, options);
 }
 
