@@ -65,9 +65,7 @@ public:
     RootWalk(const std::string& root, const std::set<std::string>& otherRoots, const CatalogScanOptions& options,
              CatalogScanSummary& summary)
         : m_localPaths(storage::capabilitiesFor(root).localPaths),
-          m_rootReal(m_localPaths ? platform::canonicalPath(root) : root),
-          m_otherRoots(otherRoots),
-          m_options(options),
+          m_rootReal(m_localPaths ? platform::canonicalPath(root) : root), m_otherRoots(otherRoots), m_options(options),
           m_summary(summary) {}
 
     void walk(const std::string& start, int startDepth) {

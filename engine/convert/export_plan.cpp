@@ -61,10 +61,8 @@ Result<ExportPlan> planExport(const Checkpoint& checkpoint, const ExportOptions&
         // Two statements, not a conditional: a conditional mixing an rvalue and a
         // const lvalue copies both ways.
         std::string wanted;
-        if (options.names == ArrayNaming::ObjectPaths)
-            wanted = std::move(named.name);
-        else
-            wanted = t.key;
+        if (options.names == ArrayNaming::ObjectPaths) wanted = std::move(named.name);
+        else wanted = t.key;
         a.name = containedName(wanted);
         if (a.name != wanted) contained.push_back(format::printableKey(wanted) + " as \"" + a.name + "\"");
         if (!formatHolds(options.format, t.dtype)) {
