@@ -8,7 +8,9 @@
 #     reader  (bench_reader: listing 100k tensors; verify vs cat on 2 GiB)
 #     save    (bench_save vs dd; 4 vs 1 shard; async blocking; then numpy/TF)
 #     preview (bench_preview: stats+histogram vs a plain sum; heatmap time)
-#     restore (bench_restore: matching 100k nodes; restore vs cat)
+#     restore (bench_restore: matching 100k nodes in process; restore vs cat;
+#              bench_restore_cli: `ckpt restore --match-only` of 100k
+#              variables into their spec as whole processes)
 #     compare (bench_compare: identical 100k-tensor diff; 2 GiB diff and
 #              history of 10 x 256 MiB vs cat; --quick for a smoke run)
 #     schedule (bench_schedule: ScheduledCheckpointer vs plain manager saves
@@ -51,8 +53,9 @@ run() {
       cmake --build build --target bench_preview >/dev/null
       build/bench/bench_preview "$@" ;;
     restore)
-      cmake --build build --target bench_restore >/dev/null
-      build/bench/restore/bench_restore "$@" ;;
+      cmake --build build --target bench_restore bench_restore_cli >/dev/null
+      build/bench/restore/bench_restore "$@"
+      build/bench/restore/bench_restore_cli "$scratch" ;;
     compare)
       cmake --build build --target bench_compare >/dev/null
       build/bench/bench_compare "$@" ;;

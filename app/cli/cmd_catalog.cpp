@@ -23,6 +23,7 @@ struct CatalogArgs {
     std::vector<std::string> dirs;
     bool verify = false;
     bool noScan = false;
+    bool followOutsideLinks = false;
     std::string query;
     int limit = 200;
     int matches = 50;
@@ -68,10 +69,20 @@ json rootJson(const CatalogRoot& r) {
 }
 
 json summaryJson(const CatalogScanSummary& s) {
-    return {{"directories", s.directories}, {"checkpoints", s.checkpoints}, {"added", s.added},
-            {"updated", s.updated},         {"unchanged", s.unchanged},     {"missing", s.missing},
-            {"unreadable", s.unreadable},   {"verified", s.verified},       {"damaged", s.damaged},
-            {"tensor_rows", s.tensorRows},  {"errors", s.errors},           {"seconds", s.seconds}};
+    return {{"directories", s.directories},
+            {"checkpoints", s.checkpoints},
+            {"added", s.added},
+            {"updated", s.updated},
+            {"unchanged", s.unchanged},
+            {"missing", s.missing},
+            {"unreadable", s.unreadable},
+            {"verified", s.verified},
+            {"damaged", s.damaged},
+            {"tensor_rows", s.tensorRows},
+            {"errors", s.errors},
+            {"skipped", s.skipped},
+            {"skipped_count", s.skippedCount},
+            {"seconds", s.seconds}};
 }
 
 // One letter a person can read without colour: H healthy, D damaged,
@@ -104,15 +115,19 @@ void printSummary(const CatalogScanSummary& s) {
     if (s.verified > 0) std::cout << ", " << s.verified << " verified (" << s.damaged << " damaged)";
     std::cout << " in " << s.seconds << " s\n";
     for (const std::string& e : s.errors) std::cerr << "ckpt: " << displayableString(e) << "\n";
+    for (const std::string& why : s.skipped) std::cout << "skipped " << displayableString(why) << "\n";
+    if (s.skippedCount > static_cast<int64_t>(s.skipped.size()))
+        std::cout << "skipped " << s.skippedCount - static_cast<int64_t>(s.skipped.size()) << " more\n";
 }
 
 // Scans (all roots, or 'dirs'), with progress on a terminal and Ctrl+C
 // cancelling at the next checkpoint; every batch written before stays.
-Result<CatalogScanSummary> runScan(Catalog& catalog, const std::vector<std::string>& dirs, bool verify) {
+Result<CatalogScanSummary> runScan(Catalog& catalog, const CatalogArgs& a) {
     CancelOnSignal signals;
     CatalogScanOptions options;
-    options.roots = dirs;
-    options.verify = verify;
+    options.roots = a.dirs;
+    options.verify = a.verify;
+    options.followOutsideLinks = a.followOutsideLinks;
     options.progress = terminalProgress("scanning");
     options.cancel = &signals.token();
     auto summary = catalog.scan(options);
@@ -132,7 +147,7 @@ void add(const CatalogArgs& a, CommandContext& ctx) {
     }
     std::optional<CatalogScanSummary> summary;
     if (!a.noScan) {
-        auto scanned = runScan(**catalog, a.dirs, a.verify);
+        auto scanned = runScan(**catalog, a);
         if (!scanned.ok()) return void(ctx.exitCode = reportError(scanned.status(), a.json));
         summary = *scanned;
     }
@@ -147,7 +162,7 @@ void add(const CatalogArgs& a, CommandContext& ctx) {
 void scan(const CatalogArgs& a, CommandContext& ctx) {
     auto catalog = openCatalog(a.catalog);
     if (!catalog.ok()) return void(ctx.exitCode = reportError(catalog.status(), a.json));
-    auto summary = runScan(**catalog, a.dirs, a.verify);
+    auto summary = runScan(**catalog, a);
     if (!summary.ok()) return void(ctx.exitCode = reportError(summary.status(), a.json));
     if (summary->damaged > 0) ctx.exitCode = kExitCheckpointProblem;
     if (a.json) return printJson({{"ok", true}, {"catalog", (*catalog)->path()}, {"scan", summaryJson(*summary)}});
@@ -273,6 +288,8 @@ void registerCatalog(CLI::App& app, CommandContext& ctx) {
     addCmd->add_option("DIR", args->dirs, "Directory to add")->required();
     addCmd->add_flag("--verify", args->verify, "Also verify every checkpoint's bytes while scanning");
     addCmd->add_flag("--no-scan", args->noScan, "Only add; scan later with ckpt catalog scan");
+    addCmd->add_flag("--follow-outside-links", args->followOutsideLinks,
+                     "Also follow symbolic links that lead outside the added directory (docs/catalog.md)");
     common(addCmd);
     addCmd->callback([&ctx, args] { add(*args, ctx); });
 
@@ -280,6 +297,8 @@ void registerCatalog(CLI::App& app, CommandContext& ctx) {
         cmd->add_subcommand("scan", "Record what changed under the catalog's directories (unchanged ones are skipped)");
     scanCmd->add_option("DIR", args->dirs, "Only these directories (each inside an added one)");
     scanCmd->add_flag("--verify", args->verify, "Verify checkpoints not verified since they last changed (exit 1 if damaged)");
+    scanCmd->add_flag("--follow-outside-links", args->followOutsideLinks,
+                      "Also follow symbolic links that lead outside the catalog's directories (docs/catalog.md)");
     common(scanCmd);
     scanCmd->callback([&ctx, args] { scan(*args, ctx); });
 

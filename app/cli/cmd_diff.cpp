@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <tuple>
 
 #include "ckpt/catalog_cache.h"
 #include "ckpt/checkpoint_diff.h"
@@ -24,7 +25,7 @@ constexpr int kExitTrouble = 2;
 struct DiffArgs {
     std::string a, b;
     bool json = false, stat = false, nameStatus = false, all = false, quiet = false, verbose = false;
-    bool weightsOnly = false, exact = false, readAll = false, noCache = false;
+    bool weightsOnly = false, exact = false, readAll = false, noCache = false, verify = false;
     std::string catalog;
     std::vector<std::string> includes, excludes;
     std::optional<double> atol, rtol;
@@ -137,6 +138,21 @@ void printReport(const CheckpointDiff& d, const DiffArgs& args, bool color) {
     std::cout << summaryText(d) << "\n";
 }
 
+// One line per side that fails verification: values can compare equal
+// while an index, a state file or (with --verify) a tensor is damaged.
+std::vector<std::string> verificationLines(const CheckpointDiff& d, const DiffArgs& args) {
+    std::vector<std::string> lines;
+    for (const auto& [side, path, check] : {std::tuple('A', &args.a, &d.checkA), std::tuple('B', &args.b, &d.checkB)}) {
+        if (check->ok()) continue;
+        std::string line = std::string(1, side) + " fails " + (check->full ? "verification" : "the index and state-file checks") +
+                           ": " + check->problems.front().file + ": " + check->problems.front().message;
+        if (check->problems.size() > 1) line += " (and " + std::to_string(check->problems.size() - 1) + " more)";
+        line += "; ckpt verify " + *path + " tells all";
+        lines.push_back(displayableString(line));
+    }
+    return lines;
+}
+
 void run(const DiffArgs& args, CommandContext& ctx) {
     DiffOptions opt;
     opt.values.tolerance.atol = args.atol;
@@ -151,6 +167,7 @@ void run(const DiffArgs& args, CommandContext& ctx) {
     opt.excludes = args.excludes;
     opt.trustChecksums = !args.readAll;
     opt.keepUnchanged = args.all;
+    opt.verify = args.verify;
     if (!args.quiet) opt.progress = terminalProgress("comparing");
     // Pairs compared before come from the catalog's results cache; --read-all
     // asks for the bytes themselves.
@@ -165,9 +182,14 @@ void run(const DiffArgs& args, CommandContext& ctx) {
         return;
     }
     ctx.exitCode = diff->equal() ? kExitOk : kExitDifferent;
+    // --verify asked whether both sides are sound: a side that is not is trouble.
+    if (args.verify && !(diff->checkA.ok() && diff->checkB.ok())) ctx.exitCode = kExitTrouble;
     if (args.quiet) return;
     const bool color = colorEnabled(args.color);
     if (args.json) return printJson(checkpointDiffJson(*diff, args.all));
+    const std::vector<std::string> warnings = verificationLines(*diff, args);
+    if (args.nameStatus || args.stat)
+        for (const std::string& w : warnings) std::cerr << "ckpt: warning: " << w << "\n";
     if (args.nameStatus) {
         for (const DiffEntry& e : diff->entries) {
             if ((e.status == DiffStatus::Unchanged && !args.all) || e.collapsedInto >= 0) continue;
@@ -179,6 +201,7 @@ void run(const DiffArgs& args, CommandContext& ctx) {
     }
     if (args.stat) return printStat(*diff, color);
     printReport(*diff, args, color);
+    for (const std::string& w : warnings) std::cout << "warning: " << w << "\n";
 }
 
 }  // namespace
@@ -204,6 +227,7 @@ void registerDiff(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("--nan", args->nan, "Whether NaN equals NaN (default equal)")->check(CLI::IsMember({"equal", "differ"}));
     cmd->add_option("--count", args->count, "List at most N differing elements per tensor (with --verbose or --json)");
     cmd->add_option("--slice", args->slice, "Compare only part of each tensor, numpy style: 0:10,:,3");
+    cmd->add_flag("--verify", args->verify, "Also verify both sides fully (every tensor's checksum); exit 2 when one fails");
     cmd->add_flag("--read-all", args->readAll, "Read values even where the stored checksums agree (and ignore the cache)");
     cmd->add_option("--catalog", args->catalog,
                     "Catalog whose results cache holds pairs compared before (default: the user's, when it exists)");

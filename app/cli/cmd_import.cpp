@@ -21,6 +21,7 @@ void registerImport(CLI::App& app, CommandContext& ctx) {
         std::string in, dst, spec;
         ShardingFlags sharding;
         bool overwrite = false, json = false;
+        uint64_t maxInflatedBytes = 0;
     };
     auto a = std::make_shared<Args>();
     cmd->add_option("IN", a->in, "A .safetensors or .npz file")->required();
@@ -28,12 +29,16 @@ void registerImport(CLI::App& app, CommandContext& ctx) {
     cmd->add_option("--spec", a->spec, "Model spec JSON (docs/model-spec.md)")->required();
     addShardingFlags(*cmd, a->sharding);
     addOverwriteFlag(*cmd, a->overwrite);
+    cmd->add_option("--max-inflated-bytes", a->maxInflatedBytes,
+                    "Allow the arrays to hold up to N bytes once read (default: 64 MiB plus 16 times IN's size)")
+        ->check(CLI::PositiveNumber);
     cmd->add_flag("--json", a->json, "Machine-readable output (docs/cli.md)");
     cmd->callback([&ctx, a] {
         if (!allowDestination({.path = a->dst, .sources = {a->in, a->spec}, .overwrite = a->overwrite}, a->json, ctx)) return;
         ImportOptions options;
         options.save.policy = shardingPolicy(a->sharding);
         options.overwrite = a->overwrite;
+        options.maxInflatedBytes = a->maxInflatedBytes;
         CancelOnSignal signals;
         options.cancel = &signals.token();
         if (!a->json) options.progress = terminalProgress("importing");

@@ -138,8 +138,14 @@ json checkpointDiffJson(const CheckpointDiff& diff, bool includeUnchanged) {
         entries.push_back(std::move(row));
     }
     const DiffCounts& c = diff.counts;
-    return {{"a", {{"prefix", diff.prefixA}, {"style", style(diff.styleA)}}},
-            {"b", {{"prefix", diff.prefixB}, {"style", style(diff.styleB)}}},
+    auto check = [](const DiffSideCheck& side) {
+        json problems = json::array();
+        for (const VerifyProblem& p : side.problems)
+            problems.push_back({{"file", p.file}, {"key", p.key}, {"message", p.message}});
+        return json{{"checked", side.full ? "full" : "index_and_state"}, {"ok", side.ok()}, {"problems", problems}};
+    };
+    return {{"a", {{"prefix", diff.prefixA}, {"style", style(diff.styleA)}, {"verification", check(diff.checkA)}}},
+            {"b", {{"prefix", diff.prefixB}, {"style", style(diff.styleB)}, {"verification", check(diff.checkB)}}},
             {"paired_by", diff.pairedByPath ? "object_path" : "checkpoint_key"},
             {"equal", diff.equal()},
             {"counts",

@@ -45,35 +45,121 @@ uint32_t indexCrc(const std::string& indexPath) {
     return crc.ok() ? *crc : 0;
 }
 
-// Every directory at or below 'dir' holding a .index, depth first in name
-// order. Other roots below are theirs to scan; hidden directories and
-// directories already seen (symlink loops) are skipped.
-void walk(const std::string& dir, int depth, int maxDepth, const std::set<std::string>& otherRoots, std::set<std::string>& seen,
-          std::vector<std::string>& out, std::vector<std::string>& errors) {
-    // A directory is the same one whichever symlinks lead to it.
-    const std::string identity = storage::capabilitiesFor(dir).localPaths ? platform::canonicalPath(dir) : dir;
-    if (!storage::isDirectory(dir) || !seen.insert(identity).second) return;
-    bool holdsCheckpoints = false;
-    std::vector<std::string> subdirs;
-    storage::ListOptions options;
-    options.followSymlinks = true;
-    const Status listed = storage::list(dir, options, [&](const storage::ListEntry& e) {
-        if (e.name.size() > kIndexSuffix.size() && e.name.ends_with(kIndexSuffix)) holdsCheckpoints = true;
-        if (e.name.front() != '.' && e.kind == storage::ObjectKind::Directory) subdirs.push_back(e.name);
-        return true;
-    });
-    if (!listed.isOk()) {
-        errors.push_back(listed.message());
-        return;
-    }
-    if (holdsCheckpoints) out.push_back(dir);
-    if (depth >= maxDepth) return;
-    std::sort(subdirs.begin(), subdirs.end());
-    for (const std::string& name : subdirs) {
-        const std::string child = platform::joinPath(dir, name);
-        if (!otherRoots.count(child)) walk(child, depth + 1, maxDepth, otherRoots, seen, out, errors);
-    }
+// Skipped paths listed by name in a summary; the rest are only counted.
+constexpr size_t kListedSkips = 100;
+
+void noteSkip(CatalogScanSummary& summary, const std::string& path, const std::string& why) {
+    ++summary.skippedCount;
+    if (summary.skipped.size() < kListedSkips) summary.skipped.push_back(path + ": " + why);
 }
+
+// The walk of one root: every directory at or below its starts holding a
+// .index, depth first in name order, without recursion. It stays inside
+// the root (issue #29, finding 5): a symlink is followed only when it
+// resolves inside the root's own resolved path (or the options allow
+// others), each directory is walked once (symlink loops, a second link to
+// the same place), and depth and the entries read are bounded. What it
+// leaves out is noted in the summary. Other roots below are theirs to scan;
+// hidden directories are skipped.
+class RootWalk {
+public:
+    RootWalk(const std::string& root, const std::set<std::string>& otherRoots, const CatalogScanOptions& options,
+             CatalogScanSummary& summary)
+        : m_localPaths(storage::capabilitiesFor(root).localPaths),
+          m_rootReal(m_localPaths ? platform::canonicalPath(root) : root), m_otherRoots(otherRoots), m_options(options),
+          m_summary(summary) {}
+
+    void walk(const std::string& start, int startDepth) {
+        std::vector<std::pair<std::string, int>> todo{{start, startDepth}};
+        while (!todo.empty() && !m_truncated) {
+            auto [dir, depth] = std::move(todo.back());
+            todo.pop_back();
+            std::vector<std::string> subdirs = visit(dir, depth);
+            for (auto it = subdirs.rbegin(); it != subdirs.rend(); ++it) todo.emplace_back(std::move(*it), depth + 1);
+        }
+    }
+
+    // True once the entry limit stopped the walk: what it did not reach is
+    // unknown, so nothing may be marked missing for it.
+    bool truncated() const { return m_truncated; }
+    std::vector<std::string>& directories() { return m_dirs; }
+    const std::vector<std::string>& errors() const { return m_errors; }
+
+    // A file of a listed checkpoint that resolves outside the root (a
+    // symlink to elsewhere) keeps the checkpoint out of the scan.
+    bool insideRoot(const std::string& path) const {
+        if (m_options.followOutsideLinks || !m_localPaths) return true;  // stores have no symlinks
+        const std::string real = platform::canonicalPath(path);
+        return real == m_rootReal || platform::isInsideDirectory(real, m_rootReal);
+    }
+
+private:
+    // Lists one directory; returns the subdirectories to walk next.
+    std::vector<std::string> visit(const std::string& dir, int depth) {
+        if (!storage::isDirectory(dir)) return {};
+        // A directory is the same one whichever symlinks lead to it.
+        if (!m_seen.insert(m_localPaths ? platform::canonicalPath(dir) : dir).second) {
+            noteSkip(m_summary, dir, "already walked through another path (a symlink loop or a second link)");
+            return {};
+        }
+        bool holdsCheckpoints = false;
+        std::vector<std::string> subdirs;
+        const Status listed = storage::list(dir, {}, [&](const storage::ListEntry& e) {
+            if (++m_entries > m_options.maxEntries) {
+                m_truncated = true;
+                noteSkip(m_summary, dir,
+                         "the walk stopped here after " + std::to_string(m_options.maxEntries) +
+                             " directory entries (the entry limit); directories not reached keep what the catalog knew");
+                return false;
+            }
+            if (e.name.size() > kIndexSuffix.size() && e.name.ends_with(kIndexSuffix)) holdsCheckpoints = true;
+            if (e.name.front() == '.') return true;
+            if (e.kind == storage::ObjectKind::Symlink) {
+                const std::string child = platform::joinPath(dir, e.name);
+                if (!storage::isDirectory(child)) return true;  // a file link: the listing's to judge
+                if (!insideRoot(child)) {
+                    noteSkip(m_summary, child,
+                             "a symbolic link to " + platform::canonicalPath(child) + ", outside the root (not followed)");
+                    return true;
+                }
+                subdirs.push_back(e.name);
+            } else if (e.kind == storage::ObjectKind::Directory) {
+                subdirs.push_back(e.name);
+            }
+            return true;
+        });
+        if (!listed.isOk()) {
+            m_errors.push_back(listed.message());
+            return {};
+        }
+        if (holdsCheckpoints) m_dirs.push_back(dir);
+        if (m_truncated) return {};
+        std::sort(subdirs.begin(), subdirs.end());
+        std::vector<std::string> next;
+        for (const std::string& name : subdirs) {
+            std::string child = platform::joinPath(dir, name);
+            if (!m_otherRoots.count(child)) next.push_back(std::move(child));
+        }
+        if (depth >= m_options.maxDepth && !next.empty()) {
+            noteSkip(m_summary, dir,
+                     std::to_string(next.size()) + " subdirectories below the depth limit of " +
+                         std::to_string(m_options.maxDepth) + " levels (not walked)");
+            return {};
+        }
+        return next;
+    }
+
+    bool m_localPaths;
+    std::string m_rootReal;
+    const std::set<std::string>& m_otherRoots;
+    const CatalogScanOptions& m_options;
+    CatalogScanSummary& m_summary;
+    std::set<std::string> m_seen;  // directories walked, by resolved path
+    std::vector<std::string> m_dirs;
+    std::vector<std::string> m_errors;
+    int64_t m_entries = 0;
+    bool m_truncated = false;
+};
 
 // Object paths by checkpoint key, from the object graph.
 std::unordered_map<std::string, std::string> objectPaths(const ObjectGraph& graph) {
@@ -188,20 +274,20 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
         std::set<std::string> otherRoots;
         for (const std::string& p : rootPaths)
             if (p != root.path && catalog::isWithin(p, root.path)) otherRoots.insert(p);
-        std::vector<std::string> dirs;
-        std::vector<std::string> errors;
-        std::set<std::string> seen;
+        RootWalk walk(root.path, otherRoots, options, summary);
         for (const std::string& start : starts) {
             if (options.onlyNamed) {
-                if (storage::isDirectory(start)) dirs.push_back(start);
+                if (storage::isDirectory(start)) walk.directories().push_back(start);
                 continue;
             }
             const int depth =
                 static_cast<int>(std::count(start.begin() + static_cast<std::ptrdiff_t>(root.path.size()), start.end(), '/'));
-            walk(start, depth, options.maxDepth, otherRoots, seen, dirs, errors);
+            walk.walk(start, depth);
         }
+        const std::vector<std::string>& errors = walk.errors();
         for (const std::string& e : errors) summary.errors.push_back(e);
-        if (wholeRoot) {
+        std::vector<std::string>& dirs = walk.directories();
+        if (wholeRoot && !walk.truncated()) {
             CKPT_RETURN_IF_ERROR(writer.markDirectoriesMissing(root.id, std::set<std::string>(dirs.begin(), dirs.end())));
             CKPT_RETURN_IF_ERROR(writer.finishRoot(root.id, false, errors.empty() ? "" : errors.front()));
         }
@@ -212,6 +298,19 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
                 summary.errors.push_back(listing.status().message());
                 continue;
             }
+            std::erase_if(listing->checkpoints, [&](const CheckpointListEntry& e) {
+                std::vector<std::string> files{indexFileName(e.prefix)};
+                for (int32_t i = 0; i < e.shards; ++i) files.push_back(dataFileName(e.prefix, i, e.shards));
+                for (const std::string& f : files) {
+                    if (storage::exists(f) && !walk.insideRoot(f)) {
+                        noteSkip(summary, e.prefix,
+                                 platform::baseName(f) + " is a symbolic link to " + platform::canonicalPath(f) +
+                                     ", outside the root (not read)");
+                        return true;
+                    }
+                }
+                return false;
+            });
             std::string stateProblem = stateFileProblem(dir, *listing);
             work.push_back({root.id, std::move(dir), std::move(*listing), std::move(stateProblem)});
         }

@@ -4,6 +4,7 @@
 #include "ckpt/checkpoint_diff.h"
 
 #include <algorithm>
+#include <tuple>
 #include <unordered_map>
 
 #include "compare/comparable.h"
@@ -156,7 +157,20 @@ Result<CheckpointPair> openCheckpointPair(std::string_view pathA, std::string_vi
 
 Result<CheckpointDiff> diffCheckpoints(std::string_view pathA, std::string_view pathB, const DiffOptions& options) {
     CKPT_ASSIGN_OR_RETURN(CheckpointPair pair, openCheckpointPair(pathA, pathB));
-    return diffCheckpoints(*pair.a, *pair.b, options);
+    CKPT_ASSIGN_OR_RETURN(CheckpointDiff diff, diffCheckpoints(*pair.a, *pair.b, options));
+    // With the user's paths, a directory's state file is checked too.
+    const VerifyOptions full{.threads = options.values.cpuThreads, .progress = {}, .cancel = options.cancel};
+    for (auto [path, prefix, check] :
+         {std::tuple(pathA, diff.prefixA, &diff.checkA), std::tuple(pathB, diff.prefixB, &diff.checkB)}) {
+        if (!options.verify) {
+            check->problems = verifyIndexAndState(path, prefix).problems;
+            continue;
+        }
+        CKPT_ASSIGN_OR_RETURN(VerifyReport report, verifyCheckpointPath(path, full));
+        check->full = true;
+        check->problems = std::move(report.problems);
+    }
+    return diff;
 }
 
 Result<CheckpointDiff> diffCheckpoints(const Checkpoint& a, const Checkpoint& b, const DiffOptions& options) {
@@ -168,6 +182,8 @@ Result<CheckpointDiff> diffCheckpoints(const Checkpoint& a, const Checkpoint& b,
     diff.pairedByPath = a.style() == CheckpointStyle::ObjectBased && b.style() == CheckpointStyle::ObjectBased;
     if (Status s = checkDataFiles(a); !s.isOk()) return s.withContext(sideLabel('A', diff.prefixA));
     if (Status s = checkDataFiles(b); !s.isOk()) return s.withContext(sideLabel('B', diff.prefixB));
+    diff.checkA.problems = verifyIndexAndState({}, diff.prefixA).problems;
+    diff.checkB.problems = verifyIndexAndState({}, diff.prefixB).problems;
     const compare::ValueFilter filter{options.weightsOnly, options.includes, options.excludes};
     // Each side's values on its own thread (a pass over its whole graph).
     std::optional<compare::ComparableValues> sideA, sideB;

@@ -11,6 +11,40 @@
 namespace ckpt::convert {
 namespace {
 
+uint64_t byteSize(const ArrayInfo& a) { return static_cast<uint64_t>(a.shape.numElements().value_or(0)) * dataTypeSize(a.dtype); }
+
+// Bytes [begin, end) of a file, read in bounded pieces with pread.
+class FileRangeSource final : public TensorSource {
+public:
+    FileRangeSource(const storage::RandomAccessFile& file, uint64_t begin) : m_file(file), m_begin(begin) {}
+    Status read(uint64_t offset, uint64_t length, const ByteSink& sink) const override {
+        std::vector<uint8_t> piece(std::min<uint64_t>(length, 1u << 20));
+        for (uint64_t done = 0; done < length;) {
+            const uint64_t n = std::min<uint64_t>(length - done, piece.size());
+            CKPT_RETURN_IF_ERROR(m_file.read(m_begin + offset + done, n, piece.data()));
+            CKPT_RETURN_IF_ERROR(sink(std::span<const uint8_t>(piece.data(), n)));
+            done += n;
+        }
+        return okStatus();
+    }
+
+private:
+    const storage::RandomAccessFile& m_file;
+    uint64_t m_begin;
+};
+
+class NpzMemberSource final : public TensorSource {
+public:
+    NpzMemberSource(const NpzReader& reader, const NpzReader::Member& member) : m_reader(reader), m_member(member) {}
+    Status read(uint64_t offset, uint64_t length, const ByteSink& sink) const override {
+        return m_reader.readValues(m_member, offset, length, sink);
+    }
+
+private:
+    const NpzReader& m_reader;
+    const NpzReader::Member& m_member;
+};
+
 class SafetensorsFile final : public ArrayFile {
 public:
     static Result<std::unique_ptr<ArrayFile>> open(std::unique_ptr<storage::RandomAccessFile> file) {
@@ -31,18 +65,14 @@ public:
         std::unique_ptr<SafetensorsFile> out(new SafetensorsFile);
         for (const SafetensorsEntry& e : header.entries) out->m_arrays.push_back({e.name, e.dtype, e.shape});
         out->m_header = std::move(header);
+        out->m_fileBytes = size;
         out->m_file = std::move(file);
         return std::unique_ptr<ArrayFile>(std::move(out));
     }
     ArrayFormat format() const override { return ArrayFormat::Safetensors; }
-    Result<Tensor> read(size_t index) const override {
-        const SafetensorsEntry& e = m_header.entries[index];
-        Tensor t;
-        t.dtype = e.dtype;
-        t.shape = e.shape;
-        t.bytes.resize(e.end - e.begin);  // inside the file: checked by the parser
-        CKPT_RETURN_IF_ERROR(m_file->read(m_header.dataStart + e.begin, t.bytes.size(), t.bytes.data()));
-        return t;
+    std::shared_ptr<const TensorSource> source(size_t index) const override {
+        // Inside the file: checked by the parser.
+        return std::make_shared<FileRangeSource>(*m_file, m_header.dataStart + m_header.entries[index].begin);
     }
 
 private:
@@ -52,7 +82,7 @@ private:
 
 class NpzFile final : public ArrayFile {
 public:
-    static Result<std::unique_ptr<ArrayFile>> open(const std::string& path) {
+    static Result<std::unique_ptr<ArrayFile>> open(const std::string& path, uint64_t fileBytes) {
         CKPT_ASSIGN_OR_RETURN(auto reader, NpzReader::open(path));
         std::unique_ptr<NpzFile> out(new NpzFile);
         for (const NpzReader::Member& m : reader->members()) {
@@ -67,10 +97,13 @@ public:
             out->m_members.push_back(&m);
         }
         out->m_reader = std::move(reader);
+        out->m_fileBytes = fileBytes;
         return std::unique_ptr<ArrayFile>(std::move(out));
     }
     ArrayFormat format() const override { return ArrayFormat::Npz; }
-    Result<Tensor> read(size_t index) const override { return m_reader->read(*m_members[index]); }
+    std::shared_ptr<const TensorSource> source(size_t index) const override {
+        return std::make_shared<NpzMemberSource>(*m_reader, *m_members[index]);
+    }
 
 private:
     std::unique_ptr<NpzReader> m_reader;
@@ -79,12 +112,32 @@ private:
 
 }  // namespace
 
+uint64_t ArrayFile::valueBytes() const {
+    uint64_t total = 0;
+    for (const ArrayInfo& a : m_arrays) total += byteSize(a);
+    return total;
+}
+
+Result<Tensor> ArrayFile::read(size_t index) const {
+    const ArrayInfo& a = m_arrays[index];
+    Tensor t;
+    t.dtype = a.dtype;
+    t.shape = a.shape;
+    t.bytes.reserve(byteSize(a));
+    CKPT_RETURN_IF_ERROR(source(index)->read(0, byteSize(a), [&](std::span<const uint8_t> piece) {
+        t.bytes.insert(t.bytes.end(), piece.begin(), piece.end());
+        return okStatus();
+    }));
+    return t;
+}
+
 Result<std::unique_ptr<ArrayFile>> ArrayFile::open(const std::string& path) {
     CKPT_ASSIGN_OR_RETURN(auto file, storage::openRandomAccess(path));
     // A zip starts with a local header, or the end record when empty.
     std::string magic(std::min<uint64_t>(file->size(), 4), '\0');
     CKPT_RETURN_IF_ERROR(file->read(0, magic.size(), magic.data()));
-    if (magic == std::string_view("PK\x03\x04", 4) || magic == std::string_view("PK\x05\x06", 4)) return NpzFile::open(path);
+    if (magic == std::string_view("PK\x03\x04", 4) || magic == std::string_view("PK\x05\x06", 4))
+        return NpzFile::open(path, file->size());
     return SafetensorsFile::open(std::move(file));
 }
 

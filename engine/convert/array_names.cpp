@@ -17,27 +17,72 @@ std::string withoutRoot(std::string_view pretty) {
 }
 
 // Optimizers, anything below one on its first path, and slot variables.
+// "An optimizer on the first path" is memoised per node, so a walk up stops
+// at the first node already decided: linear however deep the paths nest.
 std::vector<bool> optimizerOwned(const ObjectGraph& graph) {
-    std::vector<bool> owned(static_cast<size_t>(graph.size()), false);
-    for (const ObjectNode& n : graph.nodes()) {
-        if (n.kind == ObjectKind::SlotVariable || n.kind == ObjectKind::Optimizer) {
-            owned[static_cast<size_t>(n.id)] = true;
-            continue;
-        }
+    enum : uint8_t { kUnknown, kNo, kYes };
+    const auto count = static_cast<size_t>(graph.size());
+    std::vector<uint8_t> onPath(count, kUnknown);  // the node or an ancestor is an optimizer
+    std::vector<int32_t> chain;
+    for (const ObjectNode& start : graph.nodes()) {
+        chain.clear();
+        uint8_t verdict = kNo;
         // The parent chain is a BFS tree: it ends, bounded by the node count.
-        int32_t p = n.parentId;
-        for (int32_t steps = 0; p >= 0 && steps < graph.size(); ++steps) {
-            if (graph.node(p).kind == ObjectKind::Optimizer) {
-                owned[static_cast<size_t>(n.id)] = true;
+        for (int32_t id = start.id; id >= 0 && chain.size() <= count; id = graph.node(id).parentId) {
+            if (onPath[static_cast<size_t>(id)] != kUnknown) {
+                verdict = onPath[static_cast<size_t>(id)];
                 break;
             }
-            p = graph.node(p).parentId;
+            if (graph.node(id).kind == ObjectKind::Optimizer) {
+                verdict = kYes;
+                onPath[static_cast<size_t>(id)] = kYes;
+                break;
+            }
+            chain.push_back(id);
         }
+        for (int32_t c : chain) onPath[static_cast<size_t>(c)] = verdict;
     }
+    std::vector<bool> owned(count, false);
+    for (const ObjectNode& n : graph.nodes())
+        owned[static_cast<size_t>(n.id)] = n.kind == ObjectKind::SlotVariable || onPath[static_cast<size_t>(n.id)] == kYes;
     return owned;
 }
 
+void percentEncode(std::string& out, unsigned char c) {
+    static const char* kHex = "0123456789ABCDEF";
+    out += '%';
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+}
+
 }  // namespace
+
+std::string containedName(std::string_view name) {
+    std::string out;
+    out.reserve(name.size());
+    for (size_t start = 0;;) {
+        const size_t end = name.find('/', start);
+        const std::string_view part = name.substr(start, end == std::string_view::npos ? name.npos : end - start);
+        const bool last = end == std::string_view::npos;
+        if (part == "." || part == "..") {
+            for (size_t i = 0; i < part.size(); ++i) percentEncode(out, '.');
+        } else {
+            for (const char ch : part) {
+                const auto c = static_cast<unsigned char>(ch);
+                if (c < 0x20 || c == 0x7f || c == '\\') percentEncode(out, c);
+                else out += ch;
+            }
+        }
+        if (last) break;
+        // A '/' that would leave an empty part (leading, doubled, trailing)
+        // is encoded into the name instead of separating.
+        const bool emptyAround = part.empty() || end + 1 == name.size() || name[end + 1] == '/';
+        if (emptyAround) percentEncode(out, '/');
+        else out += '/';
+        start = end + 1;
+    }
+    return out;
+}
 
 std::map<std::string, ArrayName> objectPathNames(const ObjectGraph& graph) {
     std::vector<std::string> base(static_cast<size_t>(graph.size()));

@@ -12,6 +12,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckpt/object_graph.h"
@@ -26,5 +27,13 @@ struct ArrayName {
 // Checkpoint key -> its object-path name, for every attribute the graph
 // names (a key shared by several attributes takes the first in node order).
 std::map<std::string, ArrayName> objectPathNames(const ObjectGraph& graph);
+
+// 'name' as an array may carry it (docs/convert.md, "Names that could leave
+// a directory"): unchanged when every '/'-separated part is a plain file
+// name, i.e. not empty, "." or "..", without '\\' or control characters;
+// otherwise exactly those parts percent-encoded ("../x" -> "%2E%2E/x",
+// "/x" -> "%2Fx", "a\\b" -> "a%5Cb"), so that no key, however hostile,
+// makes an extractor that honours member paths write outside its directory.
+std::string containedName(std::string_view name);
 
 }  // namespace ckpt::convert

@@ -8,8 +8,10 @@
 
 #include "ckpt/checkpoint_step.h"
 #include "ckpt/npy.h"
+#include "convert/array_names.h"
 #include "convert/npz.h"
 #include "convert/safetensors.h"
+#include "format/ordered_code.h"
 #include "platform/crc32c.h"
 
 namespace ckpt::convert {
@@ -47,6 +49,7 @@ Result<ExportPlan> planExport(const Checkpoint& checkpoint, const ExportOptions&
     int64_t optimizerDropped = 0;
     std::set<std::string> used;
     std::vector<std::string> clashes;
+    std::vector<std::string> contained;  // names rewritten to stay inside a directory
     for (NamedTensor& named : namedTensors(checkpoint)) {
         const TensorInfo& t = *named.info;
         if (options.weightsOnly && named.optimizerState) {
@@ -57,10 +60,11 @@ Result<ExportPlan> planExport(const Checkpoint& checkpoint, const ExportOptions&
         a.info = &t;
         // Two statements, not a conditional: a conditional mixing an rvalue and a
         // const lvalue copies both ways.
-        if (options.names == ArrayNaming::ObjectPaths)
-            a.name = std::move(named.name);
-        else
-            a.name = t.key;
+        std::string wanted;
+        if (options.names == ArrayNaming::ObjectPaths) wanted = std::move(named.name);
+        else wanted = t.key;
+        a.name = containedName(wanted);
+        if (a.name != wanted) contained.push_back(format::printableKey(wanted) + " as \"" + a.name + "\"");
         if (!formatHolds(options.format, t.dtype)) {
             unsupported.push_back("\"" + a.name + "\" (" + std::string(dataTypeName(t.dtype)) + ")");
             continue;
@@ -81,6 +85,10 @@ Result<ExportPlan> planExport(const Checkpoint& checkpoint, const ExportOptions&
     if (!clashes.empty())
         return invalidArgument("object paths would name several tensors alike: " + listed(clashes) +
                                " (--names keys gives each its checkpoint key)");
+    if (!contained.empty())
+        plan.notes.push_back("renamed " + std::to_string(contained.size()) +
+                             " array(s) whose names could leave an extraction directory: " + listed(contained, 5) +
+                             " (ckpt.keys maps the names back to the keys)");
     if (optimizerDropped > 0)
         plan.notes.push_back("left out " + std::to_string(optimizerDropped) + " optimizer tensor(s) (--weights-only)");
 

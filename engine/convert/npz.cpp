@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <cstdio>
 
 #include "ckpt/npy.h"
 #include "format/npy_preamble.h"
@@ -188,6 +189,7 @@ Result<std::unique_ptr<NpzReader>> NpzReader::open(const std::string& path) {
         m.name = name.substr(0, name.size() - 4);
         m.index = static_cast<uint64_t>(i);
         m.size = st.size;
+        m.stored = stored;
         // The preamble: 12 bytes say how long the rest of it is.
         zip_file_t* f = zip_fopen_index(archive, m.index, 0);
         if (!f) return statusFromZipError(zip_get_error(archive), "cannot open " + where);
@@ -226,7 +228,74 @@ NpzReader::~NpzReader() {
     if (m_zip) zip_discard(m_zip);
 }
 
+Status NpzReader::readValues(const Member& member, uint64_t offset, uint64_t length, const TensorSource::ByteSink& sink) const {
+    constexpr uint64_t kPiece = 1u << 20;
+    const std::string where = "member " + member.name + " of " + m_path;
+    const uint64_t values = member.size - member.dataOffset;
+    if (offset > values || length > values - offset)
+        return internalError("bytes " + std::to_string(offset) + "+" + std::to_string(length) + " lie outside the " +
+                             std::to_string(values) + " value bytes of " + where);
+    zip_file_t* f = nullptr;
+    {
+        const std::lock_guard lock(m_lock);
+        f = zip_fopen_index(m_zip, member.index, 0);
+        if (!f) return statusFromZipError(zip_get_error(m_zip), "cannot open " + where);
+    }
+    struct Close {
+        std::mutex& lock;
+        zip_file_t* f;
+        ~Close() {
+            const std::lock_guard held(lock);
+            zip_fclose(f);
+        }
+    } close{m_lock, f};
+    std::vector<uint8_t> piece(std::min<uint64_t>(kPiece, std::max<uint64_t>(length, 1)));
+    // Read n bytes into 'piece' (all of them, or fail naming the member).
+    auto readPiece = [&](uint64_t n) -> Status {
+        uint64_t got = 0;
+        while (got < n) {
+            zip_int64_t r = 0;
+            {
+                const std::lock_guard lock(m_lock);
+                r = zip_fread(f, piece.data() + got, n - got);
+                if (r < 0) return dataLoss("cannot read " + where + ": " + zip_file_strerror(f));
+            }
+            if (r == 0) return dataLoss(where + " ends before its " + std::to_string(values) + " value bytes");
+            got += static_cast<uint64_t>(r);
+        }
+        return okStatus();
+    };
+    uint64_t skip = member.dataOffset + offset;
+    if (member.stored && skip > 0) {
+        const std::lock_guard lock(m_lock);
+        if (zip_fseek(f, static_cast<zip_int64_t>(skip), SEEK_SET) != 0)
+            return dataLoss("cannot seek in " + where + ": " + zip_file_strerror(f));
+        skip = 0;
+    }
+    for (; skip > 0;) {  // a deflated member: inflate up to the range
+        const uint64_t n = std::min<uint64_t>(skip, piece.size());
+        CKPT_RETURN_IF_ERROR(readPiece(n));
+        skip -= n;
+    }
+    for (uint64_t done = 0; done < length;) {
+        const uint64_t n = std::min<uint64_t>(length - done, piece.size());
+        CKPT_RETURN_IF_ERROR(readPiece(n));
+        CKPT_RETURN_IF_ERROR(sink(std::span<const uint8_t>(piece.data(), n)));
+        done += n;
+    }
+    if (offset + length == values) {
+        // libzip compares the crc32 once a read finds the member's end.
+        uint8_t more = 0;
+        const std::lock_guard lock(m_lock);
+        const zip_int64_t r = zip_fread(f, &more, 1);
+        if (r < 0) return dataLoss("cannot read " + where + ": " + zip_file_strerror(f));
+        if (r > 0) return dataLoss(where + " holds more than its " + std::to_string(values) + " value bytes");
+    }
+    return okStatus();
+}
+
 Result<std::vector<uint8_t>> NpzReader::readRaw(const Member& member) const {
+    const std::lock_guard lock(m_lock);
     // The data is size - dataOffset bytes: bounded by the checks in open().
     std::vector<uint8_t> bytes(member.size - member.dataOffset);
     zip_file_t* f = zip_fopen_index(m_zip, member.index, 0);

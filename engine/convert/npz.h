@@ -3,13 +3,16 @@
 // np.savez_compressed deflates them), through libzip. Writing streams: each
 // member's values are fetched by a callback while the archive is written,
 // one member at a time, stored (no compression), ZIP64 where a member or the
-// archive needs it. Reading takes stored and deflated members alike.
-// Internal to the engine (ckpt/convert.h is the API). Not thread-safe.
-//   NpzReader::open(path) -> members() -> read(member)
+// archive needs it. Reading takes stored and deflated members alike, whole
+// (read) or streamed in bounded pieces (readValues, which import uses).
+// Internal to the engine (ckpt/convert.h is the API). An NpzReader may be
+// read from several threads (the archive is read under a lock).
+//   NpzReader::open(path) -> members() -> read(member) | readValues(member, ...)
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +20,7 @@
 #include "ckpt/cancellation.h"
 #include "ckpt/status.h"
 #include "ckpt/tensor.h"
+#include "ckpt/tensor_source.h"
 
 struct zip;
 
@@ -54,6 +58,7 @@ public:
         uint64_t dataOffset = 0;
         uint64_t size = 0;     // uncompressed, preamble included
         std::string preamble;  // the .npy header bytes
+        bool stored = false;   // not compressed: seekable
     };
     // Lists the members and parses each preamble. InvalidArgument naming the
     // file and member for a damaged archive, a member that is not .npy,
@@ -68,6 +73,12 @@ public:
     Result<Tensor> read(const Member& member) const;
     // A '<U' member as ASCII text (our side entry).
     Result<std::string> readString(const Member& member) const;
+    // The member's value bytes [offset, offset + length) (after its .npy
+    // header) handed to 'sink' in pieces of at most 1 MiB as they come out
+    // of the archive: memory stays bounded whatever the member's size.
+    // Stored members seek there; deflated ones inflate from their start.
+    // Reading to the member's end checks its crc32 (DataLoss naming it).
+    Status readValues(const Member& member, uint64_t offset, uint64_t length, const TensorSource::ByteSink& sink) const;
 
 private:
     NpzReader(std::string path, zip* archive) : m_path(std::move(path)), m_zip(archive) {}
@@ -75,6 +86,7 @@ private:
     std::string m_path;
     zip* m_zip;
     std::vector<Member> m_members;
+    mutable std::mutex m_lock;  // around every libzip call on m_zip and its files
 };
 
 }  // namespace ckpt::convert

@@ -84,6 +84,27 @@ void checkWhatReadersRelyOn(const BundleReader& reader, const std::string& index
         }
 }
 
+// A directory's `checkpoint` state file, which TensorFlow reads to find the
+// latest checkpoint and so must parse.
+void checkStateFile(std::string_view path, VerifyReport& report) {
+    const std::string dir(path);
+    if (!storage::isDirectory(dir)) return;
+    auto state = readCheckpointState(dir);
+    if (!state) {
+        report.problems.push_back({std::string(kCheckpointStateFile), "", state.status().toString()});
+        return;
+    }
+    if (!*state) return;
+    // A state file naming checkpoints that are gone sends TensorFlow's
+    // latest_checkpoint (and a restore) to nothing.
+    const std::string file = platform::joinPath(dir, kCheckpointStateFile);
+    for (const std::string& entry : stateEntriesWithoutIndex(dir, **state))
+        report.problems.push_back({std::string(kCheckpointStateFile), "",
+                                   dataLoss("the state file " + file + " names " + entry + ", which has no index (" +
+                                            indexFileName(resolveStatePath(dir, entry)) + " is missing)")
+                                       .toString()});
+}
+
 }  // namespace
 
 Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptions& options) {
@@ -199,21 +220,17 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
 Result<VerifyReport> verifyCheckpointPath(std::string_view path, const VerifyOptions& options) {
     CKPT_ASSIGN_OR_RETURN(ResolvedCheckpoint resolved, resolveCheckpoint(path));
     CKPT_ASSIGN_OR_RETURN(VerifyReport report, verifyBundle(resolved.prefix, options));
-    const std::string dir(path);
-    if (!storage::isDirectory(dir)) return report;
-    auto state = readCheckpointState(dir);
-    if (!state) {
-        report.problems.push_back({std::string(kCheckpointStateFile), "", state.status().toString()});
-    } else if (*state) {
-        // A state file naming checkpoints that are gone sends TensorFlow's
-        // latest_checkpoint (and a restore) to nothing.
-        const std::string file = platform::joinPath(dir, kCheckpointStateFile);
-        for (const std::string& entry : stateEntriesWithoutIndex(dir, **state))
-            report.problems.push_back({std::string(kCheckpointStateFile), "",
-                                       dataLoss("the state file " + file + " names " + entry + ", which has no index (" +
-                                                indexFileName(resolveStatePath(dir, entry)) + " is missing)")
-                                           .toString()});
-    }
+    checkStateFile(path, report);
+    return report;
+}
+
+VerifyReport verifyIndexAndState(std::string_view path, std::string_view prefix) {
+    VerifyReport report;
+    report.prefix = std::string(prefix);
+    const std::string indexPath = indexFileName(report.prefix);
+    if (Status s = format::verifyIndexFooterAndMetaindex(indexPath); !s.isOk())
+        report.problems.push_back({platform::baseName(indexPath), "", s.toString()});
+    checkStateFile(path, report);
     return report;
 }
 

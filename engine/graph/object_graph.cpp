@@ -253,7 +253,7 @@ Status nameNodes(std::vector<ObjectNode>& nodes, size_t serializedBytes, std::st
     BfsPaths bfs = measureBfsPaths(nodes);
     std::vector<bool> isSlot(nodes.size(), false);
     const std::vector<SlotName> slotNames = slotNamesOf(nodes, bfs, isSlot);
-    const uint64_t budget = kPathBytesBase + kPathBytesPerSerializedByte * serializedBytes;
+    const uint64_t budget = objectPathBudget(serializedBytes);
     if (bfs.totalBytes > budget)
         return dataLoss(std::string(kObjectGraphKey) + " in " + std::string(source) + ": objects nest " +
                         std::to_string(bfs.maxDepth) + " levels deep and their paths would take " +
@@ -290,6 +290,8 @@ Result<ObjectGraph> ObjectGraph::parse(std::string_view serialized, std::string_
     CKPT_RETURN_IF_ERROR(nameNodes(graph.m_nodes, serialized.size(), source));
     return graph;
 }
+
+uint64_t objectPathBudget(uint64_t sourceBytes) { return kPathBytesBase + kPathBytesPerSerializedByte * sourceBytes; }
 
 std::string ObjectGraph::displayName(int32_t id) const {
     const ObjectNode& n = node(id);

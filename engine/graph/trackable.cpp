@@ -1,6 +1,7 @@
 #include "ckpt/trackable.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace ckpt {
 
@@ -66,6 +67,13 @@ std::shared_ptr<Variable> Variable::make(DataType dtype, TensorShape shape, int 
     return v;
 }
 
+std::shared_ptr<Variable> Variable::declare(DataType dtype, TensorShape shape, int replicas) {
+    std::shared_ptr<Variable> v(new Variable());
+    v->m_values.assign(static_cast<size_t>(std::max(1, replicas)), Tensor{dtype, std::move(shape), {}, {}});
+    v->m_declared = true;
+    return v;
+}
+
 std::shared_ptr<Variable> Variable::fromTensor(Tensor value) {
     std::shared_ptr<Variable> v(new Variable());
     v->m_values.push_back(std::move(value));
@@ -78,6 +86,7 @@ Status Variable::assign(const Tensor& value) {
                                " value to a " + std::string(dataTypeName(dtype())) + " " + shape().toString() + " variable");
     unpin();
     for (Tensor& t : m_values) t = value;
+    m_declared = false;
     return okStatus();
 }
 
@@ -90,9 +99,11 @@ std::shared_ptr<Optimizer> Optimizer::make() { return std::shared_ptr<Optimizer>
 
 std::shared_ptr<Variable> Optimizer::createSlot(Variable& variable, const std::string& slotName) {
     if (auto existing = slot(variable, slotName)) return existing;
-    auto s = Variable::make(variable.dtype(), variable.shape());
+    auto s = variable.declared() ? Variable::declare(variable.dtype(), variable.shape())
+                                 : Variable::make(variable.dtype(), variable.shape());
     s->setDevice(variable.device());
     auto self = std::static_pointer_cast<Variable>(variable.shared_from_this());
+    m_slotIndex[{&variable, slotName}] = m_slots.size();
     m_slots.push_back({self, slotName, s});
     const Slot created = m_slots.back();
     const auto hooks = m_slotHooks;  // hooks may create further slots
@@ -101,15 +112,18 @@ std::shared_ptr<Variable> Optimizer::createSlot(Variable& variable, const std::s
 }
 
 std::shared_ptr<Variable> Optimizer::slot(const Variable& variable, std::string_view slotName) const {
-    for (const Slot& s : m_slots)
-        if (s.name == slotName && s.variable.lock().get() == &variable) return s.slot;
-    return nullptr;
+    const auto it = m_slotIndex.find({&variable, std::string(slotName)});
+    if (it == m_slotIndex.end()) return nullptr;
+    // A variable that died may have left its address to this one.
+    const Slot& s = m_slots[it->second];
+    return s.variable.lock().get() == &variable ? s.slot : nullptr;
 }
 
 std::vector<std::string> Optimizer::slotNames() const {
     std::vector<std::string> names;
+    std::unordered_set<std::string_view> seen;
     for (const Slot& s : m_slots)
-        if (std::find(names.begin(), names.end(), s.name) == names.end()) names.push_back(s.name);
+        if (seen.insert(s.name).second) names.push_back(s.name);
     return names;
 }
 

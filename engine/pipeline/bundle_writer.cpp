@@ -97,34 +97,69 @@ Result<std::unique_ptr<BundleWriter>> BundleWriter::create(std::string_view pref
 
 uint64_t BundleWriter::dataBytes() const { return m_impl->data ? m_impl->data->position() : 0; }
 
-Status BundleWriter::appendRegion(std::string_view key, DataType dtype, const TensorShape& shape, std::span<const uint8_t> region,
-                                  std::string* serializedOut) {
-    if (m_impl->finished || !m_impl->data) return failedPrecondition("bundle " + m_impl->prefix + " is already finished");
-    const auto n = shape.numElements();
-    if (!n) return invalidArgument("tensor " + format::printableKey(key) + " has an invalid shape " + shape.toString());
-    if (isFixedSize(dtype) && region.size() != static_cast<size_t>(*n) * dataTypeSize(dtype))
-        return invalidArgument("tensor " + format::printableKey(key) + ": " + std::to_string(region.size()) +
-                               " bytes do not hold " + std::to_string(*n) + " " + std::string(dataTypeName(dtype)) + " elements");
+namespace {
+
+// The entry every region starts from: dtype, shape, where it lies.
+tensorflow::BundleEntryProto regionEntry(DataType dtype, const TensorShape& shape, uint64_t offset, uint64_t size) {
     tensorflow::BundleEntryProto entry;
     entry.set_dtype(static_cast<tensorflow::DataType>(dtype));
     setShape(entry.mutable_shape(), shape);
-    entry.set_offset(static_cast<int64_t>(m_impl->data->position()));
-    entry.set_size(static_cast<int64_t>(region.size()));
-    uint32_t crc = 0;
+    entry.set_offset(static_cast<int64_t>(offset));
+    entry.set_size(static_cast<int64_t>(size));
+    return entry;
+}
+
+}  // namespace
+
+Status BundleWriter::appendProduced(std::string_view key, DataType dtype, const TensorShape& shape, uint64_t size,
+                                    const std::function<Status(const TensorSource::ByteSink&)>& produce,
+                                    std::string* serializedOut) {
+    if (m_impl->finished || !m_impl->data) return failedPrecondition("bundle " + m_impl->prefix + " is already finished");
+    const auto n = shape.numElements();
+    if (!n) return invalidArgument("tensor " + format::printableKey(key) + " has an invalid shape " + shape.toString());
+    if (!isFixedSize(dtype)) return invalidArgument("tensor " + format::printableKey(key) + " is not of a fixed-size dtype");
+    if (size != static_cast<uint64_t>(*n) * dataTypeSize(dtype))
+        return invalidArgument("tensor " + format::printableKey(key) + ": " + std::to_string(size) + " bytes do not hold " +
+                               std::to_string(*n) + " " + std::string(dataTypeName(dtype)) + " elements");
+    tensorflow::BundleEntryProto entry = regionEntry(dtype, shape, m_impl->data->position(), size);
+    // docs/format.md, "Checksum of a numeric tensor": a plain crc of the stored bytes; computing it chunk by chunk
+    // while writing reads each chunk once from cache instead of twice from memory.
+    uint32_t raw = 0;
+    uint64_t written = 0;
+    CKPT_RETURN_IF_ERROR(produce([&](std::span<const uint8_t> bytes) -> Status {
+        if (bytes.size() > size - written)
+            return internalError("tensor " + format::printableKey(key) + ": its source produced more than " +
+                                 std::to_string(size) + " bytes");
+        raw = platform::crc32cExtend(raw, bytes.data(), bytes.size());
+        written += bytes.size();
+        return m_impl->data->append(bytes.data(), bytes.size());
+    }));
+    if (written != size)
+        return internalError("tensor " + format::printableKey(key) + ": its source produced " + std::to_string(written) + " of " +
+                             std::to_string(size) + " bytes");
+    entry.set_crc32c(platform::crc32cMask(raw));
+    entry.SerializeToString(serializedOut);
+    return okStatus();
+}
+
+Status BundleWriter::appendRegion(std::string_view key, DataType dtype, const TensorShape& shape, std::span<const uint8_t> region,
+                                  std::string* serializedOut) {
     if (isFixedSize(dtype)) {
-        // docs/format.md, "Checksum of a numeric tensor": a plain crc of the stored bytes; computing it chunk by chunk
-        // while writing reads each chunk once from cache instead of twice from memory.
-        uint32_t raw = 0;
-        for (size_t off = 0; off < region.size(); off += kWriteChunk) {
-            const size_t len = std::min(kWriteChunk, region.size() - off);
-            raw = platform::crc32cExtend(raw, region.data() + off, len);
-            CKPT_RETURN_IF_ERROR(m_impl->data->append(region.data() + off, len));
-        }
-        crc = platform::crc32cMask(raw);
-    } else {
-        CKPT_ASSIGN_OR_RETURN(crc, regionChecksum(region, dtype, *n, format::printableKey(key)));
-        CKPT_RETURN_IF_ERROR(m_impl->data->append(region.data(), region.size()));
+        return appendProduced(
+            key, dtype, shape, region.size(),
+            [&](const TensorSource::ByteSink& sink) -> Status {
+                for (size_t off = 0; off < region.size(); off += kWriteChunk)
+                    CKPT_RETURN_IF_ERROR(sink(region.subspan(off, std::min(kWriteChunk, region.size() - off))));
+                return okStatus();
+            },
+            serializedOut);
     }
+    if (m_impl->finished || !m_impl->data) return failedPrecondition("bundle " + m_impl->prefix + " is already finished");
+    const auto n = shape.numElements();
+    if (!n) return invalidArgument("tensor " + format::printableKey(key) + " has an invalid shape " + shape.toString());
+    tensorflow::BundleEntryProto entry = regionEntry(dtype, shape, m_impl->data->position(), region.size());
+    CKPT_ASSIGN_OR_RETURN(const uint32_t crc, regionChecksum(region, dtype, *n, format::printableKey(key)));
+    CKPT_RETURN_IF_ERROR(m_impl->data->append(region.data(), region.size()));
     entry.set_crc32c(crc);
     entry.SerializeToString(serializedOut);
     return okStatus();
@@ -141,6 +176,23 @@ Status BundleWriter::addEncoded(std::string_view key, DataType dtype, const Tens
     return okStatus();
 }
 
+Status BundleWriter::addFromSource(std::string_view key, DataType dtype, const TensorShape& shape, const TensorSource& source,
+                                   uint64_t offset) {
+    CKPT_RETURN_IF_ERROR(checkTensorKey(key));
+    std::string k(key);
+    if (m_impl->entries.count(k) || m_impl->partitioned.count(k))
+        return {StatusCode::AlreadyExists, "duplicate tensor " + format::printableKey(key) + " in bundle " + m_impl->prefix};
+    const auto n = shape.numElements();
+    if (!n) return invalidArgument("tensor " + format::printableKey(key) + " has an invalid shape " + shape.toString());
+    const uint64_t size = static_cast<uint64_t>(*n) * dataTypeSize(dtype);
+    std::string serialized;
+    CKPT_RETURN_IF_ERROR(appendProduced(
+        key, dtype, shape, size, [&](const TensorSource::ByteSink& sink) { return source.read(offset, size, sink); },
+        &serialized));
+    m_impl->entries.emplace(std::move(k), std::move(serialized));
+    return okStatus();
+}
+
 Status BundleWriter::add(std::string_view key, const Tensor& value) {
     if (value.dtype == DataType::String) {
         const std::vector<uint8_t> region = encodeTensorRegion(value);
@@ -151,27 +203,54 @@ Status BundleWriter::add(std::string_view key, const Tensor& value) {
 
 Status BundleWriter::addSlice(std::string_view fullKey, const TensorShape& fullShape, const TensorSlice& slice,
                               const Tensor& sliceValue) {
+    if (static_cast<int>(slice.extents.size()) == fullShape.rank() && coversWhole(slice, fullShape)) {
+        CKPT_RETURN_IF_ERROR(checkTensorKey(fullKey));
+        return add(fullKey, sliceValue);
+    }
+    return addSliceWith(fullKey, fullShape, slice, sliceValue.dtype, [&](std::string* serialized) {
+        const std::vector<uint8_t> region = encodeTensorRegion(sliceValue);
+        return appendRegion(fullKey, sliceValue.dtype, sliceValue.shape, region, serialized);
+    });
+}
+
+Status BundleWriter::addSliceFromSource(std::string_view fullKey, const TensorShape& fullShape, const TensorSlice& slice,
+                                        DataType dtype, const TensorShape& sliceShape, const TensorSource& source,
+                                        uint64_t offset) {
+    if (static_cast<int>(slice.extents.size()) == fullShape.rank() && coversWhole(slice, fullShape))
+        return addFromSource(fullKey, dtype, sliceShape, source, offset);
+    return addSliceWith(fullKey, fullShape, slice, dtype, [&](std::string* serialized) -> Status {
+        const auto n = sliceShape.numElements();
+        if (!n)
+            return invalidArgument("slice " + slice.toString() + " of " + format::printableKey(fullKey) +
+                                   " has an invalid shape");
+        const uint64_t size = static_cast<uint64_t>(*n) * dataTypeSize(dtype);
+        return appendProduced(
+            fullKey, dtype, sliceShape, size, [&](const TensorSource::ByteSink& sink) { return source.read(offset, size, sink); },
+            serialized);
+    });
+}
+
+Status BundleWriter::addSliceWith(std::string_view fullKey, const TensorShape& fullShape, const TensorSlice& slice,
+                                  DataType dtype, const std::function<Status(std::string*)>& append) {
     if (static_cast<int>(slice.extents.size()) != fullShape.rank())
         return invalidArgument("slice " + slice.toString() + " does not match the rank of " + fullShape.toString());
     CKPT_RETURN_IF_ERROR(checkTensorKey(fullKey));
-    if (coversWhole(slice, fullShape)) return add(fullKey, sliceValue);
     std::string k(fullKey);
     if (m_impl->entries.count(k))
         return {StatusCode::AlreadyExists, "tensor " + format::printableKey(fullKey) + " is both whole and sliced"};
     auto& full = m_impl->partitioned[k];
     if (!full) {
         full = std::make_unique<Entry>();
-        full->proto.set_dtype(static_cast<tensorflow::DataType>(sliceValue.dtype));
+        full->proto.set_dtype(static_cast<tensorflow::DataType>(dtype));
         setShape(full->proto.mutable_shape(), fullShape);
-    } else if (full->proto.dtype() != static_cast<int>(sliceValue.dtype)) {
+    } else if (full->proto.dtype() != static_cast<int>(dtype)) {
         return invalidArgument("slices of " + format::printableKey(fullKey) + " have different dtypes");
     }
     const std::string sliceKey = format::encodeSliceKey(fullKey, slice);
     if (m_impl->entries.count(sliceKey))
         return {StatusCode::AlreadyExists, "duplicate slice " + slice.toString() + " of " + format::printableKey(fullKey)};
     std::string serialized;
-    const std::vector<uint8_t> region = encodeTensorRegion(sliceValue);
-    CKPT_RETURN_IF_ERROR(appendRegion(fullKey, sliceValue.dtype, sliceValue.shape, region, &serialized));
+    CKPT_RETURN_IF_ERROR(append(&serialized));
     m_impl->entries.emplace(sliceKey, std::move(serialized));
     auto* sp = full->proto.add_slices();
     for (const SliceExtent& e : slice.extents) {

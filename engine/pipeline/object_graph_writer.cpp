@@ -1,6 +1,7 @@
 // Trackable graph -> TrackableObjectGraph + tensors, the way TensorFlow's
 // saver lays them out (docs/format.md, "TrackableObjectGraph", "Keys", "Slot variables").
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -76,23 +77,36 @@ Result<GraphBuild> buildGraph(const Trackable& root, bool copyBytes = true) {
             addVariableAttributes(*node, paths[i], *static_cast<const Variable*>(order[i]), out);
     }
     // docs/format.md, "Slot variables": slot nodes after all BFS nodes: per optimizer, per slot name, per variable in BFS order.
+    // Each optimizer's own slots are sorted, not every object probed: an
+    // optimizer's work is its slots', however many objects the graph holds.
     const size_t bfsCount = order.size();
     for (size_t oi = 0; oi < bfsCount; ++oi) {
         if (order[oi]->kind() != Trackable::Kind::Optimizer) continue;
         const auto* opt = static_cast<const Optimizer*>(order[oi]);
-        for (const std::string& slotName : opt->slotNames()) {
-            for (size_t vi = 0; vi < bfsCount; ++vi) {
-                if (order[vi]->kind() != Trackable::Kind::Variable) continue;
-                auto slot = opt->slot(*static_cast<const Variable*>(order[vi]), slotName);
-                if (!slot) continue;
+        // Slot names in first-creation order, each with its slots.
+        std::unordered_map<std::string_view, size_t> groupOf;
+        std::vector<std::vector<std::pair<int, const Optimizer::Slot*>>> groups;
+        for (const Optimizer::Slot& s : opt->slotVariables()) {
+            const auto [group, added] = groupOf.try_emplace(s.name, groups.size());
+            if (added) groups.emplace_back();
+            const auto variable = s.variable.lock();
+            const auto id = variable && s.slot ? ids.find(variable.get()) : ids.end();
+            if (id != ids.end()) groups[group->second].emplace_back(id->second, &s);
+        }
+        for (auto& slots : groups) {
+            std::stable_sort(slots.begin(), slots.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+            int previous = -1;
+            for (const auto& [vi, slot] : slots) {
+                if (vi == previous) continue;  // one slot per variable and name (a dead variable's may linger)
+                previous = vi;
                 const int slotId = out.proto.nodes_size();
                 auto* ref = out.proto.mutable_nodes(static_cast<int>(oi))->add_slot_variables();
-                ref->set_original_variable_node_id(static_cast<int>(vi));
-                ref->set_slot_name(slotName);
+                ref->set_original_variable_node_id(vi);
+                ref->set_slot_name(slot->name);
                 ref->set_slot_variable_node_id(slotId);
-                const std::string slotPath = slotKeyPath(paths[vi], paths[oi], slotName);
+                const std::string slotPath = slotKeyPath(paths[static_cast<size_t>(vi)], paths[oi], slot->name);
                 auto* node = out.proto.add_nodes();
-                addVariableAttributes(*node, slotPath, *slot, out);
+                addVariableAttributes(*node, slotPath, *slot->slot, out);
             }
         }
     }

@@ -55,9 +55,14 @@ Status writeShard(const std::string& prefix, const BundleWriterOptions& options,
     CKPT_ASSIGN_OR_RETURN(auto writer, BundleWriter::create(prefix, options));
     for (SaveTensor& t : tensors) {
         CKPT_RETURN_IF_ERROR(progress.check(checkpoint));
-        if (t.slice) CKPT_RETURN_IF_ERROR(writer->addSlice(t.key, t.fullShape, *t.slice, t.data()));
+        if (t.source && t.slice)
+            CKPT_RETURN_IF_ERROR(writer->addSliceFromSource(t.key, t.fullShape, *t.slice, t.value.dtype, t.value.shape, *t.source,
+                                                            t.sourceOffset));
+        else if (t.source)
+            CKPT_RETURN_IF_ERROR(writer->addFromSource(t.key, t.value.dtype, t.value.shape, *t.source, t.sourceOffset));
+        else if (t.slice) CKPT_RETURN_IF_ERROR(writer->addSlice(t.key, t.fullShape, *t.slice, t.data()));
         else CKPT_RETURN_IF_ERROR(writer->add(t.key, t.data()));
-        progress.add(static_cast<int64_t>(t.data().bytes.size()));
+        progress.add(static_cast<int64_t>(t.byteSize()));
     }
     return writer->finish();
 }
@@ -228,7 +233,7 @@ Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<Sav
 
     SaveProgress progress{options};
     for (const auto& s : shards)
-        for (const SaveTensor& t : s) progress.total += static_cast<int64_t>(t.data().bytes.size());
+        for (const SaveTensor& t : s) progress.total += static_cast<int64_t>(t.byteSize());
     std::vector<Status> results(static_cast<size_t>(n));
     const Status pool = platform::forEachItem(
         results.size(), platform::threadsOrDefault(options.maxParallelShards),
@@ -240,7 +245,7 @@ Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<Sav
     stats.shards = n;
     for (const auto& s : shards) {
         stats.tensors += static_cast<int64_t>(s.size());
-        for (const SaveTensor& t : s) stats.dataBytes += t.data().dtype == DataType::String ? 0 : t.data().bytes.size();
+        for (const SaveTensor& t : s) stats.dataBytes += t.byteSize();
     }
     // Data written at final names belongs to no checkpoint once the save
     // fails: it goes with the temp directory.
@@ -265,6 +270,13 @@ Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<Sav
 }
 
 }  // namespace
+
+uint64_t SaveTensor::byteSize() const {
+    const Tensor& t = data();
+    if (t.dtype == DataType::String) return 0;
+    if (source) return static_cast<uint64_t>(t.numElements()) * dataTypeSize(t.dtype);
+    return t.bytes.size();
+}
 
 std::string taskOfDevice(const std::string& device) {
     if (device.empty()) return {};

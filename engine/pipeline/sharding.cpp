@@ -62,7 +62,19 @@ SaveTensor piece(const SaveTensor& t, int axis, int64_t start, int64_t length) {
     p.key = t.key;
     p.device = t.device;
     p.fullShape = t.data().shape;
-    p.value = cutAlongAxis(t.data(), axis, start, length);
+    if (t.source) {
+        // Streamed values are cut along their first axis only (see
+        // shard()): a piece is one range of the source's bytes.
+        const int64_t rowBytes = t.data().numElements() / std::max<int64_t>(t.data().shape.dims[0], 1) *
+                                 static_cast<int64_t>(dataTypeSize(t.data().dtype));
+        p.value.dtype = t.data().dtype;
+        p.value.shape = t.data().shape;
+        p.value.shape.dims[0] = length;
+        p.source = t.source;
+        p.sourceOffset = t.sourceOffset + static_cast<uint64_t>(start * rowBytes);
+    } else {
+        p.value = cutAlongAxis(t.data(), axis, start, length);
+    }
     TensorSlice s;
     for (int d = 0; d < t.data().shape.rank(); ++d)
         s.extents.push_back(d == axis ? SliceExtent{start, length} : SliceExtent{0, -1});
@@ -176,7 +188,9 @@ Result<std::vector<std::vector<SaveTensor>>> MaxShardSizePolicy::shard(std::vect
                 int best = 0;
                 int64_t bestLen = 0;
                 int64_t bestParts = partsFor(0, bestLen);
-                for (int a = 1; a < t.data().shape.rank(); ++a) {
+                // A streamed value (SaveTensor::source) is cut along its first
+                // axis only, so every piece is one contiguous range of it.
+                for (int a = 1; a < (t.source ? 1 : t.data().shape.rank()); ++a) {
                     int64_t len = 0;
                     const int64_t parts = partsFor(a, len);
                     if (parts < bestParts && len > 0) {

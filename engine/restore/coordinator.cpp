@@ -41,6 +41,7 @@ LoadStatus Coordinator::initializationOnly(std::shared_ptr<Trackable> root) {
 }
 
 AssertionVerdict Coordinator::verdict(Assertion a) {
+    const RestoreContext::ListingScope listing(*m_context);
     if (!m_matcher) return failed(a, "No checkpoint specified (save_path=None); nothing is being restored.", {});
     if (!m_context->errors.empty()) return {a, false, m_context->errors.front(), {}};
     return m_matcher->verdict(a);
@@ -52,15 +53,21 @@ std::vector<std::string> Coordinator::warnings() {
 }
 
 MatchReport Coordinator::report() {
+    const RestoreContext::ListingScope listing(*m_context);  // the verdicts and the rows share one listing
     MatchReport r;
     r.expectPartial = m_expectPartial;
     r.restoreErrors = m_context->errors;
     r.unmatchedMappings = m_context->unmatchedMappings;
-    for (Assertion a : {Assertion::Consumed, Assertion::ExistingObjectsMatched, Assertion::NontrivialMatch})
-        r.verdicts.push_back(verdict(a));
+    if (m_matcher && m_context->errors.empty()) {
+        r.verdicts = m_matcher->verdicts();
+    } else {
+        for (Assertion a : {Assertion::Consumed, Assertion::ExistingObjectsMatched, Assertion::NontrivialMatch})
+            r.verdicts.push_back(verdict(a));
+    }
     r.warnings = warnings();
-    const std::vector<ProgramObject> objects = m_context->programObjects();
-    std::unordered_map<const Trackable*, size_t> objectIndex;
+    const std::vector<ProgramObject>& objects = m_context->programObjects();
+    const ObjectIndex objectIndex(objects);
+    r.programObjects.reserve(objects.size());
     for (const ProgramObject& o : objects) {
         ProgramObjectMatch m;
         m.path = o.path;
@@ -71,7 +78,6 @@ MatchReport Coordinator::report() {
             m.shape = v->shape();
             m.replicas = v->replicas();
         }
-        objectIndex.emplace(o.object.get(), r.programObjects.size());
         r.programObjects.push_back(std::move(m));
     }
     if (!m_matcher) {

@@ -6,6 +6,10 @@ Matcher::Matcher(std::shared_ptr<RestoreContext> context)
     : m_context(std::move(context)),
       m_reader(*m_context, [this](const ValueReader::Read& read, const Status& failure) { onReadFailed(read, failure); }) {}
 
+std::vector<AssertionVerdict> Matcher::verdicts() {
+    return {verdict(Assertion::Consumed), verdict(Assertion::ExistingObjectsMatched), verdict(Assertion::NontrivialMatch)};
+}
+
 void Matcher::hookChildren(const std::shared_ptr<Trackable>& object) {
     if (!m_hookedChildren.insert(object.get()).second) return;
     object->addChildAddedHook(

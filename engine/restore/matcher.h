@@ -27,11 +27,13 @@ public:
 
     // Called only while the restore has no errors.
     virtual AssertionVerdict verdict(Assertion a) = 0;
+    // The three verdicts (consumed, existing objects matched, nontrivial
+    // match), as a report wants them all: a matcher may share work.
+    virtual std::vector<AssertionVerdict> verdicts();
     virtual std::vector<std::string> warnings() = 0;
     // Fills r's style and checkpoint nodes, and how the program objects
     // (already in r, at objectIndex) were bound and restored.
-    virtual void describe(MatchReport& r, const std::vector<ProgramObject>& objects,
-                          const std::unordered_map<const Trackable*, size_t>& objectIndex) = 0;
+    virtual void describe(MatchReport& r, const std::vector<ProgramObject>& objects, const ObjectIndex& objectIndex) = 0;
 
 protected:
     void hookChildren(const std::shared_ptr<Trackable>& object);

@@ -36,6 +36,7 @@ Result<std::shared_ptr<NameMatcher>> NameMatcher::start(const std::shared_ptr<Re
     }
     for (size_t k = 0; k < sorted.size(); ++k)
         if (!used[k]) context->unmatchedMappings.push_back(unmatchedMappingMessage(raw[order[k]], "variable name"));
+    const RestoreContext::ListingScope listing(*m->m_context);
     m->restore(root, "(root)");
     return m;
 }
@@ -103,11 +104,15 @@ void NameMatcher::restore(const std::shared_ptr<Trackable>& start, const std::st
 }
 
 void NameMatcher::onChildAdded(Trackable& parent, const Trackable::Child& child) {
+    m_context->programChanged();  // by the child just added
+    const RestoreContext::ListingScope listing(*m_context);
     auto it = m_paths.find(&parent);
     if (it != m_paths.end()) restore(child.object, it->second + "." + child.name);
 }
 
 void NameMatcher::onSlotCreated(Optimizer& optimizer, const Optimizer::Slot& slot) {
+    m_context->programChanged();  // by the slot just created
+    const RestoreContext::ListingScope listing(*m_context);
     auto var = slot.variable.lock();
     auto it = m_paths.find(&optimizer);
     auto vt = var ? m_paths.find(var.get()) : m_paths.end();
@@ -138,8 +143,7 @@ AssertionVerdict NameMatcher::verdict(Assertion a) {
     return passed(a);
 }
 
-void NameMatcher::describe(MatchReport& r, const std::vector<ProgramObject>& objects,
-                           const std::unordered_map<const Trackable*, size_t>& objectIndex) {
+void NameMatcher::describe(MatchReport& r, const std::vector<ProgramObject>& objects, const ObjectIndex& objectIndex) {
     r.style = "name-based";
     int32_t id = 0;
     for (const TensorInfo& t : m_context->ckpt->bundle().tensors()) {
@@ -164,7 +168,7 @@ void NameMatcher::describe(MatchReport& r, const std::vector<ProgramObject>& obj
     for (const auto& [weak, names] : m_unused)
         if (auto o = weak.lock()) unused.insert(o.get());
     for (const ProgramObject& o : objects) {
-        ProgramObjectMatch& m = r.programObjects[objectIndex.at(o.object.get())];
+        ProgramObjectMatch& m = r.programObjects[objectIndex.find(o.object.get())];
         m.bound = m.hasAttributes && !unused.count(o.object.get()) && !m_errorByObject.count(o.object.get());
         m.restored = m.bound && m_context->options.readValues;
     }

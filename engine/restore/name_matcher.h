@@ -26,8 +26,7 @@ public:
     // Every assertion is assert_consumed here, as in TensorFlow.
     AssertionVerdict verdict(Assertion a) override;
     std::vector<std::string> warnings() override { return {}; }
-    void describe(MatchReport& r, const std::vector<ProgramObject>& objects,
-                  const std::unordered_map<const Trackable*, size_t>& objectIndex) override;
+    void describe(MatchReport& r, const std::vector<ProgramObject>& objects, const ObjectIndex& objectIndex) override;
 
 private:
     void restore(const std::shared_ptr<Trackable>& object, const std::string& path);

@@ -36,24 +36,39 @@ AssertionVerdict ObjectMatcher::verdict(Assertion a) {
     return passed(a);
 }
 
+std::vector<AssertionVerdict> ObjectMatcher::verdicts() {
+    // assert_consumed begins with assert_existing_objects_matched: one evaluation for both.
+    AssertionVerdict existing = existingObjectsMatched();
+    AssertionVerdict consumedVerdict = consumed(&existing);
+    return {std::move(consumedVerdict), std::move(existing), nontrivialMatch()};
+}
+
 AssertionVerdict ObjectMatcher::existingObjectsMatched() {
     const Assertion a = Assertion::ExistingObjectsMatched;
     for (size_t id = 0; id < m_nodes.size(); ++id)
         if (boundObject(static_cast<int32_t>(id)) && !m_restored[id])
             return failed(a, "Object " + nodeText(static_cast<int32_t>(id)) + " not assigned a value from checkpoint.",
                           {m_nodes[id].path});
-    std::vector<ProgramObject> all = m_context->programObjects();
-    std::unordered_set<const Trackable*> listed;
-    for (const ProgramObject& o : all) listed.insert(o.object.get());
-    for (const auto& w : m_seenObjects)
-        if (auto o = w.lock(); o && listed.insert(o.get()).second)
-            all.push_back({o, "(unreachable object)", ProgramObjectKind::Object, o->asVariable() != nullptr});
-    std::unordered_set<const Trackable*> bound;
+    const std::vector<ProgramObject>& reachable = m_context->programObjects();
+    const ObjectIndex listed(reachable);
+    std::vector<ProgramObject> unreachable;
+    std::unordered_set<const Trackable*> unreachableSeen;  // objects the restore met that the root no longer reaches: few
+    for (const auto& [raw, w] : m_seenObjects) {
+        if (listed.contains(raw)) continue;
+        if (auto o = w.lock(); o && unreachableSeen.insert(o.get()).second)
+            unreachable.push_back({o, "(unreachable object)", ProgramObjectKind::Object, o->asVariable() != nullptr});
+    }
+    ObjectIndex bound;
     for (size_t id = 0; id < m_nodes.size(); ++id)
-        if (Trackable* t = boundObject(static_cast<int32_t>(id))) bound.insert(t);
+        if (Trackable* t = boundObject(static_cast<int32_t>(id))) bound.add(t);
+    bound.seal();
     std::vector<const ProgramObject*> unused;
-    for (const ProgramObject& o : all)
-        if (o.hasAttributes && !bound.count(o.object.get())) unused.push_back(&o);
+    auto collect = [&](const std::vector<ProgramObject>& objects) {
+        for (const ProgramObject& o : objects)
+            if (o.hasAttributes && !bound.contains(o.object.get())) unused.push_back(&o);
+    };
+    collect(reachable);
+    collect(unreachable);
     if (unused.empty()) return passed(a);
     const size_t shown = std::min(kMaxShownObjects, unused.size());
     std::string list = "[";
@@ -72,9 +87,9 @@ AssertionVerdict ObjectMatcher::existingObjectsMatched() {
                   std::move(paths));
 }
 
-AssertionVerdict ObjectMatcher::consumed() {
+AssertionVerdict ObjectMatcher::consumed(const AssertionVerdict* known) {
     const Assertion a = Assertion::Consumed;
-    AssertionVerdict existing = existingObjectsMatched();
+    AssertionVerdict existing = known ? *known : existingObjectsMatched();
     if (!existing.passed) {
         existing.assertion = a;
         return existing;
@@ -102,15 +117,15 @@ AssertionVerdict ObjectMatcher::consumed() {
         return failed(a, "Unresolved slot restorations: " + text + "]", std::move(paths));
     }
     if (!m_unusedAttributes.empty()) {
-        std::unordered_map<const Trackable*, std::string> pathOf;
-        for (const ProgramObject& o : m_context->programObjects()) pathOf.emplace(o.object.get(), describeProgramObject(o));
+        const std::vector<ProgramObject>& objects = m_context->programObjects();
+        const ObjectIndex index(objects);
         std::string lines;
         std::vector<std::string> paths;
         for (const auto& [id, names] : m_unusedAttributes) {
-            const Trackable* obj = boundObject(id);
-            auto it = pathOf.find(obj);
+            const size_t at = index.find(boundObject(id));
             lines += "\n" + m_nodes[static_cast<size_t>(id)].path + " (" +
-                     (it != pathOf.end() ? it->second : std::string("<unreachable object>")) + "): " + pythonList(names);
+                     (at != ObjectIndex::kAbsent ? describeProgramObject(objects[at]) : std::string("<unreachable object>")) +
+                     "): " + pythonList(names);
             paths.push_back(m_nodes[static_cast<size_t>(id)].path);
         }
         return failed(
@@ -122,19 +137,19 @@ AssertionVerdict ObjectMatcher::consumed() {
 
 AssertionVerdict ObjectMatcher::nontrivialMatch() {
     const Assertion a = Assertion::NontrivialMatch;
-    std::unordered_set<const Trackable*> bound;
     size_t boundNodes = 0;
-    for (size_t id = 0; id < m_nodes.size(); ++id)
-        if (Trackable* t = boundObject(static_cast<int32_t>(id))) {
-            bound.insert(t);
-            ++boundNodes;
-        }
+    for (size_t id = 0; id < m_nodes.size() && boundNodes <= 1; ++id)
+        if (boundObject(static_cast<int32_t>(id))) ++boundNodes;
     if (boundNodes > 1) return passed(a);
-    std::vector<ProgramObject> all = m_context->programObjects();
+    ObjectIndex bound;
+    for (size_t id = 0; id < m_nodes.size(); ++id)
+        if (Trackable* t = boundObject(static_cast<int32_t>(id))) bound.add(t);
+    bound.seal();
+    const std::vector<ProgramObject>& all = m_context->programObjects();
     std::string list = "[";
     std::vector<std::string> paths;
     for (const ProgramObject& o : all) {
-        if (!o.hasAttributes || bound.count(o.object.get())) continue;
+        if (!o.hasAttributes || bound.contains(o.object.get())) continue;
         if (list.size() > 1) list += ", ";
         list += describeProgramObject(o);
         paths.push_back(o.path);

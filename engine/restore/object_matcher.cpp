@@ -40,6 +40,7 @@ Result<std::shared_ptr<ObjectMatcher>> ObjectMatcher::start(std::shared_ptr<Rest
                 m->m_slotRestorations[s.originalVariableNodeId].push_back(
                     {static_cast<int32_t>(id), s.slotVariableNodeId, s.slotName, s.originalVariableNodeId});
     }
+    const RestoreContext::ListingScope listing(*m->m_context);  // mismatch messages name program paths
     if (m->bind(0, root)) m->restoreFrom(0);
     return m;
 }
@@ -51,7 +52,7 @@ Trackable* ObjectMatcher::boundObject(int32_t node) const {
 }
 
 bool ObjectMatcher::bind(int32_t node, const std::shared_ptr<Trackable>& object) {
-    m_seenObjects.push_back(object);
+    m_seenObjects.emplace_back(object.get(), object);
     const auto i = static_cast<size_t>(node);
     m_matched[i] = 1;
     if (boundObject(node)) return false;  // already bound (a second path, or an inconsistent reference)
@@ -101,7 +102,10 @@ void ObjectMatcher::createOrRestoreSlot(const std::shared_ptr<Trackable>& optimi
     const SourceNode& node = m_nodes[static_cast<size_t>(s.slotNode)];
     const bool simpleVariable = std::any_of(node.attributes.begin(), node.attributes.end(),
                                             [](const SourceAttribute& a) { return a.name == kVariableValue; });
-    if (!slot && m_context->options.createSlotsOnRestore && simpleVariable) slot = opt->createSlot(*var, s.slotName);
+    if (!slot && m_context->options.createSlotsOnRestore && simpleVariable) {
+        slot = opt->createSlot(*var, s.slotName);
+        m_context->programChanged();
+    }
     if (slot) {
         bindSlot(s.slotNode, std::move(slot));
         return;
@@ -236,6 +240,8 @@ void ObjectMatcher::assignVariable(int32_t id, Variable& v, const TensorInfo& te
 }
 
 void ObjectMatcher::onChildAdded(Trackable& parent, const Trackable::Child& child) {
+    m_context->programChanged();  // by the child just added
+    const RestoreContext::ListingScope listing(*m_context);
     auto it = m_deferred.find(&parent);
     if (it == m_deferred.end()) return;
     auto jt = it->second.find(child.name);
@@ -247,6 +253,8 @@ void ObjectMatcher::onChildAdded(Trackable& parent, const Trackable::Child& chil
 }
 
 void ObjectMatcher::onSlotCreated(Optimizer& optimizer, const Optimizer::Slot& slot) {
+    m_context->programChanged();  // by the slot just created
+    const RestoreContext::ListingScope listing(*m_context);
     auto var = slot.variable.lock();
     for (size_t i = 0; i < m_pendingSlots.size(); ++i) {
         const PendingSlot& p = m_pendingSlots[i];

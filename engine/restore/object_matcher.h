@@ -27,9 +27,9 @@ public:
     explicit ObjectMatcher(std::shared_ptr<RestoreContext> context) : Matcher(std::move(context)) {}
 
     AssertionVerdict verdict(Assertion a) override;
+    std::vector<AssertionVerdict> verdicts() override;
     std::vector<std::string> warnings() override;
-    void describe(MatchReport& r, const std::vector<ProgramObject>& objects,
-                  const std::unordered_map<const Trackable*, size_t>& objectIndex) override;
+    void describe(MatchReport& r, const std::vector<ProgramObject>& objects, const ObjectIndex& objectIndex) override;
 
 private:
     struct SlotRestoration {
@@ -65,7 +65,8 @@ private:
 
     // Assertions (object_assertions.cpp).
     AssertionVerdict existingObjectsMatched();
-    AssertionVerdict consumed();
+    // 'existing': existingObjectsMatched() when the caller has it already.
+    AssertionVerdict consumed(const AssertionVerdict* existing = nullptr);
     AssertionVerdict nontrivialMatch();
     // The original node as TensorFlow's text proto, for assertion messages.
     std::string nodeText(int32_t node) const;
@@ -77,7 +78,9 @@ private:
     std::vector<char> m_restored;                          // restoration ran for the node
     std::vector<std::vector<AttributeMatch>> m_attributes;
     std::vector<std::pair<int32_t, std::vector<std::string>>> m_unusedAttributes;  // insertion order
-    std::vector<std::weak_ptr<Trackable>> m_seenObjects;                           // every object offered to bind()
+    // Every object offered to bind(), with its address: the assertions
+    // look the address up first and lock only objects the listing lacks.
+    std::vector<std::pair<const Trackable*, std::weak_ptr<Trackable>>> m_seenObjects;
     std::unordered_map<Trackable*, std::unordered_map<std::string, std::vector<int32_t>>> m_deferred;
     std::map<int32_t, std::vector<SlotRestoration>> m_slotRestorations;          // by variable node
     std::map<int32_t, std::vector<SlotRestoration>> m_deferredSlotRestorations;  // by optimizer node

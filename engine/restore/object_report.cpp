@@ -5,8 +5,7 @@
 
 namespace ckpt::restore {
 
-void ObjectMatcher::describe(MatchReport& r, const std::vector<ProgramObject>&,
-                             const std::unordered_map<const Trackable*, size_t>& objectIndex) {
+void ObjectMatcher::describe(MatchReport& r, const std::vector<ProgramObject>&, const ObjectIndex& objectIndex) {
     r.style = "object-based";
     std::unordered_set<int32_t> pendingSlots;
     for (const auto& [var, list] : m_slotRestorations)
@@ -14,6 +13,7 @@ void ObjectMatcher::describe(MatchReport& r, const std::vector<ProgramObject>&,
     for (const auto& [opt, list] : m_deferredSlotRestorations)
         for (const SlotRestoration& s : list) pendingSlots.insert(s.slotNode);
     for (const PendingSlot& p : m_pendingSlots) pendingSlots.insert(p.slotNode);
+    r.checkpointNodes.reserve(m_nodes.size());
     for (size_t id = 0; id < m_nodes.size(); ++id) {
         const SourceNode& src = m_nodes[id];
         if (src.isVirtual) continue;
@@ -31,15 +31,15 @@ void ObjectMatcher::describe(MatchReport& r, const std::vector<ProgramObject>&,
             }
         }
         if (obj) {
-            auto it = objectIndex.find(obj);
-            n.programPath = it != objectIndex.end() ? r.programObjects[it->second].path : "(unreachable object)";
+            const size_t index = objectIndex.find(obj);
+            n.programPath = index != ObjectIndex::kAbsent ? r.programObjects[index].path : "(unreachable object)";
             const bool error =
                 std::any_of(n.attributes.begin(), n.attributes.end(), [](const AttributeMatch& a) { return !a.error.empty(); });
             const bool unused =
                 std::any_of(n.attributes.begin(), n.attributes.end(), [](const AttributeMatch& a) { return a.unused; });
             n.state = error ? NodeMatchState::Mismatch : unused ? NodeMatchState::PartiallyMatched : NodeMatchState::Matched;
-            if (it != objectIndex.end()) {
-                ProgramObjectMatch& m = r.programObjects[it->second];
+            if (index != ObjectIndex::kAbsent) {
+                ProgramObjectMatch& m = r.programObjects[index];
                 if (!m.bound) {
                     m.bound = true;
                     m.checkpointNode = n.id;

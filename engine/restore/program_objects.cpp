@@ -1,5 +1,6 @@
 #include "restore/program_objects.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "ckpt/object_graph.h"
@@ -25,6 +26,24 @@ std::string describeProgramObject(const ProgramObject& o) {
                " dtype=" + std::string(dataTypeShortName(v->dtype())) + ">";
     if (o.object->asOptimizer()) return "<ckpt.Optimizer '" + o.path + "'>";
     return "<ckpt.Object '" + o.path + "'>";
+}
+
+ObjectIndex::ObjectIndex(const std::vector<ProgramObject>& objects) {
+    m_items.reserve(objects.size());
+    for (size_t i = 0; i < objects.size(); ++i) add(objects[i].object.get(), i);
+    seal();
+}
+
+void ObjectIndex::seal() {
+    std::stable_sort(m_items.begin(), m_items.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    m_items.erase(std::unique(m_items.begin(), m_items.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+                  m_items.end());
+}
+
+size_t ObjectIndex::find(const Trackable* object) const {
+    const auto it = std::lower_bound(m_items.begin(), m_items.end(), object,
+                                     [](const auto& item, const Trackable* o) { return item.first < o; });
+    return it != m_items.end() && it->first == object ? it->second : kAbsent;
 }
 
 std::vector<ProgramObject> listProgramObjects(const std::shared_ptr<Trackable>& root, bool skipSlots) {

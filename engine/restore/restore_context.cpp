@@ -2,14 +2,24 @@
 
 namespace ckpt::restore {
 
-std::vector<ProgramObject> RestoreContext::programObjects() const {
-    return listProgramObjects(root.lock(), options.skipSlotVariables);
+const std::vector<ProgramObject>& RestoreContext::programObjects() const {
+    if (!m_listed || m_listingScopes == 0) {
+        m_listed = listProgramObjects(root.lock(), options.skipSlotVariables);
+        m_listedIndex = {};
+    }
+    return *m_listed;
 }
 
 std::string RestoreContext::programPathOf(const Trackable* object) const {
-    for (const ProgramObject& o : programObjects())
-        if (o.object.get() == object) return o.path;
-    return "(unreachable object)";
+    const std::vector<ProgramObject>& objects = programObjects();
+    if (m_listedIndex.empty()) m_listedIndex = ObjectIndex(objects);
+    const size_t i = m_listedIndex.find(object);
+    return i == ObjectIndex::kAbsent ? "(unreachable object)" : objects[i].path;
+}
+
+void RestoreContext::programChanged() const {
+    m_listed.reset();
+    m_listedIndex = {};
 }
 
 }  // namespace ckpt::restore

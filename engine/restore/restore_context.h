@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,10 +31,36 @@ struct RestoreContext {
     int64_t bytesTotal = 0;
     bool cancelled = false;
 
-    // The program's objects as they are now (slots unless skipped).
-    std::vector<ProgramObject> programObjects() const;
+    // The program's objects as they are now (slots unless skipped). Listing
+    // walks the whole program and builds every path, and a report, a verdict
+    // or a run of mismatch messages asks for it many times: inside a
+    // ListingScope it is listed once. The reference is valid until the next
+    // call outside a scope, or until programChanged().
+    const std::vector<ProgramObject>& programObjects() const;
     // The object's path from the root, or "(unreachable object)".
     std::string programPathOf(const Trackable* object) const;
+    // The restore itself changed the program (created a slot): list again.
+    void programChanged() const;
+
+    // While one restore step, verdict or report runs, nothing but the
+    // restore changes the program (and it says so by programChanged()).
+    class ListingScope {
+    public:
+        explicit ListingScope(const RestoreContext& context) : m_context(context) { ++m_context.m_listingScopes; }
+        ~ListingScope() {
+            if (--m_context.m_listingScopes == 0) m_context.programChanged();
+        }
+        ListingScope(const ListingScope&) = delete;
+        ListingScope& operator=(const ListingScope&) = delete;
+
+    private:
+        const RestoreContext& m_context;
+    };
+
+private:
+    mutable int m_listingScopes = 0;
+    mutable std::optional<std::vector<ProgramObject>> m_listed;
+    mutable ObjectIndex m_listedIndex;  // built on the first programPathOf
 };
 
 }  // namespace ckpt::restore

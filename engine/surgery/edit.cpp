@@ -74,6 +74,7 @@ Result<EditPlan> planEdit(const Checkpoint& source, const EditSpec& spec) {
     const BundleReader& bundle = source.bundle();
     EditPlan plan;
     plan.source = source.prefix();
+    for (const auto& [from, to] : spec.renames) CKPT_RETURN_IF_ERROR(surgery::checkRenameTarget(to));
     std::map<std::string, std::optional<std::string>> keys;
     std::optional<surgery::GraphEdit> edit;
     if (source.objectGraph()) {

@@ -4,6 +4,7 @@
 #include <deque>
 #include <set>
 
+#include "format/ordered_code.h"
 #include "pipeline/save_graph.h"
 
 namespace ckpt::surgery {
@@ -56,6 +57,29 @@ std::string keyPrefix(const ObjectGraph& graph, const std::map<int32_t, SlotOwne
 }
 
 }  // namespace
+
+Status checkRenameTarget(std::string_view target) {
+    auto refuse = [&](const std::string& why) {
+        return invalidArgument("rename target " + format::printableKey(target) + " " + why +
+                               " (names are object paths, not file paths)");
+    };
+    for (const char c : target)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return refuse("holds a control character");
+    if (target.starts_with('/')) return refuse("starts with '/'");
+    std::string_view rest = target;
+    if (rest.starts_with("(root).")) rest.remove_prefix(7);
+    const bool keyForm = rest.find('/') != std::string_view::npos;
+    const char sep = keyForm ? '/' : '.';
+    for (size_t start = 0;;) {
+        const size_t end = rest.find(sep, start);
+        const std::string_view part = rest.substr(start, end == std::string_view::npos ? rest.npos : end - start);
+        if (part.empty()) return refuse("has an empty name in it");
+        if (part == "." || part == "..") return refuse("has a \"" + std::string(part) + "\" component");
+        if (end == std::string_view::npos) break;
+        start = end + 1;
+    }
+    return okStatus();
+}
 
 std::optional<std::string> rekey(std::string_view key, std::string_view oldPrefix, std::string_view newPrefix) {
     if (oldPrefix.empty() || !key.starts_with(oldPrefix)) return std::nullopt;

@@ -85,6 +85,13 @@ private:
     std::vector<std::string> m_newTargets;                 // rename targets so far
 };
 
+// A rename's or move's target as typed (the tree's dotted form or the key
+// form): InvalidArgument naming it when it starts with '/', has an empty,
+// "." or ".." component, or holds a control character. Targets become
+// keys and exported array names, which other tools take for file paths
+// (docs/surgery.md, "Edit").
+Status checkRenameTarget(std::string_view target);
+
 // Old attribute key -> new key when a node's key path changed: the key's
 // node prefix replaced, its tail kept; nullopt when it does not start with
 // the node's old prefix (a key TensorFlow did not derive from the path).

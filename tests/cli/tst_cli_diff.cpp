@@ -5,6 +5,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <filesystem>
+#include <fstream>
+
 #include "test_support.h"
 
 using nlohmann::json;
@@ -13,6 +16,44 @@ namespace {
 
 using Run = ckpt::testing::CliRun;
 Run ckptRun(const QStringList& args) { return ckpt::testing::runCkpt(args); }
+
+// Flips one byte of 'path' at 'offset' (negative: from the end).
+bool flipByte(const std::string& path, int64_t offset) {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    if (!f) return false;
+    f.seekg(0, std::ios::end);
+    const int64_t size = f.tellg();
+    const int64_t at = offset < 0 ? size + offset : offset;
+    char c = 0;
+    f.seekg(at);
+    f.read(&c, 1);
+    c = static_cast<char>(c ^ 0x10);
+    f.seekp(at);
+    f.write(&c, 1);
+    return static_cast<bool>(f);
+}
+
+// Where the metaindex block's checksum lies: after the block its handle,
+// the footer's first two varints, names (docs/format.md, "Metaindex, index block, footer").
+int64_t metaindexTrailerOffset(const std::string& indexPath) {
+    std::ifstream in(indexPath, std::ios::binary);
+    in.seekg(-48, std::ios::end);
+    std::string footer(48, '\0');
+    in.read(footer.data(), 48);
+    size_t pos = 0;
+    auto varint = [&] {
+        uint64_t v = 0;
+        for (int shift = 0; pos < footer.size(); shift += 7) {
+            const auto b = static_cast<uint8_t>(footer[pos++]);
+            v |= static_cast<uint64_t>(b & 0x7f) << shift;
+            if (!(b & 0x80)) break;
+        }
+        return v;
+    };
+    const uint64_t offset = varint();
+    const uint64_t size = varint();
+    return static_cast<int64_t>(offset + size + 1);  // past the block and its type byte
+}
 
 }  // namespace
 
@@ -84,6 +125,56 @@ private slots:
         QVERIFY2(r.err.contains("B ("), r.err.constData());
         const Run usage = ckptRun({QStringLiteral("diff"), ckptAt(1)});
         QCOMPARE(usage.exitCode, 2);
+    }
+
+    // Issue #29, finding 9: values that compare equal while one side fails
+    // verification. The cheap checks (index footer and meta blocks, the
+    // state file) are always reported in one line; a damaged tensor whose
+    // stored checksum still matches the other side's is seen only with
+    // --verify, which exits 2.
+    void integrityOfEqualSidesIsReported_data() {
+        QTest::addColumn<QString>("damage");
+        QTest::addColumn<bool>("cheaplySeen");
+        QTest::newRow("metaindex block") << "metaindex" << true;
+        QTest::newRow("state file") << "state" << true;
+        QTest::newRow("a tensor's bytes") << "data" << false;
+    }
+    void integrityOfEqualSidesIsReported() {
+        QFETCH(QString, damage);
+        QFETCH(bool, cheaplySeen);
+        const std::string copy = m_dir.filePath(QStringLiteral("damaged-") + damage).toStdString();
+        std::filesystem::copy(run().toStdString(), copy, std::filesystem::copy_options::recursive);
+        const std::string prefix = copy + "/ckpt-5";
+        if (damage == QLatin1String("metaindex")) {
+            QVERIFY(flipByte(prefix + ".index", metaindexTrailerOffset(prefix + ".index")));
+        } else if (damage == QLatin1String("state")) {
+            std::ofstream(copy + "/checkpoint") << "model_checkpoint_path: \"ckpt-5\"\nthis is not a state file {\n";
+        } else {
+            QVERIFY(flipByte(prefix + ".data-00000-of-00001", 40));
+        }
+        const bool dirs = damage == QLatin1String("state");
+        const QString a = dirs ? run() : ckptAt(5);
+        const QString b = QString::fromStdString(dirs ? copy : prefix);
+        const Run text = ckptRun({QStringLiteral("diff"), a, b});
+        QCOMPARE(text.exitCode, 0);  // the values are equal
+        QCOMPARE(text.out.contains("warning: B fails the index and state-file checks"), cheaplySeen);
+        const Run j = ckptRun({QStringLiteral("diff"), a, b, QStringLiteral("--json")});
+        QCOMPARE(j.exitCode, 0);
+        const json parsed = json::parse(j.out.toStdString());
+        QCOMPARE(parsed["b"]["verification"]["ok"].get<bool>(), !cheaplySeen);
+        QCOMPARE(parsed["b"]["verification"]["checked"].get<std::string>(), std::string("index_and_state"));
+        QVERIFY(parsed["a"]["verification"]["ok"].get<bool>());
+
+        const Run verified = ckptRun({QStringLiteral("diff"), a, b, QStringLiteral("--verify")});
+        QCOMPARE(verified.exitCode, 2);
+        QVERIFY2(verified.out.contains("warning: B fails verification: "), verified.out.constData());
+        QVERIFY(!verified.out.contains("warning: A "));
+        const Run vj = ckptRun({QStringLiteral("diff"), a, b, QStringLiteral("--verify"), QStringLiteral("--json")});
+        QCOMPARE(vj.exitCode, 2);
+        const json vparsed = json::parse(vj.out.toStdString());
+        QCOMPARE(vparsed["b"]["verification"]["checked"].get<std::string>(), std::string("full"));
+        QVERIFY(!vparsed["b"]["verification"]["problems"].empty());
+        QVERIFY(vparsed["equal"].get<bool>());
     }
 
     void historyOfTheRun() {

@@ -2,6 +2,7 @@
 
 usage: convert_check.py make DIR
        convert_check.py check-export DIR     (reads DIR/exports.json)
+       convert_check.py check-contained DIR  (reads DIR/contained.json)
        convert_check.py make-import DIR      (after check-export)
        convert_check.py check-import DIR     (reads DIR/imports.json)
 
@@ -16,11 +17,18 @@ make-import writes arrays with new values from Python (safetensors.numpy
 save_file by object path, np.savez_compressed by checkpoint key);
 check-import restores each imported checkpoint into the same program with
 assert_consumed() and compares the restored values with those arrays.
+make also writes DIR/hostile/ckpt, whose local names ("../../evil",
+"/abs", "..") would, taken as paths, leave a directory; check-contained
+reads its exports (paths in contained.json): every member name stays
+inside, zipfile's extraction writes only inside a fresh directory, and
+numpy and safetensors load every array.
 Exit status 1 on any failure, with the reason on stderr.
 """
 import json
 import os
 import sys
+import tempfile
+import zipfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import ml_dtypes  # noqa: E402,F401  (registers bfloat16 with numpy for safetensors)
@@ -99,6 +107,9 @@ def make(out):
             print(f"no {name} variable: {e}", file=sys.stderr)
     holder.words = tf.Variable(["a", "bc"])
     tf.train.Checkpoint(holder=holder).write(os.path.join(out, "dtypes", "ckpt"))
+    # Local names chosen to escape a directory once taken for paths.
+    hostile = {"../../evil": 1.0, "/abs": 2.0, "..": 3.0, "ok": 4.0}
+    tf.train.Checkpoint(**{k: tf.Variable(v) for k, v in hostile.items()}).write(os.path.join(out, "hostile", "ckpt"))
     print(json.dumps({"dtypes": made}))
 
 
@@ -203,6 +214,39 @@ def check_import(out):
         print(f"ok {imp['prefix']}: TensorFlow restored it with assert_consumed(), {len(arrays)} values equal")
 
 
+def stays_inside(name):
+    if name.startswith("/") or "\\" in name or any(ord(c) < 0x20 or ord(c) == 0x7F for c in name):
+        return False
+    return all(part not in ("", ".", "..") for part in name.split("/"))
+
+
+def check_contained(out):
+    for path in json.load(open(os.path.join(out, "contained.json"))):
+        if path.endswith(".npz"):
+            with zipfile.ZipFile(path) as z:
+                names = z.namelist()
+                for name in names:
+                    if not stays_inside(name):
+                        fail(f"{path}: member {name!r} leaves an extraction directory")
+                with tempfile.TemporaryDirectory() as parent:
+                    target = os.path.join(parent, "x")
+                    z.extractall(target)
+                    written = set()
+                    for root, _, files in os.walk(parent):
+                        for f in files:
+                            written.add(os.path.relpath(os.path.join(root, f), target))
+                    if written != set(names) or any(w.startswith("..") for w in written):
+                        fail(f"{path}: extraction wrote {sorted(written)}, members {sorted(names)}")
+        arrays, meta = load_exported(path, "safetensors" if path.endswith(".safetensors") else "npz")
+        for name in arrays:
+            if not stays_inside(name):
+                fail(f"{path}: array {name!r} leaves a directory")
+        keys = json.loads(meta.get("ckpt.keys", "{}"))
+        if len(arrays) != 4 or not all(name in keys for name in arrays if name != "ok"):
+            fail(f"{path}: arrays {sorted(arrays)}, ckpt.keys {keys}")
+        print(f"ok {path}: {len(arrays)} arrays, every name inside")
+
+
 if __name__ == "__main__":
     {"make": make, "check-export": check_export, "make-import": make_import,
-     "check-import": check_import}[sys.argv[1]](sys.argv[2])
+     "check-import": check_import, "check-contained": check_contained}[sys.argv[1]](sys.argv[2])

@@ -7,14 +7,23 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include <pthread.h>
+
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QtConcurrent>
+
 #include <set>
 
+#include "ckpt/bundle_writer.h"
 #include "ckpt/checkpoint.h"
 #include "models/checkpoint_snapshot.h"
 #include "models/directory_model.h"
 #include "models/object_tree_model.h"
 #include "models/tree_filter.h"
+#include "stall_meter.h"
 #include "test_support.h"
+#include "trackable_object_graph.pb.h"
 
 using namespace ckpt;
 using namespace ckpt::ui;
@@ -43,6 +52,38 @@ int fetchAll(ObjectTreeModel& model, const QModelIndex& parent = {}) {
 QString bundleDir(const char* name) {
     const QString root = ckpt::testing::realTestDataDir();
     return root.isEmpty() ? QString() : root + QLatin1Char('/') + QLatin1String(name);
+}
+
+// A checkpoint whose slot variables are each the optimizer of the next:
+// its display tree nests them 'depth' deep (issue #29, finding 8).
+std::string writeSlotNest(const QString& dir, int depth) {
+    tensorflow::TrackableObjectGraph g;
+    for (int i = 0; i < depth + 3; ++i) g.add_nodes();
+    auto child = [&](int parent, int node, const char* name) {
+        auto* c = g.mutable_nodes(parent)->add_children();
+        c->set_node_id(node);
+        c->set_local_name(name);
+    };
+    child(0, 1, "opt");
+    child(0, 2, "v");
+    auto* a = g.mutable_nodes(2)->add_attributes();
+    a->set_name("VARIABLE_VALUE");
+    a->set_checkpoint_key("v/.ATTRIBUTES/VARIABLE_VALUE");
+    for (int i = 0; i < depth; ++i) {
+        auto* s = g.mutable_nodes(i == 0 ? 1 : 2 + i)->add_slot_variables();
+        s->set_original_variable_node_id(2);
+        s->set_slot_name("m");
+        s->set_slot_variable_node_id(3 + i);
+    }
+    const std::string prefix = (dir + QStringLiteral("/nest")).toStdString();
+    auto w = BundleWriter::create(prefix);
+    if (!w.ok()) qFatal("%s", w.status().toString().c_str());
+    Tensor graph{DataType::String, TensorShape{}, {}, {g.SerializeAsString()}};
+    Tensor value{DataType::Float, TensorShape{}, std::vector<uint8_t>(4, 0), {}};
+    if (!(*w)->add(kObjectGraphKey, graph).isOk() || !(*w)->add("v/.ATTRIBUTES/VARIABLE_VALUE", value).isOk() ||
+        !(*w)->finish().isOk())
+        qFatal("cannot write %s", prefix.c_str());
+    return prefix;
 }
 
 }  // namespace
@@ -78,6 +119,63 @@ private slots:
         // Round trip entry -> index -> entry.
         for (int32_t e = 1; e < static_cast<int32_t>(snap->entries.size()); ++e)
             QCOMPARE(model.entryIndex(model.indexForEntry(e)), e);
+    }
+
+    // A tree nested 50,000 deep: the snapshot is built off the GUI thread
+    // in linear time, and reaching its deepest row (what selecting a search
+    // result does) is linear too and needs no recursion: here on a thread
+    // with a 512 KiB stack, which one frame per level would overflow.
+    void deepNestStaysLinear() {
+        constexpr int kDepth = 50000;
+        QTemporaryDir tmp;
+        const std::string prefix = writeSlotNest(tmp.path(), kDepth);
+        auto ckpt = Checkpoint::open(prefix);
+        QVERIFY2(ckpt.ok(), ckpt.status().toString().c_str());
+        ckpt::testing::StallMeter meter;
+        meter.start();
+        QElapsedTimer timer;
+        timer.start();
+        std::shared_ptr<const Checkpoint> opened = std::move(*ckpt);
+        auto future = QtConcurrent::run([opened] { return CheckpointSnapshot::build(opened); });
+        QTRY_VERIFY_WITH_TIMEOUT(future.isFinished(), 20000);
+        const auto snap = future.result();
+        QVERIFY2(timer.elapsed() < 5000, qPrintable(QStringLiteral("snapshot took %1 ms").arg(timer.elapsed())));
+        QVERIFY2(meter.longest() < 200, qPrintable(QStringLiteral("GUI thread stalled %1 ms").arg(meter.longest())));
+        int32_t deepest = 0;
+        for (int32_t e = 0; e < static_cast<int32_t>(snap->entries.size()); ++e)
+            if (snap->entries[static_cast<size_t>(e)].kind == EntryKind::SlotVariable) deepest = e;
+        int levels = 0;
+        for (int32_t e = deepest; e > 0; e = snap->entries[static_cast<size_t>(e)].parent) ++levels;
+        QVERIFY2(levels > kDepth, qPrintable(QString::number(levels)));
+
+        ObjectTreeModel model;
+        model.setSnapshot(snap, nullptr);
+        struct Job {
+            ObjectTreeModel* model;
+            int32_t entry;
+            int32_t found = -1;
+            qint64 ms = 0;
+        } job{&model, deepest};
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 512 * 1024);
+        pthread_t thread;
+        QCOMPARE(pthread_create(
+                     &thread, &attr,
+                     [](void* p) -> void* {
+                         auto* j = static_cast<Job*>(p);
+                         QElapsedTimer t;
+                         t.start();
+                         j->found = j->model->entryIndex(j->model->indexForEntry(j->entry));
+                         j->ms = t.elapsed();
+                         return nullptr;
+                     },
+                     &job),
+                 0);
+        pthread_join(thread, nullptr);
+        pthread_attr_destroy(&attr);
+        QCOMPARE(job.found, deepest);
+        QVERIFY2(job.ms < 2000, qPrintable(QStringLiteral("reaching the deepest row took %1 ms").arg(job.ms)));
     }
 
     void slotVariablesSitUnderTheOptimizer() {

@@ -77,12 +77,16 @@ int32_t ObjectTreeModel::entryIndex(const QModelIndex& index) const { return ind
 
 QModelIndex ObjectTreeModel::indexForEntry(int32_t e) {
     if (!m_snapshot || e <= 0 || e >= static_cast<int32_t>(m_state.size()) || !isVisible(e)) return {};
-    const int32_t parentEntry = m_snapshot->entries[static_cast<size_t>(e)].parent;
-    const QModelIndex parentIndex = indexForEntry(parentEntry);
-    if (parentEntry > 0 && !parentIndex.isValid()) return {};
-    insertChildren(parentEntry);
-    const int row = m_state[static_cast<size_t>(e)].row;
-    return row < 0 ? QModelIndex() : createIndex(row, 0, quintptr(e));
+    // Outermost ancestor first, without recursion: a graph may nest its
+    // rows 50,000 deep (slot variables that are optimizers of the next).
+    std::vector<int32_t> chain;
+    for (int32_t a = e; a > 0; a = m_snapshot->entries[static_cast<size_t>(a)].parent) chain.push_back(a);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        if (!isVisible(*it)) return {};
+        insertChildren(m_snapshot->entries[static_cast<size_t>(*it)].parent);
+        if (m_state[static_cast<size_t>(*it)].row < 0) return {};
+    }
+    return createIndex(m_state[static_cast<size_t>(e)].row, 0, quintptr(e));
 }
 
 QModelIndex ObjectTreeModel::index(int row, int column, const QModelIndex& parent) const {

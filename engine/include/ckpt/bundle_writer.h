@@ -13,6 +13,7 @@
 //   CKPT_RETURN_IF_ERROR((*w)->finish());
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -21,6 +22,7 @@
 #include "ckpt/status.h"
 #include "ckpt/tensor.h"
 #include "ckpt/tensor_info.h"
+#include "ckpt/tensor_source.h"
 
 namespace ckpt {
 
@@ -55,6 +57,14 @@ public:
     // fixed-size types, the encoding of docs/format.md, "String tensors" and
     // "Variant tensors" for strings and variants); the checksum is computed here. Used to copy tensors between bundles.
     Status addEncoded(std::string_view key, DataType dtype, const TensorShape& shape, std::span<const uint8_t> region);
+    // add() and addSlice() for a fixed-size value whose bytes 'source'
+    // produces, from 'offset' on: written and checksummed as they come, never
+    // held whole. InvalidArgument for other dtypes; a source that fails or
+    // produces another byte count fails the add.
+    Status addFromSource(std::string_view key, DataType dtype, const TensorShape& shape, const TensorSource& source,
+                         uint64_t offset = 0);
+    Status addSliceFromSource(std::string_view fullKey, const TensorShape& fullShape, const TensorSlice& slice, DataType dtype,
+                              const TensorShape& sliceShape, const TensorSource& source, uint64_t offset = 0);
 
     // Bytes of tensor data appended so far.
     uint64_t dataBytes() const;
@@ -69,8 +79,16 @@ private:
     struct Impl;
 
     explicit BundleWriter(std::string prefix);
+    // Appends a region to the data file and serializes its entry.
     Status appendRegion(std::string_view key, DataType dtype, const TensorShape& shape, std::span<const uint8_t> region,
                         std::string* serializedOut);
+    // The same for a fixed-size region of 'size' bytes that 'produce' hands
+    // to its sink piece by piece.
+    Status appendProduced(std::string_view key, DataType dtype, const TensorShape& shape, uint64_t size,
+                          const std::function<Status(const TensorSource::ByteSink&)>& produce, std::string* serializedOut);
+    // A slice's entry, its region appended by 'append'.
+    Status addSliceWith(std::string_view fullKey, const TensorShape& fullShape, const TensorSlice& slice, DataType dtype,
+                        const std::function<Status(std::string* serializedOut)>& append);
 
     std::unique_ptr<Impl> m_impl;
 };

@@ -122,6 +122,13 @@ struct CatalogScanOptions {
     // Scan only the directories named in 'roots', none below them, and
     // leave other directories' rows alone (how recordWrite rescans one).
     bool onlyNamed = false;
+    // Directory entries read per root before the walk stops (its
+    // directories not reached keep what the catalog knew of them).
+    int64_t maxEntries = 1'000'000;
+    // Symbolic links (to directories, or a checkpoint's files) are followed
+    // only when they resolve inside the root, unless this is set
+    // (docs/catalog.md, "What a scan reads").
+    bool followOutsideLinks = false;
     // (checkpoints done, checkpoints found so far, "directory ...").
     ProgressSink progress;
     const CancellationToken* cancel = nullptr;
@@ -139,6 +146,12 @@ struct CatalogScanSummary {
     int64_t damaged = 0;
     int64_t tensorRows = 0;           // written
     std::vector<std::string> errors;  // roots or directories that could not be read
+    // What the walk left out on purpose, "PATH: why": symlinks leading
+    // outside their root, a directory reached a second time (symlink
+    // loops), subdirectories below maxDepth, the rest after maxEntries.
+    // The first 100 are listed; skippedCount counts them all.
+    std::vector<std::string> skipped;
+    int64_t skippedCount = 0;
     double seconds = 0;
 };
 

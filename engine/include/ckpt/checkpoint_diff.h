@@ -32,6 +32,7 @@
 #include "ckpt/status.h"
 #include "ckpt/tensor_diff.h"
 #include "ckpt/tensor_info.h"
+#include "ckpt/verify.h"
 
 namespace ckpt {
 
@@ -112,8 +113,20 @@ struct DiffOptions {
     // Keep rows for unchanged values (they are counted either way); without
     // them two identical 100,000-value checkpoints cost no rows at all.
     bool keepUnchanged = true;
+    // Verify both sides fully (verifyCheckpointPath: every tensor's
+    // checksum) besides comparing them; otherwise only the cheap checks
+    // (verifyIndexAndState) run. Either way the findings are reported, not
+    // errors: values can compare equal while a side is damaged.
+    bool verify = false;
     const CancellationToken* cancel = nullptr;
     ProgressSink progress;  // bytes compared / total, phase "compare"
+};
+
+// What the diff learnt of one side's integrity (issue #29, finding 9).
+struct DiffSideCheck {
+    bool full = false;  // verifyCheckpointPath ran; else only verifyIndexAndState
+    std::vector<VerifyProblem> problems;
+    bool ok() const { return problems.empty(); }
 };
 
 struct CheckpointDiff {
@@ -123,11 +136,12 @@ struct CheckpointDiff {
     // Tensor rows (status order: by location, a variable's slots after it),
     // then collapsed Object rows' members keep their own rows too.
     std::vector<DiffEntry> entries;
-    DiffCounts counts;          // over reported rows: an Object row counts once, its members not
-    int64_t excluded = 0;       // values left out by weightsOnly / includes / excludes
-    int64_t bytesRead = 0;      // tensor bytes read from both sides
-    int64_t fromChecksums = 0;  // pairs answered by the checksum shortcut
-    int64_t fromCache = 0;      // pairs answered by DiffOptions::figures
+    DiffCounts counts;             // over reported rows: an Object row counts once, its members not
+    int64_t excluded = 0;          // values left out by weightsOnly / includes / excludes
+    int64_t bytesRead = 0;         // tensor bytes read from both sides
+    int64_t fromChecksums = 0;     // pairs answered by the checksum shortcut
+    int64_t fromCache = 0;         // pairs answered by DiffOptions::figures
+    DiffSideCheck checkA, checkB;  // see DiffOptions::verify
 
     bool equal() const { return counts.changed() == 0; }
 };
@@ -141,6 +155,9 @@ Result<CheckpointPair> openCheckpointPair(std::string_view pathA, std::string_vi
 
 // 'pathA'/'pathB': anything Checkpoint::open accepts. Errors say which side:
 // "A (runs/x): NotFound: ..." or "B (runs/y/ckpt-3): DataLoss: ...".
+// Each side's checkA/checkB are filled as DiffOptions::verify says; the
+// overload taking open checkpoints knows no user path, so it checks the
+// index only (no state file).
 Result<CheckpointDiff> diffCheckpoints(std::string_view pathA, std::string_view pathB, const DiffOptions& options = {});
 Result<CheckpointDiff> diffCheckpoints(const Checkpoint& a, const Checkpoint& b, const DiffOptions& options = {});
 

@@ -86,6 +86,10 @@ struct ImportOptions {
     // Replace a checkpoint already at the destination (ckpt/destination.h);
     // the new one is swapped in once it verified and compared equal.
     bool overwrite = false;
+    // The most bytes the input's arrays may hold once read (an npz inflates
+    // its members); 0: 64 MiB plus 16 times the input file's size
+    // (docs/convert.md, "Import"). Checked before anything is written.
+    uint64_t maxInflatedBytes = 0;
     ProgressSink progress;  // bytes; phases "read", "check"
     const CancellationToken* cancel = nullptr;
 };
@@ -102,7 +106,10 @@ struct ImportResult {
 // 'specPath' a model spec (docs/model-spec.md). Each spec variable takes the
 // array named by its object path or its checkpoint key; a missing array,
 // an array no variable takes, or a dtype or shape that differs is an
-// InvalidArgument naming each one.
+// InvalidArgument naming each one, as is an input whose arrays would
+// inflate past maxInflatedBytes. The values stream from the input into
+// the checkpoint and are compared back piece by piece: memory stays
+// bounded (a few MiB per shard written in parallel) whatever their size.
 Result<ImportResult> importArrays(const std::string& input, const std::string& dstPrefix, const std::string& specPath,
                                   const ImportOptions& options);
 

@@ -62,6 +62,14 @@ struct ObjectNode {
     std::optional<std::string> registeredSaver;
 };
 
+// How many bytes the paths of all objects described by 'sourceBytes' bytes
+// (a serialized graph, a model spec) may take. TensorFlow names each object
+// by its whole first path, so a chain nested N deep has paths quadratic in
+// N: the budget is generous for real graphs (their paths are a few times
+// their serialized names) and refuses that blow-up before a path is built.
+// ObjectGraph::parse holds graphs to it, parseModelSpec specs.
+uint64_t objectPathBudget(uint64_t sourceBytes);
+
 class ObjectGraph {
 public:
     // Parses a serialized TrackableObjectGraph. Fails with DataLoss on bytes

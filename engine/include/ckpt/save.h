@@ -23,6 +23,7 @@
 #include "ckpt/status.h"
 #include "ckpt/tensor.h"
 #include "ckpt/tensor_info.h"
+#include "ckpt/tensor_source.h"
 #include "ckpt/trackable.h"
 
 namespace ckpt {
@@ -37,8 +38,17 @@ struct SaveTensor {
     // When set, the values are read from here and 'value' is unused: a
     // synchronous save writes straight from the variables (borrowForSave).
     const Tensor* borrowed = nullptr;
+    // When set, the fixed-size bytes come from here as the shard is written,
+    // never whole in memory (an import streaming an array), and 'value'
+    // holds only the dtype and shape. A sharding policy that cuts such a
+    // tensor cuts it along its first axis, so each piece is one range of
+    // the source.
+    std::shared_ptr<const TensorSource> source = nullptr;
+    uint64_t sourceOffset = 0;  // where this tensor's (or slice's) bytes start in 'source'
 
     const Tensor& data() const { return borrowed ? *borrowed : value; }
+    // The value's bytes, whether held, borrowed or streamed (strings: 0).
+    uint64_t byteSize() const;
 };
 
 // The task a device string belongs to: the device part replaced by CPU:0

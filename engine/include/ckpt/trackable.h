@@ -96,6 +96,13 @@ public:
     // Zero-initialised value of the given dtype and shape (strings empty).
     static std::shared_ptr<Variable> make(DataType dtype, TensorShape shape, int replicas = 1);
     static std::shared_ptr<Variable> fromTensor(Tensor value);
+    // A variable that declares its dtype and shape but holds no values (its
+    // tensors have empty bytes and strings): for graphs that are only
+    // matched, or whose values come from elsewhere (a restore reading no
+    // values, an import streaming them), so that shapes allocate nothing.
+    // Slots created for it are declared too. assign() gives it values.
+    static std::shared_ptr<Variable> declare(DataType dtype, TensorShape shape, int replicas = 1);
+    bool declared() const { return m_declared; }
 
     DataType dtype() const { return m_values.front().dtype; }
     const TensorShape& shape() const { return m_values.front().shape; }
@@ -134,6 +141,7 @@ private:
     }
     mutable std::shared_ptr<VariablePin> m_pin;
     std::vector<Tensor> m_values;
+    bool m_declared = false;
     std::string m_device;
     std::string m_fullName;
 };
@@ -165,6 +173,14 @@ public:
 private:
     Optimizer() : Trackable(Kind::Optimizer) {}
     std::vector<Slot> m_slots;
+    // Index of m_slots by (variable, slot name): an optimizer may keep
+    // slots for hundreds of thousands of variables.
+    struct SlotKeyHash {
+        size_t operator()(const std::pair<const Variable*, std::string>& k) const {
+            return std::hash<const void*>{}(k.first) ^ (std::hash<std::string>{}(k.second) * 31);
+        }
+    };
+    std::unordered_map<std::pair<const Variable*, std::string>, size_t, SlotKeyHash> m_slotIndex;
     std::vector<SlotCreatedHook> m_slotHooks;
 };
 

@@ -46,4 +46,11 @@ Result<VerifyReport> verifyBundle(std::string_view prefix, const VerifyOptions& 
 // Fails when the path resolves to no bundle, or on Cancelled.
 Result<VerifyReport> verifyCheckpointPath(std::string_view path, const VerifyOptions& options = {});
 
+// What is cheap to know of a checkpoint another operation opened and would
+// otherwise trust (ckpt diff): the checks verifyBundle runs on the index
+// before any tensor (its footer and meta blocks) and, when 'path' is a
+// directory, its state file, as verifyCheckpointPath words them. Reads a
+// few small blocks; tensorsChecked stays 0.
+VerifyReport verifyIndexAndState(std::string_view path, std::string_view prefix);
+
 }  // namespace ckpt

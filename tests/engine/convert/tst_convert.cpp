@@ -5,6 +5,7 @@
 // own writes) and cancellation: a failure leaves the error and nothing else.
 
 #include <QDir>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -14,6 +15,7 @@
 #include <fstream>
 
 #include "ckpt/bundle_reader.h"
+#include "ckpt/bundle_writer.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/convert.h"
 #include "ckpt/model_spec.h"
@@ -23,6 +25,7 @@
 #include "convert/array_file.h"
 #include "fault_storage.h"
 #include "test_support.h"
+#include "zeros_npz.h"
 
 using namespace ckpt;
 
@@ -111,6 +114,36 @@ bool hasArray(const std::string& file, const std::string& name) {
     return false;
 }
 
+// A name a zip extractor that honours member paths keeps inside its
+// directory: no leading '/', no empty, "." or ".." part, no '\\' or
+// control character.
+bool staysInside(const std::string& name) {
+    if (name.empty() || name.front() == '/') return false;
+    size_t start = 0;
+    for (;;) {
+        const size_t end = name.find('/', start);
+        const std::string part = name.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        if (part.empty() || part == "." || part == "..") return false;
+        for (char c : part)
+            if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '\\') return false;
+        if (end == std::string::npos) return true;
+        start = end + 1;
+    }
+}
+
+// The process's peak resident set (VmHWM), in KiB; -1 when unknown.
+long vmHwmKiB() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+    return -1;
+}
+
+// Keys no object names (a name-based bundle), each one a way out of a directory.
+const std::vector<std::string> kHostileKeys = {"../../../../tmp/evil", "/etc/evil", "a//b",   "up/..",
+                                               "back\\slash",          "new\nline", "./here", "fine/key"};
+
 }  // namespace
 
 class TstConvert : public QObject {
@@ -164,6 +197,62 @@ private slots:
             QCOMPARE(done->notes.size(), size_t{1});
             QVERIFY2(done->notes[0].find("DT_BFLOAT16") != std::string::npos, done->notes[0].c_str());
         }
+    }
+
+    // Issue #29, finding 6: whatever the keys or local names, no exported
+    // name leaves an extraction directory; each rewritten one is noted and
+    // the metadata maps it back to its key; the export still imports.
+    void hostileNamesStayContained_data() {
+        QTest::addColumn<int>("format");
+        QTest::addColumn<bool>("objectGraph");
+        QTest::newRow("npz, keys of a name-based bundle") << int(ArrayFormat::Npz) << false;
+        QTest::newRow("safetensors, keys of a name-based bundle") << int(ArrayFormat::Safetensors) << false;
+        QTest::newRow("npz, local names of an object graph") << int(ArrayFormat::Npz) << true;
+        QTest::newRow("safetensors, local names of an object graph") << int(ArrayFormat::Safetensors) << true;
+    }
+    void hostileNamesStayContained() {
+        QFETCH(int, format);
+        QFETCH(bool, objectGraph);
+        const std::string dir = outDir();
+        const std::string src = dir + "/hostile";
+        std::shared_ptr<Trackable> root;
+        if (objectGraph) {
+            root = Trackable::makeObject();
+            for (const char* name : {"../../evil", "..", "/abs", "ok"})
+                QVERIFY(root->addChild(name, patterned(DataType::Float, TensorShape{{4}}, 1)).isOk());
+            QVERIFY(writeCheckpoint(*root, src, {}).ok());
+        } else {
+            auto writer = BundleWriter::create(src);
+            QVERIFY2(writer.ok(), writer.status().toString().c_str());
+            for (size_t i = 0; i < kHostileKeys.size(); ++i)
+                QVERIFY((*writer)->add(kHostileKeys[i], patterned(DataType::Float, TensorShape{{4}}, int(i))->value()).isOk());
+            QVERIFY((*writer)->finish().isOk());
+        }
+        ExportOptions o;
+        o.format = static_cast<ArrayFormat>(format);
+        o.names = objectGraph ? ArrayNaming::ObjectPaths : ArrayNaming::Keys;
+        const std::string out = dir + (o.format == ArrayFormat::Npz ? "/h.npz" : "/h.safetensors");
+        auto done = exportCheckpoint(src, out, o);
+        QVERIFY2(done.ok(), done.status().toString().c_str());
+        QVERIFY(!done->notes.empty());
+        QVERIFY2(done->notes.back().find("could leave an extraction directory") != std::string::npos, done->notes.back().c_str());
+        auto arrays = convert::ArrayFile::open(out);
+        QVERIFY2(arrays.ok(), arrays.status().toString().c_str());
+        QCOMPARE((*arrays)->arrays().size(), objectGraph ? size_t{4} : kHostileKeys.size());
+        for (const auto& a : (*arrays)->arrays()) QVERIFY2(staysInside(a.name), a.name.c_str());
+        if (!objectGraph) {
+            QVERIFY(hasArray(out, "fine/key"));  // safe names are kept as they are
+            QVERIFY(hasArray(out, "%2E%2E/%2E%2E/%2E%2E/%2E%2E/tmp/evil"));
+            QVERIFY(hasArray(out, "%2Fetc/evil"));
+            QVERIFY(hasArray(out, "new%0Aline"));
+            return;
+        }
+        // The object-path names import back into the same structure.
+        const std::string spec = dir + "/spec.json";
+        std::ofstream(spec) << modelSpecJson(*root);
+        auto back = importArrays(out, dir + "/back", spec, {});
+        QVERIFY2(back.ok(), back.status().toString().c_str());
+        QCOMPARE(back->arrays, int64_t{4});
     }
 
     void weightsOnly() {
@@ -223,12 +312,16 @@ private slots:
     void importRoundTrip_data() {
         QTest::addColumn<bool>("byPath");
         QTest::addColumn<int>("shards");
-        QTest::newRow("object paths, by task") << true << 0;
-        QTest::newRow("keys, 3 shards") << false << 3;
+        QTest::addColumn<qint64>("maxShardBytes");
+        QTest::newRow("object paths, by task") << true << 0 << qint64(0);
+        QTest::newRow("keys, 3 shards") << false << 3 << qint64(0);
+        // Streamed arrays cut along their first axis, each piece a range of the file.
+        QTest::newRow("object paths, data files of 1 KiB") << true << 0 << qint64(1024);
     }
     void importRoundTrip() {
         QFETCH(bool, byPath);
         QFETCH(int, shards);
+        QFETCH(qint64, maxShardBytes);
         const std::string dir = outDir();
         ExportOptions o;
         o.names = byPath ? ArrayNaming::ObjectPaths : ArrayNaming::Keys;
@@ -237,6 +330,7 @@ private slots:
         std::ofstream(spec) << modelSpecJson(*makeModel(false));
         ImportOptions io;
         if (shards) io.save.policy = std::make_shared<FixedShardCountPolicy>(shards);
+        if (maxShardBytes) io.save.policy = std::make_shared<MaxShardSizePolicy>(maxShardBytes);
         auto done = importArrays(dir + "/a.safetensors", dir + "/ckpt", spec, io);
         QVERIFY2(done.ok(), done.status().toString().c_str());
         QCOMPARE(done->arrays, int64_t{18});
@@ -250,9 +344,76 @@ private slots:
             QVERIFY2(b.ok(), t.key.c_str());
             QVERIFY2(a->bytes == b->bytes && a->shape == b->shape && a->dtype == b->dtype, t.key.c_str());
         }
+        if (maxShardBytes) QVERIFY2(done->stats.shards > 16, qPrintable(QString::number(done->stats.shards)));
         // Existing destination.
         auto again = importArrays(dir + "/a.safetensors", dir + "/ckpt", spec, {});
         QCOMPARE(again.status().code(), StatusCode::AlreadyExists);
+    }
+
+    // Issue #29, finding 2: an npz member that inflates to 1 GiB (a few KiB
+    // on disk, deflated zeros) imports with peak RSS under a fixed budget,
+    // measured as VmHWM in a child process; before, import held the array
+    // twice. Cut into data files of 256 MiB, each piece inflates again.
+    // (The file: about 1 KiB per MiB of zeros.)
+    void importStreamsInBoundedMemory_data() {
+        QTest::addColumn<qint64>("maxShardBytes");
+        QTest::newRow("one data file") << qint64(0);
+        QTest::newRow("data files of 256 MiB") << (qint64(256) << 20);
+    }
+    void importStreamsInBoundedMemory() {
+        QFETCH(qint64, maxShardBytes);
+        constexpr int64_t kRows = 256 * 1024, kCols = 1024;  // float32: 1 GiB
+        constexpr long kBudgetKiB = (CKPT_UNDER_ASAN ? 3 : 1) * 256 * 1024;
+        const std::string dir = outDir();
+        QCOMPARE(QString::fromStdString(testing::writeZerosNpz(dir + "/big.npz", "kernel", TensorShape{{kRows, kCols}})),
+                 QString());
+        QVERIFY(QFileInfo(QString::fromStdString(dir + "/big.npz")).size() < (4 << 20));
+        std::ofstream(dir + "/spec.json") << R"({"format": "ckpt-model-spec", "version": 1, "objects": [
+            {"id": 0, "children": [{"name": "kernel", "id": 1}]},
+            {"id": 1, "kind": "variable", "dtype": "float32", "shape": [262144, 1024]}]})";
+        const int rc = testing::runInChild([&] {
+            ImportOptions o;
+            o.maxInflatedBytes = uint64_t{2} << 30;
+            if (maxShardBytes) o.save.policy = std::make_shared<MaxShardSizePolicy>(maxShardBytes);
+            auto done = importArrays(dir + "/big.npz", dir + "/ckpt", dir + "/spec.json", o);
+            if (!done.ok()) {
+                std::fprintf(stderr, "%s\n", done.status().toString().c_str());
+                return 1;
+            }
+            const long hwm = vmHwmKiB();
+            std::fprintf(stderr, "import of 1 GiB: peak RSS %ld KiB, %d data file(s)\n", hwm, done->stats.shards);
+            return hwm > 0 && hwm < kBudgetKiB ? 0 : 2;
+        });
+        QVERIFY2(rc != 2, "peak RSS over the budget (see above)");
+        QCOMPARE(rc, 0);
+        auto written = BundleReader::open(dir + "/ckpt");
+        QVERIFY2(written.ok(), written.status().toString().c_str());
+        const TensorInfo* kernel = (*written)->find("kernel/.ATTRIBUTES/VARIABLE_VALUE");
+        QVERIFY(kernel);
+        QCOMPARE(kernel->shape, (TensorShape{{kRows, kCols}}));
+        QCOMPARE(kernel->isPartitioned(), maxShardBytes > 0);
+    }
+
+    // The same bomb with the default limit (64 MiB plus 16 times the
+    // input's size): refused naming both sizes, before a byte is written.
+    void inflationLimitRefusedBeforeWriting() {
+        const std::string dir = outDir();
+        QVERIFY(testing::writeZerosNpz(dir + "/bomb.npz", "kernel", TensorShape{{64 * 1024, 1024}}).empty());  // 256 MiB
+        std::ofstream(dir + "/spec.json") << R"({"format": "ckpt-model-spec", "version": 1, "objects": [
+            {"id": 0, "children": [{"name": "kernel", "id": 1}]},
+            {"id": 1, "kind": "variable", "dtype": "float32", "shape": [65536, 1024]}]})";
+        auto refused = importArrays(dir + "/bomb.npz", dir + "/out/ckpt", dir + "/spec.json", {});
+        QVERIFY(!refused.ok());
+        QCOMPARE(refused.status().code(), StatusCode::InvalidArgument);
+        const std::string& message = refused.status().message();
+        QVERIFY2(message.find("would inflate to 268435456 bytes") != std::string::npos, message.c_str());
+        QVERIFY2(message.find("--max-inflated-bytes") != std::string::npos, message.c_str());
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(dir + "/out")));
+        // Allowed explicitly, the same file imports (zeros, 256 MiB).
+        ImportOptions o;
+        o.maxInflatedBytes = uint64_t{300} << 20;
+        auto allowed = importArrays(dir + "/bomb.npz", dir + "/out/ckpt", dir + "/spec.json", o);
+        QVERIFY2(allowed.ok(), allowed.status().toString().c_str());
     }
 
     void specMismatchNamed() {

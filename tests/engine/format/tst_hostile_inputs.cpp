@@ -12,12 +12,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_reader.h"
 #include "ckpt/bundle_writer.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/display_tree.h"
+#include "ckpt/model_spec.h"
 #include "ckpt/object_graph.h"
 #include "ckpt/verify.h"
 #include "format/index_table.h"
@@ -169,7 +171,9 @@ bool expectVerifyProblem(const std::string& prefix, std::initializer_list<std::s
 
 // The CLI on the same input (under memory and CPU limits): exit code, and
 // its output names the problem; finishes within the budget.
-void expectCli(const QStringList& args, int exitCode, const QString& needle) {
+// 'maxOutputBytes' (>= 0) bounds what the command prints: output must stay
+// linear in the input, however deep it nests.
+void expectCli(const QStringList& args, int exitCode, const QString& needle, qint64 maxOutputBytes = -1) {
     QElapsedTimer timer;
     timer.start();
     QProcess p;
@@ -185,7 +189,12 @@ void expectCli(const QStringList& args, int exitCode, const QString& needle) {
     p.waitForFinished(30000);
     const double seconds = static_cast<double>(timer.elapsed()) / 1000.0;
     const int exitCodeSeen = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    const QString text = QString::fromUtf8(p.readAllStandardError() + p.readAllStandardOutput());
+    const QByteArray out = p.readAllStandardOutput();
+    const QString text = QString::fromUtf8(p.readAllStandardError() + out);
+    if (maxOutputBytes >= 0)
+        QVERIFY2(
+            out.size() <= maxOutputBytes,
+            qPrintable(args.join(u' ') + QStringLiteral(" printed %1 bytes, more than %2").arg(out.size()).arg(maxOutputBytes)));
     QVERIFY2(seconds < kCliSecondsBudget, qPrintable(QStringLiteral("%1 s: ").arg(seconds) + args.join(u' ')));
     QVERIFY2(exitCodeSeen == exitCode,
              qPrintable(args.join(u' ') + QStringLiteral(" exited %1: ").arg(exitCodeSeen) + text.left(2000)));
@@ -284,6 +293,15 @@ GraphProto hostileGraph(const QString& name) {
         addChild(g, 0, 2, "v");
         addVariable(g, 2, "v/.ATTRIBUTES/VARIABLE_VALUE");
         for (int i = 0; i < kLength; ++i) addSlot(g, 1, 2 + i, 3 + i);
+    } else if (name == QStringLiteral("slot_nest")) {
+        // Each slot variable is the optimizer of the next: the display tree
+        // nests them 50,000 deep (issue #29, finding 8).
+        constexpr int kLength = 50000;
+        nodes(kLength + 3);
+        addChild(g, 0, 1, "opt");
+        addChild(g, 0, 2, "v");
+        addVariable(g, 2, "v/.ATTRIBUTES/VARIABLE_VALUE");
+        for (int i = 0; i < kLength; ++i) addSlot(g, i == 0 ? 1 : 2 + i, 2, 3 + i);
     }
     return g;
 }
@@ -406,10 +424,51 @@ private slots:
         expectCli({QStringLiteral("cat"), q(b.prefix), QStringLiteral("s")}, 1, QStringLiteral("cannot hold 67108864 strings"));
     }
 
+    // Issue #29, finding 3: a model spec that is a chain of N nested
+    // objects. Its paths would be quadratic; the reader measures them first
+    // and refuses the spec, naming its depth, within the budget hostile
+    // checkpoints get; `restore --into` and `import --spec` say the same.
+    void deepSpecChains_data() {
+        QTest::addColumn<int>("depth");
+        QTest::newRow("chain of 20,000") << 20000;
+        QTest::newRow("chain of 100,000") << 100000;
+    }
+    void deepSpecChains() {
+        QFETCH(int, depth);
+        std::string spec = R"({"format": "ckpt-model-spec", "version": 1, "objects": [)";
+        for (int i = 0; i < depth; ++i)
+            spec += "{\"id\": " + std::to_string(i) + ", \"children\": [{\"name\": \"c\", \"id\": " + std::to_string(i + 1) +
+                    "}]},\n";
+        spec += "{\"id\": " + std::to_string(depth) + R"(, "kind": "variable", "dtype": "float32", "shape": [2]}]})";
+        QVERIFY_BUDGET([&] {
+            return expectError(parseModelSpec(spec, "chain.json").status(), StatusCode::InvalidArgument,
+                               {"chain.json: $.objects: objects nest " + std::to_string(depth) + " levels deep"});
+        });
+        QTemporaryDir tmp;
+        const std::string path = tmp.filePath(QStringLiteral("chain.json")).toStdString();
+        std::ofstream(path) << spec;
+        HandMade b;
+        b.write({{"x", entry(1, {1}, 0, 4, maskedCrc(std::string(4, '\0'))).SerializeAsString()}}, std::string(4, '\0'));
+        expectCli({QStringLiteral("restore"), q(b.prefix), QStringLiteral("--into"), q(path), QStringLiteral("--match-only"),
+                   QStringLiteral("--no-record")},
+                  2, QStringLiteral("levels deep"));
+        // A safetensors file with one float32 [2] array, for import.
+        std::string header = R"({"c": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})";
+        header.resize((header.size() + 7) / 8 * 8, ' ');
+        std::string file(8, '\0');
+        for (int i = 0; i < 8; ++i) file[static_cast<size_t>(i)] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+        file += header + std::string(8, '\0');
+        const std::string arrays = tmp.filePath(QStringLiteral("c.safetensors")).toStdString();
+        std::ofstream(arrays, std::ios::binary) << file;
+        expectCli({QStringLiteral("import"), q(arrays), q(tmp.filePath(QStringLiteral("out/ckpt")).toStdString()),
+                   QStringLiteral("--spec"), q(path)},
+                  2, QStringLiteral("levels deep"));
+    }
+
     void hostileGraphs_data() {
         QTest::addColumn<QString>("name");
-        for (const char* n :
-             {"chain20000", "chain200000", "aliases", "graph_slot_self", "graph_slot_mutual", "graph_slot_root", "slot_chain"})
+        for (const char* n : {"chain20000", "chain200000", "aliases", "graph_slot_self", "graph_slot_mutual", "graph_slot_root",
+                              "slot_chain", "slot_nest"})
             QTest::newRow(n) << QString::fromLatin1(n);
     }
     void hostileGraphs() {
@@ -433,6 +492,11 @@ private slots:
         const bool deep = name.startsWith(QStringLiteral("chain"));
         for (const char* command : {"inspect", "tree", "verify"})
             expectCli({QString::fromLatin1(command), q(prefix)}, deep ? 1 : 0, deep ? QStringLiteral("levels deep") : QString());
+        // What the tree prints grows with the graph, not with its depth
+        // squared: a 50,000-deep nest printed 5 GB, 7,800 times its graph.
+        const qint64 bound = 4096 + 100 * static_cast<qint64>(serialized.size());
+        expectCli({QStringLiteral("tree"), q(prefix)}, deep ? 1 : 0, QString(), bound);
+        expectCli({QStringLiteral("tree"), q(prefix), QStringLiteral("--json")}, deep ? 1 : 0, QString(), bound);
         expectCli({QStringLiteral("restore"), q(prefix), QStringLiteral("--into"), q(prefix), QStringLiteral("--match-only")},
                   deep ? 1 : 0, QString());
     }

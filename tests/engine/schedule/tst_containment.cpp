@@ -9,10 +9,13 @@
 // verdicts for symlinked and "../" checkpoints; this suite drives the whole
 // save / rotate / archive paths through them, and checkpoint surgery
 // (average, edit), restore --out and `ckpt gc` whose destination is a
-// source in disguise or whose files are links to files elsewhere.
+// source in disguise or whose files are links to files elsewhere; and
+// catalog scans, which must read and record only what lies inside their
+// root however its links point.
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_reader.h"
+#include "ckpt/catalog.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/checkpoint_manager.h"
 #include "ckpt/checkpoint_metadata.h"
@@ -30,6 +33,7 @@
 #include "pipeline/temp_files.h"
 #include "test_support.h"
 
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -428,6 +432,78 @@ private slots:
         QVERIFY(std::filesystem::is_symlink(m + "/ckpt-9_temp"));
         QVERIFY(std::filesystem::is_symlink(m + "/checkpoint.tmp-" + token + "-2"));
         QVERIFY(std::filesystem::is_symlink(dataFileName(m + "/ckpt-6", 0, 1)));
+    }
+
+    // Issue #29, finding 5: a catalog root holding links that lead out of
+    // it (to /, to another run), loops, and checkpoint files that are links
+    // to files elsewhere. The scan records only checkpoints inside the
+    // root, reports what it left out, and finishes at once; asked to, it
+    // follows the links that leave.
+    void catalogRootsStayInside_data() {
+        QTest::addColumn<QString>("trap");
+        QTest::addColumn<int>("recorded");     // checkpoints the catalog holds afterwards
+        QTest::addColumn<QString>("skipped");  // a fragment of one skipped line
+        QTest::newRow("a symlink to / in the root") << "root link" << 1 << "a symbolic link to /, outside the root";
+        QTest::newRow("a symlink to a run outside") << "run link" << 1 << "outside the root (not followed)";
+        QTest::newRow("a symlink loop") << "loop" << 2 << "already walked through another path";
+        QTest::newRow("checkpoint files that are links to outside") << "file links" << 1 << "outside the root (not read)";
+        QTest::newRow("a link inside the root is followed once") << "inner link" << 2 << "already walked";
+        // outside/ holds ckpt-1, ckpt-2 and a shard-like index of its own.
+        QTest::newRow("links outside followed when asked") << "follow" << 4 << "";
+    }
+    void catalogRootsStayInside() {
+        QFETCH(QString, trap);
+        QFETCH(int, recorded);
+        QFETCH(QString, skipped);
+        Fixture f;
+        QVERIFY(f.setUp());
+        QVERIFY(saveNumbered(f.managed, 1, owned(10)).isOk());
+        CatalogScanOptions options;
+        if (trap == QLatin1String("root link")) {
+            QVERIFY(::symlink("/", (f.managed + "/escape").c_str()) == 0);
+        } else if (trap == QLatin1String("run link") || trap == QLatin1String("follow")) {
+            QVERIFY(::symlink(f.outside.c_str(), (f.managed + "/sub").c_str()) == 0);
+            options.followOutsideLinks = trap == QLatin1String("follow");
+        } else if (trap == QLatin1String("loop")) {
+            std::filesystem::create_directories(f.managed + "/a/b");
+            QVERIFY(saveNumbered(f.managed + "/a/b", 1, owned(10)).isOk());
+            QVERIFY(::symlink(f.managed.c_str(), (f.managed + "/a/b/up").c_str()) == 0);
+            QVERIFY(::symlink((f.managed + "/a").c_str(), (f.managed + "/a/b/again").c_str()) == 0);
+        } else if (trap == QLatin1String("file links")) {
+            const std::string out1 = f.outside + "/ckpt-1", out2 = f.outside + "/ckpt-2";
+            QVERIFY(::symlink(indexFileName(out1).c_str(), indexFileName(f.managed + "/ckpt-7").c_str()) == 0);
+            QVERIFY(::symlink(dataFileName(out1, 0, 1).c_str(), dataFileName(f.managed + "/ckpt-7", 0, 1).c_str()) == 0);
+            QVERIFY(std::filesystem::copy_file(indexFileName(out2), indexFileName(f.managed + "/ckpt-8")));
+            QVERIFY(::symlink(dataFileName(out2, 0, 1).c_str(), dataFileName(f.managed + "/ckpt-8", 0, 1).c_str()) == 0);
+        } else {
+            std::filesystem::create_directories(f.managed + "/real");
+            QVERIFY(saveNumbered(f.managed + "/real", 1, owned(10)).isOk());
+            QVERIFY(::symlink((f.managed + "/real").c_str(), (f.managed + "/alias").c_str()) == 0);
+        }
+        auto catalog = Catalog::open(f.tmp.filePath(QStringLiteral("catalog.db")).toStdString());
+        QVERIFY2(catalog.ok(), catalog.status().toString().c_str());
+        QVERIFY((*catalog)->addRoot(f.managed).ok());
+        QElapsedTimer timer;
+        timer.start();
+        auto summary = (*catalog)->scan(options);
+        QVERIFY2(summary.ok(), summary.status().toString().c_str());
+        QVERIFY2(timer.elapsed() < 10'000, "the scan walked far beyond its root");
+        QCOMPARE(f.outsideChanged(), QString());
+        auto rows = (*catalog)->checkpoints();
+        QVERIFY(rows.ok());
+        QStringList prefixes;
+        for (const CatalogCheckpoint& c : *rows) prefixes << QString::fromStdString(c.prefix);
+        QVERIFY2(static_cast<int>(rows->size()) == recorded, qPrintable(prefixes.join(QStringLiteral(", "))));
+        const std::string inside = std::filesystem::canonical(f.managed).string() + "/";
+        for (const CatalogCheckpoint& c : *rows) {
+            const std::string real = std::filesystem::weakly_canonical(indexFileName(c.prefix)).string();
+            if (!options.followOutsideLinks) QVERIFY2(real.rfind(inside, 0) == 0, real.c_str());
+        }
+        QStringList lines;
+        for (const std::string& line : summary->skipped) lines << QString::fromStdString(line);
+        QCOMPARE(summary->skippedCount, static_cast<int64_t>(lines.size()));
+        if (skipped.isEmpty()) QVERIFY2(lines.isEmpty(), qPrintable(lines.join(QLatin1Char('\n'))));
+        else QVERIFY2(lines.join(QLatin1Char('\n')).contains(skipped), qPrintable(lines.join(QLatin1Char('\n'))));
     }
 };
 

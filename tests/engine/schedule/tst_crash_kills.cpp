@@ -8,7 +8,8 @@
 // checkpoint verifies and restores, the state file names only complete
 // checkpoints; a schedule store opens, is intact and has no run left
 // `running`; a catalog is intact and records every checkpoint whole).
-// Checkpoint surgery (average, merge, edit) and restore --out replace their
+// Checkpoint surgery (average, merge, edit), import (arrays streamed from an npz into the
+// save pipeline) and restore --out replace their
 // result over and over: the sources stay intact, and the destination is
 // always a complete checkpoint holding the old or the new values (never a
 // mix), or absent only while a verified replacement waits to be swapped in
@@ -24,6 +25,8 @@
 #include "ckpt/checkpoint_manager.h"
 #include "ckpt/checkpoint_state.h"
 #include "ckpt/garbage_collection.h"
+#include "ckpt/convert.h"
+#include "ckpt/model_spec.h"
 #include "ckpt/npy.h"
 #include "ckpt/reshard.h"
 #include "ckpt/restore.h"
@@ -489,6 +492,33 @@ std::vector<Scenario> scenarios() {
                    [](const Paths& p) -> int64_t {
                        return QFileInfo::exists(QString::fromStdString(p.root + "/out/ckpt-7.index")) ? 7 : 0;
                    }});
+    // ckpt-2's arrays exported to an npz, imported over and over (streamed
+    // member by member into the pipeline, then compared back).
+    out.push_back(
+        {"import streaming", 40, 30000,
+         [](const Paths& p) {
+             NumberedProgram prog(kVariables, kElements);
+             prog.setSaveCounter(1);
+             prog.fill(2.0f);
+             auto m = CheckpointManager::create(prog.root, p.dir(), keepThree());
+             if (!m.ok() || !(*m)->save().ok()) return false;
+             ExportOptions o;
+             o.format = ArrayFormat::Npz;
+             if (!exportCheckpoint(p.dir() + "/ckpt-2", p.root + "/in.npz", o).ok()) return false;
+             std::ofstream(p.root + "/spec.json") << modelSpecJson(*prog.root);
+             return true;
+         },
+         [](const Paths& p) {
+             ImportOptions o;
+             o.overwrite = true;
+             surgeryForever([&] {
+                 return importArrays(p.root + "/in.npz", p.root + "/imported/ckpt-2", p.root + "/spec.json", o).status();
+             });
+         },
+         [](const Paths& p) { return surgeryProblem(p, p.root + "/imported/ckpt-2"); },
+         [](const Paths& p) -> int64_t {
+             return QFileInfo::exists(QString::fromStdString(p.root + "/imported/ckpt-2.index")) ? 2 : 0;
+         }});
     return out;
 }
 

@@ -303,6 +303,18 @@ private slots:
         QTest::newRow("destination exists") << "dst exists" << -1 << QStringList{QStringLiteral("taken")};
         QTest::newRow("edit: rename onto an existing name") << "rename onto" << invalid << QStringList{QStringLiteral("head")};
         QTest::newRow("edit: rename of an unknown path") << "rename unknown" << invalid << QStringList{QStringLiteral("nope")};
+        // Targets become keys and exported array names: none may read as a
+        // path out of a directory (issue #29, finding 6).
+        QTest::newRow("edit: rename target with .. components")
+            << "rename dotdot" << invalid << QStringList{QStringLiteral("\"../../../../tmp/x\""), QStringLiteral("\"..\"")};
+        QTest::newRow("edit: rename target starting with /")
+            << "rename absolute" << invalid << QStringList{QStringLiteral("\"/tmp/x\""), QStringLiteral("starts with '/'")};
+        QTest::newRow("edit: rename target with a newline")
+            << "rename newline" << invalid << QStringList{QStringLiteral("\\x0a"), QStringLiteral("control character")};
+        QTest::newRow("edit: rename target with an empty name")
+            << "rename empty part" << invalid << QStringList{QStringLiteral("model..x"), QStringLiteral("empty name")};
+        QTest::newRow("edit: rename target with a . component")
+            << "rename dot" << invalid << QStringList{QStringLiteral("model/./x"), QStringLiteral("\".\"")};
         QTest::newRow("edit: delete of an unknown path") << "delete unknown" << invalid << QStringList{QStringLiteral("nope")};
         QTest::newRow("edit: delete leaving slots dangling")
             << "delete dangling" << invalid
@@ -377,6 +389,16 @@ private slots:
             status = edit(renaming("model.dense", "model.head"));
         } else if (name == QLatin1String("rename unknown")) {
             status = edit(renaming("model.nope", "model.other"));
+        } else if (name == QLatin1String("rename dotdot")) {
+            status = edit(renaming("model", "../../../../tmp/x"));
+        } else if (name == QLatin1String("rename absolute")) {
+            status = edit(renaming("model", "/tmp/x"));
+        } else if (name == QLatin1String("rename newline")) {
+            status = edit(renaming("model.dense", "model.dense\nx"));
+        } else if (name == QLatin1String("rename empty part")) {
+            status = edit(renaming("model.dense", "model..x"));
+        } else if (name == QLatin1String("rename dot")) {
+            status = edit(renaming("model.dense", "model/./x"));
         } else if (name == QLatin1String("delete unknown")) {
             status = edit(deleting("model.nope"));
         } else if (name == QLatin1String("delete dangling")) {
