@@ -25,6 +25,8 @@
 
 #include <set>
 
+#include "explorer_test.h"
+#include "automation/explorer_page.h"
 #include "stall_meter.h"
 #include "test_support.h"
 #include "ckpt/checkpoint.h"
@@ -115,21 +117,17 @@ QByteArray specWithReshapedVariables(const Checkpoint& ckpt, const QJsonArray& f
 class TstRestoreView : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("ckpt-explorer-tests"));
-        QSettings().clear();
-        QVERIFY(m_dir.isValid());
-    }
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
 
     void demoToRestoreAndBack() {
         MainWindow window;
+        ExplorerPage explorer(window);
         window.show();
-        RestoreView* view = window.restoreView();
+        RestoreView* view = explorer.restoreView();
         QAbstractItemModelTester tester(view->treePane()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
 
         // First run: the welcome page's demo offer trains and opens.
-        QVERIFY(window.demoButton()->isVisible());
+        QVERIFY(explorer.demoButton()->isVisible());
         const QString demoDir = m_dir.filePath(QStringLiteral("demo"));
         QSignalSpy generated(&window, &MainWindow::demoGenerated);
         QSignalSpy opened(&window, &MainWindow::checkpointOpened);
@@ -138,12 +136,12 @@ private slots:
         QVERIFY2(generated.first().at(0).toBool(), "demo training failed");
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 20000);
         QVERIFY(opened.first().at(0).toBool());
-        QVERIFY(window.snapshot());
-        const QString prefix = QString::fromStdString(window.snapshot()->checkpoint->prefix());
+        QVERIFY(explorer.snapshot());
+        const QString prefix = QString::fromStdString(explorer.snapshot()->checkpoint->prefix());
         QVERIFY2(prefix.startsWith(demoDir), qPrintable(prefix));
 
         // The Restore tab sits next to the object graph.
-        QTabWidget* tabs = window.workspace();
+        QTabWidget* tabs = explorer.workspace();
         QVERIFY(tabs);
         QCOMPARE(tabs->tabText(tabs->indexOf(view)), QStringLiteral("Restore"));
         tabs->setCurrentWidget(view);
@@ -154,7 +152,7 @@ private slots:
             QVERIFY2(view->verdictLabel(a)->text().contains(QStringLiteral("passes")), qPrintable(view->messageLabel(a)->text()));
 
         // A spec without the second dense layer.
-        const QByteArray spec = specWithoutLayer(*window.snapshot()->checkpoint, QStringLiteral("layer_with_weights-1"));
+        const QByteArray spec = specWithoutLayer(*explorer.snapshot()->checkpoint, QStringLiteral("layer_with_weights-1"));
         QVERIFY(!spec.isEmpty());
         const QString specPath = m_dir.filePath(QStringLiteral("no_layer1.json"));
         QFile f(specPath);
@@ -245,7 +243,7 @@ private slots:
         openResult->click();
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 20000);
         QVERIFY(opened.first().at(0).toBool());
-        QCOMPARE(QString::fromStdString(window.snapshot()->checkpoint->prefix()), out);
+        QCOMPARE(QString::fromStdString(explorer.snapshot()->checkpoint->prefix()), out);
         // The restored checkpoint has the spec's structure: no second layer.
         QTRY_VERIFY_WITH_TIMEOUT(view->report() && !view->isMatching(), 20000);
         for (const CheckpointNodeMatch& n : view->report()->checkpointNodes)
@@ -256,14 +254,15 @@ private slots:
         // The engine's one policy (ckpt/restored_write.h): after a failed
         // restore nothing is written until the user says so.
         MainWindow window;
+        ExplorerPage explorer(window);
         window.show();
-        RestoreView* view = window.restoreView();
+        RestoreView* view = explorer.restoreView();
         QSignalSpy opened(&window, &MainWindow::checkpointOpened);
         window.openDemo(m_dir.filePath(QStringLiteral("demo")));
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60000);
         QVERIFY(opened.first().at(0).toBool());
-        window.workspace()->setCurrentWidget(view);
-        const QByteArray spec = specWithReshapedVariables(*window.snapshot()->checkpoint, QJsonArray{8, 32}, QJsonArray{8, 16});
+        explorer.workspace()->setCurrentWidget(view);
+        const QByteArray spec = specWithReshapedVariables(*explorer.snapshot()->checkpoint, QJsonArray{8, 32}, QJsonArray{8, 16});
         QVERIFY(!spec.isEmpty());
         const QString specPath = m_dir.filePath(QStringLiteral("reshaped.json"));
         QVERIFY(ckpt::testing::writeAll(specPath, spec));
@@ -304,6 +303,7 @@ private slots:
         // --demo DIR on a directory that already holds the demo opens it
         // without training again.
         MainWindow window;
+        ExplorerPage explorer(window);
         QSignalSpy generated(&window, &MainWindow::demoGenerated);
         QSignalSpy opened(&window, &MainWindow::checkpointOpened);
         window.openDemo(m_dir.filePath(QStringLiteral("demo")));
@@ -316,5 +316,5 @@ private:
     QTemporaryDir m_dir;
 };
 
-QTEST_MAIN(TstRestoreView)
+CKPT_EXPLORER_TEST_MAIN(TstRestoreView)
 #include "tst_restore_view.moc"

@@ -3,13 +3,18 @@
 #include <QCoreApplication>
 
 #include "models/object_tree_model.h"
-#include "views/kind_icons.h"
+#include "style/kind_icons.h"
 
 namespace ckpt::ui {
 namespace {
 
 QString tr(const char* text) { return QCoreApplication::translate("ckpt::ui::MatchOverlay", text); }
 QString fromStd(const std::string& s) { return QString::fromStdString(s); }
+// The key the restore reports an attribute under: the object graph's, which
+// a saveable of several tensors shares across their rows.
+std::string attributeKey(const TreeEntry& entry) {
+    return entry.attribute ? entry.attribute->checkpointKey : std::string(entry.path);
+}
 
 }  // namespace
 
@@ -74,7 +79,7 @@ const CheckpointNodeMatch* MatchOverlay::nodeFor(const TreeEntry& entry) const {
 
 bool MatchOverlay::categoryOf(const TreeEntry& entry, MatchCategory* out) const {
     if (entry.kind == EntryKind::Attribute) {
-        const auto it = m_attributes.find(std::string(entry.path));
+        const auto it = m_attributes.find(attributeKey(entry));
         if (it == m_attributes.end()) return false;
         const AttributeMatch& a = *it->second.attribute;
         if (!a.error.empty()) *out = MatchCategory::Mismatch;
@@ -90,7 +95,7 @@ bool MatchOverlay::categoryOf(const TreeEntry& entry, MatchCategory* out) const 
 
 QString MatchOverlay::toolTip(const TreeEntry& entry) const {
     if (entry.kind == EntryKind::Attribute) {
-        const auto it = m_attributes.find(std::string(entry.path));
+        const auto it = m_attributes.find(attributeKey(entry));
         if (it == m_attributes.end()) return {};
         const AttributeMatch& a = *it->second.attribute;
         if (!a.error.empty()) return fromStd(a.error);

@@ -14,7 +14,7 @@
 
 #include "ckpt/match_report.h"
 #include "models/entry_overlay.h"
-#include "views/status_colors.h"
+#include "style/status_colors.h"
 
 namespace ckpt::ui {
 

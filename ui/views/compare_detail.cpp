@@ -19,6 +19,8 @@
 #include "views/history_page.h"
 #include "views/pair_heatmap_panel.h"
 #include "views/pair_histogram_panel.h"
+#include "views/wrapping_label.h"
+#include "style/text_format.h"
 
 namespace ckpt::ui {
 namespace {
@@ -84,7 +86,7 @@ QString figuresHtml(const DiffEntry& e) {
 }  // namespace
 
 CompareDetail::CompareDetail(JobTracker* jobs, QWidget* parent)
-    : QWidget(parent), m_jobs(jobs), m_title(new QLabel(this)), m_figures(new QLabel(this)),
+    : QWidget(parent), m_jobs(jobs), m_title(new WrappingLabel(this)), m_figures(new WrappingLabel(this)),
       m_load(new QPushButton(tr("&Load values"), this)), m_tabs(new QTabWidget(this)), m_heatmaps(new PairHeatmapPanel(this)),
       m_histograms(new PairHistogramPanel(this)), m_history(new HistoryPage(jobs, this)) {
     auto* layout = new QVBoxLayout(this);
@@ -99,6 +101,9 @@ CompareDetail::CompareDetail(JobTracker* jobs, QWidget* parent)
     layout->addWidget(m_load, 0, Qt::AlignLeft);
     connect(m_load, &QPushButton::clicked, this, &CompareDetail::loadValues);
     m_tabs->setDocumentMode(true);
+    // Whole names, never "Statis…": a narrow pane scrolls the tabs instead.
+    m_tabs->setElideMode(Qt::ElideNone);
+    m_tabs->setUsesScrollButtons(true);
     m_tabs->addTab(m_heatmaps, tr("Heatmaps"));
     m_tabs->addTab(m_histograms, tr("Histograms"));
     m_tabs->addTab(m_history, tr("History"));
@@ -131,7 +136,7 @@ void CompareDetail::setNode(std::shared_ptr<const CompareSnapshot> snapshot, int
     m_histograms->setValues(nullptr, nameA, nameB);
     if (m_node <= 0) {
         m_title->setText(m_snapshot ? tr("Select a row to see how A and B differ.") : QString());
-        m_figures->clear();
+        m_figures->setText({});
         m_history->setVariable({}, {}, {});
         return;
     }

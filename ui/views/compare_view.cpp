@@ -22,7 +22,8 @@
 #include "models/diff_tree_model.h"
 #include "models/object_tree_model.h"
 #include "views/compare_detail.h"
-#include "views/status_colors.h"
+#include "style/status_colors.h"
+#include "style/text_format.h"
 
 namespace ckpt::ui {
 namespace {

@@ -21,6 +21,10 @@ constexpr double kMaxCellWidth = 90;
 
 }  // namespace
 
+bool MovementStrip::isUnchanged(const HistoryPoint& p) { return p.present && (p.unchanged || p.relChange == 0); }
+
+QColor MovementStrip::unchangedColor() const { return palette().color(QPalette::Window); }
+
 QString checkpointLabel(const HistoryCheckpoint& c) {
     const QString name = QString::fromStdString(c.name);
     return c.step ? MovementStrip::tr("%1 (step %2)").arg(name).arg(*c.step) : name;
@@ -70,6 +74,15 @@ QRectF MovementStrip::gridRect() const {
     return QRectF(labels, kHeaderHeight, cellWidth * cols, kRowHeight * static_cast<double>(m_history->variables.size()));
 }
 
+QRectF MovementStrip::cellRect(int variable, int checkpoint) const {
+    const QRectF g = gridRect();
+    if (g.isEmpty() || variable < 0 || checkpoint < 0 || variable >= static_cast<int>(m_history->variables.size()) ||
+        checkpoint >= static_cast<int>(m_history->checkpoints.size()))
+        return {};
+    const double cw = g.width() / static_cast<double>(m_history->checkpoints.size());
+    return {g.left() + cw * checkpoint, g.top() + static_cast<double>(variable) * kRowHeight, cw, kRowHeight};
+}
+
 std::pair<int, int> MovementStrip::cellAt(QPointF pos) const {
     const QRectF g = gridRect();
     if (g.isEmpty() || pos.y() < g.top() || pos.y() >= g.bottom()) return {-1, -1};
@@ -88,6 +101,7 @@ QString MovementStrip::cellText(int variable, int checkpoint) const {
     const QString where = checkpointLabel(m_history->checkpoints[static_cast<size_t>(checkpoint)]);
     if (!p.present) return tr("%1\n%2: not in this checkpoint").arg(path, where);
     if (std::isnan(p.relChange)) return tr("%1\n%2: no previous value to compare with").arg(path, where);
+    if (isUnchanged(p)) return tr("%1\n%2: unchanged since the previous checkpoint").arg(path, where);
     const QString unchanged = p.unchanged ? tr(" (bytes unchanged)") : QString();
     return tr("%1\n%2: relative change %3%4").arg(path, where, QLocale().toString(p.relChange, 'g', 4), unchanged);
 }
@@ -99,6 +113,21 @@ void MovementStrip::paintEvent(QPaintEvent*) {
     const QFontMetricsF fm(font());
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);
     p.drawImage(g, m_image);
+    // A value that did not move at all is not the smallest move: its cells
+    // leave the colour scale for a neutral fill with "=".
+    const double cw = g.width() / static_cast<double>(m_history->checkpoints.size());
+    for (size_t r = 0; r < m_history->variables.size(); ++r) {
+        const auto& points = m_history->variables[r].points;
+        for (size_t c = 0; c < points.size() && c < m_history->checkpoints.size(); ++c) {
+            if (!isUnchanged(points[c])) continue;
+            const QRectF cell = cellRect(static_cast<int>(r), static_cast<int>(c));
+            p.fillRect(cell, unchangedColor());
+            if (cw >= fm.horizontalAdvance(QStringLiteral("=")) + 2) {
+                p.setPen(palette().color(QPalette::WindowText));
+                p.drawText(cell, Qt::AlignCenter, QStringLiteral("="));
+            }
+        }
+    }
     p.setPen(palette().color(QPalette::Mid));
     p.drawRect(g.adjusted(-0.5, -0.5, 0.5, 0.5));
     p.setPen(palette().color(QPalette::WindowText));
@@ -133,6 +162,14 @@ void MovementStrip::paintEvent(QPaintEvent*) {
     p.drawText(QRectF(bar.right() + 6, top, hiWidth + 1, 16), Qt::AlignLeft | Qt::AlignVCenter, hi);
     p.setRenderHint(QPainter::SmoothPixmapTransform, true);
     p.drawImage(bar, m_colorbar);
+    // The neutral swatch for "did not change", after the scale.
+    const QString same = tr("= unchanged");
+    const QRectF swatch(bar.right() + hiWidth + 18, top + 3, 10, 10);
+    p.fillRect(swatch, unchangedColor());
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawRect(swatch);
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(QRectF(swatch.right() + 4, top, fm.horizontalAdvance(same) + 1, 16), Qt::AlignLeft | Qt::AlignVCenter, same);
     p.drawText(QRectF(4, top + 16, width() - 8, 16), Qt::AlignRight | Qt::AlignVCenter,
                tr("relative change since the previous checkpoint (log scale)"));
 }

@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QSignalBlocker>
+#include <QStyledItemDelegate>
 #include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -21,7 +22,8 @@
 #include "jobs/job_tracker.h"
 #include "models/object_tree_model.h"
 #include "views/column_fitter.h"
-#include "views/status_colors.h"
+#include "style/status_colors.h"
+#include "style/text_format.h"
 
 namespace ckpt::ui {
 namespace {
@@ -35,6 +37,24 @@ QString runDirectory(const CheckpointSnapshot& snapshot) {
 // Expanding every match would create rows for all of them; past this many
 // the user narrows the filter instead.
 constexpr int kMaxAutoExpandRows = 2000;
+
+// Keys are told apart by their end ("…/m/.ATTRIBUTES/VARIABLE_VALUE"), slot
+// variables by both ends ("m for lay…/kernel" beside "v for lay…/kernel":
+// cut on the left, Adam's m and v read the same).
+class EntryElideDelegate : public QStyledItemDelegate {
+public:
+    EntryElideDelegate(const ObjectTreeModel* model, QObject* parent) : QStyledItemDelegate(parent), m_model(model) {}
+
+protected:
+    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
+        QStyledItemDelegate::initStyleOption(option, index);
+        const TreeEntry* e = m_model->entry(index);
+        if (e && e->kind == EntryKind::SlotVariable) option->textElideMode = Qt::ElideMiddle;
+    }
+
+private:
+    const ObjectTreeModel* m_model;
+};
 
 }  // namespace
 
@@ -64,6 +84,7 @@ ObjectTreePane::ObjectTreePane(JobTracker* jobs, QWidget* parent)
     // In a tree the ancestors are already visible by indentation; what tells
     // rows apart is the end of a key ("…/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE").
     m_view->setTextElideMode(Qt::ElideLeft);
+    m_view->setItemDelegateForColumn(ObjectTreeModel::NameColumn, new EntryElideDelegate(m_model, m_view));
     m_view->setAccessibleName(tr("Object graph"));
     m_view->header()->setStretchLastSection(false);
     m_view->header()->setSectionResizeMode(ObjectTreeModel::NameColumn, QHeaderView::Stretch);
