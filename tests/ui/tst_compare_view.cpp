@@ -427,6 +427,27 @@ private slots:
                  qPrintable(strip->cellText(unchanged.first, unchanged.second)));
     }
 
+    // In a 1024x700 window the pair's heatmaps are in sight under the
+    // figures, not below them out of the pane (issue #30, item 12).
+    void heatmapsInSightInASmallWindow() {
+        MainWindow window;
+        ExplorerPage explorer(window);
+        window.resize(1024, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        CompareView* compare = explorer.compareView();
+        QSignalSpy compared(compare, &CompareView::compared);
+        compare->selectLocation({QStringLiteral("model"), QStringLiteral("layer_with_weights-0"), QStringLiteral("kernel")});
+        window.compare(m_prefixes[1], m_prefixes[2]);
+        QVERIFY(compared.wait(30000));
+        PairHeatmapPanel* heatmaps = compare->detail()->heatmaps();
+        QTRY_VERIFY_WITH_TIMEOUT(compare->detail()->values() && !heatmaps->isBusy() && heatmaps->viewA()->heatmap(), 30000);
+        QTest::qWait(100);
+        const QRect shown = heatmaps->viewA()->visibleRegion().boundingRect();
+        QVERIFY2(shown.height() >= 60, qPrintable(QStringLiteral("%1 px of the heatmap in sight").arg(shown.height())));
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.isIdle(), 30000);
+    }
+
     void windowStartsComparisons() {
         MainWindow window;
         ExplorerPage explorer(window);

@@ -120,6 +120,19 @@ private slots:
             }
         }
         QVERIFY(cell(model, kCheckpoints - 1, RetentionPlanModel::WhyColumn).contains(QStringLiteral("newest complete")));
+        // The reason reads whole even in a narrow tab (issue #30, item 13:
+        // squeezed to "…" between the other columns); the table scrolls.
+        preview.resize(700, 500);
+        QTRY_VERIFY(preview.table()->isVisible());
+        QTest::qWait(50);
+        const QFontMetrics metrics(preview.table()->font());
+        for (int row = 0; row < kCheckpoints; ++row) {
+            const QString why = cell(model, row, RetentionPlanModel::WhyColumn);
+            QVERIFY2(preview.table()->columnWidth(RetentionPlanModel::WhyColumn) >= metrics.horizontalAdvance(why),
+                     qPrintable(QStringLiteral("%1 px for \"%2\"")
+                                    .arg(preview.table()->columnWidth(RetentionPlanModel::WhyColumn))
+                                    .arg(why)));
+        }
         // Colour says the same as the text, and keep and delete differ.
         const auto colour = [&](int row) { return model->index(row, 0).data(Qt::BackgroundRole).value<QBrush>().color(); };
         QVERIFY(colour(0) != colour(kCheckpoints - 1));

@@ -51,6 +51,8 @@ signals:
     void valuesReady(bool ok);
 
 private:
+    QWidget* createFiguresPane();
+    QTabWidget* createTabs();
     void loadValues();
 
     JobTracker* m_jobs;

@@ -85,12 +85,14 @@ RetentionPreview::RetentionPreview(JobTracker* jobs, QWidget* parent)
     m_table->setAlternatingRowColors(false);  // the verdict colours the rows
     m_table->verticalHeader()->hide();
     m_table->setWordWrap(false);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(RetentionPlanModel::WhyColumn, QHeaderView::Stretch);
-    // Owners are run ids that embed a path: elided in the middle (the
-    // tooltip has it whole), so the rule column keeps the room.
-    m_table->horizontalHeader()->setSectionResizeMode(RetentionPlanModel::OwnerColumn, QHeaderView::Interactive);
-    m_table->horizontalHeader()->resizeSection(RetentionPlanModel::OwnerColumn, 180);
+    // Every column as wide as its contents, the reason included: stretched
+    // in the middle of a narrow table it was squeezed to "…". Owners are
+    // run ids that embed a path: last, taking what is left, elided in the
+    // middle (the tooltip has it whole); a narrow table scrolls.
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(RetentionPlanModel::OwnerColumn, QHeaderView::Stretch);
+    header->setMinimumSectionSize(60);
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->setAccessibleName(tr("Retention plan"));
 

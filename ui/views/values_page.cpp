@@ -38,12 +38,15 @@ ValuesPage::ValuesPage(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     auto* sel = new QHBoxLayout(m_selectors);
     sel->setContentsMargins(0, 0, 0, 0);
-    sel->addWidget(new QLabel(tr("Rows:"), m_selectors));
+    // "axis 0 (4)" in the boxes did not fit a narrow inspector: the
+    // labels name the axis, the boxes its number and length.
+    sel->addWidget(new QLabel(tr("Row axis:"), m_selectors));
     sel->addWidget(m_rowAxis);
-    sel->addWidget(new QLabel(tr("Columns:"), m_selectors));
+    sel->addWidget(new QLabel(tr("Column axis:"), m_selectors));
     sel->addWidget(m_columnAxis);
     sel->addLayout(m_pinnedLayout);
     sel->addStretch();
+    for (QComboBox* box : {m_rowAxis, m_columnAxis}) box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_rowAxis->setAccessibleName(tr("Axis shown as rows"));
     m_columnAxis->setAccessibleName(tr("Axis shown as columns"));
     layout->addWidget(m_selectors);
@@ -149,7 +152,7 @@ void ValuesPage::rebuildSelectors() {
     if (rank < 2) return;
     const auto& dims = m_model->tensor()->shape.dims;
     for (int a = 0; a < rank; ++a) {
-        const QString label = tr("axis %1 (%2)").arg(a).arg(dims[static_cast<size_t>(a)]);
+        const QString label = tr("%1 (%2)").arg(a).arg(dims[static_cast<size_t>(a)]);
         m_rowAxis->addItem(label, a);
         m_columnAxis->addItem(label, a);
     }
