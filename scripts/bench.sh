@@ -20,6 +20,10 @@
 #              search over their rows; --checkpoints N --tensors N --only runs|distinct)
 #     surgery (bench_surgery: averaging K=5 checkpoints of 1 GiB vs cat of
 #              the inputs; --k N --mib N --tensors N --repeat N --method mean|ema)
+#     ab BASELINE [--rounds N] [--mib N]
+#             (bench/bench_ab.py: save, verify and restore of this tree against
+#              a baseline build's binaries, alternated; docs/benchmarks.md,
+#              "Storage layer: before and after")
 # Scratch space (~2.5 GiB free; surgery ~6 GiB, or less by --mib) comes from $TMPDIR (default /tmp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,6 +68,10 @@ run() {
     surgery)
       cmake --build build --target bench_surgery >/dev/null
       build/bench/bench_surgery "$scratch" "$@" ;;
+    ab)
+      cmake --build build --target bench_save bench_reader bench_restore ckpt >/dev/null
+      base="${1:?usage: scripts/bench.sh ab BASELINE [--rounds N] [--mib N]}"; shift
+      python3 bench/bench_ab.py "$base" build "$scratch/ckpt-bench-ab" "$@" ;;
     *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, all)" >&2; exit 2 ;;
   esac
 }

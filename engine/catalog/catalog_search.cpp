@@ -73,19 +73,18 @@ Plan planFor(std::string_view query) {
 
 }  // namespace
 
-Result<CatalogSearchResult> Catalog::search(std::string_view query, const CatalogSearchOptions& options) {
-    CatalogSearchResult result;
-    result.query = std::string(query);
-    const Plan plan = planFor(query);
-    if (plan.match.empty() && plan.like.empty()) return result;
-    result.fullTextQuery = plan.match;
-    sqlite3* db = m_db->handle();
-    const std::string& path = m_db->path();
+namespace {
 
-    // The matching keys, into a temporary table the later
-    // queries join. Every join below names its outer loop (CROSS JOIN):
-    // the planner has no statistics for the temporary table and would
-    // otherwise start from the million-row tensor table.
+// The keys matching 'plan' go into a temporary table the later queries
+// join; the number of them. Every join below names its outer loop (CROSS
+// JOIN): the planner has no statistics for the temporary table and would
+// otherwise start from the million-row tensor table. Few matching keys (the
+// usual case) are also put in key order ('ordered'), so each shown
+// checkpoint can walk them and stop once it has enough; sorting a few
+// hundred thousand would cost more than it saves.
+Result<int64_t> collectMatchingKeys(catalog::Database& database, const Plan& plan, const std::string& query, bool& ordered) {
+    sqlite3* db = database.handle();
+    const std::string& path = database.path();
     CKPT_RETURN_IF_ERROR(sql::exec(db, path,
                                    "CREATE TEMP TABLE IF NOT EXISTS search_keys (id INTEGER PRIMARY KEY);"
                                    "CREATE TEMP TABLE IF NOT EXISTS search_order (ord INTEGER PRIMARY KEY, id INTEGER);"
@@ -109,26 +108,29 @@ Result<CatalogSearchResult> Catalog::search(std::string_view query, const Catalo
     if (rc != SQLITE_DONE) {
         // FTS5 reports a malformed expression when the statement runs.
         if ((rc & 0xff) == SQLITE_ERROR)
-            return invalidArgument("cannot search the catalog for '" + result.query + "': " + sqlite3_errmsg(db));
+            return invalidArgument("cannot search the catalog for '" + query + "': " + sqlite3_errmsg(db));
         return sql::sqliteStatus(db, rc, path, "cannot search");
     }
     const int64_t matchedKeys = sqlite3_changes(db);
-    if (matchedKeys == 0) return result;
-    // Few matching keys (the usual case) are also put in key order, so each
-    // shown checkpoint can walk them and stop once it has enough; sorting a
-    // few hundred thousand would cost more than it saves.
     constexpr int64_t kOrderedKeys = 20'000;
-    const bool ordered = matchedKeys <= kOrderedKeys;
+    ordered = matchedKeys > 0 && matchedKeys <= kOrderedKeys;
     if (ordered)
         CKPT_RETURN_IF_ERROR(sql::exec(db, path,
                                        "INSERT INTO temp.search_order (id) SELECT s.id FROM temp.search_keys s "
                                        "CROSS JOIN catalog_keys k ON k.id = s.id ORDER BY k.key, k.object_path"));
+    return matchedKeys;
+}
 
-    // Matches per checkpoint: one pass over the matching rows through the
-    // key index, counted here rather than by a GROUP BY's sorter.
+// The checkpoints holding matching keys, with their match counts, in
+// display order: by directory, then step (checkpoints without one last),
+// then name. Counted in one pass over the matching rows through the key
+// index rather than by a GROUP BY's sorter.
+Result<std::vector<CatalogSearchHit>> checkpointsWithMatches(catalog::Database& database, int64_t& totalMatches) {
+    sqlite3* db = database.handle();
+    const std::string& path = database.path();
     std::unordered_map<int64_t, int64_t> perCheckpoint;
-    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * rows, m_db->prepare("SELECT t.checkpoint_id FROM temp.search_keys s "
-                                                             "CROSS JOIN catalog_tensors t ON t.key_id = s.id"));
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * rows, database.prepare("SELECT t.checkpoint_id FROM temp.search_keys s "
+                                                                "CROSS JOIN catalog_tensors t ON t.key_id = s.id"));
     {
         Statement st(db, rows, path);
         while (true) {
@@ -139,7 +141,7 @@ Result<CatalogSearchResult> Catalog::search(std::string_view query, const Catalo
     }
     static const std::string byId =
         std::string("SELECT ") + catalog::kCheckpointColumns + " FROM catalog_checkpoints c WHERE c.id = ?1";
-    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * checkpointRow, m_db->prepare(byId.c_str()));
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * checkpointRow, database.prepare(byId.c_str()));
     std::vector<CatalogSearchHit> hits;
     hits.reserve(perCheckpoint.size());
     for (const auto& [id, n] : perCheckpoint) {
@@ -149,10 +151,9 @@ Result<CatalogSearchResult> Catalog::search(std::string_view query, const Catalo
         CatalogSearchHit hit;
         hit.checkpoint = catalog::checkpointFromRow(st);
         hit.totalMatches = n;
-        result.totalMatches += n;
+        totalMatches += n;
         hits.push_back(std::move(hit));
     }
-    // Display order: by directory, then step (checkpoints without one last), then name.
     std::sort(hits.begin(), hits.end(), [](const CatalogSearchHit& a, const CatalogSearchHit& b) {
         const CatalogCheckpoint& x = a.checkpoint;
         const CatalogCheckpoint& y = b.checkpoint;
@@ -161,27 +162,28 @@ Result<CatalogSearchResult> Catalog::search(std::string_view query, const Catalo
         if (x.step != y.step) return *x.step < *y.step;
         return x.name < y.name;
     });
-    result.totalCheckpoints = static_cast<int64_t>(hits.size());
-    if (static_cast<int64_t>(hits.size()) > options.maxCheckpoints) hits.resize(static_cast<size_t>(options.maxCheckpoints));
-    result.truncated = result.totalCheckpoints > static_cast<int64_t>(hits.size());
+    return hits;
+}
 
-    // The first matches of each shown checkpoint, in key order, whichever
-    // way costs fewer lookups: walking the matching keys in order until
-    // enough are found in this checkpoint (about limit x keys / matches
-    // probes), or reading the checkpoint's own rows and sorting the matches.
+// The first matches of each shown checkpoint, in key order, whichever way
+// costs fewer lookups: walking the matching keys in order until enough are
+// found in this checkpoint (about limit x keys / matches probes), or
+// reading the checkpoint's own rows and sorting the matches.
+Status fillFirstMatches(catalog::Database& database, std::vector<CatalogSearchHit>& hits, int64_t matchedKeys, bool ordered,
+                        int64_t limit) {
+    sqlite3* db = database.handle();
     CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * byKeys,
-                          m_db->prepare("SELECT k.key, k.object_path, t.dtype, t.shape FROM temp.search_order s "
-                                        "CROSS JOIN catalog_tensors t ON t.checkpoint_id = ?1 AND t.key_id = s.id "
-                                        "CROSS JOIN catalog_keys k ON k.id = s.id ORDER BY s.ord LIMIT ?2"));
+                          database.prepare("SELECT k.key, k.object_path, t.dtype, t.shape FROM temp.search_order s "
+                                           "CROSS JOIN catalog_tensors t ON t.checkpoint_id = ?1 AND t.key_id = s.id "
+                                           "CROSS JOIN catalog_keys k ON k.id = s.id ORDER BY s.ord LIMIT ?2"));
     CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * byRows,
-                          m_db->prepare("SELECT k.key, k.object_path, t.dtype, t.shape FROM catalog_tensors t "
-                                        "CROSS JOIN temp.search_keys s ON s.id = t.key_id "
-                                        "CROSS JOIN catalog_keys k ON k.id = t.key_id "
-                                        "WHERE t.checkpoint_id = ?1 ORDER BY k.key, k.object_path LIMIT ?2"));
-    const auto limit = static_cast<int64_t>(options.maxMatchesPerCheckpoint);
+                          database.prepare("SELECT k.key, k.object_path, t.dtype, t.shape FROM catalog_tensors t "
+                                           "CROSS JOIN temp.search_keys s ON s.id = t.key_id "
+                                           "CROSS JOIN catalog_keys k ON k.id = t.key_id "
+                                           "WHERE t.checkpoint_id = ?1 ORDER BY k.key, k.object_path LIMIT ?2"));
     for (CatalogSearchHit& hit : hits) {
         const int64_t walkCost = std::min(matchedKeys, limit * matchedKeys / std::max<int64_t>(1, hit.totalMatches));
-        Statement st(db, ordered && walkCost <= hit.checkpoint.tensors ? byKeys : byRows, path);
+        Statement st(db, ordered && walkCost <= hit.checkpoint.tensors ? byKeys : byRows, database.path());
         st.bind(1, hit.checkpoint.id).bind(2, limit);
         while (true) {
             CKPT_ASSIGN_OR_RETURN(bool row, st.step());
@@ -189,6 +191,26 @@ Result<CatalogSearchResult> Catalog::search(std::string_view query, const Catalo
             hit.matches.push_back({st.text(0), st.text(1), st.text(2), st.text(3)});
         }
     }
+    return okStatus();
+}
+
+}  // namespace
+
+Result<CatalogSearchResult> Catalog::search(std::string_view query, const CatalogSearchOptions& options) {
+    CatalogSearchResult result;
+    result.query = std::string(query);
+    const Plan plan = planFor(query);
+    if (plan.match.empty() && plan.like.empty()) return result;
+    result.fullTextQuery = plan.match;
+    bool ordered = false;
+    CKPT_ASSIGN_OR_RETURN(const int64_t matchedKeys, collectMatchingKeys(*m_db, plan, result.query, ordered));
+    if (matchedKeys == 0) return result;
+    CKPT_ASSIGN_OR_RETURN(std::vector<CatalogSearchHit> hits, checkpointsWithMatches(*m_db, result.totalMatches));
+    result.totalCheckpoints = static_cast<int64_t>(hits.size());
+    if (static_cast<int64_t>(hits.size()) > options.maxCheckpoints) hits.resize(static_cast<size_t>(options.maxCheckpoints));
+    result.truncated = result.totalCheckpoints > static_cast<int64_t>(hits.size());
+    CKPT_RETURN_IF_ERROR(
+        fillFirstMatches(*m_db, hits, matchedKeys, ordered, static_cast<int64_t>(options.maxMatchesPerCheckpoint)));
     result.hits = std::move(hits);
     return result;
 }

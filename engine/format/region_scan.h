@@ -14,14 +14,14 @@
 #include "ckpt/cancellation.h"
 #include "ckpt/status.h"
 #include "ckpt/tensor_info.h"
-#include "platform/file.h"
+#include "storage/files.h"
 
 namespace ckpt::format {
 
 struct ScannedRegion {
-    const platform::RandomAccessFile* file = nullptr;  // holds the region
-    std::string_view key;                              // the tensor's key, for messages
-    StoredRegion region;                               // where, how long, the stored checksum
+    const storage::RandomAccessFile* file = nullptr;  // holds the region
+    std::string_view key;                             // the tensor's key, for messages
+    StoredRegion region;                              // where, how long, the stored checksum
     // Also copy the bytes here (region.size of them). On failure it holds
     // zeros wherever bytes may have landed: never unverified bytes.
     uint8_t* copyTo = nullptr;
@@ -54,7 +54,7 @@ Status checkBounds(const ScannedRegion& region);
 // whole, for readers that keep it while they work on it (ckpt history).
 // Bounds and checksum failures are worded as scanRegions words them;
 // FailedPrecondition when the system cannot map it (read it instead).
-Result<platform::MappedView> mapVerifiedRegion(const ScannedRegion& region);
+Result<storage::MappedView> mapVerifiedRegion(const ScannedRegion& region);
 
 // Pairs of regions of equal size read side by side (a diff): each part of
 // A's region arrives with the same part of B's, on a worker thread, before
