@@ -57,8 +57,8 @@ namespace ckpt::gui {
 
 ScreenshotTour::ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QSize size, QString checkpoint, QString nameBased,
                                QObject* parent)
-    : QObject(parent), m_window(window), m_page(*window), m_outDir(std::move(outDir)), m_size(size), m_checkpoint(std::move(checkpoint)),
-      m_nameBased(std::move(nameBased)) {
+    : QObject(parent), m_window(window), m_page(*window), m_outDir(std::move(outDir)), m_size(size),
+      m_checkpoint(std::move(checkpoint)), m_nameBased(std::move(nameBased)) {
     connect(m_window, &ui::MainWindow::checkpointOpened, this, [this] { m_opened = true; });
     connect(m_page.inspector(), &ui::TensorInspector::valuesReady, this, [this] { m_valuesReady = true; });
 }
@@ -417,24 +417,23 @@ void ScreenshotTour::showEditPreview() {
     m_opened = false;
     m_page.workspace()->setCurrentIndex(0);
     m_window->openPath(m_scratch.path() + QStringLiteral("/demo"));
-    waitFor(
-        [this] { return m_opened; },
-        [this] {
-            // The first layer's row (its kernel's parent), renamed as F2 would.
-            if (!m_page.treePane()->selectKey(QStringLiteral("model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE")))
-                return finish(1);
-            QTreeView* tree = m_page.treePane()->view();
-            tree->setCurrentIndex(tree->currentIndex().parent());
-            ui::EditDialog* dialog = m_window->renameDialog();
-            if (!dialog) return finish(1);
-            dialog->newNameEdit()->setText(QStringLiteral("model.encoder"));
-            waitFor([dialog] { return dialog->isChecked() && dialog->plan(); },
-                    [this, dialog] {
-                        saveDialog(dialog, QStringLiteral("18-edit-preview.png"));
-                        dialog->reject();
-                        showHelp();
-                    });
-        });
+    waitFor([this] { return m_opened; },
+            [this] {
+                // The first layer's row (its kernel's parent), renamed as F2 would.
+                if (!m_page.treePane()->selectKey(QStringLiteral("model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE")))
+                    return finish(1);
+                QTreeView* tree = m_page.treePane()->view();
+                tree->setCurrentIndex(tree->currentIndex().parent());
+                ui::EditDialog* dialog = m_window->renameDialog();
+                if (!dialog) return finish(1);
+                dialog->newNameEdit()->setText(QStringLiteral("model.encoder"));
+                waitFor([dialog] { return dialog->isChecked() && dialog->plan(); },
+                        [this, dialog] {
+                            saveDialog(dialog, QStringLiteral("18-edit-preview.png"));
+                            dialog->reject();
+                            showHelp();
+                        });
+            });
 }
 
 void ScreenshotTour::showHelp() {

@@ -6,6 +6,8 @@
 #include <QSettings>
 #include <QStyle>
 
+#include "ckpt/bundle_naming.h"
+
 namespace ckpt::ui {
 namespace {
 
@@ -36,7 +38,7 @@ void RecentFiles::store() {
 
 bool RecentFiles::isMissing(const QString& path) {
     // A checkpoint is remembered by its prefix, which is no file itself.
-    return !QFileInfo::exists(path) && !QFileInfo::exists(path + QStringLiteral(".index"));
+    return !QFileInfo::exists(path) && !QFileInfo::exists(QString::fromStdString(indexFileName(path.toStdString())));
 }
 
 void RecentFiles::fillMenu(QMenu* menu, const std::function<void(const QString&)>& open) {
