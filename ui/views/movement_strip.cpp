@@ -16,7 +16,10 @@ namespace {
 
 constexpr int kRowHeight = 16;
 constexpr int kHeaderHeight = 22;
-constexpr int kLegendHeight = 36;
+// Three lines under the grid: the scale, the "unchanged" swatch, and what
+// the colours mean (wrapped to two lines in a narrow pane).
+constexpr int kLegendLine = 16;
+constexpr int kLegendHeight = 6 + 4 * kLegendLine + 4;
 constexpr double kMaxCellWidth = 90;
 
 }  // namespace
@@ -151,27 +154,51 @@ void MovementStrip::paintEvent(QPaintEvent*) {
                                  label.width()));
     }
     if (m_colorbar.isNull()) return;
-    // The scale: 10^lo [colours] 10^hi, and what the colours mean under it.
-    const double top = g.bottom() + 6;
-    const QString lo = tr("10^%1").arg(QLocale().toString(m_lo, 'f', 1));
-    const QString hi = tr("10^%1").arg(QLocale().toString(m_hi, 'f', 1));
-    const double loWidth = fm.horizontalAdvance(lo), hiWidth = fm.horizontalAdvance(hi);
-    const double barWidth = std::max(60.0, std::min(220.0, width() - g.left() - loWidth - hiWidth - 24));
-    const QRectF bar(g.left() + loWidth + 6, top + 3, barWidth, 10);
-    p.drawText(QRectF(g.left(), top, loWidth + 1, 16), Qt::AlignLeft | Qt::AlignVCenter, lo);
-    p.drawText(QRectF(bar.right() + 6, top, hiWidth + 1, 16), Qt::AlignLeft | Qt::AlignVCenter, hi);
     p.setRenderHint(QPainter::SmoothPixmapTransform, true);
-    p.drawImage(bar, m_colorbar);
-    // The neutral swatch for "did not change", after the scale.
-    const QString same = tr("= unchanged");
-    const QRectF swatch(bar.right() + hiWidth + 18, top + 3, 10, 10);
+    p.drawImage(colorbarRect(), m_colorbar);
+    const QList<LegendText> texts = legendTexts();
+    // The neutral swatch for "did not change", before its words.
+    const QRectF swatch(texts[2].rect.left() - 14, texts[2].rect.top() + 3, 10, 10);
     p.fillRect(swatch, unchangedColor());
     p.setPen(palette().color(QPalette::Mid));
     p.drawRect(swatch);
     p.setPen(palette().color(QPalette::WindowText));
-    p.drawText(QRectF(swatch.right() + 4, top, fm.horizontalAdvance(same) + 1, 16), Qt::AlignLeft | Qt::AlignVCenter, same);
-    p.drawText(QRectF(4, top + 16, width() - 8, 16), Qt::AlignRight | Qt::AlignVCenter,
-               tr("relative change since the previous checkpoint (log scale)"));
+    for (const LegendText& t : texts) p.drawText(t.rect, t.flags, t.text);
+}
+
+QRectF MovementStrip::colorbarRect() const {
+    const QList<LegendText> texts = legendTexts();
+    if (texts.size() < 2) return {};
+    const QRectF& lo = texts[0].rect;
+    return {lo.right() + 6, lo.top() + 3, texts[1].rect.left() - 6 - (lo.right() + 6), 10};
+}
+
+QList<MovementStrip::LegendText> MovementStrip::legendTexts() const {
+    const QRectF g = gridRect();
+    if (g.isEmpty()) return {};
+    const QFontMetricsF fm(font());
+    const double top = g.bottom() + 6;
+    const double right = width() - 4;
+    // The scale: 10^lo [colours] 10^hi, under the cells when it fits there,
+    // else from the left edge (the labels' side).
+    const QString lo = tr("10^%1").arg(QLocale().toString(m_lo, 'f', 1));
+    const QString hi = tr("10^%1").arg(QLocale().toString(m_hi, 'f', 1));
+    const double loWidth = fm.horizontalAdvance(lo) + 1, hiWidth = fm.horizontalAdvance(hi) + 1;
+    constexpr double kMinBar = 40, kMaxBar = 220;
+    const double left = g.left() + loWidth + hiWidth + 12 + kMinBar <= right ? g.left() : 4.0;
+    const double bar = std::clamp(right - left - loWidth - hiWidth - 12, kMinBar, kMaxBar);
+    const QString same = tr("= unchanged");
+    const int line = Qt::AlignLeft | Qt::AlignVCenter;
+    QList<LegendText> out;
+    out.append({lo, QRectF(left, top, loWidth, kLegendLine), line});
+    out.append({hi, QRectF(left + loWidth + 6 + bar + 6, top, hiWidth, kLegendLine), line});
+    out.append({same, QRectF(left + 14, top + kLegendLine, fm.horizontalAdvance(same) + 1, kLegendLine), line});
+    // What the colours mean: wrapped, never cut, in a narrow pane.
+    const QString meaning = tr("relative change since the previous checkpoint (log scale)");
+    const int wrapped = Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap;
+    const QRectF room(4, top + 2 * kLegendLine, std::max(1.0, right - 4), 2 * kLegendLine);
+    out.append({meaning, fm.boundingRect(room, wrapped, meaning), wrapped});
+    return out;
 }
 
 bool MovementStrip::event(QEvent* event) {

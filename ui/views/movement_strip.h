@@ -8,6 +8,7 @@
 // scale, in a neutral "=" cell, so it never reads as the smallest move.
 
 #include <QImage>
+#include <QList>
 #include <QWidget>
 
 #include <memory>
@@ -34,6 +35,13 @@ public:
     static bool isUnchanged(const HistoryPoint& point);
     QColor unchangedColor() const;
     QSize sizeHint() const override;
+    // The legend's words, each with the rectangle it needs where it is drawn.
+    struct LegendText {
+        QString text;
+        QRectF rect;
+        int flags;
+    };
+    QList<LegendText> legendTexts() const;
 
 signals:
     void variableClicked(int variable);
@@ -45,6 +53,8 @@ protected:
 
 private:
     QRectF gridRect() const;
+    // The scale's colour bar: between "10^lo" and "10^hi", on the first legend line.
+    QRectF colorbarRect() const;
 
     std::shared_ptr<const CheckpointHistory> m_history;
     QImage m_image;
