@@ -3,6 +3,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QLabel>
 #include <QProgressBar>
 #include <QSpinBox>
 #include <QTableView>
@@ -56,6 +57,33 @@ private slots:
         emit page.rowAxisBox()->activated(2);
         QCOMPARE(page.model()->rowAxis(), 2);
         QCOMPARE(page.model()->columnAxis(), 0);
+    }
+
+    // The axis selectors read whole in the inspector of a 1024 px window
+    // (issue #30, item 13: "Column axis:" was cut to "Column ax").
+    void axisSelectorsFitANarrowInspector() {
+        auto t = std::make_shared<Tensor>();
+        t->dtype = DataType::Int32;
+        t->shape.dims = {8, 32};
+        t->bytes.resize(8 * 32 * 4);
+        ValuesPage page;
+        page.resize(270, 300);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        page.setValues(t);
+        QTRY_VERIFY(page.rowAxisBox()->isVisible());
+        QTest::qWait(50);
+        QList<QWidget*> parts{page.rowAxisBox(), page.columnAxisBox()};
+        for (QLabel* l : page.rowAxisBox()->parentWidget()->findChildren<QLabel*>())
+            if (l->isVisible()) parts << l;
+        QVERIFY(parts.size() >= 4);
+        for (QWidget* w : parts) {
+            const int shown = w->visibleRegion().boundingRect().width();
+            QVERIFY2(shown >= w->sizeHint().width(), qPrintable(QStringLiteral("%1: %2 of %3 px in sight")
+                                                                    .arg(w->metaObject()->className())
+                                                                    .arg(shown)
+                                                                    .arg(w->sizeHint().width())));
+        }
     }
 
     // Every number of the grid shows whole: its column is as wide as the

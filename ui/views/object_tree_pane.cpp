@@ -11,7 +11,6 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QSignalBlocker>
-#include <QStyledItemDelegate>
 #include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -22,6 +21,7 @@
 #include "jobs/job_tracker.h"
 #include "models/object_tree_model.h"
 #include "views/column_fitter.h"
+#include "views/entry_elide_delegate.h"
 #include "style/status_colors.h"
 #include "style/text_format.h"
 
@@ -37,24 +37,6 @@ QString runDirectory(const CheckpointSnapshot& snapshot) {
 // Expanding every match would create rows for all of them; past this many
 // the user narrows the filter instead.
 constexpr int kMaxAutoExpandRows = 2000;
-
-// Keys are told apart by their end ("…/m/.ATTRIBUTES/VARIABLE_VALUE"), slot
-// variables by both ends ("m for lay…/kernel" beside "v for lay…/kernel":
-// cut on the left, Adam's m and v read the same).
-class EntryElideDelegate : public QStyledItemDelegate {
-public:
-    EntryElideDelegate(const ObjectTreeModel* model, QObject* parent) : QStyledItemDelegate(parent), m_model(model) {}
-
-protected:
-    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
-        QStyledItemDelegate::initStyleOption(option, index);
-        const TreeEntry* e = m_model->entry(index);
-        if (e && e->kind == EntryKind::SlotVariable) option->textElideMode = Qt::ElideMiddle;
-    }
-
-private:
-    const ObjectTreeModel* m_model;
-};
 
 }  // namespace
 

@@ -38,11 +38,11 @@ ValuesPage::ValuesPage(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     auto* sel = new QHBoxLayout(m_selectors);
     sel->setContentsMargins(0, 0, 0, 0);
-    // "axis 0 (4)" in the boxes did not fit a narrow inspector: the
-    // labels name the axis, the boxes its number and length.
-    sel->addWidget(new QLabel(tr("Row axis:"), m_selectors));
+    // "axis 0 (4)" in the boxes, or "Column axis:" beside them, did not
+    // fit a narrow inspector: the boxes hold the axis and its length.
+    sel->addWidget(new QLabel(tr("Rows:"), m_selectors));
     sel->addWidget(m_rowAxis);
-    sel->addWidget(new QLabel(tr("Column axis:"), m_selectors));
+    sel->addWidget(new QLabel(tr("Columns:"), m_selectors));
     sel->addWidget(m_columnAxis);
     sel->addLayout(m_pinnedLayout);
     sel->addStretch();
