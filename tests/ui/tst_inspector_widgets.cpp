@@ -80,7 +80,7 @@ private slots:
         for (QWidget* w : parts) {
             const int shown = w->visibleRegion().boundingRect().width();
             QVERIFY2(shown >= w->sizeHint().width(), qPrintable(QStringLiteral("%1: %2 of %3 px in sight")
-                                                                    .arg(w->metaObject()->className())
+                                                                    .arg(QString::fromLatin1(w->metaObject()->className()))
                                                                     .arg(shown)
                                                                     .arg(w->sizeHint().width())));
         }

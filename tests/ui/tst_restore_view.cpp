@@ -13,6 +13,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSettings>
@@ -227,6 +228,7 @@ private slots:
         const QString apart = slotRowsStayApart(view->treePane()->view(), model);
         QVERIFY2(apart.isEmpty(), qPrintable(apart));
         EditDialog rename(EditDialog::Rename, explorer.snapshot(), QStringLiteral("model.layer_with_weights-0"), &window);
+        rename.newNameEdit()->setText(QStringLiteral("model.encoder"));
         QTRY_VERIFY_WITH_TIMEOUT(rename.plan() && !rename.isPreviewing(), 20000);
         const QString apartInPreview = slotRowsStayApart(rename.previewView(), rename.previewModel());
         QVERIFY2(apartInPreview.isEmpty(), qPrintable(apartInPreview));
