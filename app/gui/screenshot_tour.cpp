@@ -57,16 +57,16 @@ namespace ckpt::gui {
 
 ScreenshotTour::ScreenshotTour(ckpt::ui::MainWindow* window, QString outDir, QSize size, QString checkpoint, QString nameBased,
                                QObject* parent)
-    : QObject(parent), m_window(window), m_outDir(std::move(outDir)), m_size(size), m_checkpoint(std::move(checkpoint)),
-      m_nameBased(std::move(nameBased)) {
+    : QObject(parent), m_window(window), m_page(*window), m_outDir(std::move(outDir)), m_size(size),
+      m_checkpoint(std::move(checkpoint)), m_nameBased(std::move(nameBased)) {
     connect(m_window, &ui::MainWindow::checkpointOpened, this, [this] { m_opened = true; });
-    connect(m_window->inspector(), &ui::TensorInspector::valuesReady, this, [this] { m_valuesReady = true; });
+    connect(m_page.inspector(), &ui::TensorInspector::valuesReady, this, [this] { m_valuesReady = true; });
 }
 
 void ScreenshotTour::start() {
     QDir().mkpath(m_outDir);
     // Never the user's catalog: without --catalog, a scratch one.
-    if (m_window->catalog()->path().isEmpty()) m_window->setCatalogPath(m_scratch.path() + QStringLiteral("/catalog.db"));
+    if (m_page.catalog()->path().isEmpty()) m_window->setCatalogPath(m_scratch.path() + QStringLiteral("/catalog.db"));
     m_window->resize(m_size);
     // What a first launch at this size shows, whatever was saved before.
     m_window->resetLayout();
@@ -117,8 +117,8 @@ void ScreenshotTour::openCheckpoint() {
 
 void ScreenshotTour::inspect() {
     // The first 2-D variable: a kernel shows the grid best.
-    auto* model = m_window->treePane()->model();
-    QTreeView* view = m_window->treePane()->view();
+    auto* model = m_page.treePane()->model();
+    QTreeView* view = m_page.treePane()->view();
     const auto& entries = model->snapshot()->entries;
     int32_t target = -1;
     for (size_t i = 0; i < entries.size() && target < 0; ++i)
@@ -138,10 +138,10 @@ void ScreenshotTour::inspect() {
 }
 
 void ScreenshotTour::showPreviews() {
-    auto* tabs = m_window->inspector()->findChild<QTabWidget*>();
-    auto* stats = m_window->inspector()->findChild<ui::StatsPage*>();
-    auto* histogram = m_window->inspector()->findChild<ui::HistogramPage*>();
-    auto* heatmap = m_window->inspector()->findChild<ui::HeatmapPage*>();
+    auto* tabs = m_page.inspector()->findChild<QTabWidget*>();
+    auto* stats = m_page.inspector()->findChild<ui::StatsPage*>();
+    auto* histogram = m_page.inspector()->findChild<ui::HistogramPage*>();
+    auto* heatmap = m_page.inspector()->findChild<ui::HeatmapPage*>();
     if (!tabs || !stats || !histogram || !heatmap) return filter();
     tabs->setCurrentWidget(stats);
     waitFor([stats] { return !stats->isBusy() && stats->stats(); },
@@ -163,7 +163,7 @@ void ScreenshotTour::showPreviews() {
 }
 
 void ScreenshotTour::filter() {
-    auto* pane = m_window->treePane();
+    auto* pane = m_page.treePane();
     pane->keysBox()->setChecked(true);
     pane->filterEdit()->setText(QStringLiteral("kernel"));
     waitFor([pane] { return !pane->isFiltering() && pane->model()->rowCount() > 0; },
@@ -176,9 +176,9 @@ void ScreenshotTour::filter() {
 void ScreenshotTour::showError() {
     // A damaged copy of the checkpoint: one flipped byte in each data file,
     // so the error panel shows the engine's open error and verify's findings.
-    m_window->treePane()->filterEdit()->clear();
-    m_window->treePane()->keysBox()->setChecked(false);
-    const QString prefix = QString::fromStdString(m_window->snapshot()->checkpoint->prefix());
+    m_page.treePane()->filterEdit()->clear();
+    m_page.treePane()->keysBox()->setChecked(false);
+    const QString prefix = QString::fromStdString(m_page.snapshot()->checkpoint->prefix());
     const QFileInfo info(prefix);
     const QString damagedDir = m_scratch.path() + QStringLiteral("/damaged");
     QDir().mkpath(damagedDir);
@@ -212,7 +212,7 @@ void ScreenshotTour::showNameBased() {
     waitFor([this] { return m_opened; },
             [this] {
                 // Open the first scope so the key tree's nesting shows.
-                QTreeView* view = m_window->treePane()->view();
+                QTreeView* view = m_page.treePane()->view();
                 for (int r = 0; r < view->model()->rowCount(); ++r)
                     if (view->model()->hasChildren(view->model()->index(r, 0))) {
                         view->expand(view->model()->index(r, 0));
@@ -238,8 +238,8 @@ void ScreenshotTour::showRestore() {
                 if (!spec.open(QIODevice::WriteOnly)) return finish(1);
                 spec.write(QByteArray::fromStdString(modelSpecJson(**model)));
                 spec.close();
-                ui::RestoreView* view = m_window->restoreView();
-                m_window->workspace()->setCurrentWidget(view);
+                ui::RestoreView* view = m_page.restoreView();
+                m_page.workspace()->setCurrentWidget(view);
                 view->setTarget(specPath);
                 waitFor([view] { return view->report() && !view->isMatching(); },
                         [this, view] {
@@ -255,15 +255,11 @@ void ScreenshotTour::showRestore() {
 
 void ScreenshotTour::showCompare() {
     const QString demo = m_scratch.path() + QStringLiteral("/demo/");
-    ui::DirectoryModel* dirs = m_window->directories();
-    QItemSelectionModel* selection = m_window->sidebar()->selectionModel();
-    selection->clearSelection();
-    for (const QString& name : {QStringLiteral("ckpt-2"), QStringLiteral("ckpt-3")}) {
-        const QModelIndex row = dirs->indexForPrefix(demo + name);
-        if (!row.isValid()) return finish(1);
-        selection->select(row, QItemSelectionModel::Select | QItemSelectionModel::Rows);
-    }
-    ui::CompareView* view = m_window->compareView();
+    const QStringList pair{demo + QStringLiteral("ckpt-2"), demo + QStringLiteral("ckpt-3")};
+    for (const QString& prefix : pair)
+        if (!m_page.sidebarRow(prefix).isValid()) return finish(1);
+    m_page.selectCheckpoints(pair);
+    ui::CompareView* view = m_page.compareView();
     m_window->compareSelected();
     waitFor([view] { return view->snapshot() && !view->isComparing(); },
             [this, view] {
@@ -301,7 +297,7 @@ void ScreenshotTour::showCompare() {
 }
 
 void ScreenshotTour::showHistory() {
-    ui::CompareDetail* detail = m_window->compareView()->detail();
+    ui::CompareDetail* detail = m_page.compareView()->detail();
     ui::HistoryPage* history = detail->history();
     detail->tabs()->setCurrentWidget(history);
     waitFor([history] { return !history->isBusy() && history->history(); },
@@ -316,7 +312,7 @@ void ScreenshotTour::showHistory() {
 }
 
 void ScreenshotTour::showSchedules() {
-    ui::SchedulesView* view = m_window->schedulesView();
+    ui::SchedulesView* view = m_page.schedulesView();
     // Never the user's own store: without --schedule-store, a scratch one.
     if (view->storePath() == ui::defaultScheduleStorePath(nullptr))
         view->setStorePath(m_scratch.path() + QStringLiteral("/schedules.db"));
@@ -345,7 +341,7 @@ void ScreenshotTour::showSchedules() {
             return finish(1);
         }
     store->reset();
-    m_window->workspace()->setCurrentWidget(view);
+    m_page.workspace()->setCurrentWidget(view);
     waitFor([view] { return view->model()->rowCount() == 2; },
             [this, view] {
                 runScheduleTimes(QStringLiteral("demo-backup"), 1, [this, view] {
@@ -362,14 +358,14 @@ void ScreenshotTour::showSchedules() {
 
 void ScreenshotTour::runScheduleTimes(const QString& name, int times, const std::function<void()>& next) {
     if (times == 0) return next();
-    ui::SchedulesView* view = m_window->schedulesView();
+    ui::SchedulesView* view = m_page.schedulesView();
     view->selectSchedule(name);
     view->runSelected();
     waitFor([view] { return !view->isRunning(); }, [this, name, times, next] { runScheduleTimes(name, times - 1, next); });
 }
 
 void ScreenshotTour::showScheduleDialog() {
-    ui::SchedulesView* view = m_window->schedulesView();
+    ui::SchedulesView* view = m_page.schedulesView();
     view->selectSchedule(QStringLiteral("demo-backup"));
     ui::ScheduleDialog* dialog = view->editSelected();
     if (!dialog) return finish(1);
@@ -384,13 +380,13 @@ void ScreenshotTour::showScheduleDialog() {
 }
 
 void ScreenshotTour::showRetention() {
-    ui::RetentionPreview* preview = m_window->retentionPreview();
+    ui::RetentionPreview* preview = m_page.retentionPreview();
     RetentionPolicy policy;
     policy.keepLatest = 2;
     policy.keepEverySteps = 100;
     preview->setPolicy(policy);
     preview->setDirectory(m_scratch.path() + QStringLiteral("/demo"));
-    m_window->workspace()->setCurrentWidget(preview);
+    m_page.workspace()->setCurrentWidget(preview);
     waitFor([preview] { return !preview->isBusy() && preview->model()->rowCount() > 0; },
             [this] {
                 save(QStringLiteral("16-retention.png"));
@@ -399,9 +395,9 @@ void ScreenshotTour::showRetention() {
 }
 
 void ScreenshotTour::showSearch() {
-    ui::CatalogSearchView* search = m_window->searchView();
+    ui::CatalogSearchView* search = m_page.searchView();
     // Scans of the opened directories run in the background; search once they are in.
-    waitFor([this] { return !m_window->catalog()->isScanning() && m_window->catalog()->overview().directories.size() >= 2; },
+    waitFor([this] { return !m_page.catalog()->isScanning() && m_page.catalog()->overview().directories.size() >= 2; },
             [this, search] {
                 m_window->showSearch();
                 search->search(QStringLiteral("layer_with_weights-1/kernel"));
@@ -419,26 +415,25 @@ void ScreenshotTour::showSearch() {
 
 void ScreenshotTour::showEditPreview() {
     m_opened = false;
-    m_window->workspace()->setCurrentIndex(0);
+    m_page.workspace()->setCurrentIndex(0);
     m_window->openPath(m_scratch.path() + QStringLiteral("/demo"));
-    waitFor(
-        [this] { return m_opened; },
-        [this] {
-            // The first layer's row (its kernel's parent), renamed as F2 would.
-            if (!m_window->treePane()->selectKey(QStringLiteral("model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE")))
-                return finish(1);
-            QTreeView* tree = m_window->treePane()->view();
-            tree->setCurrentIndex(tree->currentIndex().parent());
-            ui::EditDialog* dialog = m_window->renameDialog();
-            if (!dialog) return finish(1);
-            dialog->newNameEdit()->setText(QStringLiteral("model.encoder"));
-            waitFor([dialog] { return dialog->isChecked() && dialog->plan(); },
-                    [this, dialog] {
-                        saveDialog(dialog, QStringLiteral("18-edit-preview.png"));
-                        dialog->reject();
-                        showHelp();
-                    });
-        });
+    waitFor([this] { return m_opened; },
+            [this] {
+                // The first layer's row (its kernel's parent), renamed as F2 would.
+                if (!m_page.treePane()->selectKey(QStringLiteral("model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE")))
+                    return finish(1);
+                QTreeView* tree = m_page.treePane()->view();
+                tree->setCurrentIndex(tree->currentIndex().parent());
+                ui::EditDialog* dialog = m_window->renameDialog();
+                if (!dialog) return finish(1);
+                dialog->newNameEdit()->setText(QStringLiteral("model.encoder"));
+                waitFor([dialog] { return dialog->isChecked() && dialog->plan(); },
+                        [this, dialog] {
+                            saveDialog(dialog, QStringLiteral("18-edit-preview.png"));
+                            dialog->reject();
+                            showHelp();
+                        });
+            });
 }
 
 void ScreenshotTour::showHelp() {

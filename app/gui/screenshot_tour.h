@@ -10,11 +10,9 @@
 
 #include <functional>
 
-class QWidget;
+#include "automation/explorer_page.h"
 
-namespace ckpt::ui {
-class MainWindow;
-}  // namespace ckpt::ui
+class QWidget;
 
 namespace ckpt::gui {
 
@@ -66,6 +64,7 @@ private:
     void finish(int code);
 
     ckpt::ui::MainWindow* m_window;
+    ckpt::ui::ExplorerPage m_page;
     QString m_outDir;
     QSize m_size;
     QString m_checkpoint;

@@ -1,5 +1,6 @@
 #include "ckpt/display_tree.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "ckpt/tensor_info.h"
@@ -124,12 +125,42 @@ private:
             attr.path = a.checkpointKey;
             attr.parent = self;
             attr.nodeId = p.nodeId;
-            attr.tensor = findKeyOrExtension(m_tensors, a.checkpointKey);
             attr.attribute = &a;
             attr.underSlot = p.underSlot;
-            append(std::move(attr));
+            const std::vector<const TensorInfo*> stored = tensorsOf(node, a);
+            if (stored.size() <= 1) {
+                attr.tensor = stored.empty() ? nullptr : stored.front();
+                append(std::move(attr));
+                continue;
+            }
+            // A saveable of several tensors (a lookup table's "table" is
+            // stored as table-keys and table-values): one row per tensor,
+            // named by its own key, so each can be found and inspected.
+            for (const TensorInfo* t : stored) {
+                DisplayEntry part = attr;
+                part.name = part.path = t->key;
+                part.tensor = t;
+                append(std::move(part));
+            }
         }
         return self;
+    }
+
+    // The tensors an attribute's checkpoint key names: the key itself, or,
+    // when the bundle lacks it, every key it is a prefix of that no other
+    // attribute of the node names more closely (docs/format.md, "Keys").
+    std::vector<const TensorInfo*> tensorsOf(const ObjectNode& node, const ObjectAttribute& a) const {
+        const TensorInfo* first = findKeyOrExtension(m_tensors, a.checkpointKey);
+        if (!first || first->key == a.checkpointKey)
+            return first ? std::vector<const TensorInfo*>{first} : std::vector<const TensorInfo*>{};
+        std::vector<const TensorInfo*> out;
+        for (const TensorInfo* t = first; t != m_tensors.data() + m_tensors.size() && t->key.starts_with(a.checkpointKey); ++t) {
+            const bool closer = std::any_of(node.attributes.begin(), node.attributes.end(), [&](const ObjectAttribute& other) {
+                return other.checkpointKey.size() > a.checkpointKey.size() && t->key.starts_with(other.checkpointKey);
+            });
+            if (!closer) out.push_back(t);
+        }
+        return out;
     }
 
     const ObjectGraph& m_graph;

@@ -229,20 +229,36 @@ RunOutcome runDemoSchedule(const Schedule& schedule, RunContext& context) {
     // (RunWatch throttles the writes); a call costs a lock and a copy.
     options.progressEvery = std::max<int64_t>(1, schedule.demoSteps / 100);
     std::set<std::string> saved;
+    std::string lastSaved;
     auto run = runDemoTraining(options, [&](const DemoProgress& p) {
-        if (p.savedPath) saved.insert(*p.savedPath);
+        if (p.savedPath) {
+            saved.insert(*p.savedPath);
+            lastSaved = *p.savedPath;
+        }
         report(context, p.step, schedule.demoSteps, "training");
     });
-    if (!run.ok()) return failed(run.status(), context.clock());
+    // Bytes of this run's checkpoints still in the destination (retention
+    // may already have rotated the earliest ones out). A cancelled or failed
+    // run counts what it committed before it stopped, as the log says.
+    const auto savedBytes = [&] {
+        uint64_t bytes = 0;
+        if (auto listing = listCheckpoints(schedule.destination, CheckpointListOptions{.countTensors = false}); listing.ok())
+            for (const CheckpointListEntry& e : listing->checkpoints)
+                if (saved.count(e.prefix)) bytes += e.bytes;
+        return bytes;
+    };
+    if (!run.ok()) {
+        RunOutcome o = failed(run.status(), context.clock());
+        o.bytes = savedBytes();
+        o.checkpoint = lastSaved;
+        if (!saved.empty()) o.note = std::to_string(saved.size()) + " saves before it stopped";
+        return o;
+    }
 
     RunOutcome o;
     o.result = RunResult::Ok;
     if (!run->saves.empty() && run->saves.back().savedPath) o.checkpoint = *run->saves.back().savedPath;
-    // Bytes of this run's checkpoints still in the destination (retention
-    // may already have rotated the earliest ones out).
-    if (auto listing = listCheckpoints(schedule.destination, CheckpointListOptions{.countTensors = false}); listing.ok())
-        for (const CheckpointListEntry& e : listing->checkpoints)
-            if (saved.count(e.prefix)) o.bytes += e.bytes;
+    o.bytes = savedBytes();
     o.note =
         std::to_string(saved.size()) + " saves, loss " + std::to_string(run->firstLoss) + " -> " + std::to_string(run->finalLoss);
     if (!gcNote.empty()) o.note += "; " + gcNote;

@@ -17,6 +17,8 @@
 
 #include <sqlite3.h>
 
+#include "explorer_test.h"
+#include "automation/explorer_page.h"
 #include "ckpt/catalog.h"
 #include "ckpt/demo_trainer.h"
 #include "jobs/job_tracker.h"
@@ -42,7 +44,8 @@ namespace {
 constexpr const char* kKernel1 = "model/layer_with_weights-1/kernel/.ATTRIBUTES/VARIABLE_VALUE";
 
 bool waitIdle(MainWindow& w, int ms = 30000) {
-    return QTest::qWaitFor([&] { return w.jobs()->active().isEmpty() && !w.catalog()->isScanning(); }, ms);
+    const ExplorerPage explorer(w);
+    return QTest::qWaitFor([&] { return explorer.jobs()->active().isEmpty() && !explorer.catalog()->isScanning(); }, ms);
 }
 
 bool hasRoot(const CatalogController* c, const QString& dir) {
@@ -53,11 +56,13 @@ bool hasRoot(const CatalogController* c, const QString& dir) {
 
 // The tensor key of the node the object tree has selected.
 QString selectedKey(MainWindow& w) {
-    const TreeEntry* e = w.treePane()->model()->entry(w.treePane()->view()->currentIndex());
+    const ExplorerPage explorer(w);
+    const TreeEntry* e = explorer.treePane()->model()->entry(explorer.treePane()->view()->currentIndex());
     return e && e->tensor ? QString::fromStdString(e->tensor->key) : QString();
 }
 
 QAction* menuAction(MainWindow& w, const QString& text) {
+    const ExplorerPage explorer(w);
     for (QAction* a : w.menuBar()->findChildren<QAction*>())
         if (a->text() == text) return a;
     return nullptr;
@@ -69,9 +74,6 @@ class TstCatalogExplorer : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("ckpt-explorer-tests"));
-        QSettings().clear();
         QVERIFY(m_dir.isValid());
         // Two runs: the default one (5 checkpoints, layer 0 frozen from step
         // 101) and a narrower one, so a search spans directories.
@@ -90,28 +92,30 @@ private slots:
     void rootsPersistAcrossWindows() {
         {
             MainWindow w;
+            ExplorerPage explorer(w);
             w.setCatalogPath(m_catalogPath);
-            QTRY_VERIFY_WITH_TIMEOUT(w.catalog()->isLoaded(), 10000);
-            QVERIFY(w.catalog()->error().isEmpty());
+            QTRY_VERIFY_WITH_TIMEOUT(explorer.catalog()->isLoaded(), 10000);
+            QVERIFY(explorer.catalog()->error().isEmpty());
             QSignalSpy opened(&w, &MainWindow::checkpointOpened);
             w.openPath(m_run);
             QVERIFY(opened.wait(10000));
             QVERIFY(opened.first().first().toBool());
             // Opening made it a root and scanned it in the background.
-            QTRY_VERIFY_WITH_TIMEOUT(w.catalog()->overview().directories.contains(m_run), 20000);
-            QVERIFY(hasRoot(w.catalog(), m_run));
+            QTRY_VERIFY_WITH_TIMEOUT(explorer.catalog()->overview().directories.contains(m_run), 20000);
+            QVERIFY(hasRoot(explorer.catalog(), m_run));
             w.openPath(m_narrow);
-            QTRY_VERIFY_WITH_TIMEOUT(w.catalog()->overview().directories.contains(m_narrow), 20000);
+            QTRY_VERIFY_WITH_TIMEOUT(explorer.catalog()->overview().directories.contains(m_narrow), 20000);
             QVERIFY(waitIdle(w));
         }
         // A new window (a new launch) lists both from the catalog, nothing opened.
         MainWindow w;
-        QAbstractItemModelTester tester(w.directories(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ExplorerPage explorer(w);
+        QAbstractItemModelTester tester(explorer.directories(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         w.setCatalogPath(m_catalogPath);
-        QTRY_VERIFY_WITH_TIMEOUT(w.directories()->indexForDirectory(m_run).isValid(), 10000);
-        QTRY_VERIFY_WITH_TIMEOUT(w.directories()->indexForDirectory(m_narrow).isValid(), 10000);
-        QTRY_COMPARE_WITH_TIMEOUT(w.directories()->rowCount(w.directories()->indexForDirectory(m_run)), 5, 10000);
-        const QModelIndex latest = w.directories()->indexForPrefix(m_run + QStringLiteral("/ckpt-5"));
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForDirectory(m_run).isValid(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForDirectory(m_narrow).isValid(), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(explorer.directories()->rowCount(explorer.directories()->indexForDirectory(m_run)), 5, 10000);
+        const QModelIndex latest = explorer.directories()->indexForPrefix(m_run + QStringLiteral("/ckpt-5"));
         QVERIFY(latest.isValid());
         // The catalog's health stands in until the sidebar verifies it: the
         // first window's sidebar verified them and recorded it there.
@@ -124,25 +128,26 @@ private slots:
         // Opening one verifies its directory, and the sidebar's answer wins.
         w.openPath(m_run);
         QTRY_COMPARE_WITH_TIMEOUT(
-            w.directories()->indexForPrefix(m_run + QStringLiteral("/ckpt-5")).data(DirectoryModel::HealthRole).toInt(),
+            explorer.directories()->indexForPrefix(m_run + QStringLiteral("/ckpt-5")).data(DirectoryModel::HealthRole).toInt(),
             static_cast<int>(Health::Healthy), 20000);
         QVERIFY(waitIdle(w));
         // Closing keeps a catalogued directory in the sidebar.
         w.closeCurrent();
-        QVERIFY(w.directories()->indexForDirectory(m_run).isValid());
+        QVERIFY(explorer.directories()->indexForDirectory(m_run).isValid());
     }
 
     void searchOpensCheckpointAtNode() {
         MainWindow w;
+        ExplorerPage explorer(w);
         w.setCatalogPath(m_catalogPath);
         w.show();
         w.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&w));
-        QTRY_VERIFY_WITH_TIMEOUT(w.catalog()->isLoaded() && hasRoot(w.catalog(), m_run), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.catalog()->isLoaded() && hasRoot(explorer.catalog(), m_run), 10000);
         // Ctrl+Shift+F shows the Search tab with its box focused.
         QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier | Qt::ShiftModifier);
-        CatalogSearchView* search = w.searchView();
-        QCOMPARE(w.workspace()->currentWidget(), search);
+        CatalogSearchView* search = explorer.searchView();
+        QCOMPARE(explorer.workspace()->currentWidget(), search);
         QVERIFY(search->searchEdit()->hasFocus());
         QSignalSpy finished(search, &CatalogSearchView::searchFinished);
         StallMeter meter;
@@ -170,21 +175,21 @@ private slots:
         QTest::keyClick(search->view(), Qt::Key_Return);
         QVERIFY(opened.wait(10000));
         QVERIFY(opened.first().first().toBool());
-        QCOMPARE(QString::fromStdString(w.snapshot()->checkpoint->prefix()), prefix);
-        QCOMPARE(w.workspace()->currentIndex(), 0);
+        QCOMPARE(QString::fromStdString(explorer.snapshot()->checkpoint->prefix()), prefix);
+        QCOMPARE(explorer.workspace()->currentIndex(), 0);
         QCOMPARE(selectedKey(w), QString::fromLatin1(kKernel1));
-        const TreeEntry* e = w.treePane()->model()->entry(w.treePane()->view()->currentIndex());
+        const TreeEntry* e = explorer.treePane()->model()->entry(explorer.treePane()->view()->currentIndex());
         QCOMPARE(e->kind, EntryKind::Variable);
 
         // A slot's key in the checkpoint already open selects the slot, even
         // under a filter that hid it.
-        w.treePane()->filterEdit()->setText(QStringLiteral("bias"));
-        QTRY_VERIFY(!w.treePane()->isFiltering());
+        explorer.treePane()->filterEdit()->setText(QStringLiteral("bias"));
+        QTRY_VERIFY(!explorer.treePane()->isFiltering());
         const QString slotKey =
             QStringLiteral("model/layer_with_weights-1/kernel/.OPTIMIZER_SLOT/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE");
         w.openAt(prefix, slotKey);
         QCOMPARE(selectedKey(w), slotKey);
-        QVERIFY(w.treePane()->filterEdit()->text().isEmpty());
+        QVERIFY(explorer.treePane()->filterEdit()->text().isEmpty());
         QVERIFY(waitIdle(w));
     }
 
@@ -213,72 +218,74 @@ private slots:
     void scanRunsInBackground() {
         // A root holding both runs and the real corpus (read only: a scan only reads).
         MainWindow w;
+        ExplorerPage explorer(w);
         w.setCatalogPath(m_catalogPath);
         w.show();
-        QTRY_VERIFY_WITH_TIMEOUT(w.catalog()->isLoaded(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.catalog()->isLoaded(), 10000);
         const QString corpus = ckpt::testing::realTestDataDir();
-        if (!corpus.isEmpty()) w.catalog()->addRoot(corpus);
+        if (!corpus.isEmpty()) explorer.catalog()->addRoot(corpus);
         QVERIFY(waitIdle(w));
         QAction* scan = menuAction(w, QStringLiteral("S&can"));
         QVERIFY(scan && scan->isEnabled());
-        QSignalSpy started(w.catalog(), &CatalogController::scanStarted);
-        QSignalSpy finished(w.catalog(), &CatalogController::scanFinished);
+        QSignalSpy started(explorer.catalog(), &CatalogController::scanStarted);
+        QSignalSpy finished(explorer.catalog(), &CatalogController::scanFinished);
         bool sawJob = false;
-        connect(w.jobs(), &JobTracker::jobsChanged, this, [&] {
-            for (const auto& j : w.jobs()->active()) sawJob = sawJob || j->title().contains(QStringLiteral("Scanning"));
+        connect(explorer.jobs(), &JobTracker::jobsChanged, this, [&] {
+            for (const auto& j : explorer.jobs()->active()) sawJob = sawJob || j->title().contains(QStringLiteral("Scanning"));
         });
         StallMeter meter;
         meter.start();
         scan->trigger();
         QCOMPARE(started.count(), 1);  // returns at once; the scan runs on the pool
-        QVERIFY(w.catalog()->isScanning());
+        QVERIFY(explorer.catalog()->isScanning());
         QVERIFY(finished.wait(30000));
         QVERIFY2(meter.longest() < 200, qPrintable(QStringLiteral("longest stall %1 ms").arg(meter.longest())));
         QVERIFY(sawJob);
         const auto result = finished.first().first().value<CatalogScanResult>();
         QVERIFY2(result.summary, qPrintable(result.error));
         QVERIFY(result.summary->checkpoints >= 10);
-        if (!corpus.isEmpty()) QTRY_VERIFY_WITH_TIMEOUT(w.catalog()->overview().directories.size() > 2, 10000);
+        if (!corpus.isEmpty()) QTRY_VERIFY_WITH_TIMEOUT(explorer.catalog()->overview().directories.size() > 2, 10000);
 
         // Cancelled before it starts working: the engine stops, the catalog
         // stays usable. The cancel comes with scanStarted, before the job
         // reaches the pool: cancelling after scan() returned raced a quick
         // incremental scan that could finish first on a loaded machine.
-        QSignalSpy again(w.catalog(), &CatalogController::scanFinished);
-        const auto cancelAtStart = connect(w.catalog(), &CatalogController::scanStarted, this, [&] { w.jobs()->cancelAll(); });
-        w.catalog()->scan();
+        QSignalSpy again(explorer.catalog(), &CatalogController::scanFinished);
+        const auto cancelAtStart =
+            connect(explorer.catalog(), &CatalogController::scanStarted, this, [&] { explorer.jobs()->cancelAll(); });
+        explorer.catalog()->scan();
         disconnect(cancelAtStart);
         QVERIFY(again.wait(30000));
         const auto cancelled = again.first().first().value<CatalogScanResult>();
         QVERIFY2(cancelled.cancelled, qPrintable(cancelled.error));
-        QVERIFY(w.catalog()->error().isEmpty());
+        QVERIFY(explorer.catalog()->error().isEmpty());
         QVERIFY(waitIdle(w));
 
         // A checkpoint that appears on disk: the next scan adds it and the
         // sidebar's listing of its directory follows.
-        QTRY_VERIFY_WITH_TIMEOUT(w.directories()->indexForDirectory(m_narrow).isValid(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForDirectory(m_narrow).isValid(), 10000);
         for (const QFileInfo& f : QDir(m_narrow).entryInfoList({QStringLiteral("ckpt-1.*")}, QDir::Files))
             QVERIFY(QFile::copy(f.absoluteFilePath(),
                                 m_narrow + QStringLiteral("/ckpt-9.") + f.fileName().section(QLatin1Char('.'), 1)));
         const QString added = m_narrow + QStringLiteral("/ckpt-9");
-        QSignalSpy rescanned(w.catalog(), &CatalogController::scanFinished);
+        QSignalSpy rescanned(explorer.catalog(), &CatalogController::scanFinished);
         scan->trigger();
         QVERIFY(rescanned.wait(30000));
         QCOMPARE(rescanned.first().first().value<CatalogScanResult>().summary->added, 1);
-        QTRY_VERIFY_WITH_TIMEOUT(w.directories()->indexForPrefix(added).isValid(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForPrefix(added).isValid(), 10000);
 
         // Scan and Verify keeps the verdicts: a new window shows them without verifying.
         QAction* verify = menuAction(w, QStringLiteral("Scan and &Verify"));
         QVERIFY(verify && verify->isEnabled());
-        QSignalSpy verified(w.catalog(), &CatalogController::scanFinished);
+        QSignalSpy verified(explorer.catalog(), &CatalogController::scanFinished);
         verify->trigger();
         QVERIFY(verified.wait(30000));
         QVERIFY(verified.first().first().value<CatalogScanResult>().summary->verified >= 11);
         QVERIFY(waitIdle(w));
         MainWindow next;
         next.setCatalogPath(m_catalogPath);
-        QTRY_VERIFY_WITH_TIMEOUT(next.directories()->indexForPrefix(added).isValid(), 10000);
-        const QModelIndex row = next.directories()->indexForPrefix(added);
+        QTRY_VERIFY_WITH_TIMEOUT(ExplorerPage(next).directories()->indexForPrefix(added).isValid(), 10000);
+        const QModelIndex row = ExplorerPage(next).directories()->indexForPrefix(added);
         QCOMPARE(row.data(DirectoryModel::CatalogHealthRole).toInt(), static_cast<int>(CatalogHealth::Healthy));
         QCOMPARE(row.data(DirectoryModel::HealthRole).toInt(), static_cast<int>(Health::Unknown));
         QVERIFY(row.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Catalog: healthy")));
@@ -289,11 +296,12 @@ private slots:
         // Layer 0 is frozen from step 101: ckpt-3, -4 and -5 store its kernel
         // byte for byte alike, so its statistics are computed once.
         MainWindow w;
+        ExplorerPage explorer(w);
         w.setCatalogPath(m_catalogPath);
         w.show();
-        QTRY_VERIFY_WITH_TIMEOUT(w.catalog()->isLoaded(), 10000);
-        auto* stats = w.inspector()->findChild<StatsPage*>();
-        auto* tabs = w.inspector()->findChild<QTabWidget*>();
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.catalog()->isLoaded(), 10000);
+        auto* stats = explorer.inspector()->findChild<StatsPage*>();
+        auto* tabs = explorer.inspector()->findChild<QTabWidget*>();
         QVERIFY(stats && tabs);
         tabs->setCurrentWidget(stats);
         const QString key = QStringLiteral("model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE");
@@ -317,15 +325,16 @@ private slots:
         // Restore, write and verify from the Restore tab: the catalog's
         // history has it, as `ckpt catalog history` shows it.
         MainWindow w;
+        ExplorerPage explorer(w);
         w.setCatalogPath(m_catalogPath);
-        QTRY_VERIFY_WITH_TIMEOUT(w.catalog()->isLoaded(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.catalog()->isLoaded(), 10000);
         QSignalSpy opened(&w, &MainWindow::checkpointOpened);
         w.openPath(m_run + QStringLiteral("/ckpt-5"));
         QVERIFY(opened.wait(10000));
         QTemporaryDir out;
         const QString outPrefix = out.filePath(QStringLiteral("restored/ckpt"));
-        QSignalSpy finished(w.restoreView(), &RestoreView::restoreFinished);
-        w.restoreView()->restoreTo(outPrefix);
+        QSignalSpy finished(explorer.restoreView(), &RestoreView::restoreFinished);
+        explorer.restoreView()->restoreTo(outPrefix);
         QVERIFY(finished.wait(20000));
         QVERIFY(finished.first().first().toBool());
         QVERIFY(waitIdle(w));
@@ -365,6 +374,7 @@ private slots:
 private:
     void checkUnusable(const QString& path, const QByteArray& before) {
         MainWindow w;
+        ExplorerPage explorer(w);
         w.show();
         QSignalSpy unavailable(&w, &MainWindow::catalogUnavailable);
         w.setCatalogPath(path);
@@ -375,7 +385,7 @@ private:
         QVERIFY(box && box->isVisible());
         QVERIFY(box->text().contains(path));
         box->accept();
-        QVERIFY(!w.searchView()->searchEdit()->isEnabled());
+        QVERIFY(!explorer.searchView()->searchEdit()->isEnabled());
         // The explorer goes on without it: opening works, nothing is catalogued.
         QSignalSpy opened(&w, &MainWindow::checkpointOpened);
         w.openPath(m_run);
@@ -392,5 +402,5 @@ private:
     QString m_catalogPath;
 };
 
-QTEST_MAIN(TstCatalogExplorer)
+CKPT_EXPLORER_TEST_MAIN(TstCatalogExplorer)
 #include "tst_catalog_explorer.moc"

@@ -11,6 +11,7 @@
 #include <QChart>
 #include <QComboBox>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMimeData>
 #include <QPushButton>
@@ -19,20 +20,28 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTreeView>
+#include <QChartView>
+#include <QFile>
+#include <QHelpEvent>
+#include <QLocale>
+#include <QToolTip>
 #include <QtTest>
 
 #include <cmath>
 #include <functional>
 
+#include "explorer_test.h"
+#include "automation/explorer_page.h"
 #include "ckpt/demo_trainer.h"
 #include "test_palettes.h"
-#include "views/status_colors.h"
+#include "style/status_colors.h"
 #include "jobs/job_tracker.h"
 #include "models/diff_tree_model.h"
 #include "models/directory_model.h"
 #include "views/compare_detail.h"
 #include "views/compare_view.h"
 #include "views/heatmap_view.h"
+#include "views/history_chart_view.h"
 #include "views/history_page.h"
 #include "views/main_window.h"
 #include "views/movement_strip.h"
@@ -76,8 +85,6 @@ class TstCompareView : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("ckpt-explorer-tests"));
         QVERIFY(m_dir.isValid());
         DemoTrainOptions run;  // 200 steps, a save every 40, 5 kept; layer 0 frozen from step 101
         run.directory = m_dir.filePath(QStringLiteral("run")).toStdString();
@@ -154,6 +161,30 @@ private slots:
                  QStringLiteral("T"));
         const QString type = model->index(changed.row(), DiffTreeModel::TypeColumn, changed.parent()).data().toString();
         QVERIFY2(type.contains(QStringLiteral("[8, 32]")) && type.contains(QStringLiteral("[8, 16]")), qPrintable(type));
+    }
+
+    // No text of an earlier pair stays under a later one's names (issue
+    // #30, item 22): not while the next pair is compared, not after it failed.
+    void noStaleTextAfterAnotherPair() {
+        JobTracker jobs;
+        CompareView view(&jobs);
+        QSignalSpy compared(&view, &CompareView::compared);
+        view.compare(m_prefixes[3], m_prefixes[4]);
+        QVERIFY(compared.wait(30000));
+        QVERIFY(view.summaryLabel()->text().contains(QStringLiteral("modified")));
+        QVERIFY(view.model()->rowCount() > 0);
+        compared.clear();
+        const QString missing = m_dir.filePath(QStringLiteral("run/ckpt-99"));
+        view.compare(m_prefixes[0], missing);
+        QVERIFY(view.isComparing());
+        QVERIFY2(view.summaryLabel()->text().isEmpty(), qPrintable(view.summaryLabel()->text()));
+        QVERIFY(compared.wait(30000));
+        QVERIFY(!compared.first().at(0).toBool());
+        QVERIFY(!view.error().isEmpty());
+        QVERIFY2(view.summaryLabel()->text().isEmpty(), qPrintable(view.summaryLabel()->text()));
+        QVERIFY(!view.snapshot());
+        QCOMPARE(view.model()->rowCount(), 0);
+        QVERIFY2(view.detail()->figuresText().isEmpty(), qPrintable(view.detail()->figuresText()));
     }
 
     void unchangedToggle() {
@@ -324,37 +355,177 @@ private slots:
         QVERIFY2(tip.contains(QStringLiteral("step 200")), qPrintable(tip));
     }
 
+    // Hovering a point of a chart names its checkpoint, step and value
+    // (issue #30, item 19): asked of the view itself, as a tooltip event.
+    void historyPointsNameThemselves() {
+        JobTracker jobs;
+        HistoryPage page(&jobs);
+        page.resize(600, 900);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QSignalSpy ready(&page, &HistoryPage::historyReady);
+        page.setVariable(m_dir.filePath(QStringLiteral("run")),
+                         QStringLiteral("model/layer_with_weights-1/kernel/.ATTRIBUTES/VARIABLE_VALUE"),
+                         QStringLiteral("kernel"));
+        QVERIFY(ready.wait(30000));
+        HistoryChartView* view = page.normView();
+        QTRY_VERIFY(view->isVisible());
+        QChart* chart = page.normChart();
+        QScatterSeries* dots = nullptr;
+        for (QAbstractSeries* s : chart->series())
+            if (auto* scatter = qobject_cast<QScatterSeries*>(s)) dots = scatter;
+        QVERIFY(dots);
+        const QPointF last = dots->points().last();
+        const QPoint at = view->mapFromScene(chart->mapToScene(chart->mapToPosition(last, dots)));
+        const QString expected = QStringLiteral("step 200");
+        QVERIFY2(view->tipAt(at).contains(expected), qPrintable(view->tipAt(at)));
+        QVERIFY2(view->tipAt(at).contains(QLocale().toString(last.y(), 'g', 6)), qPrintable(view->tipAt(at)));
+        QHelpEvent help(QEvent::ToolTip, at, view->viewport()->mapToGlobal(at));
+        QCoreApplication::sendEvent(view->viewport(), &help);
+        QTRY_VERIFY(QToolTip::isVisible());
+        QVERIFY2(QToolTip::text().contains(expected), qPrintable(QToolTip::text()));
+        QToolTip::hideText();
+        QVERIFY(view->tipAt(at + QPoint(40, 40)).isEmpty() || !view->tipAt(at + QPoint(40, 40)).contains(expected));
+    }
+
+    // A single checkpoint holds no history: said in words, no empty frames.
+    void singleCheckpointHistorySaysSo() {
+        QTemporaryDir tmp;
+        for (const QString& suffix : {QStringLiteral(".index"), QStringLiteral(".data-00000-of-00001")})
+            QVERIFY(QFile::copy(m_prefixes[4] + suffix, tmp.filePath(QStringLiteral("ckpt-5")) + suffix));
+        JobTracker jobs;
+        HistoryPage page(&jobs);
+        page.resize(600, 900);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QSignalSpy ready(&page, &HistoryPage::historyReady);
+        page.setVariable(tmp.path(), QStringLiteral("model/layer_with_weights-1/kernel/.ATTRIBUTES/VARIABLE_VALUE"),
+                         QStringLiteral("kernel"));
+        QVERIFY(ready.wait(30000));
+        // The engine's own words, verbatim.
+        QVERIFY2(page.message().contains(QStringLiteral("two or more")), qPrintable(page.message()));
+        QVERIFY(!page.normView()->isVisible());
+        for (QChartView* v : page.findChildren<QChartView*>()) QVERIFY(!v->isVisible());
+    }
+
+    // In the "what moved" strip a variable that did not change at all is
+    // drawn apart from the smallest change (issue #30, item 19): layer 0
+    // is frozen from step 101, so its values repeat exactly from ckpt-3 on.
+    void unchangedIsNotTheSmallestChange() {
+        JobTracker jobs;
+        HistoryPage page(&jobs);
+        page.resize(700, 900);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        page.setVariable(m_dir.filePath(QStringLiteral("run")),
+                         QStringLiteral("model/layer_with_weights-1/kernel/.ATTRIBUTES/VARIABLE_VALUE"),
+                         QStringLiteral("kernel"));
+        QSignalSpy runReady(&page, &HistoryPage::runReady);
+        page.runButton()->click();
+        QVERIFY(runReady.wait(30000));
+        QVERIFY(runReady.first().first().toBool());
+        MovementStrip* strip = page.strip();
+        QTRY_VERIFY(strip->height() > 0);
+        const auto& h = *strip->history();
+        // The frozen cells and the smallest change among the others.
+        QPair<int, int> unchanged{-1, -1}, smallest{-1, -1};
+        double least = INFINITY;
+        for (int v = 0; v < static_cast<int>(h.variables.size()); ++v)
+            for (int c = 1; c < static_cast<int>(h.checkpoints.size()); ++c) {
+                const HistoryPoint& p = h.variables[static_cast<size_t>(v)].points[static_cast<size_t>(c)];
+                if (MovementStrip::isUnchanged(p)) unchanged = {v, c};
+                else if (p.present && p.relChange > 0 && p.relChange < least) {
+                    least = p.relChange;
+                    smallest = {v, c};
+                }
+            }
+        QVERIFY2(unchanged.first >= 0, "no variable stood still");
+        QVERIFY(smallest.first >= 0);
+        const QImage shot = strip->grab().toImage();
+        const auto colourAt = [&](QPair<int, int> cell) {
+            const QRectF r = strip->cellRect(cell.first, cell.second);
+            return shot.pixelColor(static_cast<int>(r.left() + 2), static_cast<int>(r.top() + 2));
+        };
+        QCOMPARE(colourAt(unchanged), strip->unchangedColor());
+        QVERIFY(colourAt(smallest) != strip->unchangedColor());
+        QVERIFY2(strip->cellText(unchanged.first, unchanged.second).contains(QStringLiteral("unchanged")),
+                 qPrintable(strip->cellText(unchanged.first, unchanged.second)));
+        // The legend reads whole in the narrow pane of a 1024 px window
+        // (issue #30, item 13: "= unchanged" was drawn past the right edge,
+        // the scale's meaning cut at the left).
+        for (int width : {330, 600}) {
+            strip->resize(width, strip->sizeHint().height());
+            const auto texts = strip->legendTexts();
+            QCOMPARE(texts.size(), 4);
+            for (const MovementStrip::LegendText& t : texts)
+                QVERIFY2(QRectF(strip->rect()).contains(t.rect),
+                         qPrintable(QStringLiteral("\"%1\" needs %2,%3 %4x%5 in a %6x%7 strip")
+                                        .arg(t.text)
+                                        .arg(t.rect.left())
+                                        .arg(t.rect.top())
+                                        .arg(t.rect.width())
+                                        .arg(t.rect.height())
+                                        .arg(strip->width())
+                                        .arg(strip->height())));
+        }
+    }
+
+    // In a 1024x700 window the pair's heatmaps are in sight under the
+    // figures, not below them out of the pane (issue #30, item 12).
+    void heatmapsInSightInASmallWindow() {
+        MainWindow window;
+        ExplorerPage explorer(window);
+        window.resize(1024, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        CompareView* compare = explorer.compareView();
+        QSignalSpy compared(compare, &CompareView::compared);
+        compare->selectLocation({QStringLiteral("model"), QStringLiteral("layer_with_weights-0"), QStringLiteral("kernel")});
+        window.compare(m_prefixes[1], m_prefixes[2]);
+        QVERIFY(compared.wait(30000));
+        PairHeatmapPanel* heatmaps = compare->detail()->heatmaps();
+        QTRY_VERIFY_WITH_TIMEOUT(compare->detail()->values() && !heatmaps->isBusy() && heatmaps->viewA()->heatmap(), 30000);
+        QTest::qWait(100);
+        const QRect shown = heatmaps->viewA()->visibleRegion().boundingRect();
+        QVERIFY2(shown.height() >= 40, qPrintable(QStringLiteral("%1 px of the heatmap in sight").arg(shown.height())));
+        // The three heatmaps and their captions do not overlap: the panel
+        // got at least its minimum (it was squeezed below it and drew the
+        // captions over the colour bars).
+        QVERIFY2(heatmaps->height() >= heatmaps->minimumSizeHint().height(),
+                 qPrintable(QStringLiteral("%1 px for a panel of at least %2")
+                                .arg(heatmaps->height())
+                                .arg(heatmaps->minimumSizeHint().height())));
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.isIdle(), 30000);
+    }
+
     void windowStartsComparisons() {
         MainWindow window;
+        ExplorerPage explorer(window);
         window.resize(1400, 900);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QSignalSpy opened(&window, &MainWindow::checkpointOpened);
         window.openPath(m_dir.filePath(QStringLiteral("run")));
         QVERIFY(opened.wait(30000));
-        DirectoryModel* dirs = window.directories();
+        DirectoryModel* dirs = explorer.directories();
         QTRY_VERIFY(dirs->indexForPrefix(m_prefixes[0]).isValid());
         QCOMPARE(dirs->neighbour(m_prefixes[2], -1), m_prefixes[1]);
         QVERIFY(dirs->neighbour(m_prefixes[0], -1).isEmpty());
-        CompareView* compare = window.compareView();
+        CompareView* compare = explorer.compareView();
         QSignalSpy compared(compare, &CompareView::compared);
 
         // Two rows selected, Ctrl+D: the older is A.
-        QItemSelectionModel* selection = window.sidebar()->selectionModel();
-        selection->clearSelection();
-        for (int i : {3, 1})
-            selection->select(dirs->indexForPrefix(m_prefixes[i]), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        explorer.selectCheckpoints({m_prefixes[3], m_prefixes[1]});
         QTest::keyClick(&window, Qt::Key_D, Qt::ControlModifier);
         QVERIFY(compared.wait(30000));
-        QCOMPARE(window.workspace()->currentWidget(), compare);
-        QVERIFY(!window.inspector()->isVisible());  // the compare view brings its own
+        QCOMPARE(explorer.workspace()->currentWidget(), compare);
+        QVERIFY(!explorer.inspector()->isVisible());  // the compare view brings its own
         QVERIFY(compare->model()->snapshot()->a->prefix() == m_prefixes[1].toStdString());
         QVERIFY(compare->model()->snapshot()->b->prefix() == m_prefixes[3].toStdString());
 
         // One row selected: compared with the one before it.
         compared.clear();
-        selection->clearSelection();
-        selection->select(dirs->indexForPrefix(m_prefixes[2]), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        explorer.selectCheckpoints({m_prefixes[2]});
         window.compareSelected();
         QVERIFY(compared.wait(30000));
         QVERIFY(compare->model()->snapshot()->a->prefix() == m_prefixes[1].toStdString());
@@ -374,11 +545,11 @@ private slots:
                  rows);
 
         // Back on the object graph, the inspector returns with a History tab.
-        window.workspace()->setCurrentIndex(0);
-        QVERIFY(window.inspector()->isVisible());
-        QVERIFY(window.inspector()->findChild<HistoryPage*>());
-        window.jobs()->cancelAll();
-        QTRY_VERIFY_WITH_TIMEOUT(window.jobs()->active().isEmpty(), 20000);
+        explorer.workspace()->setCurrentIndex(0);
+        QVERIFY(explorer.inspector()->isVisible());
+        QVERIFY(explorer.inspector()->findChild<HistoryPage*>());
+        explorer.jobs()->cancelAll();
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.jobs()->active().isEmpty(), 20000);
     }
 
 private:
@@ -387,5 +558,5 @@ private:
     QString m_narrow;
 };
 
-QTEST_MAIN(TstCompareView)
+CKPT_EXPLORER_TEST_MAIN(TstCompareView)
 #include "tst_compare_view.moc"

@@ -14,6 +14,9 @@
 #include <QTreeView>
 #include <QtTest>
 
+#include "explorer_test.h"
+#include "automation/explorer_page.h"
+#include "ckpt/bundle_reader.h"
 #include "jobs/demo_jobs.h"
 #include "jobs/job_tracker.h"
 #include "models/directory_model.h"
@@ -40,11 +43,6 @@ using ckpt::testing::waitIdle;
 class TstExplorerWindow : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("ckpt-explorer-tests"));
-        QSettings().clear();
-    }
 
     // The demo lives in the application's data folder, named once (Qt's
     // AppDataLocation would give .../ckpt-explorer/ckpt-explorer/demo).
@@ -65,8 +63,9 @@ private slots:
         const QString dir = bundleDir("tfx_keras_adam_savedmodel");
         if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         MainWindow w;
-        QAbstractItemModelTester tester(w.treePane()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester sidebarTester(w.directories(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ExplorerPage explorer(w);
+        QAbstractItemModelTester tester(explorer.treePane()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester sidebarTester(explorer.directories(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         w.show();
         w.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&w));
@@ -74,26 +73,26 @@ private slots:
         w.openPath(dir);
         QVERIFY(opened.wait(10000));
         QCOMPARE(opened.first().first().toBool(), true);
-        QVERIFY(!w.isErrorShown());
-        QVERIFY(w.treePane()->model()->rowCount() > 0);
-        QCOMPARE(w.recentFiles().value(0), QDir::cleanPath(dir));
+        QVERIFY(!explorer.isErrorShown());
+        QVERIFY(explorer.treePane()->model()->rowCount() > 0);
+        QCOMPARE(explorer.recentFiles().value(0), QDir::cleanPath(dir));
 
         // The sidebar lists the checkpoint and verification marks it healthy.
         QVERIFY(waitIdle(w));
-        const QModelIndex item = w.directories()->indexForPrefix(dir + QStringLiteral("/variables"));
+        const QModelIndex item = explorer.directories()->indexForPrefix(dir + QStringLiteral("/variables"));
         QVERIFY(item.isValid());
         QCOMPARE(item.data(DirectoryModel::HealthRole).toInt(), static_cast<int>(Health::Healthy));
 
         // Ctrl+F focuses the filter; typing narrows the tree to kernels.
         QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
-        QVERIFY(w.treePane()->filterEdit()->hasFocus());
-        QSignalSpy filtered(w.treePane(), &ObjectTreePane::filterApplied);
-        QTest::keyClicks(w.treePane()->filterEdit(), QStringLiteral("kernel"));
+        QVERIFY(explorer.treePane()->filterEdit()->hasFocus());
+        QSignalSpy filtered(explorer.treePane(), &ObjectTreePane::filterApplied);
+        QTest::keyClicks(explorer.treePane()->filterEdit(), QStringLiteral("kernel"));
         QVERIFY(filtered.wait(5000));
-        QTRY_VERIFY(!w.treePane()->isFiltering());
+        QTRY_VERIFY(!explorer.treePane()->isFiltering());
 
         // Find a visible kernel row and click it.
-        ObjectTreeModel* model = w.treePane()->model();
+        ObjectTreeModel* model = explorer.treePane()->model();
         QModelIndex kernel;
         std::function<void(const QModelIndex&)> find = [&](const QModelIndex& parent) {
             if (model->canFetchMore(parent)) model->fetchMore(parent);
@@ -107,16 +106,16 @@ private slots:
         };
         find({});
         QVERIFY(kernel.isValid());
-        QTreeView* view = w.treePane()->view();
+        QTreeView* view = explorer.treePane()->view();
         for (QModelIndex p = kernel.parent(); p.isValid(); p = p.parent()) view->expand(p);
         view->scrollTo(kernel);
-        QSignalSpy values(w.inspector(), &TensorInspector::valuesReady);
+        QSignalSpy values(explorer.inspector(), &TensorInspector::valuesReady);
         QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(kernel).center());
         QCOMPARE(view->currentIndex(), kernel);
         QVERIFY(values.wait(5000));
         QCOMPARE(values.first().first().toBool(), true);
         const TensorInfo* info = model->entry(kernel)->tensor;
-        ValuesPage* page = w.inspector()->valuesPage();
+        ValuesPage* page = explorer.inspector()->valuesPage();
         QCOMPARE(page->model()->rowCount(), static_cast<int>(info->shape.dims[0]));
         QCOMPARE(page->model()->columnCount(), static_cast<int>(info->shape.dims[1]));
         QVERIFY(!page->model()->index(0, 0).data().toString().isEmpty());
@@ -130,19 +129,19 @@ private slots:
         QVERIFY(QFileInfo(tmp.filePath(QStringLiteral("k.npy"))).size() > info->storedBytes());
 
         // Hiding slot variables removes the optimizer's per-variable state.
-        w.treePane()->filterEdit()->clear();
+        explorer.treePane()->filterEdit()->clear();
         QVERIFY(filtered.wait(5000));
-        QTRY_VERIFY(!w.treePane()->isFiltering());
-        w.treePane()->slotsBox()->setChecked(false);
-        QTRY_VERIFY(!w.treePane()->isFiltering());
-        for (int32_t e = 1; e < static_cast<int32_t>(w.snapshot()->entries.size()); ++e)
-            if (w.snapshot()->entries[static_cast<size_t>(e)].kind == EntryKind::SlotVariable)
+        QTRY_VERIFY(!explorer.treePane()->isFiltering());
+        explorer.treePane()->slotsBox()->setChecked(false);
+        QTRY_VERIFY(!explorer.treePane()->isFiltering());
+        for (int32_t e = 1; e < static_cast<int32_t>(explorer.snapshot()->entries.size()); ++e)
+            if (explorer.snapshot()->entries[static_cast<size_t>(e)].kind == EntryKind::SlotVariable)
                 QVERIFY(!model->indexForEntry(e).isValid());
 
         // Ctrl+W closes it.
         QTest::keyClick(&w, Qt::Key_W, Qt::ControlModifier);
-        QVERIFY(!w.snapshot());
-        QCOMPARE(w.treePane()->model()->rowCount(), 0);
+        QVERIFY(!explorer.snapshot());
+        QCOMPARE(explorer.treePane()->model()->rowCount(), 0);
         QVERIFY(waitIdle(w));
     }
 
@@ -151,6 +150,7 @@ private slots:
         if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         {
             MainWindow w;
+            ExplorerPage explorer(w);
             w.show();
             QSignalSpy opened(&w, &MainWindow::checkpointOpened);
             QMimeData mime;
@@ -166,7 +166,7 @@ private slots:
             w.close();
         }
         MainWindow again;
-        QCOMPARE(again.recentFiles().value(0), QDir::cleanPath(dir));
+        QCOMPARE(ExplorerPage(again).recentFiles().value(0), QDir::cleanPath(dir));
     }
 
     void corruptCheckpointShowsVerifyMessage() {
@@ -180,6 +180,7 @@ private slots:
         for (qsizetype i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
         QVERIFY(ckpt::testing::writeAll(data, bytes));
         MainWindow w;
+        ExplorerPage explorer(w);
         w.show();
         w.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&w));
@@ -187,13 +188,51 @@ private slots:
         w.openPath(tmp.path());
         QVERIFY(opened.wait(10000));
         QCOMPARE(opened.first().first().toBool(), false);
-        QVERIFY(w.isErrorShown());
-        const QString text = w.errorPanel()->messageText();
+        QVERIFY(explorer.isErrorShown());
+        const QString text = explorer.errorPanel()->messageText();
         QVERIFY2(text.contains(QStringLiteral("DataLoss")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("checksum")), qPrintable(text));
         QVERIFY(waitIdle(w));
-        const QModelIndex item = w.directories()->indexForPrefix(tmp.filePath(QStringLiteral("checkpoint")));
+        const QModelIndex item = explorer.directories()->indexForPrefix(tmp.filePath(QStringLiteral("checkpoint")));
         QCOMPARE(item.data(DirectoryModel::HealthRole).toInt(), static_cast<int>(Health::Damaged));
+    }
+
+    // A tensor whose bytes were damaged after the checkpoint opened (one
+    // flipped byte): the grid shows the engine's DataLoss, not "Reading
+    // values…" forever (issue #30, item 8).
+    void failedReadIsShownInTheGrid() {
+        const QString dir = bundleDir("tfx_tuner_save_weights");
+        if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
+        QTemporaryDir tmp;
+        QVERIFY(ckpt::testing::copyDirectory(dir, tmp.path()));
+        const QString prefix = tmp.filePath(QStringLiteral("checkpoint"));
+        // The largest float tensor, flipped in the middle of its region.
+        auto reader = BundleReader::open(prefix.toStdString());
+        QVERIFY(reader.ok());
+        const TensorInfo* target = nullptr;
+        for (const TensorInfo& t : (*reader)->tensors())
+            if (t.dtype == DataType::Float && !t.isPartitioned() && (!target || t.storedBytes() > target->storedBytes()))
+                target = &t;
+        QVERIFY(target);
+        const QString key = QString::fromStdString(target->key);
+        const QString data = QString::fromStdString((*reader)->dataPath(target->region.shardId));
+        QByteArray bytes = ckpt::testing::readAll(data);
+        const auto at = static_cast<qsizetype>(target->region.offset + target->region.size / 2);
+        bytes[at] = static_cast<char>(bytes[at] ^ 0x40);
+        MainWindow w;
+        ExplorerPage explorer(w);
+        ExplorerPage page(w);
+        w.show();
+        QVERIFY(ckpt::testing::openAndWait(w, prefix));
+        QVERIFY(ckpt::testing::writeAll(data, bytes));  // damaged after opening: the read finds it
+        QSignalSpy values(page.inspector(), &TensorInspector::valuesReady);
+        QVERIFY(page.treePane()->selectKey(key));
+        QVERIFY(values.wait(10000));
+        QCOMPARE(values.first().first().toBool(), false);
+        const QString message = page.inspector()->valuesPage()->message();
+        QVERIFY2(message.contains(QStringLiteral("DataLoss")), qPrintable(message));
+        QVERIFY2(!message.contains(QStringLiteral("Reading")), qPrintable(message));
+        QVERIFY(waitIdle(w));
     }
 
     void vanishedCheckpointOnRefresh() {
@@ -202,6 +241,7 @@ private slots:
         QTemporaryDir tmp;
         QVERIFY(ckpt::testing::copyDirectory(dir, tmp.path()));
         MainWindow w;
+        ExplorerPage explorer(w);
         w.show();
         w.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&w));
@@ -214,17 +254,19 @@ private slots:
         QTest::keyClick(&w, Qt::Key_F5);
         QVERIFY(opened.wait(10000));
         QCOMPARE(opened.takeFirst().first().toBool(), false);
-        QVERIFY(w.isErrorShown());
-        QVERIFY2(w.errorPanel()->messageText().contains(QStringLiteral("NotFound")), qPrintable(w.errorPanel()->messageText()));
+        QVERIFY(explorer.isErrorShown());
+        QVERIFY2(explorer.errorPanel()->messageText().contains(QStringLiteral("NotFound")),
+                 qPrintable(explorer.errorPanel()->messageText()));
         QVERIFY(waitIdle(w));
         // The sidebar no longer lists it.
-        QVERIFY(!w.directories()->indexForPrefix(tmp.filePath(QStringLiteral("model.ckpt-1000"))).isValid());
+        QVERIFY(!explorer.directories()->indexForPrefix(tmp.filePath(QStringLiteral("model.ckpt-1000"))).isValid());
     }
 
     void nameBasedCheckpoint() {
         const QString dir = bundleDir("tfx_estimator_ckpt1000");
         if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         MainWindow w;
+        ExplorerPage explorer(w);
         w.show();
         w.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&w));
@@ -232,13 +274,13 @@ private slots:
         w.openPath(dir);
         QVERIFY(opened.wait(10000));
         QCOMPARE(opened.first().first().toBool(), true);
-        const QModelIndex first = w.treePane()->model()->index(0, 0);
+        const QModelIndex first = explorer.treePane()->model()->index(0, 0);
         QVERIFY(first.isValid());
-        const TreeEntry* e = w.treePane()->model()->entry(first);
+        const TreeEntry* e = explorer.treePane()->model()->entry(first);
         QVERIFY(e->kind == EntryKind::KeyGroup || e->kind == EntryKind::Key);
         QVERIFY(waitIdle(w));
     }
 };
 
-QTEST_MAIN(TstExplorerWindow)
+CKPT_EXPLORER_TEST_MAIN(TstExplorerWindow)
 #include "tst_explorer_window.moc"

@@ -13,6 +13,8 @@
 #include <QVBoxLayout>
 #include <QtTest>
 
+#include "explorer_test.h"
+#include "automation/explorer_page.h"
 #include "ckpt/demo_trainer.h"
 #include "views/heatmap_controls.h"
 #include "views/heatmap_page.h"
@@ -85,11 +87,6 @@ const QString kKernel0 = QStringLiteral("model/layer_with_weights-0/kernel/.ATTR
 class TstHeatmapZoom : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("ckpt-explorer-tests"));
-        QLocale::setDefault(QLocale::c());
-    }
 
     void valueUnderMouseAndKeyboard() {
         Host host;
@@ -261,6 +258,7 @@ private slots:
         QVERIFY2(trained.ok(), trained.status().toString().c_str());
 
         MainWindow w;
+        ExplorerPage explorer(w);
         w.resize(1400, 900);
         w.show();
         w.activateWindow();
@@ -269,9 +267,9 @@ private slots:
         w.openPath(dir.filePath(QStringLiteral("run/ckpt-1")));
         QVERIFY(opened.wait(20000));
         QVERIFY(opened.first().first().toBool());
-        QVERIFY(w.treePane()->selectKey(kKernel1));
+        QVERIFY(explorer.treePane()->selectKey(kKernel1));
 
-        TensorInspector* inspector = w.inspector();
+        TensorInspector* inspector = explorer.inspector();
         auto* tabs = inspector->findChild<QTabWidget*>();
         auto* page = inspector->findChild<HeatmapPage*>();
         QVERIFY(tabs && page);
@@ -306,7 +304,7 @@ private slots:
         QCOMPARE(*page->view()->zoom(), zoom);
 
         // Another variable: the default slice, fitted.
-        QVERIFY(w.treePane()->selectKey(kKernel0));
+        QVERIFY(explorer.treePane()->selectKey(kKernel0));
         QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->view()->heatmap() && inspector->selection().info &&
                                      QString::fromStdString(inspector->selection().info->key) == kKernel0 &&
                                      page->view()->heatmap()->rowAxis == 0,
@@ -316,5 +314,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TstHeatmapZoom)
+CKPT_EXPLORER_TEST_MAIN(TstHeatmapZoom)
 #include "tst_heatmap_zoom.moc"

@@ -5,6 +5,7 @@
 #include <QColor>
 #include <QFileInfo>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <pthread.h>
@@ -15,6 +16,7 @@
 
 #include <set>
 
+#include "explorer_test.h"
 #include "ckpt/bundle_writer.h"
 #include "ckpt/checkpoint.h"
 #include "models/checkpoint_snapshot.h"
@@ -222,13 +224,98 @@ private slots:
                 const TreeEntry& entry = snap->entries[static_cast<size_t>(e)];
                 const QString path = pathText(entry), name = nameText(entry);
                 const QRegularExpression re(text, QRegularExpression::CaseInsensitiveOption);
-                const bool matches = regex ? re.match(path).hasMatch() || re.match(name).hasMatch()
-                                           : path.contains(text, Qt::CaseInsensitive) || name.contains(text, Qt::CaseInsensitive);
+                const QString key = entry.tensor ? QString::fromStdString(entry.tensor->key) : QString();
+                const bool matches = regex
+                                         ? re.match(path).hasMatch() || re.match(name).hasMatch() || re.match(key).hasMatch()
+                                         : path.contains(text, Qt::CaseInsensitive) || name.contains(text, Qt::CaseInsensitive) ||
+                                               key.contains(text, Qt::CaseInsensitive);
                 QVERIFY2(matches, qPrintable(path));
             }
         }
         auto bad = computeVisibleSet(*snap, {true, true, QStringLiteral("(unclosed"), true});
         QVERIFY(!bad->error.isEmpty());
+    }
+
+    // The filter box says "Filter by path or key": a variable is found by
+    // its own checkpoint key with the key rows hidden, not only the slot
+    // rows whose labels happen to contain it (issue #30, item 16).
+    void filterFindsAVariableByItsOwnKey() {
+        const QString dir = bundleDir("tfx_keras_adam_savedmodel");
+        if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
+        auto snap = snapshotOf(dir);
+        int32_t kernel = -1;
+        for (size_t e = 1; e < snap->entries.size(); ++e)
+            if (snap->entries[e].kind == EntryKind::Variable && snap->entries[e].tensor &&
+                snap->entries[e].tensor->key == "layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE")
+                kernel = static_cast<int32_t>(e);
+        QVERIFY(kernel > 0);
+        for (bool regex : {false, true}) {
+            auto vis = computeVisibleSet(*snap, {false, true, QStringLiteral("layer_with_weights-0/kernel"), regex});
+            QVERIFY(vis->error.isEmpty());
+            QVERIFY2(vis->visible[static_cast<size_t>(kernel)], "the kernel itself is not found by its key");
+            ObjectTreeModel model;
+            model.setSnapshot(snap, vis);
+            QVERIFY(model.indexForEntry(kernel).isValid());
+        }
+    }
+
+    // A TF2 lookup table (tf.lookup.experimental.MutableHashTable, as
+    // TensorFlow 2.20 writes it): the object graph's attribute names only
+    // the key prefix "table/.ATTRIBUTES/table"; the bundle holds its
+    // table-keys and table-values. Both are rows of their own, found by the
+    // filter (issue #30, item 9: none of the table-values could be reached).
+    void lookupTableTensorsAreRows() {
+        QTemporaryDir dir;
+        const std::string prefix = dir.filePath(QStringLiteral("ckpt")).toStdString();
+        tensorflow::TrackableObjectGraph graph;
+        for (int i = 0; i < 3; ++i) graph.add_nodes();
+        for (auto [id, name] : {std::pair{1, "table"}, std::pair{2, "v"}}) {
+            auto* c = graph.mutable_nodes(0)->add_children();
+            c->set_node_id(id);
+            c->set_local_name(name);
+        }
+        auto* table = graph.mutable_nodes(1)->add_attributes();
+        table->set_name("table");
+        table->set_checkpoint_key("table/.ATTRIBUTES/table");
+        auto* v = graph.mutable_nodes(2)->add_attributes();
+        v->set_name("VARIABLE_VALUE");
+        v->set_checkpoint_key("v/.ATTRIBUTES/VARIABLE_VALUE");
+        {
+            auto writer = BundleWriter::create(prefix);
+            QVERIFY(writer.ok());
+            Tensor keys;
+            keys.dtype = DataType::String;
+            keys.shape.dims = {2};
+            keys.strings = {"a", "b"};
+            Tensor values;
+            values.dtype = DataType::Int64;
+            values.shape.dims = {2};
+            values.bytes.assign(16, 1);
+            Tensor scalar;
+            scalar.dtype = DataType::Float;
+            scalar.bytes.assign(4, 0);
+            Tensor g;
+            g.dtype = DataType::String;
+            g.strings = {graph.SerializeAsString()};
+            QVERIFY((*writer)->add("table/.ATTRIBUTES/table-keys", keys).isOk());
+            QVERIFY((*writer)->add("table/.ATTRIBUTES/table-values", values).isOk());
+            QVERIFY((*writer)->add("v/.ATTRIBUTES/VARIABLE_VALUE", scalar).isOk());
+            QVERIFY((*writer)->add(std::string(kObjectGraphKey), g).isOk());
+            QVERIFY((*writer)->finish().isOk());
+        }
+        auto snap = snapshotOf(QString::fromStdString(prefix));
+        QStringList keyRows;
+        for (const TreeEntry& e : snap->entries)
+            if (isKeyRow(e) && e.tensor) keyRows << QString::fromStdString(e.tensor->key);
+        QCOMPARE(keyRows,
+                 (QStringList{QStringLiteral("table/.ATTRIBUTES/table-keys"), QStringLiteral("table/.ATTRIBUTES/table-values"),
+                              QStringLiteral("v/.ATTRIBUTES/VARIABLE_VALUE")}));
+        auto vis = computeVisibleSet(*snap, {true, true, QStringLiteral("table-values"), false});
+        QCOMPARE(vis->matches, int64_t{1});
+        ObjectTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSnapshot(snap, vis);
+        QCOMPARE(fetchAll(model), 2);  // "table" and its table-values row
     }
 
     void overlayColoursRows() {
@@ -309,5 +396,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TstObjectTreeModel)
+CKPT_EXPLORER_TEST_MAIN(TstObjectTreeModel)
 #include "tst_object_tree_model.moc"

@@ -15,6 +15,8 @@
 #include <QTreeView>
 #include <QtTest>
 
+#include "explorer_test.h"
+#include "automation/explorer_page.h"
 #include "stall_meter.h"
 #include "format/index_table.h"
 #include "format/region_codec.h"
@@ -132,8 +134,6 @@ class TstOpenStall : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("ckpt-explorer-tests"));
         QVERIFY(m_dir.isValid());
         QVERIFY(writeBigCheckpoint(m_dir.path(), QStringLiteral("ckpt-1"), &m_prefix));
         auto reader = BundleReader::open(m_prefix.toStdString());
@@ -151,6 +151,7 @@ private slots:
 
     void openPaintsQuicklyWithoutStalls() {
         MainWindow w;
+        ExplorerPage explorer(w);
         w.resize(1200, 800);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -159,39 +160,40 @@ private slots:
         QElapsedTimer clock;
         clock.start();
         w.openPath(m_prefix);
-        QTRY_VERIFY_WITH_TIMEOUT(w.treePane()->model()->rowCount() > 0, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.treePane()->model()->rowCount() > 0, 5000);
         QCoreApplication::processEvents();  // the paint
         const qint64 painted = clock.elapsed();
         qInfo("tree painted after %lld ms, longest stall %lld ms", painted, meter.longest());
         QVERIFY2(painted < 1000, qPrintable(QStringLiteral("painted after %1 ms").arg(painted)));
 
         // Expand model and one layer (1,000 rows) while verify runs in the background.
-        ObjectTreeModel* model = w.treePane()->model();
+        ObjectTreeModel* model = explorer.treePane()->model();
         const QModelIndex modelRow = model->index(0, 0);
-        w.treePane()->view()->expand(modelRow);
+        explorer.treePane()->view()->expand(modelRow);
         QTRY_VERIFY(model->rowCount(modelRow) == kLayers);
-        w.treePane()->view()->expand(model->index(7, 0, modelRow));
+        explorer.treePane()->view()->expand(model->index(7, 0, modelRow));
         QTRY_VERIFY(model->rowCount(model->index(7, 0, modelRow)) == kVariablesPerLayer);
         QTest::qWait(300);
 
         // Filtering 100,000 names happens off the GUI thread.
-        QSignalSpy filtered(w.treePane(), &ObjectTreePane::filterApplied);
-        w.treePane()->filterEdit()->setText(QStringLiteral("v_999"));
+        QSignalSpy filtered(explorer.treePane(), &ObjectTreePane::filterApplied);
+        explorer.treePane()->filterEdit()->setText(QStringLiteral("v_999"));
         QVERIFY(filtered.wait(10000));
-        QTRY_VERIFY(!w.treePane()->isFiltering());
+        QTRY_VERIFY(!explorer.treePane()->isFiltering());
         QCOMPARE(model->rowCount(model->index(0, 0)), kLayers);
         QTest::qWait(200);
         qInfo("longest stall %lld ms", meter.longest());
         QVERIFY2(meter.longest() <= 100, qPrintable(QStringLiteral("event loop stalled %1 ms").arg(meter.longest())));
         // Cancelling the background verify keeps the window responsive too.
-        w.jobs()->cancelAll();
-        QTRY_VERIFY_WITH_TIMEOUT(w.jobs()->active().isEmpty(), 20000);
+        explorer.jobs()->cancelAll();
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.jobs()->active().isEmpty(), 20000);
     }
 
     void restoreTabMatchesWithoutStalls() {
         // The Restore tab matches all 100,000 variables against the
         // checkpoint's own structure; the overlay and lists must not block.
         MainWindow w;
+        ExplorerPage explorer(w);
         w.resize(1200, 800);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -200,8 +202,8 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 10000);
         StallMeter meter;
         meter.start();
-        RestoreView* view = w.restoreView();
-        w.workspace()->setCurrentWidget(view);
+        RestoreView* view = explorer.restoreView();
+        explorer.workspace()->setCurrentWidget(view);
         QTRY_VERIFY_WITH_TIMEOUT(view->report() && !view->isMatching(), 60000);
         QCOMPARE(view->report()->matchedNodes, static_cast<int>(view->report()->checkpointNodes.size()));
         const QModelIndex modelRow = view->treePane()->model()->index(0, 0);
@@ -209,8 +211,8 @@ private slots:
         QTest::qWait(200);
         qInfo("restore tab: longest stall %lld ms", meter.longest());
         QVERIFY2(meter.longest() <= 100, qPrintable(QStringLiteral("event loop stalled %1 ms").arg(meter.longest())));
-        w.jobs()->cancelAll();
-        QTRY_VERIFY_WITH_TIMEOUT(w.jobs()->active().isEmpty(), 20000);
+        explorer.jobs()->cancelAll();
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.jobs()->active().isEmpty(), 20000);
     }
 
     void compareWithoutStalls() {
@@ -220,10 +222,11 @@ private slots:
         QString second;
         QVERIFY(writeBigCheckpoint(m_dir.path(), QStringLiteral("ckpt-2"), &second));
         MainWindow w;
+        ExplorerPage explorer(w);
         w.resize(1200, 800);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        CompareView* view = w.compareView();
+        CompareView* view = explorer.compareView();
         QSignalSpy compared(view, &CompareView::compared);
         StallMeter meter;
         meter.start();
@@ -247,8 +250,8 @@ private slots:
         QTest::qWait(200);
         qInfo("compare view: longest stall %lld ms", meter.longest());
         QVERIFY2(meter.longest() <= 100, qPrintable(QStringLiteral("event loop stalled %1 ms").arg(meter.longest())));
-        w.jobs()->cancelAll();
-        QTRY_VERIFY_WITH_TIMEOUT(w.jobs()->active().isEmpty(), 20000);
+        explorer.jobs()->cancelAll();
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.jobs()->active().isEmpty(), 20000);
     }
 
 private:
@@ -256,5 +259,5 @@ private:
     QString m_prefix;
 };
 
-QTEST_MAIN(TstOpenStall)
+CKPT_EXPLORER_TEST_MAIN(TstOpenStall)
 #include "tst_open_stall.moc"

@@ -20,6 +20,8 @@
 #include <functional>
 #include <numeric>
 
+#include "explorer_test.h"
+#include "automation/explorer_page.h"
 #include "stall_meter.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/preview.h"
@@ -73,16 +75,13 @@ bool near(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, s
 class TstPreviewPages : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("ckpt-explorer-tests"));
-    }
 
     void previewsOfAKernel() {
         const QString root = ckpt::testing::realTestDataDir();
         const QString dir = root + QStringLiteral("/tfx_keras_adam_savedmodel");
         if (root.isEmpty() || !QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         MainWindow w;
+        ExplorerPage explorer(w);
         w.resize(1400, 900);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -91,7 +90,7 @@ private slots:
         QVERIFY(opened.wait(10000));
         QVERIFY(opened.first().first().toBool());
 
-        TensorInspector* inspector = w.inspector();
+        TensorInspector* inspector = explorer.inspector();
         auto* tabs = inspector->findChild<QTabWidget*>();
         auto* stats = inspector->findChild<StatsPage*>();
         auto* histogram = inspector->findChild<HistogramPage*>();
@@ -100,10 +99,10 @@ private slots:
         QCOMPARE(tabs->count(), 5);  // values, statistics, histogram, heatmap, history
         tabs->setCurrentWidget(stats);
 
-        ObjectTreeModel* model = w.treePane()->model();
+        ObjectTreeModel* model = explorer.treePane()->model();
         const QList<QModelIndex> kernels = findTensors(model, "kernel", 2);
         QVERIFY(kernels.size() >= 2);
-        QTreeView* view = w.treePane()->view();
+        QTreeView* view = explorer.treePane()->view();
         StallMeter meter;
         meter.start();
 
@@ -314,5 +313,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TstPreviewPages)
+CKPT_EXPLORER_TEST_MAIN(TstPreviewPages)
 #include "tst_preview_pages.moc"

@@ -10,10 +10,11 @@
 
 #include <memory>
 
+#include "explorer_test.h"
 #include "ckpt/retention.h"
 #include "models/retention_plan_model.h"
 #include "test_palettes.h"
-#include "views/status_colors.h"
+#include "style/status_colors.h"
 
 using namespace ckpt;
 using namespace ckpt::ui;
@@ -137,5 +138,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TstStatusColors)
+CKPT_EXPLORER_TEST_MAIN(TstStatusColors)
 #include "tst_status_colors.moc"

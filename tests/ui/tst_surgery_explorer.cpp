@@ -27,6 +27,8 @@
 
 #include <cmath>
 
+#include "explorer_test.h"
+#include "automation/explorer_page.h"
 #include "ckpt/demo_trainer.h"
 #include "ckpt/verify.h"
 #include "jobs/job_tracker.h"
@@ -83,9 +85,6 @@ class TstSurgeryExplorer : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("ckpt-explorer-tests"));
-        QSettings().clear();
         QVERIFY(m_dir.isValid());
         DemoTrainOptions options;
         options.directory = m_dir.filePath(QStringLiteral("run")).toStdString();
@@ -104,6 +103,7 @@ private slots:
 
     void actionsNeedAnOpenCheckpoint() {
         MainWindow w;
+        ExplorerPage explorer(w);
         QVERIFY(!w.saveAsDialog());
         QVERIFY(!w.stripOptimizerDialog());
         open(w);
@@ -124,6 +124,7 @@ private slots:
 
     void saveAsTwoShards() {
         MainWindow w;
+        ExplorerPage explorer(w);
         open(w);
         SurgeryDialog* dialog = w.saveAsDialog();
         QVERIFY(dialog);
@@ -146,17 +147,18 @@ private slots:
         QVERIFY(copy.ok() && source.ok());
         QCOMPARE((*copy)->bundle().tensors().size(), (*source)->bundle().tensors().size());
         // The sidebar lists the result and the status bar offers to open it.
-        QTRY_VERIFY_WITH_TIMEOUT(w.directories()->indexForPrefix(destination).isValid(), 10000);
-        QVERIFY(w.openResultButton()->isVisibleTo(&w));
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForPrefix(destination).isValid(), 10000);
+        QVERIFY(explorer.openResultButton()->isVisibleTo(&w));
         QSignalSpy opened(&w, &MainWindow::checkpointOpened);
-        w.openResultButton()->click();
+        explorer.openResultButton()->click();
         QVERIFY(opened.wait(10000));
-        QCOMPARE(QString::fromStdString(w.snapshot()->checkpoint->prefix()), destination);
+        QCOMPARE(QString::fromStdString(explorer.snapshot()->checkpoint->prefix()), destination);
         QVERIFY(waitIdle(w));
     }
 
     void stripOptimizerPreviewAndResult() {
         MainWindow w;
+        ExplorerPage explorer(w);
         open(w);
         EditDialog* dialog = w.stripOptimizerDialog();
         QVERIFY(dialog);
@@ -167,7 +169,7 @@ private slots:
         QVERIFY(preview.entries.size() > 1);
         QVERIFY(!hasKind(preview, EntryKind::Optimizer));
         QVERIFY(!hasKind(preview, EntryKind::SlotVariable));
-        QVERIFY(hasKind(*w.snapshot(), EntryKind::Optimizer));  // the open one still has it
+        QVERIFY(hasKind(*explorer.snapshot(), EntryKind::Optimizer));  // the open one still has it
         QVERIFY(dialog->previewModel()->rowCount() > 0);
         QVERIFY(dialog->plan()->count(KeyChangeKind::Deleted) > 0);
         QVERIFY2(dialog->changesLabel()->text().contains(QStringLiteral("deleted")), qPrintable(dialog->changesLabel()->text()));
@@ -185,10 +187,11 @@ private slots:
 
     void renameFromTheTree() {
         MainWindow w;
+        ExplorerPage explorer(w);
         open(w);
         // The first layer's row: its kernel, then up one.
-        QVERIFY(w.treePane()->selectKey(QString::fromLatin1(kKernel0)));
-        QTreeView* tree = w.treePane()->view();
+        QVERIFY(explorer.treePane()->selectKey(QString::fromLatin1(kKernel0)));
+        QTreeView* tree = explorer.treePane()->view();
         tree->setCurrentIndex(tree->currentIndex().parent());
         QCOMPARE(tree->currentIndex().data().toString(), QStringLiteral("layer_with_weights-0"));
         // The row's context menu offers them too (the view carries them for their shortcuts).
@@ -228,9 +231,10 @@ private slots:
 
     void deleteRefusedThenForced() {
         MainWindow w;
+        ExplorerPage explorer(w);
         open(w);
-        QVERIFY(w.treePane()->selectKey(QString::fromLatin1(kKernel0)));
-        QTreeView* tree = w.treePane()->view();
+        QVERIFY(explorer.treePane()->selectKey(QString::fromLatin1(kKernel0)));
+        QTreeView* tree = explorer.treePane()->view();
         tree->setFocus();
         QTest::keyClick(tree, Qt::Key_Delete);
         auto* dialog = w.findChild<EditDialog*>();
@@ -259,9 +263,10 @@ private slots:
 
     void averageWithAnotherCheckpoint() {
         MainWindow w;
+        ExplorerPage explorer(w);
         open(w);
         // The run must be listed before its checkpoints can be offered.
-        QTRY_VERIFY_WITH_TIMEOUT(w.directories()->indexForPrefix(m_run + QStringLiteral("/ckpt-4")).isValid(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForPrefix(m_run + QStringLiteral("/ckpt-4")).isValid(), 10000);
         AverageDialog* dialog = w.averageDialog();
         QVERIFY(dialog);
         QVERIFY(waitChecked(dialog));
@@ -313,8 +318,9 @@ private slots:
             QVERIFY2(written.ok(), written.status().toString().c_str());
         }
         MainWindow w;
+        ExplorerPage explorer(w);
         open(w);
-        QTRY_VERIFY_WITH_TIMEOUT(w.directories()->indexForPrefix(stripped).isValid(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForPrefix(stripped).isValid(), 10000);
         AverageDialog* dialog = w.averageDialog();
         QVERIFY(dialog);
         QVERIFY(dialog->check(stripped));
@@ -326,11 +332,12 @@ private slots:
                      dialog->reason().contains(QStringLiteral("ckpt-5-no-optimizer")),
                  qPrintable(dialog->reason()));
         QVERIFY(filesOf(m_run + QStringLiteral("/unlike-average")).isEmpty());
-        QVERIFY(!w.openResultButton()->isVisibleTo(&w));
+        QVERIFY(!explorer.openResultButton()->isVisibleTo(&w));
     }
 
     void exportSafetensors() {
         MainWindow w;
+        ExplorerPage explorer(w);
         open(w);
         ExportDialog* dialog = w.exportDialog();
         QVERIFY(dialog);
@@ -357,7 +364,7 @@ private slots:
         QVERIFY2(header.contains("model.layer_with_weights-0.kernel"), header.constData());
         QVERIFY2(!header.contains("optimizer"), header.constData());
         // Nothing to open in the explorer: no Open button.
-        QVERIFY(!w.openResultButton()->isVisibleTo(&w));
+        QVERIFY(!explorer.openResultButton()->isVisibleTo(&w));
         // The same name again: the dialog says a file is there, and Write
         // asks before replacing it (Cancel: nothing happens).
         ExportDialog* again = w.exportDialog();
@@ -378,6 +385,7 @@ private slots:
 
     void cancelLeavesNoOutput() {
         MainWindow w;
+        ExplorerPage explorer(w);
         open(w);
         EditDialog* dialog = w.stripOptimizerDialog();
         QVERIFY(dialog);
@@ -389,8 +397,8 @@ private slots:
         for (QAction* a : w.findChildren<QAction*>())
             if (a->shortcut() == QKeySequence(Qt::Key_Escape)) cancel = a;
         QVERIFY(cancel);
-        QObject::connect(w.jobs(), &JobTracker::jobsChanged, cancel, [&w, cancel] {
-            for (const auto& job : w.jobs()->active())
+        QObject::connect(explorer.jobs(), &JobTracker::jobsChanged, cancel, [&explorer, cancel] {
+            for (const auto& job : explorer.jobs()->active())
                 if (job->title().startsWith(QStringLiteral("Writing")) && !job->isCancelled()) cancel->trigger();
         });
         const SurgeryFinish done = write(w, dialog);
@@ -399,7 +407,7 @@ private slots:
         QVERIFY2(filesOf(m_run + QStringLiteral("/cancelled")).isEmpty(),
                  qPrintable(filesOf(m_run + QStringLiteral("/cancelled")).join(u' ')));
         QVERIFY(QDir(m_run).entryList({QStringLiteral("*_temp*")}, QDir::AllEntries | QDir::NoDotAndDotDot).isEmpty());
-        QVERIFY(!w.openResultButton()->isVisibleTo(&w));
+        QVERIFY(!explorer.openResultButton()->isVisibleTo(&w));
     }
 
     // Issue #29, finding 1: Save As onto an existing checkpoint names it
@@ -528,6 +536,7 @@ private:
     };
 
     void open(MainWindow& w) {
+        const ExplorerPage explorer(w);
         // Shown and active: F2 and Del are shortcuts of the focused tree.
         w.show();
         w.activateWindow();
@@ -536,7 +545,7 @@ private:
         w.openPath(m_run);
         QVERIFY(opened.wait(10000));
         QVERIFY(opened.first().first().toBool());
-        QCOMPARE(QString::fromStdString(w.snapshot()->checkpoint->prefix()), m_latest);
+        QCOMPARE(QString::fromStdString(explorer.snapshot()->checkpoint->prefix()), m_latest);
     }
 
     static bool waitChecked(SurgeryDialog* dialog) {
@@ -544,11 +553,13 @@ private:
     }
 
     static bool waitIdle(MainWindow& w) {
-        return QTest::qWaitFor([&] { return w.jobs()->active().isEmpty(); }, 30000);
+        const ExplorerPage explorer(w);
+        return QTest::qWaitFor([&] { return explorer.jobs()->active().isEmpty(); }, 30000);
     }
 
     // Clicks Write and waits for the job's end.
     static SurgeryFinish write(MainWindow& w, SurgeryDialog* dialog) {
+        const ExplorerPage explorer(w);
         QSignalSpy finished(&w, &MainWindow::surgeryFinished);
         dialog->okButton()->click();
         SurgeryFinish out;
@@ -571,5 +582,5 @@ private:
     QByteArray m_sourceIndex;
 };
 
-QTEST_MAIN(TstSurgeryExplorer)
+CKPT_EXPLORER_TEST_MAIN(TstSurgeryExplorer)
 #include "tst_surgery_explorer.moc"

@@ -23,6 +23,8 @@
 #include <QTreeView>
 #include <QtTest>
 
+#include "automation/explorer_page.h"
+#include "explorer_test.h"
 #include "jobs/job_tracker.h"
 #include "models/compare_snapshot.h"
 #include "models/diff_tree_model.h"
@@ -53,8 +55,9 @@ QRect availableScreen() { return QGuiApplication::primaryScreen()->availableGeom
 // With nothing open only the Restore tab inspects; a window wide enough for
 // it and the inspector side by side.
 void showInspectingTab(MainWindow& w) {
+    const ExplorerPage explorer(w);
     w.resize(1900, 1100);
-    w.workspace()->setCurrentWidget(w.restoreView());
+    explorer.workspace()->setCurrentWidget(explorer.restoreView());
     QTest::qWait(20);
 }
 
@@ -63,10 +66,6 @@ void showInspectingTab(MainWindow& w) {
 class TstWindowLayout : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("ckpt-explorer-layout-tests"));
-    }
     void init() { QSettings().clear(); }
     void cleanupTestCase() { QSettings().clear(); }
 
@@ -80,44 +79,45 @@ private slots:
         const QString dir = bundleDir("tfx_keras_adam_savedmodel");
         if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         MainWindow w;
+        ExplorerPage explorer(w);
         w.resize(size);
         w.resetLayout();
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(openAndWait(w, dir));
         QTest::qWait(50);
-        const int sidebar = w.sidebar()->width();
-        const int inspector = w.inspector()->width();
+        const int sidebar = explorer.sidebar()->width();
+        const int inspector = explorer.inspector()->width();
         QVERIFY2(sidebar >= MainWindow::kSidebarMinWidth, qPrintable(QString::number(sidebar)));
-        QVERIFY(w.inspector()->isVisible());
+        QVERIFY(explorer.inspector()->isVisible());
         QVERIFY2(inspector >= MainWindow::kInspectorMinWidth, qPrintable(QString::number(inspector)));
 
         // The first 2-D variable: its value grid is the widest thing the inspector shows.
-        ObjectTreeModel* model = w.treePane()->model();
+        ObjectTreeModel* model = explorer.treePane()->model();
         const auto& entries = model->snapshot()->entries;
         int32_t target = -1;
         for (size_t i = 0; i < entries.size() && target < 0; ++i)
             if (entries[i].tensor && entries[i].tensor->shape.rank() == 2 && !isKeyRow(entries[i]))
                 target = static_cast<int32_t>(i);
         QVERIFY(target > 0);
-        QSignalSpy values(w.inspector(), &TensorInspector::valuesReady);
+        QSignalSpy values(explorer.inspector(), &TensorInspector::valuesReady);
         const QModelIndex index = model->indexForEntry(target);
-        for (QModelIndex p = index.parent(); p.isValid(); p = p.parent()) w.treePane()->view()->expand(p);
-        w.treePane()->view()->setCurrentIndex(index);
+        for (QModelIndex p = index.parent(); p.isValid(); p = p.parent()) explorer.treePane()->view()->expand(p);
+        explorer.treePane()->view()->setCurrentIndex(index);
         QVERIFY(values.wait(10000));
         QVERIFY(waitIdle(w));
         QTest::qWait(100);
-        QVERIFY2(std::abs(w.sidebar()->width() - sidebar) <= 4,
-                 qPrintable(QStringLiteral("sidebar %1 -> %2").arg(sidebar).arg(w.sidebar()->width())));
-        QVERIFY2(std::abs(w.inspector()->width() - inspector) <= 4,
-                 qPrintable(QStringLiteral("inspector %1 -> %2").arg(inspector).arg(w.inspector()->width())));
+        QVERIFY2(std::abs(explorer.sidebar()->width() - sidebar) <= 4,
+                 qPrintable(QStringLiteral("sidebar %1 -> %2").arg(sidebar).arg(explorer.sidebar()->width())));
+        QVERIFY2(std::abs(explorer.inspector()->width() - inspector) <= 4,
+                 qPrintable(QStringLiteral("inspector %1 -> %2").arg(inspector).arg(explorer.inspector()->width())));
         // The sidebar's columns fit it: none is pushed out of view or to a sliver.
-        QHeaderView* header = w.sidebar()->header();
+        QHeaderView* header = explorer.sidebar()->header();
         int used = 0;
         for (int c = 0; c < header->count(); ++c)
             if (!header->isSectionHidden(c)) used += header->sectionSize(c);
-        QVERIFY2(used <= w.sidebar()->viewport()->width() + 1,
-                 qPrintable(QStringLiteral("columns %1 px in %2 px").arg(used).arg(w.sidebar()->viewport()->width())));
+        QVERIFY2(used <= explorer.sidebar()->viewport()->width() + 1,
+                 qPrintable(QStringLiteral("columns %1 px in %2 px").arg(used).arg(explorer.sidebar()->viewport()->width())));
         QVERIFY2(header->sectionSize(0) >= 80, qPrintable(QString::number(header->sectionSize(0))));
         w.close();
     }
@@ -125,28 +125,29 @@ private slots:
     void inspectorHiddenIsRemembered() {
         {
             MainWindow w;
+            ExplorerPage explorer(w);
             w.show();
             QVERIFY(QTest::qWaitForWindowExposed(&w));
             showInspectingTab(w);
-            QVERIFY(w.inspectorAction()->isChecked());
-            QVERIFY(w.inspector()->isVisible());
-            w.inspectorAction()->trigger();
-            QVERIFY(!w.inspector()->isVisible());
+            QVERIFY(explorer.inspectorAction()->isChecked());
+            QVERIFY(explorer.inspector()->isVisible());
+            explorer.inspectorAction()->trigger();
+            QVERIFY(!explorer.inspector()->isVisible());
             w.close();
         }
         MainWindow again;
         again.show();
         QVERIFY(QTest::qWaitForWindowExposed(&again));
         showInspectingTab(again);
-        QVERIFY(!again.inspectorAction()->isChecked());
-        QVERIFY(!again.inspector()->isVisible());
+        QVERIFY(!ExplorerPage(again).inspectorAction()->isChecked());
+        QVERIFY(!ExplorerPage(again).inspector()->isVisible());
         // Shown again, it comes back at a usable width, not as a strip.
-        again.inspectorAction()->trigger();
-        QVERIFY(again.inspector()->isVisible());
+        ExplorerPage(again).inspectorAction()->trigger();
+        QVERIFY(ExplorerPage(again).inspector()->isVisible());
         QTest::qWait(20);
-        QVERIFY2(again.inspector()->width() >= MainWindow::kInspectorMinWidth,
-                 qPrintable(QString::number(again.inspector()->width())));
-        QVERIFY(again.splitter()->sizes().value(1) >= MainWindow::kCentreMinWidth);
+        QVERIFY2(ExplorerPage(again).inspector()->width() >= MainWindow::kInspectorMinWidth,
+                 qPrintable(QString::number(ExplorerPage(again).inspector()->width())));
+        QVERIFY(ExplorerPage(again).splitter()->sizes().value(1) >= MainWindow::kCentreMinWidth);
         again.close();
     }
 
@@ -154,10 +155,11 @@ private slots:
         const QRect screen = availableScreen();
         {
             MainWindow w;
+            ExplorerPage explorer(w);
             w.show();
             QVERIFY(QTest::qWaitForWindowExposed(&w));
             w.resize(screen.width() + 600, screen.height() + 400);
-            w.splitter()->setSizes({screen.width() / 2, 400, screen.width() / 2});
+            explorer.splitter()->setSizes({screen.width() / 2, 400, screen.width() / 2});
             QTest::qWait(20);
             w.close();
         }
@@ -170,7 +172,7 @@ private slots:
                                                                                                       .arg(again.height())
                                                                                                       .arg(screen.width())
                                                                                                       .arg(screen.height())));
-        const QList<int> sizes = again.splitter()->sizes();
+        const QList<int> sizes = ExplorerPage(again).splitter()->sizes();
         // The inspector is hidden with nothing open (0), never a strip.
         QVERIFY2(sizes[0] >= MainWindow::kSidebarMinWidth && sizes[1] >= MainWindow::kCentreMinWidth &&
                      (sizes[2] == 0 || sizes[2] >= MainWindow::kInspectorMinWidth),
@@ -186,21 +188,22 @@ private slots:
         int sidebar = 0;
         {
             MainWindow w;
+            ExplorerPage explorer(w);
             w.show();
             QVERIFY(QTest::qWaitForWindowExposed(&w));
             w.resize(size);
             QTest::qWait(20);
-            w.splitter()->setSizes({MainWindow::kSidebarMinWidth + 17, 10000, MainWindow::kInspectorMinWidth + 5});
+            explorer.splitter()->setSizes({MainWindow::kSidebarMinWidth + 17, 10000, MainWindow::kInspectorMinWidth + 5});
             QTest::qWait(20);
-            sidebar = w.splitter()->sizes().value(0);
+            sidebar = explorer.splitter()->sizes().value(0);
             w.close();
         }
         MainWindow again;
         again.show();
         QVERIFY(QTest::qWaitForWindowExposed(&again));
         QCOMPARE(again.size(), size);
-        QVERIFY2(std::abs(again.splitter()->sizes().value(0) - sidebar) <= 2,
-                 qPrintable(QStringLiteral("%1 vs %2").arg(again.splitter()->sizes().value(0)).arg(sidebar)));
+        QVERIFY2(std::abs(ExplorerPage(again).splitter()->sizes().value(0) - sidebar) <= 2,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(ExplorerPage(again).splitter()->sizes().value(0)).arg(sidebar)));
         again.close();
     }
 
@@ -212,22 +215,24 @@ private slots:
         s.setValue(QStringLiteral("window/inspectorWidth"), -40);
         s.sync();
         MainWindow w;
+        ExplorerPage explorer(w);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        const QList<int> sizes = w.splitter()->sizes();
+        const QList<int> sizes = explorer.splitter()->sizes();
         QVERIFY(sizes[0] >= MainWindow::kSidebarMinWidth);
         QVERIFY(sizes[1] >= MainWindow::kCentreMinWidth);
         QVERIFY(sizes[2] == 0 || sizes[2] >= MainWindow::kInspectorMinWidth);
         QVERIFY(w.width() <= availableScreen().width());
         // Shown, it is at a usable width too.
         showInspectingTab(w);
-        QVERIFY(w.inspector()->isVisible());
-        QVERIFY(w.inspector()->width() >= MainWindow::kInspectorMinWidth);
+        QVERIFY(explorer.inspector()->isVisible());
+        QVERIFY(explorer.inspector()->width() >= MainWindow::kInspectorMinWidth);
         w.close();
     }
 
     void conventionalShortcutsAreInTheMenus() {
         MainWindow w;
+        ExplorerPage explorer(w);
         const QList<MenuShortcut> bound = menuShortcuts(w.menuBar());
         const QList<QKeySequence> expected = {QKeySequence(Qt::CTRL | Qt::Key_O), QKeySequence(Qt::CTRL | Qt::Key_W),
                                               QKeySequence(Qt::Key_F5),           QKeySequence(Qt::CTRL | Qt::Key_F),
@@ -267,8 +272,9 @@ private slots:
             QCOMPARE(paths.last(), QStringLiteral("/runs/r2"));
         }
         MainWindow w;  // reads them back
-        QCOMPARE(w.recentFiles().size(), RecentFiles::kMaxEntries);
-        QMenu* menu = w.recentMenu();
+        ExplorerPage explorer(w);
+        QCOMPARE(explorer.recentFiles().size(), RecentFiles::kMaxEntries);
+        QMenu* menu = explorer.recentMenu();
         QVERIFY(menu->isEnabled());
         QList<QAction*> entries;
         QAction* clear = nullptr;
@@ -278,11 +284,12 @@ private slots:
             else entries << a;
         }
         QCOMPARE(entries.size(), RecentFiles::kMaxEntries);
-        QCOMPARE(entries.first()->text(), QStringLiteral("/runs/r5"));
+        // None of these exists: each is marked.
+        QCOMPARE(entries.first()->text(), QStringLiteral("/runs/r5 (missing)"));
         QVERIFY(clear && clear->isEnabled());
         clear->trigger();
-        QTRY_VERIFY(w.recentFiles().isEmpty());
-        QVERIFY(!w.recentMenu()->isEnabled());
+        QTRY_VERIFY(explorer.recentFiles().isEmpty());
+        QVERIFY(!explorer.recentMenu()->isEnabled());
         QVERIFY(QSettings().value(QStringLiteral("recentFiles")).toStringList().isEmpty());
     }
 
@@ -290,11 +297,12 @@ private slots:
         const QString dir = bundleDir("serving_half_plus_two_tf2");
         if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         MainWindow w;
+        ExplorerPage explorer(w);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QSignalSpy opened(&w, &MainWindow::checkpointOpened);
         // Dropped on the filter box, which would otherwise take the path as text.
-        QLineEdit* filter = w.treePane()->filterEdit();
+        QLineEdit* filter = explorer.treePane()->filterEdit();
         QMimeData mime;
         mime.setUrls({QUrl::fromLocalFile(dir)});
         QDragEnterEvent enter(QPoint(5, 5), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
@@ -305,17 +313,17 @@ private slots:
         QVERIFY(opened.wait(10000));
         QVERIFY(filter->text().isEmpty());
         QVERIFY(waitIdle(w));
-        QCOMPARE(w.recentFiles().value(0), QDir::cleanPath(dir));
+        QCOMPARE(explorer.recentFiles().value(0), QDir::cleanPath(dir));
 
         w.closeCurrent();
-        QVERIFY(!w.snapshot());
-        QAction* entry = w.recentMenu()->actions().value(0);
+        QVERIFY(!explorer.snapshot());
+        QAction* entry = explorer.recentMenu()->actions().value(0);
         QVERIFY(entry);
         QCOMPARE(entry->text(), QDir::cleanPath(dir));
         opened.clear();
         entry->trigger();
         QVERIFY(opened.wait(10000));
-        QVERIFY(w.snapshot());
+        QVERIFY(explorer.snapshot());
         QVERIFY(waitIdle(w));
         w.close();
     }
@@ -323,6 +331,7 @@ private slots:
     void rowShowsInCompare() {
         QTemporaryDir tmp;
         MainWindow w;
+        ExplorerPage explorer(w);
         w.show();
         QSignalSpy opened(&w, &MainWindow::checkpointOpened);
         w.generateDemo(tmp.path() + QStringLiteral("/demo"));
@@ -330,20 +339,21 @@ private slots:
         QVERIFY(waitIdle(w, 60000));
         // Layer 1: the demo freezes layer 0 late in training, and unchanged rows are hidden.
         const QString key = QStringLiteral("model/layer_with_weights-1/kernel/.ATTRIBUTES/VARIABLE_VALUE");
-        QVERIFY(w.treePane()->selectKey(key));
+        QVERIFY(explorer.treePane()->selectKey(key));
         QAction* show = nullptr;
-        for (QAction* a : w.treePane()->view()->actions())
+        for (QAction* a : explorer.treePane()->view()->actions())
             if (a->text().remove(QLatin1Char('&')) == QStringLiteral("Show in Compare")) show = a;
         QVERIFY(show);
-        QSignalSpy compared(w.compareView(), &CompareView::compared);
+        QSignalSpy compared(explorer.compareView(), &CompareView::compared);
         show->trigger();
-        QCOMPARE(w.workspace()->currentWidget(), w.compareView());
+        QCOMPARE(explorer.workspace()->currentWidget(), explorer.compareView());
         QVERIFY(compared.wait(20000));
         QVERIFY(compared.first().first().toBool());
         // The latest checkpoint against the one before it, the kernel current.
-        const QModelIndex current = w.compareView()->view()->currentIndex();
+        const QModelIndex current = explorer.compareView()->view()->currentIndex();
         QVERIFY(current.isValid());
-        const QStringList location = nodeLocation(*w.compareView()->snapshot(), w.compareView()->model()->nodeIndex(current));
+        const QStringList location =
+            nodeLocation(*explorer.compareView()->snapshot(), explorer.compareView()->model()->nodeIndex(current));
         QCOMPARE(location.join(QLatin1Char('/')), QStringLiteral("model/layer_with_weights-1/kernel"));
         QVERIFY(waitIdle(w));
         w.close();
@@ -353,13 +363,14 @@ private slots:
         const QString dir = bundleDir("tfx_keras_adam_savedmodel");
         if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         MainWindow w;
+        ExplorerPage explorer(w);
         w.resize(1600, 1000);
         w.resetLayout();
         w.show();
         w.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&w));
         QVERIFY(openAndWait(w, dir));
-        QVERIFY(w.treePane()->selectKey(QStringLiteral("layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE")));
+        QVERIFY(explorer.treePane()->selectKey(QStringLiteral("layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE")));
         QVERIFY(waitIdle(w));
         // Every visible view has a name a screen reader can say.
         for (const QAbstractItemView* v : w.findChildren<QAbstractItemView*>())
@@ -368,14 +379,14 @@ private slots:
                          qPrintable(QStringLiteral("%1 in %2")
                                         .arg(QLatin1String(v->metaObject()->className()),
                                              QLatin1String(v->parent()->metaObject()->className()))));
-        for (const QWidget* pane : {static_cast<QWidget*>(w.sidebar()), static_cast<QWidget*>(w.workspace()),
-                                    static_cast<QWidget*>(w.inspector()), static_cast<QWidget*>(w.splitter())})
+        for (const QWidget* pane : {static_cast<QWidget*>(explorer.sidebar()), static_cast<QWidget*>(explorer.workspace()),
+                                    static_cast<QWidget*>(explorer.inspector()), static_cast<QWidget*>(explorer.splitter())})
             QVERIFY(!pane->accessibleName().isEmpty());
         // Tab walks left to right: sidebar, the graph's filter, the graph, then the inspector.
-        w.sidebar()->setFocus();
-        QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget*>(w.sidebar()));
+        explorer.sidebar()->setFocus();
+        QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget*>(explorer.sidebar()));
         QList<QWidget*> order;
-        for (int i = 0; i < 60 && !order.contains(w.sidebar()); ++i) {
+        for (int i = 0; i < 60 && !order.contains(explorer.sidebar()); ++i) {
             QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
             order << QApplication::focusWidget();
         }
@@ -384,17 +395,18 @@ private slots:
                 if (order[i] == pane || pane->isAncestorOf(order[i])) return i;
             return -1;
         };
-        const int filter = static_cast<int>(order.indexOf(w.treePane()->filterEdit()));
-        const int tree = static_cast<int>(order.indexOf(w.treePane()->view()));
-        const int inspector = firstIn(w.inspector());
+        const int filter = static_cast<int>(order.indexOf(explorer.treePane()->filterEdit()));
+        const int tree = static_cast<int>(order.indexOf(explorer.treePane()->view()));
+        const int inspector = firstIn(explorer.inspector());
         QVERIFY2(filter >= 0 && tree > filter && inspector > tree,
                  qPrintable(QStringLiteral("filter %1, tree %2, inspector %3").arg(filter).arg(tree).arg(inspector)));
-        QVERIFY2(order.contains(w.sidebar()), "Tab never came back to the sidebar: a keyboard trap");
+        QVERIFY2(order.contains(explorer.sidebar()), "Tab never came back to the sidebar: a keyboard trap");
         w.close();
     }
 
     void aboutShowsLibraryVersions() {
         MainWindow w;
+        ExplorerPage explorer(w);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QAction* about = nullptr;
@@ -426,7 +438,8 @@ private slots:
         QVERIFY(!applyPaletteChoice(QStringLiteral("solarized")));
         QVERIFY(applyPaletteChoice(QStringLiteral("dark")));
         MainWindow w;
-        const QPalette p = w.sidebar()->palette();
+        ExplorerPage explorer(w);
+        const QPalette p = explorer.sidebar()->palette();
         QVERIFY(p.color(QPalette::Base).lightness() < 64);
         QVERIFY(p.color(QPalette::Text).lightness() > 192);
         QVERIFY(p.color(QPalette::Window).lightness() < p.color(QPalette::WindowText).lightness());
@@ -450,6 +463,7 @@ int main(int argc, char** argv) {
         qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + path.toLocal8Bit());
     }
     QApplication app(argc, argv);
+    ckpt::testing::initExplorerTestEnvironment();
     TstWindowLayout test;
     QTEST_SET_MAIN_SOURCE_PATH
     return QTest::qExec(&test, argc, argv);

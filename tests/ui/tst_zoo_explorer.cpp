@@ -17,6 +17,8 @@
 #include <map>
 #include <memory>
 
+#include "explorer_test.h"
+#include "automation/explorer_page.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/checkpoint_listing.h"
 #include "ckpt/verify.h"
@@ -99,9 +101,6 @@ class TstZooExplorer : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("ckpt-explorer-zoo-tests"));
-        QSettings().clear();
         if (ckpt::testing::realTestDataDir().isEmpty()) CKPT_MISSING_CORPUS();
         QVERIFY(m_root.isValid());
         auto built = zoo::buildZoo(m_root.path().toStdString(), ckpt::testing::realTestDataDir().toStdString());
@@ -132,19 +131,20 @@ private slots:
 
         // One window for every case, as a user opening them one after another.
         MainWindow& w = *m_window;
+        const ExplorerPage explorer(w);
         QSignalSpy opened(&w, &MainWindow::checkpointOpened);
         w.openPath(QString::fromStdString(c.path));
         QVERIFY(opened.wait(20000));
-        QVERIFY(QTest::qWaitFor([&] { return w.jobs()->active().isEmpty(); }, 20000));
+        QVERIFY(QTest::qWaitFor([&] { return explorer.jobs()->active().isEmpty(); }, 20000));
         const bool ok = opened.first().first().toBool();
         QCOMPARE(ok, engine.openError.isEmpty());
-        QCOMPARE(w.isErrorShown(), !ok);
+        QCOMPARE(explorer.isErrorShown(), !ok);
 
         QStringList wrong;
         // The panel: the open error verbatim, then verify's lines verbatim.
         QString shown;
         if (!ok) {
-            shown = w.errorPanel()->messageText();
+            shown = explorer.errorPanel()->messageText();
             if (!shown.startsWith(engine.openError)) wrong << QStringLiteral("the panel does not start with the open error");
             if (!engine.problems.isEmpty() && !shown.endsWith(engine.problems.join(QLatin1Char('\n'))))
                 wrong << QStringLiteral("the panel does not end with verify's lines");
@@ -155,7 +155,7 @@ private slots:
         // failure set it last (the sidebar's verify queue may run after the
         // failed open and replace it). Damaged whenever anything failed.
         if (!engine.prefix.isEmpty()) {
-            const QModelIndex item = w.directories()->indexForPrefix(engine.prefix);
+            const QModelIndex item = explorer.directories()->indexForPrefix(engine.prefix);
             QVERIFY2(item.isValid(), qPrintable(engine.prefix));
             QVERIFY(QTest::qWaitFor(
                 [&] {
@@ -181,7 +181,7 @@ private slots:
             QString expectedTip = dir;
             if (auto listing = listCheckpoints(c.dir); listing.ok() && !listing->stateFileError.isOk())
                 expectedTip += QLatin1Char('\n') + QString::fromStdString(listing->stateFileError.toString());
-            const QString tip = w.directories()->indexForDirectory(dir).data(Qt::ToolTipRole).toString();
+            const QString tip = explorer.directories()->indexForDirectory(dir).data(Qt::ToolTipRole).toString();
             if (tip != expectedTip) wrong << QStringLiteral("the directory row's tooltip says \"%1\"").arg(tip);
             shown += QLatin1Char('\n') + tip;
         }
@@ -203,5 +203,5 @@ private:
     std::unique_ptr<MainWindow> m_window;
 };
 
-QTEST_MAIN(TstZooExplorer)
+CKPT_EXPLORER_TEST_MAIN(TstZooExplorer)
 #include "tst_zoo_explorer.moc"

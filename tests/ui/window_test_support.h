@@ -6,7 +6,7 @@
 #include <QString>
 #include <QtTest>
 
-#include "jobs/job_tracker.h"
+#include "automation/explorer_page.h"
 #include "test_support.h"
 #include "views/main_window.h"
 
@@ -19,7 +19,8 @@ inline QString bundleDir(const char* name) {
 }
 
 inline bool waitIdle(ckpt::ui::MainWindow& w, int ms = 20000) {
-    return QTest::qWaitFor([&] { return w.jobs()->active().isEmpty(); }, ms);
+    const ckpt::ui::ExplorerPage page(w);
+    return QTest::qWaitFor([&] { return page.isIdle(); }, ms);
 }
 
 // Opens 'path' in 'w' and waits for the open and every job it started; false

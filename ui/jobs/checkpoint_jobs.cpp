@@ -5,6 +5,7 @@
 
 #include "ckpt/verify.h"
 #include "jobs/catalog_jobs.h"
+#include "jobs/shared_tensor.h"
 
 namespace ckpt::ui {
 namespace {
@@ -75,14 +76,23 @@ VerifyResult verifyCheckpoint(const QString& prefix, const QString& catalogPath,
     return out;
 }
 
-TensorResult readTensor(const std::shared_ptr<const Checkpoint>& checkpoint, const TensorInfo* info) {
+TensorResult readTensor(const std::shared_ptr<const Checkpoint>& checkpoint, const TensorInfo* info,
+                        const std::shared_ptr<JobControl>& job) {
     TensorResult out;
+    if (job && job->isCancelled()) {
+        out.cancelled = true;
+        return out;
+    }
     auto t = checkpoint->bundle().read(*info);
+    if (job && job->isCancelled()) {
+        out.cancelled = true;
+        return out;
+    }
     if (!t.ok()) {
         out.error = QString::fromStdString(t.status().toString());
         return out;
     }
-    out.tensor = std::make_shared<const Tensor>(std::move(*t));
+    out.tensor = shareTensor(std::move(*t));
     return out;
 }
 

@@ -48,7 +48,12 @@ VerifyResult verifyCheckpoint(const QString& prefix, const QString& catalogPath,
 struct TensorResult {
     std::shared_ptr<const Tensor> tensor;
     QString error;
+    bool cancelled = false;  // 'job' was cancelled: no values, even when read
 };
-TensorResult readTensor(const std::shared_ptr<const Checkpoint>& checkpoint, const TensorInfo* info);
+// BundleReader::read. A cancelled job reads nothing, and what it read by the
+// time it sees the cancellation is dropped here, on the worker, so a large
+// tensor nobody waits for any more does not stay in memory.
+TensorResult readTensor(const std::shared_ptr<const Checkpoint>& checkpoint, const TensorInfo* info,
+                        const std::shared_ptr<JobControl>& job = nullptr);
 
 }  // namespace ckpt::ui

@@ -7,6 +7,7 @@
 #include "ckpt/tensor_diff.h"
 #include "jobs/catalog_jobs.h"
 #include "jobs/checkpoint_jobs.h"
+#include "jobs/shared_tensor.h"
 
 namespace ckpt::ui {
 namespace {
@@ -70,7 +71,7 @@ PairValues readPairValues(const std::shared_ptr<const CompareSnapshot>& snapshot
     if (!out.error.isEmpty() || !out.a || !out.b) return out;
     if (out.a->dtype != out.b->dtype || !(out.a->shape == out.b->shape)) return out;
     auto diff = absoluteDifference(TensorView::of(*out.a), TensorView::of(*out.b));
-    if (diff) out.absDiff = std::make_shared<const Tensor>(std::move(*diff));
+    if (diff) out.absDiff = shareTensor(std::move(*diff));
     else out.diffError = errorText(diff.status());
     return out;
 }

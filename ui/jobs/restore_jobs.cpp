@@ -61,7 +61,7 @@ RestorePreview previewRestore(const RestoreRequest& request) {
     }
     out.ok = true;
     out.report = std::make_shared<const MatchReport>(status->report());
-    out.overlay = std::make_shared<const MatchOverlay>(out.report);
+    out.overlay = std::make_shared<const MatchOverlay>(out.report, request.tree.get());
     return out;
 }
 

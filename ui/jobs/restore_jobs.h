@@ -21,6 +21,9 @@ namespace ckpt::ui {
 
 struct RestoreRequest {
     std::shared_ptr<const Checkpoint> checkpoint;
+    // The tree the preview's overlay colours (the checkpoint's snapshot):
+    // its rows are summarised for their parents on the worker.
+    std::shared_ptr<const CheckpointSnapshot> tree;
     // A *.json model spec or a checkpoint used as template; empty: the
     // checkpoint's own structure (programFromCheckpoint).
     QString target;

@@ -4,7 +4,7 @@
 #include <QFont>
 #include <QLocale>
 
-#include "views/kind_icons.h"
+#include "style/kind_icons.h"
 
 namespace ckpt::ui {
 namespace {

@@ -9,8 +9,8 @@
 #include <limits>
 
 #include "models/object_tree_model.h"
-#include "views/kind_icons.h"
-#include "views/status_colors.h"
+#include "style/kind_icons.h"
+#include "style/status_colors.h"
 
 namespace ckpt::ui {
 namespace {

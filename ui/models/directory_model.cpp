@@ -4,10 +4,9 @@
 #include <QDir>
 #include <QFont>
 #include <QStyle>
-#include <QLocale>
 #include <QMimeData>
 
-#include "models/object_tree_model.h"
+#include "style/text_format.h"
 
 namespace ckpt::ui {
 
@@ -66,7 +65,6 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
     // A vanished directory says so in words, not only by a greyed row.
     const bool missing = !listing.error.isEmpty();
     dirItem->setData(missing, MissingRole);
-    relabelDirectories();
     dirItem->setIcon(QApplication::style()->standardIcon(missing ? QStyle::SP_MessageBoxWarning : QStyle::SP_DirIcon));
     QString dirTip = listing.dir;
     if (!listing.error.isEmpty()) dirTip += QLatin1Char('\n') + listing.error;
@@ -87,15 +85,14 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
             it->setFont(bold);
         }
         it->setData(prefix, PrefixRole);
+        it->setData(QString::fromStdString(e.name), SortRole);
         const auto prior = known.value(prefix, {static_cast<int>(Health::Unknown), QString()});
         it->setData(prior.first, HealthRole);
         it->setData(prior.second, ProblemsRole);
-        QString tip =
-            tr("%1\n%2 \u2022 %3")
-                .arg(prefix, QLocale().toString(modified, QLocale::ShortFormat), formatBytes(static_cast<qint64>(e.bytes)));
+        QString tip = tr("%1\n%2 \u2022 %3").arg(prefix, formatDateTime(modified), formatBytes(static_cast<int64_t>(e.bytes)));
         if (step && e.step.source != "checkpoint number")
             tip += tr("\nStep %1, read from %2").arg(*step).arg(QString::fromStdString(e.step.source));
-        if (e.isLatest) tip += tr("\nLatest checkpoint of the directory's state file");
+        if (e.isLatest) tip += tr("\nLatest checkpoint of the directory's state file (shown in bold)");
         else if (!e.inStateFile) tip += tr("\nNot listed in the directory's checkpoint state file");
         if (e.missingShards > 0) tip += tr("\n%n data file(s) missing", nullptr, e.missingShards);
         if (e.staleDataFiles > 0)
@@ -103,39 +100,66 @@ void DirectoryModel::setListing(const DirectoryListing& listing) {
         if (!e.error.isOk()) tip += QLatin1Char('\n') + QString::fromStdString(e.error.toString());
         it->setData(tip, Qt::UserRole + 100);
         updateBadge(it);
-        auto cell = [](const QString& value, Qt::Alignment align) {
+        auto cell = [prefix](const QString& value, Qt::Alignment align, const QVariant& sortKey) {
             auto* c = new QStandardItem(value);
+            // Every cell names its checkpoint: a click on Step or Modified opens it too.
+            c->setData(prefix, PrefixRole);
+            c->setData(sortKey, SortRole);
             c->setEditable(false);
             c->setDragEnabled(false);
             c->setDropEnabled(false);
             c->setTextAlignment(align | Qt::AlignVCenter);
             return c;
         };
-        dirItem->appendRow({it, cell(step ? QString::number(*step) : QString(), Qt::AlignRight),
-                            cell(modified.toString(QStringLiteral("MM-dd HH:mm")), Qt::AlignLeft),
-                            cell(formatBytes(static_cast<qint64>(e.bytes)), Qt::AlignRight)});
+        dirItem->appendRow({it,
+                            cell(step ? QString::number(*step) : QString(), Qt::AlignRight,
+                                 step ? QVariant(static_cast<qlonglong>(*step)) : QVariant()),
+                            cell(formatDateTime(modified), Qt::AlignLeft, modified),
+                            cell(formatBytes(static_cast<int64_t>(e.bytes)), Qt::AlignRight, static_cast<qulonglong>(e.bytes))});
     }
+    relabelDirectories();
 }
+
+namespace {
+
+// The directory's only checkpoint is named "variables": a SavedModel's.
+bool holdsSavedModelBundle(const QStandardItem* dir) {
+    for (int c = 0; c < dir->rowCount(); ++c)
+        if (dir->child(c)->text() == QLatin1String("variables")) return true;
+    return false;
+}
+
+}  // namespace
 
 // A directory reads as its name, with as many parent folders as it takes
 // to tell it from the other rows ("real/variables", "real2/variables"): a
-// catalog holds many runs whose folders share names.
+// catalog holds many runs whose folders share names. A SavedModel keeps its
+// bundle as variables/variables: its row reads as the model's folder, which
+// "variables" would hide ("half_plus_two (SavedModel)").
 void DirectoryModel::relabelDirectories() {
     QList<QStringList> parts;
-    for (int r = 0; r < rowCount(); ++r)
-        parts << QDir::cleanPath(item(r)->data(DirRole).toString()).split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    QList<bool> savedModel;
+    for (int r = 0; r < rowCount(); ++r) {
+        QStringList p = QDir::cleanPath(item(r)->data(DirRole).toString()).split(QLatin1Char('/'), Qt::SkipEmptyParts);
+        const bool model = p.size() >= 2 && p.last() == QLatin1String("variables") && holdsSavedModelBundle(item(r));
+        if (model) p.removeLast();
+        parts << p;
+        savedModel << model;
+    }
+    const auto tail = [](const QStringList& p, qsizetype n) {
+        return p.mid(std::max<qsizetype>(0, p.size() - n)).join(QLatin1Char('/'));
+    };
     for (int r = 0; r < rowCount(); ++r) {
         const QStringList& mine = parts[r];
         qsizetype depth = 1;
-        const auto tail = [](const QStringList& p, qsizetype n) {
-            return p.mid(std::max<qsizetype>(0, p.size() - n)).join(QLatin1Char('/'));
-        };
         for (int other = 0; other < rowCount(); ++other) {
             if (other == r) continue;
             while (depth < mine.size() && tail(mine, depth) == tail(parts[other], depth)) ++depth;
         }
-        const QString name = tail(mine, depth);
+        QString name = tail(mine, depth);
+        if (savedModel[r]) name = tr("%1 (SavedModel)").arg(name);
         item(r)->setText(item(r)->data(MissingRole).toBool() ? tr("%1 (missing)").arg(name) : name);
+        item(r)->setData(item(r)->text(), SortRole);
     }
 }
 

@@ -10,7 +10,7 @@
 
 #include "jobs/catalog_jobs.h"
 #include "jobs/checkpoint_jobs.h"
-#include "views/kind_icons.h"
+#include "style/kind_icons.h"
 
 namespace ckpt::ui {
 
@@ -20,7 +20,9 @@ public:
     // HealthRole is the sidebar's own verification (Health); CatalogHealthRole
     // the catalog's (CatalogHealth, invalid when it has none). The badge shows
     // the first that knows.
-    enum Role { PrefixRole = Qt::UserRole + 1, DirRole, HealthRole, ProblemsRole, CatalogHealthRole, MissingRole };
+    // SortRole orders a column by what it means (step and size as numbers,
+    // the time as a moment), not by its text.
+    enum Role { PrefixRole = Qt::UserRole + 1, DirRole, HealthRole, ProblemsRole, CatalogHealthRole, MissingRole, SortRole };
 
     explicit DirectoryModel(QObject* parent = nullptr);
 
@@ -38,8 +40,9 @@ public:
     bool isCatalogued(const QString& dir) const { return m_catalogDirs.contains(dir); }
     QModelIndex indexForPrefix(const QString& prefix) const;
     QModelIndex indexForDirectory(const QString& dir) const;
-    // The checkpoint 'delta' rows away from 'prefix' in its directory (rows
-    // are in step order); empty when there is none.
+    // The checkpoint 'delta' rows away from 'prefix' in its directory (this
+    // model's rows are in step order, however a view sorts them); empty
+    // when there is none.
     QString neighbour(const QString& prefix, int delta) const;
 
     // Dragging a checkpoint row onto another asks to compare them; nothing

@@ -3,7 +3,8 @@
 #include <QLocale>
 
 #include "ckpt/dtype.h"
-#include "views/kind_icons.h"
+#include "style/kind_icons.h"
+#include "style/text_format.h"
 
 namespace ckpt::ui {
 
@@ -22,8 +23,6 @@ QString entryKindName(EntryKind kind) {
     }
     return {};
 }
-
-QString formatBytes(int64_t bytes) { return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat); }
 
 void ObjectTreeModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot, std::shared_ptr<const VisibleSet> visible) {
     beginResetModel();

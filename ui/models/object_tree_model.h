@@ -12,6 +12,7 @@
 #include "models/checkpoint_snapshot.h"
 #include "models/entry_overlay.h"
 #include "models/tree_filter.h"
+#include "style/text_format.h"
 
 namespace ckpt::ui {
 
@@ -68,6 +69,5 @@ private:
 };
 
 QString entryKindName(EntryKind kind);
-QString formatBytes(int64_t bytes);
 
 }  // namespace ckpt::ui

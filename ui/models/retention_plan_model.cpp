@@ -4,7 +4,8 @@
 #include <QDateTime>
 #include <QLocale>
 
-#include "views/status_colors.h"
+#include "style/status_colors.h"
+#include "style/text_format.h"
 
 namespace ckpt::ui {
 namespace {
@@ -74,7 +75,7 @@ QVariant RetentionPlanModel::data(const QModelIndex& index, int role) const {
             // Sortable and compact: a column of these reads as a timeline.
             return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(c.time * 1000.0))
                 .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-        case SizeColumn: return QLocale().formattedDataSize(static_cast<qint64>(c.bytes));
+        case SizeColumn: return formatBytes(static_cast<int64_t>(c.bytes));
         case OwnerColumn: return c.owner.empty() ? tr("(no metadata)") : QString::fromStdString(c.owner);
         }
         return {};

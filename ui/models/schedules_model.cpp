@@ -8,7 +8,8 @@
 #include <cmath>
 #include <optional>
 
-#include "views/status_colors.h"
+#include "style/status_colors.h"
+#include "style/text_format.h"
 
 namespace ckpt::ui {
 namespace {
@@ -210,7 +211,7 @@ QVariant ScheduleRunsModel::data(const QModelIndex& index, int role) const {
         switch (index.column()) {
         case StartColumn: return dateTime(r->startedAt);
         case DurationColumn: return r->endedAt ? durationText(r->seconds()) : tr("running");
-        case BytesColumn: return QLocale().formattedDataSize(static_cast<qint64>(r->bytes));
+        case BytesColumn: return formatBytes(static_cast<int64_t>(r->bytes));
         case ResultColumn: {
             // A run in progress in any process shows how far it is (the store's progress columns).
             const QString progress = runProgressText(*r);

@@ -6,15 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <limits>
 
 #include "ckpt/dtype.h"
 
 namespace ckpt::ui {
 namespace {
-
-// QAbstractItemModel counts in int; larger axes show their first INT_MAX entries.
-int clampToInt(int64_t v) { return static_cast<int>(std::min<int64_t>(v, std::numeric_limits<int>::max())); }
 
 QString formatFloat(double v) {
     if (std::isnan(v)) return QStringLiteral("nan");
@@ -35,6 +31,7 @@ void TensorSliceModel::setTensor(std::shared_ptr<const Tensor> tensor) {
     m_pinned.assign(static_cast<size_t>(r), 0);
     m_rowAxis = r >= 2 ? r - 2 : (r == 1 ? 0 : -1);
     m_columnAxis = r >= 2 ? r - 1 : -1;
+    m_rowOffset = m_columnOffset = 0;
     endResetModel();
     emit sliceChanged();
 }
@@ -44,6 +41,7 @@ void TensorSliceModel::setAxes(int rowAxis, int columnAxis) {
     beginResetModel();
     m_rowAxis = rowAxis;
     m_columnAxis = columnAxis;
+    m_rowOffset = m_columnOffset = 0;
     endResetModel();
     emit sliceChanged();
 }
@@ -57,14 +55,36 @@ void TensorSliceModel::setPinnedIndex(int axis, int64_t index) {
 
 int64_t TensorSliceModel::extent(int axis) const { return m_tensor->shape.dims[static_cast<size_t>(axis)]; }
 
+int64_t TensorSliceModel::totalRows() const {
+    if (!m_tensor || m_tensor->numElements() == 0) return 0;
+    return m_rowAxis < 0 ? 1 : extent(m_rowAxis);
+}
+
+int64_t TensorSliceModel::totalColumns() const {
+    if (!m_tensor || m_tensor->numElements() == 0) return 0;
+    return m_columnAxis < 0 ? 1 : extent(m_columnAxis);
+}
+
+void TensorSliceModel::setWindow(int64_t rowOffset, int64_t columnOffset) {
+    // Clamped so that a full window fits whenever the axis allows one.
+    rowOffset = std::clamp<int64_t>(rowOffset, 0, std::max<int64_t>(0, totalRows() - kMaxRows));
+    columnOffset = std::clamp<int64_t>(columnOffset, 0, std::max<int64_t>(0, totalColumns() - kMaxColumns));
+    if (rowOffset == m_rowOffset && columnOffset == m_columnOffset) return;
+    beginResetModel();
+    m_rowOffset = rowOffset;
+    m_columnOffset = columnOffset;
+    endResetModel();
+    emit sliceChanged();
+}
+
 int TensorSliceModel::rowCount(const QModelIndex& parent) const {
-    if (!m_tensor || parent.isValid() || m_tensor->numElements() == 0) return 0;
-    return m_rowAxis < 0 ? 1 : clampToInt(extent(m_rowAxis));
+    if (parent.isValid()) return 0;
+    return static_cast<int>(std::min<int64_t>(totalRows() - m_rowOffset, kMaxRows));
 }
 
 int TensorSliceModel::columnCount(const QModelIndex& parent) const {
-    if (!m_tensor || parent.isValid() || m_tensor->numElements() == 0) return 0;
-    return m_columnAxis < 0 ? 1 : clampToInt(extent(m_columnAxis));
+    if (parent.isValid()) return 0;
+    return static_cast<int>(std::min<int64_t>(totalColumns() - m_columnOffset, kMaxColumns));
 }
 
 int64_t TensorSliceModel::elementAt(int row, int column) const {
@@ -72,11 +92,32 @@ int64_t TensorSliceModel::elementAt(int row, int column) const {
     int64_t flat = 0;
     for (int a = 0; a < rank(); ++a) {
         int64_t i = m_pinned[static_cast<size_t>(a)];
-        if (a == m_rowAxis) i = row;
-        if (a == m_columnAxis) i = column;
+        if (a == m_rowAxis) i = m_rowOffset + row;
+        if (a == m_columnAxis) i = m_columnOffset + column;
         flat += i * m_strides[static_cast<size_t>(a)];
     }
     return flat;
+}
+
+QString TensorSliceModel::widestElementText() const {
+    if (!m_tensor) return {};
+    const DataType dtype = m_tensor->dtype;
+    // formatFloat: sign, 7 significant digits, the point and a 3-digit exponent.
+    const QString real = QStringLiteral("-8.888888e-308");
+    if (isComplex(dtype)) return real + QLatin1Char('-') + real.mid(1) + QLatin1Char('j');
+    if (isFloating(dtype)) return real;
+    switch (dtype) {
+    case DataType::String: return {};
+    case DataType::Bool: return QStringLiteral("false");
+    default: break;
+    }
+    // Integers: the longest decimal of their width, sign included.
+    switch (dataTypeSize(dtype)) {
+    case 1: return QStringLiteral("-128");
+    case 2: return QStringLiteral("-32768");
+    case 4: return QStringLiteral("-2147483648");
+    default: return QStringLiteral("-9223372036854775808");
+    }
 }
 
 QString TensorSliceModel::formatElement(int64_t flat) const {
@@ -139,9 +180,9 @@ QVariant TensorSliceModel::data(const QModelIndex& index, int role) const {
     return {};
 }
 
-QVariant TensorSliceModel::headerData(int section, Qt::Orientation, int role) const {
+QVariant TensorSliceModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (role != Qt::DisplayRole) return {};
-    return QString::number(section);
+    return QString::number((orientation == Qt::Vertical ? m_rowOffset : m_columnOffset) + section);
 }
 
 }  // namespace ckpt::ui

@@ -19,8 +19,11 @@ std::shared_ptr<const VisibleSet> computeVisibleSet(const CheckpointSnapshot& sn
     auto matches = [&](const TreeEntry& e) {
         if (all) return true;
         // The name is the path's last component except for composed slot
-        // labels, so both are tried.
-        return contains(pathText(e)) || contains(nameText(e));
+        // labels, so both are tried; and a variable is found by its own
+        // checkpoint key too, as the filter box promises ("path or key"),
+        // whether or not its key rows are shown.
+        if (contains(pathText(e)) || contains(nameText(e))) return true;
+        return e.tensor && e.tensor->key != e.path && contains(QString::fromStdString(e.tensor->key));
     };
     // Pre-order: children follow parents, so one reverse pass lifts matches
     // to every ancestor.

@@ -15,7 +15,7 @@
 #include "jobs/when_done.h"
 #include "models/catalog_search_model.h"
 #include "views/catalog_controller.h"
-#include "views/status_colors.h"
+#include "style/status_colors.h"
 
 namespace ckpt::ui {
 
@@ -151,8 +151,7 @@ void CatalogSearchView::showOutcome(const CatalogSearchOutcome& outcome) {
                                        : tr("%1 matching key(s) in %2 checkpoint(s)")
                                              .arg(locale.toString(static_cast<qlonglong>(r.totalMatches)),
                                                   locale.toString(static_cast<qlonglong>(r.totalCheckpoints)));
-    if (r.truncated)
-        text += tr("; the first %1 checkpoints are shown").arg(locale.toString(static_cast<qlonglong>(r.hits.size())));
+    if (r.truncated) text += tr("; the first %n checkpoint(s) are shown", nullptr, static_cast<int>(r.hits.size()));
     m_summary->setText(text);
 }
 

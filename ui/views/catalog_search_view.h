@@ -11,7 +11,7 @@
 #include <memory>
 #include <optional>
 
-#include "views/kind_icons.h"
+#include "style/kind_icons.h"
 
 class QLabel;
 class QLineEdit;

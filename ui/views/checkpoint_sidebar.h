@@ -3,6 +3,10 @@
 // (DirectoryModel), listed and verified in the background. Selecting two
 // rows, the context menu or dropping one row onto another asks to compare;
 // the window, which owns the workspace, answers the requests it emits.
+// Clicking a column header sorts by it (the model keeps step order, which
+// "previous checkpoint" and comparisons go by); a click or Enter on any
+// cell of a checkpoint's row opens it. Names keep their width: Size, then
+// Modified, give way first.
 
 #include <QSet>
 #include <QStringList>
@@ -15,6 +19,7 @@ namespace ckpt::ui {
 
 class ColumnFitter;
 class DirectoryModel;
+class DirectorySortModel;
 class JobControl;
 class JobTracker;
 
@@ -54,6 +59,10 @@ public:
     QStringList selectedPrefixes() const;
     // The checkpoint before 'prefix' in its directory; empty for the first.
     QString previousCheckpoint(const QString& prefix) const;
+    // The view's row of a checkpoint or directory (the model's rows mapped
+    // through the sort); invalid when not listed.
+    QModelIndex indexForPrefix(const QString& prefix) const;
+    QModelIndex indexForDirectory(const QString& dir) const;
 
 signals:
     // A checkpoint row was clicked or activated on its own (not while picking
@@ -71,10 +80,15 @@ signals:
 private:
     void queueVerify(const QString& prefix);
     void onRowActivated(const QModelIndex& index);
+    // Directory rows span every column (they move when the view sorts).
+    void spanDirectoryRows();
+    // The longest checkpoint name sets the name column's floor.
+    void fitNameColumn();
     void showContextMenu(const QPoint& pos);
 
     JobTracker* m_jobs;
     DirectoryModel* m_dirs;
+    DirectorySortModel* m_sorted;  // what the view shows
     QString m_openedPrefix;
     QString m_catalogPath;
     QSet<QString> m_openedDirs;  // listed because the user opened them: verified

@@ -23,6 +23,12 @@ bool ColumnFitter::eventFilter(QObject* watched, QEvent* event) {
     return false;
 }
 
+void ColumnFitter::setMinWidth(int minWidth) {
+    if (minWidth == m_minWidth) return;
+    m_minWidth = minWidth;
+    fit();
+}
+
 int ColumnFitter::widthOf(int column) {
     QHeaderView* header = m_view->header();
     if (!header->isSectionHidden(column)) {

@@ -24,6 +24,8 @@ public:
 
     // Call after the view shows or hides a column itself.
     void fit();
+    // A new floor for the stretching column (its content grew); fits again.
+    void setMinWidth(int minWidth);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

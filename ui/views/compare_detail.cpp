@@ -4,6 +4,8 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -19,6 +21,8 @@
 #include "views/history_page.h"
 #include "views/pair_heatmap_panel.h"
 #include "views/pair_histogram_panel.h"
+#include "views/wrapping_label.h"
+#include "style/text_format.h"
 
 namespace ckpt::ui {
 namespace {
@@ -84,26 +88,53 @@ QString figuresHtml(const DiffEntry& e) {
 }  // namespace
 
 CompareDetail::CompareDetail(JobTracker* jobs, QWidget* parent)
-    : QWidget(parent), m_jobs(jobs), m_title(new QLabel(this)), m_figures(new QLabel(this)),
+    : QWidget(parent), m_jobs(jobs), m_title(new WrappingLabel(this)), m_figures(new WrappingLabel(this)),
       m_load(new QPushButton(tr("&Load values"), this)), m_tabs(new QTabWidget(this)), m_heatmaps(new PairHeatmapPanel(this)),
       m_histograms(new PairHistogramPanel(this)), m_history(new HistoryPage(jobs, this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 0, 0, 0);
-    m_title->setWordWrap(true);
+    // The figures scroll in their own pane above the tabs, split with them:
+    // below them, the heatmaps of a 700 px window were out of sight.
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->setChildrenCollapsible(false);
+    split->addWidget(createFiguresPane());
+    split->addWidget(createTabs());
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    layout->addWidget(split, 1);
+    setNode(nullptr, -1);
+}
+
+QWidget* CompareDetail::createFiguresPane() {
+    auto* figures = new QWidget(this);
+    auto* layout = new QVBoxLayout(figures);
+    layout->setContentsMargins(0, 0, 0, 0);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_title);
-    m_figures->setWordWrap(true);
     m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_figures->setAccessibleName(tr("Comparison figures"));
     layout->addWidget(m_figures);
     layout->addWidget(m_load, 0, Qt::AlignLeft);
+    layout->addStretch();
     connect(m_load, &QPushButton::clicked, this, &CompareDetail::loadValues);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(figures);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setMinimumHeight(80);
+    return scroll;
+}
+
+QTabWidget* CompareDetail::createTabs() {
     m_tabs->setDocumentMode(true);
+    // Whole names, never "Statis…": a narrow pane scrolls the tabs instead.
+    m_tabs->setElideMode(Qt::ElideNone);
+    m_tabs->setUsesScrollButtons(true);
     m_tabs->addTab(m_heatmaps, tr("Heatmaps"));
     m_tabs->addTab(m_histograms, tr("Histograms"));
     m_tabs->addTab(m_history, tr("History"));
-    layout->addWidget(m_tabs, 1);
-    setNode(nullptr, -1);
+    m_tabs->setMinimumHeight(160);
+    return m_tabs;
 }
 
 CompareDetail::~CompareDetail() {
@@ -131,7 +162,7 @@ void CompareDetail::setNode(std::shared_ptr<const CompareSnapshot> snapshot, int
     m_histograms->setValues(nullptr, nameA, nameB);
     if (m_node <= 0) {
         m_title->setText(m_snapshot ? tr("Select a row to see how A and B differ.") : QString());
-        m_figures->clear();
+        m_figures->setText({});
         m_history->setVariable({}, {}, {});
         return;
     }

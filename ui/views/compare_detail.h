@@ -23,6 +23,7 @@ class JobControl;
 class JobTracker;
 class PairHeatmapPanel;
 class PairHistogramPanel;
+class WrappingLabel;
 struct PairValues;
 
 class CompareDetail : public QWidget {
@@ -50,14 +51,16 @@ signals:
     void valuesReady(bool ok);
 
 private:
+    QWidget* createFiguresPane();
+    QTabWidget* createTabs();
     void loadValues();
 
     JobTracker* m_jobs;
     std::shared_ptr<const CompareSnapshot> m_snapshot;
     int32_t m_node = -1;
     std::shared_ptr<const PairValues> m_values;
-    QLabel* m_title;
-    QLabel* m_figures;
+    WrappingLabel* m_title;
+    WrappingLabel* m_figures;
     QPushButton* m_load;
     QTabWidget* m_tabs;
     PairHeatmapPanel* m_heatmaps;

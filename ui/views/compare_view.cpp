@@ -22,7 +22,8 @@
 #include "models/diff_tree_model.h"
 #include "models/object_tree_model.h"
 #include "views/compare_detail.h"
-#include "views/status_colors.h"
+#include "style/status_colors.h"
+#include "style/text_format.h"
 
 namespace ckpt::ui {
 namespace {
@@ -159,6 +160,10 @@ void CompareView::showResult(const CompareResult& r) {
     if (!r.snapshot) {
         m_error = r.cancelled ? tr("Comparison cancelled.") : r.error;
         m_message->setText(m_error);
+        // The previous pair's tree and figures would read as this pair's.
+        m_snapshot.reset();
+        m_model->setSnapshot(nullptr, nullptr);
+        m_detail->setNode(nullptr, -1);
         updateHeader();
         emit compared(false);
         return;
@@ -193,7 +198,9 @@ void CompareView::updateHeader() {
     m_pair->setText(tr("<b>A</b> %1 &nbsp;\u2192&nbsp; <b>B</b> %2")
                         .arg(shortName(m_pathA).toHtmlEscaped(), shortName(m_pathB).toHtmlEscaped()));
     m_pair->setToolTip(tr("A: %1\nB: %2").arg(m_pathA, m_pathB));
-    if (!m_snapshot) return m_summary->clear();
+    // While a pair is being compared the summary of the one before it
+    // would sit under the new names.
+    if (!m_snapshot || isComparing()) return m_summary->clear();
     const CheckpointDiff& d = m_snapshot->diff;
     const DiffCounts& c = d.counts;
     QStringList parts;

@@ -23,6 +23,7 @@
 #include "models/entry_overlay.h"
 #include "models/object_tree_model.h"
 #include "models/tree_filter.h"
+#include "views/entry_elide_delegate.h"
 
 namespace ckpt::ui {
 namespace {
@@ -118,6 +119,7 @@ EditDialog::EditDialog(Kind kind, std::shared_ptr<const CheckpointSnapshot> sour
     m_view->setUniformRowHeights(true);
     m_view->setAlternatingRowColors(true);
     m_view->setTextElideMode(Qt::ElideLeft);
+    m_view->setItemDelegateForColumn(ObjectTreeModel::NameColumn, new EntryElideDelegate(m_model, m_view));
     m_view->setAccessibleName(tr("Resulting object graph"));
     m_view->header()->setStretchLastSection(false);
     m_view->header()->setSectionResizeMode(ObjectTreeModel::NameColumn, QHeaderView::Stretch);

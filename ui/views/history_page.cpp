@@ -2,7 +2,6 @@
 
 #include <QChart>
 #include <QChartView>
-#include <QCursor>
 #include <QLabel>
 #include <QLineSeries>
 #include <QLocale>
@@ -10,7 +9,6 @@
 #include <QScatterSeries>
 #include <QScrollArea>
 #include <QTimer>
-#include <QToolTip>
 #include <QValueAxis>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -24,7 +22,9 @@
 #include "jobs/job_pool.h"
 #include "jobs/job_tracker.h"
 #include "jobs/when_done.h"
+#include "views/history_chart_view.h"
 #include "views/movement_strip.h"
+#include "style/text_format.h"
 
 namespace ckpt::ui {
 namespace {
@@ -34,17 +34,6 @@ double niceStep(double raw) {
     const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
     const double f = raw / magnitude;
     return std::max(1.0, (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * magnitude);  // steps are whole
-}
-
-QChartView* makeChartView(QChart* chart, const QString& name, QWidget* parent) {
-    chart->legend()->hide();
-    chart->setMargins(QMargins(4, 4, 4, 4));
-    chart->setBackgroundRoundness(0);
-    auto* view = new QChartView(chart, parent);
-    view->setRenderHint(QPainter::Antialiasing);
-    view->setAccessibleName(name);
-    view->setMinimumHeight(150);
-    return view;
 }
 
 void clearChart(QChart* chart) {
@@ -66,15 +55,16 @@ std::vector<double> stepAxis(const CheckpointHistory& h) {
 }
 
 // One line through the finite values, with a marker per checkpoint that
-// names its step and value on hover.
-void plotLine(QChart* chart, const CheckpointHistory& h, const VariableHistory& v, double HistoryPoint::*field,
-              const QString& title, const QString& valueName, QWidget* tipParent) {
+// names its step and value under the pointer.
+void plotLine(HistoryChartView* view, const CheckpointHistory& h, const VariableHistory& v, double HistoryPoint::*field,
+              const QString& title, const QString& valueName) {
+    QChart* chart = view->chart();
     clearChart(chart);
     const std::vector<double> xs = stepAxis(h);
     auto* line = new QLineSeries;
     auto* dots = new QScatterSeries;
     dots->setMarkerSize(7);
-    std::vector<QString> tips;
+    QStringList tips;
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < v.points.size() && i < xs.size(); ++i) {
         const HistoryPoint& p = v.points[i];
@@ -82,14 +72,14 @@ void plotLine(QChart* chart, const CheckpointHistory& h, const VariableHistory& 
         if (!p.present || !std::isfinite(y)) continue;
         line->append(xs[i], y);
         dots->append(xs[i], y);
-        tips.push_back(QObject::tr("%1\n%2 %3").arg(checkpointLabel(h.checkpoints[i]), valueName, QLocale().toString(y, 'g', 6)));
+        tips << HistoryPage::tr("%1\n%2 %3").arg(checkpointLabel(h.checkpoints[i]), valueName, QLocale().toString(y, 'g', 6));
         lo = std::min(lo, y);
         hi = std::max(hi, y);
     }
     chart->setTitle(title);
     chart->addSeries(line);
     chart->addSeries(dots);
-    const QColor colour = tipParent->palette().color(QPalette::Highlight);
+    const QColor colour = view->palette().color(QPalette::Highlight);
     line->setColor(colour);
     dots->setColor(colour);
     dots->setBorderColor(colour.darker(130));
@@ -116,21 +106,15 @@ void plotLine(QChart* chart, const CheckpointHistory& h, const VariableHistory& 
         s->attachAxis(x);
         s->attachAxis(y);
     }
-    QObject::connect(dots, &QScatterSeries::hovered, tipParent, [dots, tips, tipParent](const QPointF& point, bool state) {
-        if (!state) return QToolTip::hideText();
-        const QList<QPointF> pts = dots->points();
-        for (qsizetype i = 0; i < pts.size(); ++i)
-            if (pts[i] == point && static_cast<size_t>(i) < tips.size())
-                return QToolTip::showText(QCursor::pos(), tips[static_cast<size_t>(i)], tipParent);
-    });
+    view->setPoints(dots->points(), tips);
 }
 
 }  // namespace
 
 HistoryPage::HistoryPage(JobTracker* jobs, QWidget* parent)
     : InspectorPage(parent), m_jobs(jobs), m_title(new QLabel(this)), m_message(new QLabel(this)), m_normChart(new QChart),
-      m_changeChart(new QChart), m_normView(makeChartView(m_normChart, tr("Norm per checkpoint"), this)),
-      m_changeView(makeChartView(m_changeChart, tr("Relative change per checkpoint"), this)),
+      m_changeChart(new QChart), m_normView(new HistoryChartView(m_normChart, tr("Norm per checkpoint"), this)),
+      m_changeView(new HistoryChartView(m_changeChart, tr("Relative change per checkpoint"), this)),
       m_runButton(new QPushButton(tr("Show what &moved in the whole run"), this)), m_runMessage(new QLabel(this)),
       m_strip(new MovementStrip), m_scroll(new QScrollArea(this)) {
     auto* content = new QWidget;
@@ -246,6 +230,11 @@ void HistoryPage::start() {
 void HistoryPage::clearCharts() {
     clearChart(m_normChart);
     clearChart(m_changeChart);
+    m_normView->setPoints({}, {});
+    m_changeView->setPoints({}, {});
+    // Empty frames say nothing: the charts show only with something in them.
+    m_normView->hide();
+    m_changeView->hide();
     m_title->clear();
 }
 
@@ -270,12 +259,24 @@ void HistoryPage::showVariable(std::shared_ptr<const CheckpointHistory> history,
         notes << tr("absent from %n checkpoint(s)", nullptr, static_cast<int>(v.points.size() - static_cast<size_t>(present)));
     const bool numeric = std::any_of(v.points.begin(), v.points.end(), [](const HistoryPoint& p) { return p.numeric; });
     if (!numeric) notes << tr("not numeric: nothing to chart");
+    // One checkpoint is a point, not a history: said in words, the norm
+    // with it, rather than two empty frames.
+    const bool single = present < 2;
+    if (numeric && single) {
+        const auto at = std::find_if(v.points.begin(), v.points.end(), [](const HistoryPoint& p) { return p.present; });
+        QString only = tr("Only one checkpoint in %1 holds it: a history needs two or more.").arg(m_directory);
+        if (at != v.points.end() && std::isfinite(at->norm))
+            only += QLatin1Char(' ') + tr("Its L2 norm is %1.").arg(QLocale().toString(at->norm, 'g', 6));
+        notes << only;
+    }
     m_message->setText(notes.join(QStringLiteral(" \u00b7 ")));
     m_message->setVisible(!notes.isEmpty());
-    if (!numeric) return;
-    plotLine(m_normChart, *m_history, v, &HistoryPoint::norm, tr("L2 norm"), tr("norm"), this);
-    plotLine(m_changeChart, *m_history, v, &HistoryPoint::relChange, tr("Relative change since the previous checkpoint"),
-             tr("relative change"), this);
+    if (!numeric || single) return;
+    plotLine(m_normView, *m_history, v, &HistoryPoint::norm, tr("L2 norm"), tr("norm"));
+    plotLine(m_changeView, *m_history, v, &HistoryPoint::relChange, tr("Relative change since the previous checkpoint"),
+             tr("relative change"));
+    m_normView->show();
+    m_changeView->show();
 }
 
 void HistoryPage::showRun() {
@@ -304,9 +305,10 @@ void HistoryPage::showRunResult(const HistoryResult& r) {
     }
     m_runDirectory = r.directory;
     const CheckpointHistory& h = *r.history;
-    QStringList lines{tr("%n weight(s) over %1 checkpoints, read %2", nullptr, static_cast<int>(h.variables.size()))
-                          .arg(h.checkpoints.size())
-                          .arg(QLocale().formattedDataSize(h.bytesRead, 1, QLocale::DataSizeTraditionalFormat))};
+    QStringList lines{tr("%1 over %2, read %3")
+                          .arg(tr("%n weight(s)", nullptr, static_cast<int>(h.variables.size())),
+                               tr("%n checkpoint(s)", nullptr, static_cast<int>(h.checkpoints.size())))
+                          .arg(formatBytes(h.bytesRead))};
     if (!h.summary.movedMost.empty())
         lines << tr("Moved most: %1")
                      .arg(QString::fromStdString(h.variables[static_cast<size_t>(h.summary.movedMost.front())].path));

@@ -14,13 +14,13 @@
 #include "views/inspector_page.h"
 
 class QChart;
-class QChartView;
 class QLabel;
 class QPushButton;
 class QScrollArea;
 
 namespace ckpt::ui {
 
+class HistoryChartView;
 class JobControl;
 class JobTracker;
 class MovementStrip;
@@ -45,6 +45,7 @@ public:
     bool isRunBusy() const { return m_runJob != nullptr; }
     QChart* normChart() const { return m_normChart; }
     QChart* changeChart() const { return m_changeChart; }
+    HistoryChartView* normView() const { return m_normView; }
     MovementStrip* strip() const { return m_strip; }
     QPushButton* runButton() const { return m_runButton; }
     QString message() const;
@@ -73,8 +74,8 @@ private:
     QLabel* m_message;
     QChart* m_normChart;
     QChart* m_changeChart;
-    QChartView* m_normView;
-    QChartView* m_changeView;
+    HistoryChartView* m_normView;
+    HistoryChartView* m_changeView;
     QPushButton* m_runButton;
     QLabel* m_runMessage;
     MovementStrip* m_strip;

@@ -13,6 +13,11 @@
 
 namespace ckpt::ui {
 
+// Why a page has no values for the selected tensor: they are being read,
+// wait for "Load values", could not be read or decoded, or the read was
+// cancelled. 'detail' is the engine's message where there is one.
+enum class ValuesState { Reading, OnRequest, Failed, Cancelled, Undecodable };
+
 struct TensorSelection {
     std::shared_ptr<const CheckpointSnapshot> snapshot;  // keeps 'info' alive
     const TensorInfo* info = nullptr;                    // null: nothing selected
@@ -28,6 +33,12 @@ public:
     virtual void setSelection(const TensorSelection& selection) = 0;
     // Null while loading or when the values could not be read.
     virtual void setValues(std::shared_ptr<const Tensor> values) = 0;
+    // Where the values stand while there are none; pages that say nothing
+    // about it ignore it.
+    virtual void setValuesState(ValuesState state, const QString& detail) {
+        (void)state;
+        (void)detail;
+    }
 };
 
 }  // namespace ckpt::ui

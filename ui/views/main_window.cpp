@@ -18,6 +18,7 @@
 
 #include <utility>
 
+#include "ckpt/bundle_naming.h"
 #include "jobs/checkpoint_jobs.h"
 #include "jobs/demo_jobs.h"
 #include "jobs/job_pool.h"
@@ -48,6 +49,9 @@ MainWindow::MainWindow(QWidget* parent)
       m_splitter(new QSplitter(this)), m_recent(new RecentFiles(this)), m_location(new QLabel(this)) {
     setWindowTitle(tr("Checkpoint Explorer"));
     setAcceptDrops(true);
+    // The names automation finds the parts by (ui/automation/explorer_page.h).
+    m_tree->setObjectName(QStringLiteral("objectTree"));
+    m_workspace->setObjectName(QStringLiteral("workspace"));
 
     connect(m_sidebar, &CheckpointSidebar::checkpointActivated, this, &MainWindow::onCheckpointActivated);
     connect(m_sidebar, &CheckpointSidebar::openRequested, this, &MainWindow::openPath);
@@ -92,6 +96,7 @@ MainWindow::MainWindow(QWidget* parent)
     if (const QString home = QDir::toNativeSeparators(QDir::homePath()); demoDir.startsWith(home + QDir::separator()))
         demoDir.replace(0, home.size(), QStringLiteral("~"));
     m_demoButton = new QPushButton(tr("Generate Demo Checkpoints"), m_welcome);
+    m_demoButton->setObjectName(QStringLiteral("generateDemo"));
     m_demoButton->setAccessibleName(tr("Generate demo checkpoints"));
     m_demoButton->setToolTip(tr("Writes them to %1 and opens them").arg(demoDir));
     // A second click opens the demo already trained rather than training again.
@@ -171,6 +176,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_restore->treePane(), &ObjectTreePane::selectionChanged, m_inspector, &TensorInspector::setSelection);
     connect(m_restore, &RestoreView::openRequested, this, &MainWindow::openPath);
     createActions();
+    m_openResult->setObjectName(QStringLiteral("openResult"));
     createHelpMenu();
     // Tab order follows the panes left to right: sidebar, object graph (its
     // filter row, then the tree), inspector.
@@ -191,10 +197,23 @@ MainWindow::~MainWindow() {
     jobPool()->waitForDone();
 }
 
-void MainWindow::openDialog() {
-    const QString path =
-        QFileDialog::getOpenFileName(this, tr("Open Checkpoint"), m_currentPath, tr("Checkpoint index (*.index);;All files (*)"));
-    if (!path.isEmpty()) openPath(path);
+QFileDialog* MainWindow::openDialog() {
+    // Window-modal and not run in a nested loop: the window keeps painting
+    // its jobs' progress, and tests reach the dialog.
+    auto* dialog =
+        new QFileDialog(this, tr("Open Checkpoint"), m_currentPath.isEmpty() ? QString() : directoryFor(m_currentPath));
+    dialog->setObjectName(QStringLiteral("openCheckpointDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setFileMode(QFileDialog::ExistingFile);
+    // Every file that stands for a checkpoint: a bundle's index or data
+    // file, a directory's state file, a SavedModel's graph. Directories
+    // open with Open Directory (Ctrl+Shift+O).
+    dialog->setNameFilters({tr("Checkpoints (*.index *.data-*-of-* checkpoint saved_model.pb saved_model.pbtxt)"),
+                            tr("Checkpoint index (*.index)"), tr("SavedModel (saved_model.pb saved_model.pbtxt)"),
+                            tr("All files (*)")});
+    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& file) { openPath(checkpointPathFor(file)); });
+    dialog->open();
+    return dialog;
 }
 
 void MainWindow::openDirectoryDialog() {
@@ -263,10 +282,20 @@ QTreeView* MainWindow::sidebar() const { return m_sidebar; }
 
 bool MainWindow::isErrorShown() const { return m_stack->currentWidget() == m_error; }
 
+QString checkpointPathFor(const QString& file) {
+    const QFileInfo info(file);
+    const QString name = info.fileName();
+    // A SavedModel's graph or a directory's state file stands for the
+    // directory; a bundle's index or data file for its prefix.
+    if (name == QLatin1String("saved_model.pb") || name == QLatin1String("saved_model.pbtxt") ||
+        name == QLatin1String("checkpoint"))
+        return info.absolutePath();
+    return QString::fromStdString(bundlePrefixOf(info.absoluteFilePath().toStdString()));
+}
+
 void MainWindow::openPath(const QString& rawPath) {
-    QString path = QDir::cleanPath(QFileInfo(rawPath).absoluteFilePath());
-    // A data shard or index names its prefix.
-    if (path.endsWith(QStringLiteral(".index"))) path.chop(6);
+    const QString path =
+        QDir::cleanPath(QString::fromStdString(bundlePrefixOf(QFileInfo(rawPath).absoluteFilePath().toStdString())));
     m_currentPath = path;
     m_recent->add(path);
     m_sidebar->listDirectory(directoryFor(path));
@@ -314,6 +343,10 @@ void MainWindow::showSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot
     m_location->setText(tr("%1 \u2014 %2, resolved by %3").arg(prefix, style, QString::fromStdString(ckpt.resolved().how)));
     setWindowTitle(tr("%1 \u2014 Checkpoint Explorer").arg(QFileInfo(prefix).fileName()));
     m_sidebar->setOpenedCheckpoint(prefix);
+    // Nothing selected yet (a first open, or the variable selected before
+    // is not in this checkpoint): the inspector says what it is for rather
+    // than standing empty.
+    if (m_tree->currentEntry() < 0) m_inspector->setSelection({m_snapshot, nullptr, {}});
     // Open the top-level objects that directly hold variables (a model's
     // layers), so a first look shows tensors, not a column of folders.
     ObjectTreeModel* model = m_tree->model();

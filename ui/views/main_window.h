@@ -23,6 +23,7 @@
 #include "models/checkpoint_snapshot.h"
 
 class QAction;
+class QFileDialog;
 class QLabel;
 class QMenu;
 class QPushButton;
@@ -55,6 +56,10 @@ class RestoreView;
 class RetentionPreview;
 class SchedulesView;
 class TensorInspector;
+
+// What a file chosen in the Open dialog stands for: its bundle prefix, or
+// for a SavedModel's saved_model.pb or a directory's state file, the directory.
+QString checkpointPathFor(const QString& file);
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -171,7 +176,13 @@ private:
     void onCatalogOverview();
     void onCatalogUnavailable(const QString& message);
     void forgetDirectory(const QString& dir);
-    void openDialog();
+
+public:
+    // File ▸ Open: a dialog for an index, data file, state file or
+    // SavedModel; choosing one opens its checkpoint.
+    QFileDialog* openDialog();
+
+private:
     void openDirectoryDialog();
     void generateDemoDialog();
     void onCheckpointActivated(const QString& prefix);

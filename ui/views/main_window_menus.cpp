@@ -58,7 +58,10 @@ void MainWindow::createActions() {
     openDir->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     openDir->setToolTip(tr("Open a directory of checkpoints (its latest one)"));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
+    m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
     connect(m_recent, &RecentFiles::changed, this, &MainWindow::rebuildRecentMenu);
+    // Checked against the disk as it opens: a checkpoint deleted since is marked.
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     QAction* close = file->addAction(tr("&Close Checkpoint"), this, &MainWindow::closeCurrent);
     // Ctrl+W everywhere: some platform themes map QKeySequence::Close to
     // Ctrl+F4 only. Others map it to Ctrl+W too, bound once: a key bound
@@ -89,6 +92,7 @@ void MainWindow::createActions() {
         tr("Compare the two checkpoints selected in the sidebar, or the selected one with the one before it"));
     view->addSeparator();
     m_inspectorAction = view->addAction(tr("Show &Inspector"));
+    m_inspectorAction->setObjectName(QStringLiteral("showInspector"));
     m_inspectorAction->setCheckable(true);
     m_inspectorAction->setChecked(true);
     m_inspectorAction->setShortcut(QKeySequence(Qt::Key_F9));
@@ -178,7 +182,7 @@ void MainWindow::rebuildRecentMenu() {
     if (paths.isEmpty()) return;
     box->addWidget(new QLabel(tr("<b>Recent</b>"), m_recentBox));
     for (const QString& path : paths.mid(0, 5)) {
-        auto* b = new QPushButton(path, m_recentBox);
+        auto* b = new QPushButton(RecentFiles::isMissing(path) ? tr("%1 (missing)").arg(path) : path, m_recentBox);
         b->setFlat(true);
         b->setAccessibleName(tr("Open recent %1").arg(path));
         b->setCursor(Qt::PointingHandCursor);

@@ -16,10 +16,17 @@ namespace {
 
 constexpr int kRowHeight = 16;
 constexpr int kHeaderHeight = 22;
-constexpr int kLegendHeight = 36;
+// Three lines under the grid: the scale, the "unchanged" swatch, and what
+// the colours mean (wrapped to two lines in a narrow pane).
+constexpr int kLegendLine = 16;
+constexpr int kLegendHeight = 6 + 4 * kLegendLine + 4;
 constexpr double kMaxCellWidth = 90;
 
 }  // namespace
+
+bool MovementStrip::isUnchanged(const HistoryPoint& p) { return p.present && (p.unchanged || p.relChange == 0); }
+
+QColor MovementStrip::unchangedColor() const { return palette().color(QPalette::Window); }
 
 QString checkpointLabel(const HistoryCheckpoint& c) {
     const QString name = QString::fromStdString(c.name);
@@ -70,6 +77,15 @@ QRectF MovementStrip::gridRect() const {
     return QRectF(labels, kHeaderHeight, cellWidth * cols, kRowHeight * static_cast<double>(m_history->variables.size()));
 }
 
+QRectF MovementStrip::cellRect(int variable, int checkpoint) const {
+    const QRectF g = gridRect();
+    if (g.isEmpty() || variable < 0 || checkpoint < 0 || variable >= static_cast<int>(m_history->variables.size()) ||
+        checkpoint >= static_cast<int>(m_history->checkpoints.size()))
+        return {};
+    const double cw = g.width() / static_cast<double>(m_history->checkpoints.size());
+    return {g.left() + cw * checkpoint, g.top() + static_cast<double>(variable) * kRowHeight, cw, kRowHeight};
+}
+
 std::pair<int, int> MovementStrip::cellAt(QPointF pos) const {
     const QRectF g = gridRect();
     if (g.isEmpty() || pos.y() < g.top() || pos.y() >= g.bottom()) return {-1, -1};
@@ -88,6 +104,7 @@ QString MovementStrip::cellText(int variable, int checkpoint) const {
     const QString where = checkpointLabel(m_history->checkpoints[static_cast<size_t>(checkpoint)]);
     if (!p.present) return tr("%1\n%2: not in this checkpoint").arg(path, where);
     if (std::isnan(p.relChange)) return tr("%1\n%2: no previous value to compare with").arg(path, where);
+    if (isUnchanged(p)) return tr("%1\n%2: unchanged since the previous checkpoint").arg(path, where);
     const QString unchanged = p.unchanged ? tr(" (bytes unchanged)") : QString();
     return tr("%1\n%2: relative change %3%4").arg(path, where, QLocale().toString(p.relChange, 'g', 4), unchanged);
 }
@@ -99,6 +116,21 @@ void MovementStrip::paintEvent(QPaintEvent*) {
     const QFontMetricsF fm(font());
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);
     p.drawImage(g, m_image);
+    // A value that did not move at all is not the smallest move: its cells
+    // leave the colour scale for a neutral fill with "=".
+    const double cw = g.width() / static_cast<double>(m_history->checkpoints.size());
+    for (size_t r = 0; r < m_history->variables.size(); ++r) {
+        const auto& points = m_history->variables[r].points;
+        for (size_t c = 0; c < points.size() && c < m_history->checkpoints.size(); ++c) {
+            if (!isUnchanged(points[c])) continue;
+            const QRectF cell = cellRect(static_cast<int>(r), static_cast<int>(c));
+            p.fillRect(cell, unchangedColor());
+            if (cw >= fm.horizontalAdvance(QStringLiteral("=")) + 2) {
+                p.setPen(palette().color(QPalette::WindowText));
+                p.drawText(cell, Qt::AlignCenter, QStringLiteral("="));
+            }
+        }
+    }
     p.setPen(palette().color(QPalette::Mid));
     p.drawRect(g.adjusted(-0.5, -0.5, 0.5, 0.5));
     p.setPen(palette().color(QPalette::WindowText));
@@ -122,19 +154,51 @@ void MovementStrip::paintEvent(QPaintEvent*) {
                                  label.width()));
     }
     if (m_colorbar.isNull()) return;
-    // The scale: 10^lo [colours] 10^hi, and what the colours mean under it.
+    p.setRenderHint(QPainter::SmoothPixmapTransform, true);
+    p.drawImage(colorbarRect(), m_colorbar);
+    const QList<LegendText> texts = legendTexts();
+    // The neutral swatch for "did not change", before its words.
+    const QRectF swatch(texts[2].rect.left() - 14, texts[2].rect.top() + 3, 10, 10);
+    p.fillRect(swatch, unchangedColor());
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawRect(swatch);
+    p.setPen(palette().color(QPalette::WindowText));
+    for (const LegendText& t : texts) p.drawText(t.rect, t.flags, t.text);
+}
+
+QRectF MovementStrip::colorbarRect() const {
+    const QList<LegendText> texts = legendTexts();
+    if (texts.size() < 2) return {};
+    const QRectF& lo = texts[0].rect;
+    return {lo.right() + 6, lo.top() + 3, texts[1].rect.left() - 6 - (lo.right() + 6), 10};
+}
+
+QList<MovementStrip::LegendText> MovementStrip::legendTexts() const {
+    const QRectF g = gridRect();
+    if (g.isEmpty()) return {};
+    const QFontMetricsF fm(font());
     const double top = g.bottom() + 6;
+    const double right = width() - 4;
+    // The scale: 10^lo [colours] 10^hi, under the cells when it fits there,
+    // else from the left edge (the labels' side).
     const QString lo = tr("10^%1").arg(QLocale().toString(m_lo, 'f', 1));
     const QString hi = tr("10^%1").arg(QLocale().toString(m_hi, 'f', 1));
-    const double loWidth = fm.horizontalAdvance(lo), hiWidth = fm.horizontalAdvance(hi);
-    const double barWidth = std::max(60.0, std::min(220.0, width() - g.left() - loWidth - hiWidth - 24));
-    const QRectF bar(g.left() + loWidth + 6, top + 3, barWidth, 10);
-    p.drawText(QRectF(g.left(), top, loWidth + 1, 16), Qt::AlignLeft | Qt::AlignVCenter, lo);
-    p.drawText(QRectF(bar.right() + 6, top, hiWidth + 1, 16), Qt::AlignLeft | Qt::AlignVCenter, hi);
-    p.setRenderHint(QPainter::SmoothPixmapTransform, true);
-    p.drawImage(bar, m_colorbar);
-    p.drawText(QRectF(4, top + 16, width() - 8, 16), Qt::AlignRight | Qt::AlignVCenter,
-               tr("relative change since the previous checkpoint (log scale)"));
+    const double loWidth = fm.horizontalAdvance(lo) + 1, hiWidth = fm.horizontalAdvance(hi) + 1;
+    constexpr double kMinBar = 40, kMaxBar = 220;
+    const double left = g.left() + loWidth + hiWidth + 12 + kMinBar <= right ? g.left() : 4.0;
+    const double bar = std::clamp(right - left - loWidth - hiWidth - 12, kMinBar, kMaxBar);
+    const QString same = tr("= unchanged");
+    const int line = Qt::AlignLeft | Qt::AlignVCenter;
+    QList<LegendText> out;
+    out.append({lo, QRectF(left, top, loWidth, kLegendLine), line});
+    out.append({hi, QRectF(left + loWidth + 6 + bar + 6, top, hiWidth, kLegendLine), line});
+    out.append({same, QRectF(left + 14, top + kLegendLine, fm.horizontalAdvance(same) + 1, kLegendLine), line});
+    // What the colours mean: wrapped, never cut, in a narrow pane.
+    const QString meaning = tr("relative change since the previous checkpoint (log scale)");
+    const int wrapped = Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap;
+    const QRectF room(4, top + 2 * kLegendLine, std::max(1.0, right - 4), 2 * kLegendLine);
+    out.append({meaning, fm.boundingRect(room, wrapped, meaning), wrapped});
+    return out;
 }
 
 bool MovementStrip::event(QEvent* event) {

@@ -4,9 +4,11 @@
 // since the previous checkpoint (drawn by the engine, jobs/history_jobs.h).
 // Row labels on the left, checkpoint steps on top, the scale underneath;
 // hovering names the variable, the step and the value; clicking a row
-// reports its variable.
+// reports its variable. A value that did not move at all is drawn off the
+// scale, in a neutral "=" cell, so it never reads as the smallest move.
 
 #include <QImage>
+#include <QList>
 #include <QWidget>
 
 #include <memory>
@@ -27,7 +29,19 @@ public:
     // The cell under a widget position: (variable, checkpoint), or -1s.
     std::pair<int, int> cellAt(QPointF pos) const;
     QString cellText(int variable, int checkpoint) const;
+    // Where a cell is drawn, in widget coordinates (empty outside the strip).
+    QRectF cellRect(int variable, int checkpoint) const;
+    // A value exactly as before: its cell is drawn in unchangedColor().
+    static bool isUnchanged(const HistoryPoint& point);
+    QColor unchangedColor() const;
     QSize sizeHint() const override;
+    // The legend's words, each with the rectangle it needs where it is drawn.
+    struct LegendText {
+        QString text;
+        QRectF rect;
+        int flags;
+    };
+    QList<LegendText> legendTexts() const;
 
 signals:
     void variableClicked(int variable);
@@ -39,6 +53,8 @@ protected:
 
 private:
     QRectF gridRect() const;
+    // The scale's colour bar: between "10^lo" and "10^hi", on the first legend line.
+    QRectF colorbarRect() const;
 
     std::shared_ptr<const CheckpointHistory> m_history;
     QImage m_image;

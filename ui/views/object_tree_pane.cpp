@@ -21,7 +21,9 @@
 #include "jobs/job_tracker.h"
 #include "models/object_tree_model.h"
 #include "views/column_fitter.h"
-#include "views/status_colors.h"
+#include "views/entry_elide_delegate.h"
+#include "style/status_colors.h"
+#include "style/text_format.h"
 
 namespace ckpt::ui {
 namespace {
@@ -64,6 +66,7 @@ ObjectTreePane::ObjectTreePane(JobTracker* jobs, QWidget* parent)
     // In a tree the ancestors are already visible by indentation; what tells
     // rows apart is the end of a key ("…/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE").
     m_view->setTextElideMode(Qt::ElideLeft);
+    m_view->setItemDelegateForColumn(ObjectTreeModel::NameColumn, new EntryElideDelegate(m_model, m_view));
     m_view->setAccessibleName(tr("Object graph"));
     m_view->header()->setStretchLastSection(false);
     m_view->header()->setSectionResizeMode(ObjectTreeModel::NameColumn, QHeaderView::Stretch);

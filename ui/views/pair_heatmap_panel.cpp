@@ -45,6 +45,8 @@ HeatmapControlsWording controlsWording() {
     return w;
 }
 
+constexpr int kMinAreaHeight = 48;
+
 }  // namespace
 
 PairHeatmapPanel::PairHeatmapPanel(QWidget* parent)
@@ -70,6 +72,9 @@ PairHeatmapPanel::PairHeatmapPanel(QWidget* parent)
         m_zoomBar->addView(m_views[i], names[i]);
         layout->addWidget(m_captions[i]);
         areas[i] = HeatmapView::wrapInScrollArea(m_views[i], this);
+        // Three at full minimum did not fit the tab of a 700 px window: the
+        // layout squeezed them over their captions. Shorter, each scrolls.
+        areas[i]->setMinimumHeight(kMinAreaHeight);
         layout->addWidget(areas[i], 1);
     }
     // Zoomed, the three also scroll together.

@@ -6,6 +6,8 @@
 #include <QSettings>
 #include <QStyle>
 
+#include "ckpt/bundle_naming.h"
+
 namespace ckpt::ui {
 namespace {
 
@@ -34,13 +36,24 @@ void RecentFiles::store() {
     emit changed();
 }
 
+bool RecentFiles::isMissing(const QString& path) {
+    // A checkpoint is remembered by its prefix, which is no file itself.
+    return !QFileInfo::exists(path) && !QFileInfo::exists(QString::fromStdString(indexFileName(path.toStdString())));
+}
+
 void RecentFiles::fillMenu(QMenu* menu, const std::function<void(const QString&)>& open) {
     menu->clear();
     QStyle* style = QApplication::style();
     for (const QString& path : m_paths) {
-        // A directory opens its latest checkpoint: the icon tells which kind of entry it is.
+        // A directory opens its latest checkpoint: the icon tells which kind
+        // of entry it is; one deleted since says so (and still opens, to show why).
+        const bool missing = isMissing(path);
         const bool dir = QFileInfo(path).isDir();
-        QAction* a = menu->addAction(style->standardIcon(dir ? QStyle::SP_DirIcon : QStyle::SP_FileIcon), path);
+        const QStyle::StandardPixmap icon = missing ? QStyle::SP_MessageBoxWarning
+                                            : dir   ? QStyle::SP_DirIcon
+                                                    : QStyle::SP_FileIcon;
+        QAction* a = menu->addAction(style->standardIcon(icon), missing ? tr("%1 (missing)").arg(path) : path);
+        if (missing) a->setToolTip(tr("%1 is no longer there").arg(path));
         QObject::connect(a, &QAction::triggered, menu, [open, path] { open(path); });
     }
     menu->addSeparator();

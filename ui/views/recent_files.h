@@ -29,8 +29,12 @@ public:
     void clear();
 
     // Replaces 'menu''s actions: one per path (a folder or file icon, the
-    // path as text), then "Clear Menu". Disabled while empty.
+    // path as text, "(missing)" after one no longer on disk), then "Clear
+    // Menu". Disabled while empty. Looks at the disk (a stat per entry):
+    // call it when the menu is about to show.
     void fillMenu(QMenu* menu, const std::function<void(const QString&)>& open);
+    // Neither the path nor its .index exists.
+    static bool isMissing(const QString& path);
 
 signals:
     void changed();

@@ -45,10 +45,15 @@ QWidget* makeLegend(QWidget* parent) {
         swatch->setPixmap(matchIcon(c).pixmap(14, 14));
         swatch->setStyleSheet(QStringLiteral("background:%1; border:1px solid palette(mid);").arg(matchColor(c).name()));
         row->addWidget(swatch);
-        row->addWidget(new QLabel(matchLabel(c), legend));
+        auto* words = new QLabel(matchShortLabel(c), legend);
+        for (QWidget* w : {static_cast<QWidget*>(swatch), static_cast<QWidget*>(words)}) w->setToolTip(matchLabel(c));
+        row->addWidget(words);
         row->addSpacing(8);
     }
     row->addStretch();
+    legend->setToolTip(
+        RestoreView::tr("A row with a problem below it takes the worst one's colour and badge; "
+                        "its tooltip counts them."));
     return legend;
 }
 
@@ -264,6 +269,7 @@ void RestoreView::chooseOutput() {
 RestoreRequest RestoreView::request() const {
     RestoreRequest r;
     r.checkpoint = m_snapshot ? m_snapshot->checkpoint : nullptr;
+    r.tree = m_snapshot;
     r.target = m_target;
     r.expectPartial = m_expectPartial->isChecked();
     r.catalogPath = m_catalogPath;

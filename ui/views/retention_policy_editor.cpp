@@ -1,5 +1,5 @@
 #include "views/retention_policy_editor.h"
-#include "views/status_colors.h"
+#include "style/status_colors.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

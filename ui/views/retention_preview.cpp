@@ -27,6 +27,7 @@
 #include "jobs/when_done.h"
 #include "models/retention_plan_model.h"
 #include "views/retention_policy_editor.h"
+#include "style/text_format.h"
 
 namespace ckpt::ui {
 namespace {
@@ -36,7 +37,7 @@ constexpr int kPlanDelayMs = 300;
 // Names listed in the confirmation before "and N more".
 constexpr int kConfirmNames = 15;
 
-QString byteSize(uint64_t bytes) { return QLocale().formattedDataSize(static_cast<qint64>(bytes)); }
+QString byteSize(uint64_t bytes) { return formatBytes(static_cast<int64_t>(bytes)); }
 
 double nowSeconds() { return static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0; }
 
@@ -84,12 +85,14 @@ RetentionPreview::RetentionPreview(JobTracker* jobs, QWidget* parent)
     m_table->setAlternatingRowColors(false);  // the verdict colours the rows
     m_table->verticalHeader()->hide();
     m_table->setWordWrap(false);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(RetentionPlanModel::WhyColumn, QHeaderView::Stretch);
-    // Owners are run ids that embed a path: elided in the middle (the
-    // tooltip has it whole), so the rule column keeps the room.
-    m_table->horizontalHeader()->setSectionResizeMode(RetentionPlanModel::OwnerColumn, QHeaderView::Interactive);
-    m_table->horizontalHeader()->resizeSection(RetentionPlanModel::OwnerColumn, 180);
+    // Every column as wide as its contents, the reason included: stretched
+    // in the middle of a narrow table it was squeezed to "…". Owners are
+    // run ids that embed a path: last, taking what is left, elided in the
+    // middle (the tooltip has it whole); a narrow table scrolls.
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(RetentionPlanModel::OwnerColumn, QHeaderView::Stretch);
+    header->setMinimumSectionSize(60);
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->setAccessibleName(tr("Retention plan"));
 
@@ -236,14 +239,14 @@ void RetentionPreview::onPlanned(const RetentionPreviewResult& r) {
     }
     m_model->setPlan(r.plan);
     const RetentionPlan& p = *r.plan;
-    m_totals->setText(tr("%1 checkpoints: keep %2 (%3), delete %4 (%5), leave alone %6 (%7)")
-                          .arg(p.decisions.size())
-                          .arg(p.kept)
-                          .arg(byteSize(p.keptBytes))
-                          .arg(p.deleted)
-                          .arg(byteSize(p.deletedBytes))
-                          .arg(p.leftAlone)
-                          .arg(byteSize(p.leftAloneBytes)));
+    m_totals->setText(
+        tr("%n checkpoint(s): keep %1 (%2), delete %3 (%4), leave alone %5 (%6)", nullptr, static_cast<int>(p.decisions.size()))
+            .arg(p.kept)
+            .arg(byteSize(p.keptBytes))
+            .arg(p.deleted)
+            .arg(byteSize(p.deletedBytes))
+            .arg(p.leftAlone)
+            .arg(byteSize(p.leftAloneBytes)));
     QStringList notes;
     if (!m_applyOutcome.isEmpty()) notes << m_applyOutcome;
     for (const std::string& n : p.notes) notes << QString::fromStdString(n);
@@ -277,7 +280,8 @@ void RetentionPreview::confirmAndApply() {
     QString list = names.mid(0, kConfirmNames).join(QLatin1Char('\n'));
     if (names.size() > kConfirmNames) list += QLatin1Char('\n') + tr("\u2026and %1 more").arg(names.size() - kConfirmNames);
     QMessageBox box(QMessageBox::Warning, tr("Delete Checkpoints"),
-                    tr("Delete %1 checkpoints (%2) from %3?").arg(plan->deleted).arg(byteSize(plan->deletedBytes), directory()),
+                    tr("Delete %n checkpoint(s) (%1) from %2?", nullptr, static_cast<int>(plan->deleted))
+                        .arg(byteSize(plan->deletedBytes), directory()),
                     QMessageBox::NoButton, this);
     box.setInformativeText(list);
     box.setDetailedText(prefixes.join(QLatin1Char('\n')));
@@ -287,7 +291,7 @@ void RetentionPreview::confirmAndApply() {
     box.exec();
     if (box.clickedButton() != remove) return;
 
-    auto job = m_jobs->start(tr("Deleting %1 checkpoints").arg(plan->deleted));
+    auto job = m_jobs->start(tr("Deleting %n checkpoint(s)", nullptr, static_cast<int>(plan->deleted)));
     m_applyJob = job;
     updateApplyButton();
     const QString dir = directory();
@@ -295,8 +299,9 @@ void RetentionPreview::confirmAndApply() {
         m_jobs->finish(job);
         m_applyJob.reset();
         m_applyOutcome = r.error.isEmpty()
-                             ? tr("Deleted %1 checkpoints, %2 freed.").arg(r.deleted.size()).arg(byteSize(r.bytesFreed))
-                             : tr("Deleted %1 checkpoints, then: %2").arg(r.deleted.size()).arg(r.error);
+                             ? tr("Deleted %n checkpoint(s), %1 freed.", nullptr, static_cast<int>(r.deleted.size()))
+                                   .arg(byteSize(r.bytesFreed))
+                             : tr("Deleted %n checkpoint(s), then: %1", nullptr, static_cast<int>(r.deleted.size())).arg(r.error);
         replan();
         if (!r.deleted.isEmpty()) emit applied(dir, static_cast<int>(r.deleted.size()));
     });

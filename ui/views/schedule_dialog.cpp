@@ -22,7 +22,7 @@
 #include "jobs/schedule_jobs.h"
 #include "jobs/when_done.h"
 #include "views/retention_policy_editor.h"
-#include "views/status_colors.h"
+#include "style/status_colors.h"
 
 namespace ckpt::ui {
 namespace {

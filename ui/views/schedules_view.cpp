@@ -24,6 +24,7 @@
 #include "models/schedules_model.h"
 #include "views/duration_sparkline.h"
 #include "views/schedule_dialog.h"
+#include "style/text_format.h"
 
 namespace ckpt::ui {
 namespace {
@@ -390,7 +391,7 @@ void SchedulesView::onRunDone(const QString& name, const RunNowResult& r) {
         QString text = tr("%1: %2").arg(name, result);
         if (r.servicePid) text += tr(" (run by the scheduler service, pid %1)").arg(*r.servicePid);
         if (!run.checkpoint.empty()) text += tr(", %1").arg(QString::fromStdString(run.checkpoint));
-        if (run.bytes) text += tr(", %1").arg(QLocale().formattedDataSize(static_cast<qint64>(run.bytes)));
+        if (run.bytes) text += tr(", %1").arg(formatBytes(static_cast<int64_t>(run.bytes)));
         text += tr(" in %1").arg(durationText(run.seconds()));
         if (!run.error.empty()) text += QStringLiteral(": ") + QString::fromStdString(run.error);
         else if (!run.note.empty()) text += QStringLiteral(" (") + QString::fromStdString(run.note) + QLatin1Char(')');

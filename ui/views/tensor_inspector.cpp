@@ -20,6 +20,7 @@
 #include "views/preview_page.h"
 #include "views/stats_page.h"
 #include "views/values_page.h"
+#include "style/text_format.h"
 
 namespace ckpt::ui {
 namespace {
@@ -64,6 +65,9 @@ TensorInspector::TensorInspector(JobTracker* jobs, QWidget* parent)
     m_load->setAccessibleName(tr("Load tensor values"));
     connect(m_load, &QPushButton::clicked, this, &TensorInspector::loadValues);
     m_tabs->setDocumentMode(true);
+    // Whole names, never "Statis…": a narrow pane scrolls the tabs instead.
+    m_tabs->setElideMode(Qt::ElideNone);
+    m_tabs->setUsesScrollButtons(true);
     m_tabs->setAccessibleName(tr("Tensor views"));
     layout->addWidget(m_tabs, 1);
     // Takes the space only while the tabs are hidden, so metadata stays at the top.
@@ -96,6 +100,12 @@ void TensorInspector::setSelection(const TensorSelection& selection) {
     m_selection = selection;
     ++m_generation;
     m_loading = false;
+    // The read of the previous selection is not waited for any more.
+    if (m_readJob) {
+        m_readJob->cancel();
+        m_jobs->finish(m_readJob);
+        m_readJob.reset();
+    }
     m_load->hide();
     m_status->clear();
     m_status->hide();
@@ -104,7 +114,8 @@ void TensorInspector::setSelection(const TensorSelection& selection) {
     if (!selection.snapshot) m_title->clear();  // the centre already says nothing is open
     else if (!t)
         m_title->setText(selection.path.isEmpty()
-                             ? tr("Select a variable to inspect its tensor")
+                             ? tr("Select a variable in the object graph to inspect its tensor: its dtype, shape and "
+                                  "storage, its values, statistics, histogram, heatmap and history across the run.")
                              : tr("%1\n\nThis object holds no tensor of its own; select a variable.").arg(selection.path));
     else m_title->setText(selection.path);
     m_formBox->setVisible(t != nullptr);
@@ -126,8 +137,10 @@ void TensorInspector::setSelection(const TensorSelection& selection) {
             LocationField,
             tr("shard %1, offset %2, crc32c %3").arg(t->region.shardId).arg(t->region.offset).arg(hex32(t->region.maskedCrc32c)));
     if (!isDecodable(t->dtype)) {
-        m_status->setText(tr("%1 values cannot be decoded.").arg(QString::fromLatin1(dataTypeName(t->dtype))));
+        const QString text = tr("%1 values cannot be decoded.").arg(QString::fromLatin1(dataTypeName(t->dtype)));
+        m_status->setText(text);
         m_status->show();
+        for (InspectorPage* p : std::as_const(m_pages)) p->setValuesState(ValuesState::Undecodable, text);
         emit valuesReady(false);
         return;
     }
@@ -135,6 +148,7 @@ void TensorInspector::setSelection(const TensorSelection& selection) {
         m_status->setText(tr("This tensor holds %1; its values are read only on request.").arg(formatBytes(t->storedBytes())));
         m_status->show();
         m_load->show();
+        for (InspectorPage* p : std::as_const(m_pages)) p->setValuesState(ValuesState::OnRequest, {});
         return;
     }
     loadValues();
@@ -143,19 +157,36 @@ void TensorInspector::setSelection(const TensorSelection& selection) {
 void TensorInspector::loadValues() {
     if (!m_selection.info) return;
     m_load->hide();
+    m_status->clear();
+    m_status->hide();
     m_loading = true;
+    for (InspectorPage* p : std::as_const(m_pages)) p->setValuesState(ValuesState::Reading, {});
     const quint64 generation = m_generation;
     auto job = m_jobs->start(tr("Reading %1").arg(QString::fromStdString(m_selection.info->key)));
-    whenDone(this, QtConcurrent::run(jobPool(), readTensor, m_selection.snapshot->checkpoint, m_selection.info),
+    m_readJob = job;
+    whenDone(this, QtConcurrent::run(jobPool(), readTensor, m_selection.snapshot->checkpoint, m_selection.info, job),
              [this, job, generation](const TensorResult& r) {
                  m_jobs->finish(job);
                  // A newer selection superseded this read; its own read is running.
                  if (generation != m_generation) return;
+                 m_readJob.reset();
                  m_loading = false;
+                 if (r.cancelled || job->isCancelled()) {
+                     // Esc or Cancel: nothing shown, and the offer to read stays.
+                     m_status->setText(tr("Cancelled: the values were not read."));
+                     m_status->show();
+                     m_load->show();
+                     for (InspectorPage* p : std::as_const(m_pages)) p->setValuesState(ValuesState::Cancelled, {});
+                     emit valuesReady(false);
+                     return;
+                 }
                  if (!r.tensor) {
                      m_status->setText(r.error);
                      m_status->show();
-                     for (InspectorPage* p : std::as_const(m_pages)) p->setValues(nullptr);
+                     for (InspectorPage* p : std::as_const(m_pages)) {
+                         p->setValues(nullptr);
+                         p->setValuesState(ValuesState::Failed, r.error);
+                     }
                      emit valuesReady(false);
                      return;
                  }

@@ -8,6 +8,8 @@
 #include <QList>
 #include <QWidget>
 
+#include <memory>
+
 #include "views/inspector_page.h"
 
 class QFormLayout;
@@ -17,6 +19,7 @@ class QTabWidget;
 
 namespace ckpt::ui {
 
+class JobControl;
 class JobTracker;
 class ValuesPage;
 
@@ -56,6 +59,7 @@ private:
     QTabWidget* m_tabs;
     ValuesPage* m_values;
     QList<InspectorPage*> m_pages;
+    std::shared_ptr<JobControl> m_readJob;  // the current selection's read
     quint64 m_generation = 0;
     bool m_loading = false;
 };

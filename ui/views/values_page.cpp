@@ -5,16 +5,21 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <limits>
 
 #include "jobs/job_pool.h"
@@ -27,20 +32,44 @@ namespace ckpt::ui {
 ValuesPage::ValuesPage(QWidget* parent)
     : InspectorPage(parent), m_model(new TensorSliceModel(this)), m_table(new QTableView(this)), m_message(new QLabel(this)),
       m_selectors(new QWidget(this)), m_rowAxis(new QComboBox(m_selectors)), m_columnAxis(new QComboBox(m_selectors)),
-      m_pinnedLayout(new QHBoxLayout), m_copy(new QPushButton(tr("&Copy"), this)),
+      m_pinnedLayout(new QHBoxLayout), m_window(new QWidget(this)), m_rowStart(new QSpinBox(m_window)),
+      m_columnStart(new QSpinBox(m_window)), m_windowText(new QLabel(m_window)), m_copy(new QPushButton(tr("&Copy"), this)),
       m_export(new QPushButton(tr("Export .&npy\u2026"), this)) {
     auto* layout = new QVBoxLayout(this);
     auto* sel = new QHBoxLayout(m_selectors);
     sel->setContentsMargins(0, 0, 0, 0);
+    // "axis 0 (4)" in the boxes, or "Column axis:" beside them, did not
+    // fit a narrow inspector: the boxes hold the axis and its length.
     sel->addWidget(new QLabel(tr("Rows:"), m_selectors));
     sel->addWidget(m_rowAxis);
     sel->addWidget(new QLabel(tr("Columns:"), m_selectors));
     sel->addWidget(m_columnAxis);
     sel->addLayout(m_pinnedLayout);
     sel->addStretch();
+    for (QComboBox* box : {m_rowAxis, m_columnAxis}) box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_rowAxis->setAccessibleName(tr("Axis shown as rows"));
     m_columnAxis->setAccessibleName(tr("Axis shown as columns"));
     layout->addWidget(m_selectors);
+    auto* window = new QHBoxLayout(m_window);
+    window->setContentsMargins(0, 0, 0, 0);
+    m_rowStart->setPrefix(tr("rows from "));
+    m_rowStart->setAccessibleName(tr("First row shown"));
+    m_rowStart->setToolTip(tr("The grid shows %L1 rows at a time; this is the first of them").arg(TensorSliceModel::kMaxRows));
+    m_columnStart->setPrefix(tr("columns from "));
+    m_columnStart->setAccessibleName(tr("First column shown"));
+    m_columnStart->setToolTip(
+        tr("The grid shows %L1 columns at a time; this is the first of them").arg(TensorSliceModel::kMaxColumns));
+    for (QSpinBox* box : {m_rowStart, m_columnStart}) {
+        box->setKeyboardTracking(false);  // moves once the number is typed, not per digit
+        window->addWidget(box);
+        connect(box, &QSpinBox::valueChanged, this, [this] { m_model->setWindow(m_rowStart->value(), m_columnStart->value()); });
+    }
+    m_rowStart->setSingleStep(TensorSliceModel::kMaxRows);
+    m_columnStart->setSingleStep(TensorSliceModel::kMaxColumns);
+    m_windowText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    window->addWidget(m_windowText, 1);
+    layout->addWidget(m_window);
+    connect(m_model, &TensorSliceModel::sliceChanged, this, &ValuesPage::updateWindowBoxes);
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_message);
@@ -70,15 +99,30 @@ ValuesPage::ValuesPage(QWidget* parent)
     setValues(nullptr);
 }
 
+QString ValuesPage::message() const { return m_message->isVisible() ? m_message->text() : QString(); }
+
 void ValuesPage::setSelection(const TensorSelection& selection) {
     m_selection = selection;
     m_model->setTensor(nullptr);
     rebuildSelectors();
-    if (!selection.info) m_message->setText(tr("Select a variable or tensor to see its values."));
-    else m_message->setText(tr("Reading values\u2026"));
-    m_message->setVisible(true);
+    // What happens to the values next (read, wait for Load values, an
+    // error) comes with setValuesState.
+    m_message->setText(selection.info ? QString() : tr("Select a variable or tensor to see its values."));
+    m_message->setVisible(!selection.info);
     m_copy->setEnabled(false);
     m_export->setEnabled(false);
+}
+
+void ValuesPage::setValuesState(ValuesState state, const QString& detail) {
+    if (!m_selection.info) return;
+    switch (state) {
+    case ValuesState::Reading: m_message->setText(tr("Reading values\u2026")); break;
+    case ValuesState::OnRequest: m_message->setText(tr("The values are read only on request (Load values).")); break;
+    case ValuesState::Failed: m_message->setText(tr("The values could not be read: %1").arg(detail)); break;
+    case ValuesState::Cancelled: m_message->setText(tr("Cancelled: the values were not read (Load values reads them).")); break;
+    case ValuesState::Undecodable: m_message->setText(detail); break;
+    }
+    m_message->setVisible(true);
 }
 
 void ValuesPage::setValues(std::shared_ptr<const Tensor> values) {
@@ -90,6 +134,7 @@ void ValuesPage::setValues(std::shared_ptr<const Tensor> values) {
     }
     m_model->setTensor(std::move(values));
     rebuildSelectors();
+    fitColumns();
     const bool empty = m_model->tensor()->numElements() == 0;
     m_message->setText(empty ? tr("The tensor has no elements.") : QString());
     m_message->setVisible(empty);
@@ -107,7 +152,7 @@ void ValuesPage::rebuildSelectors() {
     if (rank < 2) return;
     const auto& dims = m_model->tensor()->shape.dims;
     for (int a = 0; a < rank; ++a) {
-        const QString label = tr("axis %1 (%2)").arg(a).arg(dims[static_cast<size_t>(a)]);
+        const QString label = tr("%1 (%2)").arg(a).arg(dims[static_cast<size_t>(a)]);
         m_rowAxis->addItem(label, a);
         m_columnAxis->addItem(label, a);
     }
@@ -125,6 +170,46 @@ void ValuesPage::rebuildSelectors() {
         m_pinnedLayout->addWidget(box);
         m_pinned.append(box);
     }
+}
+
+void ValuesPage::fitColumns() {
+    // As wide as the longest number of the dtype in the grid's fixed font,
+    // so "-0.0072193" never becomes "-0.0072…"; strings keep a fixed width
+    // (their full text is in the tooltip).
+    const QString widest = m_model->widestElementText();
+    const QFontMetrics metrics(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    const int margins = 2 * (m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 1) + 8;
+    m_table->horizontalHeader()->setDefaultSectionSize(widest.isEmpty() ? 160 : metrics.horizontalAdvance(widest) + margins);
+}
+
+void ValuesPage::updateWindowBoxes() {
+    const int64_t rows = m_model->totalRows(), columns = m_model->totalColumns();
+    const bool rowWindow = rows > TensorSliceModel::kMaxRows, columnWindow = columns > TensorSliceModel::kMaxColumns;
+    m_window->setVisible(rowWindow || columnWindow);
+    // Spin boxes count in int: a longer axis is reachable up to INT_MAX.
+    const auto last = [](int64_t total, int window) {
+        return static_cast<int>(std::clamp<int64_t>(total - window, 0, std::numeric_limits<int>::max()));
+    };
+    const QSignalBlocker blockRows(m_rowStart), blockColumns(m_columnStart);
+    m_rowStart->setVisible(rowWindow);
+    m_rowStart->setRange(0, last(rows, TensorSliceModel::kMaxRows));
+    m_rowStart->setValue(static_cast<int>(std::min<int64_t>(m_model->rowOffset(), std::numeric_limits<int>::max())));
+    m_columnStart->setVisible(columnWindow);
+    m_columnStart->setRange(0, last(columns, TensorSliceModel::kMaxColumns));
+    m_columnStart->setValue(static_cast<int>(std::min<int64_t>(m_model->columnOffset(), std::numeric_limits<int>::max())));
+    QStringList shown;
+    const QLocale locale;
+    if (rowWindow)
+        shown << tr("rows %1\u2013%2 of %3")
+                     .arg(locale.toString(static_cast<qlonglong>(m_model->rowOffset())),
+                          locale.toString(static_cast<qlonglong>(m_model->rowOffset() + m_model->rowCount() - 1)),
+                          locale.toString(static_cast<qlonglong>(rows)));
+    if (columnWindow)
+        shown << tr("columns %1\u2013%2 of %3")
+                     .arg(locale.toString(static_cast<qlonglong>(m_model->columnOffset())),
+                          locale.toString(static_cast<qlonglong>(m_model->columnOffset() + m_model->columnCount() - 1)),
+                          locale.toString(static_cast<qlonglong>(columns)));
+    m_windowText->setText(shown.join(QStringLiteral(", ")));
 }
 
 void ValuesPage::applyAxes() {

@@ -1,7 +1,9 @@
 #pragma once
 // The value grid: per-axis slice selectors (which axis runs down, which
 // across, and an index spin box for every other axis) over a lazy
-// TensorSliceModel, with Copy and Export .npy.
+// TensorSliceModel, with Copy and Export .npy. An axis longer than the
+// model's window gets a "from" box that moves the window along it; columns
+// are as wide as the dtype's longest number, so no value is elided.
 
 #include <QList>
 
@@ -25,18 +27,26 @@ public:
     QString pageTitle() const override { return tr("Values"); }
     void setSelection(const TensorSelection& selection) override;
     void setValues(std::shared_ptr<const Tensor> values) override;
+    void setValuesState(ValuesState state, const QString& detail) override;
 
     TensorSliceModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
     QComboBox* rowAxisBox() const { return m_rowAxis; }
     QComboBox* columnAxisBox() const { return m_columnAxis; }
     QList<QSpinBox*> pinnedBoxes() const { return m_pinned; }
+    // Where the window starts along the rows and the columns (shown only
+    // when that axis is longer than the window).
+    QSpinBox* rowStartBox() const { return m_rowStart; }
+    QSpinBox* columnStartBox() const { return m_columnStart; }
+    QString message() const;
     void copySelection();
     // Writes the current tensor; returns the error message, empty on success.
     QString exportNpy(const QString& path);
 
 private:
     void rebuildSelectors();
+    void updateWindowBoxes();
+    void fitColumns();
     void applyAxes();
     void exportInteractive();
 
@@ -49,6 +59,10 @@ private:
     QComboBox* m_columnAxis;
     QHBoxLayout* m_pinnedLayout;
     QList<QSpinBox*> m_pinned;
+    QWidget* m_window;  // the window's "from" boxes and what they show
+    QSpinBox* m_rowStart;
+    QSpinBox* m_columnStart;
+    QLabel* m_windowText;
     QPushButton* m_copy;
     QPushButton* m_export;
 };

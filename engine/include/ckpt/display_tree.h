@@ -46,7 +46,9 @@ struct DisplayEntry {
     // name ("VARIABLE_VALUE"), the key component.
     std::string_view localName;
     // TensorFlow's display name of a node (an alias: of its target), or the
-    // checkpoint key (prefix) of attribute, key and group rows.
+    // checkpoint key (prefix) of attribute, key and group rows. An attribute
+    // whose key is only a prefix of several stored keys (a lookup table's
+    // table-keys and table-values) has one row per key, named by it.
     std::string_view path;
     int32_t parent = -1;  // entry index, -1 for the root
     std::vector<int32_t> children;

@@ -146,6 +146,37 @@ private slots:
         for (const DisplayEntry& e : plain.entries) QVERIFY(e.kind != DisplayKind::Alias);
     }
 
+    // A saveable of several tensors names only their key prefix in the
+    // graph (a TF2 lookup table: "table/.ATTRIBUTES/table" for table-keys
+    // and table-values): one attribute row per stored tensor, each named by
+    // its key; an attribute with a longer key that is also a prefix keeps
+    // its own tensor.
+    void multiTensorAttributes() {
+        Proto g;
+        for (int i = 0; i < 2; ++i) g.add_nodes();
+        addChild(g, 0, 1, "table");
+        for (auto [name, key] :
+             {std::pair{"table", "table/.ATTRIBUTES/table"}, std::pair{"table_2", "table/.ATTRIBUTES/table_2"}}) {
+            auto* a = g.mutable_nodes(1)->add_attributes();
+            a->set_name(name);
+            a->set_checkpoint_key(key);
+        }
+        QTemporaryDir tmp;
+        auto ckpt = writeAndOpen(tmp.path(), &g,
+                                 {"table/.ATTRIBUTES/table-keys", "table/.ATTRIBUTES/table-values", "table/.ATTRIBUTES/table_2"});
+        const DisplayTree t = buildDisplayTree(*ckpt);
+        QCOMPARE(
+            outline(t),
+            (QStringList{QStringLiteral("(root)"), QStringLiteral("  table"), QStringLiteral("    table/.ATTRIBUTES/table-keys"),
+                         QStringLiteral("    table/.ATTRIBUTES/table-values"), QStringLiteral("    table/.ATTRIBUTES/table_2")}));
+        for (const DisplayEntry& e : t.entries) {
+            if (e.kind != DisplayKind::Attribute) continue;
+            QVERIFY(e.tensor);
+            QCOMPARE(std::string_view(e.tensor->key), e.path);
+            QVERIFY(e.attribute);
+        }
+    }
+
     void deepChainWithoutRecursion() {
         // 5,000 nested objects, built on a thread with a 128 KiB stack: a
         // recursive builder (a few hundred bytes a level) would overflow it.

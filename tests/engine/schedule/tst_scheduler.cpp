@@ -444,6 +444,14 @@ private slots:
         QVERIFY(timer.elapsed() < 30000);
         QVERIFY(!names(f.destination).empty());
         QCOMPARE(verifyAll(f.destination), QString());
+        // What it wrote before it stopped is recorded, not "0 bytes" (issue #30).
+        auto listing = listCheckpoints(f.destination, CheckpointListOptions{.countTensors = false});
+        QVERIFY(listing.ok());
+        uint64_t written = 0;
+        for (const CheckpointListEntry& e : listing->checkpoints) written += e.bytes;
+        QVERIFY(written > 0);
+        QCOMPARE(run->bytes, written);
+        QCOMPARE(run->checkpoint, listing->checkpoints.back().prefix);
     }
 
     // `ckpt schedule run-now` while the service holds the lock: the request

@@ -1,4 +1,4 @@
-#include "views/kind_icons.h"
+#include "style/kind_icons.h"
 
 #include <QHash>
 #include <QPainter>
@@ -45,22 +45,22 @@ QIcon letterBadge(StatusTone tone, const QString& letter) {
     return icon;
 }
 
-QIcon kindIcon(EntryKind kind) {
+QIcon kindIcon(DisplayKind kind) {
     static QHash<int, QIcon> cache;
     const int k = static_cast<int>(kind);
     if (auto it = cache.constFind(k); it != cache.constEnd()) return *it;
     QIcon icon;
     switch (kind) {
-    case EntryKind::Root: icon = makeIcon(badgeFill(StatusTone::Neutral), QStringLiteral("R"), false); break;
-    case EntryKind::Object: icon = makeIcon(badgeFill(StatusTone::Info), QStringLiteral("O"), false); break;
-    case EntryKind::Variable: icon = makeIcon(badgeFill(StatusTone::Good), QStringLiteral("V"), true); break;
-    case EntryKind::ReplicatedVariable: icon = makeIcon(badgeFill(StatusTone::Moved), QStringLiteral("RV"), true); break;
-    case EntryKind::SlotVariable: icon = makeIcon(badgeFill(StatusTone::Warning), QStringLiteral("S"), true); break;
-    case EntryKind::Optimizer: icon = makeIcon(badgeFill(StatusTone::Special), QStringLiteral("Op"), false); break;
-    case EntryKind::Attribute: icon = makeIcon(badgeFill(StatusTone::Neutral), QStringLiteral("K"), false); break;
-    case EntryKind::Alias: icon = makeIcon(badgeFill(StatusTone::Neutral), QStringLiteral("\u2192"), false); break;
-    case EntryKind::KeyGroup: icon = makeIcon(badgeFill(StatusTone::Info), QStringLiteral("/"), false); break;
-    case EntryKind::Key: icon = makeIcon(badgeFill(StatusTone::Good), QStringLiteral("T"), true); break;
+    case DisplayKind::Root: icon = makeIcon(badgeFill(StatusTone::Neutral), QStringLiteral("R"), false); break;
+    case DisplayKind::Object: icon = makeIcon(badgeFill(StatusTone::Info), QStringLiteral("O"), false); break;
+    case DisplayKind::Variable: icon = makeIcon(badgeFill(StatusTone::Good), QStringLiteral("V"), true); break;
+    case DisplayKind::ReplicatedVariable: icon = makeIcon(badgeFill(StatusTone::Moved), QStringLiteral("RV"), true); break;
+    case DisplayKind::SlotVariable: icon = makeIcon(badgeFill(StatusTone::Warning), QStringLiteral("S"), true); break;
+    case DisplayKind::Optimizer: icon = makeIcon(badgeFill(StatusTone::Special), QStringLiteral("Op"), false); break;
+    case DisplayKind::Attribute: icon = makeIcon(badgeFill(StatusTone::Neutral), QStringLiteral("K"), false); break;
+    case DisplayKind::Alias: icon = makeIcon(badgeFill(StatusTone::Neutral), QStringLiteral("\u2192"), false); break;
+    case DisplayKind::KeyGroup: icon = makeIcon(badgeFill(StatusTone::Info), QStringLiteral("/"), false); break;
+    case DisplayKind::Key: icon = makeIcon(badgeFill(StatusTone::Good), QStringLiteral("T"), true); break;
     }
     cache.insert(k, icon);
     return icon;

@@ -1,4 +1,4 @@
-#include "views/status_colors.h"
+#include "style/status_colors.h"
 
 #include <QGuiApplication>
 
