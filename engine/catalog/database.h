@@ -21,7 +21,7 @@ struct sqlite3_stmt;
 
 namespace ckpt::catalog {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 struct DatabaseOptions {
     bool createDirectory = false;  // create a missing parent directory

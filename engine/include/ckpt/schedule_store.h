@@ -124,9 +124,9 @@ struct ScheduleStoreOptions {
 class ScheduleStore {
 public:
     // The database's version (catalog.h): 2 added schedule_requests and
-    // the runs' progress columns, 3 the catalog. An older file is migrated
+    // the runs' progress columns, 3 the catalog, 4 its word index. An older file is migrated
     // when opened; an older build then refuses it.
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
 
     // Catalog::defaultPath(): $XDG_DATA_HOME/ckpt-explorer/catalog.db, else
     // $HOME/.local/share/ckpt-explorer/catalog.db; FailedPrecondition

@@ -1,9 +1,11 @@
 // The catalog's file is the schedule store's file: schema versions 1 and 2
-// are the schedule tables, 3 adds the catalog's. Frozen fixtures
-// (fixtures/schema-v1.sql, schema-v2.sql) build files exactly as older
-// releases left them; opened by either Catalog or ScheduleStore first,
-// they must reach version 3 with every schedule, run and request intact,
-// the same tables and columns a fresh file has, and a working catalog.
+// are the schedule tables, 3 adds the catalog's, 4 replaces its trigram
+// index with the word index. Frozen fixtures (fixtures/schema-v1.sql to
+// schema-v3.sql) build files exactly as older releases left them; opened by
+// either Catalog or ScheduleStore first, they must reach the current
+// version with every schedule, run, request and catalog row intact, the
+// same tables and columns a fresh file has, and a working catalog that
+// finds the keys an older version recorded.
 // Files neither may take (a newer schema, not SQLite, damaged, another
 // program's) are refused naming the file and keep every byte.
 
@@ -80,6 +82,8 @@ private slots:
         QTest::newRow("v1, ScheduleStore::open first") << QStringLiteral("schema-v1.sql") << false << 1;
         QTest::newRow("v2, Catalog::open first") << QStringLiteral("schema-v2.sql") << true << 2;
         QTest::newRow("v2, ScheduleStore::open first") << QStringLiteral("schema-v2.sql") << false << 2;
+        QTest::newRow("v3, Catalog::open first") << QStringLiteral("schema-v3.sql") << true << 3;
+        QTest::newRow("v3, ScheduleStore::open first") << QStringLiteral("schema-v3.sql") << false << 3;
     }
 
     void migrates() {
@@ -92,7 +96,7 @@ private slots:
         QCOMPARE(queryInt(path, "PRAGMA user_version"), int64_t{version});
         QCOMPARE(queryText(path, "PRAGMA journal_mode"), std::string("wal"));
 
-        // Whichever opens it first migrates it, all the way to 3.
+        // Whichever opens it first migrates it, all the way.
         QVERIFY(catalogFirst ? openCatalog(path) : openStore(path));
         QCOMPARE(queryInt(path, "PRAGMA user_version"), int64_t{Catalog::kSchemaVersion});
         QVERIFY(catalogFirst ? openStore(path) : openCatalog(path));
@@ -167,7 +171,7 @@ private slots:
         auto requests = (*store)->requests(std::nullopt, false);
         QVERIFY2(requests.ok(), requests.status().toString().c_str());
         QCOMPARE(requests->size(), size_t{version == 1 ? 0u : 2u});
-        if (version == 2) {
+        if (version >= 2) {
             const ScheduleRequest& cancel = requests->at(0);  // newest first
             const ScheduleRequest& run = requests->at(1);
             QCOMPARE(cancel.kind, RequestKind::Cancel);
@@ -177,6 +181,28 @@ private slots:
             QCOMPARE(*run.runId, int64_t{3});
             QCOMPARE(*run.takenAt, 299.5);
             QCOMPARE(run.takenBy, int64_t{4244});
+        }
+
+        // A version 3 catalog's keys are found through the new index, and its
+        // words listed, as a scan would have listed them.
+        if (version == 3) {
+            auto old = Catalog::open(path);
+            QVERIFY2(old.ok(), old.status().toString().c_str());
+            auto layer = (*old)->search("layer_0/query");
+            QVERIFY2(layer.ok(), layer.status().toString().c_str());
+            QCOMPARE(layer->totalMatches, int64_t{2});
+            QCOMPARE(layer->hits.size(), size_t{1});
+            QCOMPARE(layer->hits[0].checkpoint.prefix, std::string("/runs/old/bert/ckpt-7"));
+            QCOMPARE(layer->hits[0].matches[0].key, std::string("encoder/layer_0/query/bias/.ATTRIBUTES/VARIABLE_VALUE"));
+            QCOMPARE(layer->hits[0].matches[0].shape, std::string("[4]"));
+            auto counter = (*old)->search("key:counter");
+            QVERIFY2(counter.ok(), counter.status().toString().c_str());
+            QCOMPARE(counter->totalMatches, int64_t{1});
+            QCOMPARE(queryInt(path,
+                              "SELECT count(*) FROM catalog_words WHERE word IN ('encoder', 'layer_0', 'query', "
+                              "'kernel', 'bias', 'attributes', 'variable_value', 'save_counter', 'root')"),
+                     int64_t{9});
+            QCOMPARE(queryInt(path, "SELECT count(*) FROM sqlite_master WHERE name = 'catalog_key_text'"), int64_t{0});
         }
 
         // Both still write: a run, and the catalog's own rows.
@@ -192,7 +218,7 @@ private slots:
         QCOMPARE(scanned->added, int64_t{1});
         auto found = (*catalog)->search("kernel");
         QVERIFY2(found.ok(), found.status().toString().c_str());
-        QCOMPARE(found->totalMatches, int64_t{1});
+        QCOMPARE(found->totalMatches, int64_t{version == 3 ? 2 : 1});
         QCOMPARE((*store)->runs(std::nullopt)->size(), size_t{4});
         // Removing a schedule still cascades to its runs (foreign keys on).
         QVERIFY((*store)->removeSchedule("nightly").isOk());
