@@ -3,7 +3,9 @@
 # (debootstrap --variant=minbase), copies `git archive HEAD` into it with
 # ../shared beside it, and there runs scripts/install-deps.sh, configures the
 # whole project (GUI and tests included), builds, and runs the main job
-# (scripts/demo.sh) headless and once more under Xvfb. A package missing from
+# (scripts/demo.sh) headless and once more under Xvfb, and `pip install .` of
+# the Python package into a new venv, which then reads and converts the demo
+# run without TensorFlow. A package missing from
 # install-deps.sh fails here even when this machine has it. CI runs it after
 # the test suite; run it by hand as root:  bash scripts/check-fresh-root.sh
 #
@@ -190,6 +192,34 @@ step install-deps 1800 "install-deps.sh in the fresh root" in_root bash -c 'cd /
 step build 2400 "configure the whole project, build ckpt and ckpt-explorer in the fresh root" \
   in_root bash -c 'cd /src/ckpt-explorer && CI=true bash scripts/build.sh ckpt ckpt-explorer'
 step demo 900 "demo.sh headless (demo-train, list, tree, verify)" in_root bash -c 'cd /src/ckpt-explorer && bash scripts/demo.sh'
+
+# The Python package as a user installs it (docs/python.md): `pip install .`
+# into a new venv builds the engine and the extension from scratch through
+# scikit-build-core with the root's CMake, then, in that venv (which has no
+# TensorFlow), reads the demo run demo.sh trained and converts it with the
+# example script. Build requirements and numpy come from PyPI.
+cat >"$root/tmp/pip-install.sh" <<'EOS'
+set -euxo pipefail
+cd /src/ckpt-explorer
+rm -rf /tmp/pyvenv
+python3 -m venv /tmp/pyvenv
+/tmp/pyvenv/bin/pip install --quiet --disable-pip-version-check --timeout 60 . safetensors
+cd /tmp
+/tmp/pyvenv/bin/python -c '
+import importlib.util
+import ckpt, ckpt.compat
+assert importlib.util.find_spec("tensorflow") is None
+run = "/src/ckpt-explorer/build/demo-run"
+with ckpt.open(run) as c:
+    values = c.to_dict()
+    print(c.prefix, c.step.step, len(values), "tensors read")
+assert ckpt.verify(run).ok
+assert ckpt.compat.list_variables(run)
+'
+/tmp/pyvenv/bin/python /src/ckpt-explorer/examples/python/convert_to_safetensors.py /src/ckpt-explorer/build/demo-run /tmp/model.safetensors
+EOS
+step pip-install 1800 "pip install . in a new venv, then read and convert the demo run without TensorFlow" \
+  in_root bash /tmp/pip-install.sh
 
 # With a display the main job opens the explorer: it must come up and stay
 # up (a missing Qt plugin or library ends it at once). A screenshot of the

@@ -11,7 +11,7 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libleveldb-dev libsnappy-dev
   libsqlite3-dev libcli11-dev nlohmann-json3-dev libpng-dev libzip-dev
-  python3 python3-venv python3-pip
+  python3 python3-venv python3-pip python3-dev  # python3-dev: headers for the ckpt Python package (python/)
   xvfb xauth imagemagick
   clang-format clang-tidy
   lintian  # checks the .deb files (package.sh)

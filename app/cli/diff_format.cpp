@@ -28,26 +28,16 @@ std::string figureText(double v) {
     return buf;
 }
 
-static std::vector<int64_t> unflatten(int64_t flat, const TensorShape& shape) {
-    std::vector<int64_t> idx(shape.dims.size(), 0);
-    for (size_t d = shape.dims.size(); d-- > 0;) {
-        const int64_t dim = std::max<int64_t>(1, shape.dims[d]);
-        idx[d] = flat % dim;
-        flat /= dim;
-    }
-    return idx;
-}
-
 std::string indexText(int64_t flat, const TensorShape& shape) {
     std::string s = "[";
-    const auto idx = unflatten(flat, shape);
+    const auto idx = unravelIndex(flat, shape);
     for (size_t i = 0; i < idx.size(); ++i) s += (i ? ", " : "") + std::to_string(idx[i]);
     return s + "]";
 }
 
 json indexJson(int64_t flat, const TensorShape& shape) {
     if (flat < 0) return nullptr;
-    return unflatten(flat, shape);
+    return unravelIndex(flat, shape);
 }
 
 std::string coloredLetter(DiffStatus status, bool enabled) {
@@ -99,7 +89,7 @@ json tensorDiffJson(const TensorDiff& d, const TensorShape& shape) {
         listed.push_back({{"index", indexJson(e.index, shape)}, {"a", displayableString(e.a)}, {"b", displayableString(e.b)}});
     return {{"elements", d.elements},
             {"mismatches", d.mismatches},
-            {"mismatch_fraction", d.elements > 0 ? static_cast<double>(d.mismatches) / static_cast<double>(d.elements) : 0.0},
+            {"mismatch_fraction", d.mismatchFraction()},
             {"exact", d.exactCompare},
             {"atol", d.tolerance.atol},
             {"rtol", d.tolerance.rtol},
@@ -140,7 +130,7 @@ static json sideJson(const DiffSide& s) {
 }
 
 json diffEntryJson(const DiffEntry& e) {
-    json j = {{"status", std::string(1, diffStatusLetter(e.status) == ' ' ? '=' : diffStatusLetter(e.status))},
+    json j = {{"status", std::string(1, diffStatusCode(e.status))},
               {"status_name", std::string(diffStatusName(e.status))},
               {"role", std::string(diffRoleName(e.role))},
               {"path", displayableString(e.displayPath())},

@@ -118,6 +118,8 @@ char diffStatusLetter(DiffStatus status) {
     return '?';
 }
 
+char diffStatusCode(DiffStatus status) { return status == DiffStatus::Unchanged ? '=' : diffStatusLetter(status); }
+
 std::string_view diffStatusName(DiffStatus status) {
     switch (status) {
     case DiffStatus::Unchanged: return "unchanged";

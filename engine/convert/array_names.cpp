@@ -1,5 +1,7 @@
 #include "convert/array_names.h"
 
+#include "ckpt/convert.h"
+
 #include <string_view>
 
 namespace ckpt::convert {
@@ -70,3 +72,21 @@ std::map<std::string, ArrayName> objectPathNames(const ObjectGraph& graph) {
 }
 
 }  // namespace ckpt::convert
+
+namespace ckpt {
+
+std::vector<NamedTensor> namedTensors(const Checkpoint& checkpoint) {
+    std::map<std::string, convert::ArrayName> paths;
+    if (checkpoint.objectGraph()) paths = convert::objectPathNames(*checkpoint.objectGraph());
+    std::vector<NamedTensor> out;
+    out.reserve(checkpoint.bundle().tensors().size());
+    for (const TensorInfo& t : checkpoint.bundle().tensors()) {
+        if (t.key == kObjectGraphKey) continue;
+        const auto named = paths.find(t.key);
+        if (named == paths.end()) out.push_back({&t, t.key, false});
+        else out.push_back({&t, named->second.name, named->second.optimizerState});
+    }
+    return out;
+}
+
+}  // namespace ckpt

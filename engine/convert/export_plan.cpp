@@ -8,7 +8,6 @@
 
 #include "ckpt/checkpoint_step.h"
 #include "ckpt/npy.h"
-#include "convert/array_names.h"
 #include "convert/npz.h"
 #include "convert/safetensors.h"
 #include "platform/crc32c.h"
@@ -43,25 +42,20 @@ std::pair<int32_t, int64_t> dataPosition(const TensorInfo& t) {
 
 Result<ExportPlan> planExport(const Checkpoint& checkpoint, const ExportOptions& options) {
     const BundleReader& reader = checkpoint.bundle();
-    std::map<std::string, ArrayName> paths;
-    if (checkpoint.objectGraph()) paths = objectPathNames(*checkpoint.objectGraph());
-
     ExportPlan plan;
     std::vector<std::string> unsupported;
     int64_t optimizerDropped = 0;
     std::set<std::string> used;
     std::vector<std::string> clashes;
-    for (const TensorInfo& t : reader.tensors()) {
-        if (t.key == kObjectGraphKey) continue;
-        const auto named = paths.find(t.key);
-        const bool optimizer = named != paths.end() && named->second.optimizerState;
-        if (options.weightsOnly && optimizer) {
+    for (NamedTensor& named : namedTensors(checkpoint)) {
+        const TensorInfo& t = *named.info;
+        if (options.weightsOnly && named.optimizerState) {
             ++optimizerDropped;
             continue;
         }
         PlannedArray a;
         a.info = &t;
-        a.name = options.names == ArrayNaming::ObjectPaths && named != paths.end() ? named->second.name : t.key;
+        a.name = options.names == ArrayNaming::ObjectPaths ? std::move(named.name) : t.key;
         if (!formatHolds(options.format, t.dtype)) {
             unsupported.push_back("\"" + a.name + "\" (" + std::string(dataTypeName(t.dtype)) + ")");
             continue;

@@ -1,5 +1,6 @@
 #include "ckpt/tensor.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <complex>
@@ -23,6 +24,16 @@ std::string TensorShape::toString() const {
         s += std::to_string(dims[i]);
     }
     return s + "]";
+}
+
+std::vector<int64_t> unravelIndex(int64_t flat, const TensorShape& shape) {
+    std::vector<int64_t> index(shape.dims.size(), 0);
+    for (size_t d = shape.dims.size(); d-- > 0;) {
+        const int64_t dim = std::max<int64_t>(1, shape.dims[d]);
+        index[d] = flat % dim;
+        flat /= dim;
+    }
+    return index;
 }
 
 std::string TensorSlice::toString() const {

@@ -182,6 +182,8 @@ def main():
     parser.add_argument("--ckpt", required=True, help="the built ckpt executable")
     parser.add_argument("--source-dir", required=True, help="the repository root; docs are named relative to it")
     parser.add_argument("--keep", action="store_true", help="keep the scratch directories")
+    parser.add_argument("--python", help="the interpreter `python3` runs in the docs (the project's .venv)")
+    parser.add_argument("--python-path", help="prepended to PYTHONPATH: where the built ckpt package is")
     parser.add_argument("docs", nargs="+")
     args = parser.parse_args()
 
@@ -189,6 +191,15 @@ def main():
     env["PATH"] = os.path.dirname(os.path.abspath(args.ckpt)) + os.pathsep + env.get("PATH", "")
     env["TZ"] = "UTC"
     env["NO_COLOR"] = "1"
+    if args.python:
+        # `python3` in a doc is this interpreter, with the built package importable.
+        shim = tempfile.mkdtemp(prefix="doc-python-")
+        with open(os.path.join(shim, "python3"), "w", encoding="utf-8") as f:
+            f.write(f'#!/bin/sh\nexec "{os.path.abspath(args.python)}" "$@"\n')
+        os.chmod(os.path.join(shim, "python3"), 0o755)
+        env["PATH"] = shim + os.pathsep + env["PATH"]
+    if args.python_path:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (args.python_path, env.get("PYTHONPATH")) if p)
 
     total_ran, failures, used = 0, [], set()
     for doc in args.docs:

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,20 @@ struct BundleHeader {
     int32_t producer = 0;
     int32_t minConsumer = 0;
     std::vector<int32_t> badConsumers;
+};
+
+// One tensor's values to be read into memory the caller owns (a numpy
+// array, a mapped output file): 'out' holds exactly info->storedBytes()
+// bytes, and 'info' is one of the reader's own tensors.
+struct TensorReadTarget {
+    const TensorInfo* info = nullptr;
+    std::span<uint8_t> out;
+};
+
+struct ReadIntoOptions {
+    int threads = 0;        // 0: one per hardware thread; small batches stay on the calling thread
+    ProgressSink progress;  // bytes read / total, phase "read"
+    const CancellationToken* cancel = nullptr;
 };
 
 namespace format {
@@ -66,6 +81,24 @@ public:
     // The same into 'out', reusing its buffer: reading many tensors one
     // after another (ckpt history) then costs no fresh memory each time.
     Status readInto(const TensorInfo& info, Tensor& out) const;
+
+    // Reads many tensors straight into the caller's memory, each verified
+    // against its checksum while the bytes are still in cache, large ones
+    // in parts on several threads: no intermediate copy (partitioned
+    // tensors are assembled through read() first). Fixed-size decodable
+    // dtypes only; strings go through read(). One Status per target, in
+    // order: InvalidArgument for a dtype or size that does not fit,
+    // DataLoss for damage; a failed target's 'out' holds no unverified
+    // bytes. The Result itself fails only on Cancelled.
+    Result<std::vector<Status>> readTensorsInto(std::span<const TensorReadTarget> targets,
+                                                const ReadIntoOptions& options = {}) const;
+    // Rows [rowBegin, rowEnd) of the outermost dimension into 'out'
+    // (exactly their bytes), reading only those bytes: NOT checked against
+    // the stored checksum, which covers the whole tensor (only the bounds
+    // are). Partitioned tensors are read whole, verified, then copied.
+    // Fixed-size decodable dtypes of rank >= 1; InvalidArgument otherwise
+    // or for rows outside the shape.
+    Status readRowsInto(const TensorInfo& info, int64_t rowBegin, int64_t rowEnd, std::span<uint8_t> out) const;
 
     // The raw bytes of one stored region, verified against its checksum
     // with the rule for 'dtype' (docs/format.md, "Data files"). 'key' is only for messages.

@@ -36,7 +36,10 @@
 namespace ckpt {
 
 enum class DiffStatus { Unchanged, Added, Deleted, Modified, TypeChanged, Renamed };
-char diffStatusLetter(DiffStatus status);            // ' ', 'A', 'D', 'M', 'T', 'R'
+char diffStatusLetter(DiffStatus status);  // ' ', 'A', 'D', 'M', 'T', 'R'
+// The letter in machine-readable output, where a blank would vanish:
+// '=' for unchanged, else diffStatusLetter.
+char diffStatusCode(DiffStatus status);
 std::string_view diffStatusName(DiffStatus status);  // "unchanged", "added", ...
 
 enum class DiffRole {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ckpt/cancellation.h"
+#include "ckpt/checkpoint.h"
 #include "ckpt/save.h"
 #include "ckpt/status.h"
 
@@ -35,6 +36,18 @@ enum class ArrayNaming {
     ObjectPaths,  // "model.dense.kernel", "optimizer/m/model.dense.kernel"
     Keys,         // the checkpoint keys as stored
 };
+
+// A checkpoint's tensors under the names export gives them (docs/convert.md,
+// "Names"): the object path where the object graph names the key, else
+// the key itself. The object graph's own entry is left out. In key order;
+// 'info' points into the checkpoint, which must outlive the list. Python's
+// ckpt.Checkpoint.keys() lists the same names.
+struct NamedTensor {
+    const TensorInfo* info = nullptr;
+    std::string name;
+    bool optimizerState = false;  // a slot variable, or owned by an optimizer
+};
+std::vector<NamedTensor> namedTensors(const Checkpoint& checkpoint);
 
 struct ExportOptions {
     ArrayFormat format = ArrayFormat::Safetensors;

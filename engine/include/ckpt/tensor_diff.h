@@ -80,6 +80,11 @@ struct TensorDiff {
     // Answered from the stored crc32c and size: the bytes are identical and
     // nothing was read (the figures are those of equal tensors).
     bool fromChecksums = false;
+
+    // mismatches / elements; 0 when nothing was compared.
+    double mismatchFraction() const {
+        return elements > 0 ? static_cast<double>(mismatches) / static_cast<double>(elements) : 0.0;
+    }
 };
 
 // Part of a tensor to compare: one [start, stop) per dimension.

@@ -24,6 +24,10 @@ struct TensorShape {
     bool operator==(const TensorShape&) const = default;
 };
 
+// A flat row-major element index as one index per dimension ({} for a
+// scalar); dimensions of size 0 count as 1. How diffs report positions.
+std::vector<int64_t> unravelIndex(int64_t flat, const TensorShape& shape);
+
 // One dimension's extent in a slice; length -1 means "the whole dimension".
 struct SliceExtent {
     int64_t start = 0;
