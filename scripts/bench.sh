@@ -20,6 +20,11 @@
 #              search over their rows; --checkpoints N --tensors N --only runs|distinct)
 #     surgery (bench_surgery: averaging K=5 checkpoints of 1 GiB vs cat of
 #              the inputs; --k N --mib N --tensors N --repeat N --method mean|ema)
+#     scale   (bench_scale: per-tensor cost of list, verify, diff, history and
+#              the catalog from 10k to 1M tiny tensors; a ~1 TB checkpoint of
+#              1M tensors in sparse files; --only tiny|terabyte, --read-all)
+#     limits  (the machine's physical limits beside the figures: page-cache
+#              read, crc32c per core and on all cores, memcpy, fsync'd write)
 # Scratch space (~2.5 GiB free; surgery ~6 GiB, or less by --mib) comes from $TMPDIR (default /tmp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,11 +69,17 @@ run() {
     surgery)
       cmake --build build --target bench_surgery >/dev/null
       build/bench/bench_surgery "$scratch" "$@" ;;
-    *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, all)" >&2; exit 2 ;;
+    scale)
+      cmake --build build --target bench_scale >/dev/null
+      build/bench/bench_scale "$@" ;;
+    limits)
+      cmake --build build --target bench_limits >/dev/null
+      build/bench/bench_limits "$scratch" "$@" ;;
+    *) echo "bench.sh: unknown benchmark '$name' (limits, reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, scale, all)" >&2; exit 2 ;;
   esac
 }
 if [ "$which" = all ]; then
-  for b in reader save preview restore compare retention schedule catalog surgery export; do echo "== $b"; run "$b"; done
+  for b in limits reader save preview restore compare retention schedule catalog surgery export scale; do echo "== $b"; run "$b"; done
 else
   run "$which" "$@"
 fi

@@ -193,10 +193,7 @@ private slots:
         // "more" rows and the last row for checkpoints left out.
         auto catalog = Catalog::open(m_catalogPath.toStdString());
         QVERIFY2(catalog.ok(), catalog.status().toString().c_str());
-        CatalogSearchOptions limits;
-        limits.maxCheckpoints = 3;
-        limits.maxMatchesPerCheckpoint = 2;
-        auto result = (*catalog)->search("kernel", limits);
+        auto result = (*catalog)->search("kernel", {.maxCheckpoints = 3, .maxMatchesPerCheckpoint = 2});
         QVERIFY2(result.ok(), result.status().toString().c_str());
         QVERIFY(result->truncated);
         CatalogSearchModel model;

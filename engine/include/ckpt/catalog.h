@@ -146,7 +146,7 @@ struct CatalogSearchOptions {
     // Each shown hit, complete (its first matches and its own total), in
     // display order as soon as it is known, on the calling thread, before
     // search() returns; false stops the search (Cancelled).
-    std::function<bool(const CatalogSearchHit&)> onHit;
+    std::function<bool(const CatalogSearchHit&)> onHit = {};  // (= {}: designated initializers may leave it out)
     const CancellationToken* cancel = nullptr;  // polled between checkpoints (Cancelled)
 };
 
