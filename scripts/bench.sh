@@ -25,6 +25,10 @@
 #              1M tensors in sparse files; --only tiny|terabyte, --read-all)
 #     limits  (the machine's physical limits beside the figures: page-cache
 #              read, crc32c per core and on all cores, memcpy, fsync'd write)
+#     ab BASELINE [--rounds N] [--mib N]
+#             (bench/bench_ab.py: save, verify and restore of this tree against
+#              a baseline build's binaries, alternated; docs/benchmarks.md,
+#              "Storage layer: before and after")
 # Scratch space (~2.5 GiB free; surgery ~6 GiB, or less by --mib) comes from $TMPDIR (default /tmp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -75,7 +79,11 @@ run() {
     limits)
       cmake --build build --target bench_limits >/dev/null
       build/bench/bench_limits "$scratch" "$@" ;;
-    *) echo "bench.sh: unknown benchmark '$name' (limits, reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, scale, all)" >&2; exit 2 ;;
+    ab)
+      cmake --build build --target bench_save bench_reader bench_restore ckpt >/dev/null
+      base="${1:?usage: scripts/bench.sh ab BASELINE [--rounds N] [--mib N]}"; shift
+      python3 bench/bench_ab.py "$base" build "$scratch/ckpt-bench-ab" "$@" ;;
+    *) echo "bench.sh: unknown benchmark '$name' (limits, reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, scale, ab BASELINE, all)" >&2; exit 2 ;;
   esac
 }
 if [ "$which" = all ]; then

@@ -10,6 +10,7 @@
 #include "json_output.h"
 #include "output.h"
 #include "schedule_output.h"
+#include "terminal_progress.h"
 
 namespace ckpt::cli {
 namespace {

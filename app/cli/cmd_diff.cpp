@@ -13,6 +13,7 @@
 #include "diff_format.h"
 #include "json_output.h"
 #include "output.h"
+#include "terminal_progress.h"
 
 namespace ckpt::cli {
 namespace {

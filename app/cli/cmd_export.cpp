@@ -7,6 +7,7 @@
 #include "diff_format.h"
 #include "output.h"
 #include "schedule_output.h"
+#include "terminal_progress.h"
 
 namespace ckpt::cli {
 

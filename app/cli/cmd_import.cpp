@@ -8,6 +8,7 @@
 #include "output.h"
 #include "schedule_output.h"
 #include "surgery_output.h"
+#include "terminal_progress.h"
 
 namespace ckpt::cli {
 

@@ -14,6 +14,8 @@
 #include "ckpt/restore.h"
 #include "ckpt/restored_write.h"
 #include "json_output.h"
+#include "schedule_output.h"
+#include "terminal_progress.h"
 #include "output.h"
 
 namespace ckpt::cli {
@@ -172,7 +174,13 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
             ctx.exitCode = reportError(ckpt.status(), args->json);
             return;
         }
+        // Ctrl+C stops the reads (and a --out write before its commit);
+        // a terminal shows one progress line, as the other long commands do.
+        CancelOnSignal signals;
+        options.cancel = &signals.token();
+        if (!args->json) options.progress = terminalProgress("restoring");
         auto status = restoreCheckpoint(*ckpt, *target, options);
+        clearTerminalProgress(options.progress);
         if (!status) {
             ctx.exitCode = reportError(status.status(), args->json);
             return;
@@ -191,7 +199,11 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
             RestoredWriteOptions out;
             out.requiredAssertion = required;
             out.writeDespiteFailure = args->force;
+            out.save.cancel = &signals.token();
+            out.verify.cancel = &signals.token();
+            if (!args->json) out.save.progress = terminalProgress("writing");
             written = writeRestoredVerified(*status, args->out, out);
+            clearTerminalProgress(out.save.progress);
         }
         const bool outFailed = written && !written->refused && !written->ok();
         ctx.exitCode = failure.isOk() && !outFailed ? kExitOk : kExitCheckpointProblem;

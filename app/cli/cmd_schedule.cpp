@@ -11,10 +11,12 @@
 #include <fstream>
 #include <iostream>
 
+#include "ckpt/location.h"
 #include "ckpt/retention.h"
 #include "ckpt/schedule_client.h"
 #include "output.h"
 #include "schedule_output.h"
+#include "terminal_progress.h"
 
 namespace ckpt::cli {
 namespace {
@@ -71,12 +73,10 @@ Result<Schedule> scheduleFromOptions(const AddOptions& o) {
     if (o.shards != 0) s.sharding.shardCount = o.shards;
     s.async = o.async;
     s.enabled = !o.disabled;
-    // Relative paths mean the same thing to a scheduler started elsewhere.
-    char cwd[4096];
-    if (::getcwd(cwd, sizeof cwd)) {
-        if (!s.sourcePath.empty() && s.sourcePath[0] != '/') s.sourcePath = std::string(cwd) + "/" + s.sourcePath;
-        if (!s.destination.empty() && s.destination[0] != '/') s.destination = std::string(cwd) + "/" + s.destination;
-    }
+    // Relative paths mean the same thing to a scheduler started elsewhere;
+    // a URL stays as it is (and is refused when no storage serves it).
+    if (!s.sourcePath.empty()) s.sourcePath = normalizeLocation(s.sourcePath);
+    if (!s.destination.empty()) s.destination = normalizeLocation(s.destination);
     CKPT_RETURN_IF_ERROR(validateSchedule(s));
     return s;
 }
@@ -233,18 +233,6 @@ void removeSchedule(const Common& o, const std::string& name, CommandContext& ct
     std::cout << "removed schedule " << name << " and its run log (its checkpoints stay where they are)\n";
 }
 
-// Progress on a terminal: one line rewritten in place.
-ProgressSink terminalProgress() {
-    if (!::isatty(STDERR_FILENO)) return {};
-    return [](int64_t done, int64_t total, std::string_view phase) {
-        if (total > 0)
-            std::fprintf(stderr, "\r\033[K%.*s %3d%%", static_cast<int>(phase.size()), phase.data(),
-                         static_cast<int>(100 * done / total));
-        else std::fprintf(stderr, "\r\033[K%.*s", static_cast<int>(phase.size()), phase.data());
-        std::fflush(stderr);
-    };
-}
-
 int runExitCode(const ScheduleRun& run) {
     return run.result == RunResult::Ok || run.result == RunResult::Skipped ? kExitOk : kExitCheckpointProblem;
 }
@@ -274,7 +262,7 @@ void runNow(const Common& o, const std::string& name, bool wait, CommandContext&
     CancelOnSignal signals;
     RunNowOptions options;
     options.cancel = &signals.token();
-    options.progress = o.json ? ProgressSink{} : terminalProgress();
+    options.progress = o.json ? ProgressSink{} : terminalProgress({});
     options.wait = wait;
     options.store = location->options;
     // On stderr: stdout stays the result (one JSON object with --json).
@@ -284,7 +272,7 @@ void runNow(const Common& o, const std::string& name, bool wait, CommandContext&
                      wait ? "; following its run (Ctrl+C cancels it)" : "");
     };
     auto outcome = runOrQueueSchedule(location->path, name, options);
-    if (options.progress) std::fprintf(stderr, "\r\033[K");
+    clearTerminalProgress(options.progress);
     if (!outcome.ok()) {
         ctx.exitCode = fail(outcome.status(), o.json);
         return;

@@ -62,27 +62,6 @@ bool colorEnabled(std::string_view mode) {
     return isatty(STDOUT_FILENO) && !(noColor && *noColor);
 }
 
-ProgressSink terminalProgress(std::string label) {
-    if (!isatty(STDERR_FILENO)) return {};
-    struct State {
-        std::mutex mutex;
-        int last = -1;
-    };
-    auto state = std::make_shared<State>();
-    return [state, label = std::move(label)](int64_t done, int64_t total, std::string_view phase) {
-        const int pct = total > 0 ? static_cast<int>(100 * std::min(done, total) / total) : 100;
-        std::lock_guard lock(state->mutex);
-        if (pct == state->last) return;
-        state->last = pct;
-        if (label.empty()) std::fprintf(stderr, "\r%-8.*s %3d%%", static_cast<int>(phase.size()), phase.data(), pct);
-        else std::fprintf(stderr, "\r%s %3d%%", label.c_str(), pct);
-    };
-}
-
-void clearTerminalProgress(const ProgressSink& sink) {
-    if (sink) std::fprintf(stderr, "\r\033[K");
-}
-
 json tensorDiffJson(const TensorDiff& d, const TensorShape& shape) {
     json listed = json::array();
     for (const DifferingElement& e : d.firstMismatches)

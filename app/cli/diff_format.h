@@ -27,13 +27,6 @@ std::string coloredLetter(DiffStatus status, bool enabled);
 // --color auto|always|never against stdout being a terminal and NO_COLOR.
 bool colorEnabled(std::string_view mode);
 
-// "\rcomparing  42%" on stderr when it is a terminal; empty otherwise. An
-// empty label shows the engine's phase instead ("read", "verify").
-// Thread-safe: engine workers report from their own threads.
-ProgressSink terminalProgress(std::string label);
-// Clears what terminalProgress printed.
-void clearTerminalProgress(const ProgressSink& sink);
-
 nlohmann::json tensorDiffJson(const TensorDiff& d, const TensorShape& shape);
 nlohmann::json diffEntryJson(const DiffEntry& e);
 nlohmann::json checkpointDiffJson(const CheckpointDiff& diff, bool includeUnchanged);

@@ -4,6 +4,7 @@
 
 #include "diff_format.h"
 #include "output.h"
+#include "terminal_progress.h"
 
 namespace ckpt::cli {
 

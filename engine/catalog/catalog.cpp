@@ -5,15 +5,12 @@
 
 #include <sqlite3.h>
 
-#include <sys/stat.h>
-
-#include <filesystem>
-
 #include "catalog/catalog_rows.h"
 #include "ckpt/bundle_naming.h"
 #include "ckpt/match_report.h"
 #include "ckpt/verify.h"
 #include "platform/file.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 using sql::collectRows;
@@ -49,21 +46,14 @@ CatalogCheckpoint checkpointFromRow(const Statement& row) {
     return c;
 }
 
-std::string normalizeDirectory(std::string_view directory) {
-    std::error_code ec;
-    std::filesystem::path p = std::filesystem::absolute(std::filesystem::path(directory), ec);
-    if (ec) p = std::filesystem::path(directory);
-    std::string s = p.lexically_normal().string();
-    while (s.size() > 1 && s.back() == '/') s.pop_back();
-    return s;
-}
+std::string normalizeDirectory(std::string_view directory) { return storage::normalizeLocation(directory); }
 
 IndexStamp statIndex(const std::string& indexPath) {
     IndexStamp s;
-    struct stat st {};
-    if (::stat(indexPath.c_str(), &st) != 0) return s;
-    s.size = static_cast<int64_t>(st.st_size);
-    s.mtimeNs = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+    auto info = storage::stat(indexPath);
+    if (!info.ok() || !*info) return s;
+    s.size = static_cast<int64_t>((*info)->size);
+    s.mtimeNs = (*info)->modifiedNs;
     return s;
 }
 
@@ -102,7 +92,6 @@ Result<std::unique_ptr<Catalog>> Catalog::open(std::string_view path, const Cata
 Catalog::Catalog(std::unique_ptr<catalog::Database> db) : m_db(std::move(db)) {}
 Catalog::~Catalog() = default;
 const std::string& Catalog::path() const { return m_db->path(); }
-catalog::Database& Catalog::database() { return *m_db; }
 
 namespace {
 
@@ -132,8 +121,9 @@ Result<std::vector<CatalogRoot>> Catalog::roots() {
 }
 
 Result<CatalogRoot> Catalog::addRoot(std::string_view directory) {
+    CKPT_RETURN_IF_ERROR(storage::checkLocation(directory));
     const std::string dir = catalog::normalizeDirectory(directory);
-    if (!platform::isDirectory(dir)) return notFound("cannot add " + std::string(directory) + " to the catalog: not a directory");
+    if (!storage::isDirectory(dir)) return notFound("cannot add " + std::string(directory) + " to the catalog: not a directory");
     auto added = catalog::writeTransaction(*m_db, [&]() -> Result<bool> {
         CKPT_ASSIGN_OR_RETURN(
             sqlite3_stmt * ins,
@@ -159,6 +149,7 @@ Result<CatalogRoot> Catalog::addRoot(std::string_view directory) {
 }
 
 Status Catalog::forgetRoot(std::string_view directory) {
+    CKPT_RETURN_IF_ERROR(storage::checkLocation(directory));
     const std::string dir = catalog::normalizeDirectory(directory);
     auto forgotten = catalog::writeTransaction(*m_db, [&]() -> Result<int> {
         CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * del, m_db->prepare("DELETE FROM catalog_roots WHERE path = ?1"));

@@ -3,9 +3,6 @@
 // in one short IMMEDIATE transaction, so other processes wait for inserts,
 // never for reading.
 
-#include <dirent.h>
-#include <sys/stat.h>
-
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -22,6 +19,7 @@
 #include "platform/crc32c.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 using catalog::KnownRow;
@@ -40,36 +38,33 @@ constexpr int64_t kBatchIndexBytes = 2 << 20;
 
 // An unreadable index stamps 0: it reads as changed until it can be read.
 uint32_t indexCrc(const std::string& indexPath) {
-    auto file = platform::RandomAccessFile::open(indexPath);
+    auto file = storage::openRandomAccess(indexPath);
     if (!file.ok()) return 0;
-    auto crc = platform::fileCrc32c(**file);
+    auto crc = storage::fileCrc32c(**file);
     return crc.ok() ? *crc : 0;
 }
 
 // Every directory at or below 'dir' holding a .index, depth first in name
 // order. Other roots below are theirs to scan; hidden directories and
 // directories already seen (symlink loops) are skipped.
-void walk(const std::string& dir, int depth, int maxDepth, const std::set<std::string>& otherRoots,
-          std::set<std::pair<dev_t, ino_t>>& seen, std::vector<std::string>& out, std::vector<std::string>& errors) {
-    struct stat self {};
-    if (::stat(dir.c_str(), &self) != 0 || !seen.insert({self.st_dev, self.st_ino}).second) return;
-    DIR* d = ::opendir(dir.c_str());
-    if (!d) {
-        errors.push_back(dir + ": " + platform::errnoText(errno));
-        return;
-    }
+void walk(const std::string& dir, int depth, int maxDepth, const std::set<std::string>& otherRoots, std::set<std::string>& seen,
+          std::vector<std::string>& out, std::vector<std::string>& errors) {
+    // A directory is the same one whichever symlinks lead to it.
+    const std::string identity = storage::capabilitiesFor(dir).localPaths ? platform::canonicalPath(dir) : dir;
+    if (!storage::isDirectory(dir) || !seen.insert(identity).second) return;
     bool holdsCheckpoints = false;
     std::vector<std::string> subdirs;
-    while (const dirent* e = ::readdir(d)) {
-        const std::string_view name = e->d_name;
-        if (name == "." || name == "..") continue;
-        if (name.size() > kIndexSuffix.size() && name.ends_with(kIndexSuffix)) holdsCheckpoints = true;
-        if (name.front() == '.') continue;
-        bool isDir = e->d_type == DT_DIR;
-        if (e->d_type == DT_UNKNOWN || e->d_type == DT_LNK) isDir = platform::isDirectory(platform::joinPath(dir, name));
-        if (isDir) subdirs.emplace_back(name);
+    storage::ListOptions options;
+    options.followSymlinks = true;
+    const Status listed = storage::list(dir, options, [&](const storage::ListEntry& e) {
+        if (e.name.size() > kIndexSuffix.size() && e.name.ends_with(kIndexSuffix)) holdsCheckpoints = true;
+        if (e.name.front() != '.' && e.kind == storage::ObjectKind::Directory) subdirs.push_back(e.name);
+        return true;
+    });
+    if (!listed.isOk()) {
+        errors.push_back(listed.message());
+        return;
     }
-    ::closedir(d);
     if (holdsCheckpoints) out.push_back(dir);
     if (depth >= maxDepth) return;
     std::sort(subdirs.begin(), subdirs.end());
@@ -137,7 +132,10 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
     CatalogScanSummary summary;
     CKPT_ASSIGN_OR_RETURN(std::vector<CatalogRoot> all, roots());
     std::vector<std::string> wanted;
-    for (const std::string& r : options.roots) wanted.push_back(catalog::normalizeDirectory(r));
+    for (const std::string& r : options.roots) {
+        CKPT_RETURN_IF_ERROR(storage::checkLocation(r));
+        wanted.push_back(catalog::normalizeDirectory(r));
+    }
     std::set<std::string> rootPaths;
     for (const CatalogRoot& r : all) rootPaths.insert(r.path);
     for (const std::string& w : wanted) {
@@ -165,7 +163,7 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
         // Naming the root itself scans all of it, as no names do.
         const bool wholeRoot = wanted.empty() || std::find(starts.begin(), starts.end(), root.path) != starts.end();
         if (wholeRoot) starts = {root.path};
-        if (!platform::isDirectory(root.path)) {
+        if (!storage::isDirectory(root.path)) {
             CKPT_RETURN_IF_ERROR(writer.finishRoot(root.id, true, ""));
             summary.errors.push_back(root.path + ": not a directory any more (its checkpoints are marked missing)");
             continue;
@@ -175,7 +173,7 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
             if (p != root.path && catalog::isWithin(p, root.path)) otherRoots.insert(p);
         std::vector<std::string> dirs;
         std::vector<std::string> errors;
-        std::set<std::pair<dev_t, ino_t>> seen;
+        std::set<std::string> seen;
         for (const std::string& start : starts) {
             const int depth =
                 static_cast<int>(std::count(start.begin() + static_cast<std::ptrdiff_t>(root.path.size()), start.end(), '/'));

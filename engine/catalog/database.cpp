@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "catalog/sql.h"
-#include "pipeline/writable_file.h"
+#include "storage/dispatch.h"
 #include "platform/file.h"
 
 namespace ckpt::catalog {
@@ -118,12 +118,12 @@ Status checkTables(sqlite3* db, const std::string& path, int64_t version, std::s
 // store that the catalog adopted; the copy is made by SQLite's backup into
 // a temporary file renamed into place, so a crash leaves no half catalog.
 Status adoptLegacyStore(const std::string& path) {
-    if (platform::baseName(path) != kDefaultName || platform::pathExists(path)) return okStatus();
+    if (platform::baseName(path) != kDefaultName || storage::exists(path)) return okStatus();
     const std::string legacy = platform::joinPath(platform::dirName(path), kLegacyScheduleStore);
-    if (!platform::pathExists(legacy)) return okStatus();
+    if (!storage::exists(legacy)) return okStatus();
     CKPT_RETURN_IF_ERROR(checkHeader(legacy, "schedule store"));
     const std::string partial = path + ".adopting";
-    CKPT_RETURN_IF_ERROR(pipeline::removeFile(partial));
+    CKPT_RETURN_IF_ERROR(storage::remove(partial));
     sqlite3* from = nullptr;
     sqlite3* to = nullptr;
     int rc = sqlite3_open_v2(legacy.c_str(), &from, SQLITE_OPEN_READONLY, nullptr);
@@ -139,9 +139,9 @@ Status adoptLegacyStore(const std::string& path) {
     sqlite3_close_v2(from);
     sqlite3_close_v2(to);
     // The backup's commit synced the copy (rollback journal, synchronous FULL).
-    if (st.isOk()) st = pipeline::renameFile(partial, path);
-    if (st.isOk()) st = pipeline::fsyncDirectory(platform::dirName(path));
-    if (!st.isOk()) (void)pipeline::removeFile(partial);
+    if (st.isOk()) st = storage::rename(partial, path);
+    if (st.isOk()) st = storage::syncDirectory(platform::dirName(path));
+    if (!st.isOk()) (void)storage::remove(partial);
     return st;
 }
 
@@ -161,11 +161,16 @@ Result<std::unique_ptr<Database>> Database::open(std::string_view pathView, cons
     const std::string path(pathView);
     const std::string role(options.role);
     if (path.empty()) return invalidArgument("the " + role + " path is empty");
+    // SQLite opens local files only: a location of a store is refused with
+    // the storage layer's words.
+    CKPT_RETURN_IF_ERROR(storage::checkLocation(path));
+    if (!storage::capabilitiesFor(path).localPaths)
+        return invalidArgument("the " + role + " " + path + " must be a local file (SQLite opens local files only)");
     const std::string dir = platform::dirName(path);
-    if (!dir.empty() && !platform::isDirectory(dir)) {
-        if (!options.createDirectory || platform::pathExists(dir))
+    if (!dir.empty() && !storage::isDirectory(dir)) {
+        if (!options.createDirectory || storage::exists(dir))
             return notFound("cannot open " + role + " " + path + ": directory " + dir + " does not exist");
-        CKPT_RETURN_IF_ERROR(pipeline::createDirectories(dir));
+        CKPT_RETURN_IF_ERROR(storage::createDirectories(dir));
     }
     CKPT_RETURN_IF_ERROR(adoptLegacyStore(path));
     CKPT_RETURN_IF_ERROR(checkHeader(path, role));

@@ -230,7 +230,7 @@ std::optional<TensorIdentity> tensorIdentity(const TensorInfo& info) {
 }
 
 Result<std::optional<std::string>> ResultsCache::get(const TensorIdentity& id, std::string_view kind) {
-    catalog::Database& db = m_catalog.database();
+    catalog::Database& db = *m_catalog.m_db;
     CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * stmt,
                           db.prepare("SELECT payload FROM catalog_results WHERE crc32c = ?1 AND dtype = ?2 AND "
                                      "shape = ?3 AND bytes = ?4 AND kind = ?5"));
@@ -242,7 +242,7 @@ Result<std::optional<std::string>> ResultsCache::get(const TensorIdentity& id, s
 }
 
 Status ResultsCache::put(const TensorIdentity& id, std::string_view kind, std::string_view payload) {
-    catalog::Database& db = m_catalog.database();
+    catalog::Database& db = *m_catalog.m_db;
     auto stored = catalog::writeTransaction(db, [&]() -> Result<bool> {
         CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * stmt,
                               db.prepare("INSERT OR REPLACE INTO catalog_results (crc32c, dtype, shape, bytes, kind, "

@@ -13,6 +13,7 @@
 #include "platform/file.h"
 #include "platform/parallel.h"
 #include "format/bundle_reader_access.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
@@ -69,7 +70,7 @@ Status checkDataFiles(const Checkpoint& c) {
         CKPT_RETURN_IF_ERROR(format::shardFile(bundle, shard).status());
     for (const TensorInfo& t : bundle.tensors()) {
         auto check = [&](const StoredRegion& region) -> Status {
-            CKPT_ASSIGN_OR_RETURN(const platform::RandomAccessFile* file, format::shardFile(bundle, region.shardId));
+            CKPT_ASSIGN_OR_RETURN(const storage::RandomAccessFile* file, format::shardFile(bundle, region.shardId));
             return format::checkBounds({file, t.key, region, nullptr, {}});
         };
         if (t.isPartitioned()) {

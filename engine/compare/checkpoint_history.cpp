@@ -11,7 +11,6 @@
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
-#include <filesystem>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -28,6 +27,7 @@
 #include "platform/file.h"
 #include "platform/parallel.h"
 #include "format/bundle_reader_access.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
@@ -64,8 +64,8 @@ private:
 };
 
 Result<std::vector<std::string>> checkpointPrefixes(const std::vector<std::string>& paths, std::vector<std::string>& skipped) {
-    if (paths.size() == 1 && std::filesystem::is_directory(paths[0]) &&
-        !std::filesystem::exists(std::filesystem::path(paths[0]) / "saved_model.pb")) {
+    for (const std::string& p : paths) CKPT_RETURN_IF_ERROR(storage::checkLocation(p));
+    if (paths.size() == 1 && storage::isDirectory(paths[0]) && !isSavedModelDirectory(paths[0])) {
         CKPT_ASSIGN_OR_RETURN(CheckpointListing listing, listCheckpoints(checkpointDirectoryFor(paths[0])));
         std::vector<std::string> prefixes;
         for (const CheckpointListEntry& c : listing.checkpoints) {
@@ -106,7 +106,7 @@ struct Tracked {
 // the page cache where the system allows (no copy, no fresh memory), else
 // read into a buffer the worker keeps reusing.
 struct HeldTensor {
-    platform::MappedView mapped;
+    storage::MappedView mapped;
     Tensor owned;
     TensorView view;
 

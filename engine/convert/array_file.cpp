@@ -6,16 +6,17 @@
 #include "convert/npz.h"
 #include "convert/safetensors.h"
 #include "platform/file.h"
+#include "storage/dispatch.h"
 
 namespace ckpt::convert {
 namespace {
 
 class SafetensorsFile final : public ArrayFile {
 public:
-    static Result<std::unique_ptr<ArrayFile>> open(std::unique_ptr<platform::RandomAccessFile> file) {
+    static Result<std::unique_ptr<ArrayFile>> open(std::unique_ptr<storage::RandomAccessFile> file) {
         const uint64_t size = file->size();
         std::string head(std::min<uint64_t>(size, 8), '\0');
-        CKPT_RETURN_IF_ERROR(file->readExact(0, head.size(), head.data()));
+        CKPT_RETURN_IF_ERROR(file->read(0, head.size(), head.data()));
         if (head.size() == 8) {
             uint64_t length = 0;
             for (int i = 0; i < 8; ++i)
@@ -23,10 +24,10 @@ public:
             // Only read as much as the parser will accept; it names the rest.
             if (length <= kMaxSafetensorsHeaderBytes && length <= size - 8) {
                 head.resize(8 + length);
-                CKPT_RETURN_IF_ERROR(file->readExact(8, length, head.data() + 8));
+                CKPT_RETURN_IF_ERROR(file->read(8, length, head.data() + 8));
             }
         }
-        CKPT_ASSIGN_OR_RETURN(auto header, parseSafetensorsHeader(head, size, file->path()));
+        CKPT_ASSIGN_OR_RETURN(auto header, parseSafetensorsHeader(head, size, file->location()));
         std::unique_ptr<SafetensorsFile> out(new SafetensorsFile);
         for (const SafetensorsEntry& e : header.entries) out->m_arrays.push_back({e.name, e.dtype, e.shape});
         out->m_header = std::move(header);
@@ -40,13 +41,13 @@ public:
         t.dtype = e.dtype;
         t.shape = e.shape;
         t.bytes.resize(e.end - e.begin);  // inside the file: checked by the parser
-        CKPT_RETURN_IF_ERROR(m_file->readExact(m_header.dataStart + e.begin, t.bytes.size(), t.bytes.data()));
+        CKPT_RETURN_IF_ERROR(m_file->read(m_header.dataStart + e.begin, t.bytes.size(), t.bytes.data()));
         return t;
     }
 
 private:
     SafetensorsHeader m_header;
-    std::unique_ptr<platform::RandomAccessFile> m_file;
+    std::unique_ptr<storage::RandomAccessFile> m_file;
 };
 
 class NpzFile final : public ArrayFile {
@@ -79,10 +80,10 @@ private:
 }  // namespace
 
 Result<std::unique_ptr<ArrayFile>> ArrayFile::open(const std::string& path) {
-    CKPT_ASSIGN_OR_RETURN(auto file, platform::RandomAccessFile::open(path));
+    CKPT_ASSIGN_OR_RETURN(auto file, storage::openRandomAccess(path));
     // A zip starts with a local header, or the end record when empty.
     std::string magic(std::min<uint64_t>(file->size(), 4), '\0');
-    CKPT_RETURN_IF_ERROR(file->readExact(0, magic.size(), magic.data()));
+    CKPT_RETURN_IF_ERROR(file->read(0, magic.size(), magic.data()));
     if (magic == std::string_view("PK\x03\x04", 4) || magic == std::string_view("PK\x05\x06", 4)) return NpzFile::open(path);
     return SafetensorsFile::open(std::move(file));
 }

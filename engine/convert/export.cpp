@@ -2,6 +2,8 @@
 // into a temp file, read back and compared with the source bit for bit,
 // then renamed into place (output_file.h).
 
+#include "ckpt/convert.h"
+
 #include <chrono>
 #include <cstring>
 #include <future>
@@ -9,13 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "ckpt/checkpoint.h"
-#include "ckpt/convert.h"
 #include "ckpt/npy.h"
 #include "convert/export_plan.h"
 #include "convert/npz.h"
 #include "convert/output_file.h"
 #include "convert/safetensors.h"
-#include "pipeline/writable_file.h"
+#include "storage/dispatch.h"
 #include "platform/file.h"
 #include "format/bundle_reader_access.h"
 
@@ -98,7 +99,7 @@ Status compareWritten(const BundleReader& reader, const PlannedArray& a, const u
         if (static_cast<uint64_t>(a.info->region.size) != n) return differs();
         auto file = format::shardFile(reader, a.info->region.shardId);
         if (file.ok()) {
-            auto view = (*file)->mapSequential(static_cast<uint64_t>(a.info->region.offset), n);
+            auto view = (*file)->map(static_cast<uint64_t>(a.info->region.offset), n);
             if (view.ok()) return std::memcmp(view->data(), written, n) == 0 ? okStatus() : differs();
         }
     }
@@ -114,7 +115,7 @@ Status writeSafetensors(const BundleReader& reader, const ExportPlan& plan, cons
     CKPT_ASSIGN_OR_RETURN(std::string header, encodeSafetensorsHeader(entries, plan.metadata));
     {
         // Through the page cache: the check below reads it all back at once.
-        CKPT_ASSIGN_OR_RETURN(auto file, pipeline::WritableFile::create(temp, pipeline::WriteMode::Buffered));
+        CKPT_ASSIGN_OR_RETURN(auto file, storage::create(temp));
         CKPT_RETURN_IF_ERROR(file->append(header));
         SourceStream source(reader, plan.arrays);
         for (size_t i = 0; i < plan.arrays.size(); ++i) {
@@ -126,9 +127,9 @@ Status writeSafetensors(const BundleReader& reader, const ExportPlan& plan, cons
         CKPT_RETURN_IF_ERROR(file->close());
     }
     // Read back through our own parser: the header must say what we meant.
-    CKPT_ASSIGN_OR_RETURN(auto in, platform::RandomAccessFile::open(temp));
+    CKPT_ASSIGN_OR_RETURN(auto in, storage::openRandomAccess(temp));
     std::string head(header.size(), '\0');
-    CKPT_RETURN_IF_ERROR(in->readExact(0, head.size(), head.data()));
+    CKPT_RETURN_IF_ERROR(in->read(0, head.size(), head.data()));
     CKPT_ASSIGN_OR_RETURN(SafetensorsHeader parsed, parseSafetensorsHeader(head, in->size(), output));
     if (parsed.entries.size() != plan.arrays.size() || parsed.metadata != plan.metadata)
         return dataLoss("the header read back from " + output + " differs from the one written");
@@ -145,12 +146,12 @@ Status writeSafetensors(const BundleReader& reader, const ExportPlan& plan, cons
         const size_t n = it->second->end - it->second->begin;
         // Mapped, where the file system allows: the page-cache pages are
         // compared in place instead of copied out first.
-        auto view = n > 0 ? in->mapSequential(offset, n) : Result<platform::MappedView>(internalError("empty"));
+        auto view = n > 0 ? in->map(offset, n) : Result<storage::MappedView>(internalError("empty"));
         if (view.ok()) {
             CKPT_RETURN_IF_ERROR(compareWritten(reader, a, view->data(), n, output, scratch));
         } else {
             copy.resize(n);
-            CKPT_RETURN_IF_ERROR(in->readExact(offset, n, copy.data()));
+            CKPT_RETURN_IF_ERROR(in->read(offset, n, copy.data()));
             CKPT_RETURN_IF_ERROR(compareWritten(reader, a, copy.data(), n, output, scratch));
         }
         progress.add(n, "check");
@@ -234,7 +235,7 @@ Result<ExportResult> exportCheckpoint(const std::string& source, const std::stri
     result.sourcePrefix = checkpoint->prefix();
     result.tensors = static_cast<int64_t>(plan.arrays.size());
     result.dataBytes = plan.dataBytes;
-    if (auto size = platform::fileSize(output); size.ok()) result.fileBytes = *size;
+    if (auto size = storage::fileSize(output); size.ok()) result.fileBytes = *size;
     result.notes = std::move(plan.notes);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;

@@ -55,7 +55,12 @@ Result<ExportPlan> planExport(const Checkpoint& checkpoint, const ExportOptions&
         }
         PlannedArray a;
         a.info = &t;
-        a.name = options.names == ArrayNaming::ObjectPaths ? std::move(named.name) : t.key;
+        // Two statements, not a conditional: a conditional mixing an rvalue and a
+        // const lvalue copies both ways.
+        if (options.names == ArrayNaming::ObjectPaths)
+            a.name = std::move(named.name);
+        else
+            a.name = t.key;
         if (!formatHolds(options.format, t.dtype)) {
             unsupported.push_back("\"" + a.name + "\" (" + std::string(dataTypeName(t.dtype)) + ")");
             continue;

@@ -1,12 +1,13 @@
 // importArrays: a model spec's variables filled from a .safetensors or .npz
 // file, written through the save pipeline, verified, and compared back.
 
+#include "ckpt/convert.h"
+
 #include <cstring>
 #include <map>
 #include <set>
 
 #include "ckpt/bundle_reader.h"
-#include "ckpt/convert.h"
 #include "ckpt/model_spec.h"
 #include "ckpt/object_graph.h"
 #include "ckpt/verify.h"

@@ -1,8 +1,8 @@
 #pragma once
 // Where export and import may write, and the temp-file-then-rename of an
 // export's single output file. Every write-side call goes through the
-// pipeline's FileOps seam (pipeline/file_ops.h), so tests can fill the disk
-// at any of them. Internal to the engine.
+// storage layer (storage/dispatch.h), so tests can fill the disk at any of
+// them. Internal to the engine.
 
 #include <string>
 

@@ -96,27 +96,36 @@ Result<std::shared_ptr<Trackable>> makeDemoModel(int hidden, int replicas, uint6
     return m.root;
 }
 
-Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::function<void(const DemoProgress&)>& progress) {
+namespace {
+
+Status validateOptions(const DemoTrainOptions& options) {
     if (options.directory.empty()) return invalidArgument("demo training needs a directory");
     if (options.steps < 1 || options.saveEvery < 1 || options.hidden < 1 || options.replicas < 1)
         return invalidArgument("steps, save-every, hidden and replicas must be positive");
     if (options.progressEvery < 0) return invalidArgument("the progress interval cannot be negative");
     if (options.freezeFirstLayerFrom && *options.freezeFirstLayerFrom < 1)
         return invalidArgument("the step that freezes layer 0 must be positive");
-    const int64_t freezeFrom = options.freezeFirstLayerFrom.value_or(options.steps / 2 + 1);
-    CKPT_ASSIGN_OR_RETURN(Model m, build(options.hidden, options.replicas, options.seed));
-    const int h = options.hidden;
+    return okStatus();
+}
 
-    // Synthetic regression data: a fixed nonlinear function of 8 inputs.
-    std::mt19937_64 rng(options.seed + 7);
+// Synthetic regression data: a fixed nonlinear function of 8 inputs.
+struct Dataset {
+    std::vector<float> x, y;
+};
+
+Dataset makeDataset(uint64_t seed) {
+    std::mt19937_64 rng(seed + 7);
     std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::vector<float> x(kSamples * kInputs), y(kSamples);
-    for (float& v : x) v = normal(rng);
+    Dataset d{std::vector<float>(kSamples * kInputs), std::vector<float>(kSamples)};
+    for (float& v : d.x) v = normal(rng);
     for (int s = 0; s < kSamples; ++s) {
-        const float* xs = &x[static_cast<size_t>(s) * kInputs];
-        y[static_cast<size_t>(s)] = std::sin(xs[0]) + 0.5f * xs[1] * xs[2] - 0.3f * xs[3] + 0.1f * xs[4] * xs[4];
+        const float* xs = &d.x[static_cast<size_t>(s) * kInputs];
+        d.y[static_cast<size_t>(s)] = std::sin(xs[0]) + 0.5f * xs[1] * xs[2] - 0.3f * xs[3] + 0.1f * xs[4] * xs[4];
     }
+    return d;
+}
 
+ScheduledCheckpointerOptions checkpointerOptions(const DemoTrainOptions& options, const Model& m) {
     ScheduledCheckpointerOptions so;
     if (options.triggers) {
         so.triggers = *options.triggers;
@@ -133,7 +142,79 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
     mo.asyncSnapshot = CheckpointManagerOptions::Snapshot::Deferred;  // the loop takes its views anew each step
     mo.stepCounter = m.step;
     if (options.maxShardBytes) mo.save.policy = std::make_shared<MaxShardSizePolicy>(*options.maxShardBytes);
-    CKPT_ASSIGN_OR_RETURN(auto checkpointer, ScheduledCheckpointer::create(m.root, options.directory, std::move(so)));
+    return so;
+}
+
+// One full-batch forward and backward pass: the mean squared error, and
+// the gradients of the four parameters (k0, b0, k1, b1) in 'grads'.
+// 'hid' and 'dh' are scratch of kSamples x h and h floats.
+double forwardBackward(const Model& m, const Dataset& data, int h, std::vector<std::vector<float>>& grads,
+                       std::vector<float>& hid, std::vector<float>& dh) {
+    const float* k0 = floatsIn(*m.k0);
+    const float* b0 = floatsIn(*m.b0);
+    const float* k1 = floatsIn(*m.k1);
+    const float* b1 = floatsIn(*m.b1);
+    for (auto& g : grads) std::fill(g.begin(), g.end(), 0.0f);
+    double loss = 0;
+    for (int s = 0; s < kSamples; ++s) {
+        const float* xs = &data.x[static_cast<size_t>(s) * kInputs];
+        float* hs = &hid[static_cast<size_t>(s) * static_cast<size_t>(h)];
+        float out = b1[0];
+        for (int j = 0; j < h; ++j) {
+            float a = b0[j];
+            for (int i = 0; i < kInputs; ++i) a += xs[i] * k0[i * h + j];
+            hs[j] = a > 0 ? a : 0;
+            out += hs[j] * k1[j];
+        }
+        const float err = out - data.y[static_cast<size_t>(s)];
+        loss += static_cast<double>(err) * err;
+        const float dout = 2.0f * err / kSamples;
+        grads[3][0] += dout;
+        for (int j = 0; j < h; ++j) {
+            grads[2][static_cast<size_t>(j)] += dout * hs[j];
+            dh[static_cast<size_t>(j)] = hs[j] > 0 ? dout * k1[j] : 0;
+            grads[1][static_cast<size_t>(j)] += dh[static_cast<size_t>(j)];
+            for (int i = 0; i < kInputs; ++i)
+                grads[0][static_cast<size_t>(i) * static_cast<size_t>(h) + static_cast<size_t>(j)] +=
+                    dh[static_cast<size_t>(j)] * xs[i];
+        }
+    }
+    return loss / kSamples;
+}
+
+// Adam update number 't' (legacy Keras form with epsilon-hat) of params
+// from 'firstTrained' on. Parameters before it are frozen: their variables
+// and slots are not even viewed mutably, so a deferred async snapshot never
+// copies them and their stored bytes stay identical.
+void adamStep(Model& m, const std::vector<Variable*>& params, const std::vector<std::vector<float>>& grads, int64_t t,
+              size_t firstTrained) {
+    const float lrT = kLearningRate * std::sqrt(1.0f - std::pow(kBeta2, static_cast<float>(t))) /
+                      (1.0f - std::pow(kBeta1, static_cast<float>(t)));
+    for (size_t p = firstTrained; p < params.size(); ++p) {
+        float* w = floatsOf(*params[p]);
+        float* mm = floatsOf(*m.opt->slot(*params[p], "m"));
+        float* vv = floatsOf(*m.opt->slot(*params[p], "v"));
+        for (size_t i = 0; i < grads[p].size(); ++i) {
+            mm[i] = kBeta1 * mm[i] + (1 - kBeta1) * grads[p][i];
+            vv[i] = kBeta2 * vv[i] + (1 - kBeta2) * grads[p][i] * grads[p][i];
+            w[i] -= lrT * mm[i] / (std::sqrt(vv[i]) + kEpsilon);
+        }
+        mirrorReplicas(*params[p]);
+        mirrorReplicas(*m.opt->slot(*params[p], "m"));
+        mirrorReplicas(*m.opt->slot(*params[p], "v"));
+    }
+}
+
+}  // namespace
+
+Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::function<void(const DemoProgress&)>& progress) {
+    CKPT_RETURN_IF_ERROR(validateOptions(options));
+    const int64_t freezeFrom = options.freezeFirstLayerFrom.value_or(options.steps / 2 + 1);
+    CKPT_ASSIGN_OR_RETURN(Model m, build(options.hidden, options.replicas, options.seed));
+    const int h = options.hidden;
+    const Dataset data = makeDataset(options.seed);
+    CKPT_ASSIGN_OR_RETURN(auto checkpointer,
+                          ScheduledCheckpointer::create(m.root, options.directory, checkpointerOptions(options, m)));
 
     std::vector<Variable*> params = {m.k0.get(), m.b0.get(), m.k1.get(), m.b1.get()};
     std::vector<std::vector<float>> grads(params.size());
@@ -141,61 +222,12 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
     std::vector<float> hid(static_cast<size_t>(kSamples * h)), dh(static_cast<size_t>(h));
     DemoRun run;
     run.root = m.root;
-    int64_t t = 0;
     for (int64_t step = 1; step <= options.steps; ++step) {
-        const float* k0 = floatsIn(*m.k0);
-        const float* b0 = floatsIn(*m.b0);
-        const float* k1 = floatsIn(*m.k1);
-        const float* b1 = floatsIn(*m.b1);
-        for (auto& g : grads) std::fill(g.begin(), g.end(), 0.0f);
-        double loss = 0;
-        for (int s = 0; s < kSamples; ++s) {
-            const float* xs = &x[static_cast<size_t>(s) * kInputs];
-            float* hs = &hid[static_cast<size_t>(s) * static_cast<size_t>(h)];
-            float out = b1[0];
-            for (int j = 0; j < h; ++j) {
-                float a = b0[j];
-                for (int i = 0; i < kInputs; ++i) a += xs[i] * k0[i * h + j];
-                hs[j] = a > 0 ? a : 0;
-                out += hs[j] * k1[j];
-            }
-            const float err = out - y[static_cast<size_t>(s)];
-            loss += static_cast<double>(err) * err;
-            const float dout = 2.0f * err / kSamples;
-            grads[3][0] += dout;
-            for (int j = 0; j < h; ++j) {
-                grads[2][static_cast<size_t>(j)] += dout * hs[j];
-                dh[static_cast<size_t>(j)] = hs[j] > 0 ? dout * k1[j] : 0;
-                grads[1][static_cast<size_t>(j)] += dh[static_cast<size_t>(j)];
-                for (int i = 0; i < kInputs; ++i)
-                    grads[0][static_cast<size_t>(i) * static_cast<size_t>(h) + static_cast<size_t>(j)] +=
-                        dh[static_cast<size_t>(j)] * xs[i];
-            }
-        }
-        loss /= kSamples;
+        const double loss = forwardBackward(m, data, h, grads, hid, dh);
         if (step == 1) run.firstLoss = loss;
         run.finalLoss = loss;
-        // Adam update (legacy Keras form with epsilon-hat).
-        ++t;
-        const float lrT = kLearningRate * std::sqrt(1.0f - std::pow(kBeta2, static_cast<float>(t))) /
-                          (1.0f - std::pow(kBeta1, static_cast<float>(t)));
-        // Fine-tune phase: layer 0 (params 0 and 1) is frozen. Its variables
-        // and slots are not even viewed mutably, so a deferred async
-        // snapshot never copies them and their stored bytes stay identical.
-        const size_t firstTrained = step >= freezeFrom ? 2 : 0;
-        for (size_t p = firstTrained; p < params.size(); ++p) {
-            float* w = floatsOf(*params[p]);
-            float* mm = floatsOf(*m.opt->slot(*params[p], "m"));
-            float* vv = floatsOf(*m.opt->slot(*params[p], "v"));
-            for (size_t i = 0; i < grads[p].size(); ++i) {
-                mm[i] = kBeta1 * mm[i] + (1 - kBeta1) * grads[p][i];
-                vv[i] = kBeta2 * vv[i] + (1 - kBeta2) * grads[p][i] * grads[p][i];
-                w[i] -= lrT * mm[i] / (std::sqrt(vv[i]) + kEpsilon);
-            }
-            mirrorReplicas(*params[p]);
-            mirrorReplicas(*m.opt->slot(*params[p], "m"));
-            mirrorReplicas(*m.opt->slot(*params[p], "v"));
-        }
+        const int64_t t = step;  // Adam's update count: one per step
+        adamStep(m, params, grads, t, step >= freezeFrom ? 2 : 0);
         setScalar(*m.iter, &t, 8);
         setScalar(*m.step, &step, 8);
         run.stepsRun = step;

@@ -29,6 +29,12 @@ std::string dataFileName(std::string_view prefix, int32_t shardId, int32_t numSh
     return std::string(prefix) + suffix;
 }
 
+std::string tempShardName(int32_t shardId, int32_t numShards) {
+    char name[48];
+    std::snprintf(name, sizeof name, "part-%05d-of-%05d", shardId, numShards);
+    return name;
+}
+
 std::optional<DataFileName> parseDataFileName(std::string_view path) {
     const size_t infix = path.rfind(kDataInfix);
     if (infix == std::string_view::npos) return std::nullopt;

@@ -111,10 +111,10 @@ Status BundleReader::readRowsInto(const TensorInfo& info, int64_t rowBegin, int6
         std::memcpy(out.data(), whole.bytes.data() + rowBegin * rowBytes, out.size());
         return okStatus();
     }
-    CKPT_ASSIGN_OR_RETURN(const platform::RandomAccessFile* file, format::shardFile(*this, info.region.shardId));
+    CKPT_ASSIGN_OR_RETURN(const storage::RandomAccessFile* file, format::shardFile(*this, info.region.shardId));
     format::ScannedRegion bounds{file, info.key, info.region, nullptr, nullptr};
     CKPT_RETURN_IF_ERROR(format::checkBounds(bounds));
-    return file->readExact(static_cast<uint64_t>(info.region.offset + rowBegin * rowBytes), out.size(), out.data());
+    return file->read(static_cast<uint64_t>(info.region.offset + rowBegin * rowBytes), out.size(), out.data());
 }
 
 }  // namespace ckpt

@@ -15,6 +15,7 @@
 #include "platform/crc32c.h"
 #include "platform/file.h"
 #include "tensor_bundle.pb.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
@@ -138,7 +139,7 @@ struct BundleReader::Impl {
     std::mutex filesMutex;
     // Opened on first use, by shard id: a header may claim billions of
     // shards, so nothing is sized by num_shards. Guarded by filesMutex.
-    std::map<int32_t, std::unique_ptr<platform::RandomAccessFile>> files;
+    std::map<int32_t, std::unique_ptr<storage::RandomAccessFile>> files;
 };
 
 BundleReader::BundleReader(std::string prefix) : m_impl(std::make_unique<Impl>()) { m_impl->prefix = std::move(prefix); }
@@ -147,7 +148,8 @@ BundleReader::~BundleReader() = default;
 Result<std::unique_ptr<BundleReader>> BundleReader::open(std::string_view prefix) {
     std::unique_ptr<BundleReader> reader(new BundleReader(std::string(prefix)));
     const std::string index = reader->indexPath();
-    if (!platform::pathExists(index)) return notFound("no checkpoint index at " + index);
+    CKPT_RETURN_IF_ERROR(storage::checkLocation(index));
+    if (!storage::exists(index)) return notFound("no checkpoint index at " + index);
     CKPT_RETURN_IF_ERROR(reader->load());
     return reader;
 }
@@ -300,7 +302,7 @@ const TensorInfo* BundleReader::findKeyOrExtension(std::string_view key) const {
 
 bool BundleReader::isObjectBased() const { return find(kObjectGraphKey) != nullptr; }
 
-Result<const platform::RandomAccessFile*> format::BundleReaderAccess::shardFile(const BundleReader& reader, int32_t shardId) {
+Result<const storage::RandomAccessFile*> format::BundleReaderAccess::shardFile(const BundleReader& reader, int32_t shardId) {
     BundleReader::Impl& impl = *reader.m_impl;
     if (shardId < 0 || shardId >= impl.header.numShards)
         return outOfRange("shard " + std::to_string(shardId) + " does not exist in " + reader.indexPath());
@@ -308,7 +310,7 @@ Result<const platform::RandomAccessFile*> format::BundleReaderAccess::shardFile(
     auto& slot = impl.files[shardId];
     if (!slot) {
         const std::string path = reader.dataPath(shardId);
-        auto file = platform::RandomAccessFile::open(path);
+        auto file = storage::openRandomAccess(path);
         if (!file) {
             if (file.status().code() == StatusCode::NotFound) return notFound("missing data shard " + path);
             return file.status();
@@ -319,7 +321,7 @@ Result<const platform::RandomAccessFile*> format::BundleReaderAccess::shardFile(
 }
 
 Result<uint64_t> BundleReader::dataFileSize(int32_t shardId) const {
-    CKPT_ASSIGN_OR_RETURN(const platform::RandomAccessFile* file, format::shardFile(*this, shardId));
+    CKPT_ASSIGN_OR_RETURN(const storage::RandomAccessFile* file, format::shardFile(*this, shardId));
     return file->size();
 }
 
@@ -367,14 +369,14 @@ Result<std::vector<uint8_t>> BundleReader::readRegion(const StoredRegion& region
 
 Status BundleReader::readRegionInto(const StoredRegion& region, DataType dtype, int64_t numElements, std::string_view key,
                                     std::vector<uint8_t>& bytes) const {
-    CKPT_ASSIGN_OR_RETURN(const platform::RandomAccessFile* file, format::shardFile(*this, region.shardId));
-    const std::string what = quoted(key) + " in " + platform::baseName(file->path());
+    CKPT_ASSIGN_OR_RETURN(const storage::RandomAccessFile* file, format::shardFile(*this, region.shardId));
+    const std::string what = quoted(key) + " in " + platform::baseName(file->location());
     if (static_cast<uint64_t>(region.offset) > file->size() ||
         static_cast<uint64_t>(region.size) > file->size() - static_cast<uint64_t>(region.offset))
         return dataLoss("entry " + what + " points past the end of the file (offset " + std::to_string(region.offset) +
                         " + size " + std::to_string(region.size) + " > " + std::to_string(file->size()) + " bytes)");
     bytes.resize(static_cast<size_t>(region.size));
-    if (Status s = file->readExact(static_cast<uint64_t>(region.offset), bytes.size(), bytes.data()); !s.isOk()) {
+    if (Status s = file->read(static_cast<uint64_t>(region.offset), bytes.size(), bytes.data()); !s.isOk()) {
         bytes.clear();
         return s;
     }

@@ -11,10 +11,7 @@
 #include "ckpt/bundle_reader.h"
 #include "ckpt/status.h"
 #include "ckpt/tensor_info.h"
-
-namespace ckpt::platform {
-class RandomAccessFile;
-}  // namespace ckpt::platform
+#include "storage/files.h"
 
 namespace ckpt::format {
 
@@ -25,10 +22,10 @@ Result<BundleHeader> parseBundleHeader(std::string_view value, const std::string
 struct BundleReaderAccess {
     // A shard's data file, opened on first use and kept open by the reader.
     // Errors name the file.
-    static Result<const platform::RandomAccessFile*> shardFile(const BundleReader& reader, int32_t shardId);
+    static Result<const storage::RandomAccessFile*> shardFile(const BundleReader& reader, int32_t shardId);
 };
 
-inline Result<const platform::RandomAccessFile*> shardFile(const BundleReader& reader, int32_t shardId) {
+inline Result<const storage::RandomAccessFile*> shardFile(const BundleReader& reader, int32_t shardId) {
     return BundleReaderAccess::shardFile(reader, shardId);
 }
 

@@ -1,49 +1,34 @@
 #include "ckpt/checkpoint.h"
 
 #include <algorithm>
-#include <charconv>
-#include <filesystem>
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/checkpoint_state.h"
+#include "ckpt/checkpoint_step.h"
 #include "format/object_graph_entry.h"
 #include "platform/file.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
 
-namespace fs = std::filesystem;
-
-// "ckpt-12" -> 12; nullopt when the name has no trailing -N.
-std::optional<long long> trailingNumber(const std::string& name) {
-    const auto dash = name.rfind('-');
-    if (dash == std::string::npos || dash + 1 == name.size()) return std::nullopt;
-    long long n = 0;
-    const char* first = name.data() + dash + 1;
-    const char* last = name.data() + name.size();
-    auto [ptr, ec] = std::from_chars(first, last, n);
-    if (ec != std::errc() || ptr != last) return std::nullopt;
-    return n;
-}
-
 Result<ResolvedCheckpoint> resolveDirectory(const std::string& dir) {
-    const std::string savedModel = platform::joinPath(dir, "variables/variables");
-    if (platform::pathExists(indexFileName(savedModel))) return ResolvedCheckpoint{savedModel, "SavedModel"};
+    if (auto savedModel = savedModelVariablesPrefix(dir)) return ResolvedCheckpoint{*savedModel, "SavedModel"};
 
     auto state = readCheckpointState(dir);
     if (state && *state && !(*state)->modelCheckpointPath.empty()) {
         const std::string prefix = resolveStatePath(dir, (*state)->modelCheckpointPath);
-        if (platform::pathExists(indexFileName(prefix))) return ResolvedCheckpoint{prefix, "state file"};
+        if (storage::exists(indexFileName(prefix))) return ResolvedCheckpoint{prefix, "state file"};
     }
 
     std::vector<std::string> prefixes;
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-        const std::string name = entry.path().filename().string();
-        if (name.size() > 6 && name.ends_with(".index") && entry.is_regular_file(ec))
-            prefixes.push_back(platform::joinPath(dir, name.substr(0, name.size() - 6)));
-    }
-    if (ec) return platform::statusFromErrno(ec.value(), "cannot list " + dir);
+    CKPT_RETURN_IF_ERROR(storage::list(dir, {}, [&](const storage::ListEntry& e) {
+        if (e.name.size() <= kIndexSuffix.size() || !e.name.ends_with(kIndexSuffix)) return true;
+        const std::string path = platform::joinPath(dir, e.name);
+        if (e.kind == storage::ObjectKind::File || (e.kind == storage::ObjectKind::Symlink && storage::isFile(path)))
+            prefixes.push_back(bundlePrefixOf(path));
+        return true;
+    }));
     if (prefixes.empty()) {
         std::string why = "no checkpoint in " + dir + ": no *.index files";
         if (state && *state)
@@ -54,9 +39,9 @@ Result<ResolvedCheckpoint> resolveDirectory(const std::string& dir) {
     if (prefixes.size() == 1) return ResolvedCheckpoint{prefixes.front(), "only index"};
     std::sort(prefixes.begin(), prefixes.end());
     const std::string* best = nullptr;
-    long long bestNumber = -1;
+    int64_t bestNumber = -1;
     for (const std::string& p : prefixes) {
-        if (auto n = trailingNumber(platform::baseName(p)); n && *n > bestNumber) {
+        if (auto n = checkpointNumber(p); n && *n > bestNumber) {
             bestNumber = *n;
             best = &p;
         }
@@ -71,14 +56,21 @@ Result<ResolvedCheckpoint> resolveDirectory(const std::string& dir) {
 
 }  // namespace
 
+std::optional<std::string> savedModelVariablesPrefix(std::string_view dir) {
+    std::string prefix = platform::joinPath(dir, "variables/variables");
+    if (!storage::exists(indexFileName(prefix))) return std::nullopt;
+    return prefix;
+}
+
 Result<ResolvedCheckpoint> resolveCheckpoint(std::string_view rawPath) {
     if (rawPath.empty()) return invalidArgument("empty checkpoint path");
+    CKPT_RETURN_IF_ERROR(storage::checkLocation(rawPath));
     std::string path(rawPath);
     while (path.size() > 1 && path.back() == '/') path.pop_back();
     const std::string prefix = bundlePrefixOf(path);
-    if (platform::pathExists(indexFileName(prefix))) return ResolvedCheckpoint{prefix, "prefix"};
-    if (platform::isDirectory(path)) return resolveDirectory(path);
-    if (platform::pathExists(path))
+    if (storage::exists(indexFileName(prefix))) return ResolvedCheckpoint{prefix, "prefix"};
+    if (storage::isDirectory(path)) return resolveDirectory(path);
+    if (storage::exists(path))
         return invalidArgument(path + " is not a checkpoint: expected a prefix (with " + platform::baseName(prefix) +
                                ".index beside it), an .index file or a directory");
     return notFound("no checkpoint at " + path + ": neither " + prefix + ".index nor a directory exists");

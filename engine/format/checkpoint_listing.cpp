@@ -1,23 +1,20 @@
 #include "ckpt/checkpoint_listing.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_reader.h"
+#include "ckpt/checkpoint.h"
 #include "ckpt/checkpoint_metadata.h"
 #include "ckpt/checkpoint_state.h"
 #include "platform/file.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct DataFile {
     int32_t shardId = 0;
@@ -25,14 +22,14 @@ struct DataFile {
     uint64_t bytes = 0;
 };
 
-std::string normalised(const std::string& path) { return fs::path(path).lexically_normal().string(); }
+std::string normalised(const std::string& path) { return platform::lexicallyNormal(path); }
 
 // Size and mtime in one stat; a file that vanished since the directory was
 // read counts as empty.
 std::pair<uint64_t, double> sizeAndTime(const std::string& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return {0, 0};
-    return {static_cast<uint64_t>(st.st_size), static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec * 1e-9};
+    auto info = storage::stat(path);
+    if (!info.ok() || !*info) return {0, 0};
+    return {(*info)->size, static_cast<double>((*info)->modifiedNs) * 1e-9};
 }
 
 // The header (and the tensor count, when asked) and the step: from the
@@ -52,6 +49,30 @@ Result<BundleHeader> readIndex(CheckpointListEntry& e, bool countTensors) {
     return header;
 }
 
+// The checkpoint's bytes (CheckpointListEntry::bytes): 'numShards' from its
+// header, nullopt when that cannot be read (then every data file counts).
+uint64_t bytesOf(uint64_t indexBytes, const std::vector<DataFile>& dataFiles, std::optional<int32_t> numShards) {
+    uint64_t bytes = indexBytes;
+    for (const DataFile& d : dataFiles)
+        if (!numShards || d.numShards == *numShards) bytes += d.bytes;
+    return bytes;
+}
+
+// The data files of the prefix 'name' in 'dir', by one listing.
+Result<std::vector<DataFile>> dataFilesOf(const std::string& dir, const std::string& name) {
+    std::vector<DataFile> out;
+    storage::ListOptions options;
+    options.namePrefix = name;
+    options.followSymlinks = true;
+    CKPT_RETURN_IF_ERROR(storage::list(dir, options, [&](const storage::ListEntry& entry) {
+        if (entry.kind != storage::ObjectKind::File) return true;
+        if (auto data = parseDataFileName(entry.name); data && data->prefix == name)
+            out.push_back({data->shardId, data->numShards, entry.size});
+        return true;
+    }));
+    return out;
+}
+
 void describe(CheckpointListEntry& e, const std::vector<DataFile>& dataFiles, bool countTensors) {
     auto metadata = readCheckpointMetadata(e.prefix);
     if (metadata.ok()) {
@@ -59,25 +80,21 @@ void describe(CheckpointListEntry& e, const std::vector<DataFile>& dataFiles, bo
     } else {
         e.metadataError = metadata.status();
     }
-    double indexTime = 0;
-    std::tie(e.bytes, indexTime) = sizeAndTime(indexFileName(e.prefix));
+    const auto [indexBytes, indexTime] = sizeAndTime(indexFileName(e.prefix));
     e.modified = indexTime;
     auto header = readIndex(e, countTensors);
     if (!header.ok()) {
         // Without a header nothing says which data files belong: count them all.
         e.error = header.status();
-        for (const DataFile& d : dataFiles) e.bytes += d.bytes;
+        e.bytes = bytesOf(indexBytes, dataFiles, std::nullopt);
         return;
     }
     e.shards = header->numShards;
+    e.bytes = bytesOf(indexBytes, dataFiles, e.shards);
     std::set<int32_t> present;
     for (const DataFile& d : dataFiles) {
-        if (d.numShards != e.shards) {
-            ++e.staleDataFiles;
-            continue;
-        }
-        present.insert(d.shardId);
-        e.bytes += d.bytes;
+        if (d.numShards != e.shards) ++e.staleDataFiles;
+        else present.insert(d.shardId);
     }
     e.missingShards = e.shards - static_cast<int32_t>(present.size());
 }
@@ -87,8 +104,10 @@ void describe(CheckpointListEntry& e, const std::vector<DataFile>& dataFiles, bo
 Result<CheckpointListing> listCheckpoints(std::string_view dirView, const CheckpointListOptions& options) {
     CheckpointListing out;
     out.dir = std::string(dirView);
-    std::error_code ec;
-    if (!fs::is_directory(out.dir, ec)) return notFound("no directory " + out.dir);
+    CKPT_RETURN_IF_ERROR(storage::checkLocation(out.dir));
+    // On a store, where directories are only prefixes, an empty one lists as empty.
+    if (storage::capabilitiesFor(out.dir).directories && !storage::isDirectory(out.dir))
+        return notFound("no directory " + out.dir);
 
     std::set<std::string> stated;
     std::string latest;
@@ -103,16 +122,18 @@ Result<CheckpointListing> listCheckpoints(std::string_view dirView, const Checkp
     // One pass over the directory: index names, and data files by prefix.
     std::vector<std::string> names;
     std::map<std::string, std::vector<DataFile>, std::less<>> dataFiles;
-    for (fs::directory_iterator it(out.dir, ec), end; !ec && it != end; it.increment(ec)) {
-        if (!it->is_regular_file(ec)) continue;
-        const std::string file = it->path().filename().string();
+    storage::ListOptions listOptions;
+    listOptions.followSymlinks = true;
+    CKPT_RETURN_IF_ERROR(storage::list(out.dir, listOptions, [&](const storage::ListEntry& entry) {
+        if (entry.kind != storage::ObjectKind::File) return true;
+        const std::string& file = entry.name;
         if (file.size() > kIndexSuffix.size() && file.ends_with(kIndexSuffix)) {
             names.push_back(file.substr(0, file.size() - kIndexSuffix.size()));
         } else if (auto data = parseDataFileName(file)) {
-            dataFiles[data->prefix].push_back({data->shardId, data->numShards, sizeAndTime(it->path().string()).first});
+            dataFiles[data->prefix].push_back({data->shardId, data->numShards, entry.size});
         }
-    }
-    if (ec) return platform::statusFromErrno(ec.value(), "cannot list " + out.dir);
+        return true;
+    }));
 
     for (std::string& name : names) {
         CheckpointListEntry e;
@@ -136,21 +157,31 @@ Result<CheckpointListing> listCheckpoints(std::string_view dirView, const Checkp
     return out;
 }
 
+uint64_t checkpointBytesOnDisk(std::string_view prefixView) {
+    const std::string prefix(prefixView);
+    const auto index = storage::stat(indexFileName(prefix));
+    if (!index.ok() || !*index) return 0;
+    const auto dataFiles = dataFilesOf(platform::dirName(prefix), platform::baseName(prefix));
+    BundleHeader header;
+    const bool known = readCheckpointStep(prefix, &header).ok();
+    return bytesOf((*index)->size, dataFiles.ok() ? *dataFiles : std::vector<DataFile>{},
+                   known ? std::optional<int32_t>(header.numShards) : std::nullopt);
+}
+
 std::string checkpointDirectoryFor(std::string_view openedPath) {
-    std::error_code ec;
-    const fs::path path = fs::path(openedPath).lexically_normal();
-    if (fs::is_directory(path, ec)) {
+    // A URL keeps its "scheme://" (the listing refuses one no storage serves).
+    std::string path = storage::locationScheme(openedPath).empty() ? platform::lexicallyNormal(openedPath) : std::string(openedPath);
+    if (storage::isDirectory(path)) {
         // A SavedModel keeps its bundle in variables/.
-        if (fs::exists(path / "variables" / "variables.index", ec)) return (path / "variables").string();
-        std::string dir = path.string();
-        if (dir.size() > 1 && dir.ends_with('/')) dir.pop_back();
-        return dir;
+        if (auto savedModel = savedModelVariablesPrefix(path)) return platform::dirName(*savedModel);
+        if (path.size() > 1 && path.ends_with('/')) path.pop_back();
+        return path;
     }
     // Only a path that names a file or a checkpoint prefix stands for its
     // directory; anything else is returned as it is, for the listing to report.
-    const bool namesCheckpoint = fs::exists(path, ec) || fs::exists(indexFileName(path.string()), ec);
-    if (!namesCheckpoint) return path.string();
-    return path.has_parent_path() ? path.parent_path().string() : std::string(".");
+    const bool namesCheckpoint = storage::exists(path) || storage::exists(indexFileName(path));
+    if (!namesCheckpoint) return path;
+    return path.find('/') == std::string::npos ? std::string(".") : platform::dirName(path);
 }
 
 }  // namespace ckpt

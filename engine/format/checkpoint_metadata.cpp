@@ -15,6 +15,7 @@
 
 #include "platform/file.h"
 #include "platform/json_type.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
@@ -109,7 +110,7 @@ Result<std::optional<CheckpointMetadata>> readCheckpointMetadata(std::string_vie
     const std::string path = checkpointMetadataFileName(prefix);
     // One open, no stat first: most foreign checkpoints have no sidecar and
     // a listing of thousands pays for each probe.
-    auto file = platform::RandomAccessFile::open(path);
+    auto file = storage::openRandomAccess(path);
     if (!file.ok()) {
         if (file.status().code() == StatusCode::NotFound) return std::optional<CheckpointMetadata>{};
         return file.status();
@@ -118,7 +119,7 @@ Result<std::optional<CheckpointMetadata>> readCheckpointMetadata(std::string_vie
         return dataLoss("invalid checkpoint metadata " + path + ": " + std::to_string((*file)->size()) +
                         " bytes, more than the " + std::to_string(kMaxMetadataBytes) + " a metadata file may have");
     std::string text((*file)->size(), '\0');
-    CKPT_RETURN_IF_ERROR((*file)->readExact(0, text.size(), text.data()));
+    CKPT_RETURN_IF_ERROR((*file)->read(0, text.size(), text.data()));
     CKPT_ASSIGN_OR_RETURN(CheckpointMetadata m, parseCheckpointMetadata(text, path));
     return std::optional<CheckpointMetadata>{std::move(m)};
 }

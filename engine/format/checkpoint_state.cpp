@@ -6,6 +6,7 @@
 #include "ckpt/bundle_naming.h"
 #include "checkpoint_state.pb.h"
 #include "platform/file.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
@@ -28,8 +29,9 @@ std::string resolveStatePath(const std::string& dir, const std::string& path) {
 
 Result<std::optional<CheckpointState>> readCheckpointState(const std::string& dir) {
     const std::string path = platform::joinPath(dir, kCheckpointStateFile);
-    if (!platform::pathExists(path) || platform::isDirectory(path)) return std::optional<CheckpointState>{};
-    CKPT_ASSIGN_OR_RETURN(const std::string text, platform::readSmallFile(path, 16u << 20));
+    CKPT_RETURN_IF_ERROR(storage::checkLocation(path));
+    if (!storage::exists(path) || storage::isDirectory(path)) return std::optional<CheckpointState>{};
+    CKPT_ASSIGN_OR_RETURN(const std::string text, storage::readSmallFile(path, 16u << 20));
     tensorflow::CheckpointState proto;
     google::protobuf::TextFormat::Parser parser;
     FirstError errors;
@@ -51,7 +53,7 @@ Result<std::optional<std::string>> latestCheckpoint(const std::string& dir) {
         return dataLoss("invalid checkpoint state file " + platform::joinPath(dir, kCheckpointStateFile) +
                         ": model_checkpoint_path is empty");
     std::string prefix = resolveStatePath(dir, state->modelCheckpointPath);
-    if (!platform::pathExists(indexFileName(prefix))) return std::optional<std::string>{};
+    if (!storage::exists(indexFileName(prefix))) return std::optional<std::string>{};
     return std::optional<std::string>{std::move(prefix)};
 }
 

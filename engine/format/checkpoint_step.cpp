@@ -9,6 +9,7 @@
 #include "platform/file.h"
 #include "tensor_bundle.pb.h"
 #include "format/bundle_reader_access.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
@@ -49,12 +50,12 @@ std::optional<int64_t> readStepValue(std::string_view prefix, int32_t numShards,
     // The size is checked against the scalar's width before it is used.
     const size_t width = is64 ? 8 : 4;
     if (entry.size() != static_cast<int64_t>(width)) return std::nullopt;
-    auto file = platform::RandomAccessFile::open(dataFileName(prefix, entry.shard_id(), numShards));
+    auto file = storage::openRandomAccess(dataFileName(prefix, entry.shard_id(), numShards));
     if (!file) return std::nullopt;
     const auto offset = static_cast<uint64_t>(entry.offset());
     if (offset > (*file)->size() || width > (*file)->size() - offset) return std::nullopt;
     uint8_t bytes[8] = {};
-    if (!(*file)->readExact(offset, width, bytes).isOk()) return std::nullopt;
+    if (!(*file)->read(offset, width, bytes).isOk()) return std::nullopt;
     if (platform::crc32cMask(platform::crc32c(bytes, width)) != entry.crc32c()) return std::nullopt;
     if (is64) {
         int64_t v = 0;
@@ -80,6 +81,10 @@ std::optional<int64_t> checkpointNumber(std::string_view prefix) {
     return n;
 }
 
+std::string numberedCheckpointPrefix(std::string_view base, int64_t number) {
+    return std::string(base) + "-" + std::to_string(number);
+}
+
 CheckpointStep checkpointStep(std::string_view prefix, const BundleReader* reader) {
     return firstStoredStep(prefix, [&](size_t, std::string_view key) -> std::optional<int64_t> {
         const TensorInfo* info = reader ? reader->find(key) : nullptr;
@@ -93,7 +98,7 @@ CheckpointStep checkpointStep(std::string_view prefix, const BundleReader* reade
 
 Result<CheckpointStep> readCheckpointStep(std::string_view prefix, BundleHeader* headerOut) {
     const std::string index = indexFileName(prefix);
-    if (!platform::pathExists(index)) return notFound("no checkpoint index at " + index);
+    if (!storage::exists(index)) return notFound("no checkpoint index at " + index);
     // The bundle header (key "") first: it holds num_shards, which names the data files.
     std::vector<std::string_view> keys = {""};
     keys.insert(keys.end(), std::begin(kStepKeys), std::end(kStepKeys));

@@ -14,9 +14,10 @@
 #include <vector>
 
 #include "format/ordered_code.h"
-#include "pipeline/writable_file.h"
 #include "platform/crc32c.h"
 #include "platform/file.h"
+#include "platform/varint.h"
+#include "storage/dispatch.h"
 
 namespace ckpt::format {
 namespace {
@@ -28,28 +29,18 @@ struct BlockHandle {
     uint64_t size = 0;
 };
 
-bool decodeVarint64(const unsigned char*& p, const unsigned char* end, uint64_t& v) {
-    v = 0;
-    for (int shift = 0; shift <= 63 && p < end; shift += 7) {
-        const unsigned char b = *p++;
-        v |= uint64_t{b & 0x7fu} << shift;
-        if (!(b & 0x80)) return true;
-    }
-    return false;
-}
-
 struct Footer {
     BlockHandle metaindex;
     BlockHandle index;
 };
 
-Result<Footer> readFooter(const platform::RandomAccessFile& file) {
-    const std::string& path = file.path();
+Result<Footer> readFooter(const storage::RandomAccessFile& file) {
+    const std::string& path = file.location();
     if (file.size() < kSstableFooterSize)
         return dataLoss("truncated index " + path + ": " + std::to_string(file.size()) + " bytes, an SSTable needs at least a " +
                         std::to_string(kSstableFooterSize) + "-byte footer");
     unsigned char buf[kSstableFooterSize];
-    CKPT_RETURN_IF_ERROR(file.readExact(file.size() - kSstableFooterSize, sizeof buf, buf));
+    CKPT_RETURN_IF_ERROR(file.read(file.size() - kSstableFooterSize, sizeof buf, buf));
     uint64_t magic = 0;
     std::memcpy(&magic, buf + 40, 8);
     if (magic != kTableMagic)
@@ -58,8 +49,8 @@ Result<Footer> readFooter(const platform::RandomAccessFile& file) {
     Footer footer;
     const unsigned char* p = buf;
     const unsigned char* end = buf + 40;
-    if (!decodeVarint64(p, end, footer.metaindex.offset) || !decodeVarint64(p, end, footer.metaindex.size) ||
-        !decodeVarint64(p, end, footer.index.offset) || !decodeVarint64(p, end, footer.index.size))
+    if (!platform::decodeVarint64(p, end, footer.metaindex.offset) || !platform::decodeVarint64(p, end, footer.metaindex.size) ||
+        !platform::decodeVarint64(p, end, footer.index.offset) || !platform::decodeVarint64(p, end, footer.index.size))
         return dataLoss("corrupt index " + path + ": unreadable block handles in the footer");
     const uint64_t limit = file.size() - kSstableFooterSize;
     for (const auto& [name, h] : {std::pair{"metaindex", footer.metaindex}, std::pair{"index", footer.index}}) {
@@ -78,17 +69,17 @@ constexpr uint64_t kMaxSnappyExpansion = 22;
 // The uncompressed size a block of 'stored' bytes claims, if its trailer
 // says Snappy (type 1), must be one Snappy could produce: LevelDB allocates
 // that claim before it decompresses.
-Status checkBlockClaim(const platform::RandomAccessFile& file, const BlockHandle& h, const char* what) {
+Status checkBlockClaim(const storage::RandomAccessFile& file, const BlockHandle& h, const char* what) {
     unsigned char type = 0;
-    CKPT_RETURN_IF_ERROR(file.readExact(h.offset + h.size, 1, &type));
+    CKPT_RETURN_IF_ERROR(file.read(h.offset + h.size, 1, &type));
     if (type != 1) return okStatus();  // stored as is (LevelDB rejects unknown types itself)
     unsigned char head[5] = {};
     const size_t n = static_cast<size_t>(std::min<uint64_t>(sizeof head, h.size));
-    CKPT_RETURN_IF_ERROR(file.readExact(h.offset, n, head));
+    CKPT_RETURN_IF_ERROR(file.read(h.offset, n, head));
     uint64_t claimed = 0;
     const unsigned char* p = head;
-    if (!decodeVarint64(p, head + n, claimed) || claimed > kMaxSnappyExpansion * h.size + 16)
-        return dataLoss("corrupt index " + file.path() + ": a Snappy " + what + " block of " + std::to_string(h.size) +
+    if (!platform::decodeVarint64(p, head + n, claimed) || claimed > kMaxSnappyExpansion * h.size + 16)
+        return dataLoss("corrupt index " + file.location() + ": a Snappy " + what + " block of " + std::to_string(h.size) +
                         " bytes claims " + std::to_string(claimed) + " bytes uncompressed");
     return okStatus();
 }
@@ -97,14 +88,14 @@ Status checkBlockClaim(const platform::RandomAccessFile& file, const BlockHandle
 // handles, before reading it: every handle must lie inside the file. The
 // index block is walked here when it is stored uncompressed (as TensorFlow
 // and we write it); a Snappy one is only bounded by checkBlockClaim.
-Status checkBlockHandles(const platform::RandomAccessFile& file, const Footer& footer) {
-    const std::string& path = file.path();
+Status checkBlockHandles(const storage::RandomAccessFile& file, const Footer& footer) {
+    const std::string& path = file.location();
     CKPT_RETURN_IF_ERROR(checkBlockClaim(file, footer.index, "index"));
     unsigned char type = 0;
-    CKPT_RETURN_IF_ERROR(file.readExact(footer.index.offset + footer.index.size, 1, &type));
+    CKPT_RETURN_IF_ERROR(file.read(footer.index.offset + footer.index.size, 1, &type));
     if (type != 0) return okStatus();
     std::vector<unsigned char> block(static_cast<size_t>(footer.index.size));
-    CKPT_RETURN_IF_ERROR(file.readExact(footer.index.offset, block.size(), block.data()));
+    CKPT_RETURN_IF_ERROR(file.read(footer.index.offset, block.size(), block.data()));
     const auto bad = [&](const std::string& why) { return dataLoss("corrupt index " + path + ": the index block " + why); };
     if (block.size() < 4) return bad("is too short for its restart count");
     uint32_t restarts = 0;
@@ -115,14 +106,15 @@ Status checkBlockHandles(const platform::RandomAccessFile& file, const Footer& f
     const uint64_t limit = file.size() - kSstableFooterSize;
     while (p < end) {
         uint64_t shared = 0, unshared = 0, valueLength = 0;
-        if (!decodeVarint64(p, end, shared) || !decodeVarint64(p, end, unshared) || !decodeVarint64(p, end, valueLength) ||
-            unshared > static_cast<uint64_t>(end - p) || valueLength > static_cast<uint64_t>(end - p) - unshared)
+        if (!platform::decodeVarint64(p, end, shared) || !platform::decodeVarint64(p, end, unshared) ||
+            !platform::decodeVarint64(p, end, valueLength) || unshared > static_cast<uint64_t>(end - p) ||
+            valueLength > static_cast<uint64_t>(end - p) - unshared)
             return bad("has an unreadable entry");
         p += unshared;
         const unsigned char* value = p;
         p += valueLength;
         BlockHandle h;
-        if (!decodeVarint64(value, p, h.offset) || !decodeVarint64(value, p, h.size))
+        if (!platform::decodeVarint64(value, p, h.offset) || !platform::decodeVarint64(value, p, h.size))
             return bad("has an unreadable block handle");
         if (h.offset > limit || h.size > limit - h.offset || kBlockTrailerSize > limit - h.offset - h.size)
             return bad("points at a data block (offset " + std::to_string(h.offset) + ", size " + std::to_string(h.size) +
@@ -146,18 +138,18 @@ Status fromLevelDb(const leveldb::Status& s, const std::string& path) {
 // LevelDB file adapter over our pread file, so reads are bounded by the real size.
 class PreadFile final : public leveldb::RandomAccessFile {
 public:
-    explicit PreadFile(const platform::RandomAccessFile& file) : m_file(file) {}
+    explicit PreadFile(const storage::RandomAccessFile& file) : m_file(file) {}
     leveldb::Status Read(uint64_t offset, size_t n, leveldb::Slice* result, char* scratch) const override {
-        if (offset > m_file.size()) return leveldb::Status::IOError(m_file.path(), "read past end of file");
+        if (offset > m_file.size()) return leveldb::Status::IOError(m_file.location(), "read past end of file");
         n = static_cast<size_t>(std::min<uint64_t>(n, m_file.size() - offset));
-        const Status s = m_file.readExact(offset, n, scratch);
-        if (!s.isOk()) return leveldb::Status::IOError(m_file.path(), s.message());
+        const Status s = m_file.read(offset, n, scratch);
+        if (!s.isOk()) return leveldb::Status::IOError(m_file.location(), s.message());
         *result = leveldb::Slice(scratch, n);
         return leveldb::Status::OK();
     }
 
 private:
-    const platform::RandomAccessFile& m_file;
+    const storage::RandomAccessFile& m_file;
 };
 
 leveldb::Options tableOptions() {
@@ -176,7 +168,7 @@ leveldb::Options tableOptions() {
 // that becomes a DataLoss naming the file.
 template <typename UseIterator>
 Status withTableIterator(const std::string& path, UseIterator use) {
-    CKPT_ASSIGN_OR_RETURN(auto file, platform::RandomAccessFile::open(path));
+    CKPT_ASSIGN_OR_RETURN(auto file, storage::openRandomAccess(path));
     CKPT_ASSIGN_OR_RETURN(const Footer footer, readFooter(*file));
     CKPT_RETURN_IF_ERROR(checkBlockHandles(*file, footer));
     try {
@@ -241,13 +233,13 @@ Result<std::vector<std::optional<std::string>>> lookupIndexEntries(const std::st
 }
 
 Status verifyIndexFooterAndMetaindex(const std::string& path) {
-    CKPT_ASSIGN_OR_RETURN(auto file, platform::RandomAccessFile::open(path));
+    CKPT_ASSIGN_OR_RETURN(auto file, storage::openRandomAccess(path));
     CKPT_ASSIGN_OR_RETURN(const Footer footer, readFooter(*file));
     if (footer.metaindex.size > (1u << 20))
         return dataLoss("corrupt index " + path + ": metaindex block of " + std::to_string(footer.metaindex.size) +
                         " bytes (TensorFlow writes an empty one)");
     std::string block(footer.metaindex.size + kBlockTrailerSize, '\0');
-    CKPT_RETURN_IF_ERROR(file->readExact(footer.metaindex.offset, block.size(), block.data()));
+    CKPT_RETURN_IF_ERROR(file->read(footer.metaindex.offset, block.size(), block.data()));
     uint32_t stored = 0;
     std::memcpy(&stored, block.data() + footer.metaindex.size + 1, 4);
     const uint32_t computed = platform::crc32c(block.data(), footer.metaindex.size + 1);
@@ -258,13 +250,13 @@ Status verifyIndexFooterAndMetaindex(const std::string& path) {
 
 namespace {
 
-// LevelDB's table builder writing through pipeline::WritableFile, so an
-// index reaches the disk the way every other file of a save does (and
-// through the same pipeline::FileOps seam), and a failure keeps its
-// Status (disk full stays ResourceExhausted, naming the file).
-class PipelineFile final : public leveldb::WritableFile {
+// LevelDB's table builder writing through storage::WritableFile, so an
+// index reaches its storage the way every other file of a save does (and
+// through any wrapper a test installed), and a failure keeps its Status
+// (disk full stays ResourceExhausted, naming the file).
+class StorageTableFile final : public leveldb::WritableFile {
 public:
-    explicit PipelineFile(std::unique_ptr<pipeline::WritableFile> file) : m_file(std::move(file)) {}
+    explicit StorageTableFile(std::unique_ptr<storage::WritableFile> file) : m_file(std::move(file)) {}
     leveldb::Status Append(const leveldb::Slice& data) override { return keep(m_file->append(data.data(), data.size())); }
     leveldb::Status Flush() override { return leveldb::Status::OK(); }  // buffered until Sync
     // Flushes, fsyncs and closes; the table builder appends nothing after.
@@ -278,7 +270,7 @@ private:
         if (m_error.isOk()) m_error = s;
         return leveldb::Status::IOError(s.message());
     }
-    std::unique_ptr<pipeline::WritableFile> m_file;
+    std::unique_ptr<storage::WritableFile> m_file;
     Status m_error;
 };
 
@@ -286,7 +278,7 @@ private:
 
 struct IndexTableWriter::Impl {
     std::string path;
-    std::unique_ptr<PipelineFile> file;
+    std::unique_ptr<StorageTableFile> file;
     std::unique_ptr<leveldb::TableBuilder> builder;
     bool finished = false;
 
@@ -303,11 +295,12 @@ IndexTableWriter::~IndexTableWriter() {
     m_impl->builder.reset();
 }
 
-Result<std::unique_ptr<IndexTableWriter>> IndexTableWriter::create(const std::string& path) {
+Result<std::unique_ptr<IndexTableWriter>> IndexTableWriter::create(const std::string& path,
+                                                                   const storage::CreateOptions& options) {
     auto impl = std::make_unique<Impl>();
     impl->path = path;
-    CKPT_ASSIGN_OR_RETURN(auto file, pipeline::WritableFile::create(path));
-    impl->file = std::make_unique<PipelineFile>(std::move(file));
+    CKPT_ASSIGN_OR_RETURN(auto file, storage::create(path, options));
+    impl->file = std::make_unique<StorageTableFile>(std::move(file));
     leveldb::Options o = tableOptions();
     impl->builder = std::make_unique<leveldb::TableBuilder>(o, impl->file.get());
     return std::unique_ptr<IndexTableWriter>(new IndexTableWriter(std::move(impl)));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ckpt/status.h"
+#include "storage/files.h"
 
 namespace ckpt::format {
 
@@ -43,7 +44,9 @@ Status verifyIndexFooterAndMetaindex(const std::string& path);
 // that need atomicity write to a temporary name and rename.
 class IndexTableWriter {
 public:
-    static Result<std::unique_ptr<IndexTableWriter>> create(const std::string& path);
+    // 'options' as storage::create takes them (WriteCondition::ifAbsent()
+    // makes the index a create-only commit).
+    static Result<std::unique_ptr<IndexTableWriter>> create(const std::string& path, const storage::CreateOptions& options = {});
     ~IndexTableWriter();
     IndexTableWriter(const IndexTableWriter&) = delete;
     IndexTableWriter& operator=(const IndexTableWriter&) = delete;

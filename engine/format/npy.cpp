@@ -9,6 +9,7 @@
 
 #include "format/npy_preamble.h"
 #include "platform/file.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 
@@ -221,12 +222,12 @@ Result<NpyHeader> parseNpyHeader(std::string_view bytes, std::string_view source
 
 Result<Tensor> readNpyFile(std::string_view path) {
     const std::string p(path);
-    CKPT_ASSIGN_OR_RETURN(auto file, platform::RandomAccessFile::open(p));
+    CKPT_ASSIGN_OR_RETURN(auto file, storage::openRandomAccess(p));
     const uint64_t size = file->size();
     // Enough for the longest header accepted; never more than the file.
     const uint64_t headBytes = std::min<uint64_t>(size, 12 + format::kMaxNpyHeaderBytes);
     std::string head(headBytes, '\0');
-    CKPT_RETURN_IF_ERROR(file->readExact(0, head.size(), head.data()));
+    CKPT_RETURN_IF_ERROR(file->read(0, head.size(), head.data()));
     CKPT_ASSIGN_OR_RETURN(auto header, parseNpyHeader(head, p));
     const uint64_t want = static_cast<uint64_t>(*header.shape.numElements()) * dataTypeSize(header.dtype);
     const uint64_t have = size - header.dataOffset;
@@ -238,7 +239,7 @@ Result<Tensor> readNpyFile(std::string_view path) {
     t.dtype = header.dtype;
     t.shape = std::move(header.shape);
     t.bytes.resize(want);
-    CKPT_RETURN_IF_ERROR(file->readExact(header.dataOffset, want, t.bytes.data()));
+    CKPT_RETURN_IF_ERROR(file->read(header.dataOffset, want, t.bytes.data()));
     return t;
 }
 

@@ -10,6 +10,7 @@
 
 #include "ckpt/tensor.h"
 #include "platform/crc32c.h"
+#include "platform/varint.h"
 
 namespace ckpt {
 namespace {
@@ -18,24 +19,6 @@ std::string hex32(uint32_t v) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "0x%08x", v);
     return buf;
-}
-
-bool readVarint64(const uint8_t*& p, const uint8_t* end, uint64_t& v) {
-    v = 0;
-    for (int shift = 0; shift <= 63 && p < end; shift += 7) {
-        const uint8_t b = *p++;
-        v |= uint64_t{b & 0x7fu} << shift;
-        if (!(b & 0x80)) return true;
-    }
-    return false;
-}
-
-void putVarint64(std::vector<uint8_t>& out, uint64_t v) {
-    while (v >= 0x80) {
-        out.push_back(static_cast<uint8_t>(v | 0x80));
-        v >>= 7;
-    }
-    out.push_back(static_cast<uint8_t>(v));
 }
 
 }  // namespace
@@ -50,7 +33,7 @@ Result<uint32_t> regionChecksum(std::span<const uint8_t> bytes, DataType dtype, 
         uint64_t total = 0;
         for (int64_t i = 0; i < numElements; ++i) {
             uint64_t len = 0;
-            if (!readVarint64(p, end, len))
+            if (!platform::decodeVarint64(p, end, len))
                 return dataLoss(std::string(what) + ": string length " + std::to_string(i) + " is unreadable");
             if (len <= 0xffffffffu) {
                 const uint32_t l32 = static_cast<uint32_t>(len);
@@ -82,7 +65,8 @@ Result<uint32_t> regionChecksum(std::span<const uint8_t> bytes, DataType dtype, 
         uint32_t crc = 0;
         for (int64_t i = 0; i < numElements; ++i) {
             uint64_t len = 0;
-            if (!readVarint64(p, end, len) || len > static_cast<uint64_t>(end - p) || end - p - static_cast<int64_t>(len) < 4)
+            if (!platform::decodeVarint64(p, end, len) || len > static_cast<uint64_t>(end - p) ||
+                end - p - static_cast<int64_t>(len) < 4)
                 return dataLoss(std::string(what) + ": variant element " + std::to_string(i) + " is truncated");
             crc = crc32cExtend(crc, &len, 8);
             crc = crc32cExtend(crc, p, static_cast<size_t>(len));
@@ -115,7 +99,7 @@ Result<std::vector<std::string>> decodeStringRegion(std::span<const uint8_t> byt
     const uint8_t* end = p + bytes.size();
     std::vector<uint64_t> lengths(static_cast<size_t>(numElements));
     for (auto& len : lengths)
-        if (!readVarint64(p, end, len)) return dataLoss(std::string(what) + ": string lengths are unreadable");
+        if (!platform::decodeVarint64(p, end, len)) return dataLoss(std::string(what) + ": string lengths are unreadable");
     if (end - p < 4) return dataLoss(std::string(what) + ": string tensor is truncated");
     p += 4;
     for (size_t i = 0; i < out.size(); ++i) {
@@ -133,7 +117,7 @@ std::vector<uint8_t> encodeTensorRegion(const Tensor& value) {
     uint32_t crc = 0;
     size_t total = 0;
     for (const std::string& s : value.strings) {
-        putVarint64(out, s.size());
+        platform::appendVarint64(out, s.size());
         if (s.size() <= 0xffffffffu) {
             const uint32_t l32 = static_cast<uint32_t>(s.size());
             crc = platform::crc32cExtend(crc, &l32, 4);

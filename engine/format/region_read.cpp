@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "platform/crc32c.h"
+#include "storage/dispatch.h"
 
 namespace ckpt::format {
 namespace {
@@ -20,7 +21,7 @@ std::vector<RegionPart> splitRegion(uint64_t size) {
     return parts;
 }
 
-Result<uint32_t> readRegionPart(const platform::RandomAccessFile& file, uint64_t offset, uint64_t length, uint8_t* out,
+Result<uint32_t> readRegionPart(const storage::RandomAccessFile& file, uint64_t offset, uint64_t length, uint8_t* out,
                                 std::vector<uint8_t>& scratch) {
     uint32_t crc = 0;
     if (length == 0) return crc;
@@ -30,7 +31,7 @@ Result<uint32_t> readRegionPart(const platform::RandomAccessFile& file, uint64_t
     // out of a mapping (which adds page faults and munmap), so pread goes
     // straight into 'out' in L2-sized chunks, each checksummed while cached.
     if (!out) {
-        if (auto view = file.mapSequential(offset, static_cast<size_t>(length)))
+        if (auto view = file.map(offset, static_cast<size_t>(length)))
             return platform::crc32cExtend(0, view->data(), view->size());
     }
     for (uint64_t done = 0; done < length;) {
@@ -40,7 +41,7 @@ Result<uint32_t> readRegionPart(const platform::RandomAccessFile& file, uint64_t
             scratch.resize(std::max(scratch.size(), n));
             dst = scratch.data();
         }
-        CKPT_RETURN_IF_ERROR(file.readExact(offset + done, n, dst));
+        CKPT_RETURN_IF_ERROR(file.read(offset + done, n, dst));
         crc = platform::crc32cExtend(crc, dst, n);
         done += n;
     }

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ckpt/status.h"
-#include "platform/file.h"
+#include "storage/files.h"
 
 namespace ckpt::format {
 
@@ -30,7 +30,7 @@ std::vector<RegionPart> splitRegion(uint64_t size);
 // (pread's copy out of the page cache alone costs about as much as `cat`),
 // falling back to pread through 'scratch'. With 'out' pread writes straight
 // into it in small chunks, each checksummed while still in cache.
-Result<uint32_t> readRegionPart(const platform::RandomAccessFile& file, uint64_t offset, uint64_t length, uint8_t* out,
+Result<uint32_t> readRegionPart(const storage::RandomAccessFile& file, uint64_t offset, uint64_t length, uint8_t* out,
                                 std::vector<uint8_t>& scratch);
 
 // crc32c of a whole region from its parts' CRCs, in order.

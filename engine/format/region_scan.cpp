@@ -8,6 +8,8 @@
 #include "format/region_read.h"
 #include "platform/crc32c.h"
 #include "platform/parallel.h"
+#include "platform/file.h"
+#include "storage/dispatch.h"
 
 namespace ckpt::format {
 namespace {
@@ -17,7 +19,7 @@ struct PartJob {
     RegionPart part;
 };
 
-std::string regionName(const ScannedRegion& r) { return printableKey(r.key) + " in " + platform::baseName(r.file->path()); }
+std::string regionName(const ScannedRegion& r) { return printableKey(r.key) + " in " + platform::baseName(r.file->location()); }
 
 // The first failed part's status, else the joined checksum against the stored one.
 Status finishRegion(const ScannedRegion& r, std::span<const PartJob> parts, std::span<const Status> partStatus,
@@ -36,7 +38,7 @@ Status finishRegion(const ScannedRegion& r, std::span<const PartJob> parts, std:
 // One part's bytes, mapped in place when the system allows (no copy out of
 // the page cache), else read into the worker's scratch buffer.
 struct PartBytes {
-    platform::MappedView mapped;
+    storage::MappedView mapped;
     std::span<const uint8_t> bytes;
     uint32_t crc = 0;
 };
@@ -49,7 +51,7 @@ Status readPart(const ScannedRegion& r, const RegionPart& part, std::vector<uint
         return okStatus();
     }
     r.file->adviseSequential(offset, part.length);
-    if (auto view = r.file->mapSequential(offset, static_cast<size_t>(part.length))) {
+    if (auto view = r.file->map(offset, static_cast<size_t>(part.length))) {
         out.mapped = std::move(*view);
         out.bytes = {out.mapped.data(), out.mapped.size()};
         out.crc = platform::crc32cExtend(0, out.bytes.data(), out.bytes.size());
@@ -138,11 +140,11 @@ Status checkBounds(const ScannedRegion& r) {
                     std::to_string(size) + " > " + std::to_string(fileSize) + " bytes)");
 }
 
-Result<platform::MappedView> mapVerifiedRegion(const ScannedRegion& r) {
+Result<storage::MappedView> mapVerifiedRegion(const ScannedRegion& r) {
     CKPT_RETURN_IF_ERROR(checkBounds(r));
     const auto size = static_cast<uint64_t>(r.region.size);
     if (size == 0) return failedPrecondition("an empty region has nothing to map");
-    auto view = r.file->mapSequential(static_cast<uint64_t>(r.region.offset), static_cast<size_t>(size));
+    auto view = r.file->map(static_cast<uint64_t>(r.region.offset), static_cast<size_t>(size));
     if (!view) return failedPrecondition(view.status().message());
     const PartJob whole{0, {0, size}};
     const uint32_t crc = platform::crc32cExtend(0, view->data(), view->size());
@@ -172,7 +174,7 @@ Result<std::span<const uint8_t>> RegionStream::next(uint64_t length) {
         m_chunk = {};  // unmapped before the next one: memory stays at one chunk
         const uint64_t begin = m_position / kStreamChunkBytes * kStreamChunkBytes;
         const uint64_t end = std::min(size, begin + kStreamChunkBytes);
-        if (auto view = m_region.file->mapSequential(offset + begin, static_cast<size_t>(end - begin))) {
+        if (auto view = m_region.file->map(offset + begin, static_cast<size_t>(end - begin))) {
             m_chunk = std::move(*view);
             m_chunkBegin = begin;
             m_chunkEnd = end;
@@ -184,7 +186,7 @@ Result<std::span<const uint8_t>> RegionStream::next(uint64_t length) {
         window = {m_chunk.data() + (m_position - m_chunkBegin), static_cast<size_t>(length)};
     } else {
         m_buffer.resize(std::max<size_t>(m_buffer.size(), static_cast<size_t>(length)));
-        CKPT_RETURN_IF_ERROR(m_region.file->readExact(offset + m_position, static_cast<size_t>(length), m_buffer.data()));
+        CKPT_RETURN_IF_ERROR(m_region.file->read(offset + m_position, static_cast<size_t>(length), m_buffer.data()));
         window = {m_buffer.data(), static_cast<size_t>(length)};
     }
     if (m_checksum) m_crc = platform::crc32cExtend(m_crc, window.data(), window.size());

@@ -14,14 +14,14 @@
 #include "ckpt/cancellation.h"
 #include "ckpt/status.h"
 #include "ckpt/tensor_info.h"
-#include "platform/file.h"
+#include "storage/files.h"
 
 namespace ckpt::format {
 
 struct ScannedRegion {
-    const platform::RandomAccessFile* file = nullptr;  // holds the region
-    std::string_view key;                              // the tensor's key, for messages
-    StoredRegion region;                               // where, how long, the stored checksum
+    const storage::RandomAccessFile* file = nullptr;  // holds the region
+    std::string_view key;                             // the tensor's key, for messages
+    StoredRegion region;                              // where, how long, the stored checksum
     // Also copy the bytes here (region.size of them). On failure it holds
     // zeros wherever bytes may have landed: never unverified bytes.
     uint8_t* copyTo = nullptr;
@@ -54,7 +54,7 @@ Status checkBounds(const ScannedRegion& region);
 // whole, for readers that keep it while they work on it (ckpt history).
 // Bounds and checksum failures are worded as scanRegions words them;
 // FailedPrecondition when the system cannot map it (read it instead).
-Result<platform::MappedView> mapVerifiedRegion(const ScannedRegion& region);
+Result<storage::MappedView> mapVerifiedRegion(const ScannedRegion& region);
 
 // One region read front to back a window at a time, for readers that
 // compute as the bytes arrive and discard their figures when finish() fails
@@ -85,7 +85,7 @@ private:
     bool m_mapping = true;  // until the system refuses a mapping
     uint64_t m_position = 0;
     uint32_t m_crc = 0;
-    platform::MappedView m_chunk;
+    storage::MappedView m_chunk;
     uint64_t m_chunkBegin = 0, m_chunkEnd = 0;
     std::vector<uint8_t> m_buffer;
 };

@@ -1,7 +1,6 @@
 #include "ckpt/verify.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 
 #include "ckpt/bundle_naming.h"
@@ -16,6 +15,7 @@
 #include "platform/file.h"
 #include "platform/parallel.h"
 #include "format/bundle_reader_access.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
@@ -32,11 +32,13 @@ struct RegionJob {
 int64_t countDataFiles(const std::string& prefix) {
     const std::string name = platform::baseName(prefix);
     int64_t count = 0;
-    std::error_code ec;
-    for (std::filesystem::directory_iterator it(platform::dirName(prefix), ec), end; !ec && it != end; it.increment(ec)) {
-        const auto parsed = parseDataFileName(it->path().filename().string());
+    storage::ListOptions options;
+    options.namePrefix = name;
+    (void)storage::list(platform::dirName(prefix), options, [&](const storage::ListEntry& e) {
+        const auto parsed = parseDataFileName(e.name);
         count += parsed && parsed->prefix == name;
-    }
+        return true;
+    });
     return count;
 }
 
@@ -87,7 +89,7 @@ void checkWhatReadersRelyOn(const BundleReader& reader, const std::string& index
 Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptions& options) {
     VerifyReport report;
     report.prefix = std::string(prefixView);
-    const std::string indexPath = report.prefix + ".index";
+    const std::string indexPath = indexFileName(report.prefix);
     const std::string indexName = platform::baseName(indexPath);
 
     if (Status s = format::verifyIndexFooterAndMetaindex(indexPath); !s.isOk()) {
@@ -103,8 +105,8 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
 
     // Data files: present, and large enough for every region they hold.
     // Sized by the shards the entries use, never by the header's claim.
-    std::map<int32_t, const platform::RandomAccessFile*> files;
-    std::vector<std::unique_ptr<platform::RandomAccessFile>> owned;
+    std::map<int32_t, const storage::RandomAccessFile*> files;
+    std::vector<std::unique_ptr<storage::RandomAccessFile>> owned;
     std::map<int32_t, uint64_t> needed;
     std::vector<RegionJob> jobs;
     for (const TensorInfo& t : reader.tensors()) {
@@ -128,7 +130,7 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
     }
     auto checkShard = [&](int32_t shard) {
         const std::string path = reader.dataPath(shard);
-        auto file = platform::RandomAccessFile::open(path);
+        auto file = storage::openRandomAccess(path);
         if (!file) {
             const bool missing = file.status().code() == StatusCode::NotFound;
             report.problems.push_back(
@@ -163,7 +165,7 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
         totalBytes += job.region.size;
         const auto found = files.find(job.region.shardId);
         if (found == files.end()) continue;  // reported above
-        const platform::RandomAccessFile* file = found->second;
+        const storage::RandomAccessFile* file = found->second;
         format::ScannedRegion r{file, job.key, job.region, nullptr, nullptr};
         if (!isFixedSize(job.dtype))
             r.readWhole = [&reader, &job] { return reader.readRegion(job.region, job.dtype, job.numElements, job.key).status(); };
@@ -183,7 +185,7 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
     for (size_t k = 0; k < regions.size(); ++k) {
         const Status& s = scanned->regions[k];
         const std::string& key = jobs[regionJob[k]].key;
-        if (!s.isOk()) tensorProblems.push_back({key, {platform::baseName(regions[k].file->path()), key, s.toString()}});
+        if (!s.isOk()) tensorProblems.push_back({key, {platform::baseName(regions[k].file->location()), key, s.toString()}});
     }
     std::sort(tensorProblems.begin(), tensorProblems.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& [key, problem] : tensorProblems) report.problems.push_back(std::move(problem));
@@ -198,7 +200,7 @@ Result<VerifyReport> verifyCheckpointPath(std::string_view path, const VerifyOpt
     CKPT_ASSIGN_OR_RETURN(ResolvedCheckpoint resolved, resolveCheckpoint(path));
     CKPT_ASSIGN_OR_RETURN(VerifyReport report, verifyBundle(resolved.prefix, options));
     const std::string dir(path);
-    if (platform::isDirectory(dir))
+    if (storage::isDirectory(dir))
         if (auto state = readCheckpointState(dir); !state)
             report.problems.push_back({std::string(kCheckpointStateFile), "", state.status().toString()});
     return report;

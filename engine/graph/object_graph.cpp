@@ -98,50 +98,52 @@ std::string slotKeyPath(std::string_view variableKeyPath, std::string_view optim
     return out;
 }
 
-Result<ObjectGraph> ObjectGraph::parse(std::string_view serialized, std::string_view source) {
-    auto notAGraph = [&] {
-        return dataLoss(std::string(kObjectGraphKey) + " in " + std::string(source) + " is not a valid TrackableObjectGraph");
-    };
-    // Nodes are decoded one at a time into a reused message instead of
-    // parsing the whole TrackableObjectGraph: a 100,000-variable checkpoint
-    // has 150,000 nodes, and holding them all as protos next to our copy
-    // doubled the peak memory of opening it and made freeing them a third of
-    // the time. Same acceptance as ParseFromArray: unknown fields skipped.
+namespace {
+
+Status notAGraph(std::string_view source) {
+    return dataLoss(std::string(kObjectGraphKey) + " in " + std::string(source) + " is not a valid TrackableObjectGraph");
+}
+
+// Nodes are decoded one at a time into a reused message instead of parsing
+// the whole TrackableObjectGraph: a 100,000-variable checkpoint has 150,000
+// nodes, and holding them all as protos next to our copy doubled the peak
+// memory of opening it and made freeing them a third of the time. Same
+// acceptance as ParseFromArray: unknown fields skipped.
+Status decodeNodes(std::string_view serialized, std::string_view source, std::vector<ObjectNode>& nodes) {
     using google::protobuf::internal::WireFormatLite;
     constexpr uint32_t kNodesTag =
         WireFormatLite::MakeTag(tensorflow::TrackableObjectGraph::kNodesFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
-    if (serialized.size() > static_cast<size_t>(INT_MAX)) return notAGraph();
+    if (serialized.size() > static_cast<size_t>(INT_MAX)) return notAGraph(source);
     const auto* bytes = reinterpret_cast<const uint8_t*>(serialized.data());
     const auto size = static_cast<int>(serialized.size());
-    ObjectGraph graph;
     {
         // Count first (skipping is cheap) so the node vector never reallocates.
         google::protobuf::io::CodedInputStream scan(bytes, size);
-        size_t nodes = 0;
+        size_t count = 0;
         for (uint32_t tag; (tag = scan.ReadTag()) != 0;) {
-            nodes += tag == kNodesTag;
-            if (!WireFormatLite::SkipField(&scan, tag)) return notAGraph();
+            count += tag == kNodesTag;
+            if (!WireFormatLite::SkipField(&scan, tag)) return notAGraph(source);
         }
         // ReadTag() returns 0 both at the end and on a malformed tag.
-        if (!scan.ConsumedEntireMessage()) return notAGraph();
-        graph.m_nodes.reserve(nodes);
+        if (!scan.ConsumedEntireMessage()) return notAGraph(source);
+        nodes.reserve(count);
     }
     google::protobuf::io::CodedInputStream in(bytes, size);
     tensorflow::TrackableObjectGraph::TrackableObject p;
     for (uint32_t tag; (tag = in.ReadTag()) != 0;) {
         if (tag != kNodesTag) {
-            if (!WireFormatLite::SkipField(&in, tag)) return notAGraph();
+            if (!WireFormatLite::SkipField(&in, tag)) return notAGraph(source);
             continue;
         }
         uint32_t length = 0;
-        if (!in.ReadVarint32(&length)) return notAGraph();
+        if (!in.ReadVarint32(&length)) return notAGraph(source);
         const auto limit = in.PushLimit(static_cast<int>(length));
         p.Clear();
-        if (!p.MergeFromCodedStream(&in) || !in.ConsumedEntireMessage()) return notAGraph();
+        if (!p.MergeFromCodedStream(&in) || !in.ConsumedEntireMessage()) return notAGraph(source);
         in.PopLimit(limit);
 
-        ObjectNode& n = graph.m_nodes.emplace_back();
-        n.id = static_cast<int32_t>(graph.m_nodes.size() - 1);
+        ObjectNode& n = nodes.emplace_back();
+        n.id = static_cast<int32_t>(nodes.size() - 1);
         n.children.reserve(static_cast<size_t>(p.children_size()));
         n.attributes.reserve(static_cast<size_t>(p.attributes_size()));
         for (const auto& c : p.children()) n.children.push_back({c.local_name(), c.node_id()});
@@ -152,16 +154,18 @@ Result<ObjectGraph> ObjectGraph::parse(std::string_view serialized, std::string_
         if (p.has_has_checkpoint_values()) n.hasCheckpointValues = p.has_checkpoint_values().value();
         if (p.has_registered_saver()) n.registeredSaver = p.registered_saver().name();
     }
-    if (!in.ConsumedEntireMessage()) return notAGraph();
-    if (graph.m_nodes.empty())
-        return dataLoss(std::string(kObjectGraphKey) + " in " + std::string(source) + " has no nodes (no root object)");
+    if (!in.ConsumedEntireMessage()) return notAGraph(source);
+    return okStatus();
+}
 
-    const auto count = static_cast<int32_t>(graph.m_nodes.size());
+// Every child edge and slot reference names a node of the graph.
+Status checkReferences(const std::vector<ObjectNode>& nodes, std::string_view source) {
+    const auto count = static_cast<int32_t>(nodes.size());
     auto badRef = [&](int32_t from, int32_t to, const char* what) {
         return dataLoss(std::string(kObjectGraphKey) + " in " + std::string(source) + ": node " + std::to_string(from) + " " +
                         what + " node " + std::to_string(to) + ", but the graph has " + std::to_string(count) + " nodes");
     };
-    for (const ObjectNode& n : graph.m_nodes) {
+    for (const ObjectNode& n : nodes) {
         for (const ObjectChild& c : n.children)
             if (c.nodeId < 0 || c.nodeId >= count) return badRef(n.id, c.nodeId, "has a child edge to");
         for (const SlotVariableRef& sv : n.slotVariables) {
@@ -171,69 +175,94 @@ Result<ObjectGraph> ObjectGraph::parse(std::string_view serialized, std::string_
                 return badRef(n.id, sv.slotVariableNodeId, "has a slot variable at");
         }
     }
+    return okStatus();
+}
 
-    // First BFS path from the root names each node, children in listed
-    // order. Each path repeats its parent's, so a deep chain makes the names
-    // quadratic in the graph: the BFS first measures them (linear) and a
-    // graph whose names would outgrow a budget proportional to its size is
-    // refused before any is built.
+// The first BFS path from the root, children in listed order: each reached
+// node gets its parent and local name here, and the bytes its paths will
+// take are measured (linear) before any path is built.
+struct BfsPaths {
     std::vector<int32_t> order{0};  // BFS order
-    std::vector<uint64_t> prettyBytes(static_cast<size_t>(count), 0), keyBytes(static_cast<size_t>(count), 0);
-    std::vector<int32_t> depth(static_cast<size_t>(count), 0);
-    std::vector<bool> seen(static_cast<size_t>(count), false);
-    seen[0] = true;
-    prettyBytes[0] = 6;  // "(root)"
-    uint64_t totalBytes = 6;
+    std::vector<uint64_t> prettyBytes, keyBytes;
+    std::vector<bool> seen;
+    uint64_t totalBytes = 6;  // "(root)"
     int32_t maxDepth = 0;
-    for (size_t next = 0; next < order.size(); ++next) {
-        const int32_t id = order[next];
-        for (const ObjectChild& c : graph.m_nodes[static_cast<size_t>(id)].children) {
+};
+
+BfsPaths measureBfsPaths(std::vector<ObjectNode>& nodes) {
+    const size_t count = nodes.size();
+    BfsPaths bfs;
+    bfs.prettyBytes.assign(count, 0);
+    bfs.keyBytes.assign(count, 0);
+    bfs.seen.assign(count, false);
+    std::vector<int32_t> depth(count, 0);
+    bfs.seen[0] = true;
+    bfs.prettyBytes[0] = 6;  // "(root)"
+    for (size_t next = 0; next < bfs.order.size(); ++next) {
+        const int32_t id = bfs.order[next];
+        for (const ObjectChild& c : nodes[static_cast<size_t>(id)].children) {
             const auto child = static_cast<size_t>(c.nodeId);
-            if (seen[child]) continue;
-            seen[child] = true;
-            ObjectNode& node = graph.m_nodes[child];
+            if (bfs.seen[child]) continue;
+            bfs.seen[child] = true;
+            ObjectNode& node = nodes[child];
             node.parentId = id;
             node.localName = c.localName;
             const size_t escapes = static_cast<size_t>(std::count(c.localName.begin(), c.localName.end(), '.') +
                                                        std::count(c.localName.begin(), c.localName.end(), '/'));
-            prettyBytes[child] = prettyBytes[static_cast<size_t>(id)] + 1 + c.localName.size();
-            keyBytes[child] = keyBytes[static_cast<size_t>(id)] + 1 + c.localName.size() + escapes;
+            bfs.prettyBytes[child] = bfs.prettyBytes[static_cast<size_t>(id)] + 1 + c.localName.size();
+            bfs.keyBytes[child] = bfs.keyBytes[static_cast<size_t>(id)] + 1 + c.localName.size() + escapes;
             depth[child] = depth[static_cast<size_t>(id)] + 1;
-            maxDepth = std::max(maxDepth, depth[child]);
-            totalBytes += prettyBytes[child] + keyBytes[child];
-            order.push_back(c.nodeId);
+            bfs.maxDepth = std::max(bfs.maxDepth, depth[child]);
+            bfs.totalBytes += bfs.prettyBytes[child] + bfs.keyBytes[child];
+            bfs.order.push_back(c.nodeId);
         }
     }
-    // Slot variables TensorFlow names by their optimizer and variable. Only
-    // BFS names go into them, so slots of slots (or cycles of them) never
-    // nest names into longer names.
-    struct SlotName {
-        int32_t slot, optimizer, variable;
-        const std::string* name;
-    };
+    return bfs;
+}
+
+// Slot variables TensorFlow names by their optimizer and variable. Only BFS
+// names go into them, so slots of slots (or cycles of them) never nest
+// names into longer names.
+struct SlotName {
+    int32_t slot, optimizer, variable;
+    const std::string* name;
+};
+
+std::vector<SlotName> slotNamesOf(const std::vector<ObjectNode>& nodes, BfsPaths& bfs, std::vector<bool>& isSlot) {
     std::vector<SlotName> slotNames;
-    std::vector<bool> isSlot(static_cast<size_t>(count), false);
-    for (const ObjectNode& n : graph.m_nodes) {
+    for (const ObjectNode& n : nodes) {
         for (const SlotVariableRef& s : n.slotVariables) {
             const auto slot = static_cast<size_t>(s.slotVariableNodeId);
             const auto var = static_cast<size_t>(s.originalVariableNodeId);
             isSlot[slot] = true;
             // As TensorFlow: a later reference renames the slot, even one the
             // BFS named; but never the root, and never from an unnamed node.
-            if (slot == 0 || !seen[static_cast<size_t>(n.id)] || !seen[var]) continue;
+            if (slot == 0 || !bfs.seen[static_cast<size_t>(n.id)] || !bfs.seen[var]) continue;
             slotNames.push_back({s.slotVariableNodeId, n.id, s.originalVariableNodeId, &s.slotName});
-            totalBytes += prettyBytes[static_cast<size_t>(n.id)] + s.slotName.size() + prettyBytes[var] + 16;
+            bfs.totalBytes += bfs.prettyBytes[static_cast<size_t>(n.id)] + s.slotName.size() + bfs.prettyBytes[var] + 16;
         }
     }
-    const uint64_t budget = kPathBytesBase + kPathBytesPerSerializedByte * serialized.size();
-    if (totalBytes > budget)
+    return slotNames;
+}
+
+// TensorFlow's names for every node (docs/format.md, "Key naming in object-based checkpoints"). Each
+// path repeats its parent's, so a deep chain makes the names quadratic in
+// the graph: a graph whose names would outgrow a budget proportional to its
+// size is refused before any is built.
+Status nameNodes(std::vector<ObjectNode>& nodes, size_t serializedBytes, std::string_view source) {
+    BfsPaths bfs = measureBfsPaths(nodes);
+    std::vector<bool> isSlot(nodes.size(), false);
+    const std::vector<SlotName> slotNames = slotNamesOf(nodes, bfs, isSlot);
+    const uint64_t budget = kPathBytesBase + kPathBytesPerSerializedByte * serializedBytes;
+    if (bfs.totalBytes > budget)
         return dataLoss(std::string(kObjectGraphKey) + " in " + std::string(source) + ": objects nest " +
-                        std::to_string(maxDepth) + " levels deep and their paths would take " + std::to_string(totalBytes) +
-                        " bytes, more than the " + std::to_string(budget) + " this graph's size allows");
-    graph.m_nodes[0].prettyPath = "(root)";
-    for (size_t i = 1; i < order.size(); ++i) {
-        ObjectNode& child = graph.m_nodes[static_cast<size_t>(order[i])];
-        const ObjectNode& parent = graph.m_nodes[static_cast<size_t>(child.parentId)];
+                        std::to_string(bfs.maxDepth) + " levels deep and their paths would take " +
+                        std::to_string(bfs.totalBytes) + " bytes, more than the " + std::to_string(budget) +
+                        " this graph's size allows");
+    nodes[0].prettyPath = "(root)";
+    for (size_t i = 1; i < bfs.order.size(); ++i) {
+        ObjectNode& child = nodes[static_cast<size_t>(bfs.order[i])];
+        const ObjectNode& parent = nodes[static_cast<size_t>(child.parentId)];
         child.prettyPath = *parent.prettyPath + "." + child.localName;
         child.keyPath = (parent.keyPath.empty() ? "" : parent.keyPath + "/") + escapeLocalName(child.localName);
     }
@@ -242,11 +271,23 @@ Result<ObjectGraph> ObjectGraph::parse(std::string_view serialized, std::string_
     std::vector<std::string> slotPaths;
     slotPaths.reserve(slotNames.size());
     for (const SlotName& s : slotNames)
-        slotPaths.push_back(slotVariablePath(*graph.m_nodes[static_cast<size_t>(s.optimizer)].prettyPath, *s.name,
-                                             *graph.m_nodes[static_cast<size_t>(s.variable)].prettyPath));
+        slotPaths.push_back(slotVariablePath(*nodes[static_cast<size_t>(s.optimizer)].prettyPath, *s.name,
+                                             *nodes[static_cast<size_t>(s.variable)].prettyPath));
     for (size_t i = 0; i < slotNames.size(); ++i)
-        graph.m_nodes[static_cast<size_t>(slotNames[i].slot)].prettyPath = std::move(slotPaths[i]);
-    for (ObjectNode& n : graph.m_nodes) n.kind = classify(n, isSlot[static_cast<size_t>(n.id)]);
+        nodes[static_cast<size_t>(slotNames[i].slot)].prettyPath = std::move(slotPaths[i]);
+    for (ObjectNode& n : nodes) n.kind = classify(n, isSlot[static_cast<size_t>(n.id)]);
+    return okStatus();
+}
+
+}  // namespace
+
+Result<ObjectGraph> ObjectGraph::parse(std::string_view serialized, std::string_view source) {
+    ObjectGraph graph;
+    CKPT_RETURN_IF_ERROR(decodeNodes(serialized, source, graph.m_nodes));
+    if (graph.m_nodes.empty())
+        return dataLoss(std::string(kObjectGraphKey) + " in " + std::string(source) + " has no nodes (no root object)");
+    CKPT_RETURN_IF_ERROR(checkReferences(graph.m_nodes, source));
+    CKPT_RETURN_IF_ERROR(nameNodes(graph.m_nodes, serialized.size(), source));
     return graph;
 }
 

@@ -12,11 +12,12 @@
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/checkpoint_metadata.h"
+#include "ckpt/checkpoint_step.h"
 #include "ckpt/checkpoint_state.h"
 #include "ckpt/deferred_snapshot.h"
 #include "ckpt/retention.h"
 #include "manage/previous_run.h"
-#include "pipeline/writable_file.h"
+#include "storage/dispatch.h"
 #include "platform/file.h"
 #include "platform/clock.h"
 
@@ -192,7 +193,7 @@ struct CheckpointManager::Impl {
     // metadata is durable before writeTensors() commits the index, and
     // rotation runs only once the checkpoint and the state file are.
     Status writeAndRecord(const std::string& prefix, std::vector<SaveTensor> tensors, const CheckpointMetadata& metadata) {
-        CKPT_RETURN_IF_ERROR(pipeline::createDirectories(directory));
+        CKPT_RETURN_IF_ERROR(storage::createDirectories(directory));
         CKPT_RETURN_IF_ERROR(writeCheckpointMetadata(prefix, metadata));
         CKPT_RETURN_IF_ERROR(writeTensors(prefix, std::move(tensors), options.save, writer ? buffers.get() : nullptr).status());
         {
@@ -213,7 +214,7 @@ struct CheckpointManager::Impl {
     void adoptManaged(const manage::PreviousRunScan& scan, bool haveState) {
         std::vector<std::pair<std::string, double>> managed;
         for (const auto& entry : maybeDelete) {
-            const bool onDisk = platform::pathExists(indexFileName(entry.first));
+            const bool onDisk = storage::exists(indexFileName(entry.first));
             const bool owned =
                 std::any_of(scan.managed.begin(), scan.managed.end(), [&](const auto& m) { return m.first == entry.first; });
             // A listed checkpoint that is gone stays listed, as TensorFlow keeps it.
@@ -309,8 +310,8 @@ Result<SaveReport> CheckpointManager::save(const SaveRequest& request) {
     CKPT_ASSIGN_OR_RETURN(auto counter, saveCounter(*impl.root));
     int64_t n = scalarAsInt(*counter) + 1;
     for (int r = 0; r < counter->replicas(); ++r) std::memcpy(counter->mutableValue(r).bytes.data(), &n, 8);
-    const std::string prefix =
-        platform::joinPath(m_directory, impl.options.checkpointName + "-" + std::to_string(request.checkpointNumber.value_or(n)));
+    const std::string prefix = numberedCheckpointPrefix(platform::joinPath(m_directory, impl.options.checkpointName),
+                                                        request.checkpointNumber.value_or(n));
     if (impl.writer) {
         // Wait for the previous write first: its buffers then take this snapshot.
         const Status previous = impl.writer->wait().withContext("previous asynchronous save failed");
@@ -381,7 +382,7 @@ std::vector<std::string> CheckpointManager::checkpoints() const {
 Result<std::optional<std::string>> CheckpointManager::restoreOrInitialize() {
     CKPT_RETURN_IF_ERROR(sync());
     auto latest = latestCheckpoint();
-    if (latest && platform::pathExists(indexFileName(*latest))) {
+    if (latest && storage::exists(indexFileName(*latest))) {
         if (!m_impl->options.restore)
             return failedPrecondition("checkpoint " + *latest + " exists but the manager has no restore hook");
         CKPT_RETURN_IF_ERROR(m_impl->options.restore(*latest));

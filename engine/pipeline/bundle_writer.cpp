@@ -10,7 +10,7 @@
 #include "format/index_table.h"
 #include "format/ordered_code.h"
 #include "format/region_codec.h"
-#include "pipeline/writable_file.h"
+#include "storage/dispatch.h"
 #include "platform/crc32c.h"
 #include "tensor_bundle.pb.h"
 
@@ -59,8 +59,10 @@ Status checkTensorKey(std::string_view key) {
 
 struct BundleWriter::Impl {
     std::string prefix;
-    std::string dataTemp;
-    std::unique_ptr<pipeline::WritableFile> data;
+    std::string dataFinal;
+    std::string dataTemp;  // dataFinal when written in place
+    bool inPlace = false;  // the storage has no rename: final names from the start
+    std::unique_ptr<storage::WritableFile> data;
     // key -> serialized BundleEntryProto, in bytewise key order.
     std::map<std::string, std::string> entries;
     // Full entries of partitioned tensors, finished in finish().
@@ -75,14 +77,21 @@ const std::string& BundleWriter::prefix() const { return m_impl->prefix; }
 BundleWriter::~BundleWriter() {
     if (!m_impl->finished) {
         m_impl->data.reset();
-        (void)pipeline::removeFile(m_impl->dataTemp);
+        (void)storage::remove(m_impl->dataTemp);
     }
 }
 
-Result<std::unique_ptr<BundleWriter>> BundleWriter::create(std::string_view prefix) {
+Result<std::unique_ptr<BundleWriter>> BundleWriter::create(std::string_view prefix) { return create(prefix, {}); }
+
+Result<std::unique_ptr<BundleWriter>> BundleWriter::create(std::string_view prefix, const BundleWriterOptions& options) {
     std::unique_ptr<BundleWriter> w(new BundleWriter(std::string(prefix)));
-    w->m_impl->dataTemp = dataFileName(prefix, 0, 1) + tempSuffix();
-    CKPT_ASSIGN_OR_RETURN(w->m_impl->data, pipeline::WritableFile::create(w->m_impl->dataTemp, pipeline::WriteMode::Direct));
+    Impl& impl = *w->m_impl;
+    impl.dataFinal = options.dataFile.empty() ? dataFileName(prefix, 0, 1) : options.dataFile;
+    impl.inPlace = !storage::capabilitiesFor(impl.dataFinal).rename;
+    impl.dataTemp = impl.inPlace ? impl.dataFinal : impl.dataFinal + tempSuffix();
+    storage::CreateOptions create;
+    create.mode = storage::WriteMode::Direct;
+    CKPT_ASSIGN_OR_RETURN(impl.data, storage::create(impl.dataTemp, create));
     return w;
 }
 
@@ -179,9 +188,8 @@ Status BundleWriter::finish() {
     if (m_impl->finished) return failedPrecondition("bundle " + m_impl->prefix + " is already finished");
     for (auto& [key, full] : m_impl->partitioned) full->proto.SerializeToString(&m_impl->entries[key]);
     CKPT_RETURN_IF_ERROR(m_impl->data->close());
-    const std::string dataFinal = dataFileName(m_impl->prefix, 0, 1);
     const std::string indexFinal = indexFileName(m_impl->prefix);
-    const std::string indexTemp = indexFinal + tempSuffix();
+    const std::string indexTemp = m_impl->inPlace ? indexFinal : indexFinal + tempSuffix();
     {
         CKPT_ASSIGN_OR_RETURN(auto index, format::IndexTableWriter::create(indexTemp));
         tensorflow::BundleHeaderProto header;
@@ -195,15 +203,17 @@ Status BundleWriter::finish() {
         if (s.isOk()) s = index->finish();
         if (!s.isOk()) {
             index.reset();
-            (void)pipeline::removeFile(indexTemp);
+            (void)storage::remove(indexTemp);
             return s;
         }
     }
-    Status s = pipeline::renameFile(m_impl->dataTemp, dataFinal);
-    if (s.isOk()) s = pipeline::renameFile(indexTemp, indexFinal);
-    if (!s.isOk()) {
-        (void)pipeline::removeFile(indexTemp);
-        return s;
+    if (!m_impl->inPlace) {
+        Status s = storage::rename(m_impl->dataTemp, m_impl->dataFinal);
+        if (s.isOk()) s = storage::rename(indexTemp, indexFinal);
+        if (!s.isOk()) {
+            (void)storage::remove(indexTemp);
+            return s;
+        }
     }
     m_impl->finished = true;
     return okStatus();

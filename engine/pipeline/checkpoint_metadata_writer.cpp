@@ -2,12 +2,12 @@
 // small file beside a checkpoint is written: temp file, fsync, rename.
 
 #include "ckpt/checkpoint_metadata.h"
-#include "pipeline/writable_file.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 
 Status writeCheckpointMetadata(std::string_view prefix, const CheckpointMetadata& metadata) {
-    return pipeline::writeFileAtomically(checkpointMetadataFileName(prefix), checkpointMetadataToJson(metadata));
+    return storage::writeObject(checkpointMetadataFileName(prefix), checkpointMetadataToJson(metadata)).status();
 }
 
 }  // namespace ckpt

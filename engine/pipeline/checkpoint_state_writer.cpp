@@ -4,7 +4,7 @@
 
 #include "ckpt/checkpoint_state.h"
 #include "checkpoint_state.pb.h"
-#include "pipeline/writable_file.h"
+#include "storage/dispatch.h"
 #include "platform/file.h"
 
 namespace ckpt {
@@ -21,7 +21,7 @@ Status writeCheckpointState(const std::string& dir, const CheckpointState& state
     std::string text;
     if (!google::protobuf::TextFormat::PrintToString(proto, &text))
         return internalError("cannot format the checkpoint state for " + path);
-    return pipeline::writeFileAtomically(path, text);
+    return storage::writeObject(path, text).status();
 }
 
 }  // namespace ckpt

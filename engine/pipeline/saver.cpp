@@ -1,73 +1,100 @@
 // Sharded save + merge (docs/format.md, "Temporary names" and "Merge"; docs/semantics.md, "Save").
 
+#include "ckpt/save.h"
+
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <dirent.h>
 #include <map>
-#include <sys/stat.h>
+#include <mutex>
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_writer.h"
 #include "ckpt/checkpoint_state.h"
-#include "ckpt/save.h"
+#include "ckpt/checkpoint_step.h"
 #include "format/index_table.h"
 #include "format/ordered_code.h"
-#include "pipeline/writable_file.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
+#include "storage/dispatch.h"
 #include "tensor_bundle.pb.h"
 
 namespace ckpt {
 namespace {
 
-std::string shardPrefix(const std::string& tempDir, int i, int n) {
-    char name[64];
-    std::snprintf(name, sizeof name, "part-%05d-of-%05d", i, n);
-    return platform::joinPath(tempDir, name);
-}
+std::string shardPrefix(const std::string& tempDir, int i, int n) { return platform::joinPath(tempDir, tempShardName(i, n)); }
 
-Status writeShard(const std::string& prefix, std::vector<SaveTensor>& tensors) {
-    CKPT_ASSIGN_OR_RETURN(auto writer, BundleWriter::create(prefix));
+// Bytes written across the shard writers, for SaveOptions::progress:
+// reported in increasing order whatever order the writers finish their
+// tensors in.
+struct SaveProgress {
+    const SaveOptions& options;
+    int64_t total = 0;
+    std::mutex mutex;
+    int64_t done = 0;      // Guarded by mutex.
+    int64_t reported = 0;  // Guarded by mutex.
+
+    Status check(const std::string& prefix) const {
+        if (options.cancel && options.cancel->isCancelled()) return cancelled("save of " + prefix + " cancelled");
+        return okStatus();
+    }
+    void add(int64_t bytes) {
+        if (!options.progress) return;
+        std::lock_guard lock(mutex);
+        done += bytes;
+        if (done <= reported) return;
+        reported = done;
+        options.progress(done, total, "writing");
+    }
+};
+
+Status writeShard(const std::string& prefix, const BundleWriterOptions& options, std::vector<SaveTensor>& tensors,
+                  SaveProgress& progress, const std::string& checkpoint) {
+    CKPT_ASSIGN_OR_RETURN(auto writer, BundleWriter::create(prefix, options));
     for (SaveTensor& t : tensors) {
+        CKPT_RETURN_IF_ERROR(progress.check(checkpoint));
         if (t.slice) CKPT_RETURN_IF_ERROR(writer->addSlice(t.key, t.fullShape, *t.slice, t.data()));
         else CKPT_RETURN_IF_ERROR(writer->add(t.key, t.data()));
+        progress.add(static_cast<int64_t>(t.data().bytes.size()));
     }
     return writer->finish();
 }
 
-bool isStaleTempDir(const std::string& dir, const std::string& name) {
-    const bool tempName = name.size() > 5 && (name.ends_with("_temp") || name.find("_temp_") != std::string::npos);
-    if (!tempName || !platform::isDirectory(platform::joinPath(dir, name))) return false;
-    struct stat st {};
-    if (::lstat(platform::joinPath(dir, name).c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return false;
-    // Only directories that hold nothing but shard files are ours to delete.
-    DIR* d = ::opendir(platform::joinPath(dir, name).c_str());
-    if (!d) return false;
+bool isTempDirName(std::string_view name) {
+    return name.size() > 5 && (name.ends_with("_temp") || name.find("_temp_") != std::string_view::npos);
+}
+
+// Only real directories (not symlinks) that hold nothing but shard files
+// are ours to delete.
+bool isStaleTempDir(const std::string& path) {
     bool ours = true;
-    while (dirent* e = ::readdir(d)) {
-        const std::string n = e->d_name;
-        if (n == "." || n == "..") continue;
-        if (!n.starts_with("part-")) ours = false;
-    }
-    ::closedir(d);
-    return ours;
+    const Status listed = storage::list(path, {}, [&](const storage::ListEntry& e) {
+        ours = e.name.starts_with("part-");
+        return ours;
+    });
+    return listed.isOk() && ours;
 }
 
 // Removes temp dirs of interrupted saves (before this save makes its own),
 // or, with 'base' set, data files left at that prefix by an earlier
 // checkpoint with another shard count.
 void cleanStale(const std::string& dir, const std::string& base, int32_t numShards) {
-    DIR* d = ::opendir(dir.c_str());
-    if (!d) return;
-    std::vector<std::string> names;
-    while (dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
-    ::closedir(d);
-    for (const std::string& n : names) {
+    std::vector<storage::ListEntry> entries;
+    storage::ListOptions options;
+    options.namePrefix = base;
+    if (!storage::list(dir, options, [&](const storage::ListEntry& e) {
+             if (base.empty() ? e.kind == storage::ObjectKind::Directory && isTempDirName(e.name)
+                              : e.kind != storage::ObjectKind::Directory)
+                 entries.push_back(e);
+             return true;
+         }).isOk())
+        return;
+    for (const storage::ListEntry& e : entries) {
+        const std::string path = platform::joinPath(dir, e.name);
         if (base.empty()) {
-            if (isStaleTempDir(dir, n)) (void)pipeline::removeTree(platform::joinPath(dir, n));
-        } else if (auto data = parseDataFileName(n); data && data->prefix == base && data->numShards != numShards) {
-            (void)pipeline::removeFile(platform::joinPath(dir, n));
+            if (isStaleTempDir(path)) (void)storage::removeAll(path);
+        } else if (auto data = parseDataFileName(e.name); data && data->prefix == base && data->numShards != numShards) {
+            (void)storage::remove(path);
         }
     }
 }
@@ -78,12 +105,19 @@ struct MergedEntry {
 
 // docs/format.md, "Merge", with two differences that make a crash safe: the old index at the
 // destination is removed before any data file is renamed over its shards,
-// and the new index is written to a temp name and renamed last.
-Status mergeShards(const std::vector<std::string>& inputs, const std::string& prefix) {
+// and the new index is written to a temp name and renamed last, never over
+// another (the commit point: docs/architecture.md, "Storage"). 'inputData'
+// names each input's data file where it is not the input's own (written in
+// place at its final name, on storage without rename); empty otherwise.
+Status mergeShards(const std::vector<std::string>& inputs, const std::vector<std::string>& inputData, const std::string& prefix) {
     std::map<std::string, MergedEntry> merged;
     std::vector<std::string> dataFiles;  // in new shard-id order
     std::string headerVersion;
-    for (const std::string& input : inputs) {
+    for (size_t k = 0; k < inputs.size(); ++k) {
+        const std::string& input = inputs[k];
+        const auto inputDataFile = [&](int32_t shard, int32_t count) {
+            return inputData[k].empty() ? dataFileName(input, shard, count) : inputData[k];
+        };
         const std::string index = indexFileName(input);
         int32_t inputShards = 1;
         bool first = true;
@@ -110,7 +144,7 @@ Status mergeShards(const std::vector<std::string>& inputs, const std::string& pr
             if (e.proto.slices_size() == 0) {
                 auto r = remap.find(e.proto.shard_id());
                 if (r == remap.end()) {
-                    dataFiles.push_back(dataFileName(input, e.proto.shard_id(), inputShards));
+                    dataFiles.push_back(inputDataFile(e.proto.shard_id(), inputShards));
                     r = remap.emplace(e.proto.shard_id(), static_cast<int32_t>(dataFiles.size() - 1)).first;
                 }
                 e.proto.set_shard_id(r->second);
@@ -119,19 +153,27 @@ Status mergeShards(const std::vector<std::string>& inputs, const std::string& pr
             return okStatus();
         }));
         // A shard without entries still owns a data file; keep it so num_shards matches the files.
-        if (remap.empty()) dataFiles.push_back(dataFileName(input, 0, inputShards));
+        if (remap.empty()) dataFiles.push_back(inputDataFile(0, inputShards));
     }
     const int32_t numShards = static_cast<int32_t>(dataFiles.size());
     const std::string dir = platform::dirName(prefix);
     const std::string indexFinal = indexFileName(prefix);
-    CKPT_RETURN_IF_ERROR(pipeline::removeFile(indexFinal));
+    CKPT_RETURN_IF_ERROR(storage::remove(indexFinal));
     cleanStale(dir, platform::baseName(prefix), numShards);
-    for (int32_t i = 0; i < numShards; ++i)
-        CKPT_RETURN_IF_ERROR(pipeline::renameFile(dataFiles[static_cast<size_t>(i)], dataFileName(prefix, i, numShards)));
-    CKPT_RETURN_IF_ERROR(pipeline::fsyncDirectory(dir));
-    const std::string indexTemp = indexFinal + ".tempstate";
+    for (int32_t i = 0; i < numShards; ++i) {
+        const std::string& from = dataFiles[static_cast<size_t>(i)];
+        if (from != dataFileName(prefix, i, numShards))
+            CKPT_RETURN_IF_ERROR(storage::rename(from, dataFileName(prefix, i, numShards)));
+    }
+    CKPT_RETURN_IF_ERROR(storage::syncDirectory(dir));
+    // Without rename the index is written at its name, created only if
+    // absent (a store's If-None-Match: *); it appears complete or not at all.
+    const bool inPlace = !storage::capabilitiesFor(indexFinal).rename;
+    const std::string indexTemp = inPlace ? indexFinal : indexFinal + ".tempstate";
     {
-        CKPT_ASSIGN_OR_RETURN(auto w, format::IndexTableWriter::create(indexTemp));
+        storage::CreateOptions create;
+        if (inPlace) create.condition = storage::WriteCondition::ifAbsent();
+        CKPT_ASSIGN_OR_RETURN(auto w, format::IndexTableWriter::create(indexTemp, create));
         tensorflow::BundleHeaderProto header;
         header.set_num_shards(numShards);
         header.mutable_version()->set_producer(1);
@@ -145,12 +187,15 @@ Status mergeShards(const std::vector<std::string>& inputs, const std::string& pr
         if (s.isOk()) s = w->finish();
         if (!s.isOk()) {
             w.reset();
-            (void)pipeline::removeFile(indexTemp);
+            if (!inPlace) (void)storage::remove(indexTemp);
             return s;
         }
     }
-    CKPT_RETURN_IF_ERROR(pipeline::renameFile(indexTemp, indexFinal));  // the commit point
-    return pipeline::fsyncDirectory(dir);
+    // The commit point: create-only, as on an object store (the old index
+    // was removed above; a writer that put one there since wins, and this
+    // save fails rather than replace it).
+    if (!inPlace) CKPT_RETURN_IF_ERROR(storage::rename(indexTemp, indexFinal, storage::WriteCondition::ifAbsent()));
+    return storage::syncDirectory(dir);
 }
 
 // writeTensors without the recycling: groups, shards, writes, merges.
@@ -159,7 +204,7 @@ Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<Sav
     const auto start = std::chrono::steady_clock::now();
     if (prefix.empty() || prefix.back() == '/') return invalidArgument("invalid checkpoint prefix \"" + prefix + "\"");
     const std::string dir = platform::dirName(prefix);
-    CKPT_RETURN_IF_ERROR(pipeline::createDirectories(dir));
+    CKPT_RETURN_IF_ERROR(storage::createDirectories(dir));
     const ShardByTaskPolicy byTask;
     const ShardingPolicy& policy = options.policy ? *options.policy : byTask;
 
@@ -180,15 +225,28 @@ Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<Sav
 
     const std::string tempDir = prefix + "_temp";
     cleanStale(dir, std::string(), 0);
-    CKPT_RETURN_IF_ERROR(pipeline::removeTree(tempDir));
-    CKPT_RETURN_IF_ERROR(pipeline::createDirectories(tempDir));
+    CKPT_RETURN_IF_ERROR(storage::removeAll(tempDir));
+    CKPT_RETURN_IF_ERROR(storage::createDirectories(tempDir));
     const int n = static_cast<int>(shards.size());
-    std::vector<std::string> shardPrefixes;
-    for (int i = 0; i < n; ++i) shardPrefixes.push_back(shardPrefix(tempDir, i, n));
+    // Storage without rename (an object store) gets each shard's data at its
+    // final name from the start; an old checkpoint at the prefix loses its
+    // index first, so its data files are never overwritten under it.
+    const bool inPlace = !storage::capabilitiesFor(prefix).rename;
+    if (inPlace) CKPT_RETURN_IF_ERROR(storage::remove(indexFileName(prefix)));
+    std::vector<std::string> shardPrefixes, shardData;
+    for (int i = 0; i < n; ++i) {
+        shardPrefixes.push_back(shardPrefix(tempDir, i, n));
+        shardData.push_back(inPlace ? dataFileName(prefix, i, n) : std::string());
+    }
 
+    SaveProgress progress{options};
+    for (const auto& s : shards)
+        for (const SaveTensor& t : s) progress.total += static_cast<int64_t>(t.data().bytes.size());
     std::vector<Status> results(static_cast<size_t>(n));
-    const Status pool = platform::forEachItem(results.size(), platform::threadsOrDefault(options.maxParallelShards),
-                                              [&](size_t, size_t i) { results[i] = writeShard(shardPrefixes[i], shards[i]); });
+    const Status pool = platform::forEachItem(
+        results.size(), platform::threadsOrDefault(options.maxParallelShards),
+        [&](size_t, size_t i) { results[i] = writeShard(shardPrefixes[i], {shardData[i]}, shards[i], progress, prefix); });
+    if (pool.isOk()) results.push_back(progress.check(prefix));
     if (!pool.isOk()) results.push_back(pool);
     SaveStats stats;
     stats.prefix = prefix;
@@ -197,14 +255,23 @@ Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<Sav
         stats.tensors += static_cast<int64_t>(s.size());
         for (const SaveTensor& t : s) stats.dataBytes += t.data().dtype == DataType::String ? 0 : t.data().bytes.size();
     }
+    // Data written at final names belongs to no checkpoint once the save
+    // fails: it goes with the temp directory.
+    const auto abandon = [&] {
+        (void)storage::removeAll(tempDir);
+        for (const std::string& data : shardData)
+            if (!data.empty()) (void)storage::remove(data);
+    };
     for (const Status& s : results) {
         if (!s.isOk()) {
-            (void)pipeline::removeTree(tempDir);
+            abandon();
             return s;
         }
     }
-    Status merged = mergeShards(shardPrefixes, prefix);
-    (void)pipeline::removeTree(tempDir);
+    if (options.progress) options.progress(progress.total, progress.total, "committing");
+    Status merged = mergeShards(shardPrefixes, shardData, prefix);
+    if (!merged.isOk() && inPlace && !storage::exists(indexFileName(prefix))) abandon();
+    (void)storage::removeAll(tempDir);
     CKPT_RETURN_IF_ERROR(merged);
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return stats;
@@ -269,7 +336,7 @@ Result<std::string> saveCheckpoint(Trackable& root, const std::string& prefix, c
     std::memcpy(&n, counter->value().bytes.data(), 8);
     ++n;
     for (int r = 0; r < counter->replicas(); ++r) std::memcpy(counter->mutableValue(r).bytes.data(), &n, 8);
-    const std::string path = prefix + "-" + std::to_string(n);
+    const std::string path = numberedCheckpointPrefix(prefix, n);
     CKPT_RETURN_IF_ERROR(writeCheckpoint(root, path, options).status());
     CheckpointState state;
     state.modelCheckpointPath = platform::baseName(path);

@@ -188,7 +188,11 @@ std::vector<std::string> heatmapColormapNames() {
     return names;
 }
 
-Result<Heatmap> renderHeatmap(const TensorView& tensor, const HeatmapRequest& request) {
+namespace {
+
+// The request's size and fixed range; the colormap it names (nullptr for
+// "auto": chosen once the values' range is known).
+Result<const Colormap*> checkRequest(const HeatmapRequest& request) {
     if (request.maxWidth < 1 || request.maxHeight < 1) {
         return invalidArgument("heatmap size must be at least 1x1, got " + std::to_string(request.maxWidth) + "x" +
                                std::to_string(request.maxHeight));
@@ -200,18 +204,18 @@ Result<Heatmap> renderHeatmap(const TensorView& tensor, const HeatmapRequest& re
         return invalidArgument("fixed heatmap range [" + std::to_string(*request.lo) + ", " + std::to_string(*request.hi) +
                                "] must be finite with lo < hi");
     }
-    const Colormap* map = nullptr;
-    if (request.colormap != "auto") {
-        for (const Colormap& m : colormaps()) {
-            if (request.colormap == m.name) map = &m;
-        }
-        if (!map) {
-            std::string known;
-            for (const std::string& n : heatmapColormapNames()) known += (known.empty() ? "" : ", ") + n;
-            return invalidArgument("unknown colormap \"" + request.colormap + "\" (known: " + known + ")");
-        }
+    if (request.colormap == "auto") return static_cast<const Colormap*>(nullptr);
+    for (const Colormap& m : colormaps()) {
+        if (request.colormap == m.name) return &m;
     }
-    CKPT_ASSIGN_OR_RETURN(preview::Elements el, preview::elementsOf(tensor));
+    std::string known;
+    for (const std::string& n : heatmapColormapNames()) known += (known.empty() ? "" : ", ") + n;
+    return invalidArgument("unknown colormap \"" + request.colormap + "\" (known: " + known + ")");
+}
+
+// Which axes become rows and columns, which indices are fixed, and how
+// source rows and columns pool into output pixels.
+Result<Plan> planHeatmap(const TensorView& tensor, const HeatmapRequest& request, int64_t elements) {
     const int rank = tensor.shape.rank();
     Plan p;
     p.dims = rank == 0 ? std::vector<int64_t>{1} : tensor.shape.dims;
@@ -247,7 +251,7 @@ Result<Heatmap> renderHeatmap(const TensorView& tensor, const HeatmapRequest& re
         }
         p.fixed[static_cast<size_t>(axis)] = index;
     }
-    if (el.buffer.count == 0) {
+    if (elements == 0) {
         return invalidArgument("cannot draw a heatmap of an empty tensor (shape " + tensor.shape.toString() + ")");
     }
     const int64_t srcH = p.rowAxis >= 0 ? p.dims[static_cast<size_t>(p.rowAxis)] : 1;
@@ -258,7 +262,11 @@ Result<Heatmap> renderHeatmap(const TensorView& tensor, const HeatmapRequest& re
     p.colMap = poolMap(srcW, p.outW);
     p.colStart.assign(static_cast<size_t>(p.outW) + 1, srcW);
     for (int64_t i = srcW - 1; i >= 0; --i) p.colStart[static_cast<size_t>(p.colMap[static_cast<size_t>(i)])] = i;
+    return p;
+}
 
+// Each worker pools a range of outer rows into its own cells.
+Result<std::vector<Accum>> accumulateCells(const preview::Elements& el, const Plan& p, const HeatmapRequest& request) {
     const size_t cells = static_cast<size_t>(p.outW) * static_cast<size_t>(p.outH);
     const int64_t outer = el.buffer.count / p.dims.back();
     const auto threads = static_cast<int64_t>(platform::threadsOrDefault(request.cpuThreads));
@@ -275,32 +283,34 @@ Result<Heatmap> renderHeatmap(const TensorView& tensor, const HeatmapRequest& re
         });
     });
     CKPT_RETURN_IF_ERROR(pool);
+    return parts;
+}
 
-    Heatmap h;
-    h.width = p.outW;
-    h.height = p.outH;
-    h.rowAxis = rank == 0 ? -1 : p.rowAxis;
-    h.colAxis = rank == 0 ? -1 : p.colAxis;
-    h.computedOn.device = "cpu";
-    h.values.assign(cells, kNaN);
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+// The workers' cells joined into h.values (NaN where no finite value fell);
+// lo and hi receive the range of what was joined.
+void joinCells(const std::vector<Accum>& parts, HeatmapReduce reduce, Heatmap& h, double& lo, double& hi) {
+    const size_t cells = h.values.size();
+    lo = std::numeric_limits<double>::infinity();
+    hi = -lo;
     for (size_t c = 0; c < cells; ++c) {
         double v = 0, n = 0;
         for (const Accum& a : parts) {
             if (a.count[c] == 0) continue;
-            if (request.reduce == HeatmapReduce::Mean) v += a.sum[c];
+            if (reduce == HeatmapReduce::Mean) v += a.sum[c];
             else if (n == 0 || std::fabs(a.sum[c]) > std::fabs(v)) v = a.sum[c];
             n += a.count[c];
         }
         if (n == 0) continue;
-        h.values[c] = request.reduce == HeatmapReduce::Mean ? v / n : v;
+        h.values[c] = reduce == HeatmapReduce::Mean ? v / n : v;
         lo = std::min(lo, h.values[c]);
         hi = std::max(hi, h.values[c]);
     }
-    if (request.lo) {  // a shared scale replaces the data's own range
-        lo = *request.lo;
-        hi = *request.hi;
-    }
+}
+
+// Colours h.values on [lo, hi] with 'map' (or, when null, coolwarm for
+// values of both signs and viridis otherwise); a diverging map is centred
+// on zero.
+void colourCells(Heatmap& h, const Colormap* map, double lo, double hi) {
     if (!map) {
         const char* name = (lo < 0 && hi > 0) ? "coolwarm" : "viridis";
         for (const Colormap& m : colormaps()) {
@@ -317,6 +327,7 @@ Result<Heatmap> renderHeatmap(const TensorView& tensor, const HeatmapRequest& re
     }
     h.lo = lo;
     h.hi = hi;
+    const size_t cells = h.values.size();
     h.rgba.assign(cells * 4, 0);
     for (size_t c = 0; c < cells; ++c) {
         const double v = h.values[c];
@@ -324,6 +335,30 @@ Result<Heatmap> renderHeatmap(const TensorView& tensor, const HeatmapRequest& re
         if (!std::isnan(v)) px = colorAt(*map, hi > lo ? (v - lo) / (hi - lo) : 0.5);
         std::copy(px.begin(), px.end(), h.rgba.begin() + static_cast<std::ptrdiff_t>(c * 4));
     }
+}
+
+}  // namespace
+
+Result<Heatmap> renderHeatmap(const TensorView& tensor, const HeatmapRequest& request) {
+    CKPT_ASSIGN_OR_RETURN(const Colormap* map, checkRequest(request));
+    CKPT_ASSIGN_OR_RETURN(preview::Elements el, preview::elementsOf(tensor));
+    CKPT_ASSIGN_OR_RETURN(const Plan p, planHeatmap(tensor, request, el.buffer.count));
+    CKPT_ASSIGN_OR_RETURN(const std::vector<Accum> parts, accumulateCells(el, p, request));
+    const int rank = tensor.shape.rank();
+    Heatmap h;
+    h.width = p.outW;
+    h.height = p.outH;
+    h.rowAxis = rank == 0 ? -1 : p.rowAxis;
+    h.colAxis = rank == 0 ? -1 : p.colAxis;
+    h.computedOn.device = "cpu";
+    h.values.assign(static_cast<size_t>(p.outW) * static_cast<size_t>(p.outH), kNaN);
+    double lo = 0, hi = 0;
+    joinCells(parts, request.reduce, h, lo, hi);
+    if (request.lo) {  // a shared scale replaces the data's own range
+        lo = *request.lo;
+        hi = *request.hi;
+    }
+    colourCells(h, map, lo, hi);
     return h;
 }
 

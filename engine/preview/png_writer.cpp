@@ -1,8 +1,10 @@
-// writePng: libpng's simplified write API (png_image), 8-bit RGBA.
+// writePng: libpng's simplified write API (png_image), 8-bit RGBA, encoded
+// in memory and written through the storage layer.
 
 #include <png.h>
 
 #include "ckpt/preview.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 
@@ -16,12 +18,22 @@ Status writePng(const Heatmap& heatmap, const std::string& path) {
     image.width = static_cast<png_uint_32>(heatmap.width);
     image.height = static_cast<png_uint_32>(heatmap.height);
     image.format = PNG_FORMAT_RGBA;
-    if (!png_image_write_to_file(&image, path.c_str(), 0, heatmap.rgba.data(), 0, nullptr)) {
+    // Encoded in memory, then written whole through the storage layer (an
+    // atomic replace: a failed write never leaves half a PNG).
+    png_alloc_size_t size = 0;
+    if (!png_image_write_to_memory(&image, nullptr, &size, 0, heatmap.rgba.data(), 0, nullptr)) {
         const std::string message = image.message;
         png_image_free(&image);
-        return Status(StatusCode::PermissionDenied, "cannot write PNG " + path + ": " + message);
+        return internalError("cannot encode PNG " + path + ": " + message);
     }
-    return okStatus();
+    std::string bytes(size, '\0');
+    if (!png_image_write_to_memory(&image, bytes.data(), &size, 0, heatmap.rgba.data(), 0, nullptr)) {
+        const std::string message = image.message;
+        png_image_free(&image);
+        return internalError("cannot encode PNG " + path + ": " + message);
+    }
+    bytes.resize(size);
+    return storage::writeObject(path, bytes).status();
 }
 
 }  // namespace ckpt

@@ -16,12 +16,20 @@ Result<LoadStatus> Coordinator::start(const std::shared_ptr<const Checkpoint>& c
     c->m_context->ckpt = ckpt;
     c->m_context->root = root;
     c->m_context->options = options;
+    for (const TensorInfo& t : ckpt->bundle().tensors()) c->m_context->bytesTotal += t.storedBytes();
+    if (options.cancel && options.cancel->isCancelled()) return cancelled("restore of " + ckpt->prefix() + " cancelled");
     if (!ckpt->objectGraph()) {
         c->m_kind = LoadStatus::Kind::NameBased;
         CKPT_ASSIGN_OR_RETURN(c->m_matcher, NameMatcher::start(c->m_context, root));
     } else {
         CKPT_ASSIGN_OR_RETURN(c->m_matcher, ObjectMatcher::start(c->m_context, root));
     }
+    // Deferred restores run later, when the token and the sink may be gone.
+    const bool wasCancelled = c->m_context->cancelled;
+    c->m_context->options.cancel = nullptr;
+    if (options.progress && !wasCancelled) options.progress(c->m_context->bytesTotal, c->m_context->bytesTotal, "reading");
+    c->m_context->options.progress = nullptr;
+    if (wasCancelled) return cancelled("restore of " + ckpt->prefix() + " cancelled");
     return LoadStatus(c, root);
 }
 

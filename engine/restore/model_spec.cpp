@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "platform/file.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 
@@ -372,7 +373,7 @@ Result<std::shared_ptr<Trackable>> parseModelSpec(std::string_view jsonText, std
 }
 
 Result<std::shared_ptr<Trackable>> loadModelSpec(std::string_view path) {
-    CKPT_ASSIGN_OR_RETURN(std::string text, platform::readSmallFile(std::string(path)));
+    CKPT_ASSIGN_OR_RETURN(std::string text, storage::readSmallFile(std::string(path)));
     return parseModelSpec(text, path);
 }
 

@@ -7,6 +7,7 @@
 #include "format/region_scan.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
+#include "storage/dispatch.h"
 
 namespace ckpt::restore {
 
@@ -30,12 +31,13 @@ Status ValueReader::assign(Variable& v, const TensorInfo& tensor, std::vector<in
 void ValueReader::flush() {
     std::vector<Read> reads = std::move(m_reads);
     m_reads.clear();
-    if (reads.empty()) return;
+    // A cancelled restore reads nothing more, deferred reads included.
+    if (reads.empty() || m_context.cancelled) return;
     // Fast path: plain fixed-size tensors are read straight into the variable's
     // buffer, checksummed on the way (format/region_scan.h). Each
     // (variable, replica) is written by one read only. The other reads go
     // through BundleReader::read on the same workers.
-    std::map<int32_t, std::unique_ptr<platform::RandomAccessFile>> files;
+    std::map<int32_t, std::unique_ptr<storage::RandomAccessFile>> files;
     std::vector<format::ScannedRegion> regions;
     std::vector<size_t> regionRead(reads.size());  // read of each region
     std::vector<char> direct(reads.size(), 0);
@@ -51,7 +53,7 @@ void ValueReader::flush() {
         for (int rep : r.replicas) unique = targets.insert(&v->value(rep)).second && unique;
         if (!unique) continue;
         if (!files.count(t.region.shardId)) {
-            auto f = platform::RandomAccessFile::open(m_context.ckpt->bundle().dataPath(t.region.shardId));
+            auto f = storage::openRandomAccess(m_context.ckpt->bundle().dataPath(t.region.shardId));
             if (!f) continue;  // the general path reports the error
             files.emplace(t.region.shardId, std::move(*f));
         }
@@ -86,7 +88,18 @@ void ValueReader::flush() {
     constexpr int64_t kParallelThresholdBytes = 8 << 20;
     format::ScanOptions scan;
     scan.threads = bytes < kParallelThresholdBytes ? 1 : std::min<size_t>(platform::hardwareThreads(), 8);
+    scan.cancel = m_context.options.cancel;
+    if (m_context.options.progress) {
+        // Parts report their own sizes; the scan's running total is per call.
+        scan.progress = [this, base = m_context.bytesRead.load()](int64_t done) {
+            const int64_t now = base + done;
+            int64_t seen = m_context.bytesRead.load(std::memory_order_relaxed);
+            while (now > seen && !m_context.bytesRead.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {}
+            m_context.options.progress(std::min(now, m_context.bytesTotal), m_context.bytesTotal, "reading");
+        };
+    }
     auto scanned = format::scanRegions(regions, scan);
+    if (!scanned && scanned.status().code() == StatusCode::Cancelled) m_context.cancelled = true;
     std::vector<Status> failures(reads.size());
     for (size_t k = 0; k < regions.size(); ++k) {
         const size_t i = regionRead[k];

@@ -2,31 +2,10 @@
 
 #include <unistd.h>
 
-#include <filesystem>
 #include <iostream>
 #include <utility>
 
-#include "ckpt/bundle_naming.h"
-
 namespace ckpt::schedule {
-
-uint64_t checkpointBytesOnDisk(const std::string& prefix) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path p(prefix);
-    const std::string name = p.filename().string();
-    uint64_t bytes = 0;
-    for (fs::directory_iterator it(p.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string entry = it->path().filename().string();
-        const auto data = parseDataFileName(entry);
-        const bool mine = entry == name + ".index" || (data && data->prefix == name);
-        if (!mine) continue;
-        std::error_code sizeError;
-        const uintmax_t size = fs::file_size(it->path(), sizeError);
-        if (!sizeError) bytes += size;
-    }
-    return bytes;
-}
 
 ProgramRunRecorder::ProgramRunRecorder(std::string storePath, Schedule schedule)
     : m_path(std::move(storePath)), m_schedule(std::move(schedule)) {

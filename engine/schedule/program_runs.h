@@ -86,8 +86,4 @@ private:
     std::thread m_thread;  // started once the store is open
 };
 
-// Bytes of the checkpoint on disk: its .index and data files (0 for the
-// parts that cannot be read).
-uint64_t checkpointBytesOnDisk(const std::string& prefix);
-
 }  // namespace ckpt::schedule

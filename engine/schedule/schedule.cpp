@@ -5,21 +5,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include <unistd.h>
-
 #include <cmath>
-#include <filesystem>
 #include <limits>
 
 #include "platform/file.h"
 #include "platform/json_type.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
 
 using nlohmann::json;
 using ojson = nlohmann::ordered_json;
-namespace fs = std::filesystem;
 
 constexpr size_t kMaxNameLength = 100;
 // Beyond this a "fixed shard count" is a typo, not a sharding.
@@ -36,25 +33,25 @@ std::string secondsText(double s) {
 // A destination can be created when its nearest existing ancestor is a
 // directory this process may write into (and every existing part is one).
 Status checkCreatable(const std::string& destination) {
-    std::error_code ec;
-    fs::path p = fs::absolute(destination, ec);
-    if (ec) return invalidArgument("destination " + destination + " is not a usable path: " + ec.message());
-    fs::path probe = p;
-    while (!probe.empty()) {
-        const fs::file_status st = fs::status(probe, ec);
-        if (fs::exists(st)) {
-            if (!fs::is_directory(st)) {
+    CKPT_RETURN_IF_ERROR(storage::checkLocation(destination));
+    // A store's prefixes exist as soon as an object is written under them.
+    if (!storage::capabilitiesFor(destination).directories) return okStatus();
+    std::string p = storage::normalizeLocation(destination);
+    for (std::string probe = p;;) {
+        auto info = storage::stat(probe);
+        if (info.ok() && *info) {
+            if ((*info)->kind != storage::ObjectKind::Directory) {
                 if (probe == p) return invalidArgument("destination " + destination + " exists and is not a directory");
-                return invalidArgument("destination " + destination + " cannot be created: " + probe.string() +
-                                       " is not a directory");
+                return invalidArgument("destination " + destination + " cannot be created: " + probe + " is not a directory");
             }
-            if (::access(probe.c_str(), W_OK | X_OK) != 0)
+            if (!platform::canWriteInto(probe))
                 return invalidArgument("destination " + destination + " cannot be " + (probe == p ? "written: " : "created: ") +
-                                       probe.string() + " is not writable");
+                                       probe + " is not writable");
             return okStatus();
         }
-        if (probe == probe.root_path()) break;
-        probe = probe.parent_path();
+        const std::string parent = platform::dirName(probe);
+        if (parent == probe) break;
+        probe = parent;
     }
     return invalidArgument("destination " + destination + " cannot be created: no existing parent directory");
 }
@@ -95,10 +92,10 @@ Status checkPaths(const Schedule& s) {
     if (s.destination.empty()) return invalidArgument("the destination directory is empty");
     if (s.source == ScheduleSource::Directory) {
         if (s.sourcePath.empty()) return invalidArgument("the source directory is empty");
-        std::error_code ec;
-        if (!fs::is_directory(s.sourcePath, ec))
+        CKPT_RETURN_IF_ERROR(storage::checkLocation(s.sourcePath));
+        if (!storage::isDirectory(s.sourcePath))
             return invalidArgument("source " + s.sourcePath +
-                                   (fs::exists(s.sourcePath, ec) ? " is not a directory" : " does not exist"));
+                                   (storage::exists(s.sourcePath) ? " is not a directory" : " does not exist"));
         const std::string source = platform::canonicalPath(s.sourcePath);
         const std::string destination = platform::canonicalPath(s.destination);
         if (source == destination) return invalidArgument("the destination " + s.destination + " is the source directory itself");

@@ -19,7 +19,7 @@
 #include "ckpt/demo_trainer.h"
 #include "ckpt/reshard.h"
 #include "ckpt/retention.h"
-#include "pipeline/writable_file.h"
+#include "storage/dispatch.h"
 #include "platform/file.h"
 
 namespace ckpt::schedule {
@@ -43,8 +43,8 @@ void report(const RunContext& context, int64_t done, int64_t total, std::string_
 // tensor with its data file checksum, so an unchanged index is an
 // unchanged checkpoint.
 Result<std::string> indexFingerprint(const std::string& prefix) {
-    CKPT_ASSIGN_OR_RETURN(auto file, platform::RandomAccessFile::open(indexFileName(prefix)));
-    CKPT_ASSIGN_OR_RETURN(uint32_t crc, platform::fileCrc32c(*file));
+    CKPT_ASSIGN_OR_RETURN(auto file, storage::openRandomAccess(indexFileName(prefix)));
+    CKPT_ASSIGN_OR_RETURN(uint32_t crc, storage::fileCrc32c(*file));
     char text[64];
     std::snprintf(text, sizeof text, "%llu:%08x", static_cast<unsigned long long>(file->size()), crc);
     return std::string(text);
@@ -74,7 +74,7 @@ Status recordInStateFile(const std::string& dir, const std::string& name, double
         for (size_t i = 0; i < existing->allModelCheckpointPaths.size(); ++i) {
             const std::string& path = existing->allModelCheckpointPaths[i];
             if (platform::baseName(path) == name) continue;
-            if (!platform::pathExists(indexFileName(resolveStatePath(dir, path)))) continue;
+            if (!storage::exists(indexFileName(resolveStatePath(dir, path)))) continue;
             state.allModelCheckpointPaths.push_back(path);
             if (withTimes) state.allModelCheckpointTimestamps.push_back(existing->allModelCheckpointTimestamps[i]);
         }
@@ -119,7 +119,7 @@ RunOutcome runDirectorySchedule(const Schedule& schedule, RunContext& context) {
 
     std::string name = source->name;
     std::string prefix = platform::joinPath(schedule.destination, name);
-    if (platform::pathExists(indexFileName(prefix))) {
+    if (storage::exists(indexFileName(prefix))) {
         auto archived = context.store.lastRunWithSource(schedule.id, *fingerprint);
         if (!archived.ok()) return failed(archived.status(), context.clock());
         if (*archived && (*archived)->checkpoint == prefix) {
@@ -140,7 +140,7 @@ RunOutcome runDirectorySchedule(const Schedule& schedule, RunContext& context) {
     if (isCancelled(context)) return failed(cancelled("cancelled before the copy started"), context.clock());
 
     const double startedAt = context.clock();
-    if (Status st = pipeline::createDirectories(schedule.destination); !st.isOk())
+    if (Status st = storage::createDirectories(schedule.destination); !st.isOk())
         return failed(st.withContext("cannot create the destination"), context.clock());
     CheckpointMetadata metadata;
     if (auto sourceMetadata = readCheckpointMetadata(source->prefix); sourceMetadata.ok() && *sourceMetadata) {
@@ -161,8 +161,8 @@ RunOutcome runDirectorySchedule(const Schedule& schedule, RunContext& context) {
         // Nothing of this run may stay: a copy that committed but did not
         // verify is removed (the name was free before this run), and so is
         // the metadata written ahead of it.
-        if (platform::pathExists(indexFileName(prefix))) (void)deleteCheckpointFiles(schedule.destination, name);
-        (void)pipeline::removeFile(checkpointMetadataFileName(prefix));
+        if (storage::exists(indexFileName(prefix))) (void)deleteCheckpointFiles(schedule.destination, name);
+        (void)storage::remove(checkpointMetadataFileName(prefix));
         RunOutcome o = failed(stats.status(), context.clock());
         o.sourceCheckpoint = source->prefix;
         return o;
@@ -173,8 +173,7 @@ RunOutcome runDirectorySchedule(const Schedule& schedule, RunContext& context) {
     o.checkpoint = prefix;
     o.sourceCheckpoint = source->prefix;
     o.sourceFingerprint = *fingerprint;
-    const auto indexBytes = platform::fileSize(indexFileName(prefix));
-    o.bytes = stats->dataBytes + (indexBytes.ok() ? *indexBytes : 0);
+    o.bytes = checkpointBytesOnDisk(prefix);
     o.note = "copied " + source->prefix + " (step " + (metadata.step ? std::to_string(*metadata.step) : "unknown") + ")";
     Status st = recordInStateFile(schedule.destination, name, startedAt);
     report(context, 0, 0, "retention");
@@ -191,7 +190,7 @@ RunOutcome runDirectorySchedule(const Schedule& schedule, RunContext& context) {
 
 RunOutcome runDemoSchedule(const Schedule& schedule, RunContext& context) {
     if (isCancelled(context)) return failed(cancelled("cancelled before the demo run started"), context.clock());
-    if (Status st = pipeline::createDirectories(schedule.destination); !st.isOk())
+    if (Status st = storage::createDirectories(schedule.destination); !st.isOk())
         return failed(st.withContext("cannot create the destination"), context.clock());
     DemoTrainOptions options;
     options.directory = schedule.destination;

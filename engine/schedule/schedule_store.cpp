@@ -5,8 +5,6 @@
 
 #include <sqlite3.h>
 
-#include <sys/stat.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -103,11 +101,9 @@ Result<std::unique_ptr<ScheduleStore>> ScheduleStore::open(std::string_view path
 }
 
 ScheduleStore::ScheduleStore(std::unique_ptr<catalog::Database> database)
-    : m_path(database->path()), m_db(database->handle()), m_database(std::move(database)) {}
+    : m_path(database->path()), m_database(std::move(database)) {}
 
 ScheduleStore::~ScheduleStore() = default;
-
-Result<sqlite3_stmt*> ScheduleStore::prepare(const char* sql) { return m_database->prepare(sql); }
 
 namespace {
 
@@ -157,25 +153,26 @@ Result<int64_t> ScheduleStore::addSchedule(const Schedule& schedule) {
     CKPT_RETURN_IF_ERROR(validateScheduleName(schedule.name));
     CKPT_ASSIGN_OR_RETURN(
         sqlite3_stmt * raw,
-        prepare(
+        m_database->prepare(
             "INSERT INTO schedules (name, source_kind, source_path, destination, triggers, retention, max_shard_bytes, "
             "shard_count, async, enabled, demo_steps, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
-    Statement st(m_db, raw, m_path);
+    Statement st(m_database->handle(), raw, m_path);
     bindSchedule(st, schedule, schedule.createdAt > 0 ? schedule.createdAt : platform::unixSeconds());
     const Status status = st.run();
     if (status.code() == StatusCode::AlreadyExists)
         return Status(StatusCode::AlreadyExists, "a schedule named \"" + schedule.name + "\" already exists in " + m_path);
     CKPT_RETURN_IF_ERROR(status);
-    return sqlite3_last_insert_rowid(m_db);
+    return sqlite3_last_insert_rowid(m_database->handle());
 }
 
 Status ScheduleStore::updateSchedule(const Schedule& schedule) {
     CKPT_RETURN_IF_ERROR(validateScheduleName(schedule.name));
-    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw,
-                          prepare("UPDATE schedules SET name = ?1, source_kind = ?2, source_path = ?3, destination = ?4, "
-                                  "triggers = ?5, retention = ?6, max_shard_bytes = ?7, shard_count = ?8, async = ?9, "
-                                  "enabled = ?10, demo_steps = ?11, created_at = ?12 WHERE id = ?13"));
-    Statement st(m_db, raw, m_path);
+    CKPT_ASSIGN_OR_RETURN(
+        sqlite3_stmt * raw,
+        m_database->prepare("UPDATE schedules SET name = ?1, source_kind = ?2, source_path = ?3, destination = ?4, "
+                            "triggers = ?5, retention = ?6, max_shard_bytes = ?7, shard_count = ?8, async = ?9, "
+                            "enabled = ?10, demo_steps = ?11, created_at = ?12 WHERE id = ?13"));
+    Statement st(m_database->handle(), raw, m_path);
     CKPT_ASSIGN_OR_RETURN(Schedule existing, scheduleById(schedule.id));
     bindSchedule(st, schedule, existing.createdAt);
     st.bind(13, schedule.id);
@@ -186,7 +183,7 @@ Status ScheduleStore::updateSchedule(const Schedule& schedule) {
 }
 
 Result<int64_t> ScheduleStore::upsertSchedule(const Schedule& schedule) {
-    CKPT_RETURN_IF_ERROR(exec(m_db, m_path, "BEGIN IMMEDIATE"));
+    CKPT_RETURN_IF_ERROR(exec(m_database->handle(), m_path, "BEGIN IMMEDIATE"));
     // Never a Result made from an OK status (status.h): decided in one place.
     Result<int64_t> id = [&]() -> Result<int64_t> {
         auto existing = this->schedule(schedule.name);
@@ -200,33 +197,34 @@ Result<int64_t> ScheduleStore::upsertSchedule(const Schedule& schedule) {
         return existing.status();
     }();
     if (!id.ok()) {
-        (void)exec(m_db, m_path, "ROLLBACK");
+        (void)exec(m_database->handle(), m_path, "ROLLBACK");
         return id.status();
     }
-    CKPT_RETURN_IF_ERROR(exec(m_db, m_path, "COMMIT"));
+    CKPT_RETURN_IF_ERROR(exec(m_database->handle(), m_path, "COMMIT"));
     return id;
 }
 
 Status ScheduleStore::removeSchedule(std::string_view name) {
-    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare("DELETE FROM schedules WHERE name = ?1"));
-    Statement st(m_db, raw, m_path);
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, m_database->prepare("DELETE FROM schedules WHERE name = ?1"));
+    Statement st(m_database->handle(), raw, m_path);
     st.bind(1, name);
     CKPT_RETURN_IF_ERROR(st.run());
-    if (sqlite3_changes(m_db) == 0) return notFound("no schedule named \"" + std::string(name) + "\" in " + m_path);
+    if (sqlite3_changes(m_database->handle()) == 0)
+        return notFound("no schedule named \"" + std::string(name) + "\" in " + m_path);
     return okStatus();
 }
 
 Result<std::vector<Schedule>> ScheduleStore::schedules() {
     static const std::string sql = std::string("SELECT ") + kScheduleColumns + " FROM schedules ORDER BY name";
-    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare(sql.c_str()));
-    Statement st(m_db, raw, m_path);
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, m_database->prepare(sql.c_str()));
+    Statement st(m_database->handle(), raw, m_path);
     return schedule::collectRows<Schedule>(st, m_path, scheduleFromRow);
 }
 
 Result<Schedule> ScheduleStore::schedule(std::string_view name) {
     static const std::string sql = std::string("SELECT ") + kScheduleColumns + " FROM schedules WHERE name = ?1";
-    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare(sql.c_str()));
-    Statement st(m_db, raw, m_path);
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, m_database->prepare(sql.c_str()));
+    Statement st(m_database->handle(), raw, m_path);
     st.bind(1, name);
     CKPT_ASSIGN_OR_RETURN(bool row, st.step());
     if (!row) return notFound("no schedule named \"" + std::string(name) + "\" in " + m_path);
@@ -235,8 +233,8 @@ Result<Schedule> ScheduleStore::schedule(std::string_view name) {
 
 Result<Schedule> ScheduleStore::scheduleById(int64_t id) {
     static const std::string sql = std::string("SELECT ") + kScheduleColumns + " FROM schedules WHERE id = ?1";
-    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare(sql.c_str()));
-    Statement st(m_db, raw, m_path);
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, m_database->prepare(sql.c_str()));
+    Statement st(m_database->handle(), raw, m_path);
     st.bind(1, id);
     CKPT_ASSIGN_OR_RETURN(bool row, st.step());
     if (!row) return notFound("no schedule with id " + std::to_string(id) + " in " + m_path);
@@ -244,24 +242,25 @@ Result<Schedule> ScheduleStore::scheduleById(int64_t id) {
 }
 
 Result<int64_t> ScheduleStore::beginRun(int64_t scheduleId, RunTrigger trigger, double startedAt, int64_t pid) {
-    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare("INSERT INTO schedule_runs (schedule_id, trigger, started_at, result, pid) "
-                                                      "VALUES (?1, ?2, ?3, 'running', ?4)"));
-    Statement st(m_db, raw, m_path);
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw,
+                          m_database->prepare("INSERT INTO schedule_runs (schedule_id, trigger, started_at, result, pid) "
+                                              "VALUES (?1, ?2, ?3, 'running', ?4)"));
+    Statement st(m_database->handle(), raw, m_path);
     st.bind(1, scheduleId).bind(2, runTriggerName(trigger)).bind(3, startedAt).bind(4, pid);
     const Status status = st.run();
     if (status.code() == StatusCode::AlreadyExists)  // the foreign key: no such schedule
         return notFound("no schedule with id " + std::to_string(scheduleId) + " in " + m_path);
     CKPT_RETURN_IF_ERROR(status);
-    return sqlite3_last_insert_rowid(m_db);
+    return sqlite3_last_insert_rowid(m_database->handle());
 }
 
 Status ScheduleStore::finishRun(int64_t runId, const RunOutcome& outcome) {
     if (outcome.result == RunResult::Running) return invalidArgument("a finished run cannot be recorded as running");
     CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw,
-                          prepare("UPDATE schedule_runs SET ended_at = ?1, result = ?2, bytes = ?3, checkpoint = ?4, "
-                                  "error = ?5, note = ?6, source_checkpoint = ?7, source_fingerprint = ?8 "
-                                  "WHERE id = ?9 AND result = 'running'"));
-    Statement st(m_db, raw, m_path);
+                          m_database->prepare("UPDATE schedule_runs SET ended_at = ?1, result = ?2, bytes = ?3, checkpoint = ?4, "
+                                              "error = ?5, note = ?6, source_checkpoint = ?7, source_fingerprint = ?8 "
+                                              "WHERE id = ?9 AND result = 'running'"));
+    Statement st(m_database->handle(), raw, m_path);
     st.bind(1, outcome.endedAt)
         .bind(2, runResultName(outcome.result))
         .bind(3, static_cast<int64_t>(outcome.bytes))
@@ -272,7 +271,7 @@ Status ScheduleStore::finishRun(int64_t runId, const RunOutcome& outcome) {
         .bind(8, outcome.sourceFingerprint)
         .bind(9, runId);
     CKPT_RETURN_IF_ERROR(st.run());
-    if (sqlite3_changes(m_db) == 0)
+    if (sqlite3_changes(m_database->handle()) == 0)
         return failedPrecondition("run " + std::to_string(runId) + " in " + m_path +
                                   " is not running (already ended or removed)");
     return okStatus();
@@ -282,8 +281,8 @@ Result<std::vector<ScheduleRun>> ScheduleStore::runs(std::optional<int64_t> sche
     static const std::string sql = std::string("SELECT ") + schedule::kRunColumns +
                                    " FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id"
                                    " WHERE ?1 IS NULL OR r.schedule_id = ?1 ORDER BY r.started_at DESC, r.id DESC LIMIT ?2";
-    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare(sql.c_str()));
-    Statement st(m_db, raw, m_path);
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, m_database->prepare(sql.c_str()));
+    Statement st(m_database->handle(), raw, m_path);
     if (scheduleId) st.bind(1, *scheduleId);
     else st.bindNull(1);
     st.bind(2, static_cast<int64_t>(limit < 0 ? 0 : limit));
@@ -300,8 +299,8 @@ Result<std::vector<ScheduleRun>> ScheduleStore::runningRuns() {
     static const std::string sql = std::string("SELECT ") + schedule::kRunColumns +
                                    " FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id"
                                    " WHERE r.result = 'running' ORDER BY r.id";
-    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare(sql.c_str()));
-    Statement st(m_db, raw, m_path);
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, m_database->prepare(sql.c_str()));
+    Statement st(m_database->handle(), raw, m_path);
     return schedule::collectRows<ScheduleRun>(st, m_path, schedule::runFromRow);
 }
 
@@ -310,8 +309,8 @@ Result<std::optional<ScheduleRun>> ScheduleStore::lastRunWithSource(int64_t sche
                                    " FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id"
                                    " WHERE r.schedule_id = ?1 AND r.result = 'ok' AND r.source_fingerprint = ?2"
                                    " ORDER BY r.started_at DESC, r.id DESC LIMIT 1";
-    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, prepare(sql.c_str()));
-    Statement st(m_db, raw, m_path);
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * raw, m_database->prepare(sql.c_str()));
+    Statement st(m_database->handle(), raw, m_path);
     st.bind(1, scheduleId).bind(2, sourceFingerprint);
     CKPT_ASSIGN_OR_RETURN(bool row, st.step());
     if (!row) return std::optional<ScheduleRun>{};

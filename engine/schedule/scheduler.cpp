@@ -5,9 +5,7 @@
 
 #include "ckpt/scheduler.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +18,7 @@
 #include <thread>
 
 #include "platform/file.h"
+#include "platform/process_lock.h"
 #include "schedule/run_watch.h"
 #include "schedule/schedule_runs.h"
 #include "platform/clock.h"
@@ -60,31 +59,6 @@ std::string describe(const ScheduleRun& run) {
     return line;
 }
 
-// Takes the exclusive lock on "<store>.lock"; FailedPrecondition naming
-// the holder's pid when another scheduler has it.
-Result<int> takeLock(const std::string& storePath) {
-    const std::string lockPath = storePath + ".lock";
-    const int fd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return platform::statusFromErrno(errno, "cannot open the scheduler lock " + lockPath);
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        const int err = errno;
-        char buffer[32] = {};
-        const ssize_t n = ::pread(fd, buffer, sizeof buffer - 1, 0);
-        ::close(fd);
-        if (err != EWOULDBLOCK) return platform::statusFromErrno(err, "cannot lock " + lockPath);
-        std::string pid = n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string("unknown");
-        while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
-        return failedPrecondition("another scheduler (pid " + pid + ") is running on " + storePath);
-    }
-    const std::string pid = std::to_string(::getpid()) + "\n";
-    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
-        const int err = errno;
-        ::close(fd);
-        return platform::statusFromErrno(err, "cannot write the scheduler lock " + lockPath);
-    }
-    return fd;
-}
-
 }  // namespace
 
 ScheduleDue scheduleDue(const Schedule& schedule, const std::optional<ScheduleRun>& lastRun, double now) {
@@ -109,7 +83,8 @@ Result<std::unique_ptr<Scheduler>> Scheduler::open(std::string_view storePath, S
     scheduler->m_storePath = std::string(storePath);
     scheduler->m_options = std::move(options);
     CKPT_ASSIGN_OR_RETURN(scheduler->m_store, ScheduleStore::open(storePath, scheduler->m_options.store));
-    CKPT_ASSIGN_OR_RETURN(scheduler->m_lockFd, takeLock(scheduler->m_storePath));
+    CKPT_ASSIGN_OR_RETURN(scheduler->m_lockFd,
+                          platform::takeProcessLock(scheduler->m_storePath + ".lock", "scheduler", scheduler->m_storePath));
     CKPT_ASSIGN_OR_RETURN(scheduler->m_watchStore, ScheduleStore::open(storePath, scheduler->m_options.store));
 
     // Settled requests are only history: a week of it is kept.
@@ -148,29 +123,10 @@ Result<std::unique_ptr<Scheduler>> Scheduler::open(std::string_view storePath, S
 }
 
 Result<std::optional<int64_t>> Scheduler::lockHolder(std::string_view storePath) {
-    const std::string lockPath = std::string(storePath) + ".lock";
-    const int fd = ::open(lockPath.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT) return std::optional<int64_t>{};
-        return platform::statusFromErrno(errno, "cannot open the scheduler lock " + lockPath);
-    }
-    // A shared lock is granted only while no scheduler holds the exclusive one.
-    if (::flock(fd, LOCK_SH | LOCK_NB) == 0) {
-        ::close(fd);
-        return std::optional<int64_t>{};
-    }
-    const int err = errno;
-    char buffer[32] = {};
-    const ssize_t n = ::pread(fd, buffer, sizeof buffer - 1, 0);
-    ::close(fd);
-    if (err != EWOULDBLOCK) return platform::statusFromErrno(err, "cannot test the scheduler lock " + lockPath);
-    // 0 when the holder has not written its pid yet (it is starting).
-    return std::optional<int64_t>{n > 0 ? std::strtoll(buffer, nullptr, 10) : 0};
+    return platform::processLockHolder(std::string(storePath) + ".lock", "scheduler");
 }
 
-Scheduler::~Scheduler() {
-    if (m_lockFd >= 0) ::close(m_lockFd);  // releases the flock
-}
+Scheduler::~Scheduler() { platform::releaseProcessLock(m_lockFd); }
 
 double Scheduler::now() const { return m_options.clock ? m_options.clock() : platform::unixSeconds(); }
 

@@ -15,6 +15,7 @@
 #include "surgery/graph_edit.h"
 #include "surgery/surgery_output.h"
 #include "format/bundle_reader_access.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
@@ -140,7 +141,7 @@ public:
     const uint8_t* data() const { return m_data; }
 
 private:
-    platform::MappedView m_view;
+    storage::MappedView m_view;
     Tensor m_read;
     const uint8_t* m_data = nullptr;
 };
@@ -262,8 +263,7 @@ Result<std::vector<std::string>> expandAverageSources(const std::vector<std::str
     };
     std::vector<Found> found;
     for (const std::string& argument : arguments) {
-        const bool savedModel = platform::pathExists(platform::joinPath(argument, "variables/variables.index"));
-        if (platform::isDirectory(argument) && !savedModel) {
+        if (storage::isDirectory(argument) && !isSavedModelDirectory(argument)) {
             CheckpointListOptions listOptions;
             listOptions.countTensors = false;
             CKPT_ASSIGN_OR_RETURN(CheckpointListing listing, listCheckpoints(argument, listOptions));

@@ -1,22 +1,25 @@
 #include "surgery/surgery_output.h"
 
 #include <algorithm>
-#include <filesystem>
 
+#include "ckpt/bundle_naming.h"
 #include "ckpt/retention.h"
 #include "ckpt/verify.h"
 #include "platform/file.h"
 #include "surgery/graph_edit.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 Status checkSurgeryDestination(const std::string& dst, const std::vector<std::string>& sources, bool overwrite) {
     if (dst.empty() || dst.back() == '/') return invalidArgument("destination \"" + dst + "\" is not a checkpoint prefix");
-    if (platform::isDirectory(dst))
+    CKPT_RETURN_IF_ERROR(storage::checkLocation(dst));
+    for (const std::string& source : sources) CKPT_RETURN_IF_ERROR(storage::checkLocation(source));
+    if (storage::isDirectory(dst))
         return invalidArgument("destination " + dst + " is a directory; name a prefix in it, e.g. " +
                                platform::joinPath(dst, "model"));
     const std::string target = platform::canonicalPath(dst);
     for (const std::string& source : sources) {
-        if (platform::isDirectory(source)) {
+        if (storage::isDirectory(source)) {
             if (platform::isInsideDirectory(target, platform::canonicalPath(source)))
                 return invalidArgument("destination " + dst + " lies inside source directory " + source +
                                        "; write the result elsewhere");
@@ -25,7 +28,7 @@ Status checkSurgeryDestination(const std::string& dst, const std::vector<std::st
         if (resolved.ok() && platform::canonicalPath(resolved->prefix) == target)
             return invalidArgument("destination " + dst + " is source " + source + " itself; sources are never modified");
     }
-    if (!overwrite && platform::pathExists(dst + ".index"))
+    if (!overwrite && storage::exists(indexFileName(dst)))
         return {StatusCode::AlreadyExists, "a checkpoint exists at " + dst + " (pass --overwrite to replace it)"};
     return okStatus();
 }
@@ -97,7 +100,13 @@ Result<SurgeryResult> writeVerified(const std::string& dst, std::vector<SaveTens
     for (const SaveTensor& t : tensors) bytes += t.data().bytes.size();
     if (options.progress) options.progress(0, static_cast<int64_t>(bytes), "write");
     SurgeryResult result;
-    auto stats = writeTensors(dst, std::move(tensors), options.save);
+    // The save itself is cancellable up to its commit point, and reports
+    // its bytes as this operation's "write" phase.
+    SaveOptions save = options.save;
+    if (!save.cancel) save.cancel = options.cancel;
+    if (!save.progress && options.progress)
+        save.progress = [&options](int64_t done, int64_t total, std::string_view) { options.progress(done, total, "write"); };
+    auto stats = writeTensors(dst, std::move(tensors), save);
     if (!stats.ok()) {
         // The pipeline removes the destination's index before it renames the
         // new data files in: a failure after that (the disk filling while the
@@ -105,7 +114,7 @@ Result<SurgeryResult> writeVerified(const std::string& dst, std::vector<SaveTens
         // a failed operation leaves nothing at the destination. An index that
         // is still there belongs to a checkpoint the failure did not reach
         // (--overwrite failing early), which is kept.
-        if (!platform::pathExists(dst + ".index")) (void)deleteCheckpointFiles(platform::dirName(dst), platform::baseName(dst));
+        if (!storage::exists(indexFileName(dst))) (void)deleteCheckpointFiles(platform::dirName(dst), platform::baseName(dst));
         return stats.status();
     }
     result.stats = std::move(*stats);

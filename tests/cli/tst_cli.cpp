@@ -16,9 +16,6 @@ Run ckptRun(const QStringList& args) { return ckpt::testing::runCkpt(args); }
 
 class TstCli : public QObject {
     Q_OBJECT
-private:
-    QString real(const char* name) { return ckpt::testing::realTestDataDir() + QLatin1Char('/') + QLatin1String(name); }
-
 private slots:
     void initTestCase() {
         if (ckpt::testing::realTestDataDir().isEmpty()) CKPT_MISSING_CORPUS();
@@ -62,12 +59,12 @@ private slots:
     }
 
     void verifyAndExitCodes() {
-        Run ok = ckptRun({QStringLiteral("verify"), real("t2t_transformer_2shards")});
+        Run ok = ckptRun({QStringLiteral("verify"), ckpt::testing::realTestData("t2t_transformer_2shards")});
         QCOMPARE(ok.exitCode, 0);
         QVERIFY(ok.out.startsWith("OK: "));
 
         QTemporaryDir tmp;
-        QVERIFY(ckpt::testing::copyDirectory(real("tfx_estimator_ckpt1000"), tmp.path()));
+        QVERIFY(ckpt::testing::copyDirectory(ckpt::testing::realTestData("tfx_estimator_ckpt1000"), tmp.path()));
         const QString data = tmp.filePath(QStringLiteral("model.ckpt-1000.data-00000-of-00001"));
         QByteArray bytes = ckpt::testing::readAll(data);
         bytes[10] = static_cast<char>(bytes[10] ^ 0x40);
@@ -95,40 +92,45 @@ private slots:
 
         QCOMPARE(ckptRun({QStringLiteral("inspect")}).exitCode, 2);
         QCOMPARE(ckptRun({QStringLiteral("frobnicate")}).exitCode, 2);
-        QCOMPARE(ckptRun({QStringLiteral("cat"), real("t2t_transformer_2shards"), QStringLiteral("x"), QStringLiteral("--limit"),
-                          QStringLiteral("abc")})
+        QCOMPARE(ckptRun({QStringLiteral("cat"), ckpt::testing::realTestData("t2t_transformer_2shards"), QStringLiteral("x"),
+                          QStringLiteral("--limit"), QStringLiteral("abc")})
                      .exitCode,
                  2);
         QCOMPARE(ckptRun({QStringLiteral("inspect"), QStringLiteral("--help")}).exitCode, 0);
     }
 
     void catValues() {
-        Run r = ckptRun({QStringLiteral("cat"), real("serving_half_plus_three"), QStringLiteral("a"), QStringLiteral("--json")});
+        Run r = ckptRun({QStringLiteral("cat"), ckpt::testing::realTestData("serving_half_plus_three"), QStringLiteral("a"),
+                         QStringLiteral("--json")});
         QCOMPARE(r.exitCode, 0);
         const json j = json::parse(r.out.toStdString());
-        const json m = ckpt::testing::loadJson(real("serving_half_plus_three") + QStringLiteral("/manifest.json"));
+        const json m =
+            ckpt::testing::loadJson(ckpt::testing::realTestData("serving_half_plus_three") + QStringLiteral("/manifest.json"));
         QCOMPARE(j["dtype"], "DT_FLOAT");
         QCOMPARE(j["values"], m["tensors"][0]["values"]);
 
-        Run limited = ckptRun({QStringLiteral("cat"), real("tfx_estimator_ckpt1000"), QStringLiteral("dnn/hiddenlayer_0/kernel"),
-                               QStringLiteral("--json"), QStringLiteral("--limit"), QStringLiteral("5")});
+        Run limited = ckptRun({QStringLiteral("cat"), ckpt::testing::realTestData("tfx_estimator_ckpt1000"),
+                               QStringLiteral("dnn/hiddenlayer_0/kernel"), QStringLiteral("--json"), QStringLiteral("--limit"),
+                               QStringLiteral("5")});
         QCOMPARE(limited.exitCode, 0);
         const json l = json::parse(limited.out.toStdString());
         QCOMPARE(l["values"].size(), size_t{5});
         QCOMPARE(l["truncated"], true);
 
-        Run missing = ckptRun({QStringLiteral("cat"), real("serving_half_plus_three"), QStringLiteral("nope")});
+        Run missing =
+            ckptRun({QStringLiteral("cat"), ckpt::testing::realTestData("serving_half_plus_three"), QStringLiteral("nope")});
         QCOMPARE(missing.exitCode, 1);
         QVERIFY(missing.err.contains("no tensor \"nope\""));
     }
 
     void treeShowsSlotsAndKeys() {
-        Run r = ckptRun({QStringLiteral("tree"), real("tfx_tuner_save_weights")});
+        Run r = ckptRun({QStringLiteral("tree"), ckpt::testing::realTestData("tfx_tuner_save_weights")});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("slot 'm' for (root).layer_with_weights-0.kernel"));
         QVERIFY(r.out.contains("DT_FLOAT [4, 8]"));
         QVERIFY(r.out.contains("alias of (root).layer_with_weights-0"));
-        Run j = ckptRun({QStringLiteral("tree"), real("t2t_transformer_2shards"), QStringLiteral("--json")});
+        Run j =
+            ckptRun({QStringLiteral("tree"), ckpt::testing::realTestData("t2t_transformer_2shards"), QStringLiteral("--json")});
         QCOMPARE(j.exitCode, 0);
         QCOMPARE(json::parse(j.out.toStdString())["style"], "name-based");
     }

@@ -13,7 +13,6 @@ namespace {
 
 using Run = ckpt::testing::CliRun;
 Run ckptRun(const QStringList& args) { return ckpt::testing::runCkpt(args); }
-QString real(const char* name) { return ckpt::testing::realTestDataDir() + QLatin1Char('/') + QLatin1String(name); }
 
 }  // namespace
 
@@ -111,13 +110,13 @@ private slots:
     void realCheckpoints() {
         if (ckpt::testing::realTestDataDir().isEmpty()) CKPT_MISSING_CORPUS();
         // A sharded name-based bundle against itself: equal from checksums.
-        const Run self = ckptRun(
-            {QStringLiteral("diff"), real("t2t_transformer_2shards"), real("t2t_transformer_2shards"), QStringLiteral("--json")});
+        const Run self = ckptRun({QStringLiteral("diff"), ckpt::testing::realTestData("t2t_transformer_2shards"),
+                                  ckpt::testing::realTestData("t2t_transformer_2shards"), QStringLiteral("--json")});
         QCOMPARE(self.exitCode, 0);
         QVERIFY(json::parse(self.out.toStdString())["equal"].get<bool>());
         // Two unrelated models, one name-based: paired by key, exit 1.
-        const Run mixed = ckptRun({QStringLiteral("diff"), real("tfx_estimator_ckpt1000"), real("tfx_keras_adam_savedmodel"),
-                                   QStringLiteral("--json")});
+        const Run mixed = ckptRun({QStringLiteral("diff"), ckpt::testing::realTestData("tfx_estimator_ckpt1000"),
+                                   ckpt::testing::realTestData("tfx_keras_adam_savedmodel"), QStringLiteral("--json")});
         QCOMPARE(mixed.exitCode, 1);
         const json j = json::parse(mixed.out.toStdString());
         QCOMPARE(j["paired_by"].get<std::string>(), std::string("checkpoint_key"));

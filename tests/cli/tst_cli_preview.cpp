@@ -13,8 +13,6 @@ namespace {
 using Run = ckpt::testing::CliRun;
 Run ckptRun(const QStringList& args) { return ckpt::testing::runCkpt(args); }
 
-QString real(const char* name) { return ckpt::testing::realTestDataDir() + QLatin1Char('/') + QLatin1String(name); }
-
 }  // namespace
 
 class TstCliPreview : public QObject {
@@ -60,7 +58,7 @@ private slots:
     }
 
     void statsAndHistogramJson() {
-        const QString dir = real("tfx_keras_adam_savedmodel");
+        const QString dir = ckpt::testing::realTestData("tfx_keras_adam_savedmodel");
         const QString key = QStringLiteral("layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE");
         const Run s = ckptRun({QStringLiteral("stats"), dir, key, QStringLiteral("--json")});
         QVERIFY2(s.exitCode == 0, s.err.constData());
@@ -89,7 +87,7 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QString>("fragment");
-        const QString dir = real("tfx_keras_adam_savedmodel");
+        const QString dir = ckpt::testing::realTestData("tfx_keras_adam_savedmodel");
         const QString key = QStringLiteral("layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE");
         const QString png = QStringLiteral("/tmp/ckpt-preview-never-written.png");
         QTest::newRow("slice index out of range") << QStringList{QStringLiteral("preview"),
@@ -139,7 +137,7 @@ private slots:
 
     void corruptTensorRefused() {
         QTemporaryDir tmp;
-        const QString dir = real("tfx_estimator_ckpt1000");
+        const QString dir = ckpt::testing::realTestData("tfx_estimator_ckpt1000");
         QVERIFY(ckpt::testing::copyDirectory(dir, tmp.path()));
         const json m = ckpt::testing::loadJson(dir + QStringLiteral("/manifest.json"));
         const std::string prefix = ckpt::testing::manifestPrefix(tmp.path(), m);

@@ -31,7 +31,6 @@ class TstCliRestore : public QObject {
     Q_OBJECT
 
     QTemporaryDir m_dir;
-    QString real(const char* name) { return ckpt::testing::realTestDataDir() + QLatin1Char('/') + QLatin1String(name); }
 
 private slots:
     void initTestCase() {
@@ -61,7 +60,7 @@ private slots:
     }
 
     void removedLayerFailsConsumed() {
-        const QString dir = real("tfx_tuner_save_weights");
+        const QString dir = ckpt::testing::realTestData("tfx_tuner_save_weights");
         Run s = ckptRun({QStringLiteral("spec"), dir});
         QCOMPARE(s.exitCode, 0);
         json spec = json::parse(s.out.toStdString());
@@ -83,7 +82,7 @@ private slots:
     // written checkpoint passes `ckpt verify`, the matched values are the
     // source's bytes, and the new variable keeps its initial value.
     void outWritesRestoredTarget() {
-        const QString dir = real("tfx_tuner_save_weights");
+        const QString dir = ckpt::testing::realTestData("tfx_tuner_save_weights");
         Run s = ckptRun({QStringLiteral("spec"), dir});
         QCOMPARE(s.exitCode, 0);
         json spec = json::parse(s.out.toStdString());
@@ -157,7 +156,7 @@ private slots:
     }
 
     void outNeedsValues() {
-        const QString dir = real("tfx_tuner_save_weights");
+        const QString dir = ckpt::testing::realTestData("tfx_tuner_save_weights");
         const Run r = ckptRun({QStringLiteral("restore"), dir, QStringLiteral("--into"), dir, QStringLiteral("--match-only"),
                                QStringLiteral("--out"), m_dir.filePath(QStringLiteral("never/ckpt"))});
         QCOMPARE(r.exitCode, 2);
@@ -183,7 +182,7 @@ private slots:
         QFETCH(QByteArray, spec);
         QFETCH(int, exitCode);
         QFETCH(QByteArray, fragment);
-        const QString dir = real("tfx_tuner_save_weights");
+        const QString dir = ckpt::testing::realTestData("tfx_tuner_save_weights");
         QString target = dir;
         if (!spec.isEmpty()) {
             target = m_dir.filePath(QStringLiteral("bad.json"));

@@ -11,7 +11,7 @@
 #include "ckpt/checkpoint.h"
 #include "ckpt/checkpoint_state.h"
 #include "fuzz_support.h"
-#include "pipeline/writable_file.h"
+#include "storage/dispatch.h"
 #include "platform/file.h"
 
 namespace {
@@ -33,7 +33,7 @@ bool sameState(const ckpt::CheckpointState& a, const ckpt::CheckpointState& b) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static const std::string dir = ckpt::platform::joinPath(ckpt::fuzz::scratchDir(), "state");
     static const std::string rewritten = ckpt::platform::joinPath(ckpt::fuzz::scratchDir(), "state-rewritten");
-    static const bool made = ckpt::pipeline::createDirectories(dir).isOk() && ckpt::pipeline::createDirectories(rewritten).isOk();
+    static const bool made = ckpt::storage::createDirectories(dir).isOk() && ckpt::storage::createDirectories(rewritten).isOk();
     ckpt::fuzz::require(made, "cannot create the state directories");
     ckpt::fuzz::writeInput(ckpt::platform::joinPath(dir, ckpt::kCheckpointStateFile),
                            std::string_view(reinterpret_cast<const char*>(data), size));

@@ -18,7 +18,7 @@
 #include "ckpt/retention.h"
 #include "ckpt/save.h"
 #include "fuzz_support.h"
-#include "pipeline/writable_file.h"
+#include "storage/dispatch.h"
 #include "platform/file.h"
 
 namespace {
@@ -30,11 +30,11 @@ struct Corpus {
 
     Status put(const std::string& harness, const std::string& name, std::string_view bytes) const {
         const std::string dir = platform::joinPath(root, harness);
-        CKPT_RETURN_IF_ERROR(pipeline::createDirectories(dir));
-        return pipeline::writeFileAtomically(platform::joinPath(dir, name), bytes);
+        CKPT_RETURN_IF_ERROR(storage::createDirectories(dir));
+        return storage::writeObject(platform::joinPath(dir, name), bytes).status();
     }
     Status copy(const std::string& harness, const std::string& name, const std::string& from) const {
-        CKPT_ASSIGN_OR_RETURN(const std::string bytes, platform::readSmallFile(from));
+        CKPT_ASSIGN_OR_RETURN(const std::string bytes, storage::readSmallFile(from));
         return put(harness, name, bytes);
     }
 };
@@ -89,7 +89,7 @@ Status stateSeeds(const Corpus& corpus, const std::string& work) {
     CKPT_RETURN_IF_ERROR(saveCheckpoint(**program, platform::joinPath(run, "ckpt"), {}).status());
     CKPT_RETURN_IF_ERROR(corpus.copy("checkpoint_state", "saved", platform::joinPath(run, kCheckpointStateFile)));
     const std::string stamped = platform::joinPath(work, "stamped");
-    CKPT_RETURN_IF_ERROR(pipeline::createDirectories(stamped));
+    CKPT_RETURN_IF_ERROR(storage::createDirectories(stamped));
     CheckpointState state{.modelCheckpointPath = "ckpt-7",
                           .allModelCheckpointPaths = {"ckpt-5", "ckpt-6", "/abs/ckpt-7"},
                           .allModelCheckpointTimestamps = {1.7e9, 1.7e9 + 0.25, 1.7e9 + 60},
@@ -137,7 +137,7 @@ Status arraySeeds(const Corpus& corpus, const std::string& work, const Trackable
 
 Status writeSeeds(const Corpus& corpus) {
     const std::string work = platform::joinPath(fuzz::scratchDir(), "seeds");
-    CKPT_RETURN_IF_ERROR(pipeline::createDirectories(work));
+    CKPT_RETURN_IF_ERROR(storage::createDirectories(work));
     CKPT_ASSIGN_OR_RETURN(const auto program, fuzz::sampleProgram());
     CKPT_RETURN_IF_ERROR(indexSeeds(corpus, work, *program));
     CKPT_RETURN_IF_ERROR(graphAndSpecSeeds(corpus, work, *program));

@@ -8,7 +8,7 @@
 #include "ckpt/bundle_writer.h"
 #include "ckpt/object_graph.h"
 #include "ckpt/save.h"
-#include "pipeline/writable_file.h"
+#include "storage/dispatch.h"
 #include "platform/file.h"
 
 namespace ckpt::fuzz {
@@ -26,13 +26,13 @@ Tensor filledTensor(DataType dtype, TensorShape shape, size_t elementSize) {
 std::string makeScratchDir() {
     const char* chosen = std::getenv("CKPT_FUZZ_SCRATCH");
     const char* tmp = std::getenv("TMPDIR");
-    std::string base = chosen && *chosen ? chosen : platform::isDirectory("/dev/shm") ? "/dev/shm" : tmp && *tmp ? tmp : "/tmp";
+    std::string base = chosen && *chosen ? chosen : storage::isDirectory("/dev/shm") ? "/dev/shm" : tmp && *tmp ? tmp : "/tmp";
     std::string pattern = platform::joinPath(base, "ckpt-fuzz-XXXXXX");
     require(mkdtemp(pattern.data()) != nullptr, "cannot create the scratch directory");
     return pattern;
 }
 
-void removeScratchDir() { (void)pipeline::removeTree(scratchDir()); }
+void removeScratchDir() { (void)storage::removeAll(scratchDir()); }
 
 }  // namespace
 
@@ -45,7 +45,7 @@ const std::string& scratchDir() {
 }
 
 void writeInput(const std::string& path, std::string_view bytes) {
-    requireOk(pipeline::writeFileAtomically(path, bytes), "cannot write the input");
+    requireOk(storage::writeObject(path, bytes).status(), "cannot write the input");
 }
 
 void require(bool condition, const char* what) {

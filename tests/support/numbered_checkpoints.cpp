@@ -1,7 +1,5 @@
 #include "numbered_checkpoints.h"
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -13,6 +11,7 @@
 #include "ckpt/save.h"
 #include "ckpt/verify.h"
 #include "platform/file.h"
+#include "storage/dispatch.h"
 
 namespace ckpt::testing {
 namespace {
@@ -88,19 +87,18 @@ std::string checkDirectory(const std::string& dir, int variables, int64_t elemen
         if (std::string e = checkNumbered(latest, variables, elements); !e.empty()) return "the state file's latest: " + e;
         for (const std::string& p : (*state)->allModelCheckpointPaths) {
             const std::string prefix = resolveStatePath(dir, p);
-            if (!platform::pathExists(indexFileName(prefix))) continue;  // gone entirely: fine
+            if (!storage::exists(indexFileName(prefix))) continue;  // gone entirely: fine
             if (std::string e = checkNumbered(prefix, variables, elements, false); !e.empty()) return "listed: " + e;
         }
     }
-    DIR* d = ::opendir(dir.c_str());
-    if (!d) return "cannot list " + dir;
+    // Through the storage layer, so that the same check holds a store's
+    // "directory" (tst_storage saves into one).
     std::vector<std::string> indexes;
-    while (dirent* e = ::readdir(d)) {
-        const std::string name = e->d_name;
-        if (name.size() > kIndexSuffix.size() && name.ends_with(kIndexSuffix))
-            indexes.push_back(name.substr(0, name.size() - kIndexSuffix.size()));
-    }
-    ::closedir(d);
+    const Status listed = storage::list(dir, {}, [&](const storage::ListEntry& e) {
+        if (e.name.size() > kIndexSuffix.size() && e.name.ends_with(kIndexSuffix)) indexes.push_back(bundlePrefixOf(e.name));
+        return true;
+    });
+    if (!listed.isOk()) return "cannot list " + dir + ": " + listed.toString();
     for (const std::string& name : indexes)
         if (std::string e = checkNumbered(platform::joinPath(dir, name), variables, elements, false); !e.empty())
             return "an index without a complete checkpoint: " + e;

@@ -26,6 +26,8 @@ QString realTestDataDir() {
     return {};
 }
 
+QString realTestData(const char* name) { return realTestDataDir() + QLatin1Char('/') + QLatin1String(name); }
+
 QStringList realBundleDirs() {
     const QString root = realTestDataDir();
     if (root.isEmpty()) return {};

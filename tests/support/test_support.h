@@ -29,6 +29,9 @@ namespace ckpt::testing {
 // $CKPT_TESTDATA_REAL, else the CMake-configured ../shared/testdata/real.
 // Empty when neither exists (tests then skip, or fail where it is required).
 QString realTestDataDir();
+// One entry of the real corpus: realTestDataDir() + "/" + name (the
+// callers check realTestDataDir() first).
+QString realTestData(const char* name);
 // Subdirectories of the real corpus that hold a manifest.json.
 QStringList realBundleDirs();
 // Message for a test that cannot run without the corpus.

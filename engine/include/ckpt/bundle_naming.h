@@ -32,6 +32,11 @@ std::optional<DataFileName> parseDataFileName(std::string_view path);
 // any other path is returned unchanged.
 std::string bundlePrefixOf(std::string_view path);
 
+// The name a save gives shard 'shardId' of 'numShards' in its temp
+// directory before merging (docs/format.md, "Temporary names"):
+// "part-00001-of-00004".
+std::string tempShardName(int32_t shardId, int32_t numShards);
+
 // Whether a checkpoint name stays one entry of its directory: not empty,
 // not "." or "..", no '/' and no NUL. Anything that deletes by name checks
 // this first, so a crafted name can never reach outside the directory.

@@ -24,10 +24,21 @@
 
 namespace ckpt {
 
+struct BundleWriterOptions {
+    // Where the data goes; empty: "<prefix>.data-00000-of-00001". The save
+    // pipeline names a shard's final data file here when its storage cannot
+    // rename (an object store), so nothing moves when the shards merge.
+    std::string dataFile;
+};
+
 class BundleWriter {
 public:
-    // Creates the data file (under a temp name). Parent directories must exist.
+    // Creates the data file (under a temp name where the storage can rename;
+    // in place on an object store, where it appears only once complete).
+    // Parent directories must exist.
     [[nodiscard]] static Result<std::unique_ptr<BundleWriter>> create(std::string_view prefix);
+    [[nodiscard]] static Result<std::unique_ptr<BundleWriter>> create(std::string_view prefix,
+                                                                      const BundleWriterOptions& options);
     ~BundleWriter();  // abandons (deletes temp files) unless finish() succeeded
     BundleWriter(const BundleWriter&) = delete;
     BundleWriter& operator=(const BundleWriter&) = delete;
@@ -47,7 +58,8 @@ public:
 
     // Bytes of tensor data appended so far.
     uint64_t dataBytes() const;
-    // Writes the index; renames data then index to their final names.
+    // Writes the index; renames data then index to their final names (on an
+    // object store both were written at them).
     Status finish();
 
 private:

@@ -41,9 +41,6 @@
 #include "ckpt/cancellation.h"
 #include "ckpt/status.h"
 
-struct sqlite3;
-struct sqlite3_stmt;
-
 namespace ckpt {
 
 struct VerifyReport;
@@ -234,10 +231,9 @@ public:
     Result<int64_t> recordRestore(const RestoreRecord& record);
     Result<std::vector<RestoreRecord>> restores(int limit = 100);  // newest first
 
-    // The database, for catalog_cache.h and the tests.
-    catalog::Database& database();
-
 private:
+    // The results cache keeps its rows in the same database.
+    friend class ResultsCache;
     explicit Catalog(std::unique_ptr<catalog::Database> db);
     std::unique_ptr<catalog::Database> m_db;
 };

@@ -32,6 +32,12 @@ struct ResolvedCheckpoint {
 //    it names a missing checkpoint) the only *.index, else the highest-numbered one.
 Result<ResolvedCheckpoint> resolveCheckpoint(std::string_view path);
 
+// The bundle prefix inside a SavedModel directory, "<dir>/variables/variables",
+// when its index exists: the one test of "is this a SavedModel" that
+// opening, listing, averaging and history share.
+std::optional<std::string> savedModelVariablesPrefix(std::string_view dir);
+inline bool isSavedModelDirectory(std::string_view dir) { return savedModelVariablesPrefix(dir).has_value(); }
+
 class Checkpoint {
 public:
     // Resolves, opens the index and decodes the object graph (one small

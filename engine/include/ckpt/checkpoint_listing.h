@@ -58,6 +58,13 @@ struct CheckpointListOptions {
 // be read. Unreadable checkpoints are listed with their error.
 Result<CheckpointListing> listCheckpoints(std::string_view dir, const CheckpointListOptions& options = {});
 
+// The bytes one checkpoint takes on disk, as CheckpointListEntry::bytes
+// counts them (the index plus the data files of its header's shard count;
+// every data file of the prefix when the header cannot be read): the one
+// figure the listing, retention, schedule runs and the catalog report.
+// 0 when the index does not exist.
+uint64_t checkpointBytesOnDisk(std::string_view prefix);
+
 // The directory to list for a path a user opened: the directory itself,
 // the variables/ of a SavedModel, or the directory holding a prefix,
 // .index or data file. Relative paths stay relative; a path that names

@@ -19,6 +19,9 @@ namespace ckpt {
 
 // The number after a prefix's last '-' ("ckpt-12" -> 12), if it is all digits.
 std::optional<int64_t> checkpointNumber(std::string_view prefix);
+// The prefix of checkpoint 'number' of a numbered series: "<base>-<number>"
+// ("runs/a/ckpt", 12 -> "runs/a/ckpt-12"), as save() and the manager name them.
+std::string numberedCheckpointPrefix(std::string_view base, int64_t number);
 
 struct CheckpointStep {
     std::optional<int64_t> number;  // checkpointNumber(prefix)

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "ckpt/cancellation.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/load_status.h"
 #include "ckpt/status.h"
@@ -49,6 +50,15 @@ struct RestoreOptions {
     bool createSlotsOnRestore = true;
     // CheckpointOptions(experimental_skip_slot_variables=True).
     bool skipSlotVariables = false;
+    // Polled between the parts of every read while restoreCheckpoint()
+    // runs: a cancelled restore returns Cancelled, and variables keep
+    // whatever verified values they had already received (never unverified
+    // bytes). Not owned; may be null. Not used by restores deferred past
+    // the call (they run when the program creates the objects).
+    const CancellationToken* cancel = nullptr;
+    // (bytes read, bytes the checkpoint stores, "reading") during the call,
+    // from reader threads; (total, total, "reading") at its end.
+    ProgressSink progress;
 };
 
 // Where the engine chooses a behaviour TensorFlow leaves to the program:

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "ckpt/cancellation.h"
 #include "ckpt/snapshot_buffers.h"
 #include "ckpt/status.h"
 #include "ckpt/tensor.h"
@@ -103,6 +104,14 @@ private:
 struct SaveOptions {
     std::shared_ptr<const ShardingPolicy> policy;  // null = ShardByTaskPolicy
     int maxParallelShards = 0;                     // 0 = one thread per core
+    // Polled before each tensor is written and once more before the merge:
+    // a cancelled save fails with Cancelled, its temp directory removed and
+    // nothing committed (a checkpoint already at the prefix is untouched).
+    // Once the merge has begun the save runs to its end. Not owned; may be null.
+    const CancellationToken* cancel = nullptr;
+    // (bytes written, bytes to write, "writing") from the shard writers'
+    // threads as tensors are appended, then (total, total, "committing").
+    ProgressSink progress;
 };
 
 struct SaveStats {

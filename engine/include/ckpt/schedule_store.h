@@ -26,9 +26,6 @@
 #include "ckpt/schedule.h"
 #include "ckpt/status.h"
 
-struct sqlite3;
-struct sqlite3_stmt;
-
 namespace ckpt {
 namespace catalog {
 class Database;
@@ -212,10 +209,9 @@ public:
 
 private:
     explicit ScheduleStore(std::unique_ptr<catalog::Database> database);
-    Result<sqlite3_stmt*> prepare(const char* sql);
 
     std::string m_path;
-    sqlite3* m_db;  // m_database's connection
+    // The SQLite file the catalog shares (engine-internal; never named here).
     std::unique_ptr<catalog::Database> m_database;
 };
 

@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "catalog/catalog_search.h"
+#include "catalog/database.h"
 #include "catalog_support.h"
 #include "test_support.h"
 
@@ -56,6 +57,9 @@ struct Fixture {
     QTemporaryDir tmp;
     std::string root = tmp.filePath(QStringLiteral("exp")).toStdString();
     std::unique_ptr<Catalog> catalog;
+    // A second connection to the same file, for catalog::search with a
+    // forced plan (Catalog keeps its own private).
+    std::unique_ptr<catalog::Database> database;
     std::vector<CatalogCheckpoint> checkpoints;  // by directory, then step
     std::map<int64_t, std::vector<CatalogTensor>> rows;
 
@@ -95,6 +99,9 @@ struct Fixture {
         if (!opened.ok()) return false;
         catalog = std::move(*opened);
         if (!catalog->addRoot(root).ok() || !catalog->scan({}).ok()) return false;
+        auto connection = catalog::Database::open(tmp.filePath(QStringLiteral("catalog.db")).toStdString(), {});
+        if (!connection.ok()) return false;
+        database = std::move(*connection);
         auto all = catalog->checkpoints();
         if (!all.ok()) return false;
         checkpoints = *all;
@@ -159,7 +166,7 @@ class TstCatalogSearch : public QObject {
             reported.push_back(hit);
             return true;
         };
-        auto result = catalog::search(f.catalog->database(), query.toStdString(), options, plan);
+        auto result = catalog::search(*f.database, query.toStdString(), options, plan);
         QVERIFY2(result.ok(), result.status().toString().c_str());
         QCOMPARE(reported.size(), result->hits.size());
         for (size_t i = 0; i < reported.size(); ++i) {
@@ -333,7 +340,7 @@ private slots:
         int seen = 0;
         CatalogSearchOptions stopAfterOne = limited(2, 50);
         stopAfterOne.onHit = [&](const CatalogSearchHit&) { return ++seen < 1; };
-        auto stopped = catalog::search(f.catalog->database(), "kernel", stopAfterOne, catalog::SearchPlan::Walk);
+        auto stopped = catalog::search(*f.database, "kernel", stopAfterOne, catalog::SearchPlan::Walk);
         QCOMPARE(stopped.status().code(), StatusCode::Cancelled);
         QCOMPARE(seen, 1);
         CancellationToken cancel;
@@ -342,7 +349,7 @@ private slots:
         cancelled.cancel = &cancel;
         QCOMPARE(f.catalog->search("kernel", cancelled).status().code(), StatusCode::Cancelled);
         for (catalog::SearchPlan plan : {catalog::SearchPlan::ByKeys, catalog::SearchPlan::Walk}) {
-            auto walked = catalog::search(f.catalog->database(), "kernel", limited(2, 1), plan);
+            auto walked = catalog::search(*f.database, "kernel", limited(2, 1), plan);
             QVERIFY2(walked.ok(), walked.status().toString().c_str());
             QCOMPARE(walked->totalMatches, static_cast<int64_t>(all.size()));
             QCOMPARE(walked->totalCheckpoints, static_cast<int64_t>(checkpoints.size()));

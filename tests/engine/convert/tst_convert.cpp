@@ -1,7 +1,7 @@
 // Export and import (ckpt/convert.h) on checkpoints written here: names,
 // every dtype bit for bit both ways, weights-only, unsupported dtypes, a
 // spec that does not fit, destinations that must be refused, a disk that
-// fills at every write-side call (FaultFileOps; RLIMIT_FSIZE for libzip's
+// fills at every write-side call (FaultStorage; RLIMIT_FSIZE for libzip's
 // own writes) and cancellation: a failure leaves the error and nothing else.
 
 #include <QDir>
@@ -21,7 +21,7 @@
 #include "ckpt/trackable.h"
 #include "ckpt/verify.h"
 #include "convert/array_file.h"
-#include "fault_file_ops.h"
+#include "fault_storage.h"
 #include "test_support.h"
 
 using namespace ckpt;
@@ -298,19 +298,19 @@ private slots:
         const std::string dir = outDir();
         std::vector<testing::FileOpRecord> ops;
         {
-            testing::FaultFileOps clean(dir);
-            testing::ScopedFileOps installed(clean);
+            testing::FaultStorage clean(dir);
+            testing::ScopedStorage installed(clean);
             QVERIFY(exportCheckpoint(m_plain, dir + "/probe.safetensors", {}).ok());
             ops = clean.operations();
         }
         QVERIFY(ops.size() >= 4);  // create, write(s), sync, rename, sync dir
         QVERIFY(QFile::remove(QString::fromStdString(dir + "/probe.safetensors")));
         for (size_t i = 1; i <= ops.size(); ++i) {
-            testing::FaultFileOps faults(dir);
+            testing::FaultStorage faults(dir);
             faults.arm({static_cast<int64_t>(i), std::nullopt, ENOSPC, false, false});
             Result<ExportResult> r = invalidArgument("not run");
             {
-                testing::ScopedFileOps installed(faults);
+                testing::ScopedStorage installed(faults);
                 r = exportCheckpoint(m_plain, dir + "/x.safetensors", {});
             }
             const QString what =

@@ -13,9 +13,6 @@ using namespace ckpt;
 
 class TstCheckpointResolve : public QObject {
     Q_OBJECT
-private:
-    QString real(const char* name) { return ckpt::testing::realTestDataDir() + QLatin1Char('/') + QLatin1String(name); }
-
 private slots:
     void initTestCase() {
         if (ckpt::testing::realTestDataDir().isEmpty()) CKPT_MISSING_CORPUS();
@@ -25,7 +22,7 @@ private slots:
         QTest::addColumn<QString>("input");
         QTest::addColumn<QString>("prefix");
         QTest::addColumn<QString>("how");
-        const QString est = real("tfx_estimator_ckpt1000");
+        const QString est = ckpt::testing::realTestData("tfx_estimator_ckpt1000");
         QTest::newRow("prefix") << est + QStringLiteral("/model.ckpt-1000") << est + QStringLiteral("/model.ckpt-1000")
                                 << QStringLiteral("prefix");
         QTest::newRow("index file") << est + QStringLiteral("/model.ckpt-1000.index") << est + QStringLiteral("/model.ckpt-1000")
@@ -35,10 +32,10 @@ private slots:
         QTest::newRow("dir with state file") << est << est + QStringLiteral("/model.ckpt-1000") << QStringLiteral("state file");
         QTest::newRow("dir with trailing slash")
             << est + QStringLiteral("/") << est + QStringLiteral("/model.ckpt-1000") << QStringLiteral("state file");
-        const QString tuner = real("tfx_tuner_save_weights");
+        const QString tuner = ckpt::testing::realTestData("tfx_tuner_save_weights");
         QTest::newRow("prefix named checkpoint")
             << tuner << tuner + QStringLiteral("/checkpoint") << QStringLiteral("state file");
-        const QString bert = real("ranking_bert_lite_tf2");
+        const QString bert = ckpt::testing::realTestData("ranking_bert_lite_tf2");
         QTest::newRow("dir without state file")
             << bert << bert + QStringLiteral("/bert_lite_tf2.ckpt") << QStringLiteral("only index");
     }
@@ -69,7 +66,8 @@ private slots:
     void savedModelAndHighestNumbered() {
         QTemporaryDir tmp;
         const QString sm = tmp.filePath(QStringLiteral("sm"));
-        QVERIFY(ckpt::testing::copyDirectory(real("serving_half_plus_two_tf2"), sm + QStringLiteral("/variables")));
+        QVERIFY(ckpt::testing::copyDirectory(ckpt::testing::realTestData("serving_half_plus_two_tf2"),
+                                             sm + QStringLiteral("/variables")));
         ckpt::testing::writeAll(sm + QStringLiteral("/saved_model.pb"), QByteArray("x"));
         auto r = resolveCheckpoint(sm.toStdString());
         QVERIFY2(r.ok(), r.status().toString().c_str());
@@ -82,7 +80,7 @@ private slots:
         // Several numbered checkpoints and no state file: the highest number wins.
         const QString runs = tmp.filePath(QStringLiteral("runs"));
         QDir().mkpath(runs);
-        const QString src = real("ranking_bert_lite_tf2") + QStringLiteral("/bert_lite_tf2.ckpt");
+        const QString src = ckpt::testing::realTestData("ranking_bert_lite_tf2") + QStringLiteral("/bert_lite_tf2.ckpt");
         for (const char* n : {"ckpt-2", "ckpt-10", "ckpt-9"}) {
             QVERIFY(QFile::copy(src + QStringLiteral(".index"),
                                 runs + QLatin1Char('/') + QLatin1String(n) + QStringLiteral(".index")));

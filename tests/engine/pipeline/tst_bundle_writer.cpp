@@ -15,7 +15,7 @@
 #include "ckpt/bundle_naming.h"
 #include "ckpt/bundle_writer.h"
 #include "format/ordered_code.h"
-#include "pipeline/writable_file.h"
+#include "storage/dispatch.h"
 #include "test_support.h"
 
 using namespace ckpt;
@@ -233,7 +233,9 @@ private slots:
                                           : where + QStringLiteral("/dw-XXXXXX"));
         QVERIFY(tmp.isValid());
         const std::string path = tmp.filePath(QStringLiteral("data")).toStdString();
-        auto f = pipeline::WritableFile::create(path, pipeline::WriteMode::Direct);
+        storage::CreateOptions options;
+        options.mode = storage::WriteMode::Direct;
+        auto f = storage::create(path, options);
         QVERIFY2(f.ok(), f.status().toString().c_str());
         QCOMPARE((*f)->direct(), acceptsODirect(tmp.path()));
         constexpr size_t kMiB = size_t{1} << 20;

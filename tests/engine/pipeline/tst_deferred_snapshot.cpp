@@ -144,7 +144,9 @@ private slots:
             auto saved = (*m)->save();
             QVERIFY2(saved.ok(), saved.status().toString().c_str());
             QCOMPARE(saved->bytes, uint64_t{(size_t{9} << 20) + 3 + 24 + 8});  // + save_counter
-            QVERIFY(saved->previousStallSeconds >= 0);
+            QCOMPARE(saved->path, std::optional<std::string>(tmp.filePath(QStringLiteral("ckpt-%1").arg(step)).toStdString()));
+            // Nothing came before the first save to stall on.
+            if (step == 1) QCOMPARE(saved->previousStallSeconds, 0.0);
             // The next step's values, racing the writer's copy.
             std::fill(big->mutableValue().bytes.begin(), big->mutableValue().bytes.end(), uint8_t{0xee});
             QVERIFY(small->assign(bytesTensor(24, 0xdead)).isOk());

@@ -1,6 +1,6 @@
 // Faults at every write-side operation of a checkpoint manager's save,
-// injected below the engine through pipeline::FileOps
-// (tests/support/fault_file_ops.h): with ckpt-1 and ckpt-2 committed, the
+// injected below the engine through the storage layer
+// (tests/support/fault_storage.h): with ckpt-1 and ckpt-2 committed, the
 // save of ckpt-3 (which also rotates ckpt-1 out) is run once per
 // operation and per fault: ENOSPC, EIO, a failed fsync that loses the
 // file's unsynced bytes, and a power loss right after the operation. After
@@ -13,7 +13,7 @@
 #include "ckpt/bundle_naming.h"
 #include "ckpt/checkpoint_manager.h"
 #include "ckpt/checkpoint_state.h"
-#include "fault_file_ops.h"
+#include "fault_storage.h"
 #include "numbered_checkpoints.h"
 #include "test_support.h"
 
@@ -93,11 +93,11 @@ class TstFaultInjection : public QObject {
     }
 
     // The save of ckpt-3 in 'dir' under 'fault' (armed before it starts).
-    Outcome faultedSave(const std::string& dir, FaultFileOps& ops, const FileFault& fault) {
+    Outcome faultedSave(const std::string& dir, FaultStorage& ops, const FileFault& fault) {
         ops.arm(fault);
         Outcome out;
         {
-            ScopedFileOps installed(ops);
+            ScopedStorage installed(ops);
             out.saved = saveNumbered(dir, 3);
         }
         out.ops = ops.operations();
@@ -134,7 +134,7 @@ private slots:
         timer.start();
         // A clean run names the operations.
         const std::string clean = freshCopy();
-        FaultFileOps cleanOps(clean);
+        FaultStorage cleanOps(clean);
         const Outcome dry = faultedSave(clean, cleanOps, {});
         QVERIFY2(dry.saved.isOk(), dry.saved.toString().c_str());
         const std::vector<FileOpRecord> ops = dry.ops;
@@ -169,7 +169,7 @@ private slots:
                 const bool powerLoss = fault == Fault::PowerLoss || fault == Fault::PowerLossKeepEntries;
                 f.powerLoss = powerLoss;
                 const std::string dir = freshCopy();
-                FaultFileOps faults(dir);
+                FaultStorage faults(dir);
                 const Outcome out = faultedSave(dir, faults, f);
                 const QByteArray where = QStringLiteral("%1 at op %2 (%3 %4): ")
                                              .arg(QLatin1String(faultName(fault)))

@@ -358,7 +358,12 @@ private slots:
         for (int i = 0; i < 4; ++i) {
             auto saved = (*m)->save();
             QVERIFY2(saved.ok(), saved.status().toString().c_str());
-            QVERIFY(saved->blockingSeconds >= 0);
+            // The report names the checkpoint this save wrote (or, async, is
+            // writing), and what it holds: w and b, their three slots, the
+            // save counter and the object graph.
+            QCOMPARE(saved->path, std::optional<std::string>(tmp.path().toStdString() + "/ckpt-" + std::to_string(i + 1)));
+            QCOMPARE(saved->tensors, int64_t{7});
+            QVERIFY(saved->waitedSeconds <= saved->blockingSeconds);
         }
         QVERIFY((*m)->sync().isOk());
         // Each kept checkpoint with its metadata (checkpoint_metadata.h); the rotated ones without.

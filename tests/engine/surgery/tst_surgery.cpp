@@ -11,7 +11,7 @@
 #include "ckpt/save.h"
 #include "ckpt/surgery.h"
 #include "ckpt/trackable.h"
-#include "fault_file_ops.h"
+#include "fault_storage.h"
 #include "test_support.h"
 
 #include <QCryptographicHash>
@@ -437,7 +437,7 @@ private slots:
             }
             SurgeryOptions options;
             options.overwrite = replacing;
-            FaultFileOps ops(m_dir.path().toStdString());
+            FaultStorage ops(m_dir.path().toStdString());
             FileFault fault;
             fault.at = at;
             fault.kind = FileOpKind::Write;
@@ -445,7 +445,7 @@ private slots:
             ops.arm(fault);
             std::optional<Result<SurgeryResult>> result;
             {
-                ScopedFileOps installed(ops);
+                ScopedStorage installed(ops);
                 result.emplace(op(options));
             }
             const Result<SurgeryResult>& done = *result;

@@ -1,3 +1,8 @@
+// The versions of the libraries the engine is built with (ckpt/build_info.h),
+// for `ckpt --version` and the explorer's About dialog. It names libraries
+// every module uses (and asks preview/ for the CUDA runtime), so it sits
+// above all of them rather than in platform/.
+
 #include "ckpt/build_info.h"
 
 #include <google/protobuf/stubs/common.h>

@@ -2,13 +2,7 @@
 // see ckpt/retention.h. Nothing here decides what to keep (retention_plan.cpp);
 // this file only reads what is there and deletes exactly what a plan names.
 
-#include <dirent.h>
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <climits>
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -19,46 +13,39 @@
 #include "ckpt/checkpoint_metadata.h"
 #include "ckpt/checkpoint_state.h"
 #include "ckpt/retention.h"
-#include "pipeline/writable_file.h"
+#include "storage/dispatch.h"
 #include "platform/file.h"
 
 namespace ckpt {
 namespace {
 
 // Every entry of 'dir' by name; 'symlinks' (when given) receives the ones
-// that are symbolic links, from d_type where the file system fills it in.
+// that are symbolic links.
 Result<std::vector<std::string>> directoryEntries(const std::string& dir, std::vector<std::string>* symlinks = nullptr) {
-    DIR* d = ::opendir(dir.c_str());
-    if (!d) return pipeline::ioError("cannot list", dir, errno);
     std::vector<std::string> names;
-    while (dirent* e = ::readdir(d)) {
-        names.emplace_back(e->d_name);
-        if (!symlinks) continue;
-        bool link = e->d_type == DT_LNK;
-        if (e->d_type == DT_UNKNOWN) {
-            struct stat st {};
-            link = ::lstat(platform::joinPath(dir, names.back()).c_str(), &st) == 0 && S_ISLNK(st.st_mode);
-        }
-        if (link) symlinks->push_back(names.back());
-    }
-    ::closedir(d);
+    CKPT_RETURN_IF_ERROR(storage::list(dir, {}, [&](const storage::ListEntry& e) {
+        names.push_back(e.name);
+        if (symlinks && e.kind == storage::ObjectKind::Symlink) symlinks->push_back(e.name);
+        return true;
+    }));
     return names;
 }
 
-std::string normalised(const std::string& path) { return std::filesystem::path(path).lexically_normal().string(); }
+std::string normalised(const std::string& path) { return platform::lexicallyNormal(path); }
 
 // Whether a symlink at 'path' resolves to somewhere inside 'realDir' (a
 // dangling link resolves nowhere, so it leaves).
 bool staysInside(const std::string& path, const std::string& realDir) {
-    char target[PATH_MAX];
-    if (!::realpath(path.c_str(), target)) return false;
-    const std::string t(target);
-    return t.size() > realDir.size() && t.starts_with(realDir) && t[realDir.size()] == '/';
+    if (!storage::exists(path)) return false;
+    return platform::isInsideDirectory(platform::canonicalPath(path), realDir);
 }
 
-bool hasDotDot(const std::string& path) {
-    for (const auto& part : std::filesystem::path(path)) {
-        if (part == "..") return true;
+bool hasDotDot(std::string_view path) {
+    while (!path.empty()) {
+        const auto slash = path.find('/');
+        if (path.substr(0, slash) == "..") return true;
+        if (slash == std::string_view::npos) break;
+        path.remove_prefix(slash + 1);
     }
     return false;
 }
@@ -79,8 +66,7 @@ std::optional<std::string> checkpointOf(const std::string& entry) {
 std::map<std::string, std::string> symlinksLeaving(const std::string& dir, const std::vector<std::string>& symlinks) {
     std::map<std::string, std::string> out;
     if (symlinks.empty()) return out;
-    char real[PATH_MAX];
-    const std::string realDir = ::realpath(dir.c_str(), real) ? std::string(real) : normalised(dir);
+    const std::string realDir = platform::canonicalPath(dir);
     for (const std::string& link : symlinks) {
         const auto name = checkpointOf(link);
         if (!name || staysInside(platform::joinPath(dir, link), realDir)) continue;
@@ -125,9 +111,9 @@ RetentionCandidate candidateOf(CheckpointListEntry& e) {
 // The .index as it is now: size and mtime, or nullopt when it is gone or
 // no longer a regular file.
 std::optional<std::pair<uint64_t, double>> indexStamp(const std::string& prefix) {
-    struct stat st {};
-    if (::lstat(indexFileName(prefix).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-    return std::pair{static_cast<uint64_t>(st.st_size), static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec * 1e-9};
+    auto info = storage::stat(indexFileName(prefix), /*follow=*/false);
+    if (!info.ok() || !*info || (*info)->kind != storage::ObjectKind::File) return std::nullopt;
+    return std::pair{(*info)->size, static_cast<double>((*info)->modifiedNs) * 1e-9};
 }
 
 // The data files of 'name' among 'entries': any shard count, so data files
@@ -145,9 +131,9 @@ std::vector<std::string> dataFilesOf(std::string_view name, const std::vector<st
 // Index first: a half-deleted checkpoint is then simply absent, never a
 // checkpoint with missing shards. unlink() removes a symlink, not its target.
 Status deleteFiles(const std::string& dir, std::string_view name, const std::vector<std::string>& dataFiles) {
-    CKPT_RETURN_IF_ERROR(pipeline::removeFile(platform::joinPath(dir, indexFileName(name))));
-    for (const std::string& f : dataFiles) CKPT_RETURN_IF_ERROR(pipeline::removeFile(platform::joinPath(dir, f)));
-    return pipeline::removeFile(platform::joinPath(dir, checkpointMetadataFileName(name)));
+    CKPT_RETURN_IF_ERROR(storage::remove(platform::joinPath(dir, indexFileName(name))));
+    for (const std::string& f : dataFiles) CKPT_RETURN_IF_ERROR(storage::remove(platform::joinPath(dir, f)));
+    return storage::remove(platform::joinPath(dir, checkpointMetadataFileName(name)));
 }
 
 // After deleting: the state file without the deleted checkpoints, its
@@ -173,17 +159,17 @@ Status rewriteState(const std::string& dir, const std::set<std::string>& deleted
         // newest checkpoint still here.
         next.modelCheckpointPath.clear();
         for (auto it = next.allModelCheckpointPaths.rbegin(); it != next.allModelCheckpointPaths.rend(); ++it) {
-            if (platform::pathExists(indexFileName(resolveStatePath(dir, *it)))) {
+            if (storage::exists(indexFileName(resolveStatePath(dir, *it)))) {
                 next.modelCheckpointPath = *it;
                 break;
             }
         }
         for (auto it = plan.decisions.rbegin(); next.modelCheckpointPath.empty() && it != plan.decisions.rend(); ++it) {
             if (it->verdict != RetentionVerdict::Delete && it->candidate.complete &&
-                platform::pathExists(indexFileName(it->candidate.prefix)))
+                storage::exists(indexFileName(it->candidate.prefix)))
                 next.modelCheckpointPath = it->candidate.name;
         }
-        if (next.modelCheckpointPath.empty()) return pipeline::removeFile(platform::joinPath(dir, kCheckpointStateFile));
+        if (next.modelCheckpointPath.empty()) return storage::remove(platform::joinPath(dir, kCheckpointStateFile));
         if (std::find(next.allModelCheckpointPaths.begin(), next.allModelCheckpointPaths.end(), next.modelCheckpointPath) ==
             next.allModelCheckpointPaths.end()) {
             next.allModelCheckpointPaths.push_back(next.modelCheckpointPath);
@@ -276,7 +262,7 @@ Result<RetentionApplyReport> applyRetention(const RetentionPlan& plan) {
     }
     if (!deletedPrefixes.empty()) {
         // Even after a failure: what was deleted must leave the state file.
-        Status synced = pipeline::fsyncDirectory(plan.dir);
+        Status synced = storage::syncDirectory(plan.dir);
         Status state = rewriteState(plan.dir, deletedPrefixes, plan);
         if (failure.isOk()) failure = synced.isOk() ? state : synced;
     }
@@ -291,7 +277,7 @@ Status deleteCheckpointFiles(std::string_view dirView, std::string_view name) {
                                ": not a plain name inside the directory");
     CKPT_ASSIGN_OR_RETURN(const std::vector<std::string> entries, directoryEntries(dir));
     CKPT_RETURN_IF_ERROR(deleteFiles(dir, name, dataFilesOf(name, entries)));
-    return pipeline::fsyncDirectory(dir);
+    return storage::syncDirectory(dir);
 }
 
 }  // namespace ckpt

@@ -11,7 +11,7 @@
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/retention.h"
-#include "schedule/retention_text.h"
+#include "retention/retention_text.h"
 
 namespace ckpt {
 namespace {

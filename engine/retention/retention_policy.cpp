@@ -12,7 +12,7 @@
 
 #include "ckpt/retention.h"
 #include "platform/json_type.h"
-#include "schedule/retention_text.h"
+#include "retention/retention_text.h"
 
 namespace ckpt {
 namespace {

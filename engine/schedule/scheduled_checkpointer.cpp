@@ -1,26 +1,26 @@
 #include "ckpt/scheduled_checkpointer.h"
 
-#include <filesystem>
 #include <iostream>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "ckpt/bundle_naming.h"
+#include "ckpt/checkpoint_listing.h"
 #include "ckpt/schedule.h"
 #include "platform/file.h"
 #include "platform/json_type.h"
 #include "schedule/program_runs.h"
 #include "platform/clock.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
 
 // What the store shows as the program when the caller does not say.
 std::string selfExecutable() {
-    std::error_code ec;
-    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    return ec ? std::string("(unknown program)") : exe.string();
+    std::string exe = platform::executablePath();
+    return exe.empty() ? std::string("(unknown program)") : exe;
 }
 
 // The Program schedule a checkpointer registers: what it saves where,
@@ -30,9 +30,7 @@ Schedule programSchedule(const ScheduledCheckpointerOptions& options, const std:
     s.name = options.schedule;
     s.source = ScheduleSource::Program;
     s.sourcePath = options.program.empty() ? selfExecutable() : options.program;
-    std::error_code ec;
-    const auto absolute = std::filesystem::absolute(directory, ec);
-    s.destination = ec ? directory : absolute.lexically_normal().string();
+    s.destination = storage::normalizeLocation(directory);
     s.triggers = options.triggers;
     if (options.manager.retention) {
         s.retention = *options.manager.retention;
@@ -73,7 +71,7 @@ Result<CheckpointPolicy> parseCheckpointPolicy(std::string_view json, std::strin
 
 Result<CheckpointPolicy> readCheckpointPolicy(const std::string& path) {
     // A policy is a few hundred bytes; 1 MiB bounds a wrong file.
-    CKPT_ASSIGN_OR_RETURN(const std::string text, platform::readSmallFile(path, 1u << 20));
+    CKPT_ASSIGN_OR_RETURN(const std::string text, storage::readSmallFile(path, 1u << 20));
     return parseCheckpointPolicy(text, path);
 }
 
@@ -113,7 +111,7 @@ Result<std::unique_ptr<ScheduledCheckpointer>> ScheduledCheckpointer::create(std
     const auto latest = manager->latestCheckpoint();
     const PreviousRunReport& found = manager->previousRun();
     const bool haveCheckpoint =
-        (latest && platform::pathExists(indexFileName(*latest))) || !found.own.empty() || !found.adopted.empty();
+        (latest && storage::exists(indexFileName(*latest))) || !found.own.empty() || !found.adopted.empty();
     if (options.triggers.onPreemption) CKPT_RETURN_IF_ERROR(installPreemptionHandlers());
     std::unique_ptr<schedule::ProgramRunRecorder> recorder;
     if (options.storePath)
@@ -184,7 +182,7 @@ Result<StepOutcome> ScheduledCheckpointer::save(int64_t step, std::string reason
             m_pendingCheckpoint = saved->path.value_or("");  // ok only once the writer has committed it
         } else {
             const std::string path = saved->path.value_or("");
-            m_recorder->finish(okStatus(), path, schedule::checkpointBytesOnDisk(path), now());
+            m_recorder->finish(okStatus(), path, checkpointBytesOnDisk(path), now());
         }
     }
     CKPT_ASSIGN_OR_RETURN(SaveReport report, std::move(saved));
@@ -204,7 +202,7 @@ Status ScheduledCheckpointer::settlePendingRun(bool wait) {
     // with its result, which the run records and the caller gets.
     Status written = m_manager->sync();
     const std::string path = *std::exchange(m_pendingCheckpoint, std::nullopt);
-    m_recorder->finish(written, path, written.isOk() ? schedule::checkpointBytesOnDisk(path) : 0, now());
+    m_recorder->finish(written, path, written.isOk() ? checkpointBytesOnDisk(path) : 0, now());
     return written;
 }
 

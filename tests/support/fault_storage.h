@@ -1,14 +1,23 @@
 #pragma once
-// A fault-injecting pipeline::FileOps for tests: counts every write-side
-// operation the engine makes, fails a chosen one with an errno, or "loses
-// power" right after it, and keeps a model of what is durable so that the
-// tree under a root can be rewritten to what a power loss would leave.
+// A fault-injecting storage for tests (a storage::StorageWrapper around
+// the local backend, installed for plain paths with ScopedStorage): counts
+// every write-side operation the engine makes through the storage layer,
+// fails a chosen one with an errno, or "loses power" right after it, and
+// keeps a model of what is durable so that the tree under a root can be
+// rewritten to what a power loss would leave. Reads pass through.
+//
+// The operations, as the storage interface names them: Create (create()),
+// Write (each append()), Sync (a file's close(), its durability point, or
+// syncFile()), SyncDir (syncDirectory()), Rename, Remove (remove() and
+// removeDirectory(), so removeAll() counts each entry), Mkdir (each
+// directory createDirectories() makes). Composite operations (writeObject)
+// run on these, so each of their steps is an operation too.
 //
 // The durability model (conservative, in the spirit of ext4 data=ordered
 // without its lucky ordering):
-//  - A file's bytes are durable as they were at its last fsync; a file
-//    created through this layer has no durable bytes until then (a crash
-//    leaves it empty). Files that existed at markAllDurable() keep the
+//  - A file's bytes are durable as they were at its last fsync (its
+//    close()); a file created through this layer has no durable bytes
+//    until then (a crash leaves it empty). Files that existed at markAllDurable() keep the
 //    bytes they had then.
 //  - A directory's entries (creates, renames into it, unlinks, mkdirs) are
 //    durable as they were at its last fsync; a directory made through this
@@ -27,13 +36,15 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "pipeline/file_ops.h"
+#include "storage/dispatch.h"
+#include "storage/storage_wrapper.h"
 
 namespace ckpt::testing {
 
@@ -63,10 +74,11 @@ struct FileFault {
     bool powerLoss = false;
 };
 
-class FaultFileOps : public pipeline::FileOps {
+class FaultStorage : public storage::StorageWrapper {
 public:
-    // Models durability for the tree under 'root' (an existing directory).
-    explicit FaultFileOps(std::string root);
+    // Models durability for the tree under 'root' (an existing directory);
+    // forwards to a plain local backend.
+    explicit FaultStorage(std::string root);
 
     void arm(const FileFault& fault);
     // Everything under the root counts as durable as it is now (as after sync(2)).
@@ -78,17 +90,17 @@ public:
     // Empty on success, else what went wrong.
     std::string restoreDurableImage(CrashImage image = CrashImage::UndoEntries);
 
-    int open(const char* path, int flags, mode_t mode) override;
-    ssize_t write(int fd, const void* data, size_t n) override;
-    ssize_t pwrite(int fd, const void* data, size_t n, off_t offset) override;
-    int fsync(int fd) override;
-    int close(int fd) override;
-    int rename(const char* from, const char* to) override;
-    int unlink(const char* path) override;
-    int mkdir(const char* path, mode_t mode) override;
-    int rmdir(const char* path) override;
+    Result<std::unique_ptr<storage::WritableFile>> create(const std::string& location,
+                                                          const storage::CreateOptions& options) override;
+    Status remove(const std::string& location) override;
+    Status syncDirectory(const std::string& directory) override;
+    Status syncFile(const std::string& location) override;
+    Status rename(const std::string& from, const std::string& to, const storage::WriteCondition& condition) override;
+    Status createDirectories(const std::string& directory) override;
+    Status removeDirectory(const std::string& directory) override;
 
 private:
+    friend class FaultWritableFile;
     struct Node {
         ino_t ino = 0;
         mode_t type = 0;     // S_IFREG, S_IFDIR or S_IFLNK
@@ -97,12 +109,17 @@ private:
     using DirImage = std::map<std::string, Node>;
 
     // Counts the operation; returns the errno it must fail with (0: go on).
-    int begin(FileOpKind kind, const std::string& path, int fd = -1);
-    void end(int result);
+    // Call with m_mutex held.
+    int begin(FileOpKind kind, const std::string& path);
+    // After the operation: power goes if this was the power-loss point.
+    void end();
+    // A file's close(): counted as Sync; on success its bytes are durable.
+    Status syncClosing(storage::WritableFile& file, std::unique_ptr<storage::WritableFile>& inner);
+    void recordDurableFile(const std::string& path);
+    void dropUnsynced(const std::string& path);
     DirImage scanDirectory(int dirFd) const;
     // Records the directories under 'path' into 'dirs' and, with 'bytes', the files' contents.
     void recordTree(const std::string& path, std::map<ino_t, DirImage>& dirs, std::map<ino_t, std::string>* bytes);
-    std::string fileBytes(int fd) const;
     std::string writeImage(const std::string& path, const std::map<ino_t, DirImage>& dirs, ino_t dirIno, int depth) const;
 
     const std::string m_root;
@@ -111,7 +128,6 @@ private:
     int64_t m_count = 0;
     std::map<FileOpKind, int64_t> m_kindCount;
     std::vector<FileOpRecord> m_ops;
-    std::map<int, std::string> m_fdPath;
     bool m_hit = false;
     bool m_powerLost = false;
     bool m_losePowerAfter = false;  // the current operation is the power-loss point
@@ -120,16 +136,17 @@ private:
     std::map<ino_t, DirImage> m_durableDirs;
 };
 
-// Installs 'ops' for its lifetime.
-class ScopedFileOps {
+// Serves plain paths with 'storage' for its lifetime.
+class ScopedStorage {
 public:
-    explicit ScopedFileOps(pipeline::FileOps& ops) : m_previous(pipeline::installFileOps(&ops)) {}
-    ~ScopedFileOps() { pipeline::installFileOps(m_previous); }
-    ScopedFileOps(const ScopedFileOps&) = delete;
-    ScopedFileOps& operator=(const ScopedFileOps&) = delete;
+    explicit ScopedStorage(storage::Storage& storage)
+        : m_previous(storage::installLocalStorage(std::shared_ptr<storage::Storage>(&storage, [](storage::Storage*) {}))) {}
+    ~ScopedStorage() { storage::installLocalStorage(m_previous); }
+    ScopedStorage(const ScopedStorage&) = delete;
+    ScopedStorage& operator=(const ScopedStorage&) = delete;
 
 private:
-    pipeline::FileOps* m_previous;
+    std::shared_ptr<storage::Storage> m_previous;
 };
 
 }  // namespace ckpt::testing
