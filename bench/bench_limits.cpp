@@ -113,8 +113,10 @@ int main(int argc, char** argv) {
     std::printf("  %-46s %7.2f GB/s\n", "memcpy (one thread, memory to memory)", bytes / memcpySeconds / 1e9);
     std::printf("  %-46s %7.2f GB/s  (%s)\n", "crc32c, one core, from memory", bytes / crcMemory / 1e9,
                 platform::crc32cIsHardwareAccelerated() ? "SSE4.2" : "table");
-    std::printf("  %-46s %7.2f GB/s\n", "crc32c, one core, 256 KiB in L2", static_cast<double>(passes * kCached) / crcCached / 1e9);
-    std::printf("  %-46s %7.2f GB/s  (%u threads)\n", "crc32c, every core", static_cast<double>(part * cores) / crcAll / 1e9, cores);
+    std::printf("  %-46s %7.2f GB/s\n", "crc32c, one core, 256 KiB in L2",
+                static_cast<double>(passes * kCached) / crcCached / 1e9);
+    std::printf("  %-46s %7.2f GB/s  (%u threads)\n", "crc32c, every core", static_cast<double>(part * cores) / crcAll / 1e9,
+                cores);
     std::printf("  %-46s %7.2f GB/s\n", "write + fsync (as dd conv=fsync)", bytes / write / 1e9);
     std::printf("limits: %u\n", sink & 1u);  // keeps the checksums
     return 0;

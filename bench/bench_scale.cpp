@@ -8,7 +8,7 @@
 // catalog scan), for its wall time, CPU time and peak RSS; ratios are taken
 // within one run. Never fails on time (exit 2 only on setup errors).
 //   bench_scale [--dir D] [--only tiny|terabyte] [--counts 10000,100000,1000000] [--repeat R]
-//               [--tb-tensors N] [--tb-mib M] [--shards S] [--read-all] [--keep]
+//               [--tb-tensors N] [--tb-mib M] [--shards S] [--read-all] [--keep] [--baseline OTHER_CKPT]
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -113,7 +113,8 @@ uint32_t zerosCrc(uint64_t n) {
     const uint32_t mib = platform::crc32c(zeros.data(), zeros.size());
     uint32_t crc = 0;
     uint64_t done = 0;
-    for (; done + zeros.size() <= n; done += zeros.size()) crc = done == 0 ? mib : platform::crc32cCombine(crc, mib, zeros.size());
+    for (; done + zeros.size() <= n; done += zeros.size())
+        crc = done == 0 ? mib : platform::crc32cCombine(crc, mib, zeros.size());
     if (done < n) {
         const uint32_t rest = platform::crc32c(zeros.data(), static_cast<size_t>(n - done));
         crc = done == 0 ? rest : platform::crc32cCombine(crc, rest, n - done);
@@ -183,30 +184,61 @@ struct Figure {
     double wallMs = 0, cpuMs = 0, rssMb = 0;
 };
 
-// The median of 'repeat' runs of one operation (RSS: the largest).
-Figure measure(const Op& op, int repeat) {
-    std::vector<double> wall, cpu;
-    Figure f;
-    for (int i = 0; i < repeat; ++i) {
-        const ChildResult r = runChild(op.args);
-        if (r.exitCode != 0 && !(op.differs && r.exitCode == 1)) die(op.name + " failed (exit " + std::to_string(r.exitCode) + ")");
-        wall.push_back(r.wallMs);
-        cpu.push_back(r.cpuMs);
-        f.rssMb = std::max(f.rssMb, r.maxRssMb);
-    }
-    f.wallMs = bench::median(wall);
-    f.cpuMs = bench::median(cpu);
-    return f;
+const std::string kCkpt = CKPT_CLI_PATH;
+
+// Another build's ckpt (--baseline), run beside this one's with a results
+// cache of its own (an older build may refuse a newer catalog schema).
+struct Baseline {
+    std::string ckpt;
+    std::string dataHome;
+};
+
+// One run of 'op', by 'ckpt' in place of this build's where it names one.
+ChildResult runOnce(const Op& op, const Baseline* baseline, const std::string& dataHome) {
+    std::vector<std::string> args = op.args;
+    if (baseline && !args.empty() && args[0] == kCkpt) args[0] = baseline->ckpt;
+    ::setenv("XDG_DATA_HOME", (baseline ? baseline->dataHome : dataHome).c_str(), 1);
+    const ChildResult r = runChild(args);
+    if (r.exitCode != 0 && !(op.differs && r.exitCode == 1))
+        die(op.name + (baseline ? " (baseline)" : "") + " failed (exit " + std::to_string(r.exitCode) + ")");
+    return r;
 }
 
-void print(const std::string& what, const Figure& f) {
-    std::printf("  %-44s %9.1f ms  cpu %9.1f ms  peak RSS %7.1f MB\n", what.c_str(), f.wallMs, f.cpuMs, f.rssMb);
+struct Measured {
+    Figure ours, baseline;
+};
+
+// Medians of 'repeat' runs of one operation (RSS: the largest), this
+// build's and the baseline's alternating when there is one.
+Measured measure(const Op& op, int repeat, const Baseline& baseline, const std::string& dataHome) {
+    const bool withBaseline = !baseline.ckpt.empty() && !op.args.empty() && op.args[0] == kCkpt;
+    std::vector<double> wall[2], cpu[2];
+    Figure f[2];
+    for (int i = 0; i < repeat; ++i) {
+        for (int side = 0; side < (withBaseline ? 2 : 1); ++side) {
+            const ChildResult r = runOnce(op, side == 1 ? &baseline : nullptr, dataHome);
+            wall[side].push_back(r.wallMs);
+            cpu[side].push_back(r.cpuMs);
+            f[side].rssMb = std::max(f[side].rssMb, r.maxRssMb);
+        }
+    }
+    for (int side = 0; side < (withBaseline ? 2 : 1); ++side) {
+        f[side].wallMs = bench::median(wall[side]);
+        f[side].cpuMs = bench::median(cpu[side]);
+    }
+    return {f[0], f[1]};
+}
+
+void print(const std::string& what, const Measured& m) {
+    std::printf("  %-44s %9.1f ms  cpu %9.1f ms  peak RSS %7.1f MB\n", what.c_str(), m.ours.wallMs, m.ours.cpuMs, m.ours.rssMb);
+    if (m.baseline.wallMs > 0)
+        std::printf("  %-44s %9.1f ms  cpu %9.1f ms  peak RSS %7.1f MB  (ours/baseline: wall %.2fx, cpu %.2fx)\n", "  baseline",
+                    m.baseline.wallMs, m.baseline.cpuMs, m.baseline.rssMb, m.ours.wallMs / m.baseline.wallMs,
+                    m.ours.cpuMs / m.baseline.cpuMs);
     std::fflush(stdout);
 }
 
-const std::string kCkpt = CKPT_CLI_PATH;
-
-void runTiny(const std::string& dir, const std::vector<int64_t>& counts, int repeat, bool keep) {
+void runTiny(const std::string& dir, const std::vector<int64_t>& counts, int repeat, const Baseline& baseline, bool keep) {
     std::map<int64_t, std::map<std::string, Figure>> all;
     for (int64_t n : counts) {
         const std::string base = dir + "/tiny-" + std::to_string(n);
@@ -215,8 +247,8 @@ void runTiny(const std::string& dir, const std::vector<int64_t>& counts, int rep
         writeTiny(a, n, 1);
         writeTiny(b, n, 2);
         linkCopy(a, same);
-        std::printf("tiny: %lld tensors of 64 bytes (x3 checkpoints) written in %.1f s; load average %s", static_cast<long long>(n),
-                    bench::secondsSince(t0), bench::loadAverage().c_str());
+        std::printf("tiny: %lld tensors of 64 bytes (x3 checkpoints) written in %.1f s; load average %s",
+                    static_cast<long long>(n), bench::secondsSince(t0), bench::loadAverage().c_str());
         const std::vector<Op> ops = {
             {"list (ckpt inspect)", {kCkpt, "inspect", a}},
             {"ckpt inspect --json", {kCkpt, "inspect", a, "--json"}},
@@ -226,7 +258,11 @@ void runTiny(const std::string& dir, const std::vector<int64_t>& counts, int rep
             {"ckpt history of 2", {kCkpt, "history", a, b}},
             {"catalog scan (new database)", {bench::selfPath(), "--catalog-child", base + "/catalog.db", base + "/a"}},
         };
-        for (const Op& op : ops) print(op.name + " @" + std::to_string(n), all[n][op.name] = measure(op, repeat));
+        for (const Op& op : ops) {
+            const Measured m = measure(op, repeat, baseline, dir + "/xdg");
+            print(op.name + " @" + std::to_string(n), m);
+            all[n][op.name] = m.ours;
+        }
         if (!keep) fs::remove_all(base);
     }
     if (all.empty()) return;
@@ -245,7 +281,8 @@ void runTiny(const std::string& dir, const std::vector<int64_t>& counts, int rep
     }
 }
 
-void runTerabyte(const std::string& dir, int64_t tensors, int64_t mib, int32_t shards, int repeat, bool readAll, bool keep) {
+void runTerabyte(const std::string& dir, int64_t tensors, int64_t mib, int32_t shards, int repeat, const Baseline& baseline,
+                 bool readAll, bool keep) {
     const std::string base = dir + "/terabyte";
     const std::string a = base + "/a/ckpt-1", same = base + "/same/ckpt-1";
     const int64_t bytes = mib << 20;
@@ -253,9 +290,10 @@ void runTerabyte(const std::string& dir, int64_t tensors, int64_t mib, int32_t s
     writeSparse(a, tensors, bytes, shards);
     linkCopy(a, same);
     const double total = static_cast<double>(tensors) * static_cast<double>(bytes);
-    std::printf("terabyte: %lld tensors of %lld MiB (%.3f TB, %d sparse shards, index %.1f MB) written in %.1f s; load average %s",
-                static_cast<long long>(tensors), static_cast<long long>(mib), total / 1e12, shards,
-                static_cast<double>(fs::file_size(indexFileName(a))) / 1e6, bench::secondsSince(t0), bench::loadAverage().c_str());
+    std::printf(
+        "terabyte: %lld tensors of %lld MiB (%.3f TB, %d sparse shards, index %.1f MB) written in %.1f s; load average %s",
+        static_cast<long long>(tensors), static_cast<long long>(mib), total / 1e12, shards,
+        static_cast<double>(fs::file_size(indexFileName(a))) / 1e6, bench::secondsSince(t0), bench::loadAverage().c_str());
     const std::vector<Op> ops = {
         {"ckpt inspect", {kCkpt, "inspect", a}},
         {"ckpt inspect --json", {kCkpt, "inspect", a, "--json"}},
@@ -265,20 +303,21 @@ void runTerabyte(const std::string& dir, int64_t tensors, int64_t mib, int32_t s
         {"ckpt stats of one tensor", {kCkpt, "stats", a, keyOf(tensors / 2), "--device", "cpu"}},
     };
     for (const Op& op : ops) {
-        const Figure f = measure(op, repeat);
-        print(op.name, f);
+        const Measured m = measure(op, repeat, baseline, dir + "/xdg");
+        const Figure& f = m.ours;
+        print(op.name, m);
         std::printf("    target < 3 s and < 200 MB: %s\n", f.wallMs < 3000 && f.rssMb < 200 ? "met" : "MISSED");
     }
     if (readAll) {
         // Every byte read once by each: holes come back as zero pages, no disk.
         std::string cat = "cat";
         for (const std::string& f : dataFilesOf(a, shards)) cat += " '" + f + "'";
-        const Figure c = measure({"cat", {"/bin/sh", "-c", cat + " > /dev/null"}}, 1);
-        const Figure v = measure({"ckpt verify", {kCkpt, "verify", a}}, 1);
-        print("cat of the data files", c);
-        print("ckpt verify", v);
-        std::printf("    verify / cat throughput %.2f (target >= 0.8), %.2f GB/s vs %.2f GB/s; load average %s", c.wallMs / v.wallMs,
-                    total / v.wallMs / 1e6, total / c.wallMs / 1e6, bench::loadAverage().c_str());
+        const Figure c = measure({"cat", {"/bin/sh", "-c", cat + " > /dev/null"}}, 1, {}, dir + "/xdg").ours;
+        const Figure v = measure({"ckpt verify", {kCkpt, "verify", a}}, 1, {}, dir + "/xdg").ours;
+        print("cat of the data files", {c, {}});
+        print("ckpt verify", {v, {}});
+        std::printf("    verify / cat throughput %.2f (target >= 0.8), %.2f GB/s vs %.2f GB/s; load average %s",
+                    c.wallMs / v.wallMs, total / v.wallMs / 1e6, total / c.wallMs / 1e6, bench::loadAverage().c_str());
     }
     if (!keep) fs::remove_all(base);
 }
@@ -292,24 +331,31 @@ int main(int argc, char** argv) {
     int repeat = 3, shards = 16;
     int64_t tbTensors = 1'000'000, tbMib = 1;
     bool readAll = false, keep = false;
+    Baseline baseline;
     CLI::App app{"Per-tensor cost from 10k to 1M tensors; a ~1 TB, 1M-tensor sparse checkpoint"};
     app.add_option("--dir", dir, "Scratch directory (the terabyte checkpoint is sparse: about its index on disk)")
         ->capture_default_str();
     app.add_option("--only", only, "One part")->check(CLI::IsMember({"tiny", "terabyte"}));
-    app.add_option("--counts", sweep, "Tensor counts of the tiny sweep")->delimiter(',')->check(CLI::Range(int64_t{1}, int64_t{10'000'000}));
+    app.add_option("--counts", sweep, "Tensor counts of the tiny sweep")
+        ->delimiter(',')
+        ->check(CLI::Range(int64_t{1}, int64_t{10'000'000}));
     app.add_option("--repeat", repeat, "Runs per operation; medians are reported")->capture_default_str();
-    app.add_option("--tb-tensors", tbTensors, "Tensors in the terabyte checkpoint")->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{10'000'000}));
+    app.add_option("--tb-tensors", tbTensors, "Tensors in the terabyte checkpoint")
+        ->capture_default_str()
+        ->check(CLI::Range(int64_t{1}, int64_t{10'000'000}));
     app.add_option("--tb-mib", tbMib, "MiB per tensor there")->capture_default_str();
     app.add_option("--shards", shards, "Its data files")->capture_default_str();
     app.add_flag("--read-all", readAll, "Also verify the terabyte against cat of its files (reads ~1 TB of zero pages)");
     app.add_flag("--keep", keep, "Keep the generated checkpoints");
+    app.add_option("--baseline", baseline.ckpt, "Another build's ckpt, timed beside this one's (alternating)")
+        ->check(CLI::ExistingFile);
     CLI11_PARSE(app, argc, argv);
     if (repeat < 1 || shards < 1 || tbTensors < 1 || tbMib < 1) die("counts must be positive");
     fs::create_directories(dir);
-    // ckpt's results cache and records go to a catalog of this run, not the user's.
-    ::setenv("XDG_DATA_HOME", (dir + "/xdg").c_str(), 1);
+    // ckpt's results cache and records go to catalogs of this run, not the user's.
+    baseline.dataHome = dir + "/xdg-baseline";
     std::printf("bench_scale: %s, load average %s", dir.c_str(), bench::loadAverage().c_str());
-    if (only.empty() || only == "tiny") runTiny(dir, sweep, repeat, keep);
-    if (only.empty() || only == "terabyte") runTerabyte(dir, tbTensors, tbMib, shards, repeat, readAll, keep);
+    if (only.empty() || only == "tiny") runTiny(dir, sweep, repeat, baseline, keep);
+    if (only.empty() || only == "terabyte") runTerabyte(dir, tbTensors, tbMib, shards, repeat, baseline, readAll, keep);
     return 0;
 }

@@ -144,7 +144,7 @@ struct CatalogSearchOptions {
     // display order as soon as it is known, on the calling thread, before
     // search() returns; false stops the search (Cancelled).
     std::function<bool(const CatalogSearchHit&)> onHit = {};  // (= {}: designated initializers may leave it out)
-    const CancellationToken* cancel = nullptr;  // polled between checkpoints (Cancelled)
+    const CancellationToken* cancel = nullptr;                // polled between checkpoints (Cancelled)
 };
 
 struct CatalogSearchMatch {

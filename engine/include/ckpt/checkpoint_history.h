@@ -30,7 +30,7 @@ struct HistoryOptions {
     std::vector<std::string> includes;  // globs on paths and keys (--keys); empty: all
     std::vector<std::string> excludes;
     bool weightsOnly = false;
-    int threads = 0;                // 0: every core (bounded by the memory budget)
+    int threads = 0;  // 0: every core (bounded by the memory budget)
     // Held values: 0 means 2 x the largest + 128 MiB; streamed ones use at
     // most 64 MiB of mapped windows per thread, less within a smaller budget.
     int64_t memoryBudgetBytes = 0;
