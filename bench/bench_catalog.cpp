@@ -8,7 +8,11 @@
 // tensors are small (4 floats) so that writing them is quick; a scan reads
 // indexes, never data. Prints the figures; never fails on time (exit 2
 // only on setup errors).
+// Each search is timed to its first page (the first 20 hits reported by
+// onHit, or the whole answer when fewer match: what the explorer shows
+// first) and to its end (exact totals).
 //   bench_catalog [SCRATCH_DIR] [--checkpoints N] [--tensors N] [--only runs|distinct] [--keep]
+//   bench_catalog --reuse DIR ...   # checkpoints a --keep run left in DIR (its runs/), a new database
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -34,6 +38,7 @@ using namespace ckpt;
 
 namespace {
 
+using bench::loadAverage;
 using bench::secondsSince;
 using bench::timed;
 
@@ -196,14 +201,20 @@ uint64_t fileSize(const std::string& path) {
     return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
-int measure(const std::string& scratch, const char* variant, bool distinct, int checkpoints, int tensors, bool keep) {
-    const std::string dir = scratch + "/bench_catalog_" + variant + "_" + std::to_string(::getpid());
-    const std::string db = dir + "/catalog.db";
+int measure(const std::string& scratch, const char* variant, bool distinct, int checkpoints, int tensors, bool keep,
+            const std::string& reuse) {
+    const std::string dir = reuse.empty() ? scratch + "/bench_catalog_" + variant + "_" + std::to_string(::getpid()) : reuse;
+    const std::string db = dir + "/catalog-" + std::to_string(::getpid()) + ".db";
     const std::string root = dir + "/runs";
     const auto genStart = std::chrono::steady_clock::now();
-    if (int rc = generate(root, distinct, checkpoints, tensors); rc != 0) return rc;
-    std::printf("catalog/%s: %d checkpoints x %d tensors written in %.1f s\n", variant, checkpoints, tensors,
-                secondsSince(genStart));
+    if (reuse.empty()) {
+        if (int rc = generate(root, distinct, checkpoints, tensors); rc != 0) return rc;
+        std::printf("catalog/%s: %d checkpoints x %d tensors written in %.1f s\n", variant, checkpoints, tensors,
+                    secondsSince(genStart));
+    } else {
+        std::printf("catalog/%s: reusing %s\n", variant, root.c_str());
+    }
+    std::printf("  load average %s", loadAverage().c_str());
 
     auto catalog = Catalog::open(db);
     if (!catalog.ok() || !(*catalog)->addRoot(root).ok()) {
@@ -212,6 +223,7 @@ int measure(const std::string& scratch, const char* variant, bool distinct, int 
     }
     // Cold: a new database; the checkpoint files are in the page cache (just written).
     const auto coldStart = std::chrono::steady_clock::now();
+    std::printf("\n");
     auto cold = (*catalog)->scan({});
     const double coldSeconds = secondsSince(coldStart);
     if (!cold.ok() || cold->added != checkpoints) {
@@ -228,34 +240,55 @@ int measure(const std::string& scratch, const char* variant, bool distinct, int 
                 incremental.first, incremental.second, incremental.second <= 1 ? "met" : "MISSED");
 
     const std::vector<std::pair<const char*, const char*>> queries = {
-        {"rare key (one run's)", "c_attn"},  {"rare key, long", "encoderblock_7/MultiHeadDotProductAttention_1/query"},
-        {"common word", "kernel"},           {"two words", "layer_3 bias"},
-        {"short substring (2 chars)", "_7"}, {"FTS OR", "recurrent_kernel OR moving_variance"},
+        {"rare word (one run's)", "c_attn"},
+        {"path", "encoderblock_7/MultiHeadDotProductAttention_1/query"},
+        {"common word", "kernel"},
+        {"prefix of a key", "seq2seq/encoder/lstm_1"},
+        {"object path", ".encoder.layer_3.attention.self"},
+        {"two words", "layer_3 bias"},
+        {"short substring (2 chars)", "_7"},
+        {"FTS OR", "recurrent_kernel OR moving_variance"},
+        {"FTS column and NOT", "key:kernel NOT recurrent"},
         {"no match", "no_such_tensor"},
     };
-    double worst = 0;
+    constexpr size_t kFirstPage = 20;
+    double worstFirst = 0, worstAll = 0;
     for (const auto& [what, query] : queries) {
         CatalogSearchResult last;
+        std::vector<double> firstPage;
         const auto t = timed(5, [&] {
-            auto r = (*catalog)->search(query);
+            const auto start = std::chrono::steady_clock::now();
+            size_t hits = 0;
+            double first = -1;
+            CatalogSearchOptions options;
+            options.onHit = [&](const CatalogSearchHit&) {
+                if (++hits == kFirstPage) first = secondsSince(start);
+                return true;
+            };
+            auto r = (*catalog)->search(query, options);
             if (!r.ok()) {
                 std::fprintf(stderr, "bench_catalog: search %s: %s\n", query, r.status().toString().c_str());
                 std::exit(2);
             }
+            firstPage.push_back(first >= 0 ? first : secondsSince(start));
             last = std::move(*r);
         });
-        worst = std::max(worst, t.second);
-        std::printf("  search %-26s %-40s best %7.1f ms  median %7.1f ms  %lld matches in %lld checkpoints\n", what, query,
-                    t.first * 1e3, t.second * 1e3, static_cast<long long>(last.totalMatches),
+        std::sort(firstPage.begin(), firstPage.end());
+        const double firstMedian = firstPage[firstPage.size() / 2];
+        worstFirst = std::max(worstFirst, firstMedian);
+        worstAll = std::max(worstAll, t.second);
+        std::printf("  search %-26s %-52s first page %7.1f ms  all %7.1f ms (best %6.1f)  %lld matches in %lld checkpoints\n",
+                    what, query, firstMedian * 1e3, t.second * 1e3, t.first * 1e3, static_cast<long long>(last.totalMatches),
                     static_cast<long long>(last.totalCheckpoints));
     }
-    std::printf("  %-44s %7.1f ms  (target < 100 ms: %s)\n", "slowest search (median)", worst * 1e3,
-                worst < 0.1 ? "met" : "MISSED");
+    std::printf("  %-44s %7.1f ms  (target < 100 ms: %s); slowest with exact totals %.1f ms\n",
+                "slowest first page (median of 5)", worstFirst * 1e3, worstFirst < 0.1 ? "met" : "MISSED", worstAll * 1e3);
     catalog->reset();  // closes the file: its WAL is checkpointed into it
     const uint64_t bytes = fileSize(db) + fileSize(db + "-wal");
     std::printf("  %-44s %.1f MiB, %.0f bytes per tensor row\n", "database size", static_cast<double>(bytes) / (1 << 20),
                 static_cast<double>(bytes) / static_cast<double>(std::max<int64_t>(1, cold->tensorRows)));
-    if (!keep) fs::remove_all(dir);
+    if (!keep && reuse.empty()) fs::remove_all(dir);
+    else fs::remove(db);
     return 0;
 }
 
@@ -266,6 +299,7 @@ int main(int argc, char** argv) {
     int checkpoints = 1000;
     int tensors = 1000;
     std::string only;
+    std::string reuse;
     bool keep = false;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--checkpoints") == 0 && i + 1 < argc) {
@@ -274,6 +308,8 @@ int main(int argc, char** argv) {
             tensors = std::atoi(argv[++i]);
         } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
             only = argv[++i];
+        } else if (std::strcmp(argv[i], "--reuse") == 0 && i + 1 < argc) {
+            reuse = argv[++i];
         } else if (std::strcmp(argv[i], "--keep") == 0) {
             keep = true;
         } else {
@@ -283,7 +319,11 @@ int main(int argc, char** argv) {
     if (checkpoints < 1 || tensors < 1) return 2;
     for (const auto& [variant, distinct] : {std::pair{"runs", false}, std::pair{"distinct", true}}) {
         if (!only.empty() && only != variant) continue;
-        if (int rc = measure(scratch, variant, distinct, checkpoints, tensors, keep); rc != 0) return rc;
+        if (!reuse.empty() && only.empty()) {
+            std::fprintf(stderr, "bench_catalog: --reuse needs --only runs|distinct\n");
+            return 2;
+        }
+        if (int rc = measure(scratch, variant, distinct, checkpoints, tensors, keep, reuse); rc != 0) return rc;
     }
     return 0;
 }

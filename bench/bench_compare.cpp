@@ -19,11 +19,8 @@
 // Exit status: 0 when every target is met, 1 when one is missed, 2 on errors.
 
 #include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -45,9 +42,8 @@
 #include "ckpt/save.h"
 #include "ckpt/trackable.h"
 #include "platform/crc32c.h"
+#include "bench_child.h"
 #include "bench_timing.h"
-
-extern char** environ;
 
 using namespace ckpt;
 
@@ -226,43 +222,9 @@ int kernelChild(const std::vector<std::string>& files) {
     return 0;
 }
 
-struct ChildResult {
-    int exitCode = -1;
-    double wallMs = 0;
-    double maxRssMb = 0;
-    std::string out;
-};
-
-// Runs argv with stdout captured and measures wall time and peak RSS (wait4's rusage).
-ChildResult runChild(const std::vector<std::string>& args) {
-    int pipeFds[2] = {-1, -1};
-    if (::pipe(pipeFds) != 0) die("pipe failed");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, pipeFds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&actions, pipeFds[0]);
-    std::vector<char*> argv;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    const auto start = Clock::now();
-    if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) die("cannot run " + args[0]);
-    posix_spawn_file_actions_destroy(&actions);
-    ChildResult r;
-    ::close(pipeFds[1]);
-    char buf[4096];
-    for (ssize_t n; (n = ::read(pipeFds[0], buf, sizeof buf)) > 0;) r.out.append(buf, static_cast<size_t>(n));
-    ::close(pipeFds[0]);
-    int status = 0;
-    struct rusage usage {};
-    if (::wait4(pid, &status, 0, &usage) < 0) die("wait4 failed");
-    r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.maxRssMb = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
-    return r;
-}
-
-std::string selfPath() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
+using bench::ChildResult;
+using bench::runChild;
+using bench::selfPath;
 
 void runOrDie(const std::vector<std::string>& args, const char* what) {
     ChildResult r = runChild(args);

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -31,6 +33,15 @@ std::pair<double, double> timed(int runs, Fn&& fn) {
     }
     std::sort(t.begin(), t.end());
     return {t.front(), t[t.size() / 2]};
+}
+
+// "1.23 0.98 0.70\n": the 1, 5 and 15 minute load averages (/proc/loadavg),
+// printed beside figures taken on a shared machine; "?\n" elsewhere.
+inline std::string loadAverage() {
+    std::ifstream in("/proc/loadavg");
+    std::string one, five, fifteen;
+    if (!(in >> one >> five >> fifteen)) return "?\n";
+    return one + " " + five + " " + fifteen + "\n";
 }
 
 }  // namespace ckpt::bench

@@ -25,6 +25,11 @@
 #              --gib N --tensors N --repeat N)
 #     surgery (bench_surgery: averaging K=5 checkpoints of 1 GiB vs cat of
 #              the inputs; --k N --mib N --tensors N --repeat N --method mean|ema)
+#     scale   (bench_scale: per-tensor cost of list, verify, diff, history and
+#              the catalog from 10k to 1M tiny tensors; a ~1 TB checkpoint of
+#              1M tensors in sparse files; --only tiny|terabyte, --read-all)
+#     limits  (the machine's physical limits beside the figures: page-cache
+#              read, crc32c per core and on all cores, memcpy, fsync'd write)
 #     ab BASELINE [--rounds N] [--mib N]
 #             (bench/bench_ab.py: save, verify and restore of this tree against
 #              a baseline build's binaries, alternated; docs/benchmarks.md,
@@ -81,15 +86,21 @@ run() {
     surgery)
       cmake --build build --target bench_surgery >/dev/null
       build/bench/bench_surgery "$scratch" "$@" ;;
+    scale)
+      cmake --build build --target bench_scale >/dev/null
+      build/bench/bench_scale "$@" ;;
+    limits)
+      cmake --build build --target bench_limits >/dev/null
+      build/bench/bench_limits "$scratch" "$@" ;;
     ab)
       cmake --build build --target bench_save bench_reader bench_restore ckpt >/dev/null
       base="${1:?usage: scripts/bench.sh ab BASELINE [--rounds N] [--mib N]}"; shift
       python3 bench/bench_ab.py "$base" build "$scratch/ckpt-bench-ab" "$@" ;;
-    *) echo "bench.sh: unknown benchmark '$name' (reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, remote, ab, all)" >&2; exit 2 ;;
+    *) echo "bench.sh: unknown benchmark '$name' (limits, reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, remote, scale, ab BASELINE, all)" >&2; exit 2 ;;
   esac
 }
 if [ "$which" = all ]; then
-  for b in reader save preview restore compare retention schedule catalog surgery export remote; do echo "== $b"; run "$b"; done
+  for b in limits reader save preview restore compare retention schedule catalog surgery export remote scale; do echo "== $b"; run "$b"; done
 else
   run "$which" "$@"
 fi

@@ -200,10 +200,30 @@ void list(const CatalogArgs& a, CommandContext& ctx) {
     std::cout << "\nH healthy  D damaged  U unreadable  M missing  ? not verified (ckpt catalog scan --verify)\n";
 }
 
+void printHit(const CatalogSearchHit& h) {
+    std::cout << checkpointLine(h.checkpoint) << "\n";
+    for (const CatalogSearchMatch& m : h.matches)
+        std::cout << "    " << displayableString(m.key) << "  " << m.dtype << m.shape
+                  << (m.objectPath.empty() ? std::string() : "  " + displayableString(m.objectPath)) << "\n";
+    if (h.totalMatches > static_cast<int64_t>(h.matches.size()))
+        std::cout << "    ... " << h.totalMatches - static_cast<int64_t>(h.matches.size()) << " more\n";
+}
+
 void search(const CatalogArgs& a, CommandContext& ctx) {
     auto catalog = openCatalog(a.catalog);
     if (!catalog.ok()) return void(ctx.exitCode = reportError(catalog.status(), a.json));
-    auto found = (*catalog)->search(a.query, {.maxCheckpoints = a.limit, .maxMatchesPerCheckpoint = a.matches});
+    CatalogSearchOptions options;
+    options.maxCheckpoints = a.limit;
+    options.maxMatchesPerCheckpoint = a.matches;
+    // Text goes out hit by hit as the search finds them (the first long
+    // before the totals when many rows match); JSON needs the totals first.
+    if (!a.json)
+        options.onHit = [](const CatalogSearchHit& h) {
+            printHit(h);
+            std::cout.flush();
+            return true;
+        };
+    auto found = (*catalog)->search(a.query, options);
     if (!found.ok()) return void(ctx.exitCode = reportError(found.status(), a.json));
     if (a.json) {
         json hits = json::array();
@@ -220,14 +240,6 @@ void search(const CatalogArgs& a, CommandContext& ctx) {
                           {"total_matches", found->totalMatches},
                           {"truncated", found->truncated},
                           {"hits", hits}});
-    }
-    for (const CatalogSearchHit& h : found->hits) {
-        std::cout << checkpointLine(h.checkpoint) << "\n";
-        for (const CatalogSearchMatch& m : h.matches)
-            std::cout << "    " << displayableString(m.key) << "  " << m.dtype << m.shape
-                      << (m.objectPath.empty() ? std::string() : "  " + displayableString(m.objectPath)) << "\n";
-        if (h.totalMatches > static_cast<int64_t>(h.matches.size()))
-            std::cout << "    ... " << h.totalMatches - static_cast<int64_t>(h.matches.size()) << " more\n";
     }
     std::cout << found->totalMatches << " match(es) in " << found->totalCheckpoints << " checkpoint(s)";
     if (found->truncated) std::cout << " (first " << found->hits.size() << " shown; --limit N shows more)";

@@ -8,6 +8,7 @@
 //   1  schedules, schedule_runs
 //   2  schedule_requests, the runs' progress columns
 //   3  the catalog: roots, checkpoints, keys (+ FTS5), tensors, results, restores
+//   4  the catalog's word index (FTS5 over words, built a scan batch at a time) and its word list
 
 #include <map>
 #include <memory>
@@ -21,7 +22,7 @@ struct sqlite3_stmt;
 
 namespace ckpt::catalog {
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 struct DatabaseOptions {
     bool createDirectory = false;  // create a missing parent directory

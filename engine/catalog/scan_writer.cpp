@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include "catalog/search_query.h"
 #include "platform/clock.h"
 
 namespace ckpt::catalog {
@@ -38,17 +39,24 @@ Status ScanWriter::write(int64_t rootId, const std::string& dir, std::vector<Sca
     const double now = platform::unixSeconds();
     auto done = catalog::writeTransaction(m_db, [&]() -> Result<int64_t> {
         m_keyIds.clear();  // another process may have removed keys since
+        m_newWords.clear();
+        CKPT_ASSIGN_OR_RETURN(const int64_t lastKey, lastKeyId());
         int64_t rows = 0;
         for (Scanned& s : batch) {
             CKPT_ASSIGN_OR_RETURN(int64_t written, writeOne(rootId, dir, s, now));
             rows += written;
         }
+        CKPT_RETURN_IF_ERROR(indexNewKeys(lastKey));
+        CKPT_RETURN_IF_ERROR(writeWords());
         if (vanished)
             for (const std::string& prefix : *vanished) CKPT_RETURN_IF_ERROR(markMissing(prefix));
         return rows;
     });
     if (!done.ok()) return done.status();
     m_summary.tensorRows += *done;
+    // Committed: words are never removed, so these need no lookup again.
+    m_listedWords.insert(m_newWords.begin(), m_newWords.end());
+    m_newWords.clear();
     return okStatus();
 }
 
@@ -194,6 +202,12 @@ Result<int64_t> ScanWriter::keyIdFor(const TensorRow& t) {
     int64_t id = 0;
     if (sqlite3_changes(m_db.handle()) > 0) {
         id = sqlite3_last_insert_rowid(m_db.handle());
+        // A new key's words join the vocabulary search looks substrings up in.
+        for (const std::string* text : {&t.key, &t.objectPath}) {
+            const std::string lower = asciiLower(*text);
+            for (const PhraseWord& w : phraseWords(lower))
+                if (!m_listedWords.count(std::string(w.text))) m_newWords.emplace(w.text);
+        }
     } else {
         CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * sel,
                               m_db.prepare("SELECT id FROM catalog_keys WHERE key = ?1 AND object_path = ?2"));
@@ -204,6 +218,34 @@ Result<int64_t> ScanWriter::keyIdFor(const TensorRow& t) {
     }
     m_keyIds.emplace(std::move(lookup), id);
     return id;
+}
+
+Result<int64_t> ScanWriter::lastKeyId() {
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, m_db.prepare("SELECT ifnull(max(id), 0) FROM catalog_keys"));
+    Statement st(m_db.handle(), stmt, m_db.path());
+    CKPT_ASSIGN_OR_RETURN(bool row, st.step());
+    return row ? st.integer(0) : 0;
+}
+
+// New keys take ids above every id there was (rowids grow), so one
+// statement indexes the batch's: FTS5 keeps their words in memory until the
+// commit writes them as one segment. (One insert per key, or a trigger,
+// made it write a segment per key.)
+Status ScanWriter::indexNewKeys(int64_t lastKey) {
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, m_db.prepare("INSERT INTO catalog_key_words (rowid, key, object_path) "
+                                                            "SELECT id, key, object_path FROM catalog_keys WHERE id > ?1"));
+    Statement st(m_db.handle(), stmt, m_db.path());
+    return st.bind(1, lastKey).run();
+}
+
+Status ScanWriter::writeWords() {
+    if (m_newWords.empty()) return okStatus();
+    CKPT_ASSIGN_OR_RETURN(sqlite3_stmt * ins, m_db.prepare("INSERT OR IGNORE INTO catalog_words (word) VALUES (?1)"));
+    for (const std::string& word : m_newWords) {
+        Statement st(m_db.handle(), ins, m_db.path());
+        CKPT_RETURN_IF_ERROR(st.bind(1, word).run());
+    }
+    return okStatus();
 }
 
 Status ScanWriter::markMissing(const std::string& prefix) {

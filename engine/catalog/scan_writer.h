@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "catalog/catalog_rows.h"
@@ -59,9 +60,15 @@ private:
     Result<int64_t> writeOne(int64_t rootId, const std::string& dir, Scanned& s, double now);
     Result<int64_t> keyIdFor(const TensorRow& t);
     Status markMissing(const std::string& prefix);
+    Result<int64_t> lastKeyId();
+    Status indexNewKeys(int64_t lastKey);
+    Status writeWords();
     Database& m_db;
     CatalogScanSummary& m_summary;
     std::unordered_map<std::string, int64_t> m_keyIds;
+    // Words of the keys this batch added, and those known to be listed.
+    std::set<std::string> m_newWords;
+    std::unordered_set<std::string> m_listedWords;
 };
 
 }  // namespace ckpt::catalog

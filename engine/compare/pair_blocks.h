@@ -33,4 +33,18 @@ struct BlockFigures {
 void sumBlock(preview::ElementKind kind, const unsigned char* a, const unsigned char* b, int64_t count, double atol, double rtol,
               double relBar, BlockFigures& out);
 
+// The part of BlockFigures a change between two tensors needs (ckpt
+// history: the sums of squares of A and of A-B), summed lane for lane as
+// sumBlock sums them, so each field has sumBlock's bits; sumAbs and sumSqB
+// are kept only so that allFinite() decides as sumBlock's does.
+struct ChangeFigures {
+    double sumAbs[kLanes], sumSqDiff[kLanes], sumSqA[kLanes], sumSqB[kLanes];
+    bool allFinite() const;
+};
+// One block of 'count' pairs (as sumBlock), or kChangeBlocks whole blocks
+// one after another (count ignored), out[j] for block j.
+inline constexpr int kChangeBlocks = 4;
+void sumChangeBlocks(preview::ElementKind kind, const unsigned char* a, const unsigned char* b, int64_t count, int blocks,
+                     ChangeFigures* out);
+
 }  // namespace ckpt::compare

@@ -202,6 +202,46 @@ void fastRun(RunState& s, int64_t begin, int64_t end) {
     }
 }
 
+// fastRun's sums alone: the same blocks, lanes and fold, so each sum keeps
+// fastRun's bits, and the blocks it redoes element by element (NaN, Inf,
+// overflow) are redone here too; no maxima, mismatches or dot product.
+// fastRun's sums alone: the same blocks, lanes and fold, so each sum keeps
+// fastRun's bits, and the blocks it redoes element by element (NaN, Inf,
+// overflow) are redone here too; no maxima, mismatches or dot product.
+// Whole blocks go kChangeBlocks at a time, folded in order.
+template <ElementKind K>
+void sumsRun(RunState& s, int64_t begin, int64_t end) {
+    const int64_t size = preview::elementSize(K);
+    PairPartial& p = s.p;
+    ChangeFigures f[kChangeBlocks];
+    for (int64_t b0 = begin; b0 < end;) {
+        const bool group = end - b0 >= kChangeBlocks * kBlockElements;
+        const int64_t n = std::min(kBlockElements, end - b0);
+        const int64_t full = n / kLanes * kLanes;
+        if (full > 0) sumChangeBlocks(K, s.a + b0 * size, s.b + b0 * size, full, group ? kChangeBlocks : 1, f);
+        for (int j = 0; j < (group ? kChangeBlocks : 1); ++j, b0 += kBlockElements) {
+            const int64_t blockFull = group ? kBlockElements : full;
+            if (blockFull > 0 && !f[j].allFinite()) {
+                realRun<K>(s, b0, b0 + blockFull);
+            } else if (blockFull > 0) {
+                double sums[4] = {0, 0, 0, 0};
+                for (int l = 0; l < kLanes; ++l) {
+                    sums[0] += f[j].sumAbs[l];
+                    sums[1] += f[j].sumSqDiff[l];
+                    sums[2] += f[j].sumSqA[l];
+                    sums[3] += f[j].sumSqB[l];
+                }
+                p.sumAbs += sums[0];
+                p.sumSqDiff += sums[1];
+                p.sumSqA += sums[2];
+                p.sumSqB += sums[3];
+                p.finitePairs += blockFull;
+            }
+            if (!group && full < n) realRun<K>(s, b0 + full, b0 + n);
+        }
+    }
+}
+
 template <ElementKind K>
 void complexRun(RunState& s, int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
@@ -272,6 +312,18 @@ void accumulatePairs(const PairRun& run, const SliceRuns& slice, const ResolvedT
             else if constexpr (K == ElementKind::F32 || K == ElementKind::F64 || K == ElementKind::BF16) fastRun<K>(state, b, e);
             else realRun<K>(state, b, e);
         });
+    });
+}
+
+void accumulateSums(const PairRun& run, const ResolvedTolerance& tolerance, PairPartial& out) {
+    if (run.kind != ElementKind::F32 && run.kind != ElementKind::F64 && run.kind != ElementKind::BF16) {
+        accumulatePairs(run, SliceRuns(), tolerance, 0, out);
+        return;
+    }
+    RunState state{out, tolerance, 0, run.kind, run.a, run.b, run.first};
+    out.elements += run.count;
+    preview::dispatchKind(run.kind, [&]<ElementKind K>() {
+        if constexpr (K == ElementKind::F32 || K == ElementKind::F64 || K == ElementKind::BF16) sumsRun<K>(state, 0, run.count);
     });
 }
 

@@ -55,6 +55,11 @@ struct PairRun {
 // earlier run's figures).
 void accumulatePairs(const PairRun& run, const SliceRuns& slice, const ResolvedTolerance& tolerance, int maxListed,
                      PairPartial& out);
+// accumulatePairs' sums alone, each with its bits for the same runs:
+// elements, finitePairs, sumAbs, sumSqA, sumSqB, sumSqDiff and the NaN/Inf
+// counts. Mismatches, maxima, dot and listed elements are left incomplete.
+// About twice as fast on float pairs; ckpt history needs only the norms.
+void accumulateSums(const PairRun& run, const ResolvedTolerance& tolerance, PairPartial& out);
 // String tensors: equality only; counts and listed mismatches.
 void accumulateStringPairs(std::span<const std::string> a, std::span<const std::string> b, const SliceRuns& slice, int maxListed,
                            PairPartial& out);

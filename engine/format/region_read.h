@@ -29,7 +29,8 @@ std::vector<RegionPart> splitRegion(uint64_t size);
 // Without 'out' page-cache pages are mapped and checksummed in place
 // (pread's copy out of the page cache alone costs about as much as `cat`),
 // falling back to pread through 'scratch'. With 'out' pread writes straight
-// into it in small chunks, each checksummed while still in cache.
+// into it in small chunks, each checksummed while still in cache. A small
+// region (under 64 KiB) is one pread either way: mapping it costs more.
 Result<uint32_t> readRegionPart(const storage::RandomAccessFile& file, uint64_t offset, uint64_t length, uint8_t* out,
                                 std::vector<uint8_t>& scratch);
 

@@ -152,6 +152,58 @@ Result<storage::MappedView> mapVerifiedRegion(const ScannedRegion& r) {
     return std::move(*view);
 }
 
+Result<RegionStream> RegionStream::open(const ScannedRegion& region, bool checksum) {
+    if (region.copyTo || region.readWhole) return invalidArgument("a region stream neither copies nor decodes");
+    CKPT_RETURN_IF_ERROR(checkBounds(region));
+    RegionStream stream;
+    stream.m_region = region;
+    stream.m_checksum = checksum;
+    region.file->adviseSequential(static_cast<uint64_t>(region.region.offset), static_cast<uint64_t>(region.region.size));
+    return stream;
+}
+
+Result<std::span<const uint8_t>> RegionStream::next(uint64_t length) {
+    const auto size = static_cast<uint64_t>(m_region.region.size);
+    if (length > size - m_position ||
+        (length > 0 && m_position / kStreamChunkBytes != (m_position + length - 1) / kStreamChunkBytes))
+        return invalidArgument("window of " + std::to_string(length) + " bytes at " + std::to_string(m_position) +
+                               " does not fit the stream of " + printableKey(m_region.key));
+    const uint64_t offset = static_cast<uint64_t>(m_region.region.offset);
+    std::span<const uint8_t> window;
+    if (m_mapping && m_position >= m_chunkEnd) {
+        m_chunk = {};  // unmapped before the next one: memory stays at one chunk
+        const uint64_t begin = m_position / kStreamChunkBytes * kStreamChunkBytes;
+        const uint64_t end = std::min(size, begin + kStreamChunkBytes);
+        if (auto view = m_region.file->map(offset + begin, static_cast<size_t>(end - begin))) {
+            m_chunk = std::move(*view);
+            m_chunkBegin = begin;
+            m_chunkEnd = end;
+        } else {
+            m_mapping = false;  // read from here on; a real read error shows there
+        }
+    }
+    if (m_mapping) {
+        window = {m_chunk.data() + (m_position - m_chunkBegin), static_cast<size_t>(length)};
+    } else {
+        m_buffer.resize(std::max<size_t>(m_buffer.size(), static_cast<size_t>(length)));
+        CKPT_RETURN_IF_ERROR(m_region.file->read(offset + m_position, static_cast<size_t>(length), m_buffer.data()));
+        window = {m_buffer.data(), static_cast<size_t>(length)};
+    }
+    if (m_checksum) m_crc = platform::crc32cExtend(m_crc, window.data(), window.size());
+    m_position += length;
+    return window;
+}
+
+Status RegionStream::finish() const {
+    const auto size = static_cast<uint64_t>(m_region.region.size);
+    if (m_position != size)
+        return internalError("the stream of " + regionName(m_region) + " ended at " + std::to_string(m_position) + " of " +
+                             std::to_string(size) + " bytes");
+    if (!m_checksum) return okStatus();
+    const PartJob whole{0, {0, size}};
+    return finishRegion(m_region, std::span(&whole, 1), std::span<const Status>(), std::span(&m_crc, 1));
+}
+
 Result<PairScanResult> scanRegionPairs(std::span<const ScannedRegion> a, std::span<const ScannedRegion> b,
                                        const ScanOptions& options, const RegionPairConsumer& consume) {
     if (a.size() != b.size()) return invalidArgument("region pairs need as many regions on each side");

@@ -56,6 +56,40 @@ Status checkBounds(const ScannedRegion& region);
 // FailedPrecondition when the system cannot map it (read it instead).
 Result<storage::MappedView> mapVerifiedRegion(const ScannedRegion& region);
 
+// One region read front to back a window at a time, for readers that
+// compute as the bytes arrive and discard their figures when finish() fails
+// (ckpt history: checksum, statistics and change in one pass). Chunks of
+// kStreamChunkBytes are mapped in place where the system allows, else each
+// window is read into a buffer; a chunk is unmapped when the reader moves
+// past it, so a stream holds about one chunk of memory.
+inline constexpr uint64_t kStreamChunkBytes = 4u << 20;
+
+class RegionStream {
+public:
+    RegionStream() = default;
+    // Bounds checked as checkBounds() checks them. Without 'checksum' the
+    // bytes are only read (another reader verifies them); finish() then
+    // reports only an unfinished stream.
+    static Result<RegionStream> open(const ScannedRegion& region, bool checksum = true);
+    // The next 'length' bytes of the region, valid until the next call. A
+    // window may not cross a multiple of kStreamChunkBytes.
+    Result<std::span<const uint8_t>> next(uint64_t length);
+    // Every byte read and, with a checksum, matching it: a DataLoss worded as
+    // scanRegions words it otherwise.
+    Status finish() const;
+    uint64_t position() const { return m_position; }
+
+private:
+    ScannedRegion m_region;
+    bool m_checksum = true;
+    bool m_mapping = true;  // until the system refuses a mapping
+    uint64_t m_position = 0;
+    uint32_t m_crc = 0;
+    storage::MappedView m_chunk;
+    uint64_t m_chunkBegin = 0, m_chunkEnd = 0;
+    std::vector<uint8_t> m_buffer;
+};
+
 // Pairs of regions of equal size read side by side (a diff): each part of
 // A's region arrives with the same part of B's, on a worker thread, before
 // their checksums are joined; the bytes are valid during the call only.

@@ -101,40 +101,60 @@ TilePartial tileStats(const unsigned char* base, int64_t first, int64_t valid, L
     return {mean, treeReduce(q), static_cast<int64_t>(n)};
 }
 
-template <ElementKind K>
-void statsRange(const ElementBuffer& in, int64_t tileBegin, int64_t tileEnd, TilePartial* tiles, Extremes& out) {
-    // Flush lane counters well before doubles stop counting exactly.
-    constexpr int64_t kFlushTiles = int64_t{1} << 30;
+// One thread's running totals over consecutive tiles; what statsRange and
+// StatsStream keep between tiles.
+struct RangeTotals {
     Lanes lanes;
     Extremes total;
     int64_t sinceFlush = 0;
     FastTotals fast;
+
+    Extremes finish() const {
+        Extremes out = total;
+        mergeExtremes(out, lanes.totals());
+        if (fast.tiles > 0) {
+            Extremes f;
+            f.finite = fast.tiles * kTileElements;
+            f.zeros = fast.zeros;
+            f.min = fast.mn;
+            f.max = fast.mx;
+            mergeExtremes(out, f);
+        }
+        return out;
+    }
+};
+
+// Tiles [tileBegin, tileEnd) of 'in', each partial handed to sink(t, partial) in order.
+template <ElementKind K, typename Sink>
+void statsTiles(const ElementBuffer& in, int64_t tileBegin, int64_t tileEnd, RangeTotals& r, Sink&& sink) {
+    // Flush lane counters well before doubles stop counting exactly.
+    constexpr int64_t kFlushTiles = int64_t{1} << 30;
     for (int64_t t = tileBegin; t < tileEnd; ++t) {
         const int64_t first = t * kTileElements;
         const int64_t valid = std::min(kTileElements, in.count - first);
+        TilePartial tile;
         if constexpr (K == ElementKind::F32) {
-            if (valid == kTileElements && fastTileF32(reinterpret_cast<const float*>(in.data) + first, tiles[t], fast)) {
+            if (valid == kTileElements && fastTileF32(reinterpret_cast<const float*>(in.data) + first, tile, r.fast)) {
+                sink(t, tile);
                 continue;
             }
         }
-        tiles[t] = valid == kTileElements ? tileStats<K, true>(in.data, first, valid, lanes)
-                                          : tileStats<K, false>(in.data, first, valid, lanes);
-        if (++sinceFlush == kFlushTiles) {
-            mergeExtremes(total, lanes.totals());
-            lanes = Lanes();
-            sinceFlush = 0;
+        tile = valid == kTileElements ? tileStats<K, true>(in.data, first, valid, r.lanes)
+                                      : tileStats<K, false>(in.data, first, valid, r.lanes);
+        sink(t, tile);
+        if (++r.sinceFlush == kFlushTiles) {
+            mergeExtremes(r.total, r.lanes.totals());
+            r.lanes = Lanes();
+            r.sinceFlush = 0;
         }
     }
-    mergeExtremes(total, lanes.totals());
-    if (fast.tiles > 0) {
-        Extremes f;
-        f.finite = fast.tiles * kTileElements;
-        f.zeros = fast.zeros;
-        f.min = fast.mn;
-        f.max = fast.mx;
-        mergeExtremes(total, f);
-    }
-    out = total;
+}
+
+template <ElementKind K>
+void statsRange(const ElementBuffer& in, int64_t tileBegin, int64_t tileEnd, TilePartial* tiles, Extremes& out) {
+    RangeTotals r;
+    statsTiles<K>(in, tileBegin, tileEnd, r, [&](int64_t t, const TilePartial& p) { tiles[t] = p; });
+    out = r.finish();
 }
 
 template <ElementKind K>
@@ -213,6 +233,27 @@ private:
 };
 
 }  // namespace
+
+struct StatsStream::State {
+    RangeTotals totals;
+    TilePartial merged{0, 0, 0};
+};
+
+StatsStream::StatsStream(ElementKind kind) : m_kind(kind), m_state(std::make_unique<State>()) {}
+StatsStream::~StatsStream() = default;
+StatsStream::StatsStream(StatsStream&&) noexcept = default;
+StatsStream& StatsStream::operator=(StatsStream&&) noexcept = default;
+
+void StatsStream::add(const unsigned char* data, int64_t count) {
+    const ElementBuffer in{m_kind, data, count};
+    dispatchKind(m_kind, [&]<ElementKind K>() {
+        statsTiles<K>(in, 0, tileCount(count), m_state->totals,
+                      [&](int64_t, const TilePartial& p) { mergePartial(m_state->merged, p); });
+    });
+}
+
+TilePartial StatsStream::merged() const { return m_state->merged; }
+Extremes StatsStream::extremes() const { return m_state->totals.finish(); }
 
 std::unique_ptr<PreviewBackend> makeCpuBackend(int threads) { return std::make_unique<CpuBackend>(threads); }
 

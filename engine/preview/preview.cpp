@@ -54,7 +54,11 @@ Status runOnBackend(const PreviewOptions& options, ComputedOn& on, Op&& op) {
     return st;
 }
 
-void fillStats(const preview::TilePartial& merged, const preview::Extremes& ex, TensorStats& s) {
+}  // namespace
+
+namespace preview {
+
+void fillStats(const TilePartial& merged, const Extremes& ex, TensorStats& s) {
     s.finiteCount = ex.finite;
     s.zeros = ex.zeros;
     s.nans = ex.nans;
@@ -70,10 +74,6 @@ void fillStats(const preview::TilePartial& merged, const preview::Extremes& ex, 
     s.mean = merged.mean;
     s.std = std::sqrt(merged.m2 / static_cast<double>(merged.n));
 }
-
-}  // namespace
-
-namespace preview {
 
 Result<ElementKind> elementKindOf(DataType dtype) {
     switch (dtype) {
@@ -129,7 +129,7 @@ Result<TensorStats> computeStats(const TensorView& tensor, const PreviewOptions&
     preview::Extremes ex;
     CKPT_RETURN_IF_ERROR(
         runOnBackend(options, stats.computedOn, [&](PreviewBackend& b) { return b.stats(el.buffer, tiles, ex); }));
-    fillStats(preview::mergeTiles(tiles), ex, stats);
+    preview::fillStats(preview::mergeTiles(tiles), ex, stats);
     return stats;
 }
 

@@ -70,10 +70,35 @@ Result<std::unique_ptr<PreviewBackend>> makeCudaBackend(size_t chunkBytes = 0);
 // "12.4 (driver 12.6)", or why there is none ("built without CUDA", ...).
 std::string cudaRuntimeDescription();
 
+// The CPU backend's statistics fed a tensor a run at a time, in order, on
+// the calling thread: the same tile partials, folded in tile order, and the
+// same totals as CpuBackend::stats over the whole buffer on one thread (ckpt
+// history streams tensors through it). Every run but the last holds a whole
+// number of tiles.
+class StatsStream {
+public:
+    explicit StatsStream(ElementKind kind);
+    ~StatsStream();
+    StatsStream(StatsStream&&) noexcept;
+    StatsStream& operator=(StatsStream&&) noexcept;
+    // The next 'count' elements.
+    void add(const unsigned char* data, int64_t count);
+    TilePartial merged() const;  // mergeTiles of every tile so far
+    Extremes extremes() const;
+
+private:
+    struct State;
+    ElementKind m_kind;
+    std::unique_ptr<State> m_state;
+};
+
 // Folds tile partials in order (mergePartial).
 TilePartial mergeTiles(const std::vector<TilePartial>& tiles);
 // Adds b's totals into a.
 void mergeExtremes(Extremes& a, const Extremes& b);
+// A tensor's statistics from its merged tiles and totals (count and the
+// string/complex flags are the caller's).
+void fillStats(const TilePartial& merged, const Extremes& extremes, TensorStats& stats);
 // numpy.linspace(lo, hi, bins + 1) and the derived fields.
 HistogramSpec makeHistogramSpec(double lo, double hi, int bins);
 

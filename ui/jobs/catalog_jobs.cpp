@@ -126,7 +126,8 @@ CatalogScanResult scanCatalog(const QString& catalogPath, const QStringList& roo
     return out;
 }
 
-CatalogSearchOutcome searchCatalog(const QString& catalogPath, const QString& query, const CatalogSearchOptions& options) {
+CatalogSearchOutcome searchCatalog(const QString& catalogPath, const QString& query, const CatalogSearchOptions& options,
+                                   const std::shared_ptr<CatalogSearchProgress>& progress) {
     CatalogSearchOutcome out;
     out.query = query;
     auto catalog = openCatalog(catalogPath);
@@ -134,7 +135,23 @@ CatalogSearchOutcome searchCatalog(const QString& catalogPath, const QString& qu
         out.error = errorText(catalog.status());
         return out;
     }
-    auto result = (*catalog)->search(query.toStdString(), options);
+    CatalogSearchOptions withProgress = options;
+    CatalogSearchResult page;
+    if (progress) {
+        withProgress.cancel = &progress->cancel;
+        withProgress.onHit = [&](const CatalogSearchHit& hit) {
+            if (static_cast<int>(page.hits.size()) >= CatalogSearchProgress::kFirstPageHits) return true;  // published
+            page.hits.push_back(hit);
+            if (static_cast<int>(page.hits.size()) == CatalogSearchProgress::kFirstPageHits) {
+                page.query = query.toStdString();
+                auto shared = std::make_shared<const CatalogSearchResult>(page);
+                std::lock_guard lock(progress->mutex);
+                progress->firstPage = std::move(shared);
+            }
+            return true;
+        };
+    }
+    auto result = (*catalog)->search(query.toStdString(), withProgress);
     if (result.ok()) out.result = std::make_shared<const CatalogSearchResult>(std::move(*result));
     else out.error = errorText(result.status());
     return out;

@@ -9,6 +9,7 @@
 #include <QStringList>
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -65,7 +66,18 @@ struct CatalogSearchOutcome {
     QString query;
     std::shared_ptr<const CatalogSearchResult> result;  // null on failure
     QString error;
+    bool firstPage = false;  // the first hits only, published before the totals
 };
-CatalogSearchOutcome searchCatalog(const QString& catalogPath, const QString& query, const CatalogSearchOptions& options);
+// What a running search shares with the view that started it: its first
+// page of hits as soon as they are found (polled by the view; the totals
+// can take much longer), and a way to stop a search the text moved past.
+struct CatalogSearchProgress {
+    static constexpr int kFirstPageHits = 20;
+    CancellationToken cancel;
+    std::mutex mutex;
+    std::shared_ptr<const CatalogSearchResult> firstPage;  // guarded by mutex
+};
+CatalogSearchOutcome searchCatalog(const QString& catalogPath, const QString& query, const CatalogSearchOptions& options,
+                                   const std::shared_ptr<CatalogSearchProgress>& progress = {});
 
 }  // namespace ckpt::ui

@@ -21,7 +21,7 @@ namespace ckpt::ui {
 
 CatalogSearchView::CatalogSearchView(CatalogController* catalog, QWidget* parent)
     : QWidget(parent), m_catalog(catalog), m_edit(new QLineEdit(this)), m_summary(new QLabel(this)), m_view(new QTreeView(this)),
-      m_model(new CatalogSearchModel(this)), m_debounce(new QTimer(this)) {
+      m_model(new CatalogSearchModel(this)), m_debounce(new QTimer(this)), m_firstPagePoll(new QTimer(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_edit->setPlaceholderText(tr("Search keys and object paths in every catalogued checkpoint (Ctrl+Shift+F)"));
@@ -53,6 +53,8 @@ CatalogSearchView::CatalogSearchView(CatalogController* catalog, QWidget* parent
     m_debounce->setSingleShot(true);
     m_debounce->setInterval(200);
     connect(m_debounce, &QTimer::timeout, this, &CatalogSearchView::startSearch);
+    m_firstPagePoll->setInterval(25);
+    connect(m_firstPagePoll, &QTimer::timeout, this, &CatalogSearchView::showFirstPage);
     connect(m_edit, &QLineEdit::textChanged, m_debounce, qOverload<>(&QTimer::start));
     connect(m_edit, &QLineEdit::returnPressed, this, &CatalogSearchView::startSearch);
     connect(m_view, &QTreeView::activated, this, &CatalogSearchView::onActivated);
@@ -89,9 +91,11 @@ void CatalogSearchView::search(const QString& query) {
 void CatalogSearchView::startSearch() {
     m_debounce->stop();
     if (!m_catalog->isEnabled()) return;
-    // One query at a time: the newest text goes when the running one is back.
+    // One query at a time: the newest text goes when the running one is
+    // back, which it is soon: it is told to stop.
     if (m_inFlight) {
         m_pending = true;
+        if (m_progress) m_progress->cancel.cancel();
         return;
     }
     m_pending = false;
@@ -104,13 +108,30 @@ void CatalogSearchView::startSearch() {
     }
     m_inFlight = true;
     m_summary->setText(tr("Searching\u2026"));
-    whenDone(this, QtConcurrent::run(jobPool(), searchCatalog, m_catalog->path(), query, CatalogSearchOptions{}),
+    m_progress = std::make_shared<CatalogSearchProgress>();
+    m_firstPagePoll->start();
+    whenDone(this, QtConcurrent::run(jobPool(), searchCatalog, m_catalog->path(), query, CatalogSearchOptions{}, m_progress),
              [this](const CatalogSearchOutcome& outcome) {
                  m_inFlight = false;
+                 m_firstPagePoll->stop();
+                 m_progress.reset();
                  if (m_pending) return startSearch();  // the text moved on; this answer is stale
                  showOutcome(outcome);
                  emit searchFinished();
              });
+}
+
+// Many matching rows: the first hits are shown while the rest are counted.
+void CatalogSearchView::showFirstPage() {
+    if (!m_progress || m_pending) return;
+    std::shared_ptr<const CatalogSearchResult> page;
+    {
+        std::lock_guard lock(m_progress->mutex);
+        page = m_progress->firstPage;
+    }
+    if (!page) return;
+    m_firstPagePoll->stop();
+    showOutcome({QString::fromStdString(page->query), page, {}, true});
 }
 
 void CatalogSearchView::showOutcome(const CatalogSearchOutcome& outcome) {
@@ -152,6 +173,8 @@ void CatalogSearchView::showOutcome(const CatalogSearchOutcome& outcome) {
                                              .arg(locale.toString(static_cast<qlonglong>(r.totalMatches)),
                                                   locale.toString(static_cast<qlonglong>(r.totalCheckpoints)));
     if (r.truncated) text += tr("; the first %n checkpoint(s) are shown", nullptr, static_cast<int>(r.hits.size()));
+    if (outcome.firstPage)
+        text = tr("The first %n matching checkpoint(s); counting the others\u2026", nullptr, static_cast<int>(r.hits.size()));
     m_summary->setText(text);
 }
 

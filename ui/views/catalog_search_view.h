@@ -23,6 +23,7 @@ namespace ckpt::ui {
 class CatalogController;
 class CatalogSearchModel;
 struct CatalogSearchOutcome;
+struct CatalogSearchProgress;
 
 class CatalogSearchView : public QWidget {
     Q_OBJECT
@@ -51,6 +52,7 @@ signals:
 
 private:
     void startSearch();
+    void showFirstPage();
     void showOutcome(const CatalogSearchOutcome& outcome);
     void onActivated(const QModelIndex& index);
     void updateAvailability();
@@ -61,7 +63,9 @@ private:
     QTreeView* m_view;
     CatalogSearchModel* m_model;
     QTimer* m_debounce;
+    QTimer* m_firstPagePoll;  // while a search runs: has its first page come?
     HealthLookup m_healthLookup;
+    std::shared_ptr<CatalogSearchProgress> m_progress;  // the running search's
     bool m_inFlight = false;
     bool m_pending = false;  // the text changed while a search ran
 };

@@ -15,10 +15,13 @@
 // vanished is marked missing, not forgotten; an unreadable checkpoint is
 // recorded with its error.
 //
-// Search: keys and object paths are indexed with FTS5 (trigram tokenizer),
-// so a plain query matches substrings ("layer_3/kernel"), several words
-// must all match, and FTS5 syntax (AND, OR, NOT, "phrases", key:...,
-// object_path:...) is passed through.
+// Search: a plain query matches substrings ("layer_3/kernel") of the key or
+// the object path, several words must all match, and FTS5 syntax (AND, OR,
+// NOT, "phrases", key:..., object_path:..., NEAR) combines substrings. Keys
+// are indexed by their whole words (FTS5), the words themselves listed, so
+// a substring is found through the words that hold it. Hits are reported
+// in display order as they are found (CatalogSearchOptions::onHit): with
+// many matching rows, the first long before the exact totals.
 //
 // One Catalog object is for one thread at a time; several processes may
 // use one file at once (WAL, busy timeout, whole-batch retries).
@@ -28,6 +31,7 @@
 //   for (const CatalogSearchHit& hit : (*catalog)->search("encoder/layer_3")->hits) show(hit);
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -155,9 +159,16 @@ struct CatalogScanSummary {
     double seconds = 0;
 };
 
+struct CatalogSearchHit;
+
 struct CatalogSearchOptions {
     int maxCheckpoints = 200;
     int maxMatchesPerCheckpoint = 50;
+    // Each shown hit, complete (its first matches and its own total), in
+    // display order as soon as it is known, on the calling thread, before
+    // search() returns; false stops the search (Cancelled).
+    std::function<bool(const CatalogSearchHit&)> onHit = {};  // (= {}: designated initializers may leave it out)
+    const CancellationToken* cancel = nullptr;                // polled between checkpoints (Cancelled)
 };
 
 struct CatalogSearchMatch {
@@ -175,7 +186,7 @@ struct CatalogSearchHit {
 
 struct CatalogSearchResult {
     std::string query;
-    std::string fullTextQuery;           // the FTS5 expression run ("" when none was)
+    std::string fullTextQuery;           // the word-index expressions run, "; "-separated ("" when none was)
     std::vector<CatalogSearchHit> hits;  // by directory, then step
     int64_t totalCheckpoints = 0;
     int64_t totalMatches = 0;
@@ -198,8 +209,8 @@ struct RestoreRecord {
 class Catalog {
 public:
     // 3: the catalog's tables; 1 and 2 are the schedule store's; 4: the
-    // state-file problem of each checkpoint's directory.
-    static constexpr int kSchemaVersion = 4;
+    // state-file problem of each checkpoint's directory; 5: the word index.
+    static constexpr int kSchemaVersion = 5;
 
     // $XDG_DATA_HOME/ckpt-explorer/catalog.db, else
     // $HOME/.local/share/ckpt-explorer/catalog.db; FailedPrecondition when
@@ -232,7 +243,8 @@ public:
     Result<CatalogCheckpoint> checkpoint(std::string_view prefix);     // NotFound naming it
     Result<std::vector<CatalogTensor>> tensors(int64_t checkpointId);  // by key
 
-    // InvalidArgument naming the query when its FTS5 syntax is wrong.
+    // InvalidArgument naming the query when its FTS5 syntax is wrong;
+    // Cancelled when options.cancel or onHit stopped it.
     Result<CatalogSearchResult> search(std::string_view query, const CatalogSearchOptions& options = {});
 
     // A verification done outside a scan (the explorer's sidebar, `ckpt

@@ -6,10 +6,12 @@
 //   auto h = computeHistory({"runs/exp1"}, opt);   // a directory: its checkpoints in step order
 //   for (const VariableHistory& v : h->variables) plot(v.points);
 //
-// One tensor pair at a time per worker, and no more workers than fit the
-// memory budget: peak memory stays near 2x the largest tensor whatever N is.
-// A value whose stored crc32c and size equal the previous checkpoint's is
-// "unchanged" and is not read again.
+// Number tensors are read once each, a window at a time, their checksum,
+// statistics and change from the previous checkpoint computed in the same
+// pass (a few MiB per worker whatever the tensor sizes); strings and
+// partitioned values are held one pair at a time per worker, no more
+// workers than fit the memory budget. A value whose stored crc32c and size
+// equal the previous checkpoint's is "unchanged" and is not read again.
 
 #include <cstdint>
 #include <optional>
@@ -28,8 +30,10 @@ struct HistoryOptions {
     std::vector<std::string> includes;  // globs on paths and keys (--keys); empty: all
     std::vector<std::string> excludes;
     bool weightsOnly = false;
-    int threads = 0;                // 0: every core (bounded by the memory budget)
-    int64_t memoryBudgetBytes = 0;  // 0: 2 x the largest tensor + 128 MiB
+    int threads = 0;  // 0: every core (bounded by the memory budget)
+    // Held values: 0 means 2 x the largest + 128 MiB; streamed ones use at
+    // most 64 MiB of mapped windows per thread, less within a smaller budget.
+    int64_t memoryBudgetBytes = 0;
     const CancellationToken* cancel = nullptr;
     ProgressSink progress;  // bytes read / total, phase "history"
 };

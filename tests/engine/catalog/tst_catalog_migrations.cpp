@@ -1,10 +1,13 @@
 // The catalog's file is the schedule store's file: schema versions 1 and 2
 // are the schedule tables, 3 adds the catalog's, 4 the state-file problem
-// of each checkpoint. Frozen fixtures (fixtures/schema-v1.sql .. v3.sql)
-// build files exactly as older releases left them; opened by either Catalog
-// or ScheduleStore first, they must reach the current version with every
-// schedule, run, request (and, from 3, catalog row) intact,
-// the same tables and columns a fresh file has, and a working catalog.
+// of each checkpoint, 5 replaces the trigram index with the word index.
+// Frozen fixtures (fixtures/schema-v1.sql to schema-v3.sql, and
+// schema-v3-keys.sql: version 3 with a scanned checkpoint's keys) build
+// files exactly as older releases left them; opened by either Catalog or
+// ScheduleStore first, they must reach the current version with every
+// schedule, run, request and catalog row intact, the same tables and
+// columns a fresh file has, and a working catalog that finds the keys an
+// older version recorded.
 // Files neither may take (a newer schema, not SQLite, damaged, another
 // program's) are refused naming the file and keep every byte.
 
@@ -83,6 +86,8 @@ private slots:
         QTest::newRow("v2, ScheduleStore::open first") << QStringLiteral("schema-v2.sql") << false << 2;
         QTest::newRow("v3, Catalog::open first") << QStringLiteral("schema-v3.sql") << true << 3;
         QTest::newRow("v3, ScheduleStore::open first") << QStringLiteral("schema-v3.sql") << false << 3;
+        QTest::newRow("v3 with keys, Catalog::open first") << QStringLiteral("schema-v3-keys.sql") << true << 3;
+        QTest::newRow("v3 with keys, ScheduleStore::open first") << QStringLiteral("schema-v3-keys.sql") << false << 3;
     }
 
     void migrates() {
@@ -170,7 +175,7 @@ private slots:
         auto requests = (*store)->requests(std::nullopt, false);
         QVERIFY2(requests.ok(), requests.status().toString().c_str());
         QCOMPARE(requests->size(), size_t{version == 1 ? 0u : 2u});
-        if (version == 2) {
+        if (version >= 2) {
             const ScheduleRequest& cancel = requests->at(0);  // newest first
             const ScheduleRequest& run = requests->at(1);
             QCOMPARE(cancel.kind, RequestKind::Cancel);
@@ -182,7 +187,7 @@ private slots:
             QCOMPARE(run.takenBy, int64_t{4244});
         }
 
-        if (version == 3) {
+        if (fixture == QLatin1String("schema-v3.sql")) {
             // The catalog's rows of version 3 survive, their state-file problem empty.
             auto catalog = Catalog::open(path);
             QVERIFY2(catalog.ok(), catalog.status().toString().c_str());
@@ -193,6 +198,27 @@ private slots:
             QCOMPARE(row->health(), CatalogHealth::Healthy);
             QCOMPARE((*catalog)->tensors(row->id)->size(), size_t{2});
             QCOMPARE((*catalog)->restores()->size(), size_t{1});
+        }
+        // A version 3 catalog's keys are found through the new index, and its
+        // words listed, as a scan would have listed them.
+        if (fixture == QLatin1String("schema-v3-keys.sql")) {
+            auto old = Catalog::open(path);
+            QVERIFY2(old.ok(), old.status().toString().c_str());
+            auto layer = (*old)->search("layer_0/query");
+            QVERIFY2(layer.ok(), layer.status().toString().c_str());
+            QCOMPARE(layer->totalMatches, int64_t{2});
+            QCOMPARE(layer->hits.size(), size_t{1});
+            QCOMPARE(layer->hits[0].checkpoint.prefix, std::string("/runs/old/bert/ckpt-7"));
+            QCOMPARE(layer->hits[0].matches[0].key, std::string("encoder/layer_0/query/bias/.ATTRIBUTES/VARIABLE_VALUE"));
+            QCOMPARE(layer->hits[0].matches[0].shape, std::string("[4]"));
+            auto counter = (*old)->search("key:counter");
+            QVERIFY2(counter.ok(), counter.status().toString().c_str());
+            QCOMPARE(counter->totalMatches, int64_t{1});
+            QCOMPARE(queryInt(path,
+                              "SELECT count(*) FROM catalog_words WHERE word IN ('encoder', 'layer_0', 'query', "
+                              "'kernel', 'bias', 'attributes', 'variable_value', 'save_counter', 'root')"),
+                     int64_t{9});
+            QCOMPARE(queryInt(path, "SELECT count(*) FROM sqlite_master WHERE name = 'catalog_key_text'"), int64_t{0});
         }
 
         // Both still write: a run, and the catalog's own rows.
@@ -208,7 +234,7 @@ private slots:
         QCOMPARE(scanned->added, int64_t{1});
         auto found = (*catalog)->search("kernel");
         QVERIFY2(found.ok(), found.status().toString().c_str());
-        // Version 3's fixture also holds a (now missing) checkpoint with a kernel.
+        // Version 3's fixtures also hold a (now missing) checkpoint with a kernel.
         QCOMPARE(found->totalMatches, int64_t{version == 3 ? 2 : 1});
         QCOMPARE((*store)->runs(std::nullopt)->size(), size_t{4});
         // Removing a schedule still cascades to its runs (foreign keys on).

@@ -4,7 +4,9 @@
 // Catalog::tensors() of every checkpoint: plain substrings of any length
 // (one and two characters, '/', '_', '.', '-', quotes, parentheses),
 // several words (each in the key or the object path), FTS5 syntax (OR,
-// NOT, phrases, column filters), syntax errors, grouping and truncation.
+// NOT, phrases, column filters), syntax errors, grouping and truncation;
+// every query both ways a search can read the rows (through the key index,
+// walking the checkpoints), and hits reported as they are found.
 
 #include "ckpt/catalog.h"
 #include "ckpt/demo_trainer.h"
@@ -18,6 +20,8 @@
 #include <set>
 #include <sstream>
 
+#include "catalog/catalog_search.h"
+#include "catalog/database.h"
 #include "catalog_support.h"
 #include "test_support.h"
 
@@ -53,6 +57,9 @@ struct Fixture {
     QTemporaryDir tmp;
     std::string root = tmp.filePath(QStringLiteral("exp")).toStdString();
     std::unique_ptr<Catalog> catalog;
+    // A second connection to the same file, for catalog::search with a
+    // forced plan (Catalog keeps its own private).
+    std::unique_ptr<catalog::Database> database;
     std::vector<CatalogCheckpoint> checkpoints;  // by directory, then step
     std::map<int64_t, std::vector<CatalogTensor>> rows;
 
@@ -92,6 +99,9 @@ struct Fixture {
         if (!opened.ok()) return false;
         catalog = std::move(*opened);
         if (!catalog->addRoot(root).ok() || !catalog->scan({}).ok()) return false;
+        auto connection = catalog::Database::open(tmp.filePath(QStringLiteral("catalog.db")).toStdString(), {});
+        if (!connection.ok()) return false;
+        database = std::move(*connection);
         auto all = catalog->checkpoints();
         if (!all.ok()) return false;
         checkpoints = *all;
@@ -138,9 +148,32 @@ class TstCatalogSearch : public QObject {
     Fixture f;
 
     void check(const QString& query, const Predicate& predicate, bool mustMatch) {
+        for (catalog::SearchPlan plan : {catalog::SearchPlan::Auto, catalog::SearchPlan::ByKeys, catalog::SearchPlan::Walk}) {
+            checkPlan(query, predicate, mustMatch, plan);
+            if (QTest::currentTestFailed()) {
+                qWarning("plan %d", static_cast<int>(plan));
+                return;
+            }
+        }
+    }
+
+    void checkPlan(const QString& query, const Predicate& predicate, bool mustMatch, catalog::SearchPlan plan) {
         const std::set<Row> expected = f.bruteForce(predicate);
-        auto result = f.catalog->search(query.toStdString(), everything());
+        // Hits are reported as found, each complete, in the order returned.
+        std::vector<CatalogSearchHit> reported;
+        CatalogSearchOptions options = everything();
+        options.onHit = [&](const CatalogSearchHit& hit) {
+            reported.push_back(hit);
+            return true;
+        };
+        auto result = catalog::search(*f.database, query.toStdString(), options, plan);
         QVERIFY2(result.ok(), result.status().toString().c_str());
+        QCOMPARE(reported.size(), result->hits.size());
+        for (size_t i = 0; i < reported.size(); ++i) {
+            QCOMPARE(reported[i].checkpoint.id, result->hits[i].checkpoint.id);
+            QCOMPARE(reported[i].totalMatches, result->hits[i].totalMatches);
+            QCOMPARE(reported[i].matches.size(), result->hits[i].matches.size());
+        }
         const std::set<Row> actual = found(*result);
         std::set<Row> missing, extra;
         std::set_difference(expected.begin(), expected.end(), actual.begin(), actual.end(),
@@ -301,6 +334,29 @@ private slots:
             QCOMPARE(one->hits[i].totalMatches, full->hits[i].totalMatches);
         }
         QVERIFY(std::any_of(one->hits.begin(), one->hits.end(), [](const CatalogSearchHit& h) { return h.totalMatches > 1; }));
+
+        // The walk reports the first hits before it has counted the rest,
+        // and stops when told to.
+        int seen = 0;
+        CatalogSearchOptions stopAfterOne = limited(2, 50);
+        stopAfterOne.onHit = [&](const CatalogSearchHit&) { return ++seen < 1; };
+        auto stopped = catalog::search(*f.database, "kernel", stopAfterOne, catalog::SearchPlan::Walk);
+        QCOMPARE(stopped.status().code(), StatusCode::Cancelled);
+        QCOMPARE(seen, 1);
+        CancellationToken cancel;
+        cancel.cancel();
+        CatalogSearchOptions cancelled = everything();
+        cancelled.cancel = &cancel;
+        QCOMPARE(f.catalog->search("kernel", cancelled).status().code(), StatusCode::Cancelled);
+        for (catalog::SearchPlan plan : {catalog::SearchPlan::ByKeys, catalog::SearchPlan::Walk}) {
+            auto walked = catalog::search(*f.database, "kernel", limited(2, 1), plan);
+            QVERIFY2(walked.ok(), walked.status().toString().c_str());
+            QCOMPARE(walked->totalMatches, static_cast<int64_t>(all.size()));
+            QCOMPARE(walked->totalCheckpoints, static_cast<int64_t>(checkpoints.size()));
+            QCOMPARE(walked->hits.size(), size_t{2});
+            QVERIFY(walked->truncated);
+            QCOMPARE(walked->hits[0].matches[0].key, full->hits[0].matches[0].key);
+        }
 
         // Nothing found is a result, not an error.
         auto none = f.catalog->search("no_such_tensor_anywhere");
