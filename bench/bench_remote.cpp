@@ -236,8 +236,8 @@ int main(int argc, char** argv) {
         if (!(*client)->put({bucket, "bench/flipped/ckpt.index"}, index)) die("upload failed");
         const Child flipped = run({ckptBin, "verify", base + "flipped/ckpt"}, scratch);
         std::printf("verify of the copy with one flipped byte: exit %d\n", flipped.exitCode);
-        ok &=
-            report(flipped.exitCode == 1 && flipped.err.find("DataLoss") != std::string::npos, "verify catches one flipped byte");
+        ok &= report(flipped.exitCode == 1 && (flipped.out + flipped.err).find("DataLoss") != std::string::npos,
+                     "verify catches one flipped byte");
     }
     {
         const Child d = run({ckptBin, "diff", verifyDir + "/ckpt", base + "verify/ckpt", "--stats"}, scratch);
