@@ -218,7 +218,7 @@ Result<ImportResult> importArrays(const std::string& input, const std::string& d
     result.format = file->format();
     result.arrays = static_cast<int64_t>(matches.size());
     // Written beside the destination, moved in once it verified and compared equal.
-    CKPT_ASSIGN_OR_RETURN(auto staged, pipeline::StagedCheckpoint::begin(destination.path));
+    CKPT_ASSIGN_OR_RETURN(auto staged, pipeline::StagedCheckpoint::begin(destination.path, options.overwrite));
     const std::string& written = staged->stagingPrefix();
     CKPT_ASSIGN_OR_RETURN(result.stats, writeTensors(written, std::move(tensors), options.save));
     result.stats.prefix = destination.path;

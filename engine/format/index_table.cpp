@@ -238,6 +238,10 @@ Result<std::vector<std::optional<std::string>>> lookupIndexEntries(const std::st
 
 Status verifyIndexFooterAndMetaindex(const std::string& path) {
     CKPT_ASSIGN_OR_RETURN(auto file, storage::openRandomAccess(path));
+    // The footer and a metaindex of usual size in one read (one GET on an
+    // object store, not two).
+    const uint64_t tail = std::min<uint64_t>(file->size(), 64 * 1024);
+    file->adviseSequential(file->size() - tail, tail);
     CKPT_ASSIGN_OR_RETURN(const Footer footer, readFooter(*file));
     if (footer.metaindex.size > (1u << 20))
         return dataLoss("corrupt index " + path + ": metaindex block of " + std::to_string(footer.metaindex.size) +

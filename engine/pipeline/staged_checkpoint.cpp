@@ -103,13 +103,34 @@ StagedCheckpoint::StagedCheckpoint(std::string prefix, std::string staging)
     : m_prefix(std::move(prefix)), m_staging(std::move(staging)),
       m_stagingPrefix(platform::joinPath(m_staging, platform::baseName(m_prefix))) {}
 
-Result<std::unique_ptr<StagedCheckpoint>> StagedCheckpoint::begin(const std::string& prefix) {
+Result<std::unique_ptr<StagedCheckpoint>> StagedCheckpoint::begin(const std::string& prefix, bool overwrite) {
     const std::string name = platform::baseName(prefix);
     if (!isPlainCheckpointName(name)) return invalidArgument("invalid checkpoint prefix \"" + prefix + "\"");
     const std::string dir = platform::dirName(prefix);
     CKPT_RETURN_IF_ERROR(storage::createDirectories(dir));
+    if (!storage::capabilitiesFor(prefix).rename) {
+        // Nothing moves on a store without rename (an object store): a new
+        // checkpoint is written at its final name, where the save pipeline's
+        // commit order (data objects, then the index, created only if
+        // absent) keeps readers from a partial one. A replacement could not
+        // be swapped in once verified, so it is refused.
+        if (entryAt(indexFileName(prefix)))
+            return failedPrecondition("a checkpoint exists at " + prefix +
+                                      " and its storage cannot rename, so a replacement cannot be swapped in once "
+                                      "verified; write to a new prefix");
+        std::unique_ptr<StagedCheckpoint> inPlace(new StagedCheckpoint(prefix, ""));
+        inPlace->m_stagingPrefix = prefix;
+        return inPlace;
+    }
     // What writers of this destination left when they died.
+    const bool before = entryAt(indexFileName(prefix));
     collectGarbageFor(dir.empty() ? "." : dir, name);
+    // Settling may have finished a replacement a killed writer left: the
+    // checkpoint now there was not there when the caller checked.
+    if (!before && !overwrite && entryAt(indexFileName(prefix)))
+        return Status{StatusCode::AlreadyExists, "a checkpoint exists at " + prefix +
+                                                     " (an interrupted replacement was completed first); it is "
+                                                     "replaced only with overwrite"};
     const std::string staging = platform::joinPath(dir, "." + tempName(name, kStagingMarker));
     registerStaging(staging);
     std::unique_ptr<StagedCheckpoint> staged(new StagedCheckpoint(prefix, staging));
@@ -123,11 +144,30 @@ Result<std::unique_ptr<StagedCheckpoint>> StagedCheckpoint::begin(const std::str
 }
 
 StagedCheckpoint::~StagedCheckpoint() {
+    if (m_staging.empty()) {
+        // Written in place and never committed: the index goes first, so no
+        // reader is left with an index whose data is going.
+        if (!m_done) {
+            (void)storage::remove(indexFileName(m_prefix));
+            const std::string dir = platform::dirName(m_prefix);
+            const std::string name = platform::baseName(m_prefix);
+            if (auto names = namesIn(dir.empty() ? "." : dir); names.ok())
+                for (const std::string& e : *names)
+                    if (auto data = parseDataFileName(e);
+                        (data && data->prefix == name) || e == platform::baseName(checkpointMetadataFileName(m_prefix)))
+                        (void)storage::remove(platform::joinPath(dir, e));
+        }
+        return;
+    }
     if (!m_done && !stagingCommitted(m_staging)) (void)storage::removeAll(m_staging);
     unregisterStaging(m_staging);
 }
 
 Status StagedCheckpoint::commit() {
+    if (m_staging.empty()) {  // written in place: it is where it belongs
+        m_done = true;
+        return okStatus();
+    }
     const std::string dir = platform::dirName(m_prefix);
     const std::string name = platform::baseName(m_prefix);
     CKPT_ASSIGN_OR_RETURN(auto lock, storage::DirectoryLock::acquire(dir.empty() ? "." : dir));

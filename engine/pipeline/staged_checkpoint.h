@@ -22,6 +22,11 @@
 // commit point, atomic over an old index), and removes the old data files
 // of another shard count. Once COMMIT exists the swap is only ever rolled
 // forward; before, the staging directory is simply removed.
+//
+// On storage without rename (an object store) there is no staging: a new
+// checkpoint is written at its final name (the index, created only if
+// absent, is the commit point; an uncommitted one is removed index first),
+// and replacing an existing one is refused.
 
 #include <memory>
 #include <string>
@@ -34,8 +39,9 @@ class StagedCheckpoint {
 public:
     // 'prefix' is where the checkpoint ends up (its directory is created).
     // What writers that died left for the same destination is settled
-    // first (settleStaging).
-    static Result<std::unique_ptr<StagedCheckpoint>> begin(const std::string& prefix);
+    // first (settleStaging); if that completed an interrupted replacement,
+    // the checkpoint it put there is AlreadyExists unless 'overwrite'.
+    static Result<std::unique_ptr<StagedCheckpoint>> begin(const std::string& prefix, bool overwrite);
     // Not committed: the staging directory is removed (a failed commit
     // leaves it for the next write or `ckpt gc` to finish).
     ~StagedCheckpoint();

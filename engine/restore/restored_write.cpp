@@ -31,7 +31,7 @@ RestoredWrite writeRestoredVerified(const LoadStatus& status, const std::string&
     }
     // Beside the destination until it verified: a checkpoint already there
     // stays whole whatever happens before commit().
-    auto staged = pipeline::StagedCheckpoint::begin(out.prefix);
+    auto staged = pipeline::StagedCheckpoint::begin(out.prefix, options.overwrite);
     if (!staged.ok()) {
         out.error = staged.status();
         return out;

@@ -85,7 +85,7 @@ Result<SurgeryResult> writeVerified(const std::string& dst, std::vector<SaveTens
     for (const SaveTensor& t : tensors) bytes += t.data().bytes.size();
     if (options.progress) options.progress(0, static_cast<int64_t>(bytes), "write");
     // Everything below happens beside 'dst'; whatever fails leaves 'dst' as it was.
-    CKPT_ASSIGN_OR_RETURN(auto staged, pipeline::StagedCheckpoint::begin(dst));
+    CKPT_ASSIGN_OR_RETURN(auto staged, pipeline::StagedCheckpoint::begin(dst, options.overwrite));
     const std::string& written = staged->stagingPrefix();
     if (options.metadata) CKPT_RETURN_IF_ERROR(writeCheckpointMetadata(written, *options.metadata));
     SurgeryResult result;

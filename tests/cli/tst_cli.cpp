@@ -74,17 +74,21 @@ private slots:
         ckpt::testing::writeAll(data, bytes);
         Run bad = ckptRun({QStringLiteral("verify"), tmp.path()});
         QCOMPARE(bad.exitCode, 1);
+        // One precise line per damaged tensor; then the state file TensorFlow
+        // left, which still names model.ckpt-0 and -999 (not shipped).
         const QList<QByteArray> lines = bad.out.trimmed().split('\n');
-        QCOMPARE(lines.size(), 2);  // one precise line per damaged tensor
-        for (const QByteArray& line : lines) {
+        QCOMPARE(lines.size(), 4);
+        for (const QByteArray& line : lines.mid(0, 2)) {
             QVERIFY2(line.startsWith("DataLoss: checksum mismatch for"), line.constData());
             QVERIFY(line.contains("model.ckpt-1000.data-00000-of-00001"));
         }
+        for (const QByteArray& line : lines.mid(2))
+            QVERIFY2(line.startsWith("DataLoss: the state file") && line.contains("which has no index"), line.constData());
         Run badJson = ckptRun({QStringLiteral("verify"), tmp.path(), QStringLiteral("--json")});
         QCOMPARE(badJson.exitCode, 1);
         const json j = json::parse(badJson.out.toStdString());
         QCOMPARE(j["ok"], false);
-        QCOMPARE(j["problems"].size(), size_t{2});
+        QCOMPARE(j["problems"].size(), size_t{4});
 
         Run missing =
             ckptRun({QStringLiteral("inspect"), tmp.filePath(QStringLiteral("nothing-here")), QStringLiteral("--json")});

@@ -163,6 +163,8 @@ class TstCliStorageSchemes : public QObject {
         row("catalog forget", {QStringLiteral("catalog"), QStringLiteral("forget"), QStringLiteral("LOC")});
         row("catalog history", {QStringLiteral("catalog"), QStringLiteral("history"), QStringLiteral("--catalog"),
                                 QStringLiteral("LOC/catalog.db")});
+        row("gc", {QStringLiteral("gc"), QStringLiteral("LOC")});
+        row("gc --apply", {QStringLiteral("gc"), QStringLiteral("LOC"), QStringLiteral("--apply")});
         return out;
     }
     static void rows(const QString& loc) {

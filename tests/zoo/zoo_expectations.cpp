@@ -627,19 +627,22 @@ constexpr ZooExpectation kRows[] = {
      "state file: DataLoss: invalid checkpoint state file {dir}/checkpoint: line 1, column 50: Message type "
      "\"tensorflow.CheckpointState\" has no field named \"garbage\"."},
 
-    {"state-dotdot", "verify", 0, "OK: {dir}/model.ckpt-1000: 60 tensors, 126216 bytes in 1 data file(s) verified"},
+    {"state-dotdot", "verify", 1,
+     "DataLoss: the state file {dir}/checkpoint names ../outside/model.ckpt-1000, which has no index"},
     {"state-dotdot", "inspect", 0, "prefix:  {dir}/model.ckpt-1000  (only index)"},
     {"state-dotdot", "list", 0, "  {dir}/model.ckpt-1000  step 1000  128926 bytes  60 tensors  1 shard(s)"},
 
-    {"state-absolute-missing", "verify", 0, "OK: {dir}/model.ckpt-1000: 60 tensors, 126216 bytes in 1 data file(s) verified"},
+    {"state-absolute-missing", "verify", 1,
+     "DataLoss: the state file {dir}/checkpoint names /nonexistent-zoo/model.ckpt-1000, which has no index"},
     {"state-absolute-missing", "inspect", 0, "prefix:  {dir}/model.ckpt-1000  (only index)"},
     {"state-absolute-missing", "list", 0, "  {dir}/model.ckpt-1000  step 1000  128926 bytes  60 tensors  1 shard(s)"},
 
-    {"state-missing-target", "verify", 0, "OK: {dir}/model.ckpt-1000: 60 tensors, 126216 bytes in 1 data file(s) verified"},
+    {"state-missing-target", "verify", 1,
+     "DataLoss: the state file {dir}/checkpoint names model.ckpt-999, which has no index"},
     {"state-missing-target", "inspect", 0, "prefix:  {dir}/model.ckpt-1000  (only index)"},
     {"state-missing-target", "list", 0, "  {dir}/model.ckpt-1000  step 1000  128926 bytes  60 tensors  1 shard(s)"},
 
-    {"state-long-line", "verify", 0, "OK: {dir}/model.ckpt-1000: 60 tensors, 126216 bytes in 1 data file(s) verified"},
+    {"state-long-line", "verify", 1, "DataLoss: the state file {dir}/checkpoint names aaaa"},
     {"state-long-line", "inspect", 0, "prefix:  {dir}/model.ckpt-1000  (only index)"},
     {"state-long-line", "list", 0, "  {dir}/model.ckpt-1000  step 1000  128926 bytes  60 tensors  1 shard(s)"},
 

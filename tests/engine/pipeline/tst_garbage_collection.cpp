@@ -149,9 +149,9 @@ class TstGarbageCollection : public QObject {
         return root;
     }
 
-    static Status replace(const std::string& root, int newShards) {
+    static Status replace(const std::string& root, int newShards, bool overwrite = true) {
         SurgeryOptions o;
-        o.overwrite = true;
+        o.overwrite = overwrite;
         o.save.policy = std::make_shared<FixedShardCountPolicy>(newShards);
         return saveCheckpointAs(root + "/src/ckpt-1", root + "/out/ckpt-5", o).status();
     }
@@ -208,6 +208,13 @@ private slots:
                 ++sawPending;
             }
             if (byNextWrite) {
+                if (pending && !present) {
+                    // The destination looks empty, but the next write first
+                    // finishes the replacement the kill left: without
+                    // overwrite it must not then replace that one too.
+                    QCOMPARE(replace(root, newShards, /*overwrite=*/false).code(), StatusCode::AlreadyExists);
+                    QCOMPARE(valueOf(dst), 1.0f);
+                }
                 QVERIFY(replace(root, newShards).isOk());
                 QCOMPARE(valueOf(dst), 1.0f);
             } else {
@@ -316,7 +323,7 @@ private slots:
         const pid_t pid = ::fork();
         if (pid == 0) {
             ::close(ready[0]);
-            auto staged = pipeline::StagedCheckpoint::begin(out + "/ckpt-5");
+            auto staged = pipeline::StagedCheckpoint::begin(out + "/ckpt-5", /*overwrite=*/false);
             NumberedProgram p(kVariables, kElements);
             p.fill(1);
             if (!staged.ok() || !writeCheckpoint(*p.root, (*staged)->stagingPrefix(), SaveOptions{}).ok()) ::_exit(3);
