@@ -170,7 +170,8 @@ uint64_t checkpointBytesOnDisk(std::string_view prefixView) {
 
 std::string checkpointDirectoryFor(std::string_view openedPath) {
     // A URL keeps its "scheme://" (the listing refuses one no storage serves).
-    std::string path = storage::locationScheme(openedPath).empty() ? platform::lexicallyNormal(openedPath) : std::string(openedPath);
+    std::string path =
+        storage::locationScheme(openedPath).empty() ? platform::lexicallyNormal(openedPath) : std::string(openedPath);
     if (storage::isDirectory(path)) {
         // A SavedModel keeps its bundle in variables/.
         if (auto savedModel = savedModelVariablesPrefix(path)) return platform::dirName(*savedModel);

@@ -30,6 +30,8 @@ std::string shardPrefix(const std::string& tempDir, int i, int n) { return platf
 // reported in increasing order whatever order the writers finish their
 // tensors in.
 struct SaveProgress {
+    explicit SaveProgress(const SaveOptions& saveOptions) : options(saveOptions) {}
+
     const SaveOptions& options;
     int64_t total = 0;
     std::mutex mutex;

@@ -187,8 +187,8 @@ Status rewriteState(const std::string& dir, const std::set<std::string>& doomedP
     // Like TensorFlow's manager after a sweep: counting resumes from the last preserved checkpoint.
     if (plan.lastPreservedTimestamp) next.lastPreservedTimestamp = *plan.lastPreservedTimestamp;
     if (next.allModelCheckpointPaths == state->allModelCheckpointPaths &&
-        next.modelCheckpointPath == state->modelCheckpointPath &&
-        next.lastPreservedTimestamp == state->lastPreservedTimestamp && stateEntriesWithoutIndex(dir, next).empty())
+        next.modelCheckpointPath == state->modelCheckpointPath && next.lastPreservedTimestamp == state->lastPreservedTimestamp &&
+        stateEntriesWithoutIndex(dir, next).empty())
         return okStatus();
     return pipeline::commitCheckpointStateLocked(dir, std::move(next));
 }

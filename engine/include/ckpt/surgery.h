@@ -60,7 +60,7 @@ struct SurgeryResult {
     // What the user should know about the result, one line each: the
     // average's step and base, nodes dropped, graphs merged, ...
     std::vector<std::string> notes;
-    bool replaced = false;  // a checkpoint was at the destination and is now this one
+    bool replaced = false;                           // a checkpoint was at the destination and is now this one
     std::optional<AverageBase> base = std::nullopt;  // averages only
 };
 

@@ -69,7 +69,9 @@ class TstStorage : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(m_tmp.isValid());
-        registerStorage("mem", [memory = m_memory](std::string_view) -> Result<std::shared_ptr<Storage>> { return std::shared_ptr<Storage>(memory); });
+        registerStorage("mem", [memory = m_memory](std::string_view) -> Result<std::shared_ptr<Storage>> {
+            return std::shared_ptr<Storage>(memory);
+        });
     }
     void cleanupTestCase() { QVERIFY(unregisterStorage("mem")); }
 
