@@ -49,6 +49,7 @@ nb::dict checkpointDict(const CatalogCheckpoint& c) {
     d["verified_at"] = optionalDouble(c.verifiedAt);
     d["verify_problems"] = c.verifyProblems;
     d["verify_message"] = textOrNone(c.verifyMessage);
+    d["state_problem"] = textOrNone(c.stateProblem);
     d["scanned_at"] = c.scannedAt;
     return d;
 }
@@ -66,6 +67,8 @@ nb::dict summaryDict(const CatalogScanSummary& s) {
     d["damaged"] = s.damaged;
     d["tensor_rows"] = s.tensorRows;
     d["errors"] = stringList(s.errors);
+    d["skipped"] = stringList(s.skipped);
+    d["skipped_count"] = s.skippedCount;
     d["seconds"] = s.seconds;
     return d;
 }

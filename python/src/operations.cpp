@@ -198,11 +198,28 @@ nb::dict diffDict(const CheckpointDiff& diff) {
     counts["type_changed"] = c.typeChanged;
     counts["renamed"] = c.renamed;
     counts["unchanged"] = c.unchanged;
+    auto check = [](const DiffSideCheck& side) {
+        nb::list problems;
+        for (const VerifyProblem& p : side.problems) {
+            nb::dict problem;
+            problem["file"] = toPython(p.file);
+            problem["key"] = toPython(p.key);
+            problem["message"] = toPython(p.message);
+            problems.append(problem);
+        }
+        nb::dict v;
+        v["checked"] = side.full ? "full" : "index_and_state";
+        v["ok"] = side.ok();
+        v["problems"] = problems;
+        return v;
+    };
     nb::dict a, b, d;
     a["prefix"] = toPython(diff.prefixA);
     a["style"] = style(diff.styleA);
+    a["verification"] = check(diff.checkA);
     b["prefix"] = toPython(diff.prefixB);
     b["style"] = style(diff.styleB);
+    b["verification"] = check(diff.checkB);
     d["a"] = a;
     d["b"] = b;
     d["paired_by"] = diff.pairedByPath ? "object_path" : "checkpoint_key";
@@ -353,6 +370,8 @@ nb::dict planDict(const RetentionPlan& plan, const RetentionPolicy& policy, cons
     d["checkpoints"] = rows;
     d["totals"] = totals;
     d["notes"] = stringList(plan.notes);
+    d["last_preserved_timestamp"] =
+        plan.lastPreservedTimestamp ? nb::object(nb::float_(*plan.lastPreservedTimestamp)) : nb::none();
     return d;
 }
 

@@ -49,6 +49,13 @@ nb::dict surgeryDict(const SurgeryResult& r) {
     d["seconds"] = r.stats.seconds;
     d["verified"] = r.verify.ok();
     d["notes"] = stringList(r.notes);
+    if (r.base) {
+        nb::dict base;
+        base["prefix"] = toPython(r.base->prefix);
+        base["step"] = optionalInt(r.base->step.step);
+        base["step_source"] = toPython(r.base->step.source);
+        d["base"] = base;
+    }
     return d;
 }
 
