@@ -637,8 +637,7 @@ constexpr ZooExpectation kRows[] = {
     {"state-absolute-missing", "inspect", 0, "prefix:  {dir}/model.ckpt-1000  (only index)"},
     {"state-absolute-missing", "list", 0, "  {dir}/model.ckpt-1000  step 1000  128926 bytes  60 tensors  1 shard(s)"},
 
-    {"state-missing-target", "verify", 1,
-     "DataLoss: the state file {dir}/checkpoint names model.ckpt-999, which has no index"},
+    {"state-missing-target", "verify", 1, "DataLoss: the state file {dir}/checkpoint names model.ckpt-999, which has no index"},
     {"state-missing-target", "inspect", 0, "prefix:  {dir}/model.ckpt-1000  (only index)"},
     {"state-missing-target", "list", 0, "  {dir}/model.ckpt-1000  step 1000  128926 bytes  60 tensors  1 shard(s)"},
 
