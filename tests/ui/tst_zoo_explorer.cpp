@@ -78,6 +78,13 @@ QString cliLine(const zoo::ZooCase& c, const char* command) {
         if (e.caseName != c.name || std::string_view(e.command) != command || e.exitCode == 0) continue;
         QString text = QString::fromStdString(zoo::expandZooText(e.text, c.dir));
         if (text.startsWith(QStringLiteral("ckpt: "))) text.remove(0, 6);
+        // `verify DIR` also checks that the directory's state file names only
+        // checkpoints that exist; the explorer verifies the checkpoint it
+        // opens, so that line is the CLI's alone (the sidebar does not yet
+        // show it: docs/explorer.md).
+        if (std::string_view(command) == "verify" && text.startsWith(QStringLiteral("DataLoss: the state file ")) &&
+            text.contains(QStringLiteral(" names ")))
+            return {};
         return text;
     }
     return {};
