@@ -12,10 +12,12 @@
 #include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QPointer>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -109,8 +111,8 @@ private slots:
         open(w);
         SurgeryDialog* dialog = w.saveAsDialog();
         QVERIFY(dialog);
-        // The suggestion sits next to the source and names nothing yet.
-        QCOMPARE(dialog->destination(), m_run + QStringLiteral("/ckpt-5-copy"));
+        // The suggestion sits beside the run (#30 item 14) and names nothing yet.
+        QCOMPARE(dialog->destination(), m_dir.filePath(QStringLiteral("run-edits/ckpt-5-copy")));
         QVERIFY(waitChecked(dialog));
         QVERIFY(dialog->okButton()->isEnabled());
         // The engine's refusal of the source itself shows in the dialog.
@@ -120,6 +122,65 @@ private slots:
         QVERIFY2(!dialog->reason().isEmpty(), "no reason for writing onto the source");
         QVERIFY(!dialog->reasonLabel()->text().isEmpty());
         dialog->reject();
+    }
+
+    // #30 item 14: a result written inside the run becomes one of its
+    // checkpoints (a false history point, a foreign checkpoint for
+    // retention); every dialog suggests a place beside the run instead.
+    void suggestionsLeaveTheRun() {
+        MainWindow w;
+        ExplorerPage explorer(w);
+        open(w);
+        QVERIFY(explorer.treePane()->selectKey(QString::fromLatin1(kKernel0)));
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForPrefix(m_run + QStringLiteral("/ckpt-4")).isValid(), 10000);
+        const QList<SurgeryDialog*> dialogs{w.saveAsDialog(), w.stripOptimizerDialog(), w.averageDialog(), w.renameDialog(),
+                                            w.deleteDialog()};
+        const QString edits = m_dir.filePath(QStringLiteral("run-edits")) + QLatin1Char('/');
+        for (SurgeryDialog* dialog : dialogs) {
+            QVERIFY(dialog);
+            const QString suggested = dialog->destination();
+            QVERIFY2(!suggested.startsWith(m_run + QLatin1Char('/')), qPrintable(suggested));
+            QVERIFY2(suggested.startsWith(edits), qPrintable(suggested));
+            dialog->reject();
+        }
+    }
+
+    // #30 item 15: a write that fails keeps the dialog, its settings and
+    // the error; nothing is thrown away.
+    void writeErrorKeepsTheDialog() {
+        MainWindow w;
+        ExplorerPage explorer(w);
+        open(w);
+        SurgeryDialog* dialog = w.saveAsDialog();
+        QVERIFY(dialog);
+        dialog->shardingBox()->setCurrentIndex(dialog->shardingBox()->findData(SurgeryDialog::FixedCount));
+        dialog->shardCountBox()->setValue(3);
+        const QString blocked = m_dir.filePath(QStringLiteral("blocked"));
+        const QString destination = blocked + QStringLiteral("/out");
+        dialog->destinationEdit()->setText(destination);
+        QVERIFY(waitChecked(dialog));
+        QVERIFY2(dialog->okButton()->isEnabled(), qPrintable(dialog->reason()));
+        // Between the check and Write, a file takes the directory's name.
+        QFile file(blocked);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.close();
+        const QPointer<SurgeryDialog> kept(dialog);
+        const SurgeryFinish done = write(w, dialog);
+        QVERIFY(!done.ok && !done.cancelled);
+        QTRY_VERIFY_WITH_TIMEOUT(kept && kept->isVisible(), 10000);
+        QCOMPARE(kept->destination(), destination);
+        QCOMPARE(kept->shardingBox()->currentData().toInt(), int(SurgeryDialog::FixedCount));
+        QCOMPARE(kept->shardCountBox()->value(), 3);
+        QVERIFY2(kept->reasonLabel()->text().contains(QStringLiteral("blocked")), qPrintable(kept->reasonLabel()->text()));
+        QVERIFY(!w.findChild<QMessageBox*>(QStringLiteral("surgeryErrorMessage")));
+        QVERIFY(QFile::remove(blocked));
+        // Fixed: the same settings write.
+        kept->destinationEdit()->setText(destination + QStringLiteral("put"));
+        QVERIFY(waitChecked(kept));
+        const SurgeryFinish again = write(w, kept);
+        QVERIFY2(again.ok, qPrintable(again.message));
+        QVERIFY(QFileInfo::exists(destination + QStringLiteral("put.data-00002-of-00003")));
+        QTRY_VERIFY_WITH_TIMEOUT(!kept, 10000);
     }
 
     void saveAsTwoShards() {
@@ -206,6 +267,8 @@ private slots:
         QVERIFY2(dialog, "F2 opened no rename dialog");
         QCOMPARE(dialog->kind(), EditDialog::Rename);
         QCOMPARE(dialog->newNameEdit()->text(), QStringLiteral("model.layer_with_weights-0"));
+        // #30 item 15: the new name is what a rename is for.
+        QTRY_COMPARE(dialog->focusWidget(), static_cast<QWidget*>(dialog->newNameEdit()));
         QVERIFY(waitChecked(dialog));
         QVERIFY(!dialog->okButton()->isEnabled());  // nothing renamed yet
         dialog->newNameEdit()->setText(QStringLiteral("model.encoder"));
@@ -248,8 +311,13 @@ private slots:
                      dialog->reason().contains(QStringLiteral("refers to")),
                  qPrintable(dialog->reason()));
         QVERIFY(dialog->reasonLabel()->text().contains(QStringLiteral("Also delete what refers to it")));
+        // #30 item 15: the fields stay where they are when the refusal goes.
+        QCoreApplication::processEvents();
+        const QPoint destinationAt = dialog->destinationEdit()->mapTo(dialog, QPoint());
         dialog->forceBox()->setChecked(true);
         QVERIFY(waitChecked(dialog));
+        QTest::qWait(50);  // the layout's own pass
+        QCOMPARE(dialog->destinationEdit()->mapTo(dialog, QPoint()), destinationAt);
         QVERIFY2(dialog->plan(), qPrintable(dialog->reason()));
         QVERIFY(dialog->okButton()->isEnabled());
         const QString destination = dialog->destination();
@@ -407,7 +475,7 @@ private slots:
         QVERIFY2(filesOf(m_run + QStringLiteral("/cancelled")).isEmpty(),
                  qPrintable(filesOf(m_run + QStringLiteral("/cancelled")).join(u' ')));
         QVERIFY(QDir(m_run).entryList({QStringLiteral("*_temp*")}, QDir::AllEntries | QDir::NoDotAndDotDot).isEmpty());
-        QVERIFY(!explorer.openResultButton()->isVisibleTo(&w));
+        QVERIFY2(!explorer.openResultButton()->isVisibleTo(&w), qPrintable(explorer.openResultButton()->text() + done.message));
     }
 
     // Issue #29, finding 1: Save As onto an existing checkpoint names it

@@ -127,7 +127,14 @@ QString replaceQuestionText(const DestinationVerdict& verdict) {
 
 QString suggestDestination(const QString& source, const QString& suffix) {
     const QFileInfo info(source);
-    const QString base = info.dir().filePath(info.fileName() + QLatin1Char('-') + suffix);
+    // Beside the run, not in it: a result among the run's checkpoints becomes
+    // one of them (a false point in its history, a foreign checkpoint for
+    // retention, an archive for a schedule reading the run).
+    const QDir run = info.absoluteDir();
+    const QString edits = run.isRoot() ? QDir::home().filePath(QStringLiteral("ckpt-edits"))
+                                       : QDir::cleanPath(run.absoluteFilePath(QStringLiteral(".."))) + QLatin1Char('/') +
+                                             run.dirName() + QStringLiteral("-edits");
+    const QString base = QDir(edits).filePath(info.fileName() + QLatin1Char('-') + suffix);
     QString candidate = base;
     for (int n = 2; QFileInfo::exists(candidate + QStringLiteral(".index")); ++n)
         candidate = base + QLatin1Char('-') + QString::number(n);

@@ -60,8 +60,9 @@ DestinationVerdict judgeAverageDestination(const QString& destination, const QSt
 QString replaceQuestionTitle(const DestinationVerdict& verdict);
 QString replaceQuestionText(const DestinationVerdict& verdict);
 
-// A prefix next to 'source' named "<name>-<suffix>" (then "-2", "-3", ...)
-// that no checkpoint uses yet: the dialogs' suggestion.
+// A prefix "<run>-edits/<name>-<suffix>" (then "-2", "-3", ...) beside the
+// directory of 'source' (its run), that no checkpoint uses yet: the
+// dialogs' suggestion, never inside the run itself.
 QString suggestDestination(const QString& source, const QString& suffix);
 
 // Where a surgery writes and with which consents: 'overwrite' once the

@@ -11,6 +11,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
 #include <QPushButton>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -37,6 +38,10 @@ namespace ckpt::ui {
 namespace {
 
 QString fileName(const QString& prefix) { return QFileInfo(prefix).fileName(); }
+
+// A dialog outlives Write (runSurgery reopens it if the write fails) and
+// goes when cancelled.
+void deleteWhenRejected(QDialog* dialog) { QObject::connect(dialog, &QDialog::rejected, dialog, &QObject::deleteLater); }
 
 }  // namespace
 
@@ -111,11 +116,11 @@ SurgeryDialog* MainWindow::saveAsDialog() {
     const QString source = QString::fromStdString(m_snapshot->checkpoint->prefix());
     auto* dialog = new SurgeryDialog(tr("Save %1 As").arg(fileName(source)), {source},
                                      suggestDestination(source, QStringLiteral("copy")), this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    deleteWhenRejected(dialog);
     dialog->setOpenCheckpoints({source});
     connect(dialog, &QDialog::accepted, this, [this, dialog, source] {
         const SurgeryTarget target = surgeryTarget(dialog);
-        runSurgery(tr("Writing %1").arg(fileName(target.destination)),
+        runSurgery(dialog, tr("Writing %1").arg(fileName(target.destination)),
                    [source, target](const auto& job) { return writeCopy(source, target, job); });
     });
     dialog->open();
@@ -137,14 +142,14 @@ EditDialog* MainWindow::openEditDialog(int kind) {
         path = editPathOf(*m_snapshot, e);
     }
     auto* dialog = new EditDialog(k, m_snapshot, path, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    deleteWhenRejected(dialog);
     dialog->setOpenCheckpoints({QString::fromStdString(m_snapshot->checkpoint->prefix())});
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         // The plan previewed is the plan written: Write is enabled only for it.
         const std::shared_ptr<const EditPlan> plan = dialog->plan();
         if (!plan) return;
         const SurgeryTarget target = surgeryTarget(dialog);
-        runSurgery(tr("Writing %1").arg(fileName(target.destination)),
+        runSurgery(dialog, tr("Writing %1").arg(fileName(target.destination)),
                    [plan, target](const auto& job) { return writeEdit(plan, target, job); });
     });
     dialog->open();
@@ -164,13 +169,13 @@ AverageDialog* MainWindow::averageDialog() {
     }
     if (!candidates.contains(current)) candidates << current;
     auto* dialog = new AverageDialog(current, candidates, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    deleteWhenRejected(dialog);
     dialog->setOpenCheckpoints({current});
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const QStringList sources = dialog->sources();
         const AverageSpec spec = dialog->spec();
         const SurgeryTarget target = surgeryTarget(dialog);
-        runSurgery(tr("Averaging into %1").arg(fileName(target.destination)),
+        runSurgery(dialog, tr("Averaging into %1").arg(fileName(target.destination)),
                    [sources, spec, target](const auto& job) { return averageInto(sources, spec, target, job); });
     });
     dialog->open();
@@ -181,35 +186,41 @@ ExportDialog* MainWindow::exportDialog() {
     if (!m_snapshot || isErrorShown()) return nullptr;
     const QString source = QString::fromStdString(m_snapshot->checkpoint->prefix());
     auto* dialog = new ExportDialog(source, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    deleteWhenRejected(dialog);
     dialog->setOpenCheckpoints({source});
     connect(dialog, &QDialog::accepted, this, [this, dialog, source] {
         const QString output = dialog->destination();
         ExportOptions options = dialog->options();
         options.overwrite = dialog->overwrite();
         options.open = {source.toStdString()};
-        runSurgery(tr("Exporting %1").arg(fileName(output)),
+        runSurgery(dialog, tr("Exporting %1").arg(fileName(output)),
                    [source, output, options](const auto& job) { return exportArrays(source, output, options, job); });
     });
     dialog->open();
     return dialog;
 }
 
-void MainWindow::runSurgery(const QString& title, std::function<SurgeryOutcome(const std::shared_ptr<JobControl>&)> work) {
+void MainWindow::runSurgery(SurgeryDialog* dialog, const QString& title,
+                            std::function<SurgeryOutcome(const std::shared_ptr<JobControl>&)> work) {
     auto job = m_jobs->start(title);
     m_openResult->hide();
     m_location->setText(tr("%1\u2026 (Esc cancels)").arg(title));
     whenDone(this, QtConcurrent::run(jobPool(), [work = std::move(work), job] { return work(job); }),
-             [this, job](const SurgeryOutcome& outcome) {
+             [this, job, dialog = QPointer<SurgeryDialog>(dialog)](const SurgeryOutcome& outcome) {
                  m_jobs->finish(job);
-                 onSurgeryDone(outcome);
+                 onSurgeryDone(outcome, dialog);
              });
 }
 
-void MainWindow::onSurgeryDone(const SurgeryOutcome& r) {
+void MainWindow::onSurgeryDone(const SurgeryOutcome& r, SurgeryDialog* dialog) {
     QString message;
     if (r.cancelled) {
         message = tr("Cancelled: nothing was written to %1.").arg(r.prefix);
+    } else if (!r.ok && dialog) {
+        // Every setting is still there: the user fixes what failed and writes again.
+        message = tr("Could not write %1: %2").arg(r.prefix, r.error);
+        dialog->showWriteError(message);
+        dialog->open();
     } else if (!r.ok) {
         message = tr("Could not write %1: %2").arg(r.prefix, r.error);
         auto* box = new QMessageBox(QMessageBox::Warning, tr("Checkpoint Not Written"), message, QMessageBox::Ok, this);
@@ -239,6 +250,7 @@ void MainWindow::onSurgeryDone(const SurgeryOutcome& r) {
         m_openResult->setText(tr("Open %1").arg(fileName(r.prefix)));
         m_openResult->show();
     }
+    if (dialog && (r.ok || r.cancelled)) dialog->deleteLater();
     m_location->setText(message);
     m_location->setToolTip(message);
     emit surgeryFinished(r.ok, r.cancelled, r.prefix, message);
