@@ -146,6 +146,11 @@ SurgeryOutcome writeCopy(const QString& source, const SurgeryTarget& target, con
     return outcomeOf(target, saveCheckpointAs(source.toStdString(), target.destination.toStdString(), optionsFor(target, job)));
 }
 
+SurgeryOutcome mergeInto(const QStringList& sources, const SurgeryTarget& target, const std::shared_ptr<JobControl>& job) {
+    if (job->isCancelled()) return cancelledBeforeStart(target.destination);
+    return outcomeOf(target, mergeCheckpoints(toStd(sources), target.destination.toStdString(), optionsFor(target, job)));
+}
+
 SurgeryOutcome averageInto(const QStringList& sources, const AverageSpec& spec, const SurgeryTarget& target,
                            const std::shared_ptr<JobControl>& job) {
     if (job->isCancelled()) return cancelledBeforeStart(target.destination);

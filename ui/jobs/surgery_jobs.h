@@ -81,6 +81,9 @@ struct SurgeryTarget {
 // sharding (the engine's saveCheckpointAs).
 SurgeryOutcome writeCopy(const QString& source, const SurgeryTarget& target, const std::shared_ptr<JobControl>& job);
 
+// mergeCheckpoints: bundles with disjoint keys into one (`ckpt merge`).
+SurgeryOutcome mergeInto(const QStringList& sources, const SurgeryTarget& target, const std::shared_ptr<JobControl>& job);
+
 // averageCheckpoints over 'sources' (in step order).
 SurgeryOutcome averageInto(const QStringList& sources, const AverageSpec& spec, const SurgeryTarget& target,
                            const std::shared_ptr<JobControl>& job);

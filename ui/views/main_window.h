@@ -111,6 +111,7 @@ public:
     EditDialog* renameDialog();
     EditDialog* deleteDialog();
     AverageDialog* averageDialog();
+    AverageDialog* mergeDialog();
     ExportDialog* exportDialog();
     // Shown after a surgery wrote a checkpoint: opens it.
     QPushButton* openResultButton() const { return m_openResult; }
@@ -175,6 +176,7 @@ private:
                     std::function<SurgeryOutcome(const std::shared_ptr<JobControl>&)> work);
     // What a surgery dialog chose, with the open checkpoint and the catalog that records the result.
     SurgeryTarget surgeryTarget(const SurgeryDialog* dialog) const;
+    AverageDialog* combineDialog(int operation);  // AverageDialog::Operation
     void onSurgeryDone(const SurgeryOutcome& outcome, SurgeryDialog* dialog);
     void onCatalogOverview();
     void onCatalogUnavailable(const QString& message);

@@ -65,7 +65,9 @@ void MainWindow::createSurgeryMenu() {
     QAction* strip = menu->addAction(tr("&Strip Optimizer\u2026"), this, [this] { stripOptimizerDialog(); });
     strip->setToolTip(tr("Write the open checkpoint without its optimizer and slot variables"));
     QAction* average = menu->addAction(tr("A&verage With\u2026"), this, [this] { averageDialog(); });
-    average->setToolTip(tr("Average the open checkpoint with others of its run (mean, EMA or slerp)"));
+    average->setToolTip(tr("Average the open checkpoint with others of its run (mean, your weights, EMA or slerp)"));
+    QAction* merge = menu->addAction(tr("&Merge With\u2026"), this, [this] { mergeDialog(); });
+    merge->setToolTip(tr("Combine the open checkpoint with bundles of disjoint keys (e.g. several workers' shards)"));
     QAction* exportAction = menu->addAction(tr("E&xport\u2026"), this, [this] { exportDialog(); });
     exportAction->setToolTip(tr("Write the open checkpoint's tensors to a safetensors or npz file"));
     menu->addSeparator();
@@ -80,7 +82,7 @@ void MainWindow::createSurgeryMenu() {
     auto* rowSeparator = new QAction(this);
     rowSeparator->setSeparator(true);
     m_tree->setRowActions({m_showInCompare, exportAction, rowSeparator, rename, remove});
-    m_surgeryActions = {saveAs, strip, average, exportAction, rename, remove};
+    m_surgeryActions = {saveAs, strip, average, merge, exportAction, rename, remove};
     m_rowActions = {rename, remove};
 
     m_openResult = new QPushButton(this);
@@ -156,7 +158,10 @@ EditDialog* MainWindow::openEditDialog(int kind) {
     return dialog;
 }
 
-AverageDialog* MainWindow::averageDialog() {
+AverageDialog* MainWindow::averageDialog() { return combineDialog(AverageDialog::Average); }
+AverageDialog* MainWindow::mergeDialog() { return combineDialog(AverageDialog::Merge); }
+
+AverageDialog* MainWindow::combineDialog(int operation) {
     if (!m_snapshot || isErrorShown()) return nullptr;
     const QString current = QString::fromStdString(m_snapshot->checkpoint->prefix());
     // The run's checkpoints as the sidebar lists them, in step order.
@@ -168,13 +173,18 @@ AverageDialog* MainWindow::averageDialog() {
         if (!prefix.isEmpty()) candidates << prefix;
     }
     if (!candidates.contains(current)) candidates << current;
-    auto* dialog = new AverageDialog(current, candidates, this);
+    auto* dialog = new AverageDialog(current, candidates, this, static_cast<AverageDialog::Operation>(operation));
     deleteWhenRejected(dialog);
     dialog->setOpenCheckpoints({current});
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const QStringList sources = dialog->sources();
         const AverageSpec spec = dialog->spec();
         const SurgeryTarget target = surgeryTarget(dialog);
+        if (dialog->operation() == AverageDialog::Merge) {
+            runSurgery(dialog, tr("Merging into %1").arg(fileName(target.destination)),
+                       [sources, target](const auto& job) { return mergeInto(sources, target, job); });
+            return;
+        }
         runSurgery(dialog, tr("Averaging into %1").arg(fileName(target.destination)),
                    [sources, spec, target](const auto& job) { return averageInto(sources, spec, target, job); });
     });
