@@ -168,35 +168,6 @@ std::vector<double> slerp(const Tensor& a, const Tensor& b, double t) {
     return x;
 }
 
-Status checkSpec(const AverageSpec& spec, size_t sources) {
-    if (sources < 2) return invalidArgument("averaging needs at least two checkpoints, got " + std::to_string(sources));
-    switch (spec.method) {
-    case AverageMethod::Mean: {
-        if (!spec.weights.empty() && spec.weights.size() != sources)
-            return invalidArgument(std::to_string(spec.weights.size()) + " weight(s) for " + std::to_string(sources) +
-                                   " checkpoints; give one per checkpoint");
-        double sum = 0;
-        for (double w : spec.weights) {
-            if (!std::isfinite(w)) return invalidArgument("weights must be finite numbers");
-            sum += w;
-        }
-        if (!spec.weights.empty() && !(sum > 0)) return invalidArgument("the weights must add up to more than 0");
-        return okStatus();
-    }
-    case AverageMethod::Ema:
-        if (!(spec.emaDecay > 0 && spec.emaDecay < 1))
-            return invalidArgument("the EMA decay must lie between 0 and 1 (exclusive), got " + std::to_string(spec.emaDecay));
-        return okStatus();
-    case AverageMethod::Slerp:
-        if (sources != 2)
-            return invalidArgument("slerp interpolates between exactly two checkpoints, got " + std::to_string(sources));
-        if (!(spec.slerpT >= 0 && spec.slerpT <= 1))
-            return invalidArgument("the slerp position must lie in [0, 1], got " + std::to_string(spec.slerpT));
-        return okStatus();
-    }
-    return okStatus();
-}
-
 // Normalized weights for Mean and Ema.
 std::vector<double> weightsFor(const AverageSpec& spec, size_t n) {
     std::vector<double> w(n, 1.0);
@@ -316,6 +287,35 @@ Result<std::vector<std::string>> expandAverageSources(const std::vector<std::str
     return out;
 }
 
+Status checkAverageSpec(const AverageSpec& spec, size_t sources) {
+    if (sources < 2) return invalidArgument("averaging needs at least two checkpoints, got " + std::to_string(sources));
+    switch (spec.method) {
+    case AverageMethod::Mean: {
+        if (!spec.weights.empty() && spec.weights.size() != sources)
+            return invalidArgument(std::to_string(spec.weights.size()) + " weight(s) for " + std::to_string(sources) +
+                                   " checkpoints; give one per checkpoint");
+        double sum = 0;
+        for (double w : spec.weights) {
+            if (!std::isfinite(w)) return invalidArgument("weights must be finite numbers");
+            sum += w;
+        }
+        if (!spec.weights.empty() && !(sum > 0)) return invalidArgument("the weights must add up to more than 0");
+        return okStatus();
+    }
+    case AverageMethod::Ema:
+        if (!(spec.emaDecay > 0 && spec.emaDecay < 1))
+            return invalidArgument("the EMA decay must lie between 0 and 1 (exclusive), got " + std::to_string(spec.emaDecay));
+        return okStatus();
+    case AverageMethod::Slerp:
+        if (sources != 2)
+            return invalidArgument("slerp interpolates between exactly two checkpoints, got " + std::to_string(sources));
+        if (!(spec.slerpT >= 0 && spec.slerpT <= 1))
+            return invalidArgument("the slerp position must lie in [0, 1], got " + std::to_string(spec.slerpT));
+        return okStatus();
+    }
+    return okStatus();
+}
+
 Status checkAverageSources(const std::vector<std::string>& arguments) {
     CKPT_ASSIGN_OR_RETURN(std::vector<Source> sources, surgery::openSources(arguments));
     return checkSameStructure(sources);
@@ -323,7 +323,7 @@ Status checkAverageSources(const std::vector<std::string>& arguments) {
 
 Result<SurgeryResult> averageCheckpoints(const std::vector<std::string>& arguments, const std::string& dst,
                                          const AverageSpec& spec, const SurgeryOptions& options) {
-    CKPT_RETURN_IF_ERROR(checkSpec(spec, arguments.size()));
+    CKPT_RETURN_IF_ERROR(checkAverageSpec(spec, arguments.size()));
     CKPT_ASSIGN_OR_RETURN(const std::string target, surgery::checkedDestination(dst, arguments, options));
     CKPT_ASSIGN_OR_RETURN(std::vector<Source> sources, surgery::openSources(arguments));
     CKPT_RETURN_IF_ERROR(checkSameStructure(sources));

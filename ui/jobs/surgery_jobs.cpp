@@ -127,7 +127,14 @@ QString replaceQuestionText(const DestinationVerdict& verdict) {
 
 QString suggestDestination(const QString& source, const QString& suffix) {
     const QFileInfo info(source);
-    const QString base = info.dir().filePath(info.fileName() + QLatin1Char('-') + suffix);
+    // Beside the run, not in it: a result among the run's checkpoints becomes
+    // one of them (a false point in its history, a foreign checkpoint for
+    // retention, an archive for a schedule reading the run).
+    const QDir run = info.absoluteDir();
+    const QString edits = run.isRoot() ? QDir::home().filePath(QStringLiteral("ckpt-edits"))
+                                       : QDir::cleanPath(run.absoluteFilePath(QStringLiteral(".."))) + QLatin1Char('/') +
+                                             run.dirName() + QStringLiteral("-edits");
+    const QString base = QDir(edits).filePath(info.fileName() + QLatin1Char('-') + suffix);
     QString candidate = base;
     for (int n = 2; QFileInfo::exists(candidate + QStringLiteral(".index")); ++n)
         candidate = base + QLatin1Char('-') + QString::number(n);
@@ -137,6 +144,11 @@ QString suggestDestination(const QString& source, const QString& suffix) {
 SurgeryOutcome writeCopy(const QString& source, const SurgeryTarget& target, const std::shared_ptr<JobControl>& job) {
     if (job->isCancelled()) return cancelledBeforeStart(target.destination);
     return outcomeOf(target, saveCheckpointAs(source.toStdString(), target.destination.toStdString(), optionsFor(target, job)));
+}
+
+SurgeryOutcome mergeInto(const QStringList& sources, const SurgeryTarget& target, const std::shared_ptr<JobControl>& job) {
+    if (job->isCancelled()) return cancelledBeforeStart(target.destination);
+    return outcomeOf(target, mergeCheckpoints(toStd(sources), target.destination.toStdString(), optionsFor(target, job)));
 }
 
 SurgeryOutcome averageInto(const QStringList& sources, const AverageSpec& spec, const SurgeryTarget& target,

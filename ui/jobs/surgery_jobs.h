@@ -60,8 +60,9 @@ DestinationVerdict judgeAverageDestination(const QString& destination, const QSt
 QString replaceQuestionTitle(const DestinationVerdict& verdict);
 QString replaceQuestionText(const DestinationVerdict& verdict);
 
-// A prefix next to 'source' named "<name>-<suffix>" (then "-2", "-3", ...)
-// that no checkpoint uses yet: the dialogs' suggestion.
+// A prefix "<run>-edits/<name>-<suffix>" (then "-2", "-3", ...) beside the
+// directory of 'source' (its run), that no checkpoint uses yet: the
+// dialogs' suggestion, never inside the run itself.
 QString suggestDestination(const QString& source, const QString& suffix);
 
 // Where a surgery writes and with which consents: 'overwrite' once the
@@ -79,6 +80,9 @@ struct SurgeryTarget {
 // Save As: the whole checkpoint re-written at the target with its
 // sharding (the engine's saveCheckpointAs).
 SurgeryOutcome writeCopy(const QString& source, const SurgeryTarget& target, const std::shared_ptr<JobControl>& job);
+
+// mergeCheckpoints: bundles with disjoint keys into one (`ckpt merge`).
+SurgeryOutcome mergeInto(const QStringList& sources, const SurgeryTarget& target, const std::shared_ptr<JobControl>& job);
 
 // averageCheckpoints over 'sources' (in step order).
 SurgeryOutcome averageInto(const QStringList& sources, const AverageSpec& spec, const SurgeryTarget& target,

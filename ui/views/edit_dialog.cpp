@@ -106,6 +106,7 @@ EditDialog::EditDialog(Kind kind, std::shared_ptr<const CheckpointSnapshot> sour
             const qsizetype dot = path.lastIndexOf(QLatin1Char('.'));
             m_newName->setSelection(static_cast<int>(dot + 1), static_cast<int>(path.size() - dot - 1));
             form->addRow(tr("&New name:"), m_newName);
+            m_newName->setFocus();  // what a rename is for; the destination is suggested
             connect(m_newName, &QLineEdit::textChanged, this, &EditDialog::fieldsEdited);
         } else {
             m_force = new QCheckBox(tr("&Also delete what refers to it (e.g. an optimizer's slots for it)"), this);

@@ -111,6 +111,7 @@ public:
     EditDialog* renameDialog();
     EditDialog* deleteDialog();
     AverageDialog* averageDialog();
+    AverageDialog* mergeDialog();
     ExportDialog* exportDialog();
     // Shown after a surgery wrote a checkpoint: opens it.
     QPushButton* openResultButton() const { return m_openResult; }
@@ -169,10 +170,14 @@ private:
     void createSurgeryMenu();
     void updateSurgeryActions();
     EditDialog* openEditDialog(int kind);
-    void runSurgery(const QString& title, std::function<SurgeryOutcome(const std::shared_ptr<JobControl>&)> work);
+    // 'dialog' (hidden, kept) reopens with the error if the write fails and
+    // is deleted otherwise.
+    void runSurgery(SurgeryDialog* dialog, const QString& title,
+                    std::function<SurgeryOutcome(const std::shared_ptr<JobControl>&)> work);
     // What a surgery dialog chose, with the open checkpoint and the catalog that records the result.
     SurgeryTarget surgeryTarget(const SurgeryDialog* dialog) const;
-    void onSurgeryDone(const SurgeryOutcome& outcome);
+    AverageDialog* combineDialog(int operation);  // AverageDialog::Operation
+    void onSurgeryDone(const SurgeryOutcome& outcome, SurgeryDialog* dialog);
     void onCatalogOverview();
     void onCatalogUnavailable(const QString& message);
     void forgetDirectory(const QString& dir);

@@ -11,6 +11,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
 #include <QPushButton>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -38,6 +39,10 @@ namespace {
 
 QString fileName(const QString& prefix) { return QFileInfo(prefix).fileName(); }
 
+// A dialog outlives Write (runSurgery reopens it if the write fails) and
+// goes when cancelled.
+void deleteWhenRejected(QDialog* dialog) { QObject::connect(dialog, &QDialog::rejected, dialog, &QObject::deleteLater); }
+
 }  // namespace
 
 SurgeryTarget MainWindow::surgeryTarget(const SurgeryDialog* dialog) const {
@@ -60,7 +65,9 @@ void MainWindow::createSurgeryMenu() {
     QAction* strip = menu->addAction(tr("&Strip Optimizer\u2026"), this, [this] { stripOptimizerDialog(); });
     strip->setToolTip(tr("Write the open checkpoint without its optimizer and slot variables"));
     QAction* average = menu->addAction(tr("A&verage With\u2026"), this, [this] { averageDialog(); });
-    average->setToolTip(tr("Average the open checkpoint with others of its run (mean, EMA or slerp)"));
+    average->setToolTip(tr("Average the open checkpoint with others of its run (mean, your weights, EMA or slerp)"));
+    QAction* merge = menu->addAction(tr("&Merge With\u2026"), this, [this] { mergeDialog(); });
+    merge->setToolTip(tr("Combine the open checkpoint with bundles of disjoint keys (e.g. several workers' shards)"));
     QAction* exportAction = menu->addAction(tr("E&xport\u2026"), this, [this] { exportDialog(); });
     exportAction->setToolTip(tr("Write the open checkpoint's tensors to a safetensors or npz file"));
     menu->addSeparator();
@@ -75,7 +82,7 @@ void MainWindow::createSurgeryMenu() {
     auto* rowSeparator = new QAction(this);
     rowSeparator->setSeparator(true);
     m_tree->setRowActions({m_showInCompare, exportAction, rowSeparator, rename, remove});
-    m_surgeryActions = {saveAs, strip, average, exportAction, rename, remove};
+    m_surgeryActions = {saveAs, strip, average, merge, exportAction, rename, remove};
     m_rowActions = {rename, remove};
 
     m_openResult = new QPushButton(this);
@@ -111,11 +118,11 @@ SurgeryDialog* MainWindow::saveAsDialog() {
     const QString source = QString::fromStdString(m_snapshot->checkpoint->prefix());
     auto* dialog = new SurgeryDialog(tr("Save %1 As").arg(fileName(source)), {source},
                                      suggestDestination(source, QStringLiteral("copy")), this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    deleteWhenRejected(dialog);
     dialog->setOpenCheckpoints({source});
     connect(dialog, &QDialog::accepted, this, [this, dialog, source] {
         const SurgeryTarget target = surgeryTarget(dialog);
-        runSurgery(tr("Writing %1").arg(fileName(target.destination)),
+        runSurgery(dialog, tr("Writing %1").arg(fileName(target.destination)),
                    [source, target](const auto& job) { return writeCopy(source, target, job); });
     });
     dialog->open();
@@ -137,21 +144,24 @@ EditDialog* MainWindow::openEditDialog(int kind) {
         path = editPathOf(*m_snapshot, e);
     }
     auto* dialog = new EditDialog(k, m_snapshot, path, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    deleteWhenRejected(dialog);
     dialog->setOpenCheckpoints({QString::fromStdString(m_snapshot->checkpoint->prefix())});
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         // The plan previewed is the plan written: Write is enabled only for it.
         const std::shared_ptr<const EditPlan> plan = dialog->plan();
         if (!plan) return;
         const SurgeryTarget target = surgeryTarget(dialog);
-        runSurgery(tr("Writing %1").arg(fileName(target.destination)),
+        runSurgery(dialog, tr("Writing %1").arg(fileName(target.destination)),
                    [plan, target](const auto& job) { return writeEdit(plan, target, job); });
     });
     dialog->open();
     return dialog;
 }
 
-AverageDialog* MainWindow::averageDialog() {
+AverageDialog* MainWindow::averageDialog() { return combineDialog(AverageDialog::Average); }
+AverageDialog* MainWindow::mergeDialog() { return combineDialog(AverageDialog::Merge); }
+
+AverageDialog* MainWindow::combineDialog(int operation) {
     if (!m_snapshot || isErrorShown()) return nullptr;
     const QString current = QString::fromStdString(m_snapshot->checkpoint->prefix());
     // The run's checkpoints as the sidebar lists them, in step order.
@@ -163,14 +173,19 @@ AverageDialog* MainWindow::averageDialog() {
         if (!prefix.isEmpty()) candidates << prefix;
     }
     if (!candidates.contains(current)) candidates << current;
-    auto* dialog = new AverageDialog(current, candidates, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    auto* dialog = new AverageDialog(current, candidates, this, static_cast<AverageDialog::Operation>(operation));
+    deleteWhenRejected(dialog);
     dialog->setOpenCheckpoints({current});
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const QStringList sources = dialog->sources();
         const AverageSpec spec = dialog->spec();
         const SurgeryTarget target = surgeryTarget(dialog);
-        runSurgery(tr("Averaging into %1").arg(fileName(target.destination)),
+        if (dialog->operation() == AverageDialog::Merge) {
+            runSurgery(dialog, tr("Merging into %1").arg(fileName(target.destination)),
+                       [sources, target](const auto& job) { return mergeInto(sources, target, job); });
+            return;
+        }
+        runSurgery(dialog, tr("Averaging into %1").arg(fileName(target.destination)),
                    [sources, spec, target](const auto& job) { return averageInto(sources, spec, target, job); });
     });
     dialog->open();
@@ -181,35 +196,41 @@ ExportDialog* MainWindow::exportDialog() {
     if (!m_snapshot || isErrorShown()) return nullptr;
     const QString source = QString::fromStdString(m_snapshot->checkpoint->prefix());
     auto* dialog = new ExportDialog(source, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    deleteWhenRejected(dialog);
     dialog->setOpenCheckpoints({source});
     connect(dialog, &QDialog::accepted, this, [this, dialog, source] {
         const QString output = dialog->destination();
         ExportOptions options = dialog->options();
         options.overwrite = dialog->overwrite();
         options.open = {source.toStdString()};
-        runSurgery(tr("Exporting %1").arg(fileName(output)),
+        runSurgery(dialog, tr("Exporting %1").arg(fileName(output)),
                    [source, output, options](const auto& job) { return exportArrays(source, output, options, job); });
     });
     dialog->open();
     return dialog;
 }
 
-void MainWindow::runSurgery(const QString& title, std::function<SurgeryOutcome(const std::shared_ptr<JobControl>&)> work) {
+void MainWindow::runSurgery(SurgeryDialog* dialog, const QString& title,
+                            std::function<SurgeryOutcome(const std::shared_ptr<JobControl>&)> work) {
     auto job = m_jobs->start(title);
     m_openResult->hide();
     m_location->setText(tr("%1\u2026 (Esc cancels)").arg(title));
     whenDone(this, QtConcurrent::run(jobPool(), [work = std::move(work), job] { return work(job); }),
-             [this, job](const SurgeryOutcome& outcome) {
+             [this, job, dialog = QPointer<SurgeryDialog>(dialog)](const SurgeryOutcome& outcome) {
                  m_jobs->finish(job);
-                 onSurgeryDone(outcome);
+                 onSurgeryDone(outcome, dialog);
              });
 }
 
-void MainWindow::onSurgeryDone(const SurgeryOutcome& r) {
+void MainWindow::onSurgeryDone(const SurgeryOutcome& r, SurgeryDialog* dialog) {
     QString message;
     if (r.cancelled) {
         message = tr("Cancelled: nothing was written to %1.").arg(r.prefix);
+    } else if (!r.ok && dialog) {
+        // Every setting is still there: the user fixes what failed and writes again.
+        message = tr("Could not write %1: %2").arg(r.prefix, r.error);
+        dialog->showWriteError(message);
+        dialog->open();
     } else if (!r.ok) {
         message = tr("Could not write %1: %2").arg(r.prefix, r.error);
         auto* box = new QMessageBox(QMessageBox::Warning, tr("Checkpoint Not Written"), message, QMessageBox::Ok, this);
@@ -239,6 +260,7 @@ void MainWindow::onSurgeryDone(const SurgeryOutcome& r) {
         m_openResult->setText(tr("Open %1").arg(fileName(r.prefix)));
         m_openResult->show();
     }
+    if (dialog && (r.ok || r.cancelled)) dialog->deleteLater();
     m_location->setText(message);
     m_location->setToolTip(message);
     emit surgeryFinished(r.ok, r.cancelled, r.prefix, message);

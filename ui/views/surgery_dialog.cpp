@@ -94,10 +94,12 @@ SurgeryDialog::SurgeryDialog(const QString& title, const QStringList& sources, c
     m_replaceNote->hide();
 
     auto* layout = new QVBoxLayout(this);
+    // The notes that come and go sit above the destination, so the fields
+    // below them keep their place (the subclass's fields shrink instead).
     layout->addLayout(m_content, 1);
-    layout->addLayout(form);
     layout->addWidget(m_replaceNote);
     layout->addWidget(m_reason);
+    layout->addLayout(form);
     layout->addWidget(m_buttons);
     connect(m_buttons, &QDialogButtonBox::accepted, this, &SurgeryDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -183,7 +185,14 @@ void SurgeryDialog::setShardingShown(bool shown) {
     if (!shown) m_sharding->setCurrentIndex(m_sharding->findData(ByTask));
 }
 
+void SurgeryDialog::showWriteError(const QString& error) {
+    destinationEdited();  // judged again: what failed may be visible now
+    m_writeError = error;
+    updateVerdict();
+}
+
 void SurgeryDialog::destinationEdited() {
+    m_writeError.clear();
     ++m_generation;
     m_debounce->start();
     updateVerdict();
@@ -206,7 +215,9 @@ void SurgeryDialog::updateVerdict() {
     if (reason.isEmpty() && m_checkedGeneration == m_generation) reason = m_destinationReason;
     if (reason.isEmpty()) reason = shardingReason();
     m_reasonText = reason;
-    m_reason->setText(reason);
+    // The last write's failure stays shown (not blocking Write: a retry may
+    // succeed) until a refusal replaces it or a field changes.
+    m_reason->setText(reason.isEmpty() ? m_writeError : reason);
     const bool replaces = reason.isEmpty() && m_checkedGeneration == m_generation && m_verdict.exists;
     m_replaceNote->setText(replaces ? (m_verdict.checkpoint ? tr("A checkpoint is already there (%1): Write asks before "
                                                                  "replacing it.")

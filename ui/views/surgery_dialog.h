@@ -1,13 +1,14 @@
 #pragma once
 // What every surgery dialog asks (issue #18): where the result goes and how
-// it is sharded. The destination is suggested next to the source under a
-// name no checkpoint uses, and judged as it is typed by the engine's
+// it is sharded. The destination is suggested beside the source's run (never in
+// it: suggestDestination) under a name no checkpoint uses, and judged as it is typed by the engine's
 // destination rule (ckpt/destination.h, through judgeDestination on
 // jobPool() shortly after each edit): a source, the open checkpoint, a
 // directory or a place that cannot be written is refused with its reason
 // above the buttons; an existing checkpoint (or file) is named with its
 // step and size, and Write then asks the replace question before the
-// dialog closes (overwrite() is the answer). Write stays disabled until the
+// dialog closes (overwrite() is the answer). A write that fails reopens the
+// dialog with its error and every setting (showWriteError). Write stays disabled until the
 // engine and the subclass (an edit's plan, an average's sources) accept what
 // is shown. Save As is this dialog alone; the edit, average and export
 // dialogs add their fields above (export judges a file and hides the
@@ -59,6 +60,9 @@ public:
     QString reason() const { return m_reasonText; }
     // Every check of the fields as they are now has answered.
     bool isChecked() const;
+    // A write from this dialog failed: shown above the fields, every setting
+    // kept, until the next edit; the destination is judged again.
+    void showWriteError(const QString& error);
 
     QLineEdit* destinationEdit() const { return m_destination; }
     QComboBox* shardingBox() const { return m_sharding; }
@@ -113,6 +117,7 @@ private:
     QTimer* m_debounce;
     QString m_destinationReason;
     QString m_reasonText;
+    QString m_writeError;
     quint64 m_generation = 0;
     quint64 m_checkedGeneration = 0;
 };

@@ -107,6 +107,12 @@ Result<std::vector<std::string>> expandAverageSources(const std::vector<std::str
 // same keys, dtypes and shapes (InvalidArgument naming the differences).
 // Reads the indexes only; averageCheckpoints checks the same first.
 Status checkAverageSources(const std::vector<std::string>& sources);
+// Whether 'spec' applies to that many sources (at least two; Mean: one
+// finite weight per source adding up to more than 0, or none; the EMA's
+// decay and slerp's t in range, slerp on exactly two). No I/O: the
+// explorer's Average dialog asks it as the fields are edited;
+// averageCheckpoints checks the same first.
+Status checkAverageSpec(const AverageSpec& spec, size_t sources);
 
 // Same-structure checkpoints (the same keys, dtypes and shapes; the
 // mismatches are named) combined value by value in float64. Tensors that
