@@ -2,6 +2,8 @@
 
 #include "jobs/surgery_jobs.h"
 
+#include "ckpt/bundle_naming.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -86,7 +88,10 @@ AverageDialog::AverageDialog(const QString& current, const QStringList& candidat
     connect(add, &QPushButton::clicked, this, [this] {
         const QString index = QFileDialog::getOpenFileName(this, tr("Add Checkpoint"), QFileInfo(sources().constFirst()).path(),
                                                            tr("Checkpoint index (*.index)"));
-        if (index.endsWith(QStringLiteral(".index"))) addSource(index.chopped(6));
+        if (index.isEmpty()) return;
+        // The engine's naming rule: a chosen .index (or data file) stands for its prefix.
+        const std::string prefix = ckpt::bundlePrefixOf(index.toStdString());
+        if (prefix != index.toStdString()) addSource(QString::fromStdString(prefix));
     });
     auto* addRow = new QHBoxLayout;
     addRow->addStretch(1);
