@@ -203,8 +203,7 @@ private:
 // kept whole, bounded.
 class SmallExchange : public HttpExchange {
 public:
-    SmallExchange(const ObjectClient& client, std::string what, std::function<HttpRequest()> build)
-        : m_client(client), m_what(std::move(what)), m_build(std::move(build)) {}
+    SmallExchange(std::string what, std::function<HttpRequest()> build) : m_what(std::move(what)), m_build(std::move(build)) {}
     HttpRequest prepare(int /*attempt*/) override {
         body_.clear();
         return m_build();
@@ -229,7 +228,6 @@ public:
     std::string body_;
 
 private:
-    const ObjectClient& m_client;
     std::string m_what;
     std::function<HttpRequest()> m_build;
 };
@@ -321,8 +319,7 @@ HttpRequest ObjectClient::signedRequest(std::string method, const ObjectRef& obj
 }
 
 Result<ObjectInfo> ObjectClient::stat(const ObjectRef& object, const CancellationToken* cancel) {
-    SmallExchange ex(*this, urlOf(object),
-                     [&] { return signedRequest("HEAD", object, {}, {}, {}, std::string(kEmptyPayloadSha256)); });
+    SmallExchange ex(urlOf(object), [&] { return signedRequest("HEAD", object, {}, {}, {}, std::string(kEmptyPayloadSha256)); });
     CKPT_RETURN_IF_ERROR(m_transport.runOne(ex, cancel));
     ObjectInfo info = infoFromHead(ex.head);
     const auto length = parseU64(ex.head.header("content-length"));
@@ -390,7 +387,7 @@ Result<ListPage> ObjectClient::listPage(const std::string& bucket, const std::st
     if (!delimiter.empty()) query.push_back({"delimiter", delimiter});
     if (!continuationToken.empty()) query.push_back({"continuation-token", continuationToken});
     const ObjectRef where{bucket, {}};
-    SmallExchange ex(*this, urlOf({bucket, prefix}),
+    SmallExchange ex(urlOf({bucket, prefix}),
                      [&] { return signedRequest("GET", where, query, {}, {}, std::string(kEmptyPayloadSha256)); });
     CKPT_RETURN_IF_ERROR(m_transport.runOne(ex, cancel));
     auto page = parseListObjectsV2(ex.body_, true);
@@ -428,7 +425,7 @@ Result<ObjectInfo> ObjectClient::put(const ObjectRef& object, std::string_view b
     HeaderList extra;
     if (condition.ifNoneMatch) extra.emplace_back("If-None-Match", "*");
     if (!condition.ifMatch.empty()) extra.emplace_back("If-Match", "\"" + condition.ifMatch + "\"");
-    SmallExchange ex(*this, urlOf(object), [&] { return signedRequest("PUT", object, {}, extra, body, hash); });
+    SmallExchange ex(urlOf(object), [&] { return signedRequest("PUT", object, {}, extra, body, hash); });
     CKPT_RETURN_IF_ERROR(m_transport.runOne(ex, cancel));
     ObjectInfo info = infoFromHead(ex.head);
     info.size = body.size();
@@ -436,14 +433,14 @@ Result<ObjectInfo> ObjectClient::put(const ObjectRef& object, std::string_view b
 }
 
 Status ObjectClient::remove(const ObjectRef& object, const CancellationToken* cancel) {
-    SmallExchange ex(*this, urlOf(object),
+    SmallExchange ex(urlOf(object),
                      [&] { return signedRequest("DELETE", object, {}, {}, {}, std::string(kEmptyPayloadSha256)); });
     return m_transport.runOne(ex, cancel);
 }
 
 Status ObjectClient::createBucket(const std::string& bucket, const CancellationToken* cancel) {
     if (!isValidBucketName(bucket)) return invalidArgument("\"" + bucket + "\" is not a valid bucket name");
-    SmallExchange ex(*this, urlOf({bucket, {}}), [&] {
+    SmallExchange ex(urlOf({bucket, {}}), [&] {
         return signedRequest("PUT", {bucket, {}}, {}, {}, {}, std::string(kEmptyPayloadSha256));
     });
     return m_transport.runOne(ex, cancel);

@@ -109,6 +109,8 @@ Capabilities capabilitiesFor(std::string_view location) {
     return s.ok() ? (*s)->capabilities() : Capabilities{};
 }
 
+// 'var' is the name being declared, so it cannot be parenthesised.
+// NOLINTNEXTLINE(bugprone-macro-parentheses)
 #define CKPT_STORAGE_FOR(var, location) CKPT_ASSIGN_OR_RETURN(const std::shared_ptr<Storage> var, storageFor(location))
 
 Result<std::unique_ptr<RandomAccessFile>> openRandomAccess(const std::string& location) {
