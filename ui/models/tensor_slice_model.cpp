@@ -103,7 +103,7 @@ QString TensorSliceModel::widestElementText() const {
     if (!m_tensor) return {};
     const DataType dtype = m_tensor->dtype;
     // formatFloat: sign, 7 significant digits, the point and a 3-digit exponent.
-    const QString real = QStringLiteral("-8.888888e-308");
+    QString real = QStringLiteral("-8.888888e-308");
     if (isComplex(dtype)) return real + QLatin1Char('-') + real.mid(1) + QLatin1Char('j');
     if (isFloating(dtype)) return real;
     switch (dtype) {
