@@ -8,13 +8,19 @@
 // layouts), cleared before the first test; numbers are formatted in the C
 // locale, so expectations do not depend on the machine's.
 
+#include <QAbstractButton>
 #include <QApplication>
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QLocale>
+#include <QMessageBox>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTimer>
 #include <QtTest>
+
+#include <memory>
 
 namespace ckpt::testing {
 
@@ -25,6 +31,31 @@ inline void initExplorerTestEnvironment() {
     QCoreApplication::setApplicationName(QStringLiteral("ckpt-explorer"));
     QLocale::setDefault(QLocale::c());
     QSettings().clear();
+}
+
+// Answers the next modal message box named 'name' (the real one the window
+// shows) by clicking the button whose text contains 'button'; its title and
+// text are kept in 'text'. Polls, so it can be armed before the box opens.
+inline void answerBox(const QString& name, const QString& button, QString* text) {
+    auto* timer = new QTimer;
+    timer->setInterval(20);
+    auto started = std::make_shared<QElapsedTimer>();
+    started->start();
+    QObject::connect(timer, &QTimer::timeout, [timer, started, name, button, text] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box || box->objectName() != name) {
+            if (started->elapsed() > 60000) timer->deleteLater();
+            return;
+        }
+        if (text) *text = box->windowTitle() + QLatin1Char('\n') + box->text();
+        for (QAbstractButton* b : box->buttons())
+            if (b->text().remove(QLatin1Char('&')).contains(button)) {
+                b->click();
+                break;
+            }
+        timer->deleteLater();
+    });
+    timer->start();
 }
 
 }  // namespace ckpt::testing

@@ -129,30 +129,7 @@ QByteArray fingerprint(const QString& prefix) {
     return names.isEmpty() ? QByteArray() : hash.result().toHex();
 }
 
-// Answers the next modal message box named 'name' (the real one the view
-// shows) by clicking the button whose text contains 'button'; its text is
-// kept in 'text'. Polls, so it can be armed before the box opens.
-void answerBox(const QString& name, const QString& button, QString* text) {
-    auto* timer = new QTimer;
-    timer->setInterval(20);
-    auto started = std::make_shared<QElapsedTimer>();
-    started->start();
-    QObject::connect(timer, &QTimer::timeout, [timer, started, name, button, text] {
-        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-        if (!box || box->objectName() != name) {
-            if (started->elapsed() > 60000) timer->deleteLater();
-            return;
-        }
-        if (text) *text = box->windowTitle() + QLatin1Char('\n') + box->text();
-        for (QAbstractButton* b : box->buttons())
-            if (b->text().remove(QLatin1Char('&')).contains(button)) {
-                b->click();
-                break;
-            }
-        timer->deleteLater();
-    });
-    timer->start();
-}
+using ckpt::testing::answerBox;
 
 // Adam's m and v of one variable, cut to fit a narrow name column, still
 // read apart in 'view' (issue #30, item 13: cut on the left, both read

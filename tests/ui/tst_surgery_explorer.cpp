@@ -113,6 +113,8 @@ QStringList filesOf(const QString& prefix) {
 
 }  // namespace
 
+using ckpt::testing::answerBox;
+
 class TstSurgeryExplorer : public QObject {
     Q_OBJECT
 private slots:
@@ -675,30 +677,6 @@ private slots:
     }
 
 private:
-    // Answers the next modal message box named 'name' by clicking the button
-    // whose text contains 'button' (polls: armed before the box opens).
-    static void answerBox(const QString& name, const QString& button, QString* text) {
-        auto* timer = new QTimer;
-        timer->setInterval(20);
-        auto started = std::make_shared<QElapsedTimer>();
-        started->start();
-        QObject::connect(timer, &QTimer::timeout, [timer, started, name, button, text] {
-            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-            if (!box || box->objectName() != name) {
-                if (started->elapsed() > 60000) timer->deleteLater();
-                return;
-            }
-            if (text) *text = box->windowTitle() + QLatin1Char('\n') + box->text();
-            for (QAbstractButton* b : box->buttons())
-                if (b->text().remove(QLatin1Char('&')).contains(button)) {
-                    b->click();
-                    break;
-                }
-            timer->deleteLater();
-        });
-        timer->start();
-    }
-
     struct SurgeryFinish {
         bool ok = false;
         bool cancelled = false;
