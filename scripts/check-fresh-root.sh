@@ -86,9 +86,13 @@ step() {
   say "$name: done in $((SECONDS - t0)) s"
 }
 
+# root_env: extra VAR=value words for every command (the shared compiler
+# cache, below).
+export root_env=""
 in_root() {
+  # shellcheck disable=SC2086 # root_env is words on purpose
   chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin $root_env "$@"
 }
 export -f in_root
 
@@ -188,7 +192,26 @@ mount --rbind /dev "$root/dev"; mount --make-rslave "$root/dev"
 mkdir -p "$apt_archives/partial"
 mount --bind "$apt_archives" "$root/var/cache/apt/archives"
 
+# This machine's compiler cache serves the root's builds (the project's CMake
+# compiles through ccache, which install-deps.sh installs): the root proves
+# which packages are needed, not how long a cold compile takes, and its
+# sources are the ones CI has just built. Same cache size limit as here.
+if command -v ccache >/dev/null; then
+  mkdir -p "$root/var/cache/ckpt-ccache"
+  mount --bind "$(ccache -k cache_dir)" "$root/var/cache/ckpt-ccache"
+  root_env="CCACHE_DIR=/var/cache/ckpt-ccache CCACHE_MAXSIZE=$(ccache -k max_size)"
+fi
+
 step install-deps 1800 "install-deps.sh in the fresh root" in_root bash -c 'cd /src/ckpt-explorer && bash scripts/install-deps.sh'
+
+# Certificate authorities this machine's administrator added (for example a
+# TLS-inspecting proxy's, in /usr/local/share/ca-certificates) are trusted
+# in the root too, so that pip reaches PyPI from there as it does here.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  mkdir -p "$root/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  step ca 120 "trust this machine's added certificate authorities in the root" in_root update-ca-certificates
+fi
 step build 2400 "configure the whole project, build ckpt and ckpt-explorer in the fresh root" \
   in_root bash -c 'cd /src/ckpt-explorer && CI=true bash scripts/build.sh ckpt ckpt-explorer'
 step demo 900 "demo.sh headless (demo-train, list, tree, verify)" in_root bash -c 'cd /src/ckpt-explorer && bash scripts/demo.sh'
@@ -201,6 +224,8 @@ step demo 900 "demo.sh headless (demo-train, list, tree, verify)" in_root bash -
 cat >"$root/tmp/pip-install.sh" <<'EOS'
 set -euxo pipefail
 cd /src/ckpt-explorer
+# pip's own certificate list lacks what the system store has (see above).
+export PIP_CERT=/etc/ssl/certs/ca-certificates.crt
 rm -rf /tmp/pyvenv
 python3 -m venv /tmp/pyvenv
 /tmp/pyvenv/bin/pip install --quiet --disable-pip-version-check --timeout 60 . safetensors

@@ -7,6 +7,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
+  ccache  # unchanged sources are not compiled again (cmake/CkptCcache.cmake)
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev
   libprotobuf-dev protobuf-compiler
   libleveldb-dev libsnappy-dev

@@ -2,7 +2,8 @@
 # Style and static checks CI runs after the test suite (needs ./build's
 # compile_commands.json): clang-format on every C++ file (.clang-format),
 # then clang-tidy's curated checks (.clang-tidy) on the engine, the apps and
-# the UI. Prints each finding; exit 1 if there is any.
+# the UI (each source once until it or a header it includes changes). Prints
+# each finding; exit 1 if there is any.
 #   scripts/lint.sh           # check
 #   scripts/lint.sh --fix     # rewrite files with clang-format instead
 set -euo pipefail
@@ -25,9 +26,14 @@ if [ ! -f build/compile_commands.json ]; then
 fi
 # CUDA sources are compiled by nvcc, which clang-tidy cannot stand in for.
 mapfile -t sources < <(git ls-files 'engine/*.cpp' 'app/*.cpp' 'ui/*.cpp' | grep -v '/cuda/')
-findings="$(printf '%s\n' "${sources[@]}" | xargs -P "$(nproc)" -n 4 clang-tidy -p build --quiet 2>/dev/null |
-  grep -E '(warning|error):' | sort -u || true)"
-if [ -n "$findings" ]; then
+# Sources unchanged since a clean check (with every header they include) are
+# not checked again: scripts/tidy_cached.py keeps that record.
+tidy_rc=0
+findings="$(python3 scripts/tidy_cached.py build "${sources[@]}")" || tidy_rc=$?
+if [ "$tidy_rc" -ne 0 ] && [ -z "$findings" ]; then
+  echo "lint: clang-tidy did not run to the end (scripts/tidy_cached.py exit $tidy_rc)"
+  status=1
+elif [ -n "$findings" ]; then
   echo "$findings" | sed 's/^/lint: /'
   echo "lint: clang-tidy: $(echo "$findings" | wc -l) finding(s)"
   status=1
