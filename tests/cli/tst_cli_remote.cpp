@@ -137,6 +137,32 @@ private slots:
         QCOMPARE(differ.exitCode, 1);
     }
 
+    // verify reads each shard in windows of up to 16 MiB (one ranged GET
+    // each), not one request per tensor: t2t_transformer_2shards holds 250
+    // tensors in 1.6 MiB (shard 0 24 bytes, shard 1 1.6 MiB). What it costs
+    // besides the tensors' bytes: the index probe (a HEAD), the footer and
+    // metaindex check and the reader each reading the index (2 GETs), the
+    // listing that counts the data files, and the check whether the path is
+    // a directory with a state file (a HEAD and a one-key listing): 6. Then
+    // one tail GET as each shard opens (2), and one window per 16 MiB of a
+    // shard outside that tail (1): 9. One GET per tensor was 245.
+    void verifyMergesNeighbours() {
+        if (testing::realTestDataDir().isEmpty()) CKPT_MISSING_CORPUS();
+        const std::string prefix = testing::uniquePrefix("tst_cli_remote") + "t2t/";
+        auto client = testing::testClient(m_server->variables());
+        QVERIFY(client);
+        QVERIFY(
+            testing::uploadDirectory(*client, testing::realTestData("t2t_transformer_2shards"), m_server->bucket, prefix).isOk());
+        const QString url = QString::fromStdString("s3://" + m_server->bucket + "/" + prefix + "model.ckpt-1");
+        const Run r = ckpt({QStringLiteral("verify"), url, QStringLiteral("--json"), QStringLiteral("--stats")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("\"tensors_checked\": 250"), r.out.constData());
+        QVERIFY2(r.out.contains("\"ok\": true"), r.out.constData());
+        const Stats s = statsOf(r);
+        qInfo("verify of 250 tensors in 2 shards: %d requests", s.requests);
+        QVERIFY2(s.requests >= 1 && s.requests <= 9, r.err.constData());
+    }
+
     // One flipped byte in the remote data file: verify names it, exit 1.
     void flippedByte() {
         QByteArray data = testing::readAll(local(QStringLiteral("ckpt-3.data-00000-of-00001")));
