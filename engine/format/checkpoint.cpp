@@ -60,24 +60,26 @@ Result<ResolvedCheckpoint> resolveDirectory(const std::string& dir) {
 // directories) one listing of the checkpoint's names ("ckpt-3."), which the
 // backend remembers for a few seconds: opening the index and the data files
 // next then costs no request of its own (a remote inspect in three: this
-// listing, the index, the object graph).
+// listing, the index, the object graph). A prefix right under the bucket's
+// name, or a listing that fails, gets the stat, whose errors name the index.
 Result<bool> indexExists(const std::string& prefix) {
     const std::string index = indexFileName(prefix);
-    if (storage::capabilitiesFor(prefix).directories) {
-        CKPT_ASSIGN_OR_RETURN(const std::optional<storage::ObjectInfo> info, storage::stat(index));
-        return info.has_value();
-    }
-    const std::string indexName = platform::baseName(index);
-    storage::ListOptions names;
-    names.namePrefix = platform::baseName(prefix) + ".";
+    const std::string dir = platform::dirName(prefix);
     bool found = false;
-    size_t seen = 0;
-    // One page is enough for a checkpoint's files; the visitor stops there.
-    CKPT_RETURN_IF_ERROR(storage::list(platform::dirName(prefix), names, [&](const storage::ListEntry& e) {
-        if (e.name == indexName && e.kind == storage::ObjectKind::File) found = true;
-        return ++seen < 1000;
-    }));
-    return found;
+    if (!storage::capabilitiesFor(prefix).directories && storage::locationScheme(dir) == storage::locationScheme(prefix)) {
+        storage::ListOptions names;
+        names.namePrefix = platform::baseName(prefix) + ".";
+        const std::string indexName = platform::baseName(index);
+        size_t seen = 0;
+        // One page is enough for a checkpoint's files; the visitor stops there.
+        const Status listed = storage::list(dir, names, [&](const storage::ListEntry& e) {
+            if (e.name == indexName && e.kind == storage::ObjectKind::File) found = true;
+            return ++seen < 1000;
+        });
+        if (listed.isOk()) return found;
+    }
+    CKPT_ASSIGN_OR_RETURN(const std::optional<storage::ObjectInfo> info, storage::stat(index));
+    return info.has_value();
 }
 
 }  // namespace
