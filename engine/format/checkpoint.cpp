@@ -56,6 +56,32 @@ Result<ResolvedCheckpoint> resolveDirectory(const std::string& dir) {
     return ResolvedCheckpoint{*best, "highest-numbered index"};
 }
 
+// Whether PREFIX.index is a file. Locally a stat. On a store (no real
+// directories) one listing of the checkpoint's names ("ckpt-3."), which the
+// backend remembers for a few seconds: opening the index and the data files
+// next then costs no request of its own (a remote inspect in three: this
+// listing, the index, the object graph). A prefix right under the bucket's
+// name, or a listing that fails, gets the stat, whose errors name the index.
+Result<bool> indexExists(const std::string& prefix) {
+    const std::string index = indexFileName(prefix);
+    const std::string dir = platform::dirName(prefix);
+    bool found = false;
+    if (!storage::capabilitiesFor(prefix).directories && storage::locationScheme(dir) == storage::locationScheme(prefix)) {
+        storage::ListOptions names;
+        names.namePrefix = platform::baseName(prefix) + ".";
+        const std::string indexName = platform::baseName(index);
+        size_t seen = 0;
+        // One page is enough for a checkpoint's files; the visitor stops there.
+        const Status listed = storage::list(dir, names, [&](const storage::ListEntry& e) {
+            if (e.name == indexName && e.kind == storage::ObjectKind::File) found = true;
+            return ++seen < 1000;
+        });
+        if (listed.isOk()) return found;
+    }
+    CKPT_ASSIGN_OR_RETURN(const std::optional<storage::ObjectInfo> info, storage::stat(index));
+    return info.has_value();
+}
+
 }  // namespace
 
 std::optional<std::string> savedModelVariablesPrefix(std::string_view dir) {
@@ -72,7 +98,7 @@ Result<ResolvedCheckpoint> resolveCheckpoint(std::string_view rawPath) {
     const std::string prefix = bundlePrefixOf(path);
     // A failed probe is not "nothing there": a wrong secret, a missing
     // bucket or no network must say so, not "no checkpoint".
-    CKPT_ASSIGN_OR_RETURN(const std::optional<storage::ObjectInfo> index, storage::stat(indexFileName(prefix)));
+    CKPT_ASSIGN_OR_RETURN(const bool index, indexExists(prefix));
     if (index) return ResolvedCheckpoint{prefix, "prefix"};
     if (storage::isDirectory(path)) return resolveDirectory(path);
     if (storage::exists(path))

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <functional>
+#include <map>
 
 #include "format/ordered_code.h"
 #include "format/region_read.h"
@@ -64,6 +66,71 @@ Status readPart(const ScannedRegion& r, const RegionPart& part, std::vector<uint
     return okStatus();
 }
 
+// What one worker takes at a time: a part read on its own (readRegionPart:
+// mapped or pread locally), or a window of a file that cannot be mapped (an
+// object in a store, where every read() is a request).
+struct WorkItem {
+    size_t first = 0;  // into the work order
+    size_t count = 1;
+    bool window = false;
+    uint64_t begin = 0, end = 0;  // file bytes of a window
+};
+
+// Checksum-only parts in files without mapped reads, in file order, become
+// windows: consecutive parts of one file whose span is at most
+// kRegionPartBytes, each read with one read() into the worker's buffer and
+// checksummed part by part as it lands. A shard of many small tensors then
+// costs a few large requests instead of one per tensor (the store's backend
+// fetches one read as one ranged GET), and memory stays at one window per
+// worker, never a whole shard. Every other part keeps its place and path,
+// so local scans are unchanged.
+std::vector<WorkItem> planWork(std::span<const ScannedRegion> regions, std::span<const PartJob> parts,
+                               std::vector<size_t>& order) {
+    std::map<const storage::RandomAccessFile*, bool> unmappable;
+    std::vector<size_t> windowed;
+    std::vector<WorkItem> items;
+    for (size_t k = 0; k < parts.size(); ++k) {
+        const ScannedRegion& r = regions[parts[k].region];
+        bool window = !r.readWhole && !r.copyTo && parts[k].part.length > 0;
+        if (window) {
+            auto [it, added] = unmappable.try_emplace(r.file, false);
+            if (added) it->second = !storage::capabilitiesFor(r.file->location()).mappedReads;
+            window = it->second;
+        }
+        if (window) {
+            windowed.push_back(k);
+        } else {
+            items.push_back({order.size(), 1, false, 0, 0});
+            order.push_back(k);
+        }
+    }
+    auto fileOffset = [&](size_t k) {
+        return static_cast<uint64_t>(regions[parts[k].region].region.offset) + parts[k].part.begin;
+    };
+    std::sort(windowed.begin(), windowed.end(), [&](size_t a, size_t b) {
+        const auto* fa = regions[parts[a].region].file;
+        const auto* fb = regions[parts[b].region].file;
+        return fa != fb ? std::less<>()(fa, fb) : fileOffset(a) < fileOffset(b);
+    });
+    for (size_t k : windowed) {
+        const uint64_t begin = fileOffset(k), end = begin + parts[k].part.length;
+        if (!items.empty() && items.back().window) {
+            WorkItem& w = items.back();
+            const size_t last = order[w.first + w.count - 1];
+            if (regions[parts[last].region].file == regions[parts[k].region].file &&
+                std::max(w.end, end) - w.begin <= kRegionPartBytes) {
+                w.end = std::max(w.end, end);
+                ++w.count;
+                order.push_back(k);
+                continue;
+            }
+        }
+        items.push_back({order.size(), 1, true, begin, end});
+        order.push_back(k);
+    }
+    return items;
+}
+
 }  // namespace
 
 Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const ScanOptions& options) {
@@ -88,14 +155,38 @@ Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const Sca
 
     std::vector<uint32_t> partCrcs(parts.size(), 0);
     std::vector<Status> partStatus(parts.size());
+    std::vector<size_t> order;
+    order.reserve(parts.size());
+    const std::vector<WorkItem> items = planWork(regions, parts, order);
     std::vector<std::vector<uint8_t>> scratch(std::max<size_t>(1, options.threads));  // one per worker
     std::atomic<int64_t> bytesDone{0};
     std::atomic<bool> wasCancelled{false};
-    const Status pool = platform::forEachItem(parts.size(), scratch.size(), [&](size_t worker, size_t k) {
+    const Status pool = platform::forEachItem(items.size(), scratch.size(), [&](size_t worker, size_t i) {
         if (wasCancelled || (options.cancel && options.cancel->isCancelled())) {
             wasCancelled = true;
             return;
         }
+        const WorkItem& item = items[i];
+        if (item.window) {
+            std::vector<uint8_t>& buffer = scratch[worker];
+            buffer.resize(std::max(buffer.size(), static_cast<size_t>(item.end - item.begin)));
+            const ScannedRegion& first = regions[parts[order[item.first]].region];
+            const Status read = first.file->read(item.begin, static_cast<size_t>(item.end - item.begin), buffer.data());
+            int64_t length = 0;
+            for (size_t j = item.first; j < item.first + item.count; ++j) {
+                const size_t k = order[j];
+                const uint64_t at = static_cast<uint64_t>(regions[parts[k].region].region.offset) + parts[k].part.begin;
+                if (read.isOk())
+                    partCrcs[k] =
+                        platform::crc32cExtend(0, buffer.data() + (at - item.begin), static_cast<size_t>(parts[k].part.length));
+                else partStatus[k] = read;
+                length += static_cast<int64_t>(parts[k].part.length);
+            }
+            const int64_t done = bytesDone.fetch_add(length) + length;
+            if (options.progress) options.progress(done);
+            return;
+        }
+        const size_t k = order[item.first];
         const PartJob& job = parts[k];
         const ScannedRegion& r = regions[job.region];
         if (r.readWhole) {

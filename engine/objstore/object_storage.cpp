@@ -53,7 +53,7 @@ public:
         std::vector<Piece> remote;
         {
             std::lock_guard lock(m_mutex);
-            CKPT_RETURN_IF_ERROR(fetchTailIfTouched(ranges));
+            CKPT_ASSIGN_OR_RETURN(const bool fetchedTail, fetchTailIfTouched(ranges));
             for (const auto& r : ranges) {
                 if (r.offset > m_info.size || r.length > m_info.size - r.offset)
                     return dataLoss(m_location + ": range [" + std::to_string(r.offset) + ", " +
@@ -74,6 +74,7 @@ public:
                     remote.push_back({r.offset, r.length, out});
                 }
             }
+            if (fetchedTail) keepOnlyTail();
         }
         if (remote.empty()) return okStatus();
         // Coalesce neighbours: one request for pieces closer than the gap.
@@ -160,20 +161,40 @@ private:
     };
 
     // Fetches the last kOpenTailBytes once, when a range first reaches into
-    // them (a table's footer and index blocks). Caller holds m_mutex.
-    Status fetchTailIfTouched(std::span<const storage::ReadRange> ranges) const {
-        if (!m_tailPending) return okStatus();
+    // them (a table's footer and index blocks), together with the bytes of
+    // the touching ranges before them (up to kMaxCoalescedBytes from the
+    // end): a read that ends in the tail (an object graph stored last) is
+    // one GET, not a tail GET and a ranged GET. Returns whether it fetched;
+    // the caller serves this call's ranges from the cache and then keeps
+    // only the tail (keepOnlyTail). Caller holds m_mutex.
+    Result<bool> fetchTailIfTouched(std::span<const storage::ReadRange> ranges) const {
+        if (!m_tailPending) return false;
         const uint64_t tailStart = m_info.size - std::min<uint64_t>(m_info.size, kOpenTailBytes);
-        const bool touched = std::any_of(ranges.begin(), ranges.end(), [&](const storage::ReadRange& r) {
-            return r.length > 0 && r.offset + r.length > tailStart && r.offset < m_info.size;
-        });
-        if (!touched) return okStatus();
-        std::vector<uint8_t> tail(static_cast<size_t>(m_info.size - tailStart));
-        CKPT_RETURN_IF_ERROR(m_client->read(m_ref, tailStart, tail, m_info.etag).status());
-        m_cache = std::move(tail);
-        m_cacheOffset = tailStart;
+        const uint64_t lowest = m_info.size - std::min<uint64_t>(m_info.size, kMaxCoalescedBytes);
+        uint64_t from = tailStart;
+        bool touched = false;
+        for (const storage::ReadRange& r : ranges) {
+            if (r.length == 0 || r.offset >= m_info.size || r.offset + r.length <= tailStart) continue;
+            touched = true;
+            from = std::min(from, std::max(r.offset, lowest));
+        }
+        if (!touched) return false;
+        std::vector<uint8_t> bytes(static_cast<size_t>(m_info.size - from));
+        CKPT_RETURN_IF_ERROR(m_client->read(m_ref, from, bytes, m_info.etag).status());
+        m_cache = std::move(bytes);
+        m_cacheOffset = from;
         m_tailPending = false;
-        return okStatus();
+        return true;
+    }
+
+    // After fetchTailIfTouched: drops what was fetched before the tail, so
+    // an open file keeps at most kOpenTailBytes. Caller holds m_mutex.
+    void keepOnlyTail() const {
+        const uint64_t tailStart = m_info.size - std::min<uint64_t>(m_info.size, kOpenTailBytes);
+        if (m_cacheOffset >= tailStart) return;
+        m_cache.erase(m_cache.begin(), m_cache.begin() + static_cast<std::ptrdiff_t>(tailStart - m_cacheOffset));
+        m_cache.shrink_to_fit();
+        m_cacheOffset = tailStart;
     }
 
     // Copies [offset, offset + n) out of a read-ahead buffer that holds all
@@ -415,6 +436,9 @@ public:
             for (const ListedObject& o : page.objects) {
                 storage::ListEntry e;
                 if (!childName(o.key, prefix, e.name)) continue;
+                // Opening a listed file right after (a checkpoint's index
+                // and data files) then needs no request of its own.
+                m_known.put(ObjectRef{loc.bucket, o.key}, ObjectInfo{o.size, o.etag, o.lastModified});
                 e.kind = ObjectKind::File;
                 e.size = o.size;
                 if (!visit(e)) return okStatus();

@@ -5,10 +5,12 @@
 //  - openRandomAccess: one suffix GET of the last kOpenTailBytes, which
 //    also gives the size and ETag; reads inside that tail are served from
 //    memory (a table's footer and index blocks), others are ranged GETs
-//    pinned to the ETag. Right after a stat() of the object (what
-//    resolving a checkpoint does) the open costs nothing: the size and ETag
-//    are reused for kInfoCacheTtl, and the tail is fetched by the first
-//    read that needs it. adviseSequential() over a whole object up to
+//    pinned to the ETag. Right after a stat() of the object, or a list()
+//    that showed it (what resolving a checkpoint does), the open costs
+//    nothing: the size and ETag are reused for kInfoCacheTtl, and the tail
+//    is fetched by the first read that reaches into it, in the same GET as
+//    that read's bytes before it (an object graph stored last: one
+//    request). adviseSequential() over a whole object up to
 //    kWholeObjectCacheBytes fetches the rest in one GET and serves every
 //    later read from memory (an .index read in two requests); over a
 //    shorter range it fetches that range in one GET and serves the reads
@@ -18,7 +20,8 @@
 //  - openSequential: one HEAD, then windows of parallel ranged GETs.
 //  - readObject: one GET; stat: one HEAD (plus a one-key listing when
 //    there is no object, to tell a "directory" from nothing); list:
-//    ListObjectsV2 pages with delimiter '/'.
+//    ListObjectsV2 pages with delimiter '/', each object's size and ETag
+//    remembered as a HEAD's are.
 //  - create/writeObject: a single PUT when the file is closed, with
 //    If-None-Match: * or If-Match for conditions (multipart uploads for
 //    objects over 5 GiB are not written yet: they fail with Unimplemented).

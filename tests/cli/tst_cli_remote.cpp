@@ -115,12 +115,45 @@ private slots:
         qInfo("%s: %d requests", qPrintable(args.join(QLatin1Char(' '))), s.requests);
     }
 
-    // The index in at most 3 requests: inspect of a prefix reads nothing else.
+    // inspect of a prefix in exactly 3 requests, whatever the sizes: one
+    // listing of the checkpoint's names (whether the index exists, and every
+    // file's size and ETag, so no open needs a request), the index in one GET
+    // (announced whole by the index reader), and the object graph in one
+    // ranged GET that also brings the data file's tail. "large": 1,000
+    // replicas of every variable, a 515 KiB index and a 5.6 MiB data file
+    // whose object graph starts before its last 256 KiB (before: a HEAD of
+    // the index, the index, a tail GET as the data file opened, then the
+    // graph: 4).
+    void inspectRequestCount_data() {
+        QTest::addColumn<QString>("run");
+        QTest::newRow("demo") << QString();
+        QTest::newRow("large") << QStringLiteral("large");
+    }
     void inspectRequestCount() {
-        const Run r = ckpt({QStringLiteral("inspect"), remote(QStringLiteral("ckpt-3")), QStringLiteral("--stats")});
+        QFETCH(QString, run);
+        QString localPrefix = local(QStringLiteral("ckpt-3"));
+        QString remotePrefix = remote(QStringLiteral("ckpt-3"));
+        QTemporaryDir dir;
+        if (!run.isEmpty()) {
+            const QString localRun = dir.filePath(run);
+            QCOMPARE(
+                ckpt({QStringLiteral("demo-train"), localRun, QStringLiteral("--steps"), QStringLiteral("1"),
+                      QStringLiteral("--save-every"), QStringLiteral("1"), QStringLiteral("--replicas"), QStringLiteral("1000")})
+                    .exitCode,
+                0);
+            QVERIFY(QFileInfo(localRun + QStringLiteral("/ckpt-1.index")).size() > 256 * 1024);
+            const std::string prefix = testing::uniquePrefix("tst_cli_remote") + run.toStdString() + "/";
+            auto client = testing::testClient(m_server->variables());
+            QVERIFY(client);
+            QVERIFY(testing::uploadDirectory(*client, localRun, m_server->bucket, prefix).isOk());
+            localPrefix = localRun + QStringLiteral("/ckpt-1");
+            remotePrefix = QString::fromStdString("s3://" + m_server->bucket + "/" + prefix + "ckpt-1");
+        }
+        const Run l = ckpt({QStringLiteral("inspect"), localPrefix});
+        const Run r = ckpt({QStringLiteral("inspect"), remotePrefix, QStringLiteral("--stats")});
         QCOMPARE(r.exitCode, 0);
-        const Stats s = statsOf(r);
-        QVERIFY2(s.requests >= 1 && s.requests <= 3, r.err.constData());
+        QCOMPARE(QByteArray(r.out).replace(remotePrefix.toUtf8(), localPrefix.toUtf8()), l.out);
+        QCOMPARE(statsOf(r).requests, 3);
     }
 
     // Equal stored checksums: the diff fetches the two indexes and nothing else.
@@ -135,6 +168,32 @@ private slots:
         QVERIFY2(s.requests >= 1 && s.requests <= 4, r.err.constData());
         const Run differ = ckpt({QStringLiteral("diff"), local(QStringLiteral("ckpt-1")), remote(QStringLiteral("ckpt-3"))});
         QCOMPARE(differ.exitCode, 1);
+    }
+
+    // verify reads each shard in windows of up to 16 MiB (one ranged GET
+    // each), not one request per tensor: t2t_transformer_2shards holds 250
+    // tensors in 1.6 MiB (shard 0 24 bytes, shard 1 1.6 MiB). What it costs:
+    // the listing that finds the index (and tells every file's size, so no
+    // shard's open is a request), the footer and metaindex check and the
+    // reader each reading the index (2 GETs), the listing that counts the
+    // data files, the check whether the path is a directory with a state
+    // file (a HEAD and a one-key listing): 6; then one window per 16 MiB of
+    // each shard (2): 8. One GET per tensor was 245.
+    void verifyMergesNeighbours() {
+        if (testing::realTestDataDir().isEmpty()) CKPT_MISSING_CORPUS();
+        const std::string prefix = testing::uniquePrefix("tst_cli_remote") + "t2t/";
+        auto client = testing::testClient(m_server->variables());
+        QVERIFY(client);
+        QVERIFY(
+            testing::uploadDirectory(*client, testing::realTestData("t2t_transformer_2shards"), m_server->bucket, prefix).isOk());
+        const QString url = QString::fromStdString("s3://" + m_server->bucket + "/" + prefix + "model.ckpt-1");
+        const Run r = ckpt({QStringLiteral("verify"), url, QStringLiteral("--json"), QStringLiteral("--stats")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("\"tensors_checked\": 250"), r.out.constData());
+        QVERIFY2(r.out.contains("\"ok\": true"), r.out.constData());
+        const Stats s = statsOf(r);
+        qInfo("verify of 250 tensors in 2 shards: %d requests", s.requests);
+        QVERIFY2(s.requests >= 1 && s.requests <= 8, r.err.constData());
     }
 
     // One flipped byte in the remote data file: verify names it, exit 1.
