@@ -63,6 +63,21 @@ void showInspectingTab(MainWindow& w) {
     QTest::qWait(20);
 }
 
+// Selects the object tree's first variable of 'rank' (any rank: -1), its
+// parents expanded; false when there is none.
+bool selectFirstVariable(const ExplorerPage& explorer, int rank) {
+    ObjectTreeModel* model = explorer.treePane()->model();
+    const auto& entries = model->snapshot()->entries;
+    for (size_t i = 1; i < entries.size(); ++i) {
+        if (!entries[i].tensor || isKeyRow(entries[i]) || (rank >= 0 && entries[i].tensor->shape.rank() != rank)) continue;
+        const QModelIndex index = model->indexForEntry(static_cast<int32_t>(i));
+        for (QModelIndex p = index.parent(); p.isValid(); p = p.parent()) explorer.treePane()->view()->expand(p);
+        explorer.treePane()->view()->setCurrentIndex(index);
+        return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 class TstWindowLayout : public QObject {
@@ -95,17 +110,8 @@ private slots:
         QVERIFY2(inspector >= MainWindow::kInspectorMinWidth, qPrintable(QString::number(inspector)));
 
         // The first 2-D variable: its value grid is the widest thing the inspector shows.
-        ObjectTreeModel* model = explorer.treePane()->model();
-        const auto& entries = model->snapshot()->entries;
-        int32_t target = -1;
-        for (size_t i = 0; i < entries.size() && target < 0; ++i)
-            if (entries[i].tensor && entries[i].tensor->shape.rank() == 2 && !isKeyRow(entries[i]))
-                target = static_cast<int32_t>(i);
-        QVERIFY(target > 0);
         QSignalSpy values(explorer.inspector(), &TensorInspector::valuesReady);
-        const QModelIndex index = model->indexForEntry(target);
-        for (QModelIndex p = index.parent(); p.isValid(); p = p.parent()) explorer.treePane()->view()->expand(p);
-        explorer.treePane()->view()->setCurrentIndex(index);
+        QVERIFY(selectFirstVariable(explorer, 2));
         QVERIFY(values.wait(10000));
         QVERIFY(waitIdle(w));
         QTest::qWait(100);
@@ -139,15 +145,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(openAndWait(w, dir));
         // A variable selected: the tabs show.
-        ObjectTreeModel* model = explorer.treePane()->model();
-        const auto& entries = model->snapshot()->entries;
-        int32_t target = -1;
-        for (size_t i = 0; i < entries.size() && target < 0; ++i)
-            if (entries[i].tensor && !isKeyRow(entries[i])) target = static_cast<int32_t>(i);
-        QVERIFY(target > 0);
-        const QModelIndex index = model->indexForEntry(target);
-        for (QModelIndex p = index.parent(); p.isValid(); p = p.parent()) explorer.treePane()->view()->expand(p);
-        explorer.treePane()->view()->setCurrentIndex(index);
+        QVERIFY(selectFirstVariable(explorer, -1));
         auto* tabs = explorer.inspector()->findChild<QTabWidget*>();
         QVERIFY(tabs);
         QTRY_VERIFY(tabs->isVisible());
