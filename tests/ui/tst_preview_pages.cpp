@@ -38,6 +38,7 @@
 #include "views/object_tree_pane.h"
 #include "views/stats_page.h"
 #include "views/tensor_inspector.h"
+#include "window_test_support.h"
 
 using namespace ckpt;
 using ckpt::testing::StallMeter;
@@ -261,13 +262,8 @@ private slots:
         const QString dir = tmp.filePath(QStringLiteral("run"));
         MainWindow w;
         ExplorerPage explorer(w);
-        w.resize(1024, 700);
-        w.resetLayout();
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QSignalSpy opened(&w, &MainWindow::checkpointOpened);
-        w.openPath(dir);
-        QVERIFY(opened.wait(10000));
+        QVERIFY(ckpt::testing::showFreshAt(w, QSize(1024, 700)));
+        QVERIFY(ckpt::testing::openAndWait(w, dir));
         auto* tabs = explorer.inspector()->findChild<QTabWidget*>();
         auto* histogram = explorer.inspector()->findChild<HistogramPage*>();
         QVERIFY(tabs && histogram);

@@ -50,6 +50,7 @@ namespace {
 
 using ckpt::testing::bundleDir;
 using ckpt::testing::openAndWait;
+using ckpt::testing::showFreshAt;
 using ckpt::testing::waitIdle;
 
 QRect availableScreen() { return QGuiApplication::primaryScreen()->availableGeometry(); }
@@ -97,10 +98,7 @@ private slots:
         if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         MainWindow w;
         ExplorerPage explorer(w);
-        w.resize(size);
-        w.resetLayout();
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(showFreshAt(w, size));
         QVERIFY(openAndWait(w, dir));
         QTest::qWait(50);
         const int sidebar = explorer.sidebar()->width();
@@ -139,10 +137,7 @@ private slots:
         if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         MainWindow w;
         ExplorerPage explorer(w);
-        w.resize(1024, 700);
-        w.resetLayout();
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(showFreshAt(w, QSize(1024, 700)));
         QVERIFY(openAndWait(w, dir));
         // A variable selected: the tabs show.
         QVERIFY(selectFirstVariable(explorer, -1));
