@@ -241,15 +241,18 @@ DestinationCheck checkDestination(const DestinationRequest& request) {
         e.bytes = (*at)->size;
         c.existing = e;
     }
+    // Before Exists: a replacement is written beside what it replaces, so a
+    // read-only directory refuses it too; asking "replace?" there only
+    // leads to a write that fails (issue #30, item 15).
+    if (storage::capabilitiesFor(c.path).localPaths && !platform::canWriteInto(existingParent)) {
+        refuse(c, DestinationProblem::NotWritable,
+               "cannot write " + printablePath(c.path) + ": " + printablePath(existingParent) + ": permission denied");
+        return c;
+    }
     if (c.existing && !request.overwrite) {
         refuse(c, DestinationProblem::Exists,
                std::string(checkpoint ? "a checkpoint exists at " : "a file exists at ") + printablePath(c.path) + " (" +
                    describeExisting(*c.existing) + ")");
-        return c;
-    }
-    if (storage::capabilitiesFor(c.path).localPaths && !platform::canWriteInto(existingParent)) {
-        refuse(c, DestinationProblem::NotWritable,
-               "cannot write " + printablePath(c.path) + ": " + printablePath(existingParent) + ": permission denied");
         return c;
     }
     return c;

@@ -18,11 +18,30 @@
 #include "explorer_test.h"
 #include "jobs/job_tracker.h"
 #include "models/tensor_slice_model.h"
+#include "views/heatmap_controls.h"
 #include "views/job_status_widget.h"
 #include "views/values_page.h"
 
 using namespace ckpt;
 using namespace ckpt::ui;
+
+namespace {
+
+// The first of 'parts' with less of it in sight than its size hint, said as
+// "QComboBox: 90 of 94 px in sight"; empty when every one reads whole.
+QString firstCut(const QList<QWidget*>& parts) {
+    for (QWidget* w : parts) {
+        const int shown = w->visibleRegion().boundingRect().width();
+        if (shown < w->sizeHint().width())
+            return QStringLiteral("%1: %2 of %3 px in sight")
+                .arg(QString::fromLatin1(w->metaObject()->className()))
+                .arg(shown)
+                .arg(w->sizeHint().width());
+    }
+    return {};
+}
+
+}  // namespace
 
 class TstInspectorWidgets : public QObject {
     Q_OBJECT
@@ -77,13 +96,31 @@ private slots:
         for (QLabel* l : page.rowAxisBox()->parentWidget()->findChildren<QLabel*>())
             if (l->isVisible()) parts << l;
         QVERIFY(parts.size() >= 4);
-        for (QWidget* w : parts) {
-            const int shown = w->visibleRegion().boundingRect().width();
-            QVERIFY2(shown >= w->sizeHint().width(), qPrintable(QStringLiteral("%1: %2 of %3 px in sight")
-                                                                    .arg(QString::fromLatin1(w->metaObject()->className()))
-                                                                    .arg(shown)
-                                                                    .arg(w->sizeHint().width())));
-        }
+        const QString cut = firstCut(parts);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut));
+    }
+
+    // The heatmap's axis boxes read whole in the same narrow inspector
+    // (issue #30, item 13: "axis 1 (32)" was cut to "axis 1 (3").
+    void heatmapAxisSelectorsFitANarrowInspector() {
+        HeatmapControlsWording wording;
+        wording.colormapLabel = QStringLiteral("C&olormap:");
+        HeatmapControls controls(wording);
+        controls.resize(270, 80);
+        const TensorShape shape{{8, 32}};
+        controls.setShape(&shape);
+        controls.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&controls));
+        QTest::qWait(50);
+        QList<QWidget*> parts;
+        for (QComboBox* box : controls.findChildren<QComboBox*>())
+            if (box->isVisible()) parts << box;
+        for (QLabel* l : controls.findChildren<QLabel*>())
+            if (l->isVisible()) parts << l;
+        QVERIFY(parts.size() >= 8);
+        const QString cut = firstCut(parts);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut));
+        QCOMPARE(controls.columnAxisBox()->currentText(), QStringLiteral("1 (32)"));
     }
 
     // Every number of the grid shows whole: its column is as wide as the

@@ -12,7 +12,9 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTimer>
+#include <QValueAxis>
 #include <QTreeView>
 #include <QtTest>
 
@@ -24,6 +26,7 @@
 #include "automation/explorer_page.h"
 #include "stall_meter.h"
 #include "ckpt/checkpoint.h"
+#include "ckpt/demo_trainer.h"
 #include "ckpt/preview.h"
 #include "jobs/checkpoint_jobs.h"
 #include "models/object_tree_model.h"
@@ -35,6 +38,7 @@
 #include "views/object_tree_pane.h"
 #include "views/stats_page.h"
 #include "views/tensor_inspector.h"
+#include "window_test_support.h"
 
 using namespace ckpt;
 using ckpt::testing::StallMeter;
@@ -242,6 +246,55 @@ private slots:
         direct = renderHeatmap(TensorView::of(*kernel), page.lastRequest());
         QVERIFY(direct.ok());
         QCOMPARE(page.view()->heatmap()->values, direct->values);
+    }
+
+    // Issue #30, item 13 (clipped text): in a 1024x700 window the
+    // histogram's value axis had eight ticks over ~190 px and drew "-…" for
+    // -0.6. Ticks are as far apart as their widest label and a gap.
+    void histogramTickLabelsFitANarrowInspector() {
+        // The demo run's first kernel spans [-0.63, 0.83]: round steps of 0.2.
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        DemoTrainOptions run;
+        run.directory = tmp.filePath(QStringLiteral("run")).toStdString();
+        auto trained = runDemoTraining(run);
+        QVERIFY2(trained.ok(), trained.status().toString().c_str());
+        const QString dir = tmp.filePath(QStringLiteral("run"));
+        MainWindow w;
+        ExplorerPage explorer(w);
+        QVERIFY(ckpt::testing::showFreshAt(w, QSize(1024, 700)));
+        QVERIFY(ckpt::testing::openAndWait(w, dir));
+        auto* tabs = explorer.inspector()->findChild<QTabWidget*>();
+        auto* histogram = explorer.inspector()->findChild<HistogramPage*>();
+        QVERIFY(tabs && histogram);
+        tabs->setCurrentWidget(histogram);
+        const QList<QModelIndex> kernels = findTensors(explorer.treePane()->model(), "kernel", 2);
+        QVERIFY(!kernels.isEmpty());
+        explorer.treePane()->view()->setCurrentIndex(kernels[0]);
+        QTRY_VERIFY_WITH_TIMEOUT(histogram->histogram().has_value(), 20000);
+        QTest::qWait(50);
+        QChart* chart = histogram->chartView()->chart();
+        const QList<QAbstractAxis*> horizontal = chart->axes(Qt::Horizontal);
+        QCOMPARE(horizontal.size(), qsizetype{1});
+        auto* x = qobject_cast<QValueAxis*>(horizontal.first());
+        QVERIFY(x);
+        const double span = x->max() - x->min();
+        QVERIFY(span > 0 && x->tickInterval() > 0);
+        const double spacing = x->tickInterval() / span * chart->plotArea().width();
+        const QFontMetrics metrics(x->labelsFont());
+        const QByteArray format = x->labelFormat().toLatin1();
+        int widest = 0;
+        QStringList labels;
+        for (double t = std::ceil(x->min() / x->tickInterval()) * x->tickInterval(); t <= x->max(); t += x->tickInterval()) {
+            const QString label = QString::asprintf(format.constData(), std::abs(t) < 1e-12 ? 0.0 : t);
+            labels << label;
+            widest = std::max(widest, metrics.horizontalAdvance(label));
+        }
+        QVERIFY2(labels.size() >= 2, qPrintable(labels.join(QLatin1Char(' '))));
+        QVERIFY2(spacing >= widest + metrics.height() / 2, qPrintable(QStringLiteral("ticks %1 every %2 px, widest label %3 px")
+                                                                          .arg(labels.join(QLatin1Char(' ')))
+                                                                          .arg(spacing)
+                                                                          .arg(widest)));
     }
 
     void autoBins() {

@@ -23,6 +23,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QStyle>
 #include <QtTest>
 
 #include <csignal>
@@ -121,18 +122,34 @@ private slots:
         }
         QVERIFY(cell(model, kCheckpoints - 1, RetentionPlanModel::WhyColumn).contains(QStringLiteral("newest complete")));
         // The reason reads whole even in a narrow tab (issue #30, item 13:
-        // squeezed to "…" between the other columns); the table scrolls.
+        // squeezed to "…" between the other columns, then, as wide as its
+        // text, run out of view): its column ends inside the viewport and
+        // each row is tall enough for its reason wrapped to that width.
         preview.resize(700, 500);
         QTRY_VERIFY(preview.table()->isVisible());
         QTest::qWait(50);
-        const QFontMetrics metrics(preview.table()->font());
+        QTableView* table = preview.table();
+        const int whyWidth = table->columnWidth(RetentionPlanModel::WhyColumn);
+        const int whyEnd = table->columnViewportPosition(RetentionPlanModel::WhyColumn) + whyWidth;
+        QVERIFY2(whyEnd <= table->viewport()->width(),
+                 qPrintable(QStringLiteral("reason ends at %1 of %2 px").arg(whyEnd).arg(table->viewport()->width())));
+        const int margins = 2 * (table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1);
+        const QFontMetrics metrics(table->font());
+        bool wrapped = false;
         for (int row = 0; row < kCheckpoints; ++row) {
             const QString why = cell(model, row, RetentionPlanModel::WhyColumn);
-            QVERIFY2(preview.table()->columnWidth(RetentionPlanModel::WhyColumn) >= metrics.horizontalAdvance(why),
-                     qPrintable(QStringLiteral("%1 px for \"%2\"")
-                                    .arg(preview.table()->columnWidth(RetentionPlanModel::WhyColumn))
-                                    .arg(why)));
+            const QRect needed = metrics.boundingRect(QRect(0, 0, whyWidth - margins, 10000), Qt::TextWordWrap, why);
+            QVERIFY2(needed.width() <= whyWidth - margins && needed.height() <= table->rowHeight(row),
+                     qPrintable(QStringLiteral("%1x%2 px for \"%3\" in %4x%5")
+                                    .arg(needed.width())
+                                    .arg(needed.height())
+                                    .arg(why)
+                                    .arg(whyWidth)
+                                    .arg(table->rowHeight(row))));
+            wrapped = wrapped || needed.height() > metrics.height();
         }
+        // This plan's longest reason does not fit on one line here.
+        QVERIFY(wrapped);
         // Colour says the same as the text, and keep and delete differ.
         const auto colour = [&](int row) { return model->index(row, 0).data(Qt::BackgroundRole).value<QBrush>().color(); };
         QVERIFY(colour(0) != colour(kCheckpoints - 1));

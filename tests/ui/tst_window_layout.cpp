@@ -21,6 +21,8 @@
 #include <QTemporaryDir>
 #include <QToolBar>
 #include <QTreeView>
+#include <QTabBar>
+#include <QToolButton>
 #include <QtTest>
 
 #include "automation/explorer_page.h"
@@ -48,6 +50,7 @@ namespace {
 
 using ckpt::testing::bundleDir;
 using ckpt::testing::openAndWait;
+using ckpt::testing::showFreshAt;
 using ckpt::testing::waitIdle;
 
 QRect availableScreen() { return QGuiApplication::primaryScreen()->availableGeometry(); }
@@ -59,6 +62,21 @@ void showInspectingTab(MainWindow& w) {
     w.resize(1900, 1100);
     explorer.workspace()->setCurrentWidget(explorer.restoreView());
     QTest::qWait(20);
+}
+
+// Selects the object tree's first variable of 'rank' (any rank: -1), its
+// parents expanded; false when there is none.
+bool selectFirstVariable(const ExplorerPage& explorer, int rank) {
+    ObjectTreeModel* model = explorer.treePane()->model();
+    const auto& entries = model->snapshot()->entries;
+    for (size_t i = 1; i < entries.size(); ++i) {
+        if (!entries[i].tensor || isKeyRow(entries[i]) || (rank >= 0 && entries[i].tensor->shape.rank() != rank)) continue;
+        const QModelIndex index = model->indexForEntry(static_cast<int32_t>(i));
+        for (QModelIndex p = index.parent(); p.isValid(); p = p.parent()) explorer.treePane()->view()->expand(p);
+        explorer.treePane()->view()->setCurrentIndex(index);
+        return true;
+    }
+    return false;
 }
 
 }  // namespace
@@ -80,10 +98,7 @@ private slots:
         if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
         MainWindow w;
         ExplorerPage explorer(w);
-        w.resize(size);
-        w.resetLayout();
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(showFreshAt(w, size));
         QVERIFY(openAndWait(w, dir));
         QTest::qWait(50);
         const int sidebar = explorer.sidebar()->width();
@@ -93,17 +108,8 @@ private slots:
         QVERIFY2(inspector >= MainWindow::kInspectorMinWidth, qPrintable(QString::number(inspector)));
 
         // The first 2-D variable: its value grid is the widest thing the inspector shows.
-        ObjectTreeModel* model = explorer.treePane()->model();
-        const auto& entries = model->snapshot()->entries;
-        int32_t target = -1;
-        for (size_t i = 0; i < entries.size() && target < 0; ++i)
-            if (entries[i].tensor && entries[i].tensor->shape.rank() == 2 && !isKeyRow(entries[i]))
-                target = static_cast<int32_t>(i);
-        QVERIFY(target > 0);
         QSignalSpy values(explorer.inspector(), &TensorInspector::valuesReady);
-        const QModelIndex index = model->indexForEntry(target);
-        for (QModelIndex p = index.parent(); p.isValid(); p = p.parent()) explorer.treePane()->view()->expand(p);
-        explorer.treePane()->view()->setCurrentIndex(index);
+        QVERIFY(selectFirstVariable(explorer, 2));
         QVERIFY(values.wait(10000));
         QVERIFY(waitIdle(w));
         QTest::qWait(100);
@@ -119,6 +125,78 @@ private slots:
         QVERIFY2(used <= explorer.sidebar()->viewport()->width() + 1,
                  qPrintable(QStringLiteral("columns %1 px in %2 px").arg(used).arg(explorer.sidebar()->viewport()->width())));
         QVERIFY2(header->sectionSize(0) >= 80, qPrintable(QString::number(header->sectionSize(0))));
+        w.close();
+    }
+
+    // Issue #30, item 13: at 1024x700 the inspector's tabs scrolled, "He"
+    // of Heatmap cut at the pane's edge and History out of sight. Every tab
+    // shown is whole inside the bar, the others are one click away in the
+    // "»" menu, and choosing one there shows it whole too.
+    void inspectorTabsReadWholeAt1024x700() {
+        const QString dir = bundleDir("tfx_keras_adam_savedmodel");
+        if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();
+        MainWindow w;
+        ExplorerPage explorer(w);
+        QVERIFY(showFreshAt(w, QSize(1024, 700)));
+        QVERIFY(openAndWait(w, dir));
+        // A variable selected: the tabs show.
+        QVERIFY(selectFirstVariable(explorer, -1));
+        auto* tabs = explorer.inspector()->findChild<QTabWidget*>();
+        QVERIFY(tabs);
+        QTRY_VERIFY(tabs->isVisible());
+        QVERIFY(waitIdle(w));
+        QTest::qWait(50);
+        QTabBar* bar = tabs->tabBar();
+        auto* more = tabs->findChild<QToolButton*>(QStringLiteral("moreTabs"));
+        auto wholeShown = [&](QString* problem) {
+            int shown = 0;
+            for (int i = 0; i < tabs->count(); ++i) {
+                if (!tabs->isTabVisible(i)) continue;
+                ++shown;
+                const QRect r = bar->tabRect(i);
+                const int text = bar->fontMetrics().horizontalAdvance(tabs->tabText(i));
+                if (r.left() < 0 || r.right() >= bar->width() || r.width() < text) {
+                    *problem = QStringLiteral("\"%1\" at %2..%3 (text %4 px) in a %5 px bar")
+                                   .arg(tabs->tabText(i))
+                                   .arg(r.left())
+                                   .arg(r.right())
+                                   .arg(text)
+                                   .arg(bar->width());
+                    return false;
+                }
+            }
+            if (shown < tabs->count() && (!more || !more->isVisible())) {
+                *problem = QStringLiteral("%1 of %2 tabs shown and no menu for the rest").arg(shown).arg(tabs->count());
+                return false;
+            }
+            return tabs->isTabVisible(tabs->currentIndex());
+        };
+        QString problem;
+        QVERIFY2(wholeShown(&problem), qPrintable(problem));
+        QVERIFY(more && more->menu());
+        for (int i = 0; i < tabs->count(); ++i) {
+            emit more->menu()->aboutToShow();
+            const QList<QAction*> actions = more->menu()->actions();
+            QCOMPARE(actions.size(), tabs->count());
+            QCOMPARE(actions[i]->text(), tabs->tabText(i));
+            actions[i]->trigger();
+            QTest::qWait(20);
+            QCOMPARE(tabs->currentIndex(), i);
+            QVERIFY2(wholeShown(&problem), qPrintable(QStringLiteral("after choosing %1: %2").arg(tabs->tabText(i), problem)));
+        }
+        // Code that selects a page reaches a hidden one too, and shows it.
+        for (int i = tabs->count() - 1; i >= 0; --i) {
+            tabs->setCurrentWidget(tabs->widget(i));
+            QTest::qWait(20);
+            QCOMPARE(tabs->currentIndex(), i);
+            QVERIFY2(wholeShown(&problem), qPrintable(QStringLiteral("after selecting %1: %2").arg(tabs->tabText(i), problem)));
+        }
+        // Wide enough, every tab is shown and the menu goes.
+        w.resize(1900, 1100);
+        w.resetLayout();
+        QTRY_VERIFY(!more->isVisible());
+        for (int i = 0; i < tabs->count(); ++i) QVERIFY(tabs->isTabVisible(i));
+        QVERIFY2(wholeShown(&problem), qPrintable(problem));
         w.close();
     }
 

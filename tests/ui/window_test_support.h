@@ -1,6 +1,7 @@
 #pragma once
-// Helpers the explorer-window suites share: a real-corpus bundle's path and
-// waiting until the window's background jobs are done.
+// Helpers the explorer-window suites share: a real-corpus bundle's path, a
+// window shown fresh at a size, and waiting until its background jobs are
+// done.
 
 #include <QSignalSpy>
 #include <QString>
@@ -21,6 +22,14 @@ inline QString bundleDir(const char* name) {
 inline bool waitIdle(ckpt::ui::MainWindow& w, int ms = 20000) {
     const ckpt::ui::ExplorerPage page(w);
     return QTest::qWaitFor([&] { return page.isIdle(); }, ms);
+}
+
+// Shows 'w' at 'size' with the layout a first launch at that size has.
+inline bool showFreshAt(ckpt::ui::MainWindow& w, QSize size) {
+    w.resize(size);
+    w.resetLayout();
+    w.show();
+    return QTest::qWaitForWindowExposed(&w);
 }
 
 // Opens 'path' in 'w' and waits for the open and every job it started; false

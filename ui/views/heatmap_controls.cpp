@@ -33,6 +33,7 @@ HeatmapControls::HeatmapControls(const HeatmapControlsWording& wording, QWidget*
     axes->addWidget(m_columnAxis);
     axes->addLayout(m_indexLayout);
     axes->addStretch();
+    for (QComboBox* box : {m_rowAxis, m_columnAxis}) box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_rowAxis->setAccessibleName(wording.rowAxisName);
     m_columnAxis->setAccessibleName(wording.columnAxisName);
     layout->addWidget(m_axesRow);
@@ -76,7 +77,9 @@ void HeatmapControls::resetFor(const TensorShape* shape) {
     if (rank < 2) return;
     const auto& dims = shape->dims;
     for (int a = 0; a < rank; ++a) {
-        const QString label = tr("axis %1 (%2)").arg(a).arg(dims[static_cast<size_t>(a)]);
+        // The axis and its length, as the value grid's boxes say it: "axis 1
+        // (32)" was cut to "axis 1 (3" in the inspector of a 1024 px window.
+        const QString label = tr("%1 (%2)").arg(a).arg(dims[static_cast<size_t>(a)]);
         m_rowAxis->addItem(label, a);
         m_columnAxis->addItem(label, a);
     }

@@ -19,6 +19,7 @@
 #include <cmath>
 
 #include "jobs/preview_jobs.h"
+#include "views/round_ticks.h"
 
 namespace ckpt::ui {
 namespace {
@@ -26,13 +27,6 @@ namespace {
 // Where empty bins sit on a log axis (log 0 is undefined): below one count,
 // so they read as empty, not as a single value.
 constexpr double kLogFloor = 0.5;
-
-double niceStep(double raw) {
-    if (!(raw > 0) || !std::isfinite(raw)) return 1;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-    const double f = raw / magnitude;
-    return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * magnitude;
-}
 
 QString num(double v) { return QLocale().toString(v, 'g', 6); }
 QString count(int64_t n) { return QLocale().toString(static_cast<qlonglong>(n)); }
@@ -158,14 +152,11 @@ void HistogramPage::plot() {
     auto* x = new QValueAxis;
     x->setRange(h.edges.front(), h.edges.back());
     x->setLabelFormat(QStringLiteral("%.3g"));
-    // Round ticks (multiples of 1, 2 or 5 times a power of ten) read better
-    // than ticks at the data's exact min and max, and the axis still ends
-    // where the data does.
-    x->setTickType(QValueAxis::TicksDynamic);
-    x->setTickAnchor(0);
-    x->setTickInterval(niceStep((h.edges.back() - h.edges.front()) / 5));
     x->setTitleText(h.stringLengths ? tr("byte length") : tr("value"));
     m_chart->addAxis(x, Qt::AlignBottom);
+    // Round ticks read better than ticks at the data's exact min and max,
+    // and the axis still ends where the data does.
+    new RoundTicks(m_chart, x, 0);
     area->attachAxis(x);
     QAbstractAxis* y = nullptr;
     if (log) {

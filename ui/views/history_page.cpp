@@ -24,17 +24,11 @@
 #include "jobs/when_done.h"
 #include "views/history_chart_view.h"
 #include "views/movement_strip.h"
+#include "views/round_ticks.h"
 #include "style/text_format.h"
 
 namespace ckpt::ui {
 namespace {
-
-double niceStep(double raw) {
-    if (!(raw > 0) || !std::isfinite(raw)) return 1;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-    const double f = raw / magnitude;
-    return std::max(1.0, (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * magnitude);  // steps are whole
-}
 
 void clearChart(QChart* chart) {
     chart->removeAllSeries();
@@ -88,10 +82,6 @@ void plotLine(HistoryChartView* view, const CheckpointHistory& h, const Variable
     const double pad = std::max(1e-9, (x1 - x0) * 0.04);
     x->setRange(x0 - pad, x1 + pad);
     x->setLabelFormat(QStringLiteral("%.0f"));
-    // Round steps (multiples of 1, 2 or 5 times a power of ten), not the padded ends.
-    x->setTickType(QValueAxis::TicksDynamic);
-    x->setTickAnchor(0);
-    x->setTickInterval(niceStep((x1 - x0) / 5));
     x->setTitleText(QObject::tr("step"));
     auto* y = new QValueAxis;
     if (lo > hi) lo = hi = 0;
@@ -102,6 +92,8 @@ void plotLine(HistoryChartView* view, const CheckpointHistory& h, const Variable
     y->setLabelFormat(QStringLiteral("%.3g"));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
+    // Round steps, whole ones, not the padded ends; as many as their labels fit.
+    new RoundTicks(chart, x, 1);
     for (QAbstractSeries* s : {static_cast<QAbstractSeries*>(line), static_cast<QAbstractSeries*>(dots)}) {
         s->attachAxis(x);
         s->attachAxis(y);

@@ -14,6 +14,7 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableView>
@@ -21,12 +22,15 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+
 #include "jobs/job_pool.h"
 #include "jobs/job_tracker.h"
 #include "jobs/schedule_jobs.h"
 #include "jobs/when_done.h"
 #include "models/retention_plan_model.h"
 #include "views/retention_policy_editor.h"
+#include "views/wrap_text_delegate.h"
 #include "style/text_format.h"
 
 namespace ckpt::ui {
@@ -84,15 +88,21 @@ RetentionPreview::RetentionPreview(JobTracker* jobs, QWidget* parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setAlternatingRowColors(false);  // the verdict colours the rows
     m_table->verticalHeader()->hide();
-    m_table->setWordWrap(false);
-    // Every column as wide as its contents, the reason included: stretched
-    // in the middle of a narrow table it was squeezed to "…". Owners are
-    // run ids that embed a path: last, taking what is left, elided in the
-    // middle (the tooltip has it whole); a narrow table scrolls.
+    // Every column as wide as its contents, but the reason never wider than
+    // what the viewport has beside the name and verdict: a longer one wraps
+    // onto more lines of its row (stretched, it was squeezed to "…"; as wide
+    // as its text, it ran out of view in a 1024 px window). Owners are run
+    // ids that embed a path: last, taking what is left, elided in the middle
+    // (the tooltip has it whole); step, time, size and owner scroll into
+    // view in a narrow table.
+    m_table->setWordWrap(true);
+    m_table->setItemDelegateForColumn(RetentionPlanModel::OwnerColumn, new WrapTextDelegate(false, m_table));
     QHeaderView* header = m_table->horizontalHeader();
     header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(RetentionPlanModel::WhyColumn, QHeaderView::Interactive);
     header->setSectionResizeMode(RetentionPlanModel::OwnerColumn, QHeaderView::Stretch);
     header->setMinimumSectionSize(60);
+    m_table->viewport()->installEventFilter(this);
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->setAccessibleName(tr("Retention plan"));
 
@@ -238,6 +248,7 @@ void RetentionPreview::onPlanned(const RetentionPreviewResult& r) {
                                                                   : tr("%1 (newest checkpoint's)").arg(r.owner));
     }
     m_model->setPlan(r.plan);
+    fitReasonColumn();
     const RetentionPlan& p = *r.plan;
     m_totals->setText(
         tr("%n checkpoint(s): keep %1 (%2), delete %3 (%4), leave alone %5 (%6)", nullptr, static_cast<int>(p.decisions.size()))
@@ -255,6 +266,29 @@ void RetentionPreview::onPlanned(const RetentionPreviewResult& r) {
     setStatus(notes.join(QLatin1Char('\n')));
     updateApplyButton();
     emit planned(true);
+}
+
+bool RetentionPreview::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_table->viewport() && event->type() == QEvent::Resize) {
+        const auto* resize = static_cast<QResizeEvent*>(event);
+        if (resize->size().width() != resize->oldSize().width()) fitReasonColumn();
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+// The reason column: its text's width, or what the viewport has beside the
+// name and verdict, whichever is less (never under a readable floor); rows
+// grow to the lines their reason wraps onto. Rows are checkpoints of one
+// directory, never a tensor's elements.
+void RetentionPreview::fitReasonColumn() {
+    constexpr int kReasonFloor = 160;
+    QHeaderView* header = m_table->horizontalHeader();
+    const QAbstractItemView* view = m_table;
+    auto contentsWidth = [&](int column) { return std::max(view->sizeHintForColumn(column), header->sectionSizeHint(column)); };
+    const int beside = contentsWidth(RetentionPlanModel::NameColumn) + contentsWidth(RetentionPlanModel::VerdictColumn);
+    const int room = std::max(kReasonFloor, m_table->viewport()->width() - beside);
+    header->resizeSection(RetentionPlanModel::WhyColumn, std::min(contentsWidth(RetentionPlanModel::WhyColumn), room));
+    m_table->resizeRowsToContents();
 }
 
 void RetentionPreview::setStatus(const QString& text) {

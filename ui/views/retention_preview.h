@@ -67,6 +67,7 @@ signals:
 
 protected:
     void showEvent(QShowEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void schedulePlan();
@@ -75,6 +76,7 @@ private:
     void confirmAndApply();
     void updateApplyButton();
     void setStatus(const QString& text);
+    void fitReasonColumn();
 
     JobTracker* m_jobs;
     QLineEdit* m_dir;

@@ -19,6 +19,7 @@
 #include "views/history_page.h"
 #include "views/preview_page.h"
 #include "views/stats_page.h"
+#include "views/tab_overflow.h"
 #include "views/values_page.h"
 #include "style/text_format.h"
 
@@ -33,7 +34,8 @@ QString hex32(uint32_t v) { return QStringLiteral("0x%1").arg(v, 8, 16, QLatin1C
 
 TensorInspector::TensorInspector(JobTracker* jobs, QWidget* parent)
     : QWidget(parent), m_jobs(jobs), m_title(new QLabel(this)), m_form(new QFormLayout), m_status(new QLabel(this)),
-      m_load(new QPushButton(tr("&Load values"), this)), m_tabs(new QTabWidget(this)), m_values(new ValuesPage(this)) {
+      m_load(new QPushButton(tr("&Load values"), this)), m_tabs(new QTabWidget(this)), m_overflow(new TabOverflow(m_tabs)),
+      m_values(new ValuesPage(this)) {
     auto* layout = new QVBoxLayout(this);
     QFont f = m_title->font();
     f.setBold(true);
@@ -65,9 +67,8 @@ TensorInspector::TensorInspector(JobTracker* jobs, QWidget* parent)
     m_load->setAccessibleName(tr("Load tensor values"));
     connect(m_load, &QPushButton::clicked, this, &TensorInspector::loadValues);
     m_tabs->setDocumentMode(true);
-    // Whole names, never "Statis…": a narrow pane scrolls the tabs instead.
-    m_tabs->setElideMode(Qt::ElideNone);
-    m_tabs->setUsesScrollButtons(true);
+    // Whole names, never "Statis…" nor a tab cut at the pane's edge: the
+    // tabs that do not fit go to a "»" menu (m_overflow).
     m_tabs->setAccessibleName(tr("Tensor views"));
     layout->addWidget(m_tabs, 1);
     // Takes the space only while the tabs are hidden, so metadata stays at the top.
@@ -91,6 +92,7 @@ void TensorInspector::setCatalogPath(const QString& path) {
 void TensorInspector::addPage(InspectorPage* page) {
     m_pages.append(page);
     m_tabs->addTab(page, page->pageTitle());
+    m_overflow->fit();
     page->setSelection(m_selection);
 }
 

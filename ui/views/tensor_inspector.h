@@ -21,6 +21,7 @@ namespace ckpt::ui {
 
 class JobControl;
 class JobTracker;
+class TabOverflow;
 class ValuesPage;
 
 class TensorInspector : public QWidget {
@@ -57,6 +58,7 @@ private:
     QLabel* m_status;
     QPushButton* m_load;
     QTabWidget* m_tabs;
+    TabOverflow* m_overflow;
     ValuesPage* m_values;
     QList<InspectorPage*> m_pages;
     std::shared_ptr<JobControl> m_readJob;  // the current selection's read

@@ -16,10 +16,10 @@
 //    made absolute with symlinks and ".." resolved, and a checkpoint's
 //    .index or data file stands for its prefix. Nothing is written inside
 //    a source given as a directory.
-//  - Something already there (a checkpoint at the prefix; for a file, the
-//    file) is replaced only with 'overwrite'; a directory never is.
-//  - Replacements are written beside the old checkpoint and swapped in
-//    only once they verify (docs/reliability.md, "Replacing a checkpoint").
+//  - Its directory must be writable, judged before what is there. Something
+//    there (a checkpoint at the prefix; for a file, the file) is replaced
+//    only with 'overwrite', a directory never; replacements are written
+//    beside it and swapped in once they verify (docs/reliability.md).
 //
 // Safe from any thread; it looks at the file system (stat calls, and the
 // existing checkpoint's index, which it reads for the step and the tensor

@@ -177,13 +177,24 @@ private slots:
         QVERIFY(QDir().mkpath(locked));
         // The unprivileged user must reach it: the temporary directory is 0700.
         QVERIFY(::chmod(QFile::encodeName(m_tmp.path()).constData(), 0755) == 0);
-        QVERIFY(::chmod(QFile::encodeName(locked).constData(), 0555) == 0);
         const std::string dst = (locked + QStringLiteral("/ckpt")).toStdString();
+        // A checkpoint already there: a replacement is written beside it, so
+        // the directory refuses it too, rather than a "replace?" that fails
+        // on Write (issue #30, item 15).
+        const std::string there = (locked + QStringLiteral("/ckpt-5")).toStdString();
+        QVERIFY(save(there, 5, 1));
+        QVERIFY(::chmod(QFile::encodeName(locked).constData(), 0555) == 0);
         const int status = runInChild([&] {
             if (::getuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) return 3;
             const DestinationCheck c = checkDestination({.path = dst});
             if (c.problem != DestinationProblem::NotWritable) return 4;
-            return c.status().code() == StatusCode::PermissionDenied ? 0 : 5;
+            if (c.status().code() != StatusCode::PermissionDenied) return 5;
+            for (bool overwrite : {false, true}) {
+                const DestinationCheck e = checkDestination({.path = there, .overwrite = overwrite});
+                if (e.problem != DestinationProblem::NotWritable) return 6;
+                if (!e.existing) return 7;  // still says what is there
+            }
+            return 0;
         });
         ::chmod(QFile::encodeName(locked).constData(), 0755);
         QCOMPARE(status, 0);
