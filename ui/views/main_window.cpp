@@ -3,29 +3,19 @@
 #include <QAbstractItemView>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QDir>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
-#include <utility>
-
-#include "ckpt/bundle_naming.h"
 #include "jobs/checkpoint_jobs.h"
 #include "jobs/demo_jobs.h"
 #include "jobs/job_pool.h"
-#include "jobs/when_done.h"
 #include "jobs/job_tracker.h"
 #include "models/directory_model.h"
-#include "models/object_tree_model.h"
 #include "views/catalog_controller.h"
 #include "views/catalog_search_view.h"
 #include "views/checkpoint_sidebar.h"
@@ -33,27 +23,38 @@
 #include "views/error_panel.h"
 #include "views/job_status_widget.h"
 #include "views/object_tree_pane.h"
-#include "views/recent_files.h"
+#include "views/checkpoint_opener.h"
+#include "views/demo_controller.h"
+#include "views/recent_menu.h"
 #include "views/restore_view.h"
 #include "views/retention_preview.h"
 #include "views/schedules_view.h"
 #include "views/tensor_inspector.h"
+#include "views/welcome_page.h"
 
 namespace ckpt::ui {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_jobs(new JobTracker(this)), m_sidebar(new CheckpointSidebar(m_jobs, this)),
-      m_workspace(new QTabWidget(this)), m_stack(new QStackedWidget(this)), m_welcome(new QWidget(this)),
-      m_tree(new ObjectTreePane(m_jobs, this)), m_error(new ErrorPanel(this)), m_inspector(new TensorInspector(m_jobs, this)),
-      m_restore(new RestoreView(m_jobs, this)), m_compare(new CompareView(m_jobs, this)),
-      m_schedules(new SchedulesView(m_jobs, this)), m_retention(new RetentionPreview(m_jobs, this)),
-      m_splitter(new QSplitter(this)), m_recent(new RecentFiles(this)), m_location(new QLabel(this)) {
+      m_workspace(new QTabWidget(this)), m_stack(new QStackedWidget(this)), m_tree(new ObjectTreePane(m_jobs, this)),
+      m_error(new ErrorPanel(this)), m_inspector(new TensorInspector(m_jobs, this)), m_restore(new RestoreView(m_jobs, this)),
+      m_compare(new CompareView(m_jobs, this)), m_schedules(new SchedulesView(m_jobs, this)),
+      m_retention(new RetentionPreview(m_jobs, this)), m_splitter(new QSplitter(this)), m_location(new QLabel(this)) {
     setWindowTitle(tr("Checkpoint Explorer"));
     setAcceptDrops(true);
     // The names automation finds the parts by (ui/automation/explorer_page.h).
     m_tree->setObjectName(QStringLiteral("objectTree"));
     m_workspace->setObjectName(QStringLiteral("workspace"));
 
-    connect(m_sidebar, &CheckpointSidebar::checkpointActivated, this, &MainWindow::onCheckpointActivated);
+    auto* welcome = new WelcomePage(this);
+    m_opener = new CheckpointOpener(
+        {this, m_jobs, m_sidebar, m_stack, welcome, m_tree, m_error, m_restore, m_inspector, m_location}, this);
+    m_demo = new DemoController(m_jobs, m_opener, m_location, this);
+    connect(m_opener, &CheckpointOpener::opened, this, &MainWindow::checkpointOpened);
+    connect(welcome, &WelcomePage::demoRequested, m_demo, [this] { m_demo->open(defaultDemoDirectory()); });
+    connect(welcome, &WelcomePage::demoIntoFolderRequested, m_demo, &DemoController::generateIntoChosenFolder);
+    connect(m_demo, &DemoController::runningChanged, welcome, &WelcomePage::setDemoRunning);
+    connect(m_demo, &DemoController::generated, this, &MainWindow::demoGenerated);
+    connect(m_sidebar, &CheckpointSidebar::checkpointActivated, m_opener, &CheckpointOpener::activate);
     connect(m_sidebar, &CheckpointSidebar::openRequested, this, &MainWindow::openPath);
     connect(m_sidebar, &CheckpointSidebar::compareRequested, this, &MainWindow::compare);
     connect(m_sidebar, &CheckpointSidebar::compareWithPreviousRequested, this, &MainWindow::compareWithPrevious);
@@ -71,55 +72,7 @@ MainWindow::MainWindow(QWidget* parent)
         return static_cast<Health>(row.data(DirectoryModel::HealthRole).toInt());
     });
 
-    auto* welcomeLayout = new QVBoxLayout(m_welcome);
-    welcomeLayout->addStretch();
-    auto* hint = new QLabel(tr("<h2>No checkpoint open</h2><p>Open a TensorFlow checkpoint prefix, directory or SavedModel "
-                               "with <b>File \u25b8 Open</b> (Ctrl+O), or drop one onto this window.</p>"),
-                            m_welcome);
-    hint->setAlignment(Qt::AlignCenter);
-    hint->setWordWrap(true);
-    welcomeLayout->addWidget(hint);
-    auto* openButton = new QPushButton(tr("Open Checkpoint\u2026"), m_welcome);
-    openButton->setAccessibleName(tr("Open checkpoint"));
-    connect(openButton, &QPushButton::clicked, this, &MainWindow::openDialog);
-    welcomeLayout->addWidget(openButton, 0, Qt::AlignCenter);
-    // A newcomer without a checkpoint at hand gets a real one: a short Adam
-    // training run whose graph has layers, optimizer state and slots.
-    welcomeLayout->addSpacing(16);
-    auto* demoText = new QLabel(tr("<p>No checkpoint at hand? Train a small model (two dense layers, Adam, 200 steps) "
-                                   "and explore its checkpoints, optimizer slots included.</p>"),
-                                m_welcome);
-    demoText->setAlignment(Qt::AlignCenter);
-    demoText->setWordWrap(true);
-    welcomeLayout->addWidget(demoText);
-    QString demoDir = QDir::toNativeSeparators(defaultDemoDirectory());
-    if (const QString home = QDir::toNativeSeparators(QDir::homePath()); demoDir.startsWith(home + QDir::separator()))
-        demoDir.replace(0, home.size(), QStringLiteral("~"));
-    m_demoButton = new QPushButton(tr("Generate Demo Checkpoints"), m_welcome);
-    m_demoButton->setObjectName(QStringLiteral("generateDemo"));
-    m_demoButton->setAccessibleName(tr("Generate demo checkpoints"));
-    m_demoButton->setToolTip(tr("Writes them to %1 and opens them").arg(demoDir));
-    // A second click opens the demo already trained rather than training again.
-    connect(m_demoButton, &QPushButton::clicked, this, [this] { openDemo(defaultDemoDirectory()); });
-    auto* demoElsewhere = new QPushButton(tr("Generate Into Folder\u2026"), m_welcome);
-    connect(demoElsewhere, &QPushButton::clicked, this, &MainWindow::generateDemoDialog);
-    auto* demoRow = new QHBoxLayout;
-    demoRow->addStretch();
-    demoRow->addWidget(m_demoButton);
-    demoRow->addWidget(demoElsewhere);
-    demoRow->addStretch();
-    welcomeLayout->addLayout(demoRow);
-    m_demoHint = new QLabel(tr("Saved to %1").arg(demoDir), m_welcome);
-    m_demoHint->setAlignment(Qt::AlignCenter);
-    m_demoHint->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_demoHint->setEnabled(false);  // greyed: a detail, not an instruction
-    welcomeLayout->addWidget(m_demoHint);
-    m_recentBox = new QWidget(m_welcome);
-    m_recentBox->setLayout(new QVBoxLayout);
-    welcomeLayout->addWidget(m_recentBox, 0, Qt::AlignCenter);
-    welcomeLayout->addStretch();
-
-    m_stack->addWidget(m_welcome);
+    m_stack->addWidget(welcome);
     m_stack->addWidget(m_tree);
     m_stack->addWidget(m_error);
     m_workspace->setTabBarAutoHide(true);
@@ -172,10 +125,18 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addPermanentWidget(new JobStatusWidget(m_jobs, this));
 
     connect(m_tree, &ObjectTreePane::selectionChanged, m_inspector, &TensorInspector::setSelection);
-    connect(m_error, &ErrorPanel::retryRequested, this, &MainWindow::refresh);
     connect(m_restore->treePane(), &ObjectTreePane::selectionChanged, m_inspector, &TensorInspector::setSelection);
     connect(m_restore, &RestoreView::openRequested, this, &MainWindow::openPath);
-    createActions();
+    createActions(welcome);
+    // What an open starts besides the open itself, in this order.
+    connect(m_opener, &CheckpointOpener::opening, m_recent, &RecentMenu::add);
+    connect(m_opener, &CheckpointOpener::opening, this, [this](const QString& path) {
+        const QString dir = directoryFor(path);
+        m_sidebar->listDirectory(dir);
+        m_catalog->addRoot(dir);
+        m_retention->suggestDirectory(dir);
+        m_schedules->setSuggestedSource(dir);
+    });
     m_openResult->setObjectName(QStringLiteral("openResult"));
     createHelpMenu();
     // Tab order follows the panes left to right: sidebar, object graph (its
@@ -197,60 +158,11 @@ MainWindow::~MainWindow() {
     jobPool()->waitForDone();
 }
 
-QFileDialog* MainWindow::openDialog() {
-    // Window-modal and not run in a nested loop: the window keeps painting
-    // its jobs' progress, and tests reach the dialog.
-    auto* dialog =
-        new QFileDialog(this, tr("Open Checkpoint"), m_currentPath.isEmpty() ? QString() : directoryFor(m_currentPath));
-    dialog->setObjectName(QStringLiteral("openCheckpointDialog"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setFileMode(QFileDialog::ExistingFile);
-    // Every file that stands for a checkpoint: a bundle's index or data
-    // file, a directory's state file, a SavedModel's graph. Directories
-    // open with Open Directory (Ctrl+Shift+O).
-    dialog->setNameFilters({tr("Checkpoints (*.index *.data-*-of-* checkpoint saved_model.pb saved_model.pbtxt)"),
-                            tr("Checkpoint index (*.index)"), tr("SavedModel (saved_model.pb saved_model.pbtxt)"),
-                            tr("All files (*)")});
-    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& file) { openPath(checkpointPathFor(file)); });
-    dialog->open();
-    return dialog;
-}
+QFileDialog* MainWindow::openDialog() { return m_opener->openDialog(); }
 
-void MainWindow::openDirectoryDialog() {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Checkpoint Directory"), m_currentPath);
-    if (!dir.isEmpty()) openPath(dir);
-}
+void MainWindow::generateDemo(const QString& directory) { m_demo->generate(directory); }
 
-void MainWindow::generateDemoDialog() {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for Demo Checkpoints"), QDir::homePath());
-    if (!dir.isEmpty()) generateDemo(dir);
-}
-
-void MainWindow::generateDemo(const QString& directory) {
-    if (m_demoJob) return;
-    auto job = m_jobs->start(tr("Training demo model into %1").arg(directory));
-    m_demoJob = job;
-    m_demoButton->setEnabled(false);
-    m_location->setText(tr("Training the demo model (200 Adam steps) into %1\u2026").arg(directory));
-    whenDone(this, QtConcurrent::run(jobPool(), generateDemoCheckpoints, directory, job), [this, job](const DemoResult& r) {
-        m_jobs->finish(job);
-        m_demoJob.reset();
-        m_demoButton->setEnabled(true);
-        emit demoGenerated(r.ok, r.directory);
-        if (!r.ok) {
-            m_error->showError(tr("Cannot generate demo checkpoints in %1").arg(r.directory), r.error, {});
-            m_stack->setCurrentWidget(m_error);
-            m_location->setText(r.error);
-            return;
-        }
-        openPath(r.directory);
-    });
-}
-
-void MainWindow::openDemo(const QString& directory) {
-    if (hasCheckpointState(directory)) openPath(directory);
-    else generateDemo(directory);
-}
+void MainWindow::openDemo(const QString& directory) { m_demo->open(directory); }
 
 void MainWindow::addWorkspaceView(QWidget* view, const QString& title) { m_workspace->addTab(view, title); }
 
@@ -280,121 +192,11 @@ DirectoryModel* MainWindow::directories() const { return m_sidebar->directories(
 
 QTreeView* MainWindow::sidebar() const { return m_sidebar; }
 
-bool MainWindow::isErrorShown() const { return m_stack->currentWidget() == m_error; }
+void MainWindow::openPath(const QString& path) { m_opener->openPath(path); }
 
-QString checkpointPathFor(const QString& file) {
-    const QFileInfo info(file);
-    const QString name = info.fileName();
-    // A SavedModel's graph or a directory's state file stands for the
-    // directory; a bundle's index or data file for its prefix.
-    if (name == QLatin1String("saved_model.pb") || name == QLatin1String("saved_model.pbtxt") ||
-        name == QLatin1String("checkpoint"))
-        return info.absolutePath();
-    return QString::fromStdString(bundlePrefixOf(info.absoluteFilePath().toStdString()));
-}
+void MainWindow::refresh() { m_opener->refresh(); }
 
-void MainWindow::openPath(const QString& rawPath) {
-    const QString path =
-        QDir::cleanPath(QString::fromStdString(bundlePrefixOf(QFileInfo(rawPath).absoluteFilePath().toStdString())));
-    m_currentPath = path;
-    m_recent->add(path);
-    m_sidebar->listDirectory(directoryFor(path));
-    m_catalog->addRoot(directoryFor(path));
-    m_retention->suggestDirectory(directoryFor(path));
-    m_schedules->setSuggestedSource(directoryFor(path));
-
-    if (m_openJob) m_openJob->cancel();
-    const quint64 generation = ++m_openGeneration;
-    auto job = m_jobs->start(tr("Opening %1").arg(QFileInfo(path).fileName()));
-    m_openJob = job;
-    m_sidebar->setOpenInProgress(true);
-    m_location->setText(tr("Opening %1\u2026").arg(path));
-    whenDone(this, QtConcurrent::run(jobPool(), openCheckpoint, path, job), [this, job, generation, path](const OpenResult& r) {
-        m_jobs->finish(job);
-        if (generation != m_openGeneration) return;
-        m_openJob.reset();
-        m_sidebar->setOpenInProgress(false);
-        m_sidebar->resumeVerification();
-        if (!r.snapshot) {
-            m_snapshot.reset();
-            m_tree->setSnapshot(nullptr);
-            m_restore->setSnapshot(nullptr);
-            m_error->showError(tr("Cannot open %1").arg(path), r.error, r.problems);
-            m_stack->setCurrentWidget(m_error);
-            m_location->setText(r.error);
-            m_sidebar->showOpenFailed(r.prefix, (QStringList{r.error} + r.problems).join(QLatin1Char('\n')));
-            emit checkpointOpened(false);
-            return;
-        }
-        showSnapshot(r.snapshot);
-        if (generation == m_pendingKeyGeneration && !m_pendingKey.isEmpty()) m_tree->selectKey(std::exchange(m_pendingKey, {}));
-        emit checkpointOpened(true);
-    });
-}
-
-void MainWindow::showSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot) {
-    m_snapshot = std::move(snapshot);
-    m_tree->setSnapshot(m_snapshot);
-    m_restore->setSnapshot(m_snapshot);
-    m_stack->setCurrentWidget(m_tree);
-    const Checkpoint& ckpt = *m_snapshot->checkpoint;
-    const QString prefix = QString::fromStdString(ckpt.prefix());
-    const QString style = ckpt.style() == CheckpointStyle::ObjectBased ? tr("object-based") : tr("name-based");
-    m_location->setText(tr("%1 \u2014 %2, resolved by %3").arg(prefix, style, QString::fromStdString(ckpt.resolved().how)));
-    setWindowTitle(tr("%1 \u2014 Checkpoint Explorer").arg(QFileInfo(prefix).fileName()));
-    m_sidebar->setOpenedCheckpoint(prefix);
-    // Nothing selected yet (a first open, or the variable selected before
-    // is not in this checkpoint): the inspector says what it is for rather
-    // than standing empty.
-    if (m_tree->currentEntry() < 0) m_inspector->setSelection({m_snapshot, nullptr, {}});
-    // Open the top-level objects that directly hold variables (a model's
-    // layers), so a first look shows tensors, not a column of folders.
-    ObjectTreeModel* model = m_tree->model();
-    const auto& entries = m_snapshot->entries;
-    int budget = 200;  // rows revealed; big graphs stay collapsed
-    for (int r = 0; r < std::min(model->rowCount(), 50) && budget > 0; ++r) {
-        const QModelIndex top = model->index(r, 0);
-        const TreeEntry* e = model->entry(top);
-        bool holdsVariables = model->rowCount() <= 3;
-        for (int32_t c : e->children) {
-            const EntryKind k = entries[static_cast<size_t>(c)].kind;
-            holdsVariables = holdsVariables || k == EntryKind::Variable || k == EntryKind::ReplicatedVariable;
-        }
-        if (!holdsVariables || static_cast<int>(e->children.size()) > budget) continue;
-        budget -= static_cast<int>(e->children.size());
-        m_tree->view()->expand(top);
-    }
-}
-
-void MainWindow::onCheckpointActivated(const QString& prefix) {
-    // A click on the checkpoint already shown does not open it again.
-    if (m_snapshot && QString::fromStdString(m_snapshot->checkpoint->prefix()) == prefix && !isErrorShown()) return;
-    openPath(prefix);
-}
-
-void MainWindow::refresh() {
-    m_sidebar->relistAll();
-    if (!m_currentPath.isEmpty()) openPath(m_currentPath);
-}
-
-void MainWindow::closeCurrent() {
-    if (m_openJob) m_openJob->cancel();
-    m_openJob.reset();
-    m_sidebar->setOpenInProgress(false);
-    ++m_openGeneration;
-    m_snapshot.reset();
-    m_sidebar->setOpenedCheckpoint({});
-    m_tree->setSnapshot(nullptr);
-    m_restore->setSnapshot(nullptr);
-    // A catalogued directory stays: the sidebar lists the catalog.
-    if (!m_currentPath.isEmpty() && !m_sidebar->directories()->isCatalogued(directoryFor(m_currentPath)))
-        m_sidebar->removeDirectory(directoryFor(m_currentPath));
-    m_currentPath.clear();
-    m_stack->setCurrentWidget(m_welcome);
-    m_location->clear();
-    setWindowTitle(tr("Checkpoint Explorer"));
-    updateSurgeryActions();
-}
+void MainWindow::closeCurrent() { m_opener->closeCurrent(); }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     writeSettings();

@@ -36,7 +36,9 @@ namespace ckpt::ui {
 
 class CatalogController;
 class CatalogSearchView;
+class CheckpointOpener;
 class CheckpointSidebar;
+class DemoController;
 class DirectoryModel;
 class CompareView;
 class AverageDialog;
@@ -45,7 +47,7 @@ class ExportDialog;
 class ErrorPanel;
 class AboutDialog;
 class ShortcutsDialog;
-class RecentFiles;
+class RecentMenu;
 class JobControl;
 class SurgeryDialog;
 struct SurgeryOutcome;
@@ -56,10 +58,7 @@ class RestoreView;
 class RetentionPreview;
 class SchedulesView;
 class TensorInspector;
-
-// What a file chosen in the Open dialog stands for: its bundle prefix, or
-// for a SavedModel's saved_model.pb or a directory's state file, the directory.
-QString checkpointPathFor(const QString& file);
+class WelcomePage;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -127,11 +126,6 @@ public:
     SchedulesView* schedulesView() const { return m_schedules; }
     RetentionPreview* retentionPreview() const { return m_retention; }
     QTabWidget* workspace() const { return m_workspace; }
-    QPushButton* demoButton() const { return m_demoButton; }
-    const std::shared_ptr<const CheckpointSnapshot>& snapshot() const { return m_snapshot; }
-    QStringList recentFiles() const;
-    RecentFiles* recent() const { return m_recent; }
-    QMenu* recentMenu() const { return m_recentMenu; }
     QSplitter* splitter() const { return m_splitter; }
     // View ▸ Show Inspector: checked unless the user hid the inspector.
     QAction* inspectorAction() const { return m_inspectorAction; }
@@ -141,7 +135,6 @@ public:
     // the inspector shown.
     void resetLayout();
     AboutDialog* showAbout();
-    bool isErrorShown() const;
 
 signals:
     // After each openPath()/refresh(): whether the checkpoint opened.
@@ -165,7 +158,7 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    void createActions();
+    void createActions(WelcomePage* welcome);
     void createCatalogMenu();
     void createSurgeryMenu();
     void updateSurgeryActions();
@@ -188,11 +181,6 @@ public:
     QFileDialog* openDialog();
 
 private:
-    void openDirectoryDialog();
-    void generateDemoDialog();
-    void onCheckpointActivated(const QString& prefix);
-    void showSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot);
-    void rebuildRecentMenu();
     void createHelpMenu();
     void giveToolTips(const QList<QAction*>& actions);
     void readSettings();
@@ -204,7 +192,6 @@ private:
     CheckpointSidebar* m_sidebar;
     QTabWidget* m_workspace;
     QStackedWidget* m_stack;
-    QWidget* m_welcome;
     ObjectTreePane* m_tree;
     ErrorPanel* m_error;
     TensorInspector* m_inspector;
@@ -212,22 +199,14 @@ private:
     CompareView* m_compare;
     SchedulesView* m_schedules;
     RetentionPreview* m_retention;
-    QPushButton* m_demoButton = nullptr;
-    QLabel* m_demoHint = nullptr;
-    std::shared_ptr<JobControl> m_demoJob;
     QSplitter* m_splitter;
     QAction* m_inspectorAction = nullptr;
     QAction* m_showInCompare = nullptr;  // the tree rows' context menu
     int m_inspectorWidth = 0;            // its last width while shown, kept while hidden
-    RecentFiles* m_recent;
-    QMenu* m_recentMenu = nullptr;
-    QWidget* m_recentBox = nullptr;
     QLabel* m_location;
-
-    QString m_currentPath;
-    std::shared_ptr<const CheckpointSnapshot> m_snapshot;
-    std::shared_ptr<JobControl> m_openJob;
-    quint64 m_openGeneration = 0;
+    CheckpointOpener* m_opener = nullptr;
+    RecentMenu* m_recent = nullptr;
+    DemoController* m_demo = nullptr;
 
     CatalogController* m_catalog = nullptr;
     CatalogSearchView* m_search = nullptr;
@@ -236,8 +215,6 @@ private:
     QList<QAction*> m_rowActions;      // rename, delete: also need an editable row current
     QPushButton* m_openResult = nullptr;
     QString m_resultPrefix;
-    QString m_pendingKey;  // selected once the open of this generation lands
-    quint64 m_pendingKeyGeneration = 0;
 };
 
 }  // namespace ckpt::ui

@@ -18,6 +18,7 @@
 #include "views/catalog_controller.h"
 #include "views/catalog_search_view.h"
 #include "views/compare_view.h"
+#include "views/checkpoint_opener.h"
 #include "views/checkpoint_sidebar.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
@@ -83,13 +84,7 @@ void MainWindow::showSearch() {
 
 void MainWindow::openAt(const QString& prefix, const QString& key) {
     m_workspace->setCurrentWidget(m_stack);
-    if (m_snapshot && QString::fromStdString(m_snapshot->checkpoint->prefix()) == prefix && !isErrorShown() && !m_openJob) {
-        if (!key.isEmpty()) m_tree->selectKey(key);
-        return;
-    }
-    openPath(prefix);
-    m_pendingKey = key;
-    m_pendingKeyGeneration = m_openGeneration;
+    m_opener->openAt(prefix, key);
 }
 
 void MainWindow::onCatalogOverview() {

@@ -24,7 +24,8 @@
 #include "views/compare_view.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
-#include "views/recent_files.h"
+#include "views/checkpoint_opener.h"
+#include "views/recent_menu.h"
 #include "views/shortcuts_dialog.h"
 
 namespace ckpt::ui {
@@ -42,7 +43,7 @@ QStringList droppedPaths(const QMimeData* mime) {
 
 }  // namespace
 
-void MainWindow::createActions() {
+void MainWindow::createActions(WelcomePage* welcome) {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QToolBar* tools = addToolBar(tr("Main"));
     tools->setObjectName(QStringLiteral("mainToolBar"));
@@ -53,15 +54,14 @@ void MainWindow::createActions() {
                                     &MainWindow::openDialog);
     open->setShortcut(QKeySequence::Open);
     open->setToolTip(tr("Open a checkpoint prefix, .index file or SavedModel"));
-    QAction* openDir = file->addAction(style()->standardIcon(QStyle::SP_DirOpenIcon), tr("Open &Directory\u2026"), this,
-                                       &MainWindow::openDirectoryDialog);
+    QAction* openDir = file->addAction(style()->standardIcon(QStyle::SP_DirOpenIcon), tr("Open &Directory\u2026"), m_opener,
+                                       &CheckpointOpener::openDirectoryDialog);
     openDir->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     openDir->setToolTip(tr("Open a directory of checkpoints (its latest one)"));
-    m_recentMenu = file->addMenu(tr("Open &Recent"));
-    m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
-    connect(m_recent, &RecentFiles::changed, this, &MainWindow::rebuildRecentMenu);
-    // Checked against the disk as it opens: a checkpoint deleted since is marked.
-    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    QMenu* recentMenu = file->addMenu(tr("Open &Recent"));
+    recentMenu->setObjectName(QStringLiteral("recentMenu"));
+    m_recent = new RecentMenu(recentMenu, welcome, this);
+    connect(m_recent, &RecentMenu::openRequested, m_opener, &CheckpointOpener::openPath);
     QAction* close = file->addAction(tr("&Close Checkpoint"), this, &MainWindow::closeCurrent);
     // Ctrl+W everywhere: some platform themes map QKeySequence::Close to
     // Ctrl+F4 only. Others map it to Ctrl+W too, bound once: a key bound
@@ -108,16 +108,17 @@ void MainWindow::createActions() {
     m_showInCompare = new QAction(tr("Show in Co&mpare"), this);
     m_showInCompare->setToolTip(tr("Compare this checkpoint with the one before it, this row selected"));
     connect(m_showInCompare, &QAction::triggered, this, [this] {
+        const std::shared_ptr<const CheckpointSnapshot>& snapshot = m_opener->snapshot();
         const int32_t e = m_tree->currentEntry();
-        if (!m_snapshot || e < 0) return;
+        if (!snapshot || e < 0) return;
         // The comparison's rows are found by their edge names from the root.
         QStringList location;
-        for (int32_t i = e; i > 0; i = m_snapshot->entries[static_cast<size_t>(i)].parent) {
-            const std::string_view name = m_snapshot->entries[static_cast<size_t>(i)].localName;
+        for (int32_t i = e; i > 0; i = snapshot->entries[static_cast<size_t>(i)].parent) {
+            const std::string_view name = snapshot->entries[static_cast<size_t>(i)].localName;
             location.prepend(QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())));
         }
         m_compare->selectLocation(location);
-        compareWithPrevious(QString::fromStdString(m_snapshot->checkpoint->prefix()));
+        compareWithPrevious(QString::fromStdString(snapshot->checkpoint->prefix()));
     });
     createSurgeryMenu();
     createCatalogMenu();
@@ -130,7 +131,6 @@ void MainWindow::createActions() {
     for (QAction* a : std::as_const(m_surgeryActions))
         if (!m_rowActions.contains(a)) tools->addAction(a);
     giveToolTips(tools->actions());
-    rebuildRecentMenu();
 }
 
 void MainWindow::createHelpMenu() {
@@ -165,30 +165,6 @@ AboutDialog* MainWindow::showAbout() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->open();
     return dialog;
-}
-
-QStringList MainWindow::recentFiles() const { return m_recent->paths(); }
-
-void MainWindow::rebuildRecentMenu() {
-    if (!m_recentMenu) return;
-    m_recent->fillMenu(m_recentMenu, [this](const QString& path) { openPath(path); });
-    // The welcome page offers the last few as one-click buttons.
-    QLayout* box = m_recentBox->layout();
-    while (QLayoutItem* item = box->takeAt(0)) {
-        delete item->widget();
-        delete item;
-    }
-    const QStringList paths = m_recent->paths();
-    if (paths.isEmpty()) return;
-    box->addWidget(new QLabel(tr("<b>Recent</b>"), m_recentBox));
-    for (const QString& path : paths.mid(0, 5)) {
-        auto* b = new QPushButton(RecentFiles::isMissing(path) ? tr("%1 (missing)").arg(path) : path, m_recentBox);
-        b->setFlat(true);
-        b->setAccessibleName(tr("Open recent %1").arg(path));
-        b->setCursor(Qt::PointingHandCursor);
-        connect(b, &QPushButton::clicked, this, [this, path] { openPath(path); });
-        box->addWidget(b);
-    }
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -28,6 +28,7 @@
 #include "models/object_tree_model.h"
 #include "views/average_dialog.h"
 #include "views/catalog_controller.h"
+#include "views/checkpoint_opener.h"
 #include "views/checkpoint_sidebar.h"
 #include "views/edit_dialog.h"
 #include "views/export_dialog.h"
@@ -50,7 +51,7 @@ SurgeryTarget MainWindow::surgeryTarget(const SurgeryDialog* dialog) const {
     target.destination = dialog->destination();
     target.sharding = dialog->sharding();
     target.overwrite = dialog->overwrite();
-    if (m_snapshot) target.open = {QString::fromStdString(m_snapshot->checkpoint->prefix())};
+    if (m_opener->snapshot()) target.open = {QString::fromStdString(m_opener->snapshot()->checkpoint->prefix())};
     if (m_catalog->isEnabled() && m_catalog->isLoaded()) target.catalogPath = m_catalog->path();
     return target;
 }
@@ -91,31 +92,33 @@ void MainWindow::createSurgeryMenu() {
     m_openResult->hide();
     connect(m_openResult, &QPushButton::clicked, this, [this] {
         m_openResult->hide();
-        openPath(m_resultPrefix);
+        m_opener->openPath(m_resultPrefix);
     });
     statusBar()->addWidget(m_openResult);
 
     connect(this, &MainWindow::checkpointOpened, this, &MainWindow::updateSurgeryActions);
+    connect(m_opener, &CheckpointOpener::closed, this, &MainWindow::updateSurgeryActions);
     // Opened some other way (the sidebar, Recent): the offer has been taken up.
     connect(this, &MainWindow::checkpointOpened, m_openResult, [this] {
-        if (m_snapshot && QString::fromStdString(m_snapshot->checkpoint->prefix()) == m_resultPrefix) m_openResult->hide();
+        if (m_opener->snapshot() && QString::fromStdString(m_opener->snapshot()->checkpoint->prefix()) == m_resultPrefix)
+            m_openResult->hide();
     });
     connect(m_tree, &ObjectTreePane::selectionChanged, this, &MainWindow::updateSurgeryActions);
     updateSurgeryActions();
 }
 
 void MainWindow::updateSurgeryActions() {
-    const bool shown = m_snapshot && m_stack->currentWidget() == m_tree;
+    const bool shown = m_opener->snapshot() && m_stack->currentWidget() == m_tree;
     for (QAction* a : std::as_const(m_surgeryActions)) a->setEnabled(shown);
     const int32_t e = m_tree->currentEntry();
-    const bool editable =
-        shown && m_tree->snapshot() == m_snapshot && e > 0 && isEditableEntry(m_snapshot->entries[static_cast<size_t>(e)]);
+    const bool editable = shown && m_tree->snapshot() == m_opener->snapshot() && e > 0 &&
+                          isEditableEntry(m_opener->snapshot()->entries[static_cast<size_t>(e)]);
     for (QAction* a : std::as_const(m_rowActions)) a->setEnabled(editable);
 }
 
 SurgeryDialog* MainWindow::saveAsDialog() {
-    if (!m_snapshot || isErrorShown()) return nullptr;
-    const QString source = QString::fromStdString(m_snapshot->checkpoint->prefix());
+    if (!m_opener->snapshot() || m_opener->isErrorShown()) return nullptr;
+    const QString source = QString::fromStdString(m_opener->snapshot()->checkpoint->prefix());
     auto* dialog = new SurgeryDialog(tr("Save %1 As").arg(fileName(source)), {source},
                                      suggestDestination(source, QStringLiteral("copy")), this);
     deleteWhenRejected(dialog);
@@ -134,18 +137,19 @@ EditDialog* MainWindow::renameDialog() { return openEditDialog(EditDialog::Renam
 EditDialog* MainWindow::deleteDialog() { return openEditDialog(EditDialog::Delete); }
 
 EditDialog* MainWindow::openEditDialog(int kind) {
-    if (!m_snapshot || isErrorShown()) return nullptr;
+    if (!m_opener->snapshot() || m_opener->isErrorShown()) return nullptr;
     const auto k = static_cast<EditDialog::Kind>(kind);
     QString path;
     if (k != EditDialog::StripOptimizer) {
         const int32_t e = m_tree->currentEntry();
-        if (m_tree->snapshot() != m_snapshot || e <= 0 || !isEditableEntry(m_snapshot->entries[static_cast<size_t>(e)]))
+        if (m_tree->snapshot() != m_opener->snapshot() || e <= 0 ||
+            !isEditableEntry(m_opener->snapshot()->entries[static_cast<size_t>(e)]))
             return nullptr;
-        path = editPathOf(*m_snapshot, e);
+        path = editPathOf(*m_opener->snapshot(), e);
     }
-    auto* dialog = new EditDialog(k, m_snapshot, path, this);
+    auto* dialog = new EditDialog(k, m_opener->snapshot(), path, this);
     deleteWhenRejected(dialog);
-    dialog->setOpenCheckpoints({QString::fromStdString(m_snapshot->checkpoint->prefix())});
+    dialog->setOpenCheckpoints({QString::fromStdString(m_opener->snapshot()->checkpoint->prefix())});
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         // The plan previewed is the plan written: Write is enabled only for it.
         const std::shared_ptr<const EditPlan> plan = dialog->plan();
@@ -162,8 +166,8 @@ AverageDialog* MainWindow::averageDialog() { return combineDialog(AverageDialog:
 AverageDialog* MainWindow::mergeDialog() { return combineDialog(AverageDialog::Merge); }
 
 AverageDialog* MainWindow::combineDialog(int operation) {
-    if (!m_snapshot || isErrorShown()) return nullptr;
-    const QString current = QString::fromStdString(m_snapshot->checkpoint->prefix());
+    if (!m_opener->snapshot() || m_opener->isErrorShown()) return nullptr;
+    const QString current = QString::fromStdString(m_opener->snapshot()->checkpoint->prefix());
     // The run's checkpoints as the sidebar lists them, in step order.
     QStringList candidates;
     const DirectoryModel* dirs = m_sidebar->directories();
@@ -193,8 +197,8 @@ AverageDialog* MainWindow::combineDialog(int operation) {
 }
 
 ExportDialog* MainWindow::exportDialog() {
-    if (!m_snapshot || isErrorShown()) return nullptr;
-    const QString source = QString::fromStdString(m_snapshot->checkpoint->prefix());
+    if (!m_opener->snapshot() || m_opener->isErrorShown()) return nullptr;
+    const QString source = QString::fromStdString(m_opener->snapshot()->checkpoint->prefix());
     auto* dialog = new ExportDialog(source, this);
     deleteWhenRejected(dialog);
     dialog->setOpenCheckpoints({source});
