@@ -29,6 +29,7 @@
 #include "views/restore_view.h"
 #include "views/retention_preview.h"
 #include "views/schedules_view.h"
+#include "views/surgery_controller.h"
 #include "views/tensor_inspector.h"
 #include "views/welcome_page.h"
 
@@ -49,6 +50,10 @@ MainWindow::MainWindow(QWidget* parent)
     m_opener = new CheckpointOpener(
         {this, m_jobs, m_sidebar, m_stack, welcome, m_tree, m_error, m_restore, m_inspector, m_location}, this);
     m_demo = new DemoController(m_jobs, m_opener, m_location, this);
+    m_catalog = new CatalogController(m_jobs, this);
+    // Before checkpointOpened is forwarded: the actions follow the open
+    // before anyone who listens to the window hears of it.
+    m_surgery = new SurgeryController({this, m_jobs, m_opener, m_tree, m_sidebar, m_catalog, m_location}, this);
     connect(m_opener, &CheckpointOpener::opened, this, &MainWindow::checkpointOpened);
     connect(welcome, &WelcomePage::demoRequested, m_demo, [this] { m_demo->open(defaultDemoDirectory()); });
     connect(welcome, &WelcomePage::demoIntoFolderRequested, m_demo, &DemoController::generateIntoChosenFolder);
@@ -60,7 +65,6 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_sidebar, &CheckpointSidebar::compareWithPreviousRequested, this, &MainWindow::compareWithPrevious);
     connect(m_sidebar, &CheckpointSidebar::healthChanged, this, &MainWindow::healthChanged);
     connect(m_sidebar, &CheckpointSidebar::forgetDirectoryRequested, this, &MainWindow::forgetDirectory);
-    m_catalog = new CatalogController(m_jobs, this);
     m_search = new CatalogSearchView(m_catalog, this);
     connect(m_catalog, &CatalogController::overviewChanged, this, &MainWindow::onCatalogOverview);
     connect(m_catalog, &CatalogController::unavailable, this, &MainWindow::onCatalogUnavailable);
@@ -123,6 +127,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_location->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusBar()->addWidget(m_location, 1);
     statusBar()->addPermanentWidget(new JobStatusWidget(m_jobs, this));
+    statusBar()->addWidget(m_surgery->openResultButton());
 
     connect(m_tree, &ObjectTreePane::selectionChanged, m_inspector, &TensorInspector::setSelection);
     connect(m_restore->treePane(), &ObjectTreePane::selectionChanged, m_inspector, &TensorInspector::setSelection);
@@ -137,7 +142,6 @@ MainWindow::MainWindow(QWidget* parent)
         m_retention->suggestDirectory(dir);
         m_schedules->setSuggestedSource(dir);
     });
-    m_openResult->setObjectName(QStringLiteral("openResult"));
     createHelpMenu();
     // Tab order follows the panes left to right: sidebar, object graph (its
     // filter row, then the tree), inspector.

@@ -49,9 +49,7 @@ class AboutDialog;
 class ShortcutsDialog;
 class RecentMenu;
 class JobControl;
-class SurgeryDialog;
-struct SurgeryOutcome;
-struct SurgeryTarget;
+class SurgeryController;
 class JobTracker;
 class ObjectTreePane;
 class RestoreView;
@@ -101,20 +99,6 @@ public:
     // Opens 'prefix' unless it is shown and selects the node holding 'key'.
     void openAt(const QString& prefix, const QString& key);
 
-    // Surgery on the open checkpoint (issue #18, main_window_surgery.cpp):
-    // each opens its dialog window-modal and returns it (null with no
-    // checkpoint open, or for rename/delete without an editable tree row
-    // current); accepting it runs the write as a job. The source is only read.
-    SurgeryDialog* saveAsDialog();
-    EditDialog* stripOptimizerDialog();
-    EditDialog* renameDialog();
-    EditDialog* deleteDialog();
-    AverageDialog* averageDialog();
-    AverageDialog* mergeDialog();
-    ExportDialog* exportDialog();
-    // Shown after a surgery wrote a checkpoint: opens it.
-    QPushButton* openResultButton() const { return m_openResult; }
-
     JobTracker* jobs() const { return m_jobs; }
     DirectoryModel* directories() const;
     QTreeView* sidebar() const;
@@ -144,9 +128,6 @@ signals:
     void demoGenerated(bool ok, const QString& directory);
     // The catalog cannot be used; 'message' names the file and says why.
     void catalogUnavailable(const QString& message);
-    // A surgery job ended: written (ok), cancelled or failed; 'message' is
-    // what the status bar says (the result's notes, or the error).
-    void surgeryFinished(bool ok, bool cancelled, const QString& prefix, const QString& message);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -160,17 +141,6 @@ protected:
 private:
     void createActions(WelcomePage* welcome);
     void createCatalogMenu();
-    void createSurgeryMenu();
-    void updateSurgeryActions();
-    EditDialog* openEditDialog(int kind);
-    // 'dialog' (hidden, kept) reopens with the error if the write fails and
-    // is deleted otherwise.
-    void runSurgery(SurgeryDialog* dialog, const QString& title,
-                    std::function<SurgeryOutcome(const std::shared_ptr<JobControl>&)> work);
-    // What a surgery dialog chose, with the open checkpoint and the catalog that records the result.
-    SurgeryTarget surgeryTarget(const SurgeryDialog* dialog) const;
-    AverageDialog* combineDialog(int operation);  // AverageDialog::Operation
-    void onSurgeryDone(const SurgeryOutcome& outcome, SurgeryDialog* dialog);
     void onCatalogOverview();
     void onCatalogUnavailable(const QString& message);
     void forgetDirectory(const QString& dir);
@@ -211,10 +181,7 @@ private:
     CatalogController* m_catalog = nullptr;
     CatalogSearchView* m_search = nullptr;
     QList<QAction*> m_catalogActions;  // enabled while the catalog is usable
-    QList<QAction*> m_surgeryActions;  // enabled while a checkpoint is shown
-    QList<QAction*> m_rowActions;      // rename, delete: also need an editable row current
-    QPushButton* m_openResult = nullptr;
-    QString m_resultPrefix;
+    SurgeryController* m_surgery = nullptr;
 };
 
 }  // namespace ckpt::ui

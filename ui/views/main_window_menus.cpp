@@ -27,6 +27,7 @@
 #include "views/checkpoint_opener.h"
 #include "views/recent_menu.h"
 #include "views/shortcuts_dialog.h"
+#include "views/surgery_controller.h"
 
 namespace ckpt::ui {
 namespace {
@@ -120,7 +121,7 @@ void MainWindow::createActions(WelcomePage* welcome) {
         m_compare->selectLocation(location);
         compareWithPrevious(QString::fromStdString(snapshot->checkpoint->prefix()));
     });
-    createSurgeryMenu();
+    m_surgery->addMenu(menuBar(), m_showInCompare);
     createCatalogMenu();
 
     tools->addAction(open);
@@ -128,8 +129,7 @@ void MainWindow::createActions(WelcomePage* welcome) {
     tools->addAction(refreshAction);
     tools->addAction(compareAction);
     tools->addSeparator();
-    for (QAction* a : std::as_const(m_surgeryActions))
-        if (!m_rowActions.contains(a)) tools->addAction(a);
+    tools->addActions(m_surgery->toolbarActions());
     giveToolTips(tools->actions());
 }
 
