@@ -1,7 +1,8 @@
 // MainWindow's menus and desktop conventions: File (Open, Open Recent,
-// Close), View (Refresh, Find, Compare, Show Inspector, Cancel), Help
-// (Keyboard Shortcuts generated from these actions, About), toolbar
-// tooltips that name the shortcut, and drops of files anywhere in the window.
+// Close), View (Refresh, Find, Compare, Show Inspector, Cancel), the
+// controllers' Checkpoint and Catalog menus, Help (Keyboard Shortcuts
+// generated from these actions, About), toolbar tooltips that name the
+// shortcut, and drops of files anywhere in the window.
 
 #include <QAction>
 #include <QApplication>
@@ -24,7 +25,10 @@
 #include "views/compare_view.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
+#include "views/pane_layout.h"
+#include "views/catalog_presenter.h"
 #include "views/checkpoint_opener.h"
+#include "views/compare_controller.h"
 #include "views/recent_menu.h"
 #include "views/shortcuts_dialog.h"
 #include "views/surgery_controller.h"
@@ -44,7 +48,7 @@ QStringList droppedPaths(const QMimeData* mime) {
 
 }  // namespace
 
-void MainWindow::createActions(WelcomePage* welcome) {
+void MainWindow::createMenus(WelcomePage* welcome, ObjectTreePane* tree, CompareView* compareView) {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QToolBar* tools = addToolBar(tr("Main"));
     tools->setObjectName(QStringLiteral("mainToolBar"));
@@ -61,8 +65,9 @@ void MainWindow::createActions(WelcomePage* welcome) {
     openDir->setToolTip(tr("Open a directory of checkpoints (its latest one)"));
     QMenu* recentMenu = file->addMenu(tr("Open &Recent"));
     recentMenu->setObjectName(QStringLiteral("recentMenu"));
-    m_recent = new RecentMenu(recentMenu, welcome, this);
-    connect(m_recent, &RecentMenu::openRequested, m_opener, &CheckpointOpener::openPath);
+    auto* recent = new RecentMenu(recentMenu, welcome, this);
+    connect(recent, &RecentMenu::openRequested, m_opener, &CheckpointOpener::openPath);
+    connect(m_opener, &CheckpointOpener::opening, recent, &RecentMenu::add);
     QAction* close = file->addAction(tr("&Close Checkpoint"), this, &MainWindow::closeCurrent);
     // Ctrl+W everywhere: some platform themes map QKeySequence::Close to
     // Ctrl+F4 only. Others map it to Ctrl+W too, bound once: a key bound
@@ -80,49 +85,28 @@ void MainWindow::createActions(WelcomePage* welcome) {
         view->addAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("&Reload"), this, &MainWindow::refresh);
     refreshAction->setShortcut(QKeySequence(Qt::Key_F5));
     refreshAction->setToolTip(tr("List the directories again and reopen the checkpoint from disk"));
-    QAction* find = view->addAction(tr("&Find\u2026"), this, [this] {
-        if (m_workspace->currentWidget() == m_compare) m_compare->focusFilter();
-        else m_tree->focusFilter();
+    QAction* find = view->addAction(tr("&Find\u2026"), this, [this, tree, compareView] {
+        if (m_workspace->currentWidget() == compareView) compareView->focusFilter();
+        else tree->focusFilter();
     });
     find->setShortcut(QKeySequence::Find);
     find->setToolTip(tr("Filter the object graph (or the comparison) by name"));
     QAction* compareAction = view->addAction(style()->standardIcon(QStyle::SP_FileDialogContentsView), tr("&Compare Checkpoints"),
-                                             this, &MainWindow::compareSelected);
+                                             m_comparison, &CompareController::compareSelected);
     compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
     compareAction->setToolTip(
         tr("Compare the two checkpoints selected in the sidebar, or the selected one with the one before it"));
     view->addSeparator();
-    m_inspectorAction = view->addAction(tr("Show &Inspector"));
-    m_inspectorAction->setObjectName(QStringLiteral("showInspector"));
-    m_inspectorAction->setCheckable(true);
-    m_inspectorAction->setChecked(true);
-    m_inspectorAction->setShortcut(QKeySequence(Qt::Key_F9));
-    m_inspectorAction->setToolTip(tr("Show or hide the tensor inspector pane"));
-    connect(m_inspectorAction, &QAction::toggled, this, &MainWindow::updateInspectorVisibility);
-    view->addAction(tr("Reset &Layout"), this, &MainWindow::resetLayout);
+    view->addAction(m_layout->inspectorAction());
+    view->addAction(tr("Reset &Layout"), m_layout, &PaneLayout::resetLayout);
     view->addSeparator();
     QAction* cancel = view->addAction(tr("&Cancel Background Work"), m_jobs, &JobTracker::cancelAll);
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     cancel->setShortcutContext(Qt::WindowShortcut);
 
-    // The tree rows' own: the current row compared with the checkpoint before this one.
-    m_showInCompare = new QAction(tr("Show in Co&mpare"), this);
-    m_showInCompare->setToolTip(tr("Compare this checkpoint with the one before it, this row selected"));
-    connect(m_showInCompare, &QAction::triggered, this, [this] {
-        const std::shared_ptr<const CheckpointSnapshot>& snapshot = m_opener->snapshot();
-        const int32_t e = m_tree->currentEntry();
-        if (!snapshot || e < 0) return;
-        // The comparison's rows are found by their edge names from the root.
-        QStringList location;
-        for (int32_t i = e; i > 0; i = snapshot->entries[static_cast<size_t>(i)].parent) {
-            const std::string_view name = snapshot->entries[static_cast<size_t>(i)].localName;
-            location.prepend(QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())));
-        }
-        m_compare->selectLocation(location);
-        compareWithPrevious(QString::fromStdString(snapshot->checkpoint->prefix()));
-    });
-    m_surgery->addMenu(menuBar(), m_showInCompare);
-    createCatalogMenu();
+    // The tree rows' context menu leads with Show in Compare.
+    m_surgery->addMenu(menuBar(), m_comparison->showInCompareAction());
+    m_catalogPresenter->addMenu(menuBar());
 
     tools->addAction(open);
     tools->addAction(openDir);
