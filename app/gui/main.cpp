@@ -81,8 +81,8 @@ int main(int argc, char** argv) {
     ckpt::ui::MainWindow window;
     // The schedules live in the catalog's file (schedule_store.h): --catalog
     // moves both unless --schedule-store names another file.
-    if (parser.isSet(store)) window.schedulesView()->setStorePath(QDir(parser.value(store)).absolutePath());
-    else if (parser.isSet(catalog)) window.schedulesView()->setStorePath(QDir(parser.value(catalog)).absolutePath());
+    if (parser.isSet(store)) window.setScheduleStorePath(QDir(parser.value(store)).absolutePath());
+    else if (parser.isSet(catalog)) window.setScheduleStorePath(QDir(parser.value(catalog)).absolutePath());
     if (parser.isSet(catalog)) window.setCatalogPath(QDir(parser.value(catalog)).absolutePath());
     else if (!parser.isSet(shots)) window.setCatalogPath(ckpt::ui::defaultCatalogPath(nullptr));
     window.show();

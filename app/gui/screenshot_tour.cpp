@@ -424,7 +424,7 @@ void ScreenshotTour::showEditPreview() {
                     return finish(1);
                 QTreeView* tree = m_page.treePane()->view();
                 tree->setCurrentIndex(tree->currentIndex().parent());
-                ui::EditDialog* dialog = m_window->renameDialog();
+                ui::EditDialog* dialog = m_page.surgery()->renameDialog();
                 if (!dialog) return finish(1);
                 dialog->newNameEdit()->setText(QStringLiteral("model.encoder"));
                 waitFor([dialog] { return dialog->isChecked() && dialog->plan(); },

@@ -395,14 +395,15 @@ private slots:
     // in every spelling, with the explorer's advice, never a CLI flag.
     void asksBeforeReplacingAndRefusesTheOpenCheckpoint() {
         MainWindow window;
+        ExplorerPage explorer(window);
         window.show();
-        RestoreView* view = window.restoreView();
+        RestoreView* view = explorer.restoreView();
         QSignalSpy opened(&window, &MainWindow::checkpointOpened);
         window.openDemo(m_dir.filePath(QStringLiteral("demo")));
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60000);
-        window.workspace()->setCurrentWidget(view);
+        explorer.workspace()->setCurrentWidget(view);
         QTRY_VERIFY_WITH_TIMEOUT(view->report() && !view->isMatching(), 20000);
-        const QString open = QString::fromStdString(window.snapshot()->checkpoint->prefix());
+        const QString open = QString::fromStdString(explorer.snapshot()->checkpoint->prefix());
 
         // Something to replace: the open checkpoint without its optimizer.
         const QString taken = m_dir.filePath(QStringLiteral("taken/ckpt-9"));
@@ -473,13 +474,14 @@ private slots:
     // writes nothing.
     void replaceAndWriteAnywayAreSeparateQuestions() {
         MainWindow window;
+        ExplorerPage explorer(window);
         window.show();
-        RestoreView* view = window.restoreView();
+        RestoreView* view = explorer.restoreView();
         QSignalSpy opened(&window, &MainWindow::checkpointOpened);
         window.openDemo(m_dir.filePath(QStringLiteral("demo")));
         QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 60000);
-        window.workspace()->setCurrentWidget(view);
-        const QByteArray spec = specWithReshapedVariables(*window.snapshot()->checkpoint, QJsonArray{8, 32}, QJsonArray{8, 16});
+        explorer.workspace()->setCurrentWidget(view);
+        const QByteArray spec = specWithReshapedVariables(*explorer.snapshot()->checkpoint, QJsonArray{8, 32}, QJsonArray{8, 16});
         QVERIFY(!spec.isEmpty());
         const QString specPath = m_dir.filePath(QStringLiteral("reshaped2.json"));
         QVERIFY(ckpt::testing::writeAll(specPath, spec));
@@ -488,7 +490,7 @@ private slots:
         const QString taken = m_dir.filePath(QStringLiteral("taken2/ckpt-3"));
         {
             SurgeryOptions o;
-            QVERIFY(saveCheckpointAs(window.snapshot()->checkpoint->prefix(), taken.toStdString(), o).ok());
+            QVERIFY(saveCheckpointAs(explorer.snapshot()->checkpoint->prefix(), taken.toStdString(), o).ok());
         }
         const QByteArray before = fingerprint(taken);
         QStringList asked;  // in the order asked

@@ -141,10 +141,10 @@ private slots:
     void actionsNeedAnOpenCheckpoint() {
         MainWindow w;
         ExplorerPage explorer(w);
-        QVERIFY(!w.saveAsDialog());
-        QVERIFY(!w.stripOptimizerDialog());
+        QVERIFY(!explorer.surgery()->saveAsDialog());
+        QVERIFY(!explorer.surgery()->stripOptimizerDialog());
         open(w);
-        SurgeryDialog* dialog = w.saveAsDialog();
+        SurgeryDialog* dialog = explorer.surgery()->saveAsDialog();
         QVERIFY(dialog);
         // The suggestion sits beside the run (#30 item 14) and names nothing yet.
         QCOMPARE(dialog->destination(), m_dir.filePath(QStringLiteral("run-edits/ckpt-5-copy")));
@@ -168,8 +168,9 @@ private slots:
         open(w);
         QVERIFY(explorer.treePane()->selectKey(QString::fromLatin1(kKernel0)));
         QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForPrefix(m_run + QStringLiteral("/ckpt-4")).isValid(), 10000);
-        const QList<SurgeryDialog*> dialogs{w.saveAsDialog(), w.stripOptimizerDialog(), w.averageDialog(), w.renameDialog(),
-                                            w.deleteDialog()};
+        const QList<SurgeryDialog*> dialogs{explorer.surgery()->saveAsDialog(), explorer.surgery()->stripOptimizerDialog(),
+                                            explorer.surgery()->averageDialog(), explorer.surgery()->renameDialog(),
+                                            explorer.surgery()->deleteDialog()};
         const QString edits = m_dir.filePath(QStringLiteral("run-edits")) + QLatin1Char('/');
         for (SurgeryDialog* dialog : dialogs) {
             QVERIFY(dialog);
@@ -186,7 +187,7 @@ private slots:
         MainWindow w;
         ExplorerPage explorer(w);
         open(w);
-        SurgeryDialog* dialog = w.saveAsDialog();
+        SurgeryDialog* dialog = explorer.surgery()->saveAsDialog();
         QVERIFY(dialog);
         dialog->shardingBox()->setCurrentIndex(dialog->shardingBox()->findData(SurgeryDialog::FixedCount));
         dialog->shardCountBox()->setValue(3);
@@ -259,7 +260,7 @@ private slots:
         MainWindow w;
         ExplorerPage explorer(w);
         open(w);
-        SurgeryDialog* dialog = w.saveAsDialog();
+        SurgeryDialog* dialog = explorer.surgery()->saveAsDialog();
         QVERIFY(dialog);
         dialog->shardingBox()->setCurrentIndex(dialog->shardingBox()->findData(SurgeryDialog::FixedCount));
         QVERIFY(dialog->shardCountBox()->isVisibleTo(dialog));
@@ -293,7 +294,7 @@ private slots:
         MainWindow w;
         ExplorerPage explorer(w);
         open(w);
-        EditDialog* dialog = w.stripOptimizerDialog();
+        EditDialog* dialog = explorer.surgery()->stripOptimizerDialog();
         QVERIFY(dialog);
         QVERIFY(waitChecked(dialog));
         QVERIFY2(dialog->plan(), qPrintable(dialog->reason()));
@@ -407,7 +408,7 @@ private slots:
         open(w);
         // The run must be listed before its checkpoints can be offered.
         QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForPrefix(m_run + QStringLiteral("/ckpt-4")).isValid(), 10000);
-        AverageDialog* dialog = w.averageDialog();
+        AverageDialog* dialog = explorer.surgery()->averageDialog();
         QVERIFY(dialog);
         QVERIFY(waitChecked(dialog));
         QVERIFY(!dialog->okButton()->isEnabled());  // the open one alone
@@ -445,7 +446,7 @@ private slots:
         ExplorerPage explorer(w);
         open(w);
         QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForPrefix(m_run + QStringLiteral("/ckpt-4")).isValid(), 10000);
-        AverageDialog* dialog = w.averageDialog();
+        AverageDialog* dialog = explorer.surgery()->averageDialog();
         QVERIFY(dialog);
         QVERIFY(dialog->check(m_run + QStringLiteral("/ckpt-4")));
         const int weighted = dialog->methodBox()->findText(QStringLiteral("Weighted"), Qt::MatchStartsWith);
@@ -488,7 +489,7 @@ private slots:
         QSignalSpy opened(&w, &MainWindow::checkpointOpened);
         w.openPath(part0);
         QVERIFY(opened.wait(10000));
-        AverageDialog* dialog = w.mergeDialog();
+        AverageDialog* dialog = explorer.surgery()->mergeDialog();
         QVERIFY(dialog);
         QCOMPARE(dialog->operation(), AverageDialog::Merge);
         QVERIFY(dialog->destination().startsWith(m_dir.filePath(QStringLiteral("workers-edits/"))));
@@ -534,7 +535,7 @@ private slots:
         ExplorerPage explorer(w);
         open(w);
         QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForPrefix(stripped).isValid(), 10000);
-        AverageDialog* dialog = w.averageDialog();
+        AverageDialog* dialog = explorer.surgery()->averageDialog();
         QVERIFY(dialog);
         QVERIFY(dialog->check(stripped));
         dialog->destinationEdit()->setText(m_run + QStringLiteral("/unlike-average"));
@@ -552,7 +553,7 @@ private slots:
         MainWindow w;
         ExplorerPage explorer(w);
         open(w);
-        ExportDialog* dialog = w.exportDialog();
+        ExportDialog* dialog = explorer.surgery()->exportDialog();
         QVERIFY(dialog);
         QCOMPARE(dialog->destination(), m_latest + QStringLiteral(".safetensors"));
         // The extension follows the format.
@@ -580,7 +581,7 @@ private slots:
         QVERIFY(!explorer.openResultButton()->isVisibleTo(&w));
         // The same name again: the dialog says a file is there, and Write
         // asks before replacing it (Cancel: nothing happens).
-        ExportDialog* again = w.exportDialog();
+        ExportDialog* again = explorer.surgery()->exportDialog();
         again->destinationEdit()->setText(output);
         QVERIFY(waitChecked(again));
         QVERIFY(again->okButton()->isEnabled());
@@ -600,7 +601,7 @@ private slots:
         MainWindow w;
         ExplorerPage explorer(w);
         open(w);
-        EditDialog* dialog = w.stripOptimizerDialog();
+        EditDialog* dialog = explorer.surgery()->stripOptimizerDialog();
         QVERIFY(dialog);
         dialog->destinationEdit()->setText(m_run + QStringLiteral("/cancelled"));
         QVERIFY(waitChecked(dialog));
@@ -630,11 +631,12 @@ private slots:
     // in every spelling with the explorer's advice, never a CLI flag.
     void replaceIsAskedAndTheOpenCheckpointRefused() {
         MainWindow w;
+        ExplorerPage explorer(w);
         open(w);
         // Something to replace.
         const QString taken = m_run + QStringLiteral("/ckpt-5-taken");
         {
-            SurgeryDialog* first = w.saveAsDialog();
+            SurgeryDialog* first = explorer.surgery()->saveAsDialog();
             QVERIFY(first);
             first->destinationEdit()->setText(taken);
             QVERIFY(waitChecked(first));
@@ -643,7 +645,7 @@ private slots:
         }
         const QByteArray before = testing::readAll(taken + QStringLiteral(".index"));
 
-        SurgeryDialog* dialog = w.saveAsDialog();
+        SurgeryDialog* dialog = explorer.surgery()->saveAsDialog();
         QVERIFY(dialog);
         dialog->shardingBox()->setCurrentIndex(dialog->shardingBox()->findData(SurgeryDialog::FixedCount));
         dialog->shardCountBox()->setValue(3);
@@ -678,7 +680,7 @@ private slots:
 
         // The open checkpoint in each spelling, and an average's other source.
         const QFileInfo info(m_latest);
-        SurgeryDialog* again = w.saveAsDialog();
+        SurgeryDialog* again = explorer.surgery()->saveAsDialog();
         for (const QString& spelling :
              {m_latest, m_latest + QStringLiteral(".index"), m_latest + QStringLiteral(".data-00000-of-00001"),
               m_run + QStringLiteral("/../") + info.dir().dirName() + QStringLiteral("/ckpt-5")}) {
@@ -691,7 +693,7 @@ private slots:
             QVERIFY(again->replaceLabel()->isHidden());
         }
         again->reject();
-        AverageDialog* average = w.averageDialog();
+        AverageDialog* average = explorer.surgery()->averageDialog();
         QVERIFY(average);
         QListWidget* list = average->findChild<QListWidget*>();
         QVERIFY(list);
@@ -708,7 +710,7 @@ private slots:
         QVERIFY(!average->okButton()->isEnabled());
         QVERIFY2(average->reason().contains(QStringLiteral("source")), qPrintable(average->reason()));
         average->reject();
-        ExportDialog* exporting = w.exportDialog();
+        ExportDialog* exporting = explorer.surgery()->exportDialog();
         QVERIFY(exporting);
         exporting->destinationEdit()->setText(m_latest + QStringLiteral(".index"));
         QVERIFY(waitChecked(exporting));
@@ -749,7 +751,7 @@ private:
     // Clicks Write and waits for the job's end.
     static SurgeryFinish write(MainWindow& w, SurgeryDialog* dialog) {
         const ExplorerPage explorer(w);
-        QSignalSpy finished(&w, &MainWindow::surgeryFinished);
+        QSignalSpy finished(explorer.surgery(), &SurgeryController::finished);
         dialog->okButton()->click();
         SurgeryFinish out;
         if (!finished.wait(60000)) {

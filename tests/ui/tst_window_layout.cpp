@@ -524,7 +524,7 @@ private slots:
         QCOMPARE(QApplication::style()->name().toLower(), QStringLiteral("fusion"));
         QVERIFY(applyPaletteChoice(QStringLiteral("light")));
         MainWindow light;
-        QVERIFY(light.sidebar()->palette().color(QPalette::Base).lightness() > 192);
+        QVERIFY(ExplorerPage(light).sidebar()->palette().color(QPalette::Base).lightness() > 192);
     }
 };
 

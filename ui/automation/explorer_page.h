@@ -30,6 +30,7 @@
 #include "views/restore_view.h"
 #include "views/retention_preview.h"
 #include "views/schedules_view.h"
+#include "views/surgery_controller.h"
 #include "views/tensor_inspector.h"
 
 namespace ckpt::ui {
@@ -59,6 +60,8 @@ public:
     QMenu* recentMenu() const { return find<QMenu>(QStringLiteral("recentMenu")); }
     QAction* inspectorAction() const { return find<QAction>(QStringLiteral("showInspector")); }
     QPushButton* demoButton() const { return find<QPushButton>(QStringLiteral("generateDemo")); }
+    // Checkpoint ▸ Save As, Strip Optimizer, …: the dialogs, and finished().
+    SurgeryController* surgery() const { return find<SurgeryController>(); }
     // Shown after a surgery wrote a checkpoint: opens it.
     QPushButton* openResultButton() const { return find<QPushButton>(QStringLiteral("openResult")); }
 

@@ -1,74 +1,50 @@
 #pragma once
-// The explorer window: the checkpoint sidebar (CheckpointSidebar), the
-// object-graph tree (or an error panel) in a workspace tab, the tensor
-// inspector on the right, background-job progress in the status bar.
-// The restore, compare, schedules and retention views are workspace tabs
-// (addWorkspaceView() adds more); two checkpoints selected in the sidebar compare with Ctrl+D, or by
-// dropping one onto the other. With nothing open, the welcome page offers
-// demo checkpoints. With a catalog (setCatalogPath), the sidebar also lists
-// its directories, every opened directory becomes one of its roots, and the
-// Search tab (Ctrl+Shift+F) finds keys across every catalogued checkpoint.
-// Pane widths have floors (no pane squeezes another's columns away), the
-// inspector is hidden rather than narrowed (View ▸ Show Inspector), and
-// geometry and widths come back at the next launch when they still fit the
-// screen (main_window_layout.cpp). Menus, shortcuts, Open Recent, drops
-// anywhere in the window and the Help pages: main_window_menus.cpp.
+// The explorer window, a composition: it creates the panes (the checkpoint
+// sidebar, the workspace tabs, the tensor inspector, the status bar) and
+// the controllers that act on them, and wires their signals. The object
+// graph tab shows the welcome page, the tree or an error panel
+// (CheckpointOpener); Restore, Compare (CompareController), Schedules,
+// Retention and Search (CatalogPresenter) are the other tabs
+// (addWorkspaceView() adds more); Checkpoint ▸ surgery is
+// SurgeryController's, demo checkpoints DemoController's, File ▸ Open
+// Recent RecentMenu's, the panes' widths and the inspector's visibility
+// PaneLayout's. Menus, shortcuts and drops anywhere in the window:
+// main_window_menus.cpp. Tests and the screenshot tour reach the parts
+// through ui/automation/explorer_page.h, not through getters here.
 
 #include <QMainWindow>
-#include <QStringList>
+#include <QString>
 
-#include <functional>
-#include <memory>
+#include "views/pane_layout.h"
 
-#include "models/checkpoint_snapshot.h"
-
-class QAction;
 class QFileDialog;
-class QLabel;
-class QMenu;
-class QPushButton;
-class QSplitter;
 class QStackedWidget;
 class QTabWidget;
-class QTreeView;
 
 namespace ckpt::ui {
 
-class CatalogController;
-class CatalogSearchView;
-class CheckpointSidebar;
-class DirectoryModel;
-class CompareView;
-class AverageDialog;
-class EditDialog;
-class ExportDialog;
-class ErrorPanel;
 class AboutDialog;
-class ShortcutsDialog;
-class RecentFiles;
-class JobControl;
-class SurgeryDialog;
-struct SurgeryOutcome;
-struct SurgeryTarget;
+class CatalogController;
+class CatalogPresenter;
+class CheckpointOpener;
+class CheckpointSidebar;
+class CompareController;
+class CompareView;
+class DemoController;
 class JobTracker;
 class ObjectTreePane;
-class RestoreView;
-class RetentionPreview;
 class SchedulesView;
-class TensorInspector;
-
-// What a file chosen in the Open dialog stands for: its bundle prefix, or
-// for a SavedModel's saved_model.pb or a directory's state file, the directory.
-QString checkpointPathFor(const QString& file);
+class ShortcutsDialog;
+class SurgeryController;
+class WelcomePage;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    // Floors of the three panes' widths: the sidebar keeps its name, step
-    // and time columns readable, the inspector its tabs and value grid.
-    static constexpr int kSidebarMinWidth = 220;
-    static constexpr int kCentreMinWidth = 300;
-    static constexpr int kInspectorMinWidth = 260;
+    // Floors of the three panes' widths (PaneLayout).
+    static constexpr int kSidebarMinWidth = PaneLayout::kSidebarMinWidth;
+    static constexpr int kCentreMinWidth = PaneLayout::kCentreMinWidth;
+    static constexpr int kInspectorMinWidth = PaneLayout::kInspectorMinWidth;
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -77,6 +53,11 @@ public:
     void openPath(const QString& path);
     void refresh();
     void closeCurrent();
+    // File ▸ Open: a dialog for an index, data file, state file or
+    // SavedModel; choosing one opens its checkpoint.
+    QFileDialog* openDialog();
+    // Opens 'prefix' unless it is shown and selects the node holding 'key'.
+    void openAt(const QString& prefix, const QString& key);
     void addWorkspaceView(QWidget* view, const QString& title);
     // Trains the demo model into 'directory' as a background job, then opens
     // the directory (its latest checkpoint).
@@ -88,60 +69,22 @@ public:
     // The two checkpoints selected in the sidebar (older as A), or the one
     // selected with the one before it.
     void compareSelected();
-    // 'prefix' with the checkpoint before it in its directory.
-    void compareWithPrevious(const QString& prefix);
 
     // The catalog file (ckpt/catalog.h) to use; empty: none, the default,
     // so that tests never touch the user's. A file that cannot be opened is
     // reported and left alone; the explorer then works without it.
     void setCatalogPath(const QString& path);
-    CatalogController* catalog() const { return m_catalog; }
-    CatalogSearchView* searchView() const { return m_search; }
     // Shows the Search tab with its box focused (Ctrl+Shift+F).
     void showSearch();
-    // Opens 'prefix' unless it is shown and selects the node holding 'key'.
-    void openAt(const QString& prefix, const QString& key);
+    // The schedule store the Schedules tab reads and writes (--store, --catalog).
+    void setScheduleStorePath(const QString& path);
 
-    // Surgery on the open checkpoint (issue #18, main_window_surgery.cpp):
-    // each opens its dialog window-modal and returns it (null with no
-    // checkpoint open, or for rename/delete without an editable tree row
-    // current); accepting it runs the write as a job. The source is only read.
-    SurgeryDialog* saveAsDialog();
-    EditDialog* stripOptimizerDialog();
-    EditDialog* renameDialog();
-    EditDialog* deleteDialog();
-    AverageDialog* averageDialog();
-    AverageDialog* mergeDialog();
-    ExportDialog* exportDialog();
-    // Shown after a surgery wrote a checkpoint: opens it.
-    QPushButton* openResultButton() const { return m_openResult; }
-
-    JobTracker* jobs() const { return m_jobs; }
-    DirectoryModel* directories() const;
-    QTreeView* sidebar() const;
-    ObjectTreePane* treePane() const { return m_tree; }
-    TensorInspector* inspector() const { return m_inspector; }
-    ErrorPanel* errorPanel() const { return m_error; }
-    RestoreView* restoreView() const { return m_restore; }
-    CompareView* compareView() const { return m_compare; }
-    SchedulesView* schedulesView() const { return m_schedules; }
-    RetentionPreview* retentionPreview() const { return m_retention; }
-    QTabWidget* workspace() const { return m_workspace; }
-    QPushButton* demoButton() const { return m_demoButton; }
-    const std::shared_ptr<const CheckpointSnapshot>& snapshot() const { return m_snapshot; }
-    QStringList recentFiles() const;
-    RecentFiles* recent() const { return m_recent; }
-    QMenu* recentMenu() const { return m_recentMenu; }
-    QSplitter* splitter() const { return m_splitter; }
-    // View ▸ Show Inspector: checked unless the user hid the inspector.
-    QAction* inspectorAction() const { return m_inspectorAction; }
-    // Help ▸ Keyboard Shortcuts and Help ▸ About, opened window-modal.
-    ShortcutsDialog* showShortcuts();
     // View ▸ Reset Layout: the default pane widths for the window's width,
     // the inspector shown.
     void resetLayout();
+    // Help ▸ Keyboard Shortcuts and Help ▸ About, opened window-modal.
+    ShortcutsDialog* showShortcuts();
     AboutDialog* showAbout();
-    bool isErrorShown() const;
 
 signals:
     // After each openPath()/refresh(): whether the checkpoint opened.
@@ -151,9 +94,6 @@ signals:
     void demoGenerated(bool ok, const QString& directory);
     // The catalog cannot be used; 'message' names the file and says why.
     void catalogUnavailable(const QString& message);
-    // A surgery job ended: written (ok), cancelled or failed; 'message' is
-    // what the status bar says (the result's notes, or the error).
-    void surgeryFinished(bool ok, bool cancelled, const QString& prefix, const QString& message);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -165,79 +105,23 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    void createActions();
-    void createCatalogMenu();
-    void createSurgeryMenu();
-    void updateSurgeryActions();
-    EditDialog* openEditDialog(int kind);
-    // 'dialog' (hidden, kept) reopens with the error if the write fails and
-    // is deleted otherwise.
-    void runSurgery(SurgeryDialog* dialog, const QString& title,
-                    std::function<SurgeryOutcome(const std::shared_ptr<JobControl>&)> work);
-    // What a surgery dialog chose, with the open checkpoint and the catalog that records the result.
-    SurgeryTarget surgeryTarget(const SurgeryDialog* dialog) const;
-    AverageDialog* combineDialog(int operation);  // AverageDialog::Operation
-    void onSurgeryDone(const SurgeryOutcome& outcome, SurgeryDialog* dialog);
-    void onCatalogOverview();
-    void onCatalogUnavailable(const QString& message);
-    void forgetDirectory(const QString& dir);
-
-public:
-    // File ▸ Open: a dialog for an index, data file, state file or
-    // SavedModel; choosing one opens its checkpoint.
-    QFileDialog* openDialog();
-
-private:
-    void openDirectoryDialog();
-    void generateDemoDialog();
-    void onCheckpointActivated(const QString& prefix);
-    void showSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot);
-    void rebuildRecentMenu();
+    // File, View, Checkpoint, Catalog and Help, and the toolbar.
+    void createMenus(WelcomePage* welcome, ObjectTreePane* tree, CompareView* compareView);
     void createHelpMenu();
     void giveToolTips(const QList<QAction*>& actions);
-    void readSettings();
-    void writeSettings();
-    void setPaneWidths(int sidebar, int inspector);
-    void updateInspectorVisibility();
 
     JobTracker* m_jobs;
     CheckpointSidebar* m_sidebar;
     QTabWidget* m_workspace;
-    QStackedWidget* m_stack;
-    QWidget* m_welcome;
-    ObjectTreePane* m_tree;
-    ErrorPanel* m_error;
-    TensorInspector* m_inspector;
-    RestoreView* m_restore;
-    CompareView* m_compare;
+    QStackedWidget* m_objectGraph;  // the workspace's first tab: welcome, tree or error
     SchedulesView* m_schedules;
-    RetentionPreview* m_retention;
-    QPushButton* m_demoButton = nullptr;
-    QLabel* m_demoHint = nullptr;
-    std::shared_ptr<JobControl> m_demoJob;
-    QSplitter* m_splitter;
-    QAction* m_inspectorAction = nullptr;
-    QAction* m_showInCompare = nullptr;  // the tree rows' context menu
-    int m_inspectorWidth = 0;            // its last width while shown, kept while hidden
-    RecentFiles* m_recent;
-    QMenu* m_recentMenu = nullptr;
-    QWidget* m_recentBox = nullptr;
-    QLabel* m_location;
-
-    QString m_currentPath;
-    std::shared_ptr<const CheckpointSnapshot> m_snapshot;
-    std::shared_ptr<JobControl> m_openJob;
-    quint64 m_openGeneration = 0;
-
-    CatalogController* m_catalog = nullptr;
-    CatalogSearchView* m_search = nullptr;
-    QList<QAction*> m_catalogActions;  // enabled while the catalog is usable
-    QList<QAction*> m_surgeryActions;  // enabled while a checkpoint is shown
-    QList<QAction*> m_rowActions;      // rename, delete: also need an editable row current
-    QPushButton* m_openResult = nullptr;
-    QString m_resultPrefix;
-    QString m_pendingKey;  // selected once the open of this generation lands
-    quint64 m_pendingKeyGeneration = 0;
+    CatalogController* m_catalog;
+    CheckpointOpener* m_opener = nullptr;
+    DemoController* m_demo = nullptr;
+    CompareController* m_comparison = nullptr;
+    SurgeryController* m_surgery = nullptr;
+    CatalogPresenter* m_catalogPresenter = nullptr;
+    PaneLayout* m_layout = nullptr;
 };
 
 }  // namespace ckpt::ui

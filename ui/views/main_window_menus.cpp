@@ -1,7 +1,8 @@
 // MainWindow's menus and desktop conventions: File (Open, Open Recent,
-// Close), View (Refresh, Find, Compare, Show Inspector, Cancel), Help
-// (Keyboard Shortcuts generated from these actions, About), toolbar
-// tooltips that name the shortcut, and drops of files anywhere in the window.
+// Close), View (Refresh, Find, Compare, Show Inspector, Cancel), the
+// controllers' Checkpoint and Catalog menus, Help (Keyboard Shortcuts
+// generated from these actions, About), toolbar tooltips that name the
+// shortcut, and drops of files anywhere in the window.
 
 #include <QAction>
 #include <QApplication>
@@ -24,8 +25,13 @@
 #include "views/compare_view.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
-#include "views/recent_files.h"
+#include "views/pane_layout.h"
+#include "views/catalog_presenter.h"
+#include "views/checkpoint_opener.h"
+#include "views/compare_controller.h"
+#include "views/recent_menu.h"
 #include "views/shortcuts_dialog.h"
+#include "views/surgery_controller.h"
 
 namespace ckpt::ui {
 namespace {
@@ -42,7 +48,7 @@ QStringList droppedPaths(const QMimeData* mime) {
 
 }  // namespace
 
-void MainWindow::createActions() {
+void MainWindow::createMenus(WelcomePage* welcome, ObjectTreePane* tree, CompareView* compareView) {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QToolBar* tools = addToolBar(tr("Main"));
     tools->setObjectName(QStringLiteral("mainToolBar"));
@@ -53,15 +59,15 @@ void MainWindow::createActions() {
                                     &MainWindow::openDialog);
     open->setShortcut(QKeySequence::Open);
     open->setToolTip(tr("Open a checkpoint prefix, .index file or SavedModel"));
-    QAction* openDir = file->addAction(style()->standardIcon(QStyle::SP_DirOpenIcon), tr("Open &Directory\u2026"), this,
-                                       &MainWindow::openDirectoryDialog);
+    QAction* openDir = file->addAction(style()->standardIcon(QStyle::SP_DirOpenIcon), tr("Open &Directory\u2026"), m_opener,
+                                       &CheckpointOpener::openDirectoryDialog);
     openDir->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     openDir->setToolTip(tr("Open a directory of checkpoints (its latest one)"));
-    m_recentMenu = file->addMenu(tr("Open &Recent"));
-    m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
-    connect(m_recent, &RecentFiles::changed, this, &MainWindow::rebuildRecentMenu);
-    // Checked against the disk as it opens: a checkpoint deleted since is marked.
-    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    QMenu* recentMenu = file->addMenu(tr("Open &Recent"));
+    recentMenu->setObjectName(QStringLiteral("recentMenu"));
+    auto* recent = new RecentMenu(recentMenu, welcome, this);
+    connect(recent, &RecentMenu::openRequested, m_opener, &CheckpointOpener::openPath);
+    connect(m_opener, &CheckpointOpener::opening, recent, &RecentMenu::add);
     QAction* close = file->addAction(tr("&Close Checkpoint"), this, &MainWindow::closeCurrent);
     // Ctrl+W everywhere: some platform themes map QKeySequence::Close to
     // Ctrl+F4 only. Others map it to Ctrl+W too, bound once: a key bound
@@ -79,58 +85,36 @@ void MainWindow::createActions() {
         view->addAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("&Reload"), this, &MainWindow::refresh);
     refreshAction->setShortcut(QKeySequence(Qt::Key_F5));
     refreshAction->setToolTip(tr("List the directories again and reopen the checkpoint from disk"));
-    QAction* find = view->addAction(tr("&Find\u2026"), this, [this] {
-        if (m_workspace->currentWidget() == m_compare) m_compare->focusFilter();
-        else m_tree->focusFilter();
+    QAction* find = view->addAction(tr("&Find\u2026"), this, [this, tree, compareView] {
+        if (m_workspace->currentWidget() == compareView) compareView->focusFilter();
+        else tree->focusFilter();
     });
     find->setShortcut(QKeySequence::Find);
     find->setToolTip(tr("Filter the object graph (or the comparison) by name"));
     QAction* compareAction = view->addAction(style()->standardIcon(QStyle::SP_FileDialogContentsView), tr("&Compare Checkpoints"),
-                                             this, &MainWindow::compareSelected);
+                                             m_comparison, &CompareController::compareSelected);
     compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
     compareAction->setToolTip(
         tr("Compare the two checkpoints selected in the sidebar, or the selected one with the one before it"));
     view->addSeparator();
-    m_inspectorAction = view->addAction(tr("Show &Inspector"));
-    m_inspectorAction->setObjectName(QStringLiteral("showInspector"));
-    m_inspectorAction->setCheckable(true);
-    m_inspectorAction->setChecked(true);
-    m_inspectorAction->setShortcut(QKeySequence(Qt::Key_F9));
-    m_inspectorAction->setToolTip(tr("Show or hide the tensor inspector pane"));
-    connect(m_inspectorAction, &QAction::toggled, this, &MainWindow::updateInspectorVisibility);
-    view->addAction(tr("Reset &Layout"), this, &MainWindow::resetLayout);
+    view->addAction(m_layout->inspectorAction());
+    view->addAction(tr("Reset &Layout"), m_layout, &PaneLayout::resetLayout);
     view->addSeparator();
     QAction* cancel = view->addAction(tr("&Cancel Background Work"), m_jobs, &JobTracker::cancelAll);
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     cancel->setShortcutContext(Qt::WindowShortcut);
 
-    // The tree rows' own: the current row compared with the checkpoint before this one.
-    m_showInCompare = new QAction(tr("Show in Co&mpare"), this);
-    m_showInCompare->setToolTip(tr("Compare this checkpoint with the one before it, this row selected"));
-    connect(m_showInCompare, &QAction::triggered, this, [this] {
-        const int32_t e = m_tree->currentEntry();
-        if (!m_snapshot || e < 0) return;
-        // The comparison's rows are found by their edge names from the root.
-        QStringList location;
-        for (int32_t i = e; i > 0; i = m_snapshot->entries[static_cast<size_t>(i)].parent) {
-            const std::string_view name = m_snapshot->entries[static_cast<size_t>(i)].localName;
-            location.prepend(QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())));
-        }
-        m_compare->selectLocation(location);
-        compareWithPrevious(QString::fromStdString(m_snapshot->checkpoint->prefix()));
-    });
-    createSurgeryMenu();
-    createCatalogMenu();
+    // The tree rows' context menu leads with Show in Compare.
+    m_surgery->addMenu(menuBar(), m_comparison->showInCompareAction());
+    m_catalogPresenter->addMenu(menuBar());
 
     tools->addAction(open);
     tools->addAction(openDir);
     tools->addAction(refreshAction);
     tools->addAction(compareAction);
     tools->addSeparator();
-    for (QAction* a : std::as_const(m_surgeryActions))
-        if (!m_rowActions.contains(a)) tools->addAction(a);
+    tools->addActions(m_surgery->toolbarActions());
     giveToolTips(tools->actions());
-    rebuildRecentMenu();
 }
 
 void MainWindow::createHelpMenu() {
@@ -165,30 +149,6 @@ AboutDialog* MainWindow::showAbout() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->open();
     return dialog;
-}
-
-QStringList MainWindow::recentFiles() const { return m_recent->paths(); }
-
-void MainWindow::rebuildRecentMenu() {
-    if (!m_recentMenu) return;
-    m_recent->fillMenu(m_recentMenu, [this](const QString& path) { openPath(path); });
-    // The welcome page offers the last few as one-click buttons.
-    QLayout* box = m_recentBox->layout();
-    while (QLayoutItem* item = box->takeAt(0)) {
-        delete item->widget();
-        delete item;
-    }
-    const QStringList paths = m_recent->paths();
-    if (paths.isEmpty()) return;
-    box->addWidget(new QLabel(tr("<b>Recent</b>"), m_recentBox));
-    for (const QString& path : paths.mid(0, 5)) {
-        auto* b = new QPushButton(RecentFiles::isMissing(path) ? tr("%1 (missing)").arg(path) : path, m_recentBox);
-        b->setFlat(true);
-        b->setAccessibleName(tr("Open recent %1").arg(path));
-        b->setCursor(Qt::PointingHandCursor);
-        connect(b, &QPushButton::clicked, this, [this, path] { openPath(path); });
-        box->addWidget(b);
-    }
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -75,6 +75,34 @@ RestoreView::RestoreView(JobTracker* jobs, QWidget* parent)
       m_mapping(new QTableWidget(0, 2, this)), m_restore(new QPushButton(tr("&Restore\u2026"), this)),
       m_openResult(new QPushButton(tr("Open Restored Checkpoint"), this)), m_result(new QLabel(this)),
       m_debounce(new QTimer(this)) {
+    setDefaultQuestions();
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(createTargetRow());
+    auto* legendRow = new QHBoxLayout;
+    legendRow->addWidget(makeLegend(this), 1);
+    layout->addLayout(legendRow);
+
+    auto* splitter = new QSplitter(this);
+    // Slot variables are half of what an optimizer restore is about: show them.
+    m_tree->slotsBox()->setChecked(true);
+    splitter->addWidget(m_tree);
+    // Kind and size are in the Object graph tab already (the icons keep the
+    // kind); here the width goes to names like "layer_with_weights-0".
+    m_tree->view()->setColumnHidden(ObjectTreeModel::KindColumn, true);
+    m_tree->view()->setColumnHidden(ObjectTreeModel::SizeColumn, true);
+    splitter->addWidget(createSidePanel());
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
+    layout->addWidget(splitter, 1);
+
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(kDebounceMs);
+    connect(m_debounce, &QTimer::timeout, this, &RestoreView::runMatch);
+    setTarget({});
+}
+
+// Modal questions by default; tests answer them through setConfirmWrite/setConfirmReplace.
+void RestoreView::setDefaultQuestions() {
     m_confirmWrite = [this](const QString& prefix, const QString& failure) {
         QMessageBox box(QMessageBox::Warning, tr("Write Anyway?"),
                         tr("The restore failed, so %1 would hold the target's initial values where restored ones "
@@ -97,8 +125,9 @@ RestoreView::RestoreView(JobTracker* jobs, QWidget* parent)
         box.exec();
         return box.clickedButton() == replace;
     };
-    auto* layout = new QVBoxLayout(this);
+}
 
+QLayout* RestoreView::createTargetRow() {
     auto* targetRow = new QHBoxLayout;
     targetRow->addWidget(new QLabel(tr("<b>Restore into:</b>"), this));
     m_targetLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -112,25 +141,41 @@ RestoreView::RestoreView(JobTracker* jobs, QWidget* parent)
     own->setToolTip(tr("Match the checkpoint against a program built from its own object graph: a quick self-check"));
     connect(own, &QPushButton::clicked, this, [this] { setTarget({}); });
     targetRow->addWidget(own);
-    layout->addLayout(targetRow);
+    return targetRow;
+}
 
-    auto* legendRow = new QHBoxLayout;
-    legendRow->addWidget(makeLegend(this), 1);
-    layout->addLayout(legendRow);
-
-    auto* splitter = new QSplitter(this);
-    // Slot variables are half of what an optimizer restore is about: show them.
-    m_tree->slotsBox()->setChecked(true);
-    splitter->addWidget(m_tree);
-    // Kind and size are in the Object graph tab already (the icons keep the
-    // kind); here the width goes to names like "layer_with_weights-0".
-    m_tree->view()->setColumnHidden(ObjectTreeModel::KindColumn, true);
-    m_tree->view()->setColumnHidden(ObjectTreeModel::SizeColumn, true);
-
+// The match's verdicts, its unbound objects and messages, the assignment
+// map and the Restore button, in a scroll area beside the tree.
+QWidget* RestoreView::createSidePanel() {
     auto* side = new QWidget(this);
     auto* sideLayout = new QVBoxLayout(side);
     sideLayout->setContentsMargins(0, 0, 0, 0);
+    sideLayout->addWidget(createAssertions(side));
+    m_summary->setWordWrap(true);
+    sideLayout->addWidget(m_summary);
 
+    sideLayout->addWidget(new QLabel(tr("<b>Unbound program objects</b>"), side));
+    sideLayout->addWidget(m_unbound);
+    sideLayout->addWidget(new QLabel(tr("<b>Restore errors and logged warnings</b>"), side));
+    sideLayout->addWidget(m_warnings);
+    sideLayout->addWidget(createMappingBox(side));
+    sideLayout->addLayout(createRestoreRow());
+    m_result->setWordWrap(true);
+    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_result->setTextFormat(Qt::PlainText);
+    sideLayout->addWidget(m_result);
+    sideLayout->addStretch();
+
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(side);
+    scroll->setWidgetResizable(true);
+    // Messages wrap to the panel's width instead of scrolling sideways.
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setFrameShape(QFrame::NoFrame);
+    return scroll;
+}
+
+QWidget* RestoreView::createAssertions(QWidget* side) {
     auto* assertions = new QGroupBox(tr("Load-status assertions"), side);
     auto* grid = new QGridLayout(assertions);
     grid->setColumnStretch(1, 1);
@@ -154,15 +199,10 @@ RestoreView::RestoreView(JobTracker* jobs, QWidget* parent)
            "the program did not use. The assertions still judge the match."));
     connect(m_expectPartial, &QCheckBox::toggled, this, &RestoreView::scheduleMatch);
     grid->addWidget(m_expectPartial, 6, 0, 1, 2);
-    sideLayout->addWidget(assertions);
-    m_summary->setWordWrap(true);
-    sideLayout->addWidget(m_summary);
+    return assertions;
+}
 
-    sideLayout->addWidget(new QLabel(tr("<b>Unbound program objects</b>"), side));
-    sideLayout->addWidget(m_unbound);
-    sideLayout->addWidget(new QLabel(tr("<b>Restore errors and logged warnings</b>"), side));
-    sideLayout->addWidget(m_warnings);
-
+QWidget* RestoreView::createMappingBox(QWidget* side) {
     auto* mapping = new QGroupBox(tr("Assignment map"), side);
     auto* mappingLayout = new QVBoxLayout(mapping);
     m_mapping->setHorizontalHeaderLabels({tr("Checkpoint (OLD)"), tr("Program (NEW)")});
@@ -188,8 +228,10 @@ RestoreView::RestoreView(JobTracker* jobs, QWidget* parent)
     mappingButtons->addWidget(remove);
     mappingButtons->addStretch();
     mappingLayout->addLayout(mappingButtons);
-    sideLayout->addWidget(mapping);
+    return mapping;
+}
 
+QLayout* RestoreView::createRestoreRow() {
     auto* restoreRow = new QHBoxLayout;
     m_restore->setToolTip(tr("Restore the values into the target's structure, write it as a new checkpoint and verify it"));
     connect(m_restore, &QPushButton::clicked, this, &RestoreView::chooseOutput);
@@ -198,28 +240,7 @@ RestoreView::RestoreView(JobTracker* jobs, QWidget* parent)
     connect(m_openResult, &QPushButton::clicked, this, [this] { emit openRequested(m_restoredPrefix); });
     restoreRow->addWidget(m_openResult);
     restoreRow->addStretch();
-    sideLayout->addLayout(restoreRow);
-    m_result->setWordWrap(true);
-    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_result->setTextFormat(Qt::PlainText);
-    sideLayout->addWidget(m_result);
-    sideLayout->addStretch();
-
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidget(side);
-    scroll->setWidgetResizable(true);
-    // Messages wrap to the panel's width instead of scrolling sideways.
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setFrameShape(QFrame::NoFrame);
-    splitter->addWidget(scroll);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 1);
-    layout->addWidget(splitter, 1);
-
-    m_debounce->setSingleShot(true);
-    m_debounce->setInterval(kDebounceMs);
-    connect(m_debounce, &QTimer::timeout, this, &RestoreView::runMatch);
-    setTarget({});
+    return restoreRow;
 }
 
 void RestoreView::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot) {

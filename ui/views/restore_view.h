@@ -17,6 +17,7 @@
 
 class QCheckBox;
 class QLabel;
+class QLayout;
 class QListWidget;
 class QPushButton;
 class QTableWidget;
@@ -81,6 +82,13 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    // The constructor's parts, in the order the widgets are created.
+    void setDefaultQuestions();
+    QLayout* createTargetRow();
+    QWidget* createSidePanel();
+    QWidget* createAssertions(QWidget* side);
+    QWidget* createMappingBox(QWidget* side);
+    QLayout* createRestoreRow();
     void chooseTarget();
     void chooseOutput();
     void scheduleMatch();

@@ -1,9 +1,4 @@
-// MainWindow's surgery side (issue #18): the Checkpoint menu and toolbar
-// entries, Rename and Delete on the object tree's rows, the dialogs that
-// choose what to write, and the job that writes it with progress in the
-// status bar and Esc to cancel. The engine does the work (jobs/surgery_jobs.h);
-// the open checkpoint is only read, and the result is listed in the sidebar
-// with a button to open it.
+#include "views/surgery_controller.h"
 
 #include <QAction>
 #include <QFileInfo>
@@ -13,8 +8,6 @@
 #include <QMessageBox>
 #include <QPointer>
 #include <QPushButton>
-#include <QStackedWidget>
-#include <QStatusBar>
 #include <QStyle>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -28,10 +21,10 @@
 #include "models/object_tree_model.h"
 #include "views/average_dialog.h"
 #include "views/catalog_controller.h"
+#include "views/checkpoint_opener.h"
 #include "views/checkpoint_sidebar.h"
 #include "views/edit_dialog.h"
 #include "views/export_dialog.h"
-#include "views/main_window.h"
 #include "views/object_tree_pane.h"
 
 namespace ckpt::ui {
@@ -45,20 +38,41 @@ void deleteWhenRejected(QDialog* dialog) { QObject::connect(dialog, &QDialog::re
 
 }  // namespace
 
-SurgeryTarget MainWindow::surgeryTarget(const SurgeryDialog* dialog) const {
+SurgeryTarget SurgeryController::surgeryTarget(const SurgeryDialog* dialog) const {
     SurgeryTarget target;
     target.destination = dialog->destination();
     target.sharding = dialog->sharding();
     target.overwrite = dialog->overwrite();
-    if (m_snapshot) target.open = {QString::fromStdString(m_snapshot->checkpoint->prefix())};
-    if (m_catalog->isEnabled() && m_catalog->isLoaded()) target.catalogPath = m_catalog->path();
+    if (const auto& snapshot = m_parts.opener->snapshot()) target.open = {QString::fromStdString(snapshot->checkpoint->prefix())};
+    if (m_parts.catalog->isEnabled() && m_parts.catalog->isLoaded()) target.catalogPath = m_parts.catalog->path();
     return target;
 }
 
-void MainWindow::createSurgeryMenu() {
-    QMenu* menu = menuBar()->addMenu(tr("Chec&kpoint"));
-    QAction* saveAs = menu->addAction(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save &As\u2026"), this,
-                                      [this] { saveAsDialog(); });
+SurgeryController::SurgeryController(const SurgeryParts& parts, QObject* parent)
+    : QObject(parent), m_parts(parts), m_openResult(new QPushButton(parts.window)) {
+    m_openResult->setObjectName(QStringLiteral("openResult"));
+    m_openResult->setFlat(true);
+    m_openResult->setAccessibleName(tr("Open the written checkpoint"));
+    m_openResult->hide();
+    connect(m_openResult, &QPushButton::clicked, this, [this] {
+        m_openResult->hide();
+        m_parts.opener->openPath(m_resultPrefix);
+    });
+    connect(m_parts.opener, &CheckpointOpener::opened, this, &SurgeryController::updateActions);
+    connect(m_parts.opener, &CheckpointOpener::closed, this, &SurgeryController::updateActions);
+    // Opened some other way (the sidebar, Recent): the offer has been taken up.
+    connect(m_parts.opener, &CheckpointOpener::opened, m_openResult, [this] {
+        const auto& snapshot = m_parts.opener->snapshot();
+        if (snapshot && QString::fromStdString(snapshot->checkpoint->prefix()) == m_resultPrefix) m_openResult->hide();
+    });
+    connect(m_parts.tree, &ObjectTreePane::selectionChanged, this, &SurgeryController::updateActions);
+}
+
+void SurgeryController::addMenu(QMenuBar* bar, QAction* rowLead) {
+    QMenu* menu = bar->addMenu(tr("Chec&kpoint"));
+    const QStyle* style = m_parts.window->style();
+    QAction* saveAs =
+        menu->addAction(style->standardIcon(QStyle::SP_DialogSaveButton), tr("Save &As\u2026"), this, [this] { saveAsDialog(); });
     // Explicit: QKeySequence::SaveAs is empty on desktops without a platform theme.
     saveAs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
     saveAs->setToolTip(tr("Write a copy of the open checkpoint with another sharding (verified)"));
@@ -81,43 +95,36 @@ void MainWindow::createSurgeryMenu() {
     for (QAction* a : {rename, remove}) a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     auto* rowSeparator = new QAction(this);
     rowSeparator->setSeparator(true);
-    m_tree->setRowActions({m_showInCompare, exportAction, rowSeparator, rename, remove});
-    m_surgeryActions = {saveAs, strip, average, merge, exportAction, rename, remove};
+    m_parts.tree->setRowActions({rowLead, exportAction, rowSeparator, rename, remove});
+    m_actions = {saveAs, strip, average, merge, exportAction, rename, remove};
     m_rowActions = {rename, remove};
 
-    m_openResult = new QPushButton(this);
-    m_openResult->setFlat(true);
-    m_openResult->setAccessibleName(tr("Open the written checkpoint"));
-    m_openResult->hide();
-    connect(m_openResult, &QPushButton::clicked, this, [this] {
-        m_openResult->hide();
-        openPath(m_resultPrefix);
-    });
-    statusBar()->addWidget(m_openResult);
-
-    connect(this, &MainWindow::checkpointOpened, this, &MainWindow::updateSurgeryActions);
-    // Opened some other way (the sidebar, Recent): the offer has been taken up.
-    connect(this, &MainWindow::checkpointOpened, m_openResult, [this] {
-        if (m_snapshot && QString::fromStdString(m_snapshot->checkpoint->prefix()) == m_resultPrefix) m_openResult->hide();
-    });
-    connect(m_tree, &ObjectTreePane::selectionChanged, this, &MainWindow::updateSurgeryActions);
-    updateSurgeryActions();
+    updateActions();
 }
 
-void MainWindow::updateSurgeryActions() {
-    const bool shown = m_snapshot && m_stack->currentWidget() == m_tree;
-    for (QAction* a : std::as_const(m_surgeryActions)) a->setEnabled(shown);
-    const int32_t e = m_tree->currentEntry();
+QList<QAction*> SurgeryController::toolbarActions() const {
+    QList<QAction*> actions;
+    for (QAction* a : m_actions)
+        if (!m_rowActions.contains(a)) actions << a;
+    return actions;
+}
+
+void SurgeryController::updateActions() {
+    const std::shared_ptr<const CheckpointSnapshot>& snapshot = m_parts.opener->snapshot();
+    const bool shown = snapshot && m_parts.opener->isTreeShown();
+    for (QAction* a : std::as_const(m_actions)) a->setEnabled(shown);
+    const int32_t e = m_parts.tree->currentEntry();
     const bool editable =
-        shown && m_tree->snapshot() == m_snapshot && e > 0 && isEditableEntry(m_snapshot->entries[static_cast<size_t>(e)]);
+        shown && m_parts.tree->snapshot() == snapshot && e > 0 && isEditableEntry(snapshot->entries[static_cast<size_t>(e)]);
     for (QAction* a : std::as_const(m_rowActions)) a->setEnabled(editable);
 }
 
-SurgeryDialog* MainWindow::saveAsDialog() {
-    if (!m_snapshot || isErrorShown()) return nullptr;
-    const QString source = QString::fromStdString(m_snapshot->checkpoint->prefix());
+SurgeryDialog* SurgeryController::saveAsDialog() {
+    const std::shared_ptr<const CheckpointSnapshot>& snapshot = m_parts.opener->snapshot();
+    if (!snapshot || m_parts.opener->isErrorShown()) return nullptr;
+    const QString source = QString::fromStdString(snapshot->checkpoint->prefix());
     auto* dialog = new SurgeryDialog(tr("Save %1 As").arg(fileName(source)), {source},
-                                     suggestDestination(source, QStringLiteral("copy")), this);
+                                     suggestDestination(source, QStringLiteral("copy")), m_parts.window);
     deleteWhenRejected(dialog);
     dialog->setOpenCheckpoints({source});
     connect(dialog, &QDialog::accepted, this, [this, dialog, source] {
@@ -129,23 +136,24 @@ SurgeryDialog* MainWindow::saveAsDialog() {
     return dialog;
 }
 
-EditDialog* MainWindow::stripOptimizerDialog() { return openEditDialog(EditDialog::StripOptimizer); }
-EditDialog* MainWindow::renameDialog() { return openEditDialog(EditDialog::Rename); }
-EditDialog* MainWindow::deleteDialog() { return openEditDialog(EditDialog::Delete); }
+EditDialog* SurgeryController::stripOptimizerDialog() { return openEditDialog(EditDialog::StripOptimizer); }
+EditDialog* SurgeryController::renameDialog() { return openEditDialog(EditDialog::Rename); }
+EditDialog* SurgeryController::deleteDialog() { return openEditDialog(EditDialog::Delete); }
 
-EditDialog* MainWindow::openEditDialog(int kind) {
-    if (!m_snapshot || isErrorShown()) return nullptr;
+EditDialog* SurgeryController::openEditDialog(int kind) {
+    const std::shared_ptr<const CheckpointSnapshot> snapshot = m_parts.opener->snapshot();
+    if (!snapshot || m_parts.opener->isErrorShown()) return nullptr;
     const auto k = static_cast<EditDialog::Kind>(kind);
     QString path;
     if (k != EditDialog::StripOptimizer) {
-        const int32_t e = m_tree->currentEntry();
-        if (m_tree->snapshot() != m_snapshot || e <= 0 || !isEditableEntry(m_snapshot->entries[static_cast<size_t>(e)]))
+        const int32_t e = m_parts.tree->currentEntry();
+        if (m_parts.tree->snapshot() != snapshot || e <= 0 || !isEditableEntry(snapshot->entries[static_cast<size_t>(e)]))
             return nullptr;
-        path = editPathOf(*m_snapshot, e);
+        path = editPathOf(*snapshot, e);
     }
-    auto* dialog = new EditDialog(k, m_snapshot, path, this);
+    auto* dialog = new EditDialog(k, snapshot, path, m_parts.window);
     deleteWhenRejected(dialog);
-    dialog->setOpenCheckpoints({QString::fromStdString(m_snapshot->checkpoint->prefix())});
+    dialog->setOpenCheckpoints({QString::fromStdString(snapshot->checkpoint->prefix())});
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         // The plan previewed is the plan written: Write is enabled only for it.
         const std::shared_ptr<const EditPlan> plan = dialog->plan();
@@ -158,22 +166,23 @@ EditDialog* MainWindow::openEditDialog(int kind) {
     return dialog;
 }
 
-AverageDialog* MainWindow::averageDialog() { return combineDialog(AverageDialog::Average); }
-AverageDialog* MainWindow::mergeDialog() { return combineDialog(AverageDialog::Merge); }
+AverageDialog* SurgeryController::averageDialog() { return combineDialog(AverageDialog::Average); }
+AverageDialog* SurgeryController::mergeDialog() { return combineDialog(AverageDialog::Merge); }
 
-AverageDialog* MainWindow::combineDialog(int operation) {
-    if (!m_snapshot || isErrorShown()) return nullptr;
-    const QString current = QString::fromStdString(m_snapshot->checkpoint->prefix());
+AverageDialog* SurgeryController::combineDialog(int operation) {
+    const std::shared_ptr<const CheckpointSnapshot>& snapshot = m_parts.opener->snapshot();
+    if (!snapshot || m_parts.opener->isErrorShown()) return nullptr;
+    const QString current = QString::fromStdString(snapshot->checkpoint->prefix());
     // The run's checkpoints as the sidebar lists them, in step order.
     QStringList candidates;
-    const DirectoryModel* dirs = m_sidebar->directories();
+    const DirectoryModel* dirs = m_parts.sidebar->directories();
     const QModelIndex dir = dirs->indexForDirectory(directoryFor(current));
     for (int r = 0; dir.isValid() && r < dirs->rowCount(dir); ++r) {
         const QString prefix = dirs->index(r, 0, dir).data(DirectoryModel::PrefixRole).toString();
         if (!prefix.isEmpty()) candidates << prefix;
     }
     if (!candidates.contains(current)) candidates << current;
-    auto* dialog = new AverageDialog(current, candidates, this, static_cast<AverageDialog::Operation>(operation));
+    auto* dialog = new AverageDialog(current, candidates, m_parts.window, static_cast<AverageDialog::Operation>(operation));
     deleteWhenRejected(dialog);
     dialog->setOpenCheckpoints({current});
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
@@ -192,10 +201,11 @@ AverageDialog* MainWindow::combineDialog(int operation) {
     return dialog;
 }
 
-ExportDialog* MainWindow::exportDialog() {
-    if (!m_snapshot || isErrorShown()) return nullptr;
-    const QString source = QString::fromStdString(m_snapshot->checkpoint->prefix());
-    auto* dialog = new ExportDialog(source, this);
+ExportDialog* SurgeryController::exportDialog() {
+    const std::shared_ptr<const CheckpointSnapshot>& snapshot = m_parts.opener->snapshot();
+    if (!snapshot || m_parts.opener->isErrorShown()) return nullptr;
+    const QString source = QString::fromStdString(snapshot->checkpoint->prefix());
+    auto* dialog = new ExportDialog(source, m_parts.window);
     deleteWhenRejected(dialog);
     dialog->setOpenCheckpoints({source});
     connect(dialog, &QDialog::accepted, this, [this, dialog, source] {
@@ -210,19 +220,19 @@ ExportDialog* MainWindow::exportDialog() {
     return dialog;
 }
 
-void MainWindow::runSurgery(SurgeryDialog* dialog, const QString& title,
-                            std::function<SurgeryOutcome(const std::shared_ptr<JobControl>&)> work) {
-    auto job = m_jobs->start(title);
+void SurgeryController::runSurgery(SurgeryDialog* dialog, const QString& title,
+                                   std::function<SurgeryOutcome(const std::shared_ptr<JobControl>&)> work) {
+    auto job = m_parts.jobs->start(title);
     m_openResult->hide();
-    m_location->setText(tr("%1\u2026 (Esc cancels)").arg(title));
+    m_parts.status->setText(tr("%1\u2026 (Esc cancels)").arg(title));
     whenDone(this, QtConcurrent::run(jobPool(), [work = std::move(work), job] { return work(job); }),
              [this, job, dialog = QPointer<SurgeryDialog>(dialog)](const SurgeryOutcome& outcome) {
-                 m_jobs->finish(job);
+                 m_parts.jobs->finish(job);
                  onSurgeryDone(outcome, dialog);
              });
 }
 
-void MainWindow::onSurgeryDone(const SurgeryOutcome& r, SurgeryDialog* dialog) {
+void SurgeryController::onSurgeryDone(const SurgeryOutcome& r, SurgeryDialog* dialog) {
     QString message;
     if (r.cancelled) {
         message = tr("Cancelled: nothing was written to %1.").arg(r.prefix);
@@ -233,7 +243,7 @@ void MainWindow::onSurgeryDone(const SurgeryOutcome& r, SurgeryDialog* dialog) {
         dialog->open();
     } else if (!r.ok) {
         message = tr("Could not write %1: %2").arg(r.prefix, r.error);
-        auto* box = new QMessageBox(QMessageBox::Warning, tr("Checkpoint Not Written"), message, QMessageBox::Ok, this);
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Checkpoint Not Written"), message, QMessageBox::Ok, m_parts.window);
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->setObjectName(QStringLiteral("surgeryErrorMessage"));
         box->open();
@@ -255,15 +265,15 @@ void MainWindow::onSurgeryDone(const SurgeryOutcome& r, SurgeryDialog* dialog) {
         message = (r.replaced ? tr("Replaced %1: %2") : tr("Wrote %1: %2")).arg(r.prefix, parts.join(QStringLiteral("; ")));
         if (!r.recordWarning.isEmpty()) message += tr(" (not recorded in the catalog: %1)").arg(r.recordWarning);
         // The result joins its directory's listing; one click opens it.
-        m_sidebar->listDirectory(directoryFor(r.prefix));
+        m_parts.sidebar->listDirectory(directoryFor(r.prefix));
         m_resultPrefix = r.prefix;
         m_openResult->setText(tr("Open %1").arg(fileName(r.prefix)));
         m_openResult->show();
     }
     if (dialog && (r.ok || r.cancelled)) dialog->deleteLater();
-    m_location->setText(message);
-    m_location->setToolTip(message);
-    emit surgeryFinished(r.ok, r.cancelled, r.prefix, message);
+    m_parts.status->setText(message);
+    m_parts.status->setToolTip(message);
+    emit finished(r.ok, r.cancelled, r.prefix, message);
 }
 
 }  // namespace ckpt::ui
