@@ -250,11 +250,20 @@ private slots:
         // stays usable. The cancel comes with scanStarted, before the job
         // reaches the pool: cancelling after scan() returned raced a quick
         // incremental scan that could finish first on a loaded machine.
+        // First the scan of the corpus that addRoot queued behind the one
+        // above: a scan asked for while another runs waits for it, and its
+        // scanStarted would come after the cancel below is disconnected.
+        QTRY_VERIFY_WITH_TIMEOUT(!explorer.catalog()->isScanning(), 30000);
+        QVERIFY(waitIdle(w));
         QSignalSpy again(explorer.catalog(), &CatalogController::scanFinished);
-        const auto cancelAtStart =
-            connect(explorer.catalog(), &CatalogController::scanStarted, this, [&] { explorer.jobs()->cancelAll(); });
+        bool cancelledAtStart = false;
+        const auto cancelAtStart = connect(explorer.catalog(), &CatalogController::scanStarted, this, [&] {
+            cancelledAtStart = true;
+            explorer.jobs()->cancelAll();
+        });
         explorer.catalog()->scan();
         disconnect(cancelAtStart);
+        QVERIFY(cancelledAtStart);
         QVERIFY(again.wait(30000));
         const auto cancelled = again.first().first().value<CatalogScanResult>();
         QVERIFY2(cancelled.cancelled, qPrintable(cancelled.error));
