@@ -41,6 +41,29 @@ RetentionPolicyEditor::RetentionPolicyEditor(QWidget* parent)
       m_bestCount(countBox(QStringLiteral("best_count"), 100'000)), m_bestMode(new QComboBox(this)), m_tags(new QLineEdit(this)),
       m_minAge(hoursBox(QStringLiteral("min_age"))), m_diskBudget(new QLineEdit(this)), m_json(new QPlainTextEdit(this)),
       m_errorLabel(new QLabel(this)) {
+    m_pages->addTab(rulesPage(), tr("Rules"));
+
+    m_json->setObjectName(QStringLiteral("policy_json"));
+    m_json->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_json->setTabChangesFocus(true);
+    m_pages->addTab(m_json, tr("JSON"));
+
+    m_errorLabel->setWordWrap(true);
+    m_errorLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_errorLabel->setStyleSheet(statusTextStyle(StatusTone::Bad));
+    m_errorLabel->hide();
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_pages);
+    layout->addWidget(m_errorLabel);
+
+    connectEdits();
+    setPolicy({});
+}
+
+// The Rules tab: one row per rule, the calendar buckets two to a row.
+QWidget* RetentionPolicyEditor::rulesPage() {
     auto* form = new QWidget(m_pages);
     auto* rules = new QFormLayout(form);
     rules->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -84,23 +107,10 @@ RetentionPolicyEditor::RetentionPolicyEditor(QWidget* parent)
     m_diskBudget->setObjectName(QStringLiteral("disk_budget"));
     m_diskBudget->setPlaceholderText(tr("none, or e.g. 500MB, 2GiB"));
     rules->addRow(tr("&Disk budget:"), m_diskBudget);
-    m_pages->addTab(form, tr("Rules"));
+    return form;
+}
 
-    m_json->setObjectName(QStringLiteral("policy_json"));
-    m_json->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_json->setTabChangesFocus(true);
-    m_pages->addTab(m_json, tr("JSON"));
-
-    m_errorLabel->setWordWrap(true);
-    m_errorLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_errorLabel->setStyleSheet(statusTextStyle(StatusTone::Bad));
-    m_errorLabel->hide();
-
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_pages);
-    layout->addWidget(m_errorLabel);
-
+void RetentionPolicyEditor::connectEdits() {
     // Each box writes only its own rule, so rules the form shows rounded
     // (seconds as hours) stay exact until their own box is edited.
     auto onEdit = [this](auto* box, auto signal, auto apply) {
@@ -148,7 +158,6 @@ RetentionPolicyEditor::RetentionPolicyEditor(QWidget* parent)
     connect(m_json, &QPlainTextEdit::textChanged, this, [this] {
         if (!m_updating) jsonEdited();
     });
-    setPolicy({});
 }
 
 QSpinBox* RetentionPolicyEditor::countBox(const QString& name, int max) {

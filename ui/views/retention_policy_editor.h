@@ -46,6 +46,8 @@ signals:
     void policyChanged();
 
 private:
+    QWidget* rulesPage();
+    void connectEdits();
     QSpinBox* countBox(const QString& name, int max);
     QDoubleSpinBox* hoursBox(const QString& name);
     void formEdited();
