@@ -170,7 +170,9 @@ private:
             Frame& f = stack.back();
             const DisplayEntry& e = entry(f.entry);
             bool descended = false;
-            while (f.next < e.children.size() && !descended) {
+            // 'descended' first: openNode() grows the stack, and 'f' may
+            // then refer to freed memory.
+            while (!descended && f.next < e.children.size()) {
                 const int32_t c = e.children[f.next++];
                 const DisplayEntry& child = entry(c);
                 if (child.kind == DisplayKind::Attribute) continue;
