@@ -185,8 +185,15 @@ Result<std::unique_ptr<Database>> Database::open(std::string_view pathView, cons
 
     // Read-only checks first: nothing below writes until the file is known
     // to be ours and not newer.
-    CKPT_ASSIGN_OR_RETURN(int64_t version, queryInt(db, path, "PRAGMA user_version"));
-    CKPT_ASSIGN_OR_RETURN(int64_t tables, queryInt(db, path, "SELECT count(*) FROM sqlite_master"));
+    // Both from one read transaction: a catalog that another process is
+    // creating at this moment must not be seen half made (its tables, but
+    // not yet its version), which would read as another program's file.
+    CKPT_RETURN_IF_ERROR(exec(db, path, "BEGIN"));
+    Result<int64_t> versionRead = queryInt(db, path, "PRAGMA user_version");
+    Result<int64_t> tablesRead = versionRead.ok() ? queryInt(db, path, "SELECT count(*) FROM sqlite_master") : versionRead;
+    CKPT_RETURN_IF_ERROR(exec(db, path, "COMMIT"));
+    CKPT_ASSIGN_OR_RETURN(const int64_t version, std::move(versionRead));
+    CKPT_ASSIGN_OR_RETURN(const int64_t tables, std::move(tablesRead));
     if (version > kSchemaVersion)
         return failedPrecondition(role + " " + path + " has schema version " + std::to_string(version) +
                                   ", newer than this ckpt understands (" + std::to_string(kSchemaVersion) +
