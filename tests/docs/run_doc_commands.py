@@ -191,6 +191,11 @@ def main():
     env["PATH"] = os.path.dirname(os.path.abspath(args.ckpt)) + os.pathsep + env.get("PATH", "")
     env["TZ"] = "UTC"
     env["NO_COLOR"] = "1"
+    if not args.python:
+        # A build without the Python package (the sanitizer build, or no
+        # nanobind): its examples are left to the builds that have it.
+        EXCLUDED.append((r"^python3\b", "this build has no Python package (CKPT_BUILD_PYTHON); "
+                         "the normal suite runs it"))
     if args.python:
         # `python3` in a doc is this interpreter, with the built package importable.
         shim = tempfile.mkdtemp(prefix="doc-python-")

@@ -70,7 +70,9 @@ void fillValues(Tensor& t, int checkpoint, int variable) {
         case DataType::Half:
             reinterpret_cast<uint16_t*>(t.bytes.data())[i] = static_cast<uint16_t>((i * 31 + checkpoint) & 0x7bff);
             break;
-        case DataType::Int32: reinterpret_cast<int32_t*>(t.bytes.data())[i] = static_cast<int32_t>(x * 1e6); break;
+        case DataType::Int32:  // the NaN and -inf planted above are not integers
+            reinterpret_cast<int32_t*>(t.bytes.data())[i] = std::isfinite(x) ? static_cast<int32_t>(x * 1e6) : 0;
+            break;
         case DataType::UInt8: t.bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(i * 7 + checkpoint); break;
         case DataType::Complex64: {
             float* p = reinterpret_cast<float*>(t.bytes.data()) + 2 * i;
