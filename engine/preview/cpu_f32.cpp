@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -19,6 +20,14 @@
 
 namespace ckpt::preview {
 namespace {
+
+// p[i], for float arrays that may start at any byte (a bundle packs tensors
+// back to back): memcpy is the defined unaligned load, and one instruction.
+inline float floatAt(const float* p, int64_t i) {
+    float v;
+    std::memcpy(&v, reinterpret_cast<const unsigned char*>(p) + i * static_cast<int64_t>(sizeof v), sizeof v);
+    return v;
+}
 
 constexpr int kBanks = 8;  // histogram counter banks: a run of one bin does not serialize on one counter
 
@@ -63,11 +72,11 @@ struct TileExtremes {
 template <bool WithExtremes>
 void shiftedSumsPortable(const float* p, double k, ShiftedSums& out, TileExtremes& ext) {
     ShiftedSums acc = {};
-    float mn = p[0], mx = p[0];
+    float mn = floatAt(p, 0), mx = mn;
     int64_t zeros = 0;
     for (int64_t i = 0; i < kTileElements; i += kAccumulators) {
         for (int a = 0; a < kAccumulators; ++a) {
-            const float x = p[i + a];
+            const float x = floatAt(p, i + a);
             if constexpr (WithExtremes) {
                 mn = x < mn ? x : mn;
                 mx = x > mx ? x : mx;
@@ -152,7 +161,7 @@ template <void (*Sums)(const float*, double, ShiftedSums&, TileExtremes&),
 bool shiftedTile(const float* p, TilePartial& out, FastTotals& totals) {
     ShiftedSums sums;
     TileExtremes ext;
-    const double k = p[0];
+    const double k = floatAt(p, 0);
     Sums(p, k, sums, ext);
     const double s = reduceAccumulators(sums.s);
     if (!isFiniteValue(s)) return false;  // a NaN or Inf in the tile
@@ -197,7 +206,7 @@ void histogramPortable(const float* p, int64_t n, const HistogramSpec& spec, dou
     const double scale = spec.bins / spec.width;
     const int stride = spec.bins + 3;
     for (int64_t i = 0; i < n; ++i) {
-        const double x = p[i];
+        const double x = floatAt(p, i);
         int64_t* h = banks + (i % kBanks) * stride;
         if (x >= spec.lo && x <= spec.hi) {
             const double f = (x - spec.lo) * scale;
@@ -220,7 +229,7 @@ inline void addEightLanes(int mask, const int32_t* idx, const float* x, const Hi
     for (int k = 0; k < 8; ++k) {
         int64_t* h = banks + k * stride;
         if (mask & (1 << k)) ++h[idx[k]];
-        else countExact(static_cast<double>(x[k]), spec, h);
+        else countExact(static_cast<double>(floatAt(x, k)), spec, h);
     }
 }
 
@@ -251,7 +260,7 @@ __attribute__((target("avx2"))) void histogramAvx2Double(const float* p, int64_t
         }
         addEightLanes(mask, idx, p + i, spec, banks);
     }
-    for (; i < n; ++i) countExact(static_cast<double>(p[i]), spec, banks + (i % kBanks) * (spec.bins + 3));
+    for (; i < n; ++i) countExact(static_cast<double>(floatAt(p, i)), spec, banks + (i % kBanks) * (spec.bins + 3));
 }
 
 // The shortcut in float lanes, eight values per vector. g = (x - loF) *
@@ -372,7 +381,7 @@ __attribute__((target("avx2"))) void histogramAvx2Float(const float* p, int64_t 
         ++banks[d >> 32];
     }
     if (pairs) fold();
-    for (; i < n; ++i) countExact(static_cast<double>(p[i]), spec, banks + (i % kBanks) * stride);
+    for (; i < n; ++i) countExact(static_cast<double>(floatAt(p, i)), spec, banks + (i % kBanks) * stride);
 }
 #endif
 

@@ -77,28 +77,38 @@ CKPT_HD double halfToDouble(uint16_t h) {
 CKPT_HD double bfloat16ToDouble(uint16_t b) { return static_cast<double>(bitsToFloat(static_cast<uint32_t>(b) << 16)); }
 
 // Element i of a buffer of 'kind' as the double the previews use.
+// Element i of an array of T that may start at any byte: a bundle's data
+// file packs tensors back to back, so a float tensor after a half one is
+// only 2-byte aligned. memcpy is the defined way to load it; compilers emit
+// the same single load.
+template <typename T>
+CKPT_HD T loadAt(const unsigned char* base, int64_t i) {
+    T v;
+    memcpy(&v, base + i * static_cast<int64_t>(sizeof(T)), sizeof v);
+    return v;
+}
+
 template <ElementKind K>
 CKPT_HD double loadElement(const unsigned char* base, int64_t i) {
-    if constexpr (K == ElementKind::F32) return static_cast<double>(reinterpret_cast<const float*>(base)[i]);
-    else if constexpr (K == ElementKind::F64) return reinterpret_cast<const double*>(base)[i];
-    else if constexpr (K == ElementKind::F16) return halfToDouble(reinterpret_cast<const uint16_t*>(base)[i]);
-    else if constexpr (K == ElementKind::BF16) return bfloat16ToDouble(reinterpret_cast<const uint16_t*>(base)[i]);
-    else if constexpr (K == ElementKind::I8) return static_cast<double>(reinterpret_cast<const int8_t*>(base)[i]);
-    else if constexpr (K == ElementKind::I16) return static_cast<double>(reinterpret_cast<const int16_t*>(base)[i]);
-    else if constexpr (K == ElementKind::I32) return static_cast<double>(reinterpret_cast<const int32_t*>(base)[i]);
-    else if constexpr (K == ElementKind::I64) return static_cast<double>(reinterpret_cast<const int64_t*>(base)[i]);
+    if constexpr (K == ElementKind::F32) return static_cast<double>(loadAt<float>(base, i));
+    else if constexpr (K == ElementKind::F64) return loadAt<double>(base, i);
+    else if constexpr (K == ElementKind::F16) return halfToDouble(loadAt<uint16_t>(base, i));
+    else if constexpr (K == ElementKind::BF16) return bfloat16ToDouble(loadAt<uint16_t>(base, i));
+    else if constexpr (K == ElementKind::I8) return static_cast<double>(loadAt<int8_t>(base, i));
+    else if constexpr (K == ElementKind::I16) return static_cast<double>(loadAt<int16_t>(base, i));
+    else if constexpr (K == ElementKind::I32) return static_cast<double>(loadAt<int32_t>(base, i));
+    else if constexpr (K == ElementKind::I64) return static_cast<double>(loadAt<int64_t>(base, i));
     else if constexpr (K == ElementKind::U8) return static_cast<double>(base[i]);
-    else if constexpr (K == ElementKind::U16) return static_cast<double>(reinterpret_cast<const uint16_t*>(base)[i]);
-    else if constexpr (K == ElementKind::U32) return static_cast<double>(reinterpret_cast<const uint32_t*>(base)[i]);
-    else if constexpr (K == ElementKind::U64) return static_cast<double>(reinterpret_cast<const uint64_t*>(base)[i]);
+    else if constexpr (K == ElementKind::U16) return static_cast<double>(loadAt<uint16_t>(base, i));
+    else if constexpr (K == ElementKind::U32) return static_cast<double>(loadAt<uint32_t>(base, i));
+    else if constexpr (K == ElementKind::U64) return static_cast<double>(loadAt<uint64_t>(base, i));
     else if constexpr (K == ElementKind::Bool) return base[i] != 0 ? 1.0 : 0.0;
     else if constexpr (K == ElementKind::C64) {
-        const float* p = reinterpret_cast<const float*>(base) + 2 * i;
-        const double re = p[0], im = p[1];
+        const double re = loadAt<float>(base, 2 * i), im = loadAt<float>(base, 2 * i + 1);
         return sqrt(re * re + im * im);
     } else {
-        const double* p = reinterpret_cast<const double*>(base) + 2 * i;
-        return sqrt(p[0] * p[0] + p[1] * p[1]);
+        const double re = loadAt<double>(base, 2 * i), im = loadAt<double>(base, 2 * i + 1);
+        return sqrt(re * re + im * im);
     }
 }
 
