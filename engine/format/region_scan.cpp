@@ -21,6 +21,11 @@ struct PartJob {
     RegionPart part;
 };
 
+// Where a part of a region starts in its file.
+uint64_t fileOffset(const ScannedRegion& r, const RegionPart& part) {
+    return static_cast<uint64_t>(r.region.offset) + part.begin;
+}
+
 std::string regionName(const ScannedRegion& r) { return printableKey(r.key) + " in " + platform::baseName(r.file->location()); }
 
 // The first failed part's status, else the joined checksum against the stored one.
@@ -46,7 +51,7 @@ struct PartBytes {
 };
 
 Status readPart(const ScannedRegion& r, const RegionPart& part, std::vector<uint8_t>& scratch, PartBytes& out) {
-    const uint64_t offset = static_cast<uint64_t>(r.region.offset) + part.begin;
+    const uint64_t offset = fileOffset(r, part);
     if (part.length == 0) {
         out.bytes = {};
         out.crc = 0;
@@ -104,16 +109,14 @@ std::vector<WorkItem> planWork(std::span<const ScannedRegion> regions, std::span
             order.push_back(k);
         }
     }
-    auto fileOffset = [&](size_t k) {
-        return static_cast<uint64_t>(regions[parts[k].region].region.offset) + parts[k].part.begin;
-    };
+    auto offsetOf = [&](size_t k) { return fileOffset(regions[parts[k].region], parts[k].part); };
     std::sort(windowed.begin(), windowed.end(), [&](size_t a, size_t b) {
         const auto* fa = regions[parts[a].region].file;
         const auto* fb = regions[parts[b].region].file;
-        return fa != fb ? std::less<>()(fa, fb) : fileOffset(a) < fileOffset(b);
+        return fa != fb ? std::less<>()(fa, fb) : offsetOf(a) < offsetOf(b);
     });
     for (size_t k : windowed) {
-        const uint64_t begin = fileOffset(k), end = begin + parts[k].part.length;
+        const uint64_t begin = offsetOf(k), end = begin + parts[k].part.length;
         if (!items.empty() && items.back().window) {
             WorkItem& w = items.back();
             const size_t last = order[w.first + w.count - 1];
@@ -175,7 +178,7 @@ Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const Sca
             int64_t length = 0;
             for (size_t j = item.first; j < item.first + item.count; ++j) {
                 const size_t k = order[j];
-                const uint64_t at = static_cast<uint64_t>(regions[parts[k].region].region.offset) + parts[k].part.begin;
+                const uint64_t at = fileOffset(regions[parts[k].region], parts[k].part);
                 if (read.isOk())
                     partCrcs[k] =
                         platform::crc32cExtend(0, buffer.data() + (at - item.begin), static_cast<size_t>(parts[k].part.length));
@@ -193,8 +196,7 @@ Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const Sca
             partStatus[k] = r.readWhole();
         } else {
             uint8_t* out = r.copyTo ? r.copyTo + job.part.begin : nullptr;
-            auto crc = readRegionPart(*r.file, static_cast<uint64_t>(r.region.offset) + job.part.begin, job.part.length, out,
-                                      scratch[worker]);
+            auto crc = readRegionPart(*r.file, fileOffset(r, job.part), job.part.length, out, scratch[worker]);
             if (crc) partCrcs[k] = *crc;
             else partStatus[k] = crc.status();
         }
