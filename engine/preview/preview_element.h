@@ -76,40 +76,65 @@ CKPT_HD double halfToDouble(uint16_t h) {
 
 CKPT_HD double bfloat16ToDouble(uint16_t b) { return static_cast<double>(bitsToFloat(static_cast<uint32_t>(b) << 16)); }
 
-// Element i of a buffer of 'kind' as the double the previews use.
 // Element i of an array of T that may start at any byte: a bundle's data
 // file packs tensors back to back, so a float tensor after a half one is
 // only 2-byte aligned. memcpy is the defined way to load it; compilers emit
-// the same single load.
+// the same single load. On the device the buffers are cudaMalloc'd and
+// chunks start at whole tiles, so elements are naturally aligned there, and
+// a typed load keeps nvcc from splitting it into byte loads.
 template <typename T>
 CKPT_HD T loadAt(const unsigned char* base, int64_t i) {
+#if defined(__CUDA_ARCH__)
+    return reinterpret_cast<const T*>(base)[i];
+#else
     T v;
     memcpy(&v, base + i * static_cast<int64_t>(sizeof(T)), sizeof v);
     return v;
+#endif
 }
 
+template <typename T>
+struct ComplexOf {
+    T re, im;
+};
+
+// How an element of each kind is stored.
+template <ElementKind K>
+struct Stored;
+template <> struct Stored<ElementKind::F32> { using type = float; };
+template <> struct Stored<ElementKind::F64> { using type = double; };
+template <> struct Stored<ElementKind::F16> { using type = uint16_t; };
+template <> struct Stored<ElementKind::BF16> { using type = uint16_t; };
+template <> struct Stored<ElementKind::I8> { using type = int8_t; };
+template <> struct Stored<ElementKind::I16> { using type = int16_t; };
+template <> struct Stored<ElementKind::I32> { using type = int32_t; };
+template <> struct Stored<ElementKind::I64> { using type = int64_t; };
+template <> struct Stored<ElementKind::U8> { using type = uint8_t; };
+template <> struct Stored<ElementKind::U16> { using type = uint16_t; };
+template <> struct Stored<ElementKind::U32> { using type = uint32_t; };
+template <> struct Stored<ElementKind::U64> { using type = uint64_t; };
+template <> struct Stored<ElementKind::Bool> { using type = uint8_t; };
+template <> struct Stored<ElementKind::C64> { using type = ComplexOf<float>; };
+template <> struct Stored<ElementKind::C128> { using type = ComplexOf<double>; };
+template <ElementKind K>
+using StoredType = typename Stored<K>::type;
+
+// A stored element as the double the previews use (complex: the magnitude).
+template <ElementKind K>
+CKPT_HD double valueOf(StoredType<K> v) {
+    if constexpr (K == ElementKind::F16) return halfToDouble(v);
+    else if constexpr (K == ElementKind::BF16) return bfloat16ToDouble(v);
+    else if constexpr (K == ElementKind::Bool) return v != 0 ? 1.0 : 0.0;
+    else if constexpr (K == ElementKind::C64 || K == ElementKind::C128) {
+        const double re = v.re, im = v.im;
+        return sqrt(re * re + im * im);
+    } else return static_cast<double>(v);
+}
+
+// Element i of a buffer of 'kind' as the double the previews use.
 template <ElementKind K>
 CKPT_HD double loadElement(const unsigned char* base, int64_t i) {
-    if constexpr (K == ElementKind::F32) return static_cast<double>(loadAt<float>(base, i));
-    else if constexpr (K == ElementKind::F64) return loadAt<double>(base, i);
-    else if constexpr (K == ElementKind::F16) return halfToDouble(loadAt<uint16_t>(base, i));
-    else if constexpr (K == ElementKind::BF16) return bfloat16ToDouble(loadAt<uint16_t>(base, i));
-    else if constexpr (K == ElementKind::I8) return static_cast<double>(loadAt<int8_t>(base, i));
-    else if constexpr (K == ElementKind::I16) return static_cast<double>(loadAt<int16_t>(base, i));
-    else if constexpr (K == ElementKind::I32) return static_cast<double>(loadAt<int32_t>(base, i));
-    else if constexpr (K == ElementKind::I64) return static_cast<double>(loadAt<int64_t>(base, i));
-    else if constexpr (K == ElementKind::U8) return static_cast<double>(base[i]);
-    else if constexpr (K == ElementKind::U16) return static_cast<double>(loadAt<uint16_t>(base, i));
-    else if constexpr (K == ElementKind::U32) return static_cast<double>(loadAt<uint32_t>(base, i));
-    else if constexpr (K == ElementKind::U64) return static_cast<double>(loadAt<uint64_t>(base, i));
-    else if constexpr (K == ElementKind::Bool) return base[i] != 0 ? 1.0 : 0.0;
-    else if constexpr (K == ElementKind::C64) {
-        const double re = loadAt<float>(base, 2 * i), im = loadAt<float>(base, 2 * i + 1);
-        return sqrt(re * re + im * im);
-    } else {
-        const double re = loadAt<double>(base, 2 * i), im = loadAt<double>(base, 2 * i + 1);
-        return sqrt(re * re + im * im);
-    }
+    return valueOf<K>(loadAt<StoredType<K>>(base, i));
 }
 
 CKPT_HD int64_t elementSize(ElementKind kind) {
