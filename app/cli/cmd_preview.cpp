@@ -63,13 +63,15 @@ void say(const PreviewArgs& a, const ComputedOn& on, bool fromCache = false) {
     std::cerr << "ckpt: computed on " << on.device;
     if (!on.deviceName.empty()) std::cerr << " (" << on.deviceName << ")";
     if (!on.fallbackReason.empty()) std::cerr << "; CUDA not used: " << on.fallbackReason;
+    if (!on.estimate.empty()) std::cerr << " (" << on.estimate << ")";
     std::cerr << "\n";
 }
 
 nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 nlohmann::json deviceJson(const ComputedOn& on) {
-    return {{"device", on.device}, {"device_name", on.deviceName}, {"fallback_reason", on.fallbackReason}};
+    return {{"device", on.device}, {"device_name", on.deviceName}, {"fallback_reason", on.fallbackReason},
+            {"device_estimate", on.estimate}};
 }
 
 nlohmann::json statsJson(const TensorInfo& t, const Cached<TensorStats>& cached) {

@@ -6,6 +6,8 @@ namespace ckpt::preview {
 
 Result<std::unique_ptr<PreviewBackend>> makeCudaBackend(size_t) { return failedPrecondition("built without CUDA"); }
 
+bool cudaContextStarted() { return false; }
+
 std::string cudaRuntimeDescription() { return "built without CUDA"; }
 
 }  // namespace ckpt::preview

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "platform/parallel.h"
+#include "preview/device_choice.h"
 #include "preview/preview_backend.h"
 
 namespace ckpt {
@@ -17,18 +19,31 @@ using preview::PreviewBackend;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+int64_t bufferBytes(const preview::ElementBuffer& b) { return b.count * preview::elementSize(b.kind); }
+
 struct Selected {
     std::unique_ptr<PreviewBackend> backend;
     ComputedOn on;
 };
 
-Result<Selected> selectBackend(const PreviewOptions& options) {
+// Auto asks the device model (device_choice.h) before touching CUDA at
+// all: starting the driver is most of what the GPU path costs.
+Result<Selected> selectBackend(const PreviewOptions& options, int64_t bytes) {
     Selected sel;
-    if (options.device != PreviewDevice::Cpu) {
+    bool tryCuda = options.device == PreviewDevice::Cuda;
+    if (options.device == PreviewDevice::Auto) {
+        const preview::DeviceEstimate e =
+            preview::estimateDevices(bytes, platform::threadsOrDefault(options.cpuThreads), preview::cudaContextStarted());
+        sel.on.estimate = e.summary;
+        tryCuda = e.cuda;
+        if (!e.cuda) sel.on.fallbackReason = "the CPU is estimated faster here";
+    }
+    if (tryCuda) {
         auto cuda = preview::makeCudaBackend(options.cudaChunkBytes);
         if (cuda) {
             sel.backend = std::move(*cuda);
-            sel.on = {"cuda", sel.backend->deviceName(), {}};
+            sel.on.device = "cuda";
+            sel.on.deviceName = sel.backend->deviceName();
             return sel;
         }
         if (options.device == PreviewDevice::Cuda) return cuda.status();
@@ -39,15 +54,15 @@ Result<Selected> selectBackend(const PreviewOptions& options) {
     return sel;
 }
 
-// Runs op on the selected backend; under Auto a CUDA failure falls back to
-// the CPU with the error recorded.
+// Runs op on the backend chosen for a pass over 'bytes'; under Auto a CUDA
+// failure falls back to the CPU with the error recorded.
 template <typename Op>
-Status runOnBackend(const PreviewOptions& options, ComputedOn& on, Op&& op) {
-    CKPT_ASSIGN_OR_RETURN(Selected sel, selectBackend(options));
+Status runOnBackend(const PreviewOptions& options, int64_t bytes, ComputedOn& on, Op&& op) {
+    CKPT_ASSIGN_OR_RETURN(Selected sel, selectBackend(options, bytes));
     Status st = op(*sel.backend);
     if (!st.isOk() && sel.on.device == "cuda" && options.device == PreviewDevice::Auto) {
         auto cpu = preview::makeCpuBackend(options.cpuThreads);
-        sel.on = {"cpu", {}, "CUDA failed: " + st.toString()};
+        sel.on = {"cpu", {}, "CUDA failed: " + st.toString(), sel.on.estimate};
         st = op(*cpu);
     }
     on = sel.on;
@@ -128,7 +143,7 @@ Result<TensorStats> computeStats(const TensorView& tensor, const PreviewOptions&
     std::vector<preview::TilePartial> tiles;
     preview::Extremes ex;
     CKPT_RETURN_IF_ERROR(
-        runOnBackend(options, stats.computedOn, [&](PreviewBackend& b) { return b.stats(el.buffer, tiles, ex); }));
+        runOnBackend(options, bufferBytes(el.buffer), stats.computedOn, [&](PreviewBackend& b) { return b.stats(el.buffer, tiles, ex); }));
     preview::fillStats(preview::mergeTiles(tiles), ex, stats);
     return stats;
 }
@@ -163,7 +178,7 @@ Result<Histogram> computeHistogram(const TensorView& tensor, const HistogramRequ
     const preview::HistogramSpec spec = preview::makeHistogramSpec(lo, hi, request.bins);
     preview::HistogramCounts counts;
     CKPT_RETURN_IF_ERROR(
-        runOnBackend(options, h.computedOn, [&](PreviewBackend& b) { return b.histogram(el.buffer, spec, counts); }));
+        runOnBackend(options, bufferBytes(el.buffer), h.computedOn, [&](PreviewBackend& b) { return b.histogram(el.buffer, spec, counts); }));
     h.lo = lo;
     h.hi = hi;
     h.edges = spec.edges;

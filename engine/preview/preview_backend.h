@@ -67,6 +67,9 @@ std::unique_ptr<PreviewBackend> makeCpuBackend(int threads);
 // A usable CUDA backend, or why there is none: FailedPrecondition with
 // "built without CUDA", "no CUDA driver ...", "no CUDA device" and the like.
 Result<std::unique_ptr<PreviewBackend>> makeCudaBackend(size_t chunkBytes = 0);
+// Whether this process has created a usable CUDA backend already (its
+// context is up, so another costs no start).
+bool cudaContextStarted();
 // "12.4 (driver 12.6)", or why there is none ("built without CUDA", ...).
 std::string cudaRuntimeDescription();
 

@@ -4,6 +4,7 @@
 #include "preview/cuda/cuda_backend.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -19,6 +20,12 @@ Result<std::unique_ptr<PreviewBackend>> makeCudaBackend(size_t chunkBytes) {
     if (chunkBytes > 0) (*backend)->setChunkBytes(chunkBytes);
     return std::unique_ptr<PreviewBackend>(std::move(*backend));
 }
+
+namespace {
+std::atomic<bool> g_contextStarted{false};
+}  // namespace
+
+bool cudaContextStarted() { return g_contextStarted.load(); }
 
 std::string cudaRuntimeDescription() {
     // Versions are encoded as 1000 * major + 10 * minor.
@@ -80,6 +87,7 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::create() {
         (void)cudaGetLastError();
         return failedPrecondition(std::string("CUDA device 0 unusable: ") + cudaGetErrorName(e));
     }
+    g_contextStarted = true;
     std::unique_ptr<CudaBackend> b(new CudaBackend);
     b->m_device = 0;
     b->m_deviceName = prop.name;

@@ -19,6 +19,7 @@
 #include "ckpt/npy.h"
 #include "ckpt/preview.h"
 #include "preview/cpu_f32.h"
+#include "preview/device_choice.h"
 #include "preview_test_data.h"
 #include "test_support.h"
 
@@ -579,18 +580,50 @@ private slots:
         QVERIFY2(t.status().message().find("checksum") != std::string::npos, t.status().toString().c_str());
     }
 
-    void autoFallsBackWithReason() {
+    // Auto never starts CUDA for a tensor the CPU finishes before CUDA
+    // could start, on any machine, and says why.
+    void autoKeepsSmallTensorsOnTheCpu() {
         const Tensor t = makeTensor<float>(DataType::Float, {4}, {1, 2, 3, 4});
         auto s = computeStats(TensorView::of(t));
         QVERIFY(s.ok());
-        if (s->computedOn.device == "cpu") QVERIFY(!s->computedOn.fallbackReason.empty());
+        QCOMPARE(s->computedOn.device, std::string("cpu"));
+        QCOMPARE(s->computedOn.fallbackReason, std::string("the CPU is estimated faster here"));
+        QVERIFY2(s->computedOn.estimate.find("cpu ~") == 0, s->computedOn.estimate.c_str());
         PreviewOptions cuda;
         cuda.device = PreviewDevice::Cuda;
         auto forced = computeStats(TensorView::of(t), cuda);
-        if (s->computedOn.device == "cpu") {
-            QVERIFY(!forced.ok());
+        if (forced.ok()) {
+            QCOMPARE(forced->computedOn.device, std::string("cuda"));
+            QVERIFY(forced->computedOn.estimate.empty());
+        } else {
             QCOMPARE(forced.status().code(), StatusCode::FailedPrecondition);
         }
+    }
+
+    // The model behind Auto: size, cores and whether CUDA has started.
+    void deviceModelWeighsBothPaths() {
+        using preview::estimateDevices;
+        const int64_t MiB = int64_t{1} << 20, GiB = int64_t{1} << 30;
+        QVERIFY(!estimateDevices(MiB, 2, false).cuda);
+        // The H200 host (16 cores): a 512 MiB tensor is faster on its CPU.
+        QVERIFY(!estimateDevices(512 * MiB, 16, false).cuda);
+        // One core and a large tensor: the GPU, start included; two cores
+        // stream as fast as the measured copy from pageable memory.
+        const auto big = estimateDevices(16 * GiB, 1, false);
+        QVERIFY(big.cuda);
+        QVERIFY(big.cudaSeconds < big.cpuSeconds);
+        QVERIFY(!estimateDevices(16 * GiB, 2, false).cuda);
+        // A started context lowers the bar.
+        QVERIFY(!estimateDevices(512 * MiB, 1, false).cuda);
+        QVERIFY(estimateDevices(512 * MiB, 1, true).cuda);
+        // Never the GPU for nothing, even started.
+        QVERIFY(!estimateDevices(0, 1, true).cuda);
+        const auto e = estimateDevices(512 * MiB, 2, false);
+        QVERIFY2(e.summary.find("on 2 threads") != std::string::npos, e.summary.c_str());
+        QVERIFY2(e.summary.find("to start") != std::string::npos, e.summary.c_str());
+        preview::DeviceModel slowCopy;
+        slowCopy.cudaBytesPerSecond = 1e9;
+        QVERIFY(!estimateDevices(16 * GiB, 1, true, slowCopy).cuda);
     }
 };
 
