@@ -140,6 +140,8 @@ struct BundleReader::Impl {
     // Opened on first use, by shard id: a header may claim billions of
     // shards, so nothing is sized by num_shards. Guarded by filesMutex.
     std::map<int32_t, std::unique_ptr<storage::RandomAccessFile>> files;
+    // The index already open (BundleReaderAccess::openWithIndex), during load() only.
+    const storage::RandomAccessFile* openIndex = nullptr;
 };
 
 BundleReader::BundleReader(std::string prefix) : m_impl(std::make_unique<Impl>()) { m_impl->prefix = std::move(prefix); }
@@ -213,7 +215,7 @@ Status BundleReader::load() {
         return okStatus();
     };
 
-    Status scanned = format::scanIndexTable(path, [&](std::string_view key, std::string_view value) -> Status {
+    const format::IndexVisitor visit = [&](std::string_view key, std::string_view value) -> Status {
         if (first) {
             first = false;
             if (!key.empty()) return dataLoss("corrupt index " + path + ": no bundle header (first key is " + quoted(key) + ")");
@@ -256,8 +258,9 @@ Status BundleReader::load() {
         }
         m_impl->tensors.push_back(std::move(info));
         return okStatus();
-    });
-    CKPT_RETURN_IF_ERROR(scanned);
+    };
+    CKPT_RETURN_IF_ERROR(m_impl->openIndex ? format::scanIndexTable(*m_impl->openIndex, path, visit)
+                                           : format::scanIndexTable(path, visit));
     if (first) return dataLoss("corrupt index " + path + ": the table is empty (no bundle header)");
 
     for (TensorInfo& t : m_impl->tensors) {
@@ -301,6 +304,17 @@ const TensorInfo* BundleReader::findKeyOrExtension(std::string_view key) const {
 }
 
 bool BundleReader::isObjectBased() const { return find(kObjectGraphKey) != nullptr; }
+
+Result<std::unique_ptr<BundleReader>> format::BundleReaderAccess::openWithIndex(std::string_view prefix,
+                                                                                const storage::RandomAccessFile& index) {
+    std::unique_ptr<BundleReader> reader(new BundleReader(std::string(prefix)));
+    CKPT_RETURN_IF_ERROR(storage::checkLocation(reader->indexPath()));
+    reader->m_impl->openIndex = &index;
+    const Status loaded = reader->load();
+    reader->m_impl->openIndex = nullptr;
+    CKPT_RETURN_IF_ERROR(loaded);
+    return reader;
+}
 
 Result<const storage::RandomAccessFile*> format::BundleReaderAccess::shardFile(const BundleReader& reader, int32_t shardId) {
     BundleReader::Impl& impl = *reader.m_impl;

@@ -1,10 +1,11 @@
 #pragma once
-// What engine modules need of a BundleReader beyond its public API: the
-// open shard files (compare/, surgery/ and convert/ read regions
+// What engine modules need of a BundleReader beyond its public API: opening
+// it over an index file already open (verify), the open shard files (compare/, surgery/ and convert/ read regions
 // themselves), the bundle header parser (checkpoint_step reads only the
 // header) and the coverage check of a partitioned tensor's slices (verify).
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,9 @@ namespace ckpt::format {
 Result<BundleHeader> parseBundleHeader(std::string_view value, const std::string& indexPath);
 
 struct BundleReaderAccess {
+    // BundleReader::open over the index file already open as 'index' (verify
+    // checks its footer first; a remote index is then fetched once).
+    static Result<std::unique_ptr<BundleReader>> openWithIndex(std::string_view prefix, const storage::RandomAccessFile& index);
     // A shard's data file, opened on first use and kept open by the reader.
     // Errors name the file.
     static Result<const storage::RandomAccessFile*> shardFile(const BundleReader& reader, int32_t shardId);

@@ -167,18 +167,17 @@ leveldb::Options tableOptions() {
 // that verifies every block it reads. LevelDB throws on allocation failure;
 // that becomes a DataLoss naming the file.
 template <typename UseIterator>
-Status withTableIterator(const std::string& path, UseIterator use) {
-    CKPT_ASSIGN_OR_RETURN(auto file, storage::openRandomAccess(path));
+Status withTableIterator(const storage::RandomAccessFile& file, const std::string& path, UseIterator use) {
     // checkBlockHandles reads a byte of every data block, and a scan every
     // block: announced as one front-to-back read, a remote index comes in
     // one or two GETs instead of one per block.
-    file->adviseSequential(0, file->size());
-    CKPT_ASSIGN_OR_RETURN(const Footer footer, readFooter(*file));
-    CKPT_RETURN_IF_ERROR(checkBlockHandles(*file, footer));
+    file.adviseSequential(0, file.size());
+    CKPT_ASSIGN_OR_RETURN(const Footer footer, readFooter(file));
+    CKPT_RETURN_IF_ERROR(checkBlockHandles(file, footer));
     try {
-        PreadFile adapter(*file);
+        PreadFile adapter(file);
         leveldb::Table* raw = nullptr;
-        CKPT_RETURN_IF_ERROR(fromLevelDb(leveldb::Table::Open(tableOptions(), &adapter, file->size(), &raw), path));
+        CKPT_RETURN_IF_ERROR(fromLevelDb(leveldb::Table::Open(tableOptions(), &adapter, file.size(), &raw), path));
         std::unique_ptr<leveldb::Table> table(raw);
         leveldb::ReadOptions ro;
         ro.verify_checksums = true;
@@ -193,10 +192,21 @@ Status withTableIterator(const std::string& path, UseIterator use) {
     }
 }
 
+template <typename UseIterator>
+Status withTableIterator(const std::string& path, UseIterator use) {
+    CKPT_ASSIGN_OR_RETURN(auto file, storage::openRandomAccess(path));
+    return withTableIterator(*file, path, use);
+}
+
 }  // namespace
 
 Status scanIndexTable(const std::string& path, const IndexVisitor& visit) {
-    return withTableIterator(path, [&](leveldb::Iterator& it) -> Status {
+    CKPT_ASSIGN_OR_RETURN(auto file, storage::openRandomAccess(path));
+    return scanIndexTable(*file, path, visit);
+}
+
+Status scanIndexTable(const storage::RandomAccessFile& file, const std::string& path, const IndexVisitor& visit) {
+    return withTableIterator(file, path, [&](leveldb::Iterator& it) -> Status {
         // Lookups binary-search the table, so a key out of order or twice
         // hides entries from every reader: the table is corrupt.
         std::string previous;
@@ -238,16 +248,20 @@ Result<std::vector<std::optional<std::string>>> lookupIndexEntries(const std::st
 
 Status verifyIndexFooterAndMetaindex(const std::string& path) {
     CKPT_ASSIGN_OR_RETURN(auto file, storage::openRandomAccess(path));
+    return verifyIndexFooterAndMetaindex(*file, path);
+}
+
+Status verifyIndexFooterAndMetaindex(const storage::RandomAccessFile& file, const std::string& path) {
     // The footer and a metaindex of usual size in one read (one GET on an
     // object store, not two).
-    const uint64_t tail = std::min<uint64_t>(file->size(), 64 * 1024);
-    file->adviseSequential(file->size() - tail, tail);
-    CKPT_ASSIGN_OR_RETURN(const Footer footer, readFooter(*file));
+    const uint64_t tail = std::min<uint64_t>(file.size(), 64 * 1024);
+    file.adviseSequential(file.size() - tail, tail);
+    CKPT_ASSIGN_OR_RETURN(const Footer footer, readFooter(file));
     if (footer.metaindex.size > (1u << 20))
         return dataLoss("corrupt index " + path + ": metaindex block of " + std::to_string(footer.metaindex.size) +
                         " bytes (TensorFlow writes an empty one)");
     std::string block(footer.metaindex.size + kBlockTrailerSize, '\0');
-    CKPT_RETURN_IF_ERROR(file->read(footer.metaindex.offset, block.size(), block.data()));
+    CKPT_RETURN_IF_ERROR(file.read(footer.metaindex.offset, block.size(), block.data()));
     uint32_t stored = 0;
     std::memcpy(&stored, block.data() + footer.metaindex.size + 1, 4);
     const uint32_t computed = platform::crc32c(block.data(), footer.metaindex.size + 1);

@@ -28,6 +28,9 @@ constexpr size_t kBlockTrailerSize = 5;    // 1-byte type + 32-bit masked crc
 // are validated, so a damaged file never triggers a huge allocation.
 using IndexVisitor = std::function<Status(std::string_view key, std::string_view value)>;
 Status scanIndexTable(const std::string& path, const IndexVisitor& visit);
+// The same over a file already open ('path' names it in messages): a
+// caller that checks the file first reads a remote index once.
+Status scanIndexTable(const storage::RandomAccessFile& file, const std::string& path, const IndexVisitor& visit);
 
 // The values of 'keys' (in their order; nullopt where the table has no such
 // key), found by seeking: only the table's index block and the data blocks
@@ -38,6 +41,7 @@ Result<std::vector<std::optional<std::string>>> lookupIndexEntries(const std::st
 // Checks the parts LevelDB's reader does not look at: the footer's magic and
 // handles and the (always empty) metaindex block's trailer checksum.
 Status verifyIndexFooterAndMetaindex(const std::string& path);
+Status verifyIndexFooterAndMetaindex(const storage::RandomAccessFile& file, const std::string& path);
 
 // Writes a table with TensorFlow's options. Keys must be added in strictly
 // increasing bytewise order. The file is written at 'path' directly; callers

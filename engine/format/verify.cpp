@@ -113,11 +113,15 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
     const std::string indexPath = indexFileName(report.prefix);
     const std::string indexName = platform::baseName(indexPath);
 
-    if (Status s = format::verifyIndexFooterAndMetaindex(indexPath); !s.isOk()) {
-        report.problems.push_back({indexName, "", s.toString()});
+    // One open index for the footer check and the reader: a remote index
+    // is fetched once.
+    auto indexFile = storage::openRandomAccess(indexPath);
+    Status footer = indexFile ? format::verifyIndexFooterAndMetaindex(**indexFile, indexPath) : indexFile.status();
+    if (!footer.isOk()) {
+        report.problems.push_back({indexName, "", footer.toString()});
         return report;
     }
-    auto opened = BundleReader::open(report.prefix);
+    auto opened = format::BundleReaderAccess::openWithIndex(report.prefix, **indexFile);
     if (!opened) {
         report.problems.push_back({indexName, "", opened.status().toString()});
         return report;
@@ -140,7 +144,9 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
         else add(t.key, t.shape, t.region);
     }
     const int32_t numShards = reader.header().numShards;
-    const int64_t present = countDataFiles(report.prefix);
+    // Only a header claiming shards no entry uses needs the directory
+    // counted (a listing, a request on a store).
+    const int64_t present = numShards > static_cast<int64_t>(needed.size()) ? countDataFiles(report.prefix) : 0;
     if (numShards > static_cast<int64_t>(needed.size()) + present) {
         // Checking each claimed file would be work without bound.
         report.problems.push_back({indexName, "",
@@ -220,7 +226,9 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
 Result<VerifyReport> verifyCheckpointPath(std::string_view path, const VerifyOptions& options) {
     CKPT_ASSIGN_OR_RETURN(ResolvedCheckpoint resolved, resolveCheckpoint(path));
     CKPT_ASSIGN_OR_RETURN(VerifyReport report, verifyBundle(resolved.prefix, options));
-    checkStateFile(path, report);
+    // A path that named a checkpoint is not the directory whose state file
+    // TensorFlow reads; asking would cost a store two requests.
+    if (resolved.how != "prefix") checkStateFile(path, report);
     return report;
 }
 
