@@ -58,6 +58,7 @@ IndexStamp statIndex(const std::string& indexPath) {
     if (!info.ok() || !*info) return s;
     s.size = static_cast<int64_t>((*info)->size);
     s.mtimeNs = (*info)->modifiedNs;
+    s.generation = (*info)->generation.token();
     return s;
 }
 

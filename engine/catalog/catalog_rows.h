@@ -22,6 +22,7 @@ struct IndexStamp {
     int64_t size = -1;
     int64_t mtimeNs = 0;
     uint32_t crc = 0;
+    std::string generation;  // the storage's token; "" when unknown
 };
 IndexStamp statIndex(const std::string& indexPath);  // size -1 when it cannot be read
 

@@ -45,6 +45,15 @@ uint32_t indexCrc(const std::string& indexPath) {
     return crc.ok() ? *crc : 0;
 }
 
+// The bytes of a listed, undescribed checkpoint if its header named
+// 'shards' data files: what CheckpointListEntry::bytes would then be.
+int64_t bytesWithShards(const Scanned& s, int32_t shards) {
+    int64_t bytes = std::max<int64_t>(s.stamp.size, 0);
+    for (const CheckpointDataFile& d : s.entry.dataFiles)
+        if (d.numShards == shards) bytes += static_cast<int64_t>(d.bytes);
+    return bytes;
+}
+
 // Skipped paths listed by name in a summary; the rest are only counted.
 constexpr size_t kListedSkips = 100;
 
@@ -293,14 +302,15 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
         }
         for (std::string& dir : dirs) {
             if (cancelled(options)) return cancelledStatus();
-            auto listing = listCheckpoints(dir, {.countTensors = false});
+            // Undescribed: a checkpoint known unchanged is never read (below).
+            auto listing = listCheckpoints(dir, {.countTensors = false, .describe = false});
             if (!listing.ok()) {
                 summary.errors.push_back(listing.status().message());
                 continue;
             }
             std::erase_if(listing->checkpoints, [&](const CheckpointListEntry& e) {
                 std::vector<std::string> files{indexFileName(e.prefix)};
-                for (int32_t i = 0; i < e.shards; ++i) files.push_back(dataFileName(e.prefix, i, e.shards));
+                for (const CheckpointDataFile& d : e.dataFiles) files.push_back(dataFileName(e.prefix, d.shardId, d.numShards));
                 for (const std::string& f : files) {
                     if (storage::exists(f) && !walk.insideRoot(f)) {
                         noteSkip(summary, e.prefix,
@@ -347,10 +357,24 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
             }
             CKPT_RETURN_IF_ERROR(platform::forEachItem(batch.size(), threads, [&](size_t, size_t i) {
                 Scanned& s = batch[i];
-                s.stamp.crc = indexCrc(indexFileName(s.entry.prefix));
                 const KnownRow* k = s.known;
-                s.changed = !k || k->missing || k->stamp.size != s.stamp.size || k->stamp.mtimeNs != s.stamp.mtimeNs ||
-                            k->stamp.crc != s.stamp.crc || k->bytes != static_cast<int64_t>(s.entry.bytes);
+                const bool sameIndex = k && !k->missing && k->stamp.size == s.stamp.size && k->stamp.mtimeNs == s.stamp.mtimeNs;
+                // The same generation is the same index (a store's ETag; locally
+                // inode, size and change time), and the same data files make
+                // the same bytes: the checkpoint is not read at all, neither
+                // for its step nor for the index's checksum (on a store, GETs).
+                if (sameIndex && !s.stamp.generation.empty() && k->stamp.generation == s.stamp.generation &&
+                    bytesWithShards(s, k->shards) == k->bytes) {
+                    s.entry.step.step = k->step;
+                    s.entry.shards = k->shards;
+                    s.entry.bytes = static_cast<uint64_t>(k->bytes);
+                    s.stamp.crc = k->stamp.crc;
+                    s.changed = false;
+                } else {
+                    describeCheckpoint(s.entry, false);
+                    s.stamp.crc = indexCrc(indexFileName(s.entry.prefix));
+                    s.changed = !sameIndex || k->bytes != static_cast<int64_t>(s.entry.bytes) || k->stamp.crc != s.stamp.crc;
+                }
                 if (s.changed) readCheckpoint(s);
                 const bool needsVerify = options.verify && s.error.empty() && (s.changed || !k->verified);
                 if (needsVerify && !cancelled(options)) verifyCheckpoint(s, options.cancel);

@@ -22,7 +22,7 @@ struct sqlite3_stmt;
 
 namespace ckpt::catalog {
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 struct DatabaseOptions {
     bool createDirectory = false;  // create a missing parent directory

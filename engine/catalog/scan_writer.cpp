@@ -13,8 +13,8 @@ using sql::Statement;
 Result<std::map<std::string, KnownRow>> ScanWriter::known(const std::string& dir) {
     CKPT_ASSIGN_OR_RETURN(
         sqlite3_stmt * stmt,
-        m_db.prepare("SELECT prefix, id, index_size, index_mtime_ns, index_crc, bytes, missing, verified_at IS NOT NULL "
-                     "FROM catalog_checkpoints WHERE directory = ?1"));
+        m_db.prepare("SELECT prefix, id, index_size, index_mtime_ns, index_crc, bytes, missing, verified_at IS NOT NULL, "
+                     "index_generation, shards, step FROM catalog_checkpoints WHERE directory = ?1"));
     Statement st(m_db.handle(), stmt, m_db.path());
     st.bind(1, dir);
     std::map<std::string, KnownRow> rows;
@@ -23,10 +23,12 @@ Result<std::map<std::string, KnownRow>> ScanWriter::known(const std::string& dir
         if (!row) break;
         KnownRow k;
         k.id = st.integer(1);
-        k.stamp = {st.integer(2), st.integer(3), static_cast<uint32_t>(st.integer(4))};
+        k.stamp = {st.integer(2), st.integer(3), static_cast<uint32_t>(st.integer(4)), st.text(8)};
         k.bytes = st.integer(5);
         k.missing = st.integer(6) != 0;
         k.verified = st.integer(7) != 0;
+        k.shards = static_cast<int32_t>(st.integer(9));
+        if (!st.isNull(10)) k.step = st.integer(10);
         rows.emplace(st.text(0), k);
     }
     return rows;
@@ -119,15 +121,16 @@ Result<int64_t> ScanWriter::writeOne(int64_t rootId, const std::string& dir, Sca
             m_db.prepare("UPDATE catalog_checkpoints SET in_state_file = ?2, is_latest = ?3, step = ?4, modified = ?5, "
                          "verified_at = CASE WHEN ?6 THEN ?7 ELSE verified_at END, "
                          "verify_problems = CASE WHEN ?6 THEN ?8 ELSE verify_problems END, "
-                         "verify_message = CASE WHEN ?6 THEN ?9 ELSE verify_message END, state_problem = ?10 WHERE id = ?1 AND "
+                         "verify_message = CASE WHEN ?6 THEN ?9 ELSE verify_message END, state_problem = ?10, "
+                         "index_generation = ?11 WHERE id = ?1 AND "
                          "(?6 OR in_state_file IS NOT ?2 OR is_latest IS NOT ?3 OR step IS NOT ?4 OR modified IS NOT ?5 OR "
-                         "state_problem IS NOT ?10)"));
+                         "state_problem IS NOT ?10 OR index_generation IS NOT ?11)"));
         Statement st(m_db.handle(), stmt, m_db.path());
         st.bind(1, s.known->id).bind(2, int64_t{e.inStateFile}).bind(3, int64_t{e.isLatest});
         if (e.step.step) st.bind(4, *e.step.step);
         else st.bindNull(4);
         st.bind(5, e.modified).bind(6, int64_t{s.verified}).bind(7, now).bind(8, s.problems).bind(9, s.verifyMessage);
-        st.bind(10, s.stateProblem);
+        st.bind(10, s.stateProblem).bind(11, s.stamp.generation);
         CKPT_RETURN_IF_ERROR(st.run());
         return int64_t{0};
     }
@@ -135,8 +138,8 @@ Result<int64_t> ScanWriter::writeOne(int64_t rootId, const std::string& dir, Sca
         sqlite3_stmt * up,
         m_db.prepare("INSERT INTO catalog_checkpoints (root_id, directory, prefix, name, step, modified, bytes, shards, tensors, "
                      "objects, in_state_file, is_latest, index_size, index_mtime_ns, index_crc, missing, error, verified_at, "
-                     "verify_problems, verify_message, scanned_at, state_problem) VALUES "
-                     "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0, ?16, ?17, ?18, ?19, ?20, ?21) "
+                     "verify_problems, verify_message, scanned_at, state_problem, index_generation) VALUES "
+                     "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0, ?16, ?17, ?18, ?19, ?20, ?21, ?22) "
                      "ON CONFLICT (prefix) DO UPDATE SET root_id = excluded.root_id, directory = excluded.directory, "
                      "name = excluded.name, step = excluded.step, modified = excluded.modified, bytes = excluded.bytes, "
                      "shards = excluded.shards, tensors = excluded.tensors, objects = excluded.objects, "
@@ -144,7 +147,7 @@ Result<int64_t> ScanWriter::writeOne(int64_t rootId, const std::string& dir, Sca
                      "index_mtime_ns = excluded.index_mtime_ns, index_crc = excluded.index_crc, missing = 0, "
                      "error = excluded.error, verified_at = excluded.verified_at, verify_problems = excluded.verify_problems, "
                      "verify_message = excluded.verify_message, scanned_at = excluded.scanned_at, "
-                     "state_problem = excluded.state_problem RETURNING id"));
+                     "state_problem = excluded.state_problem, index_generation = excluded.index_generation RETURNING id"));
     int64_t id = 0;
     {
         Statement st(m_db.handle(), up, m_db.path());
@@ -164,7 +167,7 @@ Result<int64_t> ScanWriter::writeOne(int64_t rootId, const std::string& dir, Sca
             .bind(16, s.error);
         if (s.verified) st.bind(17, now);
         else st.bindNull(17);
-        st.bind(18, s.problems).bind(19, s.verifyMessage).bind(20, now).bind(21, s.stateProblem);
+        st.bind(18, s.problems).bind(19, s.verifyMessage).bind(20, now).bind(21, s.stateProblem).bind(22, s.stamp.generation);
         CKPT_ASSIGN_OR_RETURN(bool row, st.step());
         if (!row) return internalError(m_db.path() + ": no id for checkpoint " + e.prefix);
         id = st.integer(0);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -30,6 +31,8 @@ struct KnownRow {
     int64_t id = 0;
     IndexStamp stamp;
     int64_t bytes = 0;
+    int32_t shards = 0;
+    std::optional<int64_t> step;
     bool missing = false;
     bool verified = false;
 };

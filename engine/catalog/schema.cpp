@@ -182,7 +182,14 @@ CREATE VIRTUAL TABLE temp.catalog_vocabulary USING fts5vocab(main, catalog_key_w
 INSERT INTO catalog_words (word) SELECT term FROM temp.catalog_vocabulary;
 DROP TABLE temp.catalog_vocabulary;
 )sql";
-constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4, kSchemaV5};
+// Version 6: the index's generation (storage/generation.h: an object
+// store's ETag; locally inode, size and change time). A rescan that finds
+// it, the size and the time unchanged skips the checksum of the index,
+// which on a store is a GET per checkpoint.
+constexpr const char* kSchemaV6 = R"sql(
+ALTER TABLE catalog_checkpoints ADD COLUMN index_generation TEXT NOT NULL DEFAULT '';
+)sql";
+constexpr const char* kMigrations[] = {kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4, kSchemaV5, kSchemaV6};
 static_assert(sizeof kMigrations / sizeof kMigrations[0] == kSchemaVersion);
 
 }  // namespace

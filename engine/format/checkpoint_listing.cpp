@@ -16,11 +16,7 @@
 namespace ckpt {
 namespace {
 
-struct DataFile {
-    int32_t shardId = 0;
-    int32_t numShards = 0;
-    uint64_t bytes = 0;
-};
+using DataFile = CheckpointDataFile;
 
 std::string normalised(const std::string& path) { return platform::lexicallyNormal(path); }
 
@@ -73,7 +69,11 @@ Result<std::vector<DataFile>> dataFilesOf(const std::string& dir, const std::str
     return out;
 }
 
-void describe(CheckpointListEntry& e, const std::vector<DataFile>& dataFiles, bool countTensors) {
+}  // namespace
+
+void describeCheckpoint(CheckpointListEntry& e, bool countTensors) {
+    const std::vector<DataFile>& dataFiles = e.dataFiles;
+    e.described = true;
     auto metadata = readCheckpointMetadata(e.prefix);
     if (metadata.ok()) {
         e.metadata = std::move(*metadata);
@@ -98,8 +98,6 @@ void describe(CheckpointListEntry& e, const std::vector<DataFile>& dataFiles, bo
     }
     e.missingShards = e.shards - static_cast<int32_t>(present.size());
 }
-
-}  // namespace
 
 Result<CheckpointListing> listCheckpoints(std::string_view dirView, const CheckpointListOptions& options) {
     CheckpointListing out;
@@ -139,8 +137,14 @@ Result<CheckpointListing> listCheckpoints(std::string_view dirView, const Checkp
         CheckpointListEntry e;
         e.prefix = platform::joinPath(out.dir, name);
         e.name = std::move(name);
-        const auto data = dataFiles.find(e.name);
-        describe(e, data == dataFiles.end() ? std::vector<DataFile>{} : data->second, options.countTensors);
+        if (auto data = dataFiles.find(e.name); data != dataFiles.end()) e.dataFiles = std::move(data->second);
+        if (options.describe) {
+            describeCheckpoint(e, options.countTensors);
+        } else {
+            const auto [indexBytes, indexTime] = sizeAndTime(indexFileName(e.prefix));
+            e.modified = indexTime;
+            e.bytes = bytesOf(indexBytes, e.dataFiles, std::nullopt);
+        }
         const std::string p = normalised(e.prefix);
         e.isLatest = !latest.empty() && p == latest;
         e.inStateFile = e.isLatest || stated.count(p) > 0;

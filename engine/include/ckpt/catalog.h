@@ -210,7 +210,7 @@ class Catalog {
 public:
     // 3: the catalog's tables; 1 and 2 are the schedule store's; 4: the
     // state-file problem of each checkpoint's directory; 5: the word index.
-    static constexpr int kSchemaVersion = 5;
+    static constexpr int kSchemaVersion = 6;
 
     // $XDG_DATA_HOME/ckpt-explorer/catalog.db, else
     // $HOME/.local/share/ckpt-explorer/catalog.db; FailedPrecondition when

@@ -18,6 +18,13 @@
 
 namespace ckpt {
 
+// A data file of a checkpoint's prefix, as the directory listed it.
+struct CheckpointDataFile {
+    int32_t shardId = 0;
+    int32_t numShards = 0;  // the NNNNN of -of-NNNNN
+    uint64_t bytes = 0;
+};
+
 struct CheckpointListEntry {
     std::string prefix;   // directory joined with the name
     std::string name;     // "ckpt-3"
@@ -39,6 +46,9 @@ struct CheckpointListEntry {
     // damaged, and then metadataError says why.
     std::optional<CheckpointMetadata> metadata;
     Status metadataError;
+    // Every data file of the prefix the listing saw, whatever its shard count.
+    std::vector<CheckpointDataFile> dataFiles;
+    bool described = false;  // the fields from the index and metadata are filled in
 };
 
 struct CheckpointListing {
@@ -52,7 +62,17 @@ struct CheckpointListOptions {
     // only the header and the step keys are looked up: ~0.3 ms instead of
     // ~60 ms for a 100,000-entry index (the explorer's sidebar).
     bool countTensors = true;
+    // Read each checkpoint's index, metadata and step. Without it only what
+    // the directory's listing and the state file say is filled in (names,
+    // data files, bytes of every data file, the index's time, the state
+    // flags), in name order, and describeCheckpoint() completes an entry:
+    // a catalog rescan reads nothing of a checkpoint it knows unchanged.
+    bool describe = true;
 };
+
+// Fills in what an entry listed without 'describe' lacks (index header,
+// step, metadata, shard counts and bytes of its shard count).
+void describeCheckpoint(CheckpointListEntry& entry, bool countTensors);
 
 // NotFound when 'dir' is not a directory; PermissionDenied when it cannot
 // be read. Unreadable checkpoints are listed with their error.

@@ -124,7 +124,7 @@ public:
     // the runs' progress columns, 3 the catalog, 4 the catalog's state-file
     // problems, 5 its word index. An older file is migrated
     // when opened; an older build then refuses it.
-    static constexpr int kSchemaVersion = 5;
+    static constexpr int kSchemaVersion = 6;
 
     // Catalog::defaultPath(): $XDG_DATA_HOME/ckpt-explorer/catalog.db, else
     // $HOME/.local/share/ckpt-explorer/catalog.db; FailedPrecondition

@@ -16,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <cmath>
@@ -299,6 +300,24 @@ private slots:
         QCOMPARE(catalogMatchesIndex(*catalog), std::string());
         QCOMPARE(catalog->search("logits")->totalCheckpoints, int64_t{1});
         QCOMPARE(catalog->search("enc/layer_4")->totalCheckpoints, int64_t{2});
+
+        // Rewritten in place to an index of the same size, its modification
+        // time put back: the rescan does not take it for unchanged (the
+        // generation, which a rescan trusts to skip the index's checksum,
+        // holds the change time, which no one can put back).
+        const std::string rewritten = indexFileName(root + "/a/ckpt-1");
+        struct stat old {};
+        QCOMPARE(::stat(rewritten.c_str(), &old), 0);
+        QVERIFY(writeKeyedCheckpoint(root + "/a/ckpt-1", someKeys(5, "enc"), 7.5f).isOk());
+        struct stat now {};
+        QCOMPARE(::stat(rewritten.c_str(), &now), 0);
+        QCOMPARE(now.st_size, old.st_size);
+        const struct timespec times[2] = {old.st_atim, old.st_mtim};
+        QCOMPARE(::utimensat(AT_FDCWD, rewritten.c_str(), times, 0), 0);
+        auto sameSize = catalog->scan({});
+        QVERIFY2(sameSize.ok(), sameSize.status().toString().c_str());
+        QCOMPARE(sameSize->updated, int64_t{1});
+        QCOMPARE(catalogMatchesIndex(*catalog), std::string());
 
         // A checkpoint deleted, then a whole directory: marked missing, kept.
         fs::remove(indexFileName(root + "/a/ckpt-3"));
