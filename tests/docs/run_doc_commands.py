@@ -22,6 +22,10 @@ run of spaces, and the scratch directory is written "~".
 
 Commands that cannot run in a test are listed in EXCLUDED with the reason; each is
 printed when skipped, and a pattern that excludes nothing fails the run (stale list).
+
+`s3://` examples run against the loopback S3 server of the test's fixture: its
+settings file (--s3-env, KEY=VALUE lines) is put in every command's environment,
+and the lines that start, stop or source the server are skipped.
 """
 import argparse
 import os
@@ -184,11 +188,22 @@ def main():
     parser.add_argument("--keep", action="store_true", help="keep the scratch directories")
     parser.add_argument("--python", help="the interpreter `python3` runs in the docs (the project's .venv)")
     parser.add_argument("--python-path", help="prepended to PYTHONPATH: where the built ckpt package is")
+    parser.add_argument("--s3-env", help="the running S3 server's settings (scripts/s3-server.sh writes DIR/env)")
     parser.add_argument("docs", nargs="+")
     args = parser.parse_args()
 
     env = dict(os.environ)
     env["PATH"] = os.path.dirname(os.path.abspath(args.ckpt)) + os.pathsep + env.get("PATH", "")
+    if args.s3_env:
+        with open(args.s3_env, encoding="utf-8") as f:
+            for line in f:
+                key, sep, value = line.strip().partition("=")
+                if sep and key:
+                    env[key] = value
+        EXCLUDED.append((r"^(bash scripts/s3-server\.sh (start|stop)|set -a; \. build/s3-server/env; set \+a)\b",
+                         "the test's S3 fixture runs the server; its settings are in every command's environment"))
+    else:
+        EXCLUDED.append((r"s3://", "no S3 server given (--s3-env); tst_docs_commands has one"))
     env["TZ"] = "UTC"
     env["NO_COLOR"] = "1"
     if not args.python:
