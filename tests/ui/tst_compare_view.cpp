@@ -16,6 +16,8 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QScatterSeries>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -48,6 +50,7 @@
 #include "views/pair_heatmap_panel.h"
 #include "views/pair_histogram_panel.h"
 #include "views/tensor_inspector.h"
+#include "views/wrapping_label.h"
 
 using namespace ckpt;
 using namespace ckpt::ui;
@@ -301,7 +304,7 @@ private slots:
         QCOMPARE(histograms->chart()->series().size(), 2);
 
         // Stepping to the next pair keeps the variable and the slice chosen.
-        view.detail()->tabs()->setCurrentWidget(heatmaps);
+        view.detail()->tabs()->setCurrentWidget(view.detail()->heatmapsPage());
         heatmaps->rowAxisBox()->setCurrentIndex(1);
         emit heatmaps->rowAxisBox()->activated(1);  // as a user's pick: the axes swap
         QCOMPARE(heatmaps->columnAxisBox()->currentIndex(), 0);
@@ -474,18 +477,10 @@ private slots:
     // figures, not below them out of the pane (issue #30, item 12).
     void heatmapsInSightInASmallWindow() {
         MainWindow window;
-        ExplorerPage explorer(window);
-        window.resize(1024, 700);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        CompareView* compare = explorer.compareView();
-        QSignalSpy compared(compare, &CompareView::compared);
-        compare->selectLocation({QStringLiteral("model"), QStringLiteral("layer_with_weights-0"), QStringLiteral("kernel")});
-        window.compare(m_prefixes[1], m_prefixes[2]);
-        QVERIFY(compared.wait(30000));
-        PairHeatmapPanel* heatmaps = compare->detail()->heatmaps();
-        QTRY_VERIFY_WITH_TIMEOUT(compare->detail()->values() && !heatmaps->isBusy() && heatmaps->viewA()->heatmap(), 30000);
-        QTest::qWait(100);
+        const ExplorerPage explorer(window);
+        showKernelPairIn1024x700(window, explorer);
+        if (QTest::currentTestFailed()) return;
+        PairHeatmapPanel* heatmaps = explorer.compareView()->detail()->heatmaps();
         const QRect shown = heatmaps->viewA()->visibleRegion().boundingRect();
         QVERIFY2(shown.height() >= 40, qPrintable(QStringLiteral("%1 px of the heatmap in sight").arg(shown.height())));
         // The three heatmaps and their captions do not overlap: the panel
@@ -495,6 +490,64 @@ private slots:
                  qPrintable(QStringLiteral("%1 px for a panel of at least %2")
                                 .arg(heatmaps->height())
                                 .arg(heatmaps->minimumSizeHint().height())));
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.isIdle(), 30000);
+    }
+
+    // #30: in a 1024x700 window every figure of the pair reads without
+    // scrolling (only the first rows did; Rel. L2 needed the scroll bar),
+    // and the heatmaps' slice controls keep their height beneath them. In
+    // a larger window the figures pane takes no more than it shows.
+    void figuresReadWithoutScrolling() {
+        MainWindow window;
+        const ExplorerPage explorer(window);
+        showKernelPairIn1024x700(window, explorer);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(window.size(), QSize(1024, 700));
+        CompareDetail* detail = explorer.compareView()->detail();
+        PairHeatmapPanel* heatmaps = detail->heatmaps();
+        // The figures' table, one label: laid out whole (not cut by its own
+        // height) and all of it inside the pane's viewport, unscrolled.
+        const QLabel* figures = detail->figuresLabel();
+        for (const char* name : {"Mismatches", "Max |", "Mean |", "L2 norms", "Rel. L2", "Cosine"})
+            QVERIFY2(figures->text().contains(QLatin1String(name)), name);
+        QVERIFY(figures->isVisible());
+        QVERIFY2(figures->height() >= figures->heightForWidth(figures->width()),
+                 qPrintable(QStringLiteral("a %1 px label for %2 px of figures")
+                                .arg(figures->height())
+                                .arg(figures->heightForWidth(figures->width()))));
+        const QScrollArea* pane = detail->figuresPane();
+        QCOMPARE(pane->verticalScrollBar()->value(), 0);
+        const QRect shown(figures->mapTo(pane->viewport(), QPoint(0, 0)), figures->size());
+        QVERIFY2(pane->viewport()->rect().contains(shown), qPrintable(QStringLiteral("figures at y %1..%2 in a %3 px pane")
+                                                                          .arg(shown.top())
+                                                                          .arg(shown.bottom())
+                                                                          .arg(pane->viewport()->height())));
+        // Below, the heatmaps' page scrolls instead of squeezing its controls
+        // or pushing the detail's bottom out of the window.
+        QWidget* page = detail->tabs()->currentWidget();
+        QCOMPARE(page, detail->heatmapsPage());
+        for (const QWidget* a = page->parentWidget(); a; a = a->parentWidget()) {
+            const QRect there(page->mapTo(a, QPoint(0, 0)), page->size());
+            QVERIFY2(a->rect().contains(there), qPrintable(QStringLiteral("the heatmaps' page at y %1..%2 of a %3 px %4")
+                                                               .arg(there.top())
+                                                               .arg(there.bottom())
+                                                               .arg(a->height())
+                                                               .arg(QString::fromLatin1(a->metaObject()->className()))));
+        }
+        const auto* controls = heatmaps->findChild<HeatmapControls*>();
+        QVERIFY(controls);
+        QVERIFY2(
+            controls->height() >= controls->sizeHint().height(),
+            qPrintable(
+                QStringLiteral("controls %1 px for a hint of %2").arg(controls->height()).arg(controls->sizeHint().height())));
+
+        window.resize(1600, 1000);
+        QTRY_COMPARE(window.size(), QSize(1600, 1000));
+        QTest::qWait(100);
+        const int content = pane->widget()->heightForWidth(pane->width());
+        QCOMPARE(pane->verticalScrollBar()->maximum(), 0);  // the differing elements too
+        QVERIFY2(pane->height() <= content,
+                 qPrintable(QStringLiteral("a %1 px pane for %2 px of figures").arg(pane->height()).arg(content)));
         QTRY_VERIFY_WITH_TIMEOUT(explorer.isIdle(), 30000);
     }
 
@@ -553,6 +606,22 @@ private slots:
     }
 
 private:
+    // Shows 'window' at 1024x700 comparing the second and third demo
+    // checkpoints, the first layer's kernel selected and its heatmaps drawn.
+    void showKernelPairIn1024x700(MainWindow& window, const ExplorerPage& explorer) {
+        window.resize(1024, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        CompareView* compare = explorer.compareView();
+        QSignalSpy compared(compare, &CompareView::compared);
+        compare->selectLocation({QStringLiteral("model"), QStringLiteral("layer_with_weights-0"), QStringLiteral("kernel")});
+        window.compare(m_prefixes[1], m_prefixes[2]);
+        QVERIFY(compared.wait(30000));
+        PairHeatmapPanel* heatmaps = compare->detail()->heatmaps();
+        QTRY_VERIFY_WITH_TIMEOUT(compare->detail()->values() && !heatmaps->isBusy() && heatmaps->viewA()->heatmap(), 30000);
+        QTest::qWait(100);
+    }
+
     QTemporaryDir m_dir;
     QStringList m_prefixes;
     QString m_narrow;

@@ -10,6 +10,7 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -223,7 +224,7 @@ private slots:
         QVERIFY(ready.wait(180000));
         QVERIFY(ready.first().first().toBool());
         PairHeatmapPanel* heatmaps = detail->heatmaps();
-        detail->tabs()->setCurrentWidget(heatmaps);
+        detail->tabs()->setCurrentWidget(detail->heatmapsPage());
         QTRY_VERIFY_WITH_TIMEOUT(!heatmaps->isBusy() && heatmaps->viewA()->heatmap(), 180000);
         PairHistogramPanel* histograms = detail->histograms();
         detail->tabs()->setCurrentWidget(histograms);

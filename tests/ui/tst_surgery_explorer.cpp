@@ -404,11 +404,7 @@ private slots:
 
     void averageWithAnotherCheckpoint() {
         MainWindow w;
-        ExplorerPage explorer(w);
-        open(w);
-        // The run must be listed before its checkpoints can be offered.
-        QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForPrefix(m_run + QStringLiteral("/ckpt-4")).isValid(), 10000);
-        AverageDialog* dialog = explorer.surgery()->averageDialog();
+        AverageDialog* dialog = averageDialogOffering(w, m_run + QStringLiteral("/ckpt-4"));
         QVERIFY(dialog);
         QVERIFY(waitChecked(dialog));
         QVERIFY(!dialog->okButton()->isEnabled());  // the open one alone
@@ -443,10 +439,7 @@ private slots:
     // rule as they are typed.
     void averageWithCustomWeights() {
         MainWindow w;
-        ExplorerPage explorer(w);
-        open(w);
-        QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForPrefix(m_run + QStringLiteral("/ckpt-4")).isValid(), 10000);
-        AverageDialog* dialog = explorer.surgery()->averageDialog();
+        AverageDialog* dialog = averageDialogOffering(w, m_run + QStringLiteral("/ckpt-4"));
         QVERIFY(dialog);
         QVERIFY(dialog->check(m_run + QStringLiteral("/ckpt-4")));
         const int weighted = dialog->methodBox()->findText(QStringLiteral("Weighted"), Qt::MatchStartsWith);
@@ -532,10 +525,8 @@ private slots:
             QVERIFY2(written.ok(), written.status().toString().c_str());
         }
         MainWindow w;
-        ExplorerPage explorer(w);
-        open(w);
-        QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForPrefix(stripped).isValid(), 10000);
-        AverageDialog* dialog = explorer.surgery()->averageDialog();
+        const ExplorerPage explorer(w);
+        AverageDialog* dialog = averageDialogOffering(w, stripped);
         QVERIFY(dialog);
         QVERIFY(dialog->check(stripped));
         dialog->destinationEdit()->setText(m_run + QStringLiteral("/unlike-average"));
@@ -737,6 +728,17 @@ private:
         QVERIFY(opened.wait(10000));
         QVERIFY(opened.first().first().toBool());
         QCOMPARE(QString::fromStdString(explorer.snapshot()->checkpoint->prefix()), m_latest);
+    }
+
+    // Opens the run in 'w' and takes the Average dialog once the run's
+    // listing holds 'listed' (before that the dialog cannot offer it).
+    // Null, with the test failed, when either does not happen.
+    AverageDialog* averageDialogOffering(MainWindow& w, const QString& listed) {
+        const ExplorerPage explorer(w);
+        open(w);
+        if (QTest::currentTestFailed()) return nullptr;
+        [&] { QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForPrefix(listed).isValid(), 10000); }();
+        return QTest::currentTestFailed() ? nullptr : explorer.surgery()->averageDialog();
     }
 
     static bool waitChecked(SurgeryDialog* dialog) {

@@ -10,17 +10,28 @@
 namespace ckpt::ui {
 
 ColumnFitter::ColumnFitter(QTreeView* view, int stretchColumn, int minWidth, QList<int> giveWay)
-    : QObject(view), m_view(view), m_stretch(stretchColumn), m_minWidth(minWidth), m_giveWay(std::move(giveWay)) {
-    m_view->viewport()->installEventFilter(this);
+    : QObject(view), m_view(view), m_viewport(view->viewport()), m_stretch(stretchColumn), m_minWidth(minWidth),
+      m_giveWay(std::move(giveWay)) {
+    m_viewport->installEventFilter(this);
     // Contents-sized columns grow when rows arrive (longer dates, sizes).
     connect(m_view->header(), &QHeaderView::sectionResized, this, [this](int column) {
-        if (column != m_stretch) fit();
+        if (column != m_stretch && viewAlive()) fit();
     });
 }
 
 bool ColumnFitter::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_view->viewport() && event->type() == QEvent::Resize) fit();
+    // Compared by address, never by asking the view: the view's destructor
+    // deletes the viewport before this fitter, and the viewport's own
+    // destructor still sends it events (QEvent::Destroy) while the view is
+    // no longer a QTreeView (UBSan: a member call on a destroyed object).
+    if (event->type() == QEvent::Resize && watched == m_viewport && viewAlive()) fit();
     return false;
+}
+
+bool ColumnFitter::viewAlive() const {
+    // A virtual call, defined while the view is destroyed: in its base
+    // classes' destructors its meta-object is no longer a QTreeView's.
+    return qobject_cast<const QTreeView*>(parent()) != nullptr;
 }
 
 void ColumnFitter::setMinWidth(int minWidth) {

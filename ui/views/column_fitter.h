@@ -32,8 +32,11 @@ protected:
 
 private:
     int widthOf(int column);
+    // False once the view's destructor has begun: nothing may call into it then.
+    bool viewAlive() const;
 
     QTreeView* m_view;
+    QObject* m_viewport;  // only compared, never called: see eventFilter
     int m_stretch;
     int m_minWidth;
     QList<int> m_giveWay;

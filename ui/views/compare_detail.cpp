@@ -5,11 +5,13 @@
 #include <QLocale>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <cmath>
 
 #include "jobs/checkpoint_jobs.h"
@@ -35,7 +37,9 @@ QString num(double v, int precision = 6) {
 QString count(int64_t n) { return QLocale().toString(static_cast<qlonglong>(n)); }
 QString checkpointName(const Checkpoint& c) { return QFileInfo(QString::fromStdString(c.prefix())).fileName(); }
 
-// The engine's findings for one entry, as an HTML table.
+// The engine's findings for one entry, as an HTML table. Rows close
+// together (no cell spacing): the whole table reads without scrolling in a
+// 1024x700 window.
 QString figuresHtml(const DiffEntry& e) {
     QString rows;
     auto row = [&rows](const QString& label, const QString& value) {
@@ -75,34 +79,73 @@ QString figuresHtml(const DiffEntry& e) {
             row(CompareDetail::tr("Non-finite"),
                 CompareDetail::tr("NaN +%1 / \u2212%2, Inf +%3 / \u2212%4")
                     .arg(count(v.nansAppeared), count(v.nansDisappeared), count(v.infsAppeared), count(v.infsDisappeared)));
-        QStringList first;
-        for (const DifferingElement& d : v.firstMismatches)
-            first << CompareDetail::tr("[%1] %2 \u2192 %3")
-                         .arg(d.index)
-                         .arg(QString::fromStdString(d.a), QString::fromStdString(d.b));
-        if (!first.isEmpty()) row(CompareDetail::tr("First differing"), first.join(QStringLiteral(", ")));
     }
-    return QStringLiteral("<table>%1</table>").arg(rows);
+    return QStringLiteral("<table cellspacing=\"0\">%1</table>").arg(rows);
+}
+
+// The first differing elements, a list below the figures: the one part of
+// the pane that may need scrolling.
+QString elementsHtml(const DiffEntry& e) {
+    if (!e.values || e.values->firstMismatches.empty()) return {};
+    QStringList first;
+    for (const DifferingElement& d : e.values->firstMismatches)
+        first << CompareDetail::tr("[%1] %2 \u2192 %3")
+                     .arg(d.index)
+                     .arg(QString::fromStdString(d.a), QString::fromStdString(d.b))
+                     .toHtmlEscaped();
+    return CompareDetail::tr("<b>First differing</b> (flat index: A \u2192 B)<br>%1").arg(first.join(QStringLiteral(", ")));
 }
 
 }  // namespace
 
 CompareDetail::CompareDetail(JobTracker* jobs, QWidget* parent)
     : QWidget(parent), m_jobs(jobs), m_title(new WrappingLabel(this)), m_figures(new WrappingLabel(this)),
-      m_load(new QPushButton(tr("&Load values"), this)), m_tabs(new QTabWidget(this)), m_heatmaps(new PairHeatmapPanel(this)),
-      m_histograms(new PairHistogramPanel(this)), m_history(new HistoryPage(jobs, this)) {
+      m_elements(new WrappingLabel(this)), m_load(new QPushButton(tr("&Load values"), this)), m_tabs(new QTabWidget(this)),
+      m_heatmaps(new PairHeatmapPanel(this)), m_histograms(new PairHistogramPanel(this)), m_history(new HistoryPage(jobs, this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 0, 0, 0);
+    m_split = new QSplitter(Qt::Vertical, this);
     // The figures scroll in their own pane above the tabs, split with them:
     // below them, the heatmaps of a 700 px window were out of sight.
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->setChildrenCollapsible(false);
-    split->addWidget(createFiguresPane());
-    split->addWidget(createTabs());
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
-    layout->addWidget(split, 1);
+    m_split->setChildrenCollapsible(false);
+    m_split->addWidget(createFiguresPane());
+    m_split->addWidget(createTabs());
+    // Once the user drags the handle, a resize keeps their proportion (the
+    // stretch factors weigh the current sizes) and fitSplit() stands back.
+    m_split->setStretchFactor(0, 2);
+    m_split->setStretchFactor(1, 3);
+    connect(m_split, &QSplitter::splitterMoved, this, [this] { m_userSplit = true; });
+    layout->addWidget(m_split, 1);
     setNode(nullptr, -1);
+}
+
+void CompareDetail::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitSplit();  // the layout has already resized the splitter
+}
+
+void CompareDetail::fitSplit() {
+    const int total = m_split->height() - m_split->handleWidth();
+    if (m_userSplit || total <= 0) return;
+    // What the figures need at this width, up to two fifths: in a 1024x700
+    // window every figure then reads without scrolling (a third cut them off
+    // after "Mean |Δ|"); in a larger one the heatmaps get what the figures
+    // leave empty. Where the differing elements do not fit as well, the pane
+    // ends above them rather than cut a line of them in half: they scroll.
+    const int width = m_figuresPane->width(), cap = total * 2 / 5;
+    const int need = m_figuresPane->widget()->heightForWidth(width);
+    int figures = need;
+    if (need > cap) {
+        // Measured beside the scroll bar the pane will show: narrower, the
+        // text may wrap into one more line.
+        const int inner = width - m_figuresPane->verticalScrollBar()->sizeHint().width();
+        const int spacing = m_figuresPane->widget()->layout()->spacing();
+        int above = m_title->heightForWidth(inner) + spacing + m_figures->heightForWidth(inner);
+        if (m_load->isVisibleTo(this)) above += spacing + m_load->sizeHint().height();
+        figures = above <= cap ? above : cap;
+    }
+    figures = std::max(figures, m_figuresPane->minimumHeight());
+    m_split->setSizes({figures, total - figures});
 }
 
 QWidget* CompareDetail::createFiguresPane() {
@@ -115,14 +158,17 @@ QWidget* CompareDetail::createFiguresPane() {
     m_figures->setAccessibleName(tr("Comparison figures"));
     layout->addWidget(m_figures);
     layout->addWidget(m_load, 0, Qt::AlignLeft);
+    m_elements->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_elements->setAccessibleName(tr("First differing elements"));
+    layout->addWidget(m_elements);
     layout->addStretch();
     connect(m_load, &QPushButton::clicked, this, &CompareDetail::loadValues);
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidget(figures);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setMinimumHeight(80);
-    return scroll;
+    m_figuresPane = new QScrollArea(this);
+    m_figuresPane->setWidget(figures);
+    m_figuresPane->setWidgetResizable(true);
+    m_figuresPane->setFrameShape(QFrame::NoFrame);
+    m_figuresPane->setMinimumHeight(80);
+    return m_figuresPane;
 }
 
 QTabWidget* CompareDetail::createTabs() {
@@ -130,7 +176,13 @@ QTabWidget* CompareDetail::createTabs() {
     // Whole names, never "Statis…": a narrow pane scrolls the tabs instead.
     m_tabs->setElideMode(Qt::ElideNone);
     m_tabs->setUsesScrollButtons(true);
-    m_tabs->addTab(m_heatmaps, tr("Heatmaps"));
+    // The heatmaps' page scrolls as a whole: squeezed under the figures, the
+    // layout shrank the slice controls below their height instead.
+    m_heatmapsPage = new QScrollArea(this);
+    m_heatmapsPage->setWidget(m_heatmaps);
+    m_heatmapsPage->setWidgetResizable(true);
+    m_heatmapsPage->setFrameShape(QFrame::NoFrame);
+    m_tabs->addTab(m_heatmapsPage, tr("Heatmaps"));
     m_tabs->addTab(m_histograms, tr("Histograms"));
     m_tabs->addTab(m_history, tr("History"));
     m_tabs->setMinimumHeight(160);
@@ -163,14 +215,21 @@ void CompareDetail::setNode(std::shared_ptr<const CompareSnapshot> snapshot, int
     if (m_node <= 0) {
         m_title->setText(m_snapshot ? tr("Select a row to see how A and B differ.") : QString());
         m_figures->setText({});
+        m_elements->clear();
+        m_elements->hide();
         m_history->setVariable({}, {}, {});
+        fitSplit();
         return;
     }
     const DiffTreeNode& n = m_snapshot->node(m_node);
     const QString status = QString::fromLatin1(diffStatusName(n.status));
     const QString path = e ? entryPathText(*e) : nodeLocation(*m_snapshot, m_node).join(QLatin1Char('/'));
-    m_title->setText(QStringLiteral("<b>%1</b><br>%2").arg(path.toHtmlEscaped(), status));
+    // The status on the path's line when it fits: one line more for the figures.
+    m_title->setText(QStringLiteral("<b>%1</b>&nbsp;&nbsp; %2").arg(path.toHtmlEscaped(), status));
     m_figures->setText(e ? figuresHtml(*e) : tr("An object: select one of its values."));
+    m_elements->setText(e ? elementsHtml(*e) : QString());
+    m_elements->setVisible(!m_elements->text().isEmpty());
+    fitSplit();
     // History follows the value in B's directory (A's, for a deletion).
     const DiffSide* side = e ? (e->b ? &*e->b : e->a ? &*e->a : nullptr) : nullptr;
     const Checkpoint& where = e && e->b ? *m_snapshot->b : *m_snapshot->a;
@@ -183,6 +242,7 @@ void CompareDetail::setNode(std::shared_ptr<const CompareSnapshot> snapshot, int
         m_figures->setText(m_figures->text() +
                            tr("<p>These values hold %1; they are read only on request.</p>").arg(formatBytes(bytes)));
         m_load->show();
+        fitSplit();
         return;
     }
     loadValues();
@@ -202,6 +262,7 @@ void CompareDetail::loadValues() {
                  m_readJob.reset();
                  if (!r.error.isEmpty()) {
                      m_figures->setText(m_figures->text() + QStringLiteral("<p>%1</p>").arg(r.error.toHtmlEscaped()));
+                     fitSplit();
                      emit valuesReady(false);
                      return;
                  }

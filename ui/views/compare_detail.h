@@ -14,6 +14,8 @@
 
 class QLabel;
 class QPushButton;
+class QScrollArea;
+class QSplitter;
 class QTabWidget;
 
 namespace ckpt::ui {
@@ -39,6 +41,11 @@ public:
     void setNode(std::shared_ptr<const CompareSnapshot> snapshot, int32_t node);
 
     PairHeatmapPanel* heatmaps() const { return m_heatmaps; }
+    // The Heatmaps tab's page: the panel in its scroll area (for setCurrentWidget).
+    QScrollArea* heatmapsPage() const { return m_heatmapsPage; }
+    // The figures, the first differing elements and Load values, above the tabs.
+    QScrollArea* figuresPane() const { return m_figuresPane; }
+    WrappingLabel* figuresLabel() const { return m_figures; }
     PairHistogramPanel* histograms() const { return m_histograms; }
     HistoryPage* history() const { return m_history; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -50,8 +57,13 @@ signals:
     // Both sides' values arrived (or failed) for the current row.
     void valuesReady(bool ok);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     QWidget* createFiguresPane();
+    // Splits the height between the figures and the tabs (see the .cpp).
+    void fitSplit();
     QTabWidget* createTabs();
     void loadValues();
 
@@ -61,8 +73,13 @@ private:
     std::shared_ptr<const PairValues> m_values;
     WrappingLabel* m_title;
     WrappingLabel* m_figures;
+    WrappingLabel* m_elements;
     QPushButton* m_load;
+    QScrollArea* m_figuresPane = nullptr;
+    QSplitter* m_split = nullptr;
+    bool m_userSplit = false;  // the user dragged the handle: their split stays
     QTabWidget* m_tabs;
+    QScrollArea* m_heatmapsPage = nullptr;
     PairHeatmapPanel* m_heatmaps;
     PairHistogramPanel* m_histograms;
     HistoryPage* m_history;

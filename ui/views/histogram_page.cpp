@@ -144,6 +144,10 @@ void HistogramPage::plot() {
     upper->replace(top);
     lower->replace(bottom);
     auto* area = new QAreaSeries(upper, lower);
+    // The area series does not own its lines: as its children they go with
+    // it when removeAllSeries() deletes it (they leaked on every plot).
+    upper->setParent(area);
+    lower->setParent(area);
     const QColor fill = palette().color(QPalette::Highlight);
     area->setColor(fill);
     area->setBorderColor(fill.darker(130));

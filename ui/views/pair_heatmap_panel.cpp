@@ -45,8 +45,6 @@ HeatmapControlsWording controlsWording() {
     return w;
 }
 
-constexpr int kMinAreaHeight = 48;
-
 }  // namespace
 
 PairHeatmapPanel::PairHeatmapPanel(QWidget* parent)
@@ -71,10 +69,10 @@ PairHeatmapPanel::PairHeatmapPanel(QWidget* parent)
         m_views[i]->setToolTip(tr("Arrow keys move the cell read out; Ctrl+wheel zooms all three"));
         m_zoomBar->addView(m_views[i], names[i]);
         layout->addWidget(m_captions[i]);
+        // Each at the view's whole minimum, colour bar included: where the
+        // three do not fit, the page holding the panel scrolls (squeezed to
+        // 48 px, each showed scroll bars and cut its colour bar's numbers).
         areas[i] = HeatmapView::wrapInScrollArea(m_views[i], this);
-        // Three at full minimum did not fit the tab of a 700 px window: the
-        // layout squeezed them over their captions. Shorter, each scrolls.
-        areas[i]->setMinimumHeight(kMinAreaHeight);
         layout->addWidget(areas[i], 1);
     }
     // Zoomed, the three also scroll together.

@@ -5,6 +5,8 @@
 // the same shape (stepping through versions keeps the slice). Drawn on
 // jobPool() (jobs/compare_jobs.h) while the panel is shown. The three zoom
 // together through one HeatmapZoomBar, the inspector's heatmap rules.
+// Its minimum height holds the controls and all three heatmaps whole: where
+// a window is shorter, put it in a scroll area (CompareDetail does).
 
 #include <QList>
 #include <QWidget>
