@@ -88,10 +88,9 @@ void CheckpointOpener::openPath(const QString& rawPath) {
     const bool remote = isRemoteLocation(path);
     m_currentPath = path;
     emit opening(path);
-    if (!remote) {
-        m_currentDirectory = directoryFor(path);
-        emit directoryFound(m_currentDirectory);
-    }
+    // A URL's directory is known once its open resolved it.
+    m_currentDirectory = remote ? QString() : directoryFor(path);
+    if (!remote) emit directoryFound(m_currentDirectory);
 
     if (m_openJob) m_openJob->cancel();
     const quint64 generation = ++m_openGeneration;
@@ -99,7 +98,8 @@ void CheckpointOpener::openPath(const QString& rawPath) {
     m_openJob = job;
     m_parts.sidebar->setOpenInProgress(true);
     m_parts.status->setText(tr("Opening %1\u2026").arg(path));
-    if (remote) {
+    // A local open that supersedes a remote one keeps the panel truthful.
+    if (remote || m_parts.page->currentWidget() == m_parts.busy) {
         m_parts.busy->showLocation(path);
         m_parts.page->setCurrentWidget(m_parts.busy);
     }
@@ -196,6 +196,7 @@ void CheckpointOpener::restoreAfterCancel(const QString& abandoned) {
     // Back to what was shown before the open: the checkpoint, or nothing.
     if (m_snapshot) {
         m_currentPath = QString::fromStdString(m_snapshot->checkpoint->prefix());
+        m_currentDirectory = directoryFor(m_currentPath);
         m_parts.page->setCurrentWidget(m_parts.tree);
     } else {
         m_currentPath.clear();
