@@ -33,14 +33,22 @@ OpenLocationDialog::OpenLocationDialog(const QStringList& recent, QWidget* paren
     m_location->lineEdit()->setPlaceholderText(QStringLiteral("s3://bucket/run/ckpt-5"));
     m_location->setToolTip(tr("Recent locations are in the drop-down"));
     layout->addWidget(m_location);
+    // A top-level window does not grow for wrapped text: room for two lines
+    // of each note, so a longer message is never cut off.
+    setMinimumWidth(560);
+    const int twoLines = fontMetrics().lineSpacing() * 2 + 2;
     m_message->setObjectName(QStringLiteral("locationMessage"));
     m_message->setWordWrap(true);
+    m_message->setMinimumHeight(twoLines);
+    m_message->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_message);
     auto* help = new QLabel(tr("s3://BUCKET/KEY, gs://BUCKET/KEY or a local path. Credentials, region and endpoint come "
                                "from the environment and ~/.aws, as for <code>ckpt</code>."),
                             this);
     help->setWordWrap(true);
+    help->setMinimumHeight(twoLines);
+    help->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     help->setForegroundRole(QPalette::PlaceholderText);
     layout->addWidget(help);
     layout->addStretch();
