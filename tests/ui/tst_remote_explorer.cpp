@@ -59,10 +59,7 @@ private:
     QStringList m_shown;  // every message the window showed, for the secret check
 
     void setEnvironment(const std::map<std::string, std::string>& vars) {
-        for (const char* name :
-             {"AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "AWS_SESSION_TOKEN", "AWS_PROFILE"})
-            qunsetenv(name);
-        for (const auto& [k, v] : vars) qputenv(k.c_str(), QByteArray::fromStdString(v));
+        testing::setStoreEnvironment(vars);
         // Clients are made once per process from the environment: drop them.
         QVERIFY(configureObjectStores({}).isOk());
     }
@@ -250,37 +247,48 @@ private slots:
         QVERIFY(testing::waitIdle(w));
     }
 
-    // A wrong secret: the error names the URL and the store's reason, never
-    // the secret (the wrong one or the right one).
-    void wrongSecret() {
-        auto vars = m_server->variables();
-        const std::string wrong = "wrongSecretDoNotShow0123456789abcdefXYZ";
-        vars["AWS_SECRET_ACCESS_KEY"] = wrong;
-        setEnvironment(vars);
-        MainWindow w;
-        const QString url = remote(QStringLiteral("ckpt-3"));
-        const QString text = failedOpen(w, url);
-        setEnvironment(m_server->variables());
-        QVERIFY2(text.contains(url), qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("PermissionDenied")), qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("SignatureDoesNotMatch")), qPrintable(text));
-        QVERIFY2(!text.contains(QString::fromStdString(wrong)), qPrintable(text));
-        QVERIFY2(!text.contains(QString::fromStdString(m_server->secret)), qPrintable(text));
-        for (const QLabel* label : w.findChildren<QLabel*>())
-            QVERIFY2(!label->text().contains(QString::fromStdString(wrong)), qPrintable(label->text()));
+    // Settings the store refuses or cannot use: the error names the URL and
+    // the reason, never a secret (the wrong one or the right one), in the
+    // error panel, the status line or any other label of the window.
+    void settingsFailure_data() {
+        QTest::addColumn<QStringList>("unset");  // variables taken away
+        QTest::addColumn<QString>("variable");   // and one set to 'value'
+        QTest::addColumn<QString>("value");      // "@port": a free loopback port
+        QTest::addColumn<QStringList>("says");
+        const QString wrong = QStringLiteral("wrongSecretDoNotShow0123456789abcdefXYZ");
+        QTest::newRow("wrong secret") << QStringList() << "AWS_SECRET_ACCESS_KEY" << wrong
+                                      << QStringLiteral("PermissionDenied|SignatureDoesNotMatch").split(QLatin1Char('|'));
+        QTest::newRow("no credentials") << QStringLiteral("AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY").split(QLatin1Char('|'))
+                                        << QString() << QString()
+                                        << QStringLiteral("PermissionDenied|no credentials for s3://").split(QLatin1Char('|'));
+        // Nothing listens there: the store's retries, then curl's reason.
+        QTest::newRow("connection refused")
+            << QStringList() << "AWS_ENDPOINT_URL"
+            << "@port" << QStringLiteral("Couldn't connect to server|after 5 attempts").split(QLatin1Char('|'));
     }
-
-    void noCredentials() {
+    void settingsFailure() {
+        QFETCH(QStringList, unset);
+        QFETCH(QString, variable);
+        QFETCH(QString, value);
+        QFETCH(QStringList, says);
+        if (value == QLatin1String("@port")) value = QStringLiteral("http://127.0.0.1:%1").arg(testing::freeLoopbackPort());
         auto vars = m_server->variables();
-        vars.erase("AWS_ACCESS_KEY_ID");
-        vars.erase("AWS_SECRET_ACCESS_KEY");
+        for (const QString& name : unset) vars.erase(name.toStdString());
+        if (!variable.isEmpty()) vars[variable.toStdString()] = value.toStdString();
         setEnvironment(vars);
         MainWindow w;
         const QString url = remote(QStringLiteral("ckpt-3"));
         const QString text = failedOpen(w, url);
         setEnvironment(m_server->variables());
         QVERIFY2(text.contains(url), qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("no credentials")), qPrintable(text));
+        for (const QString& reason : says) QVERIFY2(text.contains(reason), qPrintable(text));
+        for (const QLabel* label : w.findChildren<QLabel*>()) {
+            m_shown << label->text();
+            if (variable == QLatin1String("AWS_SECRET_ACCESS_KEY"))
+                QVERIFY2(!label->text().contains(value), qPrintable(label->text()));
+        }
+        if (variable == QLatin1String("AWS_SECRET_ACCESS_KEY")) QVERIFY2(!text.contains(value), qPrintable(text));
+        QVERIFY2(!text.contains(QString::fromStdString(m_server->secret)), qPrintable(text));
     }
 
     void missingKeyOrBucket_data() {
@@ -302,20 +310,6 @@ private slots:
         QVERIFY2(text.contains(shown), qPrintable(text));
         QVERIFY2(text.contains(says), qPrintable(text));
         QVERIFY(!text.contains(QStringLiteral("ckpt verify found")));  // nothing to verify there
-    }
-
-    // Nothing listens at the endpoint: after the store's retries, an error
-    // naming the URL and curl's reason.
-    void connectionRefused() {
-        auto vars = m_server->variables();
-        vars["AWS_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(testing::freeLoopbackPort());
-        setEnvironment(vars);
-        MainWindow w;
-        const QString url = remote(QStringLiteral("ckpt-3"));
-        const QString text = failedOpen(w, url);
-        setEnvironment(m_server->variables());
-        QVERIFY2(text.contains(url), qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("connect")), qPrintable(text));
     }
 
     // A store that keeps answering 503 SlowDown: the open retries with
