@@ -161,6 +161,19 @@ private slots:
         d->reject();
     }
 
+    // Ctrl+L anywhere in the window opens the dialog.
+    void ctrlLOpensDialog() {
+        MainWindow w;
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QTest::keyClick(&w, Qt::Key_L, Qt::ControlModifier);
+        auto* d = w.findChild<OpenLocationDialog*>(QStringLiteral("openLocationDialog"));
+        QVERIFY(d);
+        QTRY_VERIFY(d->isVisible());
+        d->reject();
+    }
+
     // Open Location on a remote checkpoint: the opening panel while it
     // opens, then the tree its local copy shows, values on request, the URL
     // remembered; no local folder called "s3:".
@@ -296,6 +309,8 @@ private slots:
         QTest::addColumn<QString>("says");
         QTest::newRow("no such checkpoint") << QStringLiteral("@/ckpt-9") << QStringLiteral("NotFound: no checkpoint at");
         QTest::newRow("no such run") << QStringLiteral("@-nothing-here/") << QStringLiteral("NotFound");
+        // A key is literal: "run/./ckpt-3" is not "run/ckpt-3" (docs/remote.md, "Locations").
+        QTest::newRow("dot segment kept") << QStringLiteral("@/./ckpt-3") << QStringLiteral("/./ckpt-3");
         QTest::newRow("no such bucket") << QStringLiteral("s3://no-such-bucket-ckpt/run/ckpt-1")
                                         << QStringLiteral("NoSuchBucket");
     }

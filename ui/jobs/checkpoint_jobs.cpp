@@ -40,6 +40,15 @@ QString directoryFor(const QString& openedPath) {
 
 QString normalizedLocation(const QString& location) {
     if (location.isEmpty()) return location;
+    if (isRemoteLocation(location)) {
+        // A key is taken literally (docs/remote.md, "Locations"): "." and
+        // ".." name other objects than the squashed key would. Only a
+        // run's trailing slash goes, so "s3://b/run/" and "s3://b/run" are
+        // one sidebar row and one recent entry.
+        QString url = location;
+        while (url.endsWith(QLatin1Char('/')) && !url.endsWith(QStringLiteral("://"))) url.chop(1);
+        return url;
+    }
     return QString::fromStdString(normalizeLocation(location.toStdString()));
 }
 

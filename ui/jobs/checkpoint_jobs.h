@@ -42,9 +42,10 @@ DirectoryListing listDirectory(const QString& dir);
 // checkpoint prefix; a remote run's directory is its opened checkpoint's.
 QString directoryFor(const QString& openedPath);
 
-// A location as the engine compares and stores it (ckpt/location.h): a
-// plain path absolute and clean, an s3:// or gs:// URL kept a URL. QDir
-// and QFileInfo would make "s3://b/k" the local path "<cwd>/s3:/b/k".
+// A location as the explorer keeps it: a plain path absolute and clean
+// (normalizeLocation, ckpt/location.h); an s3:// or gs:// URL as typed
+// but for a trailing slash, its key literal. QDir and QFileInfo would
+// make "s3://b/k" the local path "<cwd>/s3:/b/k".
 QString normalizedLocation(const QString& location);
 // An s3:// or gs:// URL: reached over the network, so nothing on the GUI
 // thread may stat it.
