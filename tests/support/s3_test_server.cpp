@@ -137,7 +137,7 @@ QString FaultProxy::stop() {
         m_process->kill();
         m_process->waitForFinished(5000);
     }
-    const QString counters = QString::fromUtf8(m_process->readAllStandardOutput()).trimmed();
+    QString counters = QString::fromUtf8(m_process->readAllStandardOutput()).trimmed();
     m_process.reset();
     return counters;
 }

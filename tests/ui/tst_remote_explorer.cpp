@@ -88,7 +88,7 @@ private:
         ExplorerPage page(w);
         const bool ok = openRemote(w, location);
         if (ok || !page.isErrorShown()) return QStringLiteral("<opened, or no error shown>");
-        const QString text = page.errorPanel()->messageText();
+        QString text = page.errorPanel()->messageText();
         m_shown << text << w.windowTitle();
         return text;
     }
