@@ -14,17 +14,25 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QSocketNotifier>
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
 
+#include <memory>
 #include <optional>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "automation/explorer_page.h"
 #include "ckpt/object_store.h"
 #include "explorer_test.h"
 #include "models/object_tree_model.h"
 #include "s3_test_server.h"
+#include "stall_meter.h"
 #include "test_support.h"
 #include "views/main_window.h"
 #include "views/open_location_dialog.h"
@@ -46,6 +54,44 @@ QStringList treeRows(const CheckpointSnapshot& s) {
         rows << pathText(e) + QStringLiteral(" | ") + (e.tensor ? QString::fromStdString(e.tensor->key) : QString());
     return rows;
 }
+
+// A server on 127.0.0.1, run by this (the GUI) thread's event loop, that
+// holds each connection a second without answering, then resets it.
+class HoldingServer {
+public:
+    HoldingServer() : m_fd(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) {
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof addr;
+        if (m_fd < 0 || ::bind(m_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(m_fd, 16) != 0 ||
+            ::getsockname(m_fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+            return;
+        m_port = ntohs(addr.sin_port);
+        m_notifier = std::make_unique<QSocketNotifier>(m_fd, QSocketNotifier::Read);
+        QObject::connect(m_notifier.get(), &QSocketNotifier::activated, m_notifier.get(), [this] {
+            for (int c; (c = ::accept4(m_fd, nullptr, nullptr, SOCK_CLOEXEC)) >= 0;) {
+                QTimer::singleShot(1000, m_notifier.get(), [c] {
+                    const linger reset{1, 0};  // close with a reset, as a dropped connection
+                    ::setsockopt(c, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+                    ::close(c);
+                });
+            }
+        });
+    }
+    ~HoldingServer() {
+        m_notifier.reset();
+        if (m_fd >= 0) ::close(m_fd);
+    }
+    HoldingServer(const HoldingServer&) = delete;
+    HoldingServer& operator=(const HoldingServer&) = delete;
+    int port() const { return m_port; }
+
+private:
+    int m_fd;
+    int m_port = 0;
+    std::unique_ptr<QSocketNotifier> m_notifier;
+};
 
 }  // namespace
 
@@ -325,6 +371,29 @@ private slots:
         QVERIFY2(text.contains(shown), qPrintable(text));
         QVERIFY2(text.contains(says), qPrintable(text));
         QVERIFY(!text.contains(QStringLiteral("ckpt verify found")));  // nothing to verify there
+    }
+
+    // A store that takes its time (here: every connection held a second,
+    // then reset, so the open retries and fails after some seconds): the
+    // event loop keeps turning throughout. A network call on the GUI thread
+    // would stop it until curl gave up, since this server runs on that
+    // thread too.
+    void guiStaysResponsive() {
+        HoldingServer server;
+        QVERIFY(server.port() > 0);
+        auto vars = m_server->variables();
+        vars["AWS_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(server.port());
+        setEnvironment(vars);
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        testing::StallMeter meter;
+        meter.start();
+        const QString text = failedOpen(w, remote(QStringLiteral("ckpt-3")));
+        setEnvironment(m_server->variables());
+        QVERIFY2(text.contains(remote(QStringLiteral("ckpt-3"))), qPrintable(text));
+        qInfo("longest event-loop gap while opening: %lld ms", static_cast<long long>(meter.longest()));
+        QVERIFY2(meter.longest() < 5000, qPrintable(QString::number(meter.longest())));
     }
 
     // A store that keeps answering 503 SlowDown: the open retries with
