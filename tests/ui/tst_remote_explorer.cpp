@@ -404,6 +404,9 @@ private slots:
         QVERIFY(proxy.start(m_server->endpoint, /*slowdown=*/1.0, 0, 0));
         MainWindow w;
         ExplorerPage page(w);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
         QVERIFY(testing::openAndWait(w, m_local + QStringLiteral("/ckpt-2")));
         auto vars = m_server->variables();
         vars["AWS_ENDPOINT_URL"] = proxy.endpoint();
@@ -419,6 +422,14 @@ private slots:
         QCOMPARE(opened.first().first().toBool(), false);
         QCOMPARE(QString::fromStdString(page.snapshot()->checkpoint->prefix()), m_local + QStringLiteral("/ckpt-2"));
         QVERIFY(!page.isErrorShown());
+        // Esc (View > Cancel Background Work) does the same.
+        openThroughDialog(w, remote(QStringLiteral("ckpt-3")));
+        QVERIFY(page.isOpeningShown());
+        QTRY_VERIFY(w.isActiveWindow());
+        QTest::keyClick(&w, Qt::Key_Escape);
+        QVERIFY(!page.isOpeningShown());
+        QVERIFY(page.isIdle());
+        QCOMPARE(QString::fromStdString(page.snapshot()->checkpoint->prefix()), m_local + QStringLiteral("/ckpt-2"));
         // The window is usable: another open works while the abandoned one retries.
         QVERIFY(testing::openAndWait(w, m_local + QStringLiteral("/ckpt-1")));
         QTest::qWait(3000);  // past the abandoned open's retries

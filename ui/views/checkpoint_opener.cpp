@@ -45,6 +45,11 @@ CheckpointOpener::CheckpointOpener(const OpenerParts& parts, QObject* parent) : 
     connect(m_parts.welcome, &WelcomePage::openRequested, this, &CheckpointOpener::openDialog);
     connect(m_parts.error, &ErrorPanel::retryRequested, this, &CheckpointOpener::refresh);
     connect(m_parts.busy, &OpeningPanel::cancelRequested, this, &CheckpointOpener::cancelOpen);
+    // Esc and the status bar's Cancel stop a remote open as the panel's
+    // Cancel does; a local open's result comes back soon on its own.
+    connect(m_parts.jobs, &JobTracker::cancelledByUser, this, [this] {
+        if (isRemoteLocation(m_currentPath)) cancelOpen();
+    });
 }
 
 QFileDialog* CheckpointOpener::openDialog() {

@@ -105,7 +105,7 @@ void MainWindow::createMenus(WelcomePage* welcome, ObjectTreePane* tree, Compare
     view->addAction(m_layout->inspectorAction());
     view->addAction(tr("Reset &Layout"), m_layout, &PaneLayout::resetLayout);
     view->addSeparator();
-    QAction* cancel = view->addAction(tr("&Cancel Background Work"), m_jobs, &JobTracker::cancelAll);
+    QAction* cancel = view->addAction(tr("&Cancel Background Work"), m_jobs, &JobTracker::cancelByUser);
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     cancel->setShortcutContext(Qt::WindowShortcut);
 
