@@ -2,6 +2,8 @@
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -45,6 +47,7 @@
 #include "views/pair_histogram_panel.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
+#include "views/open_location_dialog.h"
 #include "views/restore_view.h"
 #include "views/retention_preview.h"
 #include "views/schedule_dialog.h"
@@ -72,7 +75,7 @@ void ScreenshotTour::start() {
     m_window->resetLayout();
     QTimer::singleShot(300, this, [this] {
         save(QStringLiteral("01-welcome.png"));
-        openCheckpoint();
+        showOpenLocation();
     });
 }
 
@@ -104,10 +107,21 @@ void ScreenshotTour::waitFor(const std::function<bool()>& done, const std::funct
     (*poll)();
 }
 
+void ScreenshotTour::showOpenLocation() {
+    if (m_checkpoint.isEmpty()) return finish(0);
+    // File > Open Location with the tour's checkpoint typed in; Open opens it.
+    ui::OpenLocationDialog* dialog = m_window->openLocationDialog();
+    dialog->locationBox()->setEditText(m_checkpoint);
+    QTimer::singleShot(300, this, [this, dialog] {
+        saveDialog(dialog, QStringLiteral("21-open-location.png"));
+        m_opened = false;
+        dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Open)->click();
+        openCheckpoint();
+    });
+}
+
 void ScreenshotTour::openCheckpoint() {
     if (m_checkpoint.isEmpty()) return finish(0);
-    m_opened = false;
-    m_window->openPath(m_checkpoint);
     waitFor([this] { return m_opened; },
             [this] {
                 save(QStringLiteral("02-object-graph.png"));

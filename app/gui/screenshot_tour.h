@@ -29,6 +29,8 @@ private:
     void save(const QString& name);
     // Runs 'next' once 'done' returns true (polled), or fails after a timeout.
     void waitFor(const std::function<bool()>& done, const std::function<void()>& next);
+    // File > Open Location with the checkpoint typed in, then Open.
+    void showOpenLocation();
     void openCheckpoint();
     void inspect();
     // Statistics, histogram and heatmap of the inspected tensor, one tab each.

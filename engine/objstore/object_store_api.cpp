@@ -1,8 +1,12 @@
 // ckpt/object_store.h on top of objstore/object_storage.h.
 #include "ckpt/object_store.h"
 
+#include <cctype>
+#include <string>
+
 #include "objstore/object_location.h"
 #include "objstore/store_registry.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 
@@ -36,5 +40,16 @@ ObjectStoreStats objectStoreStats() {
 }
 
 bool isObjectStoreLocation(std::string_view location) { return !objstore::objectScheme(location).empty(); }
+
+Status checkLocationText(std::string_view location) {
+    const std::string_view scheme = storage::locationScheme(location);
+    if (scheme.empty()) return okStatus();
+    std::string lower(scheme);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    // "S3://" would reach the s3 backend, which only parses "s3://": refuse it here.
+    if (lower == "s3" || lower == "gs") return objstore::parseObjectLocation(location).status();
+    // No backend for the scheme: the dispatch refuses it without touching anything.
+    return storage::checkLocation(location);
+}
 
 }  // namespace ckpt

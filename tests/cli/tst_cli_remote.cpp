@@ -47,12 +47,6 @@ private:
     QString m_remote;          // s3://bucket/<prefix>demo
     QByteArrayList m_outputs;  // every output of every run, for the secret check
 
-    void setEnvironment(const std::map<std::string, std::string>& vars) {
-        for (const char* name :
-             {"AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "AWS_SESSION_TOKEN", "AWS_PROFILE"})
-            qunsetenv(name);
-        for (const auto& [k, v] : vars) qputenv(k.c_str(), QByteArray::fromStdString(v));
-    }
     Run ckpt(const QStringList& args) {
         Run r = testing::runCkpt(args);
         m_outputs << r.out << r.err;
@@ -71,7 +65,7 @@ private slots:
         QString why;
         m_server = testing::s3TestServer(&why);
         QVERIFY2(m_server.has_value(), qPrintable(why));
-        setEnvironment(m_server->variables());
+        testing::setStoreEnvironment(m_server->variables());
         m_local = m_tmp.filePath(QStringLiteral("demo"));
         Run train =
             ckpt({QStringLiteral("demo-train"), m_local, QStringLiteral("--steps"), QStringLiteral("60"),
@@ -246,9 +240,9 @@ private slots:
         if (what == QLatin1String("no-server"))
             vars["AWS_ENDPOINT_URL"] = "http://127.0.0.1:" + std::to_string(testing::freeLoopbackPort());
         if (what == QLatin1String("remote-http")) vars["AWS_ENDPOINT_URL"] = "http://10.255.255.1:9000";
-        setEnvironment(vars);
+        testing::setStoreEnvironment(vars);
         const Run r = ckpt({QStringLiteral("inspect"), target});
-        setEnvironment(m_server->variables());
+        testing::setStoreEnvironment(m_server->variables());
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(fragment.toUtf8()), r.err.constData());
         QVERIFY2(r.err.contains("s3://"), r.err.constData());

@@ -49,6 +49,13 @@ std::map<std::string, std::string> S3TestServer::variables() const {
             {"AWS_REGION", region}};
 }
 
+void setStoreEnvironment(const std::map<std::string, std::string>& variables) {
+    for (const char* name :
+         {"AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "AWS_SESSION_TOKEN", "AWS_PROFILE"})
+        qunsetenv(name);
+    for (const auto& [k, v] : variables) qputenv(k.c_str(), QByteArray::fromStdString(v));
+}
+
 objstore::EnvLookup lookupFrom(std::map<std::string, std::string> variables) {
     return [vars = std::move(variables)](std::string_view name) -> std::optional<std::string> {
         auto it = vars.find(std::string(name));
@@ -130,7 +137,7 @@ QString FaultProxy::stop() {
         m_process->kill();
         m_process->waitForFinished(5000);
     }
-    const QString counters = QString::fromUtf8(m_process->readAllStandardOutput()).trimmed();
+    QString counters = QString::fromUtf8(m_process->readAllStandardOutput()).trimmed();
     m_process.reset();
     return counters;
 }

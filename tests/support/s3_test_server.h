@@ -31,6 +31,10 @@ struct S3TestServer {
 // fixture did not run (the test then fails: the server is part of the suite).
 std::optional<S3TestServer> s3TestServer(QString* why);
 objstore::EnvLookup lookupFrom(std::map<std::string, std::string> variables);
+// Makes 'variables' this process's store settings (for the ckpt it starts,
+// and the engine's own clients once they are made again): the AWS
+// variables it does not name are unset.
+void setStoreEnvironment(const std::map<std::string, std::string>& variables);
 // Uploads every regular file directly inside 'localDir' to
 // s3://bucket/keyPrefix<name> (fixtures: a checkpoint written locally).
 Status uploadDirectory(objstore::ObjectClient& client, const QString& localDir, const std::string& bucket,

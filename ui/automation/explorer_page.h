@@ -26,6 +26,7 @@
 #include "views/error_panel.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
+#include "views/opening_panel.h"
 #include "views/recent_files.h"
 #include "views/restore_view.h"
 #include "views/retention_preview.h"
@@ -47,6 +48,8 @@ public:
     ObjectTreePane* treePane() const { return find<ObjectTreePane>(QStringLiteral("objectTree")); }
     TensorInspector* inspector() const { return find<TensorInspector>(); }
     ErrorPanel* errorPanel() const { return find<ErrorPanel>(); }
+    // Shown while a checkpoint on object storage opens, with Cancel.
+    OpeningPanel* openingPanel() const { return find<OpeningPanel>(); }
     RestoreView* restoreView() const { return find<RestoreView>(); }
     CompareView* compareView() const { return find<CompareView>(); }
     SchedulesView* schedulesView() const { return find<SchedulesView>(); }
@@ -71,6 +74,11 @@ public:
     bool isErrorShown() const {
         auto* stack = qobject_cast<QStackedWidget*>(errorPanel()->parentWidget());
         return stack && stack->currentWidget() == errorPanel();
+    }
+
+    bool isOpeningShown() const {
+        auto* stack = qobject_cast<QStackedWidget*>(openingPanel()->parentWidget());
+        return stack && stack->currentWidget() == openingPanel();
     }
 
     // The sidebar's row of a checkpoint, as the view shows it (sorted).

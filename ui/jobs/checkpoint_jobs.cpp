@@ -1,8 +1,7 @@
 #include "jobs/checkpoint_jobs.h"
 
-#include <QDir>
-#include <QFileInfo>
-
+#include "ckpt/location.h"
+#include "ckpt/object_store.h"
 #include "ckpt/verify.h"
 #include "jobs/catalog_jobs.h"
 #include "jobs/shared_tensor.h"
@@ -20,7 +19,7 @@ QStringList problemLines(const VerifyReport& report) {
 
 DirectoryListing listDirectory(const QString& dir) {
     DirectoryListing out;
-    out.dir = QDir(dir).absolutePath();
+    out.dir = normalizedLocation(dir);
     CheckpointListOptions options;
     options.countTensors = false;  // the sidebar shows no tensor counts
     auto listing = listCheckpoints(out.dir.toStdString(), options);
@@ -30,7 +29,34 @@ DirectoryListing listDirectory(const QString& dir) {
 }
 
 QString directoryFor(const QString& openedPath) {
-    return QString::fromStdString(checkpointDirectoryFor(QFileInfo(openedPath).absoluteFilePath().toStdString()));
+    const QString location = normalizedLocation(openedPath);
+    if (isRemoteLocation(location)) {
+        const qsizetype slash = location.lastIndexOf(QLatin1Char('/'));
+        // "s3://bucket" stays itself: the bucket is the directory.
+        return slash > location.indexOf(QStringLiteral("://")) + 2 ? location.left(slash) : location;
+    }
+    return QString::fromStdString(checkpointDirectoryFor(location.toStdString()));
+}
+
+QString normalizedLocation(const QString& location) {
+    if (location.isEmpty()) return location;
+    if (isRemoteLocation(location)) {
+        // A key is taken literally (docs/remote.md, "Locations"): "." and
+        // ".." name other objects than the squashed key would. Only a
+        // run's trailing slash goes, so "s3://b/run/" and "s3://b/run" are
+        // one sidebar row and one recent entry.
+        QString url = location;
+        while (url.endsWith(QLatin1Char('/')) && !url.endsWith(QStringLiteral("://"))) url.chop(1);
+        return url;
+    }
+    return QString::fromStdString(normalizeLocation(location.toStdString()));
+}
+
+bool isRemoteLocation(const QString& location) { return isObjectStoreLocation(location.toStdString()); }
+
+QString locationTextProblem(const QString& location) {
+    const Status s = checkLocationText(location.toStdString());
+    return s.isOk() ? QString() : QString::fromStdString(s.message());
 }
 
 OpenResult openCheckpoint(const QString& path, const std::shared_ptr<JobControl>& job) {
@@ -39,6 +65,7 @@ OpenResult openCheckpoint(const QString& path, const std::shared_ptr<JobControl>
     auto ckpt = Checkpoint::open(p);
     if (!ckpt.ok()) {
         out.error = QString::fromStdString(ckpt.status().toString());
+        if (isRemoteLocation(path) && ckpt.status().code() != StatusCode::DataLoss) return out;
         VerifyOptions options;
         options.cancel = &job->token();
         options.progress = JobControl::sinkFor(job);

@@ -23,7 +23,9 @@ struct OpenResult {
 };
 // Checkpoint::open + CheckpointSnapshot::build. When opening fails and the
 // path still resolves to a prefix, runs verifyBundle so the error panel can
-// show exactly what `ckpt verify` would print.
+// show exactly what `ckpt verify` would print (for a remote location only
+// when the bytes are damaged: after a refusal, a missing key or an
+// unreachable store it would only ask again).
 OpenResult openCheckpoint(const QString& path, const std::shared_ptr<JobControl>& job);
 
 struct DirectoryListing {
@@ -31,11 +33,27 @@ struct DirectoryListing {
     CheckpointListing listing;  // the engine's listing (checkpoint_listing.h)
     QString error;              // the directory itself is unreadable or gone
 };
-// listCheckpoints on the absolute path of 'dir'.
+// listCheckpoints on 'dir' (normalizedLocation: a URL lists its prefix).
 DirectoryListing listDirectory(const QString& dir);
 // The directory whose checkpoints to list for what a user opened
-// (checkpointDirectoryFor on its absolute path).
+// (checkpointDirectoryFor on its normalized location). A remote location
+// is not looked up (that is network I/O, and callers run on the GUI
+// thread): it stands for the folder it is in, which is right for a
+// checkpoint prefix; a remote run's directory is its opened checkpoint's.
 QString directoryFor(const QString& openedPath);
+
+// A location as the explorer keeps it: a plain path absolute and clean
+// (normalizeLocation, ckpt/location.h); an s3:// or gs:// URL as typed
+// but for a trailing slash, its key literal. QDir and QFileInfo would
+// make "s3://b/k" the local path "<cwd>/s3:/b/k".
+QString normalizedLocation(const QString& location);
+// An s3:// or gs:// URL: reached over the network, so nothing on the GUI
+// thread may stat it.
+bool isRemoteLocation(const QString& location);
+// The engine's objection to a typed location, judged by its text alone
+// (checkLocationText: no settings read, no request made); empty when it
+// may be opened.
+QString locationTextProblem(const QString& location);
 
 struct VerifyResult {
     QString prefix;

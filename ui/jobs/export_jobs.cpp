@@ -1,6 +1,9 @@
 #include "jobs/export_jobs.h"
 
+#include <QDir>
 #include <QFileInfo>
+
+#include "jobs/checkpoint_jobs.h"
 
 namespace ckpt::ui {
 
@@ -12,8 +15,10 @@ DestinationVerdict judgeExportOutput(const QString& output, const QStringList& s
 
 QString suggestExportOutput(const QString& source, ArrayFormat format) {
     const QString extension = QLatin1Char('.') + QString::fromLatin1(arrayFormatName(format));
-    QString candidate = source + extension;
-    for (int n = 2; QFileInfo::exists(candidate); ++n) candidate = source + QLatin1Char('-') + QString::number(n) + extension;
+    // Exports are written locally: one of a checkpoint on object storage goes home.
+    const QString base = isRemoteLocation(source) ? QDir::home().filePath(QFileInfo(source).fileName()) : source;
+    QString candidate = base + extension;
+    for (int n = 2; QFileInfo::exists(candidate); ++n) candidate = base + QLatin1Char('-') + QString::number(n) + extension;
     return candidate;
 }
 

@@ -15,6 +15,11 @@ void JobTracker::finish(const std::shared_ptr<JobControl>& job) {
     if (m_active.removeOne(job)) emit jobsChanged();
 }
 
+void JobTracker::cancelByUser() {
+    cancelAll();
+    emit cancelledByUser();
+}
+
 void JobTracker::cancelAll() {
     for (const auto& job : std::as_const(m_active)) job->cancel();
 }

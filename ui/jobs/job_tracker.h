@@ -21,10 +21,15 @@ public:
     std::shared_ptr<JobControl> start(const QString& title);
     void finish(const std::shared_ptr<JobControl>& job);
     void cancelAll();
+    // The user's Cancel (Esc, the status bar's button): cancelAll, and says
+    // so, for owners that stop waiting for their result at once (an open
+    // on object storage whose request cannot be interrupted).
+    void cancelByUser();
     const QList<std::shared_ptr<JobControl>>& active() const { return m_active; }
 
 signals:
     void jobsChanged();
+    void cancelledByUser();
 
 private:
     QList<std::shared_ptr<JobControl>> m_active;

@@ -9,6 +9,7 @@
 
 #include "ckpt/destination.h"
 #include "jobs/catalog_jobs.h"
+#include "jobs/checkpoint_jobs.h"
 
 namespace ckpt::ui {
 namespace {
@@ -131,9 +132,12 @@ QString suggestDestination(const QString& source, const QString& suffix) {
     // one of them (a false point in its history, a foreign checkpoint for
     // retention, an archive for a schedule reading the run).
     const QDir run = info.absoluteDir();
-    const QString edits = run.isRoot() ? QDir::home().filePath(QStringLiteral("ckpt-edits"))
-                                       : QDir::cleanPath(run.absoluteFilePath(QStringLiteral(".."))) + QLatin1Char('/') +
-                                             run.dirName() + QStringLiteral("-edits");
+    // Results are written locally: a run on object storage has no folder
+    // beside it here (and QDir would make "s3://b/run" the folder "s3:").
+    const bool remote = isRemoteLocation(source);
+    const QString edits = run.isRoot() || remote ? QDir::home().filePath(QStringLiteral("ckpt-edits"))
+                                                 : QDir::cleanPath(run.absoluteFilePath(QStringLiteral(".."))) +
+                                                       QLatin1Char('/') + run.dirName() + QStringLiteral("-edits");
     const QString base = QDir(edits).filePath(info.fileName() + QLatin1Char('-') + suffix);
     QString candidate = base;
     for (int n = 2; QFileInfo::exists(candidate + QStringLiteral(".index")); ++n)

@@ -158,6 +158,9 @@ void DirectoryModel::relabelDirectories() {
         }
         QString name = tail(mine, depth);
         if (savedModel[r]) name = tr("%1 (SavedModel)").arg(name);
+        // A run on object storage reads as its URL: "exp1" alone would pass
+        // for a local folder.
+        if (const QString dir = item(r)->data(DirRole).toString(); isRemoteLocation(dir)) name = dir;
         item(r)->setText(item(r)->data(MissingRole).toBool() ? tr("%1 (missing)").arg(name) : name);
         item(r)->setData(item(r)->text(), SortRole);
     }

@@ -21,6 +21,9 @@
 #include "views/checkpoint_sidebar.h"
 #include "views/error_panel.h"
 #include "views/object_tree_pane.h"
+#include "views/open_location_dialog.h"
+#include "views/opening_panel.h"
+#include "views/recent_files.h"
 #include "views/restore_view.h"
 #include "views/tensor_inspector.h"
 #include "views/welcome_page.h"
@@ -41,13 +44,20 @@ QString checkpointPathFor(const QString& file) {
 CheckpointOpener::CheckpointOpener(const OpenerParts& parts, QObject* parent) : QObject(parent), m_parts(parts) {
     connect(m_parts.welcome, &WelcomePage::openRequested, this, &CheckpointOpener::openDialog);
     connect(m_parts.error, &ErrorPanel::retryRequested, this, &CheckpointOpener::refresh);
+    connect(m_parts.busy, &OpeningPanel::cancelRequested, this, &CheckpointOpener::cancelOpen);
+    // Esc and the status bar's Cancel stop a remote open as the panel's
+    // Cancel does; a local open's result comes back soon on its own.
+    connect(m_parts.jobs, &JobTracker::cancelledByUser, this, [this] {
+        if (isRemoteLocation(m_currentPath)) cancelOpen();
+    });
 }
 
 QFileDialog* CheckpointOpener::openDialog() {
     // Window-modal and not run in a nested loop: the window keeps painting
     // its jobs' progress, and tests reach the dialog.
-    auto* dialog =
-        new QFileDialog(m_parts.window, tr("Open Checkpoint"), m_currentPath.isEmpty() ? QString() : directoryFor(m_currentPath));
+    // A remote run's directory is no place for a file dialog.
+    const QString start = isRemoteLocation(m_currentDirectory) ? QString() : m_currentDirectory;
+    auto* dialog = new QFileDialog(m_parts.window, tr("Open Checkpoint"), start);
     dialog->setObjectName(QStringLiteral("openCheckpointDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setFileMode(QFileDialog::ExistingFile);
@@ -63,15 +73,29 @@ QFileDialog* CheckpointOpener::openDialog() {
 }
 
 void CheckpointOpener::openDirectoryDialog() {
-    const QString dir = QFileDialog::getExistingDirectory(m_parts.window, tr("Open Checkpoint Directory"), m_currentPath);
+    const QString start = isRemoteLocation(m_currentPath) ? QString() : m_currentPath;
+    const QString dir = QFileDialog::getExistingDirectory(m_parts.window, tr("Open Checkpoint Directory"), start);
     if (!dir.isEmpty()) openPath(dir);
 }
 
+OpenLocationDialog* CheckpointOpener::openLocationDialog() {
+    // Window-modal and not run in a nested loop, as the Open dialog.
+    auto* dialog = new OpenLocationDialog(RecentFiles().paths(), m_parts.window);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &OpenLocationDialog::locationChosen, this, &CheckpointOpener::openPath);
+    dialog->open();
+    return dialog;
+}
+
 void CheckpointOpener::openPath(const QString& rawPath) {
-    const QString path =
-        QDir::cleanPath(QString::fromStdString(bundlePrefixOf(QFileInfo(rawPath).absoluteFilePath().toStdString())));
+    // normalizedLocation, not QFileInfo: a URL stays a URL.
+    const QString path = QString::fromStdString(bundlePrefixOf(normalizedLocation(rawPath).toStdString()));
+    const bool remote = isRemoteLocation(path);
     m_currentPath = path;
     emit opening(path);
+    // A URL's directory is known once its open resolved it.
+    m_currentDirectory = remote ? QString() : directoryFor(path);
+    if (!remote) emit directoryFound(m_currentDirectory);
 
     if (m_openJob) m_openJob->cancel();
     const quint64 generation = ++m_openGeneration;
@@ -79,26 +103,41 @@ void CheckpointOpener::openPath(const QString& rawPath) {
     m_openJob = job;
     m_parts.sidebar->setOpenInProgress(true);
     m_parts.status->setText(tr("Opening %1\u2026").arg(path));
-    whenDone(this, QtConcurrent::run(jobPool(), openCheckpoint, path, job), [this, job, generation, path](const OpenResult& r) {
-        m_parts.jobs->finish(job);
-        if (generation != m_openGeneration) return;
-        m_openJob.reset();
-        m_parts.sidebar->setOpenInProgress(false);
-        m_parts.sidebar->resumeVerification();
-        if (!r.snapshot) {
-            m_snapshot.reset();
-            m_parts.tree->setSnapshot(nullptr);
-            m_parts.restore->setSnapshot(nullptr);
-            showError(tr("Cannot open %1").arg(path), r.error, r.problems);
-            m_parts.sidebar->showOpenFailed(r.prefix, (QStringList{r.error} + r.problems).join(QLatin1Char('\n')));
-            emit opened(false);
-            return;
-        }
-        showSnapshot(r.snapshot);
-        if (generation == m_pendingKeyGeneration && !m_pendingKey.isEmpty())
-            m_parts.tree->selectKey(std::exchange(m_pendingKey, {}));
-        emit opened(true);
-    });
+    // A local open that supersedes a remote one keeps the panel truthful.
+    if (remote || m_parts.page->currentWidget() == m_parts.busy) {
+        m_parts.busy->showLocation(path);
+        m_parts.page->setCurrentWidget(m_parts.busy);
+    }
+    whenDone(this, QtConcurrent::run(jobPool(), openCheckpoint, path, job),
+             [this, job, generation, path, remote](const OpenResult& r) {
+                 m_parts.jobs->finish(job);
+                 if (generation != m_openGeneration) return;
+                 m_openJob.reset();
+                 m_parts.sidebar->setOpenInProgress(false);
+                 m_parts.sidebar->resumeVerification();
+                 if (remote && !r.snapshot && job->isCancelled()) {
+                     // Esc (Cancel Background Work) reached the open: as Cancel.
+                     restoreAfterCancel(path);
+                     return;
+                 }
+                 if (remote && !r.prefix.isEmpty()) {
+                     m_currentDirectory = directoryFor(r.prefix);
+                     emit directoryFound(m_currentDirectory);
+                 }
+                 if (!r.snapshot) {
+                     m_snapshot.reset();
+                     m_parts.tree->setSnapshot(nullptr);
+                     m_parts.restore->setSnapshot(nullptr);
+                     showError(tr("Cannot open %1").arg(path), r.error, r.problems);
+                     m_parts.sidebar->showOpenFailed(r.prefix, (QStringList{r.error} + r.problems).join(QLatin1Char('\n')));
+                     emit opened(false);
+                     return;
+                 }
+                 showSnapshot(r.snapshot);
+                 if (generation == m_pendingKeyGeneration && !m_pendingKey.isEmpty())
+                     m_parts.tree->selectKey(std::exchange(m_pendingKey, {}));
+                 emit opened(true);
+             });
 }
 
 void CheckpointOpener::showError(const QString& title, const QString& error, const QStringList& problems) {
@@ -145,6 +184,33 @@ void CheckpointOpener::revealVariables() {
     }
 }
 
+void CheckpointOpener::cancelOpen() {
+    if (!m_openJob) return;
+    m_openJob->cancel();
+    // The engine call cannot be interrupted mid-request; it ends on its own
+    // (bounded by the store's retry policy) and its result is dropped.
+    m_parts.jobs->finish(m_openJob);
+    m_openJob.reset();
+    ++m_openGeneration;
+    m_parts.sidebar->setOpenInProgress(false);
+    m_parts.sidebar->resumeVerification();
+    restoreAfterCancel(m_currentPath);
+}
+
+void CheckpointOpener::restoreAfterCancel(const QString& abandoned) {
+    // Back to what was shown before the open: the checkpoint, or nothing.
+    if (m_snapshot) {
+        m_currentPath = QString::fromStdString(m_snapshot->checkpoint->prefix());
+        m_currentDirectory = directoryFor(m_currentPath);
+        m_parts.page->setCurrentWidget(m_parts.tree);
+    } else {
+        m_currentPath.clear();
+        m_parts.page->setCurrentWidget(m_parts.welcome);
+    }
+    m_parts.status->setText(tr("Stopped opening %1").arg(abandoned));
+    emit opened(false);
+}
+
 bool CheckpointOpener::isErrorShown() const { return m_parts.page->currentWidget() == m_parts.error; }
 
 bool CheckpointOpener::isTreeShown() const { return m_parts.page->currentWidget() == m_parts.tree; }
@@ -179,9 +245,10 @@ void CheckpointOpener::closeCurrent() {
     m_parts.tree->setSnapshot(nullptr);
     m_parts.restore->setSnapshot(nullptr);
     // A catalogued directory stays: the sidebar lists the catalog.
-    if (!m_currentPath.isEmpty() && !m_parts.sidebar->directories()->isCatalogued(directoryFor(m_currentPath)))
-        m_parts.sidebar->removeDirectory(directoryFor(m_currentPath));
+    if (!m_currentDirectory.isEmpty() && !m_parts.sidebar->directories()->isCatalogued(m_currentDirectory))
+        m_parts.sidebar->removeDirectory(m_currentDirectory);
     m_currentPath.clear();
+    m_currentDirectory.clear();
     m_parts.page->setCurrentWidget(m_parts.welcome);
     m_parts.status->clear();
     m_parts.window->setWindowTitle(tr("Checkpoint Explorer"));

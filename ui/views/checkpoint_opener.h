@@ -1,11 +1,13 @@
 #pragma once
-// Which checkpoint the explorer shows, and opening one: a path, the Open
-// and Open Directory dialogs, a click in the sidebar, a search result at
-// its key, Reload and Close. The open runs on jobPool() (openCheckpoint);
-// a newer open supersedes an older one still running, whose result is then
-// dropped. The object graph tab's page follows: the welcome page with
-// nothing open, the tree, or the error panel when the open failed; the
-// status line and the window title say what is shown.
+// Which checkpoint the explorer shows, and opening one: a path or URL, the
+// Open, Open Directory and Open Location dialogs, a click in the sidebar, a
+// search result at its key, Reload and Close. The open runs on jobPool()
+// (openCheckpoint); a newer open supersedes an older one still running,
+// whose result is then dropped. The object graph tab's page follows: the
+// welcome page with nothing open, the tree, the error panel when the open
+// failed, or while a checkpoint on object storage opens, the opening panel
+// (Cancel abandons the open); the status line and the window title say
+// what is shown.
 
 #include <QObject>
 #include <QString>
@@ -26,6 +28,8 @@ class ErrorPanel;
 class JobControl;
 class JobTracker;
 class ObjectTreePane;
+class OpenLocationDialog;
+class OpeningPanel;
 class RestoreView;
 class TensorInspector;
 class WelcomePage;
@@ -43,6 +47,7 @@ struct OpenerParts {
     WelcomePage* welcome;
     ObjectTreePane* tree;
     ErrorPanel* error;
+    OpeningPanel* busy;  // while a remote checkpoint opens
     RestoreView* restore;
     TensorInspector* inspector;
     QLabel* status;
@@ -66,6 +71,13 @@ public:
     // SavedModel; choosing one opens its checkpoint.
     QFileDialog* openDialog();
     void openDirectoryDialog();
+    // File ▸ Open Location: a URL or path typed or picked from the recent
+    // ones; choosing one opens it here.
+    OpenLocationDialog* openLocationDialog();
+    // Abandons the open in progress (its result is dropped; the engine call
+    // ends on its own) and shows again what was shown before it.
+    void cancelOpen();
+    bool isOpening() const { return m_openJob != nullptr; }
     // The error panel in place of the tree, the status line saying 'error'.
     void showError(const QString& title, const QString& error, const QStringList& problems);
 
@@ -78,16 +90,22 @@ public:
 signals:
     // An open starts: the path (a bundle prefix or directory) it opens.
     void opening(const QString& path);
+    // The directory (run) of what is opening, for the sidebar: at once for
+    // a local path; for a remote one when its open found the checkpoint (a
+    // URL is not looked up on the GUI thread).
+    void directoryFound(const QString& dir);
     // After each open: whether the checkpoint opened.
     void opened(bool ok);
     void closed();
 
 private:
     void showSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot);
+    void restoreAfterCancel(const QString& abandoned);
     void revealVariables();
 
     OpenerParts m_parts;
     QString m_currentPath;
+    QString m_currentDirectory;  // the sidebar's directory of m_currentPath, once known
     std::shared_ptr<const CheckpointSnapshot> m_snapshot;
     std::shared_ptr<JobControl> m_openJob;
     quint64 m_openGeneration = 0;

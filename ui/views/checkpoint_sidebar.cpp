@@ -1,7 +1,6 @@
 #include "views/checkpoint_sidebar.h"
 
 #include <QCollator>
-#include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QMenu>
@@ -94,7 +93,7 @@ CheckpointSidebar::CheckpointSidebar(JobTracker* jobs, QWidget* parent)
 }
 
 void CheckpointSidebar::listDirectory(const QString& dir, bool opened) {
-    if (opened) m_openedDirs.insert(QDir(dir).absolutePath());
+    if (opened) m_openedDirs.insert(normalizedLocation(dir));
     auto job = m_jobs->start(tr("Listing %1").arg(dir));
     whenDone(this, QtConcurrent::run(jobPool(), [dir] { return ui::listDirectory(dir); }),
              [this, job, opened](const DirectoryListing& l) {
@@ -119,8 +118,12 @@ void CheckpointSidebar::listDirectory(const QString& dir, bool opened) {
                  if (!m_openedPrefix.isEmpty())
                      if (const QModelIndex i = indexForPrefix(m_openedPrefix); i.isValid()) setCurrentIndex(i);
                  if (!opened) return;
+                 // Verifying reads every byte: on object storage only the
+                 // opened checkpoint is, the others on request (context menu).
+                 const bool remote = isRemoteLocation(l.dir);
                  for (const CheckpointListEntry& e : l.listing.checkpoints) {
                      const QString prefix = QString::fromStdString(e.prefix);
+                     if (remote && prefix != m_openedPrefix) continue;
                      const auto health =
                          static_cast<Health>(m_dirs->data(m_dirs->indexForPrefix(prefix), DirectoryModel::HealthRole).toInt());
                      if (!known || health == Health::Unknown) queueVerify(prefix);
@@ -257,6 +260,7 @@ void CheckpointSidebar::showContextMenu(const QPoint& pos) {
     if (!selected.contains(clicked)) selected = {clicked};
     QMenu menu(this);
     menu.addAction(tr("&Open"), this, [this, clicked] { emit openRequested(clicked); });
+    menu.addAction(tr("&Verify"), this, [this, clicked] { queueVerify(clicked); });
     if (selected.size() == 2) {
         menu.addAction(tr("&Compare %1 with %2").arg(QFileInfo(selected[0]).fileName(), QFileInfo(selected[1]).fileName()), this,
                        [this, selected] { emit compareRequested(selected[0], selected[1]); });

@@ -24,7 +24,7 @@ JobStatusWidget::JobStatusWidget(JobTracker* tracker, QWidget* parent)
     m_cancel->setText(tr("Cancel"));
     m_cancel->setToolTip(tr("Cancel background work (Esc)"));
     m_cancel->setAccessibleName(tr("Cancel background jobs"));
-    connect(m_cancel, &QToolButton::clicked, m_tracker, &JobTracker::cancelAll);
+    connect(m_cancel, &QToolButton::clicked, m_tracker, &JobTracker::cancelByUser);
     connect(m_tracker, &JobTracker::jobsChanged, this, &JobStatusWidget::refresh);
     m_timer->setInterval(100);
     connect(m_timer, &QTimer::timeout, this, &JobStatusWidget::refresh);

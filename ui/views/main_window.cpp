@@ -25,6 +25,8 @@
 #include "views/error_panel.h"
 #include "views/job_status_widget.h"
 #include "views/object_tree_pane.h"
+#include "views/open_location_dialog.h"
+#include "views/opening_panel.h"
 #include "views/restore_view.h"
 #include "views/retention_preview.h"
 #include "views/schedules_view.h"
@@ -43,6 +45,7 @@ MainWindow::MainWindow(QWidget* parent)
     auto* welcome = new WelcomePage(this);
     auto* tree = new ObjectTreePane(m_jobs, this);
     auto* error = new ErrorPanel(this);
+    auto* busy = new OpeningPanel(this);
     auto* inspector = new TensorInspector(m_jobs, this);
     auto* restore = new RestoreView(m_jobs, this);
     auto* compareView = new CompareView(m_jobs, this);
@@ -55,8 +58,8 @@ MainWindow::MainWindow(QWidget* parent)
     m_workspace->setObjectName(QStringLiteral("workspace"));
     splitter->setObjectName(QStringLiteral("panes"));
 
-    m_opener =
-        new CheckpointOpener({this, m_jobs, m_sidebar, m_objectGraph, welcome, tree, error, restore, inspector, status}, this);
+    m_opener = new CheckpointOpener(
+        {this, m_jobs, m_sidebar, m_objectGraph, welcome, tree, error, busy, restore, inspector, status}, this);
     m_demo = new DemoController(m_jobs, m_opener, status, this);
     m_comparison = new CompareController({m_workspace, compareView, m_sidebar, m_opener, tree, status}, this);
     // Before checkpointOpened is forwarded: the actions follow the open
@@ -84,6 +87,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_objectGraph->addWidget(welcome);
     m_objectGraph->addWidget(tree);
     m_objectGraph->addWidget(error);
+    m_objectGraph->addWidget(busy);
     m_workspace->setTabBarAutoHide(true);
     m_workspace->setDocumentMode(true);
     m_workspace->addTab(m_objectGraph, tr("Object graph"));
@@ -118,9 +122,12 @@ MainWindow::MainWindow(QWidget* parent)
 
     createMenus(welcome, tree, compareView);
     // What an open starts besides the open itself.
-    connect(m_opener, &CheckpointOpener::opening, this, [this, retention](const QString& path) {
-        const QString dir = directoryFor(path);
+    connect(m_opener, &CheckpointOpener::directoryFound, this, [this, retention](const QString& dir) {
         m_sidebar->listDirectory(dir);
+        // A run on object storage is only browsed: it joins no catalog (each
+        // start would list it over the network), and retention and schedules
+        // act on local directories.
+        if (isRemoteLocation(dir)) return;
         m_catalog->addRoot(dir);
         retention->suggestDirectory(dir);
         m_schedules->setSuggestedSource(dir);
@@ -152,6 +159,8 @@ void MainWindow::refresh() { m_opener->refresh(); }
 void MainWindow::closeCurrent() { m_opener->closeCurrent(); }
 
 QFileDialog* MainWindow::openDialog() { return m_opener->openDialog(); }
+
+OpenLocationDialog* MainWindow::openLocationDialog() { return m_opener->openLocationDialog(); }
 
 void MainWindow::openAt(const QString& prefix, const QString& key) {
     m_workspace->setCurrentWidget(m_objectGraph);

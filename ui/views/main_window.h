@@ -33,6 +33,7 @@ class CompareView;
 class DemoController;
 class JobTracker;
 class ObjectTreePane;
+class OpenLocationDialog;
 class SchedulesView;
 class ShortcutsDialog;
 class SurgeryController;
@@ -49,13 +50,17 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // A prefix, .index/.data file, checkpoint directory or SavedModel.
+    // A prefix, .index/.data file, checkpoint directory or SavedModel, on
+    // disk or on object storage (s3://, gs://).
     void openPath(const QString& path);
     void refresh();
     void closeCurrent();
     // File ▸ Open: a dialog for an index, data file, state file or
     // SavedModel; choosing one opens its checkpoint.
     QFileDialog* openDialog();
+    // File ▸ Open Location (Ctrl+L): an s3:// or gs:// URL or a path, with
+    // the recent locations; choosing one opens it.
+    OpenLocationDialog* openLocationDialog();
     // Opens 'prefix' unless it is shown and selects the node holding 'key'.
     void openAt(const QString& prefix, const QString& key);
     void addWorkspaceView(QWidget* view, const QString& title);

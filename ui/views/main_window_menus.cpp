@@ -1,5 +1,5 @@
-// MainWindow's menus and desktop conventions: File (Open, Open Recent,
-// Close), View (Refresh, Find, Compare, Show Inspector, Cancel), the
+// MainWindow's menus and desktop conventions: File (Open, Open Directory,
+// Open Location, Open Recent, Close), View (Refresh, Find, Compare, Show Inspector, Cancel), the
 // controllers' Checkpoint and Catalog menus, Help (Keyboard Shortcuts
 // generated from these actions, About), toolbar tooltips that name the
 // shortcut, and drops of files anywhere in the window.
@@ -63,6 +63,11 @@ void MainWindow::createMenus(WelcomePage* welcome, ObjectTreePane* tree, Compare
                                        &CheckpointOpener::openDirectoryDialog);
     openDir->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     openDir->setToolTip(tr("Open a directory of checkpoints (its latest one)"));
+    QAction* openLocation = file->addAction(style()->standardIcon(QStyle::SP_DriveNetIcon), tr("Open &Location\u2026"), this,
+                                            &MainWindow::openLocationDialog);
+    openLocation->setObjectName(QStringLiteral("openLocation"));
+    openLocation->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    openLocation->setToolTip(tr("Open a checkpoint or run by URL (s3://, gs://) or path"));
     QMenu* recentMenu = file->addMenu(tr("Open &Recent"));
     recentMenu->setObjectName(QStringLiteral("recentMenu"));
     auto* recent = new RecentMenu(recentMenu, welcome, this);
@@ -100,7 +105,7 @@ void MainWindow::createMenus(WelcomePage* welcome, ObjectTreePane* tree, Compare
     view->addAction(m_layout->inspectorAction());
     view->addAction(tr("Reset &Layout"), m_layout, &PaneLayout::resetLayout);
     view->addSeparator();
-    QAction* cancel = view->addAction(tr("&Cancel Background Work"), m_jobs, &JobTracker::cancelAll);
+    QAction* cancel = view->addAction(tr("&Cancel Background Work"), m_jobs, &JobTracker::cancelByUser);
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     cancel->setShortcutContext(Qt::WindowShortcut);
 

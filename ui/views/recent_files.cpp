@@ -7,6 +7,7 @@
 #include <QStyle>
 
 #include "ckpt/bundle_naming.h"
+#include "jobs/checkpoint_jobs.h"
 
 namespace ckpt::ui {
 namespace {
@@ -37,6 +38,8 @@ void RecentFiles::store() {
 }
 
 bool RecentFiles::isMissing(const QString& path) {
+    // A URL is not looked up: that is network I/O, and this runs as a menu opens.
+    if (isRemoteLocation(path)) return false;
     // A checkpoint is remembered by its prefix, which is no file itself.
     return !QFileInfo::exists(path) && !QFileInfo::exists(QString::fromStdString(indexFileName(path.toStdString())));
 }
@@ -47,11 +50,13 @@ void RecentFiles::fillMenu(QMenu* menu, const std::function<void(const QString&)
     for (const QString& path : m_paths) {
         // A directory opens its latest checkpoint: the icon tells which kind
         // of entry it is; one deleted since says so (and still opens, to show why).
+        const bool remote = isRemoteLocation(path);
         const bool missing = isMissing(path);
-        const bool dir = QFileInfo(path).isDir();
-        const QStyle::StandardPixmap icon = missing ? QStyle::SP_MessageBoxWarning
-                                            : dir   ? QStyle::SP_DirIcon
-                                                    : QStyle::SP_FileIcon;
+        const bool dir = !remote && QFileInfo(path).isDir();
+        const QStyle::StandardPixmap icon = remote    ? QStyle::SP_DriveNetIcon
+                                            : missing ? QStyle::SP_MessageBoxWarning
+                                            : dir     ? QStyle::SP_DirIcon
+                                                      : QStyle::SP_FileIcon;
         QAction* a = menu->addAction(style->standardIcon(icon), missing ? tr("%1 (missing)").arg(path) : path);
         if (missing) a->setToolTip(tr("%1 is no longer there").arg(path));
         QObject::connect(a, &QAction::triggered, menu, [open, path] { open(path); });

@@ -1,5 +1,6 @@
 #pragma once
-// The checkpoints and directories opened lately, newest first, kept in
+// The checkpoints and directories opened lately (paths and s3:// or gs://
+// URLs), newest first, kept in
 // QSettings ("recentFiles") so File ▸ Open Recent and the welcome page
 // survive restarts. GUI thread only.
 //   RecentFiles recent;
@@ -28,12 +29,12 @@ public:
     void add(const QString& path);
     void clear();
 
-    // Replaces 'menu''s actions: one per path (a folder or file icon, the
-    // path as text, "(missing)" after one no longer on disk), then "Clear
+    // Replaces 'menu''s actions: one per path (a folder, file or network
+    // icon, the path as text, "(missing)" after one no longer on disk), then "Clear
     // Menu". Disabled while empty. Looks at the disk (a stat per entry):
     // call it when the menu is about to show.
     void fillMenu(QMenu* menu, const std::function<void(const QString&)>& open);
-    // Neither the path nor its .index exists.
+    // Neither the path nor its .index exists; never true for a URL (not looked up).
     static bool isMissing(const QString& path);
 
 signals:

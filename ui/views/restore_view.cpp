@@ -1,6 +1,7 @@
 #include "views/restore_view.h"
 
 #include <QCheckBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
@@ -19,6 +20,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "jobs/checkpoint_jobs.h"
 #include "jobs/job_pool.h"
 #include "jobs/job_tracker.h"
 #include "jobs/when_done.h"
@@ -281,9 +283,11 @@ void RestoreView::chooseTarget() {
 
 void RestoreView::chooseOutput() {
     if (!m_snapshot) return;
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Write Restored Checkpoint To (Prefix)"),
-        QFileInfo(QString::fromStdString(m_snapshot->checkpoint->prefix())).path() + QStringLiteral("/restored"));
+    // Beside the checkpoint, or home for one on object storage (written locally).
+    const QString prefix = QString::fromStdString(m_snapshot->checkpoint->prefix());
+    const QString folder = isRemoteLocation(prefix) ? QDir::homePath() : QFileInfo(prefix).path();
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Write Restored Checkpoint To (Prefix)"), folder + QStringLiteral("/restored"));
     if (!path.isEmpty()) restoreTo(path);
 }
 

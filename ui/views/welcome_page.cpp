@@ -33,7 +33,8 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->addStretch();
     layout->addWidget(centredText(tr("<h2>No checkpoint open</h2><p>Open a TensorFlow checkpoint prefix, directory or SavedModel "
-                                     "with <b>File \u25b8 Open</b> (Ctrl+O), or drop one onto this window.</p>"),
+                                     "with <b>File \u25b8 Open</b> (Ctrl+O), or drop one onto this window. One on S3 or "
+                                     "Google Cloud Storage opens with <b>File \u25b8 Open Location</b> (Ctrl+L).</p>"),
                                   this));
     auto* openButton = new QPushButton(tr("Open Checkpoint\u2026"), this);
     openButton->setAccessibleName(tr("Open checkpoint"));

@@ -44,4 +44,12 @@ ObjectStoreStats objectStoreStats();
 // Whether 'location' is an s3:// or gs:// URL.
 bool isObjectStoreLocation(std::string_view location);
 
+// Whether 'location' is well formed, judged by its text alone (no settings
+// read, no request made: a dialog checks it as the user types). OK for a
+// plain path; for s3:// and gs:// the rules the store applies before any
+// request (a bucket, a valid bucket name, a key within bounds), and for any
+// other scheme the refusal an open would give. InvalidArgument naming the
+// location and the problem.
+Status checkLocationText(std::string_view location);
+
 }  // namespace ckpt
