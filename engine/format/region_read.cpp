@@ -10,11 +10,6 @@ namespace {
 
 constexpr size_t kPreadChunkBytes = 4u << 20;   // pread unit when a part cannot be mapped
 constexpr size_t kCopyChunkBytes = 256u << 10;  // checksum then copy while it is in L2
-// Below this a region is read with one pread: a mapping costs an fstat, an
-// mmap, a madvise and a munmap (and the fadvise before it), which for a
-// tiny tensor is most of verify's time (100,000 of 64 bytes: ~2.8 s of
-// system time); the copy of at most this much costs a few microseconds.
-constexpr uint64_t kMapMinBytes = 64u << 10;
 
 }  // namespace
 

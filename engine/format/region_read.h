@@ -24,6 +24,13 @@ struct RegionPart {
 // [0, size) in parts of at most kRegionPartBytes; one empty part for size 0.
 std::vector<RegionPart> splitRegion(uint64_t size);
 
+// Below this a region is read with one pread (or in a window shared with
+// its neighbours) rather than mapped: a mapping costs an fstat, an mmap, a
+// madvise and a munmap (and the fadvise before it), which for a tiny tensor
+// is most of the time it takes (100,000 of 64 bytes: ~2.8 s of system time
+// in verify); a copy of at most this much costs a few microseconds.
+inline constexpr uint64_t kMapMinBytes = 64u << 10;
+
 // Reads file bytes [offset, offset + length) once: returns their (unmasked)
 // crc32c and, when 'out' is not null, copies them to out[0, length).
 // Without 'out' page-cache pages are mapped and checksummed in place
