@@ -14,10 +14,8 @@ constexpr size_t kCopyChunkBytes = 256u << 10;  // checksum then copy while it i
 }  // namespace
 
 std::vector<RegionPart> splitRegion(uint64_t size) {
-    std::vector<RegionPart> parts;
-    if (size == 0) parts.push_back({0, 0});
-    for (uint64_t begin = 0; begin < size; begin += kRegionPartBytes)
-        parts.push_back({begin, std::min<uint64_t>(kRegionPartBytes, size - begin)});
+    std::vector<RegionPart> parts(regionPartCount(size));
+    for (uint64_t k = 0; k < parts.size(); ++k) parts[k] = regionPart(size, k);
     return parts;
 }
 

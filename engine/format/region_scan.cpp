@@ -158,25 +158,31 @@ constexpr uint64_t kPairWindowBytes = 1u << 20;
 std::vector<PairItem> planPairWork(std::span<const ScannedRegion> a, std::span<const ScannedRegion> b,
                                    std::span<const PartJob> parts, std::vector<size_t>& order) {
     std::vector<PairItem> items;
-    std::vector<size_t> small;
+    struct Small {
+        const storage::RandomAccessFile* file;  // A's
+        uint64_t offset;                        // in A's file
+        size_t part;
+    };
+    std::vector<Small> small;
     for (size_t k = 0; k < parts.size(); ++k) {
         const uint64_t length = parts[k].part.length;
         if (length > 0 && length < kMapMinBytes) {
-            small.push_back(k);
+            small.push_back({a[parts[k].region].file, fileOffset(a[parts[k].region], parts[k].part), k});
         } else {
             items.push_back({order.size(), 1, false, 0, 0, 0, 0});
             order.push_back(k);
         }
     }
+    auto inFileOrder = [](const Small& x, const Small& y) {
+        return x.file != y.file ? std::less<>()(x.file, y.file) : x.offset < y.offset;
+    };
+    // Pairs usually arrive in file order already (an index lists keys sorted).
+    if (!std::is_sorted(small.begin(), small.end(), inFileOrder)) std::sort(small.begin(), small.end(), inFileOrder);
     auto startA = [&](size_t k) { return fileOffset(a[parts[k].region], parts[k].part); };
     auto startB = [&](size_t k) { return fileOffset(b[parts[k].region], parts[k].part); };
-    std::sort(small.begin(), small.end(), [&](size_t x, size_t y) {
-        const auto* fx = a[parts[x].region].file;
-        const auto* fy = a[parts[y].region].file;
-        return fx != fy ? std::less<>()(fx, fy) : startA(x) < startA(y);
-    });
     uint64_t held = 0;  // bytes of the last window's regions, on each side
-    for (size_t k : small) {
+    for (const Small& s : small) {
+        const size_t k = s.part;
         const uint64_t length = parts[k].part.length;
         const uint64_t beginA = startA(k), beginB = startB(k);
         if (!items.empty() && items.back().window) {
@@ -376,6 +382,7 @@ Result<PairScanResult> scanRegionPairs(std::span<const ScannedRegion> a, std::sp
     result.a.resize(a.size());
     result.b.resize(b.size());
     std::vector<PartJob> parts;
+    parts.reserve(a.size());
     std::vector<std::pair<size_t, size_t>> partsOf(a.size(), {0, 0});
     for (size_t i = 0; i < a.size(); ++i) {
         if (a[i].region.size != b[i].region.size)
@@ -383,8 +390,9 @@ Result<PairScanResult> scanRegionPairs(std::span<const ScannedRegion> a, std::sp
         result.a[i] = checkBounds(a[i]);
         result.b[i] = checkBounds(b[i]);
         partsOf[i].first = parts.size();
+        const auto size = static_cast<uint64_t>(a[i].region.size);
         if (result.a[i].isOk() && result.b[i].isOk())
-            for (const RegionPart& p : splitRegion(static_cast<uint64_t>(a[i].region.size))) parts.push_back({i, p});
+            for (uint64_t k = 0; k < regionPartCount(size); ++k) parts.push_back({i, regionPart(size, k)});
         partsOf[i].second = parts.size() - partsOf[i].first;
     }
 

@@ -334,6 +334,50 @@ private slots:
         QCOMPARE(bytes, held);
     }
 
+    // Rows come in tree order (by location, split at '/') whichever way the
+    // sides were paired: by index (the same keys on both sides) or by hash
+    // (keys only on one side), and whether or not the index's key order is
+    // already that order ('-' sorts before '/' in a key, after it in a
+    // location).
+    void rowsInTreeOrder() {
+        QTemporaryDir dir;
+        auto write = [&](const char* name, const std::vector<std::string>& keys, float scale) {
+            std::vector<SaveTensor> tensors;
+            for (const std::string& key : keys) {
+                SaveTensor t;
+                t.key = key;
+                t.value = values(3, static_cast<int>(key.size()), 0);
+                reinterpret_cast<float*>(t.value.bytes.data())[1] *= scale;
+                t.fullShape = t.value.shape;
+                tensors.push_back(std::move(t));
+            }
+            const std::string prefix = dir.filePath(QString::fromLatin1(name)).toStdString();
+            auto saved = writeTensors(prefix, std::move(tensors), {});
+            if (!saved.ok()) qFatal("%s", saved.status().toString().c_str());
+            return prefix;
+        };
+        const std::vector<std::string> keys = {"a/b/c", "a-b/c", "a/b-c", "a/b/d", "a.b/c", "z", "a/b0/c", "m/x"};
+        std::vector<std::string> fewer = keys;
+        fewer.pop_back();
+        fewer.push_back("m/y");
+        const std::string a = write("a", keys, 1), b = write("b", keys, 2), c = write("c", fewer, 2);
+        const std::vector<std::string> expected = {"a/b/c", "a/b/d", "a/b-c", "a/b0/c", "a-b/c", "a.b/c", "m/x", "m/y", "z"};
+        for (const auto& [other, rows] : {std::pair(b, size_t{8}), std::pair(c, size_t{9})}) {
+            auto d = diffCheckpoints(a, other);
+            QVERIFY2(d.ok(), d.status().toString().c_str());
+            QCOMPARE(d->entries.size(), rows);
+            std::vector<std::string> got;
+            for (const DiffEntry& e : d->entries) got.push_back(e.displayPath());
+            std::vector<std::string> want;
+            for (const std::string& k : expected)
+                if (std::find(got.begin(), got.end(), k) != got.end()) want.push_back(k);
+            QCOMPARE(want.size(), rows);
+            QVERIFY2(got == want, (got.front() + " ... " + got.back()).c_str());
+            for (const DiffEntry& e : d->entries)
+                QCOMPARE(e.status, e.a && e.b ? DiffStatus::Modified : e.a ? DiffStatus::Deleted : DiffStatus::Added);
+        }
+    }
+
     // Checkpoints of 300 small float tensors and a few large ones, A in one
     // data file and B in three: diff's figures are diffTensors' on the
     // tensors read whole, with the default tolerance, a looser one and a
