@@ -38,17 +38,32 @@ struct DiffArgs {
 
 std::string typeText(const DiffSide& s) { return std::string(dataTypeShortName(s.dtype)) + " " + s.shape.toString(); }
 
-std::string figuresText(const TensorDiff& v) {
-    if (v.fromChecksums) return "identical (checksums)";
-    std::string s = "max|Δ| " + figureText(v.maxAbsDiff) + "  relL2 " + figureText(v.relL2) + "  cos " + figureText(v.cosine) +
-                    "  differ " + std::to_string(v.mismatches) + "/" + std::to_string(v.elements);
-    if (v.elements > 0)
-        s += " (" + figureText(100.0 * static_cast<double>(v.mismatches) / static_cast<double>(v.elements)) + "%)";
+// A pair's figures appended to its row: one string per row, not a
+// temporary per piece (100,000 rows of tiny tensors print their figures).
+void appendFigures(std::string& s, const TensorDiff& v) {
+    if (v.fromChecksums) {
+        s += "identical (checksums)";
+        return;
+    }
+    s += "max|Δ| ";
+    appendFigure(s, v.maxAbsDiff);
+    s += "  relL2 ";
+    appendFigure(s, v.relL2);
+    s += "  cos ";
+    appendFigure(s, v.cosine);
+    s += "  differ ";
+    s += std::to_string(v.mismatches);
+    s += '/';
+    s += std::to_string(v.elements);
+    if (v.elements > 0) {
+        s += " (";
+        appendFigure(s, 100.0 * static_cast<double>(v.mismatches) / static_cast<double>(v.elements));
+        s += "%)";
+    }
     if (v.nansAppeared) s += "  NaN appeared in " + std::to_string(v.nansAppeared);
     if (v.nansDisappeared) s += "  NaN gone from " + std::to_string(v.nansDisappeared);
     if (v.infsAppeared) s += "  Inf appeared in " + std::to_string(v.infsAppeared);
     if (v.infsDisappeared) s += "  Inf gone from " + std::to_string(v.infsDisappeared);
-    return s;
 }
 
 // The row's text after its letter: paths, types and figures.
@@ -66,7 +81,14 @@ std::string rowText(const DiffEntry& e, const DiffEntry* owner) {
         return path + "  " + typeText(e.a ? *e.a : *e.b);
     case DiffStatus::TypeChanged: return path + "  " + typeText(*e.a) + " \u2192 " + typeText(*e.b);
     case DiffStatus::Modified:
-    case DiffStatus::Unchanged: return path + "  " + typeText(*e.a) + "  " + (e.values ? figuresText(*e.values) : "bytes differ");
+    case DiffStatus::Unchanged: {
+        path += "  ";
+        path += typeText(*e.a);
+        path += "  ";
+        if (e.values) appendFigures(path, *e.values);
+        else path += "bytes differ";
+        return path;
+    }
     }
     return path;
 }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -20,12 +21,28 @@ json figureJson(double v) {
     return v;
 }
 
-std::string figureText(double v) {
-    if (std::isnan(v)) return "-";
-    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+void appendFigure(std::string& out, double v) {
+    if (std::isnan(v)) {
+        out += '-';
+        return;
+    }
+    if (std::isinf(v)) {
+        out += v > 0 ? "inf" : "-inf";
+        return;
+    }
+    // to_chars with a precision writes what printf's "%.<precision>g" writes
+    // (the standard defines it so), without glibc's multi-precision path:
+    // history prints six figures per tensor per checkpoint.
+    const int precision = (v != 0 && (std::fabs(v) < 1e-3 || std::fabs(v) >= 1e5)) ? 3 : 4;
     char buf[32];
-    std::snprintf(buf, sizeof buf, (v != 0 && (std::fabs(v) < 1e-3 || std::fabs(v) >= 1e5)) ? "%.3g" : "%.4g", v);
-    return buf;
+    const auto end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, precision).ptr;
+    out.append(buf, end);
+}
+
+std::string figureText(double v) {
+    std::string s;
+    appendFigure(s, v);
+    return s;
 }
 
 std::string indexText(int64_t flat, const TensorShape& shape) {

@@ -18,6 +18,8 @@ namespace ckpt::cli {
 nlohmann::json figureJson(double v);
 // Short human form: "3.2e-05", "0.9994", "inf", "-".
 std::string figureText(double v);
+// figureText(v) appended to 'out' (rows of 100,000 values build one string each).
+void appendFigure(std::string& out, double v);
 // A flat row-major index as "[3, 1]" for 'shape' ("[]" for scalars).
 std::string indexText(int64_t flat, const TensorShape& shape);
 nlohmann::json indexJson(int64_t flat, const TensorShape& shape);

@@ -85,9 +85,13 @@ Result<ValuePairsStats> compareValuePairs(const Checkpoint& a, const Checkpoint&
     };
     const int maxListed = options.values.maxListed;
 
-    // Streamed pairs: every part of both sides once, partials merged in part order.
+    // Streamed pairs: every part of both sides once, partials merged in part
+    // order. One array of partials for all pairs (pair s's parts from
+    // firstPartial[s]): no allocation per pair.
     std::vector<format::ScannedRegion> regionsA, regionsB;
-    std::vector<std::vector<PairPartial>> partials(streamed.size());
+    regionsA.reserve(streamed.size());
+    regionsB.reserve(streamed.size());
+    std::vector<size_t> firstPartial(streamed.size() + 1, 0);
     std::vector<preview::ElementKind> kinds(streamed.size());
     std::vector<ResolvedTolerance> tolerances(streamed.size());
     for (size_t s = 0; s < streamed.size(); ++s) {
@@ -98,10 +102,11 @@ Result<ValuePairsStats> compareValuePairs(const Checkpoint& a, const Checkpoint&
         if (!fileB) return fileB.status().withContext(labelB);
         regionsA.push_back({*fileA, p.a->key, p.a->region, nullptr, {}});
         regionsB.push_back({*fileB, p.b->key, p.b->region, nullptr, {}});
-        partials[s].resize(format::splitRegion(static_cast<uint64_t>(p.a->region.size)).size());
+        firstPartial[s + 1] = firstPartial[s] + format::regionPartCount(static_cast<uint64_t>(p.a->region.size));
         kinds[s] = *preview::elementKindOf(p.a->dtype);
         tolerances[s] = toleranceFor(p.a->dtype, options.values.tolerance);
     }
+    std::vector<PairPartial> partials(firstPartial.back());
     format::ScanOptions scan;
     scan.threads = platform::threadsOrDefault(options.values.cpuThreads);
     scan.cancel = options.cancel;
@@ -112,17 +117,18 @@ Result<ValuePairsStats> compareValuePairs(const Checkpoint& a, const Checkpoint&
                               const PairRun run{kinds[s], part.a.data(), part.b.data(), static_cast<int64_t>(part.begin) / size,
                                                 static_cast<int64_t>(part.a.size()) / size};
                               accumulatePairs(run, slices.empty() ? everyElement : slices[s], tolerances[s], maxListed,
-                                              partials[s][part.part]);
+                                              partials[firstPartial[s] + part.part]);
                               report(static_cast<int64_t>(2 * part.a.size()));
                           }));
     stats.bytesRead += scanned.bytesScanned;
     for (size_t s = 0; s < streamed.size(); ++s) {
         if (!scanned.a[s].isOk()) return scanned.a[s].withContext(labelA);
         if (!scanned.b[s].isOk()) return scanned.b[s].withContext(labelB);
-        auto& parts = partials[s];
-        for (size_t k = 1; k < parts.size(); ++k) mergePartials(parts[0], std::move(parts[k]), maxListed);
+        PairPartial& merged = partials[firstPartial[s]];
+        for (size_t k = firstPartial[s] + 1; k < firstPartial[s + 1]; ++k)
+            mergePartials(merged, std::move(partials[k]), maxListed);
         ValuePair& p = pairs[streamed[s]];
-        p.result = finishDiff(std::move(parts[0]), tolerances[s], tolerances[s].exact || comparesExactly(kinds[s]));
+        p.result = finishDiff(std::move(merged), tolerances[s], tolerances[s].exact || comparesExactly(kinds[s]));
         p.equal = isEqualWithinTolerance(*p.result);
         if (options.figures) options.figures->store(*p.a, *p.b, options, *p.result);
     }

@@ -10,19 +10,12 @@ namespace {
 
 constexpr size_t kPreadChunkBytes = 4u << 20;   // pread unit when a part cannot be mapped
 constexpr size_t kCopyChunkBytes = 256u << 10;  // checksum then copy while it is in L2
-// Below this a region is read with one pread: a mapping costs an fstat, an
-// mmap, a madvise and a munmap (and the fadvise before it), which for a
-// tiny tensor is most of verify's time (100,000 of 64 bytes: ~2.8 s of
-// system time); the copy of at most this much costs a few microseconds.
-constexpr uint64_t kMapMinBytes = 64u << 10;
 
 }  // namespace
 
 std::vector<RegionPart> splitRegion(uint64_t size) {
-    std::vector<RegionPart> parts;
-    if (size == 0) parts.push_back({0, 0});
-    for (uint64_t begin = 0; begin < size; begin += kRegionPartBytes)
-        parts.push_back({begin, std::min<uint64_t>(kRegionPartBytes, size - begin)});
+    std::vector<RegionPart> parts(regionPartCount(size));
+    for (uint64_t k = 0; k < parts.size(); ++k) parts[k] = regionPart(size, k);
     return parts;
 }
 

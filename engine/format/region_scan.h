@@ -82,7 +82,7 @@ public:
 private:
     ScannedRegion m_region;
     bool m_checksum = true;
-    bool m_mapping = true;  // until the system refuses a mapping
+    bool m_mapping = true;  // until the system refuses a mapping; never for a small region
     uint64_t m_position = 0;
     uint32_t m_crc = 0;
     storage::MappedView m_chunk;
