@@ -63,9 +63,13 @@ struct Lanes {
 // (a thread flushes them every kFlushTiles tiles).
 template <ElementKind K, bool Full>
 TilePartial tileStats(const unsigned char* base, int64_t first, int64_t valid, Lanes& L) {
+    // A short tile visits only the rows that hold elements: the rest would
+    // add +0.0 to sums that are never -0.0 and leave their bits as they are
+    // (a tensor of 16 elements costs one row, not sixteen).
+    const int rows = Full ? kTileItems : static_cast<int>((valid + kTileLanes - 1) / kTileLanes);
     alignas(64) double s[kTileLanes] = {};
     alignas(64) double c[kTileLanes] = {};
-    for (int j = 0; j < kTileItems; ++j) {
+    for (int j = 0; j < rows; ++j) {
         for (int l = 0; l < kTileLanes; ++l) {
             const int64_t e = int64_t{j} * kTileLanes + l;
             const bool in = Full || e < valid;
@@ -88,7 +92,7 @@ TilePartial tileStats(const unsigned char* base, int64_t first, int64_t valid, L
     const double n = treeReduce(c);
     const double mean = n > 0 ? sum / n : 0.0;
     alignas(64) double q[kTileLanes] = {};
-    for (int j = 0; j < kTileItems; ++j) {
+    for (int j = 0; j < rows; ++j) {
         for (int l = 0; l < kTileLanes; ++l) {
             const int64_t e = int64_t{j} * kTileLanes + l;
             const bool in = Full || e < valid;
