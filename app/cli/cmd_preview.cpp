@@ -70,7 +70,9 @@ void say(const PreviewArgs& a, const ComputedOn& on, bool fromCache = false) {
 nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 nlohmann::json deviceJson(const ComputedOn& on) {
-    return {{"device", on.device}, {"device_name", on.deviceName}, {"fallback_reason", on.fallbackReason},
+    return {{"device", on.device},
+            {"device_name", on.deviceName},
+            {"fallback_reason", on.fallbackReason},
             {"device_estimate", on.estimate}};
 }
 

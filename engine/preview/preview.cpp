@@ -142,8 +142,8 @@ Result<TensorStats> computeStats(const TensorView& tensor, const PreviewOptions&
     stats.complexMagnitude = el.complexMagnitude;
     std::vector<preview::TilePartial> tiles;
     preview::Extremes ex;
-    CKPT_RETURN_IF_ERROR(
-        runOnBackend(options, bufferBytes(el.buffer), stats.computedOn, [&](PreviewBackend& b) { return b.stats(el.buffer, tiles, ex); }));
+    CKPT_RETURN_IF_ERROR(runOnBackend(options, bufferBytes(el.buffer), stats.computedOn,
+                                      [&](PreviewBackend& b) { return b.stats(el.buffer, tiles, ex); }));
     preview::fillStats(preview::mergeTiles(tiles), ex, stats);
     return stats;
 }
@@ -177,8 +177,8 @@ Result<Histogram> computeHistogram(const TensorView& tensor, const HistogramRequ
     }
     const preview::HistogramSpec spec = preview::makeHistogramSpec(lo, hi, request.bins);
     preview::HistogramCounts counts;
-    CKPT_RETURN_IF_ERROR(
-        runOnBackend(options, bufferBytes(el.buffer), h.computedOn, [&](PreviewBackend& b) { return b.histogram(el.buffer, spec, counts); }));
+    CKPT_RETURN_IF_ERROR(runOnBackend(options, bufferBytes(el.buffer), h.computedOn,
+                                      [&](PreviewBackend& b) { return b.histogram(el.buffer, spec, counts); }));
     h.lo = lo;
     h.hi = hi;
     h.edges = spec.edges;

@@ -98,26 +98,25 @@ struct ComplexOf {
     T re, im;
 };
 
-// How an element of each kind is stored.
+// How an element of each kind is stored (a value of that type; only its
+// type is used).
 template <ElementKind K>
-struct Stored;
-template <> struct Stored<ElementKind::F32> { using type = float; };
-template <> struct Stored<ElementKind::F64> { using type = double; };
-template <> struct Stored<ElementKind::F16> { using type = uint16_t; };
-template <> struct Stored<ElementKind::BF16> { using type = uint16_t; };
-template <> struct Stored<ElementKind::I8> { using type = int8_t; };
-template <> struct Stored<ElementKind::I16> { using type = int16_t; };
-template <> struct Stored<ElementKind::I32> { using type = int32_t; };
-template <> struct Stored<ElementKind::I64> { using type = int64_t; };
-template <> struct Stored<ElementKind::U8> { using type = uint8_t; };
-template <> struct Stored<ElementKind::U16> { using type = uint16_t; };
-template <> struct Stored<ElementKind::U32> { using type = uint32_t; };
-template <> struct Stored<ElementKind::U64> { using type = uint64_t; };
-template <> struct Stored<ElementKind::Bool> { using type = uint8_t; };
-template <> struct Stored<ElementKind::C64> { using type = ComplexOf<float>; };
-template <> struct Stored<ElementKind::C128> { using type = ComplexOf<double>; };
+constexpr auto storedSample() {
+    if constexpr (K == ElementKind::F32) return float{};
+    else if constexpr (K == ElementKind::F64) return double{};
+    else if constexpr (K == ElementKind::F16 || K == ElementKind::BF16 || K == ElementKind::U16) return uint16_t{};
+    else if constexpr (K == ElementKind::I8) return int8_t{};
+    else if constexpr (K == ElementKind::I16) return int16_t{};
+    else if constexpr (K == ElementKind::I32) return int32_t{};
+    else if constexpr (K == ElementKind::I64) return int64_t{};
+    else if constexpr (K == ElementKind::U8 || K == ElementKind::Bool) return uint8_t{};
+    else if constexpr (K == ElementKind::U32) return uint32_t{};
+    else if constexpr (K == ElementKind::U64) return uint64_t{};
+    else if constexpr (K == ElementKind::C64) return ComplexOf<float>{};
+    else return ComplexOf<double>{};
+}
 template <ElementKind K>
-using StoredType = typename Stored<K>::type;
+using StoredType = decltype(storedSample<K>());
 
 // A stored element as the double the previews use (complex: the magnitude).
 template <ElementKind K>
