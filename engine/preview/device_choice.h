@@ -1,6 +1,6 @@
 #pragma once
 // Where PreviewDevice::Auto runs a pass: the device a model of both paths,
-// from rates measured on real machines (docs/benchmarks.md, "GPU"), says
+// from rates measured on real machines (docs/benchmarks.md), says
 // finishes first. Never "the GPU when there is one": a CUDA context costs a
 // few tenths of a second to start and every byte crosses PCIe, while the
 // CPU path streams at a few GB/s per core, so small tensors, or a machine
@@ -12,8 +12,9 @@
 
 namespace ckpt::preview {
 
-// The rates, from docs/benchmarks.md ("GPU, first measurement", H200 host
-// with 16 cores, and this project's 2-core machine).
+// The rates are explained in docs/benchmarks.md, "GPU, 2026-11-27: no
+// device, what was done without one" (an H200 host with 16 cores, and this
+// project's 2-core machine).
 struct DeviceModel {
     // CPU statistics of float32: 63.2 GB/s on 16 threads, 9.4 GB/s on 2.
     double cpuBytesPerSecondPerThread = 4.0e9;
