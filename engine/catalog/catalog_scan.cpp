@@ -45,15 +45,6 @@ uint32_t indexCrc(const std::string& indexPath) {
     return crc.ok() ? *crc : 0;
 }
 
-// The bytes of a listed, undescribed checkpoint if its header named
-// 'shards' data files: what CheckpointListEntry::bytes would then be.
-int64_t bytesWithShards(const Scanned& s, int32_t shards) {
-    int64_t bytes = std::max<int64_t>(s.stamp.size, 0);
-    for (const CheckpointDataFile& d : s.entry.dataFiles)
-        if (d.numShards == shards) bytes += static_cast<int64_t>(d.bytes);
-    return bytes;
-}
-
 // Skipped paths listed by name in a summary; the rest are only counted.
 constexpr size_t kListedSkips = 100;
 
@@ -364,7 +355,8 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
                 // the same bytes: the checkpoint is not read at all, neither
                 // for its step nor for the index's checksum (on a store, GETs).
                 if (sameIndex && !s.stamp.generation.empty() && k->stamp.generation == s.stamp.generation &&
-                    bytesWithShards(s, k->shards) == k->bytes) {
+                    static_cast<int64_t>(listedCheckpointBytes(static_cast<uint64_t>(std::max<int64_t>(s.stamp.size, 0)),
+                                                               s.entry.dataFiles, k->shards)) == k->bytes) {
                     s.entry.step.step = k->step;
                     s.entry.shards = k->shards;
                     s.entry.bytes = static_cast<uint64_t>(k->bytes);

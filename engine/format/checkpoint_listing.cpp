@@ -45,15 +45,6 @@ Result<BundleHeader> readIndex(CheckpointListEntry& e, bool countTensors) {
     return header;
 }
 
-// The checkpoint's bytes (CheckpointListEntry::bytes): 'numShards' from its
-// header, nullopt when that cannot be read (then every data file counts).
-uint64_t bytesOf(uint64_t indexBytes, const std::vector<DataFile>& dataFiles, std::optional<int32_t> numShards) {
-    uint64_t bytes = indexBytes;
-    for (const DataFile& d : dataFiles)
-        if (!numShards || d.numShards == *numShards) bytes += d.bytes;
-    return bytes;
-}
-
 // The data files of the prefix 'name' in 'dir', by one listing.
 Result<std::vector<DataFile>> dataFilesOf(const std::string& dir, const std::string& name) {
     std::vector<DataFile> out;
@@ -71,6 +62,13 @@ Result<std::vector<DataFile>> dataFilesOf(const std::string& dir, const std::str
 
 }  // namespace
 
+uint64_t listedCheckpointBytes(uint64_t indexBytes, const std::vector<DataFile>& dataFiles, std::optional<int32_t> numShards) {
+    uint64_t bytes = indexBytes;
+    for (const DataFile& d : dataFiles)
+        if (!numShards || d.numShards == *numShards) bytes += d.bytes;
+    return bytes;
+}
+
 void describeCheckpoint(CheckpointListEntry& e, bool countTensors) {
     const std::vector<DataFile>& dataFiles = e.dataFiles;
     e.described = true;
@@ -86,11 +84,11 @@ void describeCheckpoint(CheckpointListEntry& e, bool countTensors) {
     if (!header.ok()) {
         // Without a header nothing says which data files belong: count them all.
         e.error = header.status();
-        e.bytes = bytesOf(indexBytes, dataFiles, std::nullopt);
+        e.bytes = listedCheckpointBytes(indexBytes, dataFiles, std::nullopt);
         return;
     }
     e.shards = header->numShards;
-    e.bytes = bytesOf(indexBytes, dataFiles, e.shards);
+    e.bytes = listedCheckpointBytes(indexBytes, dataFiles, e.shards);
     std::set<int32_t> present;
     for (const DataFile& d : dataFiles) {
         if (d.numShards != e.shards) ++e.staleDataFiles;
@@ -143,7 +141,7 @@ Result<CheckpointListing> listCheckpoints(std::string_view dirView, const Checkp
         } else {
             const auto [indexBytes, indexTime] = sizeAndTime(indexFileName(e.prefix));
             e.modified = indexTime;
-            e.bytes = bytesOf(indexBytes, e.dataFiles, std::nullopt);
+            e.bytes = listedCheckpointBytes(indexBytes, e.dataFiles, std::nullopt);
         }
         const std::string p = normalised(e.prefix);
         e.isLatest = !latest.empty() && p == latest;
@@ -168,8 +166,8 @@ uint64_t checkpointBytesOnDisk(std::string_view prefixView) {
     const auto dataFiles = dataFilesOf(platform::dirName(prefix), platform::baseName(prefix));
     BundleHeader header;
     const bool known = readCheckpointStep(prefix, &header).ok();
-    return bytesOf((*index)->size, dataFiles.ok() ? *dataFiles : std::vector<DataFile>{},
-                   known ? std::optional<int32_t>(header.numShards) : std::nullopt);
+    return listedCheckpointBytes((*index)->size, dataFiles.ok() ? *dataFiles : std::vector<DataFile>{},
+                                 known ? std::optional<int32_t>(header.numShards) : std::nullopt);
 }
 
 std::string checkpointDirectoryFor(std::string_view openedPath) {

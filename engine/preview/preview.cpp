@@ -19,8 +19,6 @@ using preview::PreviewBackend;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-int64_t bufferBytes(const preview::ElementBuffer& b) { return b.count * preview::elementSize(b.kind); }
-
 struct Selected {
     std::unique_ptr<PreviewBackend> backend;
     ComputedOn on;
@@ -54,11 +52,11 @@ Result<Selected> selectBackend(const PreviewOptions& options, int64_t bytes) {
     return sel;
 }
 
-// Runs op on the backend chosen for a pass over 'bytes'; under Auto a CUDA
+// Runs op on the backend chosen for a pass over 'in'; under Auto a CUDA
 // failure falls back to the CPU with the error recorded.
 template <typename Op>
-Status runOnBackend(const PreviewOptions& options, int64_t bytes, ComputedOn& on, Op&& op) {
-    CKPT_ASSIGN_OR_RETURN(Selected sel, selectBackend(options, bytes));
+Status runOnBackend(const PreviewOptions& options, const preview::ElementBuffer& in, ComputedOn& on, Op&& op) {
+    CKPT_ASSIGN_OR_RETURN(Selected sel, selectBackend(options, in.count * preview::elementSize(in.kind)));
     Status st = op(*sel.backend);
     if (!st.isOk() && sel.on.device == "cuda" && options.device == PreviewDevice::Auto) {
         auto cpu = preview::makeCpuBackend(options.cpuThreads);
@@ -142,8 +140,8 @@ Result<TensorStats> computeStats(const TensorView& tensor, const PreviewOptions&
     stats.complexMagnitude = el.complexMagnitude;
     std::vector<preview::TilePartial> tiles;
     preview::Extremes ex;
-    CKPT_RETURN_IF_ERROR(runOnBackend(options, bufferBytes(el.buffer), stats.computedOn,
-                                      [&](PreviewBackend& b) { return b.stats(el.buffer, tiles, ex); }));
+    CKPT_RETURN_IF_ERROR(
+        runOnBackend(options, el.buffer, stats.computedOn, [&](PreviewBackend& b) { return b.stats(el.buffer, tiles, ex); }));
     preview::fillStats(preview::mergeTiles(tiles), ex, stats);
     return stats;
 }
@@ -177,8 +175,8 @@ Result<Histogram> computeHistogram(const TensorView& tensor, const HistogramRequ
     }
     const preview::HistogramSpec spec = preview::makeHistogramSpec(lo, hi, request.bins);
     preview::HistogramCounts counts;
-    CKPT_RETURN_IF_ERROR(runOnBackend(options, bufferBytes(el.buffer), h.computedOn,
-                                      [&](PreviewBackend& b) { return b.histogram(el.buffer, spec, counts); }));
+    CKPT_RETURN_IF_ERROR(
+        runOnBackend(options, el.buffer, h.computedOn, [&](PreviewBackend& b) { return b.histogram(el.buffer, spec, counts); }));
     h.lo = lo;
     h.hi = hi;
     h.edges = spec.edges;

@@ -70,6 +70,11 @@ struct CheckpointListOptions {
     bool describe = true;
 };
 
+// CheckpointListEntry::bytes from its parts: the index's bytes plus the data
+// files of 'numShards' (every data file when nullopt: no header to say).
+uint64_t listedCheckpointBytes(uint64_t indexBytes, const std::vector<CheckpointDataFile>& dataFiles,
+                               std::optional<int32_t> numShards);
+
 // Fills in what an entry listed without 'describe' lacks (index header,
 // step, metadata, shard counts and bytes of its shard count).
 void describeCheckpoint(CheckpointListEntry& entry, bool countTensors);
