@@ -29,28 +29,33 @@ std::string resolveStatePath(const std::string& dir, const std::string& path) {
     return !path.empty() && path.front() == '/' ? path : platform::joinPath(dir, path);
 }
 
-Result<std::optional<CheckpointState>> readCheckpointState(const std::string& dir) {
-    const std::string path = platform::joinPath(dir, kCheckpointStateFile);
-    CKPT_RETURN_IF_ERROR(storage::checkLocation(path));
-    // Read at once, not probed first: on a store that is one GET instead of
-    // a HEAD and a GET. Absent, or a directory of that name: no state file.
-    auto read = storage::readSmallFile(path, 16u << 20);
-    if (!read) {
-        if (read.status().code() == StatusCode::NotFound || storage::isDirectory(path)) return std::optional<CheckpointState>{};
-        return read.status();
-    }
-    const std::string& text = *read;
+Result<CheckpointState> parseCheckpointState(std::string_view text, const std::string& path) {
     tensorflow::CheckpointState proto;
     google::protobuf::TextFormat::Parser parser;
     FirstError errors;
     parser.RecordErrorsTo(&errors);
-    if (!parser.ParseFromString(text, &proto)) return dataLoss("invalid checkpoint state file " + path + ": " + errors.text);
+    if (!parser.ParseFromString(std::string(text), &proto))
+        return dataLoss("invalid checkpoint state file " + path + ": " + errors.text);
     CheckpointState state;
     state.modelCheckpointPath = proto.model_checkpoint_path();
     state.allModelCheckpointPaths.assign(proto.all_model_checkpoint_paths().begin(), proto.all_model_checkpoint_paths().end());
     state.allModelCheckpointTimestamps.assign(proto.all_model_checkpoint_timestamps().begin(),
                                               proto.all_model_checkpoint_timestamps().end());
     state.lastPreservedTimestamp = proto.last_preserved_timestamp();
+    return state;
+}
+
+Result<std::optional<CheckpointState>> readCheckpointState(const std::string& dir) {
+    const std::string path = platform::joinPath(dir, kCheckpointStateFile);
+    CKPT_RETURN_IF_ERROR(storage::checkLocation(path));
+    // Read at once, not probed first: on a store that is one GET instead of
+    // a HEAD and a GET. Absent, or a directory of that name: no state file.
+    auto read = storage::readSmallFile(path, kMaxCheckpointStateBytes);
+    if (!read) {
+        if (read.status().code() == StatusCode::NotFound || storage::isDirectory(path)) return std::optional<CheckpointState>{};
+        return read.status();
+    }
+    CKPT_ASSIGN_OR_RETURN(CheckpointState state, parseCheckpointState(*read, path));
     return std::optional<CheckpointState>{std::move(state)};
 }
 

@@ -1,8 +1,13 @@
-// Writes the text-format `checkpoint` state file atomically (docs/format.md, "The `checkpoint` file").
+// Writes the text-format `checkpoint` state file atomically, and updates it
+// by compare-and-swap (docs/format.md, "The `checkpoint` file";
+// docs/reliability.md, "Guarantees").
 
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <random>
+#include <thread>
 
 #include "ckpt/bundle_naming.h"
 #include "ckpt/checkpoint_state.h"
@@ -13,8 +18,9 @@
 #include "platform/file.h"
 
 namespace ckpt {
+namespace {
 
-Status writeCheckpointState(const std::string& dir, const CheckpointState& state) {
+Result<std::string> formatCheckpointState(const std::string& dir, const CheckpointState& state) {
     const std::string path = platform::joinPath(dir, kCheckpointStateFile);
     if (resolveStatePath(dir, state.modelCheckpointPath) == path)
         return invalidArgument("save path " + state.modelCheckpointPath + " conflicts with the checkpoint state file " + path);
@@ -26,17 +32,12 @@ Status writeCheckpointState(const std::string& dir, const CheckpointState& state
     std::string text;
     if (!google::protobuf::TextFormat::PrintToString(proto, &text))
         return internalError("cannot format the checkpoint state for " + path);
-    return storage::writeObject(path, text).status();
+    return text;
 }
 
-Status commitCheckpointState(const std::string& dir, CheckpointState state) {
-    CKPT_ASSIGN_OR_RETURN(auto lock, storage::DirectoryLock::acquire(dir.empty() ? "." : dir));
-    return pipeline::commitCheckpointStateLocked(dir, std::move(state));
-}
-
-namespace pipeline {
-
-Status commitCheckpointStateLocked(const std::string& dir, CheckpointState state) {
+// The state without entries whose index is gone (commitCheckpointState's
+// rule); nullopt when nothing is left.
+std::optional<CheckpointState> withoutGoneEntries(const std::string& dir, CheckpointState state) {
     const std::vector<std::string> gone = stateEntriesWithoutIndex(dir, state);
     const auto isGone = [&](const std::string& p) { return std::find(gone.begin(), gone.end(), p) != gone.end(); };
     if (!gone.empty()) {
@@ -54,14 +55,77 @@ Status commitCheckpointStateLocked(const std::string& dir, CheckpointState state
             kept.modelCheckpointPath = kept.allModelCheckpointPaths.empty() ? std::string() : kept.allModelCheckpointPaths.back();
         state = std::move(kept);
     }
-    if (state.modelCheckpointPath.empty() && state.allModelCheckpointPaths.empty()) {
-        const std::string path = platform::joinPath(dir, kCheckpointStateFile);
-        CKPT_ASSIGN_OR_RETURN(auto there, storage::stat(path, /*follow=*/false));
-        if (!there) return okStatus();
-        CKPT_RETURN_IF_ERROR(storage::remove(path));
-        return storage::syncDirectory(dir);
+    if (state.modelCheckpointPath.empty() && state.allModelCheckpointPaths.empty()) return std::nullopt;
+    return state;
+}
+
+bool isConflict(const Status& s) {
+    return s.code() == StatusCode::FailedPrecondition || s.code() == StatusCode::AlreadyExists;
+}
+
+// Between attempts: a few milliseconds, growing, jittered so that writers
+// that collided do not collide again in step.
+void backOff(int attempt) {
+    thread_local std::minstd_rand random{std::random_device{}()};
+    const int ceilingMs = std::min(2 << attempt, 200);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + static_cast<int>(random() % static_cast<unsigned>(ceilingMs))));
+}
+
+}  // namespace
+
+Status writeCheckpointState(const std::string& dir, const CheckpointState& state) {
+    CKPT_ASSIGN_OR_RETURN(const std::string text, formatCheckpointState(dir, state));
+    return storage::writeObject(platform::joinPath(dir, kCheckpointStateFile), text).status();
+}
+
+Status updateCheckpointState(const std::string& dir, const CheckpointStateChange& change) {
+    CKPT_ASSIGN_OR_RETURN(auto lock, storage::DirectoryLock::acquire(dir.empty() ? "." : dir));
+    return pipeline::updateCheckpointStateLocked(dir, change);
+}
+
+Status commitCheckpointState(const std::string& dir, CheckpointState state) {
+    CKPT_ASSIGN_OR_RETURN(auto lock, storage::DirectoryLock::acquire(dir.empty() ? "." : dir));
+    return pipeline::commitCheckpointStateLocked(dir, std::move(state));
+}
+
+namespace pipeline {
+
+Status updateCheckpointStateLocked(const std::string& dir, const CheckpointStateChange& change) {
+    const std::string path = platform::joinPath(dir, kCheckpointStateFile);
+    CKPT_RETURN_IF_ERROR(storage::checkLocation(path));
+    for (int attempt = 0; attempt < kStateUpdateAttempts; ++attempt) {
+        if (attempt > 0) backOff(attempt);
+        // A file that does not parse is shown to 'change' as none: it is
+        // replaced (as TensorFlow's writers replace it), but only if it is
+        // still the one that was read.
+        std::optional<CheckpointState> current;
+        storage::Generation read = storage::Generation::absent();
+        if (auto contents = storage::readObject(path, kMaxCheckpointStateBytes); contents.ok()) {
+            if (auto parsed = parseCheckpointState(contents->bytes, path); parsed.ok()) current = std::move(*parsed);
+            read = contents->generation;
+        } else if (contents.status().code() != StatusCode::NotFound) {
+            return contents.status().withContext("cannot update the checkpoint state file");
+        }
+        std::optional<CheckpointState> wanted = change(current);
+        if (!wanted) return okStatus();
+        const std::optional<CheckpointState> next = withoutGoneEntries(dir, std::move(*wanted));
+        if (!next) {
+            // Nothing left to name: no state file (a store has no conditional delete to offer here).
+            if (read.isAbsent()) return okStatus();
+            CKPT_RETURN_IF_ERROR(storage::remove(path));
+            return storage::syncDirectory(dir);
+        }
+        CKPT_ASSIGN_OR_RETURN(const std::string text, formatCheckpointState(dir, *next));
+        auto written = storage::writeObject(path, text, storage::WriteCondition::ifMatch(read));
+        if (written.ok()) return okStatus();
+        if (!isConflict(written.status())) return written.status();
     }
-    return writeCheckpointState(dir, state);
+    return failedPrecondition("the checkpoint state file " + path + " kept changing under " + std::to_string(kStateUpdateAttempts) +
+                   " attempts to update it (other writers of the directory); nothing was written");
+}
+
+Status commitCheckpointStateLocked(const std::string& dir, CheckpointState state) {
+    return updateCheckpointStateLocked(dir, [&state](const std::optional<CheckpointState>&) { return state; });
 }
 
 }  // namespace pipeline

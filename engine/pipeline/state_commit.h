@@ -1,7 +1,8 @@
 #pragma once
-// commitCheckpointState (ckpt/checkpoint_state.h) for a caller that already
-// holds the directory's lock (storage/directory_lock.h): retention, which
-// rewrites the state file and deletes under one lock. Engine-internal.
+// updateCheckpointState and commitCheckpointState (ckpt/checkpoint_state.h)
+// for a caller that already holds the directory's lock
+// (storage/directory_lock.h): retention and the manager, which rewrite the
+// state file and delete under one lock. Engine-internal.
 
 #include <string>
 
@@ -9,6 +10,7 @@
 
 namespace ckpt::pipeline {
 
+Status updateCheckpointStateLocked(const std::string& dir, const CheckpointStateChange& change);
 Status commitCheckpointStateLocked(const std::string& dir, CheckpointState state);
 
 }  // namespace ckpt::pipeline

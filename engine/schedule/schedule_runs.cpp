@@ -63,27 +63,28 @@ const CheckpointListEntry* newestComplete(const CheckpointListing& listing) {
 }
 
 // Points the destination's state file at the new copy, keeping the
-// entries whose checkpoints still exist.
+// entries whose checkpoints still exist (a compare-and-swap: another
+// writer's entries added meanwhile are kept too).
 Status recordInStateFile(const std::string& dir, const std::string& name, double now) {
-    CKPT_ASSIGN_OR_RETURN(auto existing, readCheckpointState(dir));
-    CheckpointState state;
-    // Timestamps are kept only while they pair with the paths one to one.
-    bool withTimes = true;
-    if (existing) {
-        withTimes = existing->allModelCheckpointTimestamps.size() == existing->allModelCheckpointPaths.size();
-        state.lastPreservedTimestamp = existing->lastPreservedTimestamp;
-        for (size_t i = 0; i < existing->allModelCheckpointPaths.size(); ++i) {
-            const std::string& path = existing->allModelCheckpointPaths[i];
-            if (platform::baseName(path) == name) continue;
-            if (!storage::exists(indexFileName(resolveStatePath(dir, path)))) continue;
-            state.allModelCheckpointPaths.push_back(path);
-            if (withTimes) state.allModelCheckpointTimestamps.push_back(existing->allModelCheckpointTimestamps[i]);
+    return updateCheckpointState(dir, [&](const std::optional<CheckpointState>& existing) {
+        CheckpointState state;
+        // Timestamps are kept only while they pair with the paths one to one.
+        bool withTimes = true;
+        if (existing) {
+            withTimes = existing->allModelCheckpointTimestamps.size() == existing->allModelCheckpointPaths.size();
+            state.lastPreservedTimestamp = existing->lastPreservedTimestamp;
+            for (size_t i = 0; i < existing->allModelCheckpointPaths.size(); ++i) {
+                const std::string& path = existing->allModelCheckpointPaths[i];
+                if (platform::baseName(path) == name) continue;
+                state.allModelCheckpointPaths.push_back(path);
+                if (withTimes) state.allModelCheckpointTimestamps.push_back(existing->allModelCheckpointTimestamps[i]);
+            }
         }
-    }
-    state.allModelCheckpointPaths.push_back(name);
-    if (withTimes) state.allModelCheckpointTimestamps.push_back(now);
-    state.modelCheckpointPath = name;
-    return commitCheckpointState(dir, state);
+        state.allModelCheckpointPaths.push_back(name);
+        if (withTimes) state.allModelCheckpointTimestamps.push_back(now);
+        state.modelCheckpointPath = name;
+        return std::optional<CheckpointState>(std::move(state));
+    });
 }
 
 // The schedule's retention over its destination, deleting only what the

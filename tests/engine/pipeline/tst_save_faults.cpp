@@ -88,7 +88,9 @@ private slots:
         QTest::addColumn<int>("expected");  // StatusCode
         QTest::newRow("disk full (RLIMIT_FSIZE)") << "fsize" << int(StatusCode::ResourceExhausted);
         QTest::newRow("permission denied") << "permission" << int(StatusCode::PermissionDenied);
-        QTest::newRow("state file cannot be replaced") << "state dir" << int(StatusCode::Internal);
+        // The state file is read before it is replaced (a compare-and-swap):
+        // a directory there is refused as one.
+        QTest::newRow("state file cannot be replaced") << "state dir" << int(StatusCode::InvalidArgument);
         QTest::newRow("corrupt state file") << "corrupt state" << int(StatusCode::DataLoss);
     }
 
