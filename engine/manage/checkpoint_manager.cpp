@@ -17,6 +17,7 @@
 #include "ckpt/deferred_snapshot.h"
 #include "ckpt/retention.h"
 #include "manage/previous_run.h"
+#include "pipeline/save_claim.h"
 #include "pipeline/state_commit.h"
 #include "storage/directory_lock.h"
 #include "storage/dispatch.h"
@@ -49,7 +50,8 @@ std::optional<int64_t> rootStep(const Trackable& root) {
 }
 
 std::string absoluteDirectory(const std::string& directory) {
-    if (directory.starts_with('/')) return directory;
+    // A URL ("s3://bucket/run") is absolute already.
+    if (directory.starts_with('/') || !storage::locationScheme(directory).empty()) return directory;
     std::string cwd(4096, '\0');
     if (!::getcwd(cwd.data(), cwd.size())) return directory;
     cwd.resize(std::strlen(cwd.c_str()));
@@ -215,6 +217,13 @@ struct CheckpointManager::Impl {
     // rotation runs only once the checkpoint and the state file are.
     Status writeAndRecord(const std::string& prefix, std::vector<SaveTensor> tensors, const CheckpointMetadata& metadata) {
         CKPT_RETURN_IF_ERROR(storage::createDirectories(directory));
+        // Without rename the checkpoint is written at its final name: claimed
+        // first, so that not even its metadata goes over another writer's
+        // checkpoint (the save inside takes the same claim again).
+        std::unique_ptr<pipeline::SaveClaim> claim;
+        if (!storage::capabilitiesFor(prefix).rename) {
+            CKPT_ASSIGN_OR_RETURN(claim, pipeline::SaveClaim::acquireForNew(prefix));
+        }
         CKPT_RETURN_IF_ERROR(writeCheckpointMetadata(prefix, metadata));
         CKPT_RETURN_IF_ERROR(writeTensors(prefix, std::move(tensors), options.save, writer ? buffers.get() : nullptr).status());
         {

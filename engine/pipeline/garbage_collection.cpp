@@ -12,6 +12,7 @@
 #include "ckpt/bundle_naming.h"
 #include "ckpt/checkpoint_metadata.h"
 #include "ckpt/checkpoint_step.h"
+#include "pipeline/save_claim.h"
 #include "pipeline/staged_checkpoint.h"
 #include "pipeline/temp_files.h"
 #include "platform/clock.h"
@@ -162,6 +163,27 @@ Result<std::vector<GarbageItem>> scan(const std::string& dir, const GarbageOptio
     }
     if (!scope.orphans) return items;
 
+    // Claims of saves on storage without rename: a stale one is garbage; a
+    // live one keeps the data files of its save from being judged orphans.
+    std::set<std::string> underWay;
+    for (const storage::ListEntry& entry : entries) {
+        const std::string& n = entry.name;
+        if (entry.kind != storage::ObjectKind::File || !n.ends_with(pipeline::kSaveClaimSuffix)) continue;
+        GarbageItem item;
+        item.path = platform::joinPath(dir, n);
+        item.kind = GarbageKind::SaveClaim;
+        item.target = n.substr(0, n.size() - pipeline::kSaveClaimSuffix.size());
+        item.bytes = entry.size;
+        item.modified = seconds(entry.modifiedNs);
+        auto bytes = storage::readObject(item.path, pipeline::kMaxClaimBytes);
+        if (!bytes.ok()) continue;  // released meanwhile
+        const pipeline::ClaimHolder holder = pipeline::judgeClaim(bytes->bytes, item.path);
+        item.removable = holder.stale;
+        item.reason = "held by " + holder.description + (holder.stale ? "; stale: " + holder.why : "; its save is under way");
+        if (!holder.stale) underWay.insert(item.target);
+        items.push_back(std::move(item));
+    }
+
     // Data files and metadata without their index (an interrupted save or
     // deletion), and data files of another shard count than their index's.
     std::map<std::string, std::optional<int32_t>> shardsOf;  // prefix name -> its index's count (nullopt: no index)
@@ -195,7 +217,7 @@ Result<std::vector<GarbageItem>> scan(const std::string& dir, const GarbageOptio
         } else {
             continue;
         }
-        if (completing.count(owner) || !isPlainCheckpointName(owner)) continue;
+        if (completing.count(owner) || underWay.count(owner) || !isPlainCheckpointName(owner)) continue;
         const std::string path = platform::joinPath(dir, n);
         if (entry.kind != storage::ObjectKind::File) continue;
         GarbageItem item;
@@ -219,6 +241,13 @@ Status removeItem(const std::string& dir, const GarbageItem& item) {
     case GarbageKind::SaveTemp: return storage::removeAll(item.path);
     case GarbageKind::TempFile:
     case GarbageKind::IndexTemp: return storage::remove(item.path);
+    case GarbageKind::SaveClaim: {
+        // Only the stale claim that was judged: a taker may have replaced it since.
+        auto bytes = storage::readObject(item.path, pipeline::kMaxClaimBytes);
+        if (!bytes.ok()) return bytes.status().code() == StatusCode::NotFound ? okStatus() : bytes.status();
+        if (!pipeline::judgeClaim(bytes->bytes, item.path).stale) return okStatus();
+        return storage::remove(item.path);
+    }
     case GarbageKind::OrphanData: {
         CKPT_ASSIGN_OR_RETURN(auto lock, storage::DirectoryLock::acquire(dir));
         // A save or swap may have committed the index since the scan.
@@ -243,6 +272,7 @@ std::string_view garbageKindName(GarbageKind kind) {
     case GarbageKind::TempFile: return "temporary file";
     case GarbageKind::IndexTemp: return "temporary index";
     case GarbageKind::OrphanData: return "orphaned file";
+    case GarbageKind::SaveClaim: return "save claim";
     }
     return "temporary file";
 }

@@ -14,6 +14,7 @@
 #include "ckpt/checkpoint_step.h"
 #include "format/index_table.h"
 #include "format/ordered_code.h"
+#include "pipeline/save_claim.h"
 #include "pipeline/temp_files.h"
 #include "storage/directory_lock.h"
 #include "platform/file.h"
@@ -223,10 +224,14 @@ Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<Sav
     CKPT_RETURN_IF_ERROR(storage::createDirectories(tempDir));
     const int n = static_cast<int>(shards.size());
     // Storage without rename (an object store) gets each shard's data at its
-    // final name from the start; an old checkpoint at the prefix loses its
-    // index first, so its data files are never overwritten under it.
+    // final name from the start, under a claim on the prefix (two savers of
+    // one step never write over each other's shards) and never over a
+    // committed checkpoint: its data files would change under its index.
     const bool inPlace = !storage::capabilitiesFor(prefix).rename;
-    if (inPlace) CKPT_RETURN_IF_ERROR(storage::remove(indexFileName(prefix)));
+    std::unique_ptr<pipeline::SaveClaim> claim;
+    if (inPlace) {
+        CKPT_ASSIGN_OR_RETURN(claim, pipeline::SaveClaim::acquireForNew(prefix));
+    }
     std::vector<std::string> shardPrefixes, shardData;
     for (int i = 0; i < n; ++i) {
         shardPrefixes.push_back(shardPrefix(tempDir, i, n));
@@ -267,6 +272,8 @@ Result<SaveStats> writeShardsAndMerge(const std::string& prefix, std::vector<Sav
     if (!merged.isOk() && inPlace && !storage::exists(indexFileName(prefix))) abandon();
     (void)storage::removeAll(tempDir);
     CKPT_RETURN_IF_ERROR(merged);
+    // Committed: a claim that cannot be removed now is stale once this process ends.
+    if (claim) (void)claim->release();
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return stats;
 }

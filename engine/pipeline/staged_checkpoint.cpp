@@ -4,9 +4,12 @@
 
 #include "pipeline/staged_checkpoint.h"
 
+#include "pipeline/save_claim.h"
+
 #include "ckpt/bundle_naming.h"
 #include "ckpt/checkpoint_metadata.h"
 #include "ckpt/checkpoint_step.h"
+#include "pipeline/save_claim.h"
 #include "pipeline/temp_files.h"
 #include "platform/file.h"
 #include "storage/directory_lock.h"
@@ -114,12 +117,10 @@ Result<std::unique_ptr<StagedCheckpoint>> StagedCheckpoint::begin(const std::str
         // commit order (data objects, then the index, created only if
         // absent) keeps readers from a partial one. A replacement could not
         // be swapped in once verified, so it is refused.
-        if (entryAt(indexFileName(prefix)))
-            return failedPrecondition("a checkpoint exists at " + prefix +
-                                      " and its storage cannot rename, so a replacement cannot be swapped in once "
-                                      "verified; write to a new prefix");
+        CKPT_ASSIGN_OR_RETURN(auto claim, SaveClaim::acquireForNew(prefix));
         std::unique_ptr<StagedCheckpoint> inPlace(new StagedCheckpoint(prefix, ""));
         inPlace->m_stagingPrefix = prefix;
+        inPlace->m_claim = std::move(claim);
         return inPlace;
     }
     // What writers of this destination left when they died.
@@ -166,6 +167,7 @@ StagedCheckpoint::~StagedCheckpoint() {
 Status StagedCheckpoint::commit() {
     if (m_staging.empty()) {  // written in place: it is where it belongs
         m_done = true;
+        if (m_claim) (void)m_claim->release();
         return okStatus();
     }
     const std::string dir = platform::dirName(m_prefix);

@@ -24,9 +24,11 @@
 // forward; before, the staging directory is simply removed.
 //
 // On storage without rename (an object store) there is no staging: a new
-// checkpoint is written at its final name (the index, created only if
-// absent, is the commit point; an uncommitted one is removed index first),
-// and replacing an existing one is refused.
+// checkpoint is written at its final name under a claim on the prefix
+// (pipeline/save_claim.h: a second writer of the destination is refused
+// before it touches anything), the index, created only if absent, is the
+// commit point, an uncommitted one is removed index first, and replacing
+// an existing one is refused.
 
 #include <memory>
 #include <string>
@@ -34,6 +36,8 @@
 #include "ckpt/status.h"
 
 namespace ckpt::pipeline {
+
+class SaveClaim;
 
 class StagedCheckpoint {
 public:
@@ -65,6 +69,7 @@ private:
     std::string m_stagingPrefix;
     bool m_done = false;
     bool m_replaced = false;
+    std::unique_ptr<SaveClaim> m_claim;  // written in place: held until committed or removed
 };
 
 // What a staging directory whose writer is gone leaves: finished when it

@@ -85,6 +85,13 @@ std::string ownerToken() { return storage::thisProcess().token; }
 
 std::string tempName(std::string_view name, std::string_view marker) { return storage::ownedTempName(name, marker); }
 
+std::optional<TempName> parseOwnerToken(std::string_view token, TempKind kind) {
+    TempName name;
+    name.kind = kind;
+    if (!parseToken(std::string(token) + "-0", name)) return std::nullopt;
+    return name;
+}
+
 std::optional<TempName> parseTempName(std::string_view entry) {
     if (entry.empty() || entry == "." || entry == "..") return std::nullopt;
     if (entry.front() == '.') {

@@ -51,6 +51,10 @@ struct TempName {
 // temporary names, and whose. Hidden entries (".name.tmp-...") count.
 std::optional<TempName> parseTempName(std::string_view entry);
 
+// The owner of a token as ownerToken() spells it ("<pid>-<start>-<boot>"),
+// as a TempName of 'kind' for ownerLiveness(); nullopt when it is not one.
+std::optional<TempName> parseOwnerToken(std::string_view token, TempKind kind);
+
 enum class Liveness {
     Running,  // its owner still runs: never touch it
     Gone,     // its owner ended: what it left is garbage

@@ -17,6 +17,7 @@
 #include "storage/directory_lock.h"
 #include "storage/dispatch.h"
 #include "platform/file.h"
+#include "platform/parallel.h"
 
 namespace ckpt {
 namespace {
@@ -130,6 +131,9 @@ std::vector<std::string> dataFilesOf(std::string_view name, const std::vector<st
     return out;
 }
 
+// Checkpoints deleted at once on an object store.
+constexpr size_t kParallelRemoteDeletions = 16;
+
 // Index first: a half-deleted checkpoint is then simply absent, never a
 // checkpoint with missing shards. unlink() removes a symlink, not its target.
 Status deleteFiles(const std::string& dir, std::string_view name, const std::vector<std::string>& dataFiles) {
@@ -145,9 +149,10 @@ Status deleteFiles(const std::string& dir, std::string_view name, const std::vec
 // that lied before (an interrupted run, a hand deletion) is repaired by the
 // next apply. Entries it names outside the directory are only dropped when
 // they are gone: not ours to judge otherwise.
-Status rewriteState(const std::string& dir, const std::set<std::string>& doomedPrefixes, const RetentionPlan& plan) {
-    CKPT_ASSIGN_OR_RETURN(auto state, readCheckpointState(dir));
-    if (!state) return okStatus();
+// What to write over 'state' (nullopt: leave it).
+std::optional<CheckpointState> rewrittenState(const std::string& dir, const std::optional<CheckpointState>& state,
+                                              const std::set<std::string>& doomedPrefixes, const RetentionPlan& plan) {
+    if (!state) return std::nullopt;
     auto doomed = [&](const std::string& p) { return doomedPrefixes.count(normalised(resolveStatePath(dir, p))) > 0; };
     const auto exists = [&](const std::string& p) {
         return !doomed(p) && storage::exists(indexFileName(resolveStatePath(dir, p)));
@@ -189,8 +194,16 @@ Status rewriteState(const std::string& dir, const std::set<std::string>& doomedP
     if (next.allModelCheckpointPaths == state->allModelCheckpointPaths &&
         next.modelCheckpointPath == state->modelCheckpointPath && next.lastPreservedTimestamp == state->lastPreservedTimestamp &&
         stateEntriesWithoutIndex(dir, next).empty())
-        return okStatus();
-    return pipeline::commitCheckpointStateLocked(dir, std::move(next));
+        return std::nullopt;
+    return next;
+}
+
+// A compare-and-swap: a state file that another writer changed meanwhile
+// is read and judged again.
+Status rewriteState(const std::string& dir, const std::set<std::string>& doomedPrefixes, const RetentionPlan& plan) {
+    return pipeline::updateCheckpointStateLocked(dir, [&](const std::optional<CheckpointState>& state) {
+        return rewrittenState(dir, state, doomedPrefixes, plan);
+    });
 }
 
 }  // namespace
@@ -289,12 +302,20 @@ Result<RetentionApplyReport> applyRetention(const RetentionPlan& plan) {
     // other engine writer rewrites it until they are gone.
     CKPT_ASSIGN_OR_RETURN(auto lock, storage::DirectoryLock::acquire(plan.dir));
     CKPT_RETURN_IF_ERROR(rewriteState(plan.dir, doomedPrefixes, plan));
-    Status failure;
-    for (const RetentionCandidate* c : doomed) {
-        failure = deleteFiles(plan.dir, c->name, dataFilesOf(c->name, entries));
-        if (!failure.isOk()) break;
-        report.deleted.push_back(c->prefix);
-        report.bytesFreed += c->bytes;
+    // Each checkpoint index first; on an object store several checkpoints at
+    // once (a request's latency, not the disk, is what each deletion costs).
+    std::vector<Status> results(doomed.size());
+    const size_t workers = storage::locationScheme(plan.dir).empty() ? 1 : kParallelRemoteDeletions;
+    Status failure = platform::forEachItem(doomed.size(), workers, [&](size_t, size_t i) {
+        results[i] = deleteFiles(plan.dir, doomed[i]->name, dataFilesOf(doomed[i]->name, entries));
+    });
+    for (size_t i = 0; i < doomed.size(); ++i) {
+        if (!results[i].isOk()) {
+            if (failure.isOk()) failure = results[i];
+            continue;
+        }
+        report.deleted.push_back(doomed[i]->prefix);
+        report.bytesFreed += doomed[i]->bytes;
     }
     if (!report.deleted.empty()) {
         Status synced = storage::syncDirectory(plan.dir);

@@ -35,6 +35,7 @@ enum class GarbageKind {
     TempFile,          // a whole file written to a temporary name
     IndexTemp,         // an index written to a temporary name
     OrphanData,        // a data file or metadata with no index to belong to
+    SaveClaim,         // a save's claim on its prefix, where there is no rename (an object store)
 };
 std::string_view garbageKindName(GarbageKind kind);  // "staged checkpoint", "save shards", ...
 
