@@ -4,13 +4,16 @@
 Listens on 127.0.0.1 only and forwards each request unchanged (the Host
 header included, so SigV4 signatures still verify) to an upstream S3 server
 that must itself be on loopback. At the given rates it instead answers
-503 SlowDown, resets the connection before answering, or resets it halfway
-through a response body (so ranged reads must resume). Rates are per
+503 SlowDown, resets the connection before answering, resets it halfway
+through a response body (so ranged reads must resume), or forwards the
+request and then resets instead of answering (a "lost reply": the write
+happened, the client cannot know, and its retry must not call its own
+write a conflict). Rates are per
 request, drawn from a seeded generator so a run can be repeated.
 
     s3-fault-proxy.py --upstream http://127.0.0.1:8333 --slowdown 0.10 --reset 0.02
 prints "port N" on its first line once it listens; stops on SIGTERM/SIGINT
-and prints what it injected ("requests R slowdown S reset T midreset M").
+and prints what it injected ("requests R slowdown S reset T midreset M lostreply L").
 """
 
 import argparse
@@ -31,7 +34,7 @@ SLOWDOWN_BODY = (b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown
 class Counters:
     def __init__(self):
         self.lock = threading.Lock()
-        self.values = {"requests": 0, "slowdown": 0, "reset": 0, "midreset": 0}
+        self.values = {"requests": 0, "slowdown": 0, "reset": 0, "midreset": 0, "lostreply": 0}
 
     def add(self, name):
         with self.lock:
@@ -42,7 +45,8 @@ class Counters:
             return " ".join(f"{k} {v}" for k, v in self.values.items())
 
 
-def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters, ignore_range):
+def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters, ignore_range, lose_conditional=False):
+    conditional_seen = set()
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -55,7 +59,7 @@ def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters, i
         def draw(self):
             with rng_lock:
                 x = rng.random()
-            for name in ("slowdown", "reset", "midreset"):
+            for name in ("slowdown", "reset", "midreset", "lostreply"):
                 if x < rates[name]:
                     return name
                 x -= rates[name]
@@ -72,6 +76,13 @@ def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters, i
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
             fault = self.draw()
+            if lose_conditional and (self.headers.get("If-None-Match") or self.headers.get("If-Match")):
+                # The first attempt of each conditional write is applied and its answer lost.
+                with rng_lock:
+                    first = (self.command, self.path) not in conditional_seen
+                    conditional_seen.add((self.command, self.path))
+                if first:
+                    fault = "lostreply"
             if fault == "slowdown":
                 counters.add("slowdown")
                 self.send_response(503)
@@ -98,6 +109,10 @@ def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters, i
                 data = resp.read()
             finally:
                 up.close()
+            if fault == "lostreply":
+                counters.add("lostreply")
+                self.reset_connection()
+                return
             self.send_response_only(resp.status, resp.reason)
             for k, v in resp.getheaders():
                 if k.lower() in ("transfer-encoding", "connection", "content-length"):
@@ -130,6 +145,9 @@ def main():
     ap.add_argument("--slowdown", type=float, default=0.0, help="rate of 503 SlowDown answers")
     ap.add_argument("--reset", type=float, default=0.0, help="rate of resets before any answer")
     ap.add_argument("--midreset", type=float, default=0.0, help="rate of resets halfway through a body")
+    ap.add_argument("--lostreply", type=float, default=0.0, help="rate of requests forwarded, then reset unanswered")
+    ap.add_argument("--lose-conditional-replies", action="store_true",
+                    help="forward the first attempt of every If-None-Match/If-Match request, then reset it unanswered")
     ap.add_argument("--ignore-range", action="store_true",
                     help="drop Range headers, as servers do that answer 200 with the whole object")
     ap.add_argument("--seed", type=int, default=1)
@@ -138,12 +156,12 @@ def main():
     up = urllib.parse.urlsplit(args.upstream)
     if up.scheme != "http" or up.hostname not in ("127.0.0.1", "localhost"):
         sys.exit("s3-fault-proxy: the upstream must be http on 127.0.0.1")
-    rates = {"slowdown": args.slowdown, "reset": args.reset, "midreset": args.midreset}
+    rates = {"slowdown": args.slowdown, "reset": args.reset, "midreset": args.midreset, "lostreply": args.lostreply}
     if any(r < 0 for r in rates.values()) or sum(rates.values()) > 1:
         sys.exit("s3-fault-proxy: rates must be >= 0 and add up to at most 1")
     counters = Counters()
     handler = make_handler(up.hostname, up.port, rates, random.Random(args.seed), threading.Lock(), counters,
-                           args.ignore_range)
+                           args.ignore_range, args.lose_conditional_replies)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
     server.daemon_threads = True
 

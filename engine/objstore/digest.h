@@ -1,7 +1,10 @@
 #pragma once
 // SHA-256 and HMAC-SHA256 through OpenSSL's libcrypto (the one Debian's
 // libcurl links): what SigV4 signs with and the payload hash every S3
-// request carries. Thread-safe, no state.
+// request carries; and the Content-MD5 of a body, which every S3-compatible
+// server checks against the bytes it received (SeaweedFS does not check the
+// signed payload hash: a PUT cut off after its headers, by a killed writer,
+// would otherwise store an empty object). Thread-safe, no state.
 
 #include <array>
 #include <cstdint>
@@ -17,6 +20,12 @@ Digest256 hmacSha256(std::string_view key, std::string_view data);
 // Lower-case hex, as SigV4 writes hashes and signatures.
 std::string hexLower(const Digest256& digest);
 inline std::string sha256Hex(std::string_view data) { return hexLower(sha256(data)); }
+
+// The base64 of the MD5 of 'data': a Content-MD5 header's value.
+std::string md5Base64(std::string_view data);
+// The MD5 of 'data' in lower-case hex: the ETag a store gives an object
+// written by one PUT (not a multipart upload's).
+std::string md5Hex(std::string_view data);
 
 // sha256("") in hex: the payload hash of every request without a body.
 inline constexpr std::string_view kEmptyPayloadSha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";

@@ -423,10 +423,22 @@ Result<ObjectInfo> ObjectClient::put(const ObjectRef& object, std::string_view b
     if (body.size() > kMaxSinglePutBytes) return invalidArgument(urlOf(object) + ": a single PUT holds at most 5 GiB");
     const std::string hash = sha256Hex(body);
     HeaderList extra;
+    extra.emplace_back("Content-MD5", md5Base64(body));
     if (condition.ifNoneMatch) extra.emplace_back("If-None-Match", "*");
     if (!condition.ifMatch.empty()) extra.emplace_back("If-Match", "\"" + condition.ifMatch + "\"");
     SmallExchange ex(urlOf(object), [&] { return signedRequest("PUT", object, {}, extra, body, hash); });
-    CKPT_RETURN_IF_ERROR(m_transport.runOne(ex, cancel));
+    const Status sent = m_transport.runOne(ex, cancel);
+    const bool conditional = condition.ifNoneMatch || !condition.ifMatch.empty();
+    if (!sent.isOk() && sent.code() == StatusCode::FailedPrecondition && conditional) {
+        // An earlier attempt may have been applied and only its answer lost
+        // (curl resends a request whose reused connection broke without
+        // telling us, so no count of attempts can say): then the object
+        // there is this very body (one PUT's ETag is its MD5), and the
+        // write succeeded.
+        auto there = stat(object, cancel);
+        if (there.ok() && there->size == body.size() && there->etag == md5Hex(body)) return *there;
+    }
+    CKPT_RETURN_IF_ERROR(sent);
     ObjectInfo info = infoFromHead(ex.head);
     info.size = body.size();
     return info;

@@ -106,7 +106,8 @@ int freeLoopbackPort() {
 
 FaultProxy::~FaultProxy() { stop(); }
 
-bool FaultProxy::start(const std::string& upstream, double slowdown, double reset, double midreset, int seed, bool ignoreRange) {
+bool FaultProxy::start(const std::string& upstream, double slowdown, double reset, double midreset, int seed, bool ignoreRange,
+                       double lostReply, bool loseConditionalReplies) {
     m_process = std::make_unique<QProcess>();
     m_process->setProcessChannelMode(QProcess::SeparateChannels);
     QStringList args = {sourceDir() + QStringLiteral("/scripts/s3-fault-proxy.py"),
@@ -118,9 +119,12 @@ bool FaultProxy::start(const std::string& upstream, double slowdown, double rese
                         QString::number(reset),
                         QStringLiteral("--midreset"),
                         QString::number(midreset),
+                        QStringLiteral("--lostreply"),
+                        QString::number(lostReply),
                         QStringLiteral("--seed"),
                         QString::number(seed)};
     if (ignoreRange) args << QStringLiteral("--ignore-range");
+    if (loseConditionalReplies) args << QStringLiteral("--lose-conditional-replies");
     m_process->start(QStringLiteral("python3"), args);
     if (!m_process->waitForStarted(10000)) return false;
     for (int i = 0; i < 100 && !m_process->canReadLine(); ++i) m_process->waitForReadyRead(100);

@@ -170,6 +170,14 @@ private slots:
         QCOMPARE(QString::fromStdString(t.canonicalUri), QStringLiteral("/examplebucket/test.txt"));
     }
 
+    // Content-MD5 values as RFC 1864 spells them (the base64 of the raw
+    // digest), from RFC 1321's test suite.
+    void contentMd5() {
+        QCOMPARE(ckpt::objstore::md5Base64(""), std::string("1B2M2Y8AsgTpgAmY7PhCfg=="));
+        QCOMPARE(ckpt::objstore::md5Base64("abc"), std::string("kAFQmDzST7DWlj99KOF/cg=="));
+        QCOMPARE(ckpt::objstore::md5Base64("The quick brown fox jumps over the lazy dog"), std::string("nhB9nTcrtoJr2B01QqQZ1g=="));
+    }
+
     void amzDateIsUtc() {
         const auto t =
             std::chrono::sys_days(std::chrono::year(2015) / 8 / 30) + std::chrono::hours(12) + std::chrono::minutes(36);
