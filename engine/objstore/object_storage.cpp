@@ -7,6 +7,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "objstore/http_time.h"
 #include "objstore/object_location.h"
 #include "objstore/store_registry.h"
 #include "storage/dispatch.h"
@@ -406,6 +407,7 @@ public:
                 out.kind = ObjectKind::File;
                 out.size = info->size;
                 out.generation = generationOf(info->etag);
+                out.modifiedNs = parseStoreTimeNs(info->lastModified).value_or(0);
                 return std::optional<storage::ObjectInfo>(out);
             }
             if (info.status().code() == StatusCode::PermissionDenied) {
@@ -441,6 +443,7 @@ public:
                 m_known.put(ObjectRef{loc.bucket, o.key}, ObjectInfo{o.size, o.etag, o.lastModified});
                 e.kind = ObjectKind::File;
                 e.size = o.size;
+                e.modifiedNs = parseStoreTimeNs(o.lastModified).value_or(0);
                 if (!visit(e)) return okStatus();
             }
             for (const std::string& p : page.commonPrefixes) {

@@ -4,6 +4,7 @@
 
 #include <QtTest>
 
+#include "objstore/http_time.h"
 #include "objstore/s3_xml.h"
 
 using namespace ckpt::objstore;
@@ -19,6 +20,22 @@ std::string page(const std::string& contents, const std::string& tail = "<IsTrun
 class TstS3Xml : public QObject {
     Q_OBJECT
 private slots:
+    // A listing's LastModified and a HEAD's Last-Modified, in whole seconds
+    // (as nanoseconds) since the epoch (checked against `date -u -d ... +%s`); anything else
+    // is unknown, never the epoch.
+    void storeTimes() {
+        using ckpt::objstore::parseStoreTimeNs;
+        QCOMPARE(parseStoreTimeNs("2026-11-27T23:21:07.000Z"), std::optional<int64_t>(1795821667LL * 1'000'000'000));
+        QCOMPARE(parseStoreTimeNs("2026-11-27T23:21:07.25Z"), std::optional<int64_t>(1795821667LL * 1'000'000'000));
+        QCOMPARE(parseStoreTimeNs("2026-11-27T23:21:07Z"), std::optional<int64_t>(1795821667LL * 1'000'000'000));
+        QCOMPARE(parseStoreTimeNs("Fri, 27 Nov 2026 23:21:07 GMT"), std::optional<int64_t>(1795821667LL * 1'000'000'000));
+        QCOMPARE(parseStoreTimeNs("Thu, 01 Jan 1970 00:00:00 GMT"), std::optional<int64_t>(0));
+        QCOMPARE(parseStoreTimeNs("Sat, 29 Feb 2028 12:00:00 GMT"), std::optional<int64_t>(1835438400LL * 1'000'000'000));
+        for (const char* bad : {"", "2026-11-27", "2026-13-01T00:00:00Z", "2026-11-27T23:21:07", "Fri, 27 Xyz 2026 23:21:07 GMT",
+                                "Fri, 27 Nov 2026 23:21:07 UTC", "1795821667", "2026-11-27T23:21:07.000Z trailing"})
+            QVERIFY2(!parseStoreTimeNs(bad), bad);
+    }
+
     void listPage() {
         const std::string xml = page(
             "<Contents><Key>runs/a%20b/ckpt-1.index</Key><LastModified>2026-01-01T00:00:00.000Z</LastModified>\n"
