@@ -11,12 +11,16 @@
 #include "ckpt/checkpoint_metadata.h"
 #include "ckpt/checkpoint_state.h"
 #include "platform/file.h"
+#include "platform/parallel.h"
 #include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
 
 using DataFile = CheckpointDataFile;
+
+// Checkpoints described at once when the directory is on an object store.
+constexpr size_t kParallelRemoteDescriptions = 16;
 
 std::string normalised(const std::string& path) { return platform::lexicallyNormal(path); }
 
@@ -131,11 +135,22 @@ Result<CheckpointListing> listCheckpoints(std::string_view dirView, const Checkp
         return true;
     }));
 
+    out.checkpoints.reserve(names.size());
     for (std::string& name : names) {
         CheckpointListEntry e;
         e.prefix = platform::joinPath(out.dir, name);
         e.name = std::move(name);
         if (auto data = dataFiles.find(e.name); data != dataFiles.end()) e.dataFiles = std::move(data->second);
+        const std::string p = normalised(e.prefix);
+        e.isLatest = !latest.empty() && p == latest;
+        e.inStateFile = e.isLatest || stated.count(p) > 0;
+        out.checkpoints.push_back(std::move(e));
+    }
+    // Each checkpoint's reads are a few requests on a store, whose latency
+    // is what they cost: several checkpoints at once there.
+    const size_t workers = storage::locationScheme(out.dir).empty() ? 1 : kParallelRemoteDescriptions;
+    CKPT_RETURN_IF_ERROR(platform::forEachItem(out.checkpoints.size(), workers, [&](size_t, size_t i) {
+        CheckpointListEntry& e = out.checkpoints[i];
         if (options.describe) {
             describeCheckpoint(e, options.countTensors);
         } else {
@@ -143,11 +158,7 @@ Result<CheckpointListing> listCheckpoints(std::string_view dirView, const Checkp
             e.modified = indexTime;
             e.bytes = listedCheckpointBytes(indexBytes, e.dataFiles, std::nullopt);
         }
-        const std::string p = normalised(e.prefix);
-        e.isLatest = !latest.empty() && p == latest;
-        e.inStateFile = e.isLatest || stated.count(p) > 0;
-        out.checkpoints.push_back(std::move(e));
-    }
+    }));
     // Checkpoints without any step come last, in name order.
     std::sort(out.checkpoints.begin(), out.checkpoints.end(), [](const CheckpointListEntry& a, const CheckpointListEntry& b) {
         auto key = [](const CheckpointListEntry& e) {
