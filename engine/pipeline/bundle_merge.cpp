@@ -3,6 +3,7 @@
 #include "pipeline/bundle_merge.h"
 
 #include <map>
+#include <string_view>
 
 #include "ckpt/bundle_naming.h"
 #include "format/index_table.h"
@@ -32,22 +33,12 @@ void removeOtherShardCounts(const std::string& dir, const std::string& base, int
     for (const std::string& name : stale) (void)storage::remove(platform::joinPath(dir, name));
 }
 
-struct MergedEntry {
-    tensorflow::BundleEntryProto proto;
-};
-
 }  // namespace
 
-// docs/format.md, "Merge", with two differences that make a crash safe: the old index at the
-// destination is removed before any data file is renamed over its shards,
-// and the new index is written to a temp name and renamed last, never over
-// another (the commit point: docs/architecture.md, "Storage"). 'inputData'
-// names each input's data file where it is not the input's own (written in
-// place at its final name, on storage without rename); empty otherwise.
-Status mergeShards(const std::vector<std::string>& inputs, const std::vector<std::string>& inputData, const std::string& prefix) {
-    std::map<std::string, MergedEntry> merged;
-    std::vector<std::string> dataFiles;  // in new shard-id order
-    std::string headerVersion;
+Result<MergedIndex> mergeIndexEntries(const std::vector<std::string>& inputs, const std::vector<std::string>& inputData) {
+    MergedIndex out;
+    auto& merged = out.entries;
+    auto& dataFiles = out.dataFiles;
     for (size_t k = 0; k < inputs.size(); ++k) {
         const std::string& input = inputs[k];
         const auto inputDataFile = [&](int32_t shard, int32_t count) {
@@ -66,23 +57,23 @@ Status mergeShards(const std::vector<std::string>& inputs, const std::vector<std
                 inputShards = h.num_shards();
                 return okStatus();
             }
-            MergedEntry e;
-            if (!e.proto.ParseFromArray(value.data(), static_cast<int>(value.size())))
+            tensorflow::BundleEntryProto e;
+            if (!e.ParseFromArray(value.data(), static_cast<int>(value.size())))
                 return dataLoss("shard index " + index + " has an invalid entry " + format::printableKey(key));
             auto it = merged.find(std::string(key));
             if (it != merged.end()) {
-                if (it->second.proto.slices_size() == 0 || e.proto.slices_size() == 0)
+                if (it->second.slices_size() == 0 || e.slices_size() == 0)
                     return invalidArgument("duplicate tensor " + format::printableKey(key) + " while merging " + index);
-                for (const auto& s : e.proto.slices()) *it->second.proto.add_slices() = s;
+                for (const auto& s : e.slices()) *it->second.add_slices() = s;
                 return okStatus();
             }
-            if (e.proto.slices_size() == 0) {
-                auto r = remap.find(e.proto.shard_id());
+            if (e.slices_size() == 0) {
+                auto r = remap.find(e.shard_id());
                 if (r == remap.end()) {
-                    dataFiles.push_back(inputDataFile(e.proto.shard_id(), inputShards));
-                    r = remap.emplace(e.proto.shard_id(), static_cast<int32_t>(dataFiles.size() - 1)).first;
+                    dataFiles.push_back(inputDataFile(e.shard_id(), inputShards));
+                    r = remap.emplace(e.shard_id(), static_cast<int32_t>(dataFiles.size() - 1)).first;
                 }
-                e.proto.set_shard_id(r->second);
+                e.set_shard_id(r->second);
             }
             merged.emplace(std::string(key), std::move(e));
             return okStatus();
@@ -90,6 +81,51 @@ Status mergeShards(const std::vector<std::string>& inputs, const std::vector<std
         // A shard without entries still owns a data file; keep it so num_shards matches the files.
         if (remap.empty()) dataFiles.push_back(inputDataFile(0, inputShards));
     }
+    return out;
+}
+
+Status writeMergedIndex(const std::string& prefix, const MergedIndex& index) {
+    const int32_t numShards = static_cast<int32_t>(index.dataFiles.size());
+    const std::string dir = platform::dirName(prefix);
+    const std::string indexFinal = indexFileName(prefix);
+    // Without rename the index is written at its name, created only if
+    // absent (a store's If-None-Match: *); it appears complete or not at all.
+    const bool inPlace = !storage::capabilitiesFor(indexFinal).rename;
+    const std::string indexTemp = inPlace ? indexFinal : pipeline::tempName(indexFinal, pipeline::kIndexTempMarker);
+    {
+        storage::CreateOptions create;
+        if (inPlace) create.condition = storage::WriteCondition::ifAbsent();
+        CKPT_ASSIGN_OR_RETURN(auto w, format::IndexTableWriter::create(indexTemp, create));
+        tensorflow::BundleHeaderProto header;
+        header.set_num_shards(numShards);
+        header.mutable_version()->set_producer(1);
+        std::string bytes;
+        header.SerializeToString(&bytes);
+        Status s = w->add("", bytes);
+        for (auto it = index.entries.begin(); s.isOk() && it != index.entries.end(); ++it) {
+            it->second.SerializeToString(&bytes);
+            s = w->add(it->first, bytes);
+        }
+        if (s.isOk()) s = w->finish();
+        if (!s.isOk()) {
+            w.reset();
+            if (!inPlace) (void)storage::remove(indexTemp);
+            return s;
+        }
+    }
+    // The commit point: create-only, as on an object store (an index
+    // already there wins, and this save fails rather than replace it).
+    if (!inPlace) CKPT_RETURN_IF_ERROR(storage::rename(indexTemp, indexFinal, storage::WriteCondition::ifAbsent()));
+    return storage::syncDirectory(dir);
+}
+
+// docs/format.md, "Merge", with two differences that make a crash safe: the old index at the
+// destination is removed before any data file is renamed over its shards,
+// and the new index is written to a temp name and renamed last, never over
+// another (the commit point: docs/architecture.md, "Storage").
+Status mergeShards(const std::vector<std::string>& inputs, const std::vector<std::string>& inputData, const std::string& prefix) {
+    CKPT_ASSIGN_OR_RETURN(const MergedIndex merged, mergeIndexEntries(inputs, inputData));
+    const std::vector<std::string>& dataFiles = merged.dataFiles;
     const int32_t numShards = static_cast<int32_t>(dataFiles.size());
     const std::string dir = platform::dirName(prefix);
     const std::string indexFinal = indexFileName(prefix);
@@ -107,36 +143,7 @@ Status mergeShards(const std::vector<std::string>& inputs, const std::vector<std
             CKPT_RETURN_IF_ERROR(storage::rename(from, dataFileName(prefix, i, numShards)));
     }
     CKPT_RETURN_IF_ERROR(storage::syncDirectory(dir));
-    // Without rename the index is written at its name, created only if
-    // absent (a store's If-None-Match: *); it appears complete or not at all.
-    const bool inPlace = !storage::capabilitiesFor(indexFinal).rename;
-    const std::string indexTemp = inPlace ? indexFinal : pipeline::tempName(indexFinal, pipeline::kIndexTempMarker);
-    {
-        storage::CreateOptions create;
-        if (inPlace) create.condition = storage::WriteCondition::ifAbsent();
-        CKPT_ASSIGN_OR_RETURN(auto w, format::IndexTableWriter::create(indexTemp, create));
-        tensorflow::BundleHeaderProto header;
-        header.set_num_shards(numShards);
-        header.mutable_version()->set_producer(1);
-        std::string bytes;
-        header.SerializeToString(&bytes);
-        Status s = w->add("", bytes);
-        for (auto it = merged.begin(); s.isOk() && it != merged.end(); ++it) {
-            it->second.proto.SerializeToString(&bytes);
-            s = w->add(it->first, bytes);
-        }
-        if (s.isOk()) s = w->finish();
-        if (!s.isOk()) {
-            w.reset();
-            if (!inPlace) (void)storage::remove(indexTemp);
-            return s;
-        }
-    }
-    // The commit point: create-only, as on an object store (the old index
-    // was removed above; a writer that put one there since wins, and this
-    // save fails rather than replace it).
-    if (!inPlace) CKPT_RETURN_IF_ERROR(storage::rename(indexTemp, indexFinal, storage::WriteCondition::ifAbsent()));
-    return storage::syncDirectory(dir);
+    return writeMergedIndex(prefix, merged);
 }
 
 }  // namespace ckpt::pipeline
