@@ -67,14 +67,15 @@ Result<MergedIndex> mergeIndexEntries(const std::vector<std::string>& inputs, co
                 for (const auto& s : e.slices()) *it->second.add_slices() = s;
                 return okStatus();
             }
-            if (e.slices_size() == 0) {
-                auto r = remap.find(e.shard_id());
-                if (r == remap.end()) {
-                    dataFiles.push_back(inputDataFile(e.shard_id(), inputShards));
-                    r = remap.emplace(e.shard_id(), static_cast<int32_t>(dataFiles.size() - 1)).first;
-                }
-                e.set_shard_id(r->second);
+            // Every new key's shard id is renumbered, a sliced tensor's
+            // full entry too (its id names no bytes, but TensorFlow's merge
+            // sets it, and the index is byte for byte TensorFlow's).
+            auto r = remap.find(e.shard_id());
+            if (r == remap.end()) {
+                dataFiles.push_back(inputDataFile(e.shard_id(), inputShards));
+                r = remap.emplace(e.shard_id(), static_cast<int32_t>(dataFiles.size() - 1)).first;
             }
+            e.set_shard_id(r->second);
             merged.emplace(std::string(key), std::move(e));
             return okStatus();
         }));
