@@ -85,7 +85,8 @@ Result<AreaState> scanArea(const std::string& area, int world) {
 
 // The failure an abort marker reports: its rank and its reason.
 Status abortedBy(const std::string& prefix, const std::string& area, const std::string& marker) {
-    const std::string who = marker == abortName(kMergerRank) ? "the merger" : "rank " + marker.substr(6);
+    const int rank = markerRank(marker, "abort-", kMaxWriters);
+    const std::string who = rank >= 0 ? "rank " + std::to_string(rank) : "the merger";
     auto reason = storage::readSmallFile(platform::joinPath(area, marker), kMaxMarkerBytes);
     return failedPrecondition("the save of " + prefix + " was aborted by " + who + ": " +
                               (reason.ok() ? *reason : "(its reason could not be read: " + reason.status().toString() + ")"));
@@ -180,8 +181,8 @@ Status writeShare(const std::string& area, std::vector<SaveTensor>& tensors, con
     const std::string done = platform::joinPath(area, doneName(rank));
     auto written = storage::writeObject(done, doneText(stats), storage::WriteCondition::ifAbsent());
     if (written.status().code() == StatusCode::AlreadyExists)
-        return {StatusCode::AlreadyExists, "rank " + std::to_string(rank) + " of the save in " + area +
-                                               " finished already (" + done + " exists): two writers were given one rank"};
+        return {StatusCode::AlreadyExists, "rank " + std::to_string(rank) + " of the save in " + area + " finished already (" +
+                                               done + " exists): two writers were given one rank"};
     return written.status();
 }
 
@@ -193,11 +194,10 @@ std::string withoutNewlines(std::string s) {
 }  // namespace
 
 Status checkSaveId(const std::string& saveId) {
-    const bool valid = !saveId.empty() && saveId.size() <= 64 && saveId[0] != '.' &&
-                       std::all_of(saveId.begin(), saveId.end(), [](char c) {
-                           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                                  c == '_' || c == '-';
-                       });
+    const bool valid =
+        !saveId.empty() && saveId.size() <= 64 && saveId[0] != '.' && std::all_of(saveId.begin(), saveId.end(), [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+        });
     if (valid) return okStatus();
     return invalidArgument("invalid save id \"" + saveId.substr(0, 80) +
                            "\": 1 to 64 of A-Z a-z 0-9 . _ -, not starting with '.'");
@@ -260,8 +260,7 @@ Result<PartsCommit> commitCheckpointParts(const std::string& prefix, int world, 
     const std::string what = "the save of " + prefix;
     std::vector<int> missing;
     int lastReported = -1;
-    CKPT_ASSIGN_OR_RETURN(const bool allDone,
-                          pollUntil(start + options.timeout, options.cancel, what, [&]() -> Result<bool> {
+    CKPT_ASSIGN_OR_RETURN(const bool allDone, pollUntil(start + options.timeout, options.cancel, what, [&]() -> Result<bool> {
                               CKPT_ASSIGN_OR_RETURN(const AreaState state, scanArea(area, world));
                               if (!state.aborts.empty()) return abortedBy(prefix, area, state.aborts.front());
                               missing.clear();
@@ -313,7 +312,8 @@ Result<PartsCommit> commitCheckpointParts(const std::string& prefix, int world, 
     if (merged->dataFiles != inputData)
         return fail(dataLoss("the partial indexes in " + area + " do not name one data file per rank in rank order"));
     for (const std::string& data : inputData)
-        if (!storage::isFile(data)) return fail(notFound(data + " is missing: a writer's data file was removed before the commit"));
+        if (!storage::isFile(data))
+            return fail(notFound(data + " is missing: a writer's data file was removed before the commit"));
     commit.tensors = static_cast<int64_t>(merged->entries.size());
     if (Status s = pipeline::writeMergedIndex(prefix, *merged); !s.isOk())
         return s.code() == StatusCode::AlreadyExists ? s : fail(s);

@@ -60,10 +60,10 @@ Result<PartsPlan> planParts(const std::vector<SaveTensor>& tensors, int world) {
     };
     std::vector<Item> items;
     items.reserve(tensors.size());
-    for (size_t i = 0; i < tensors.size(); ++i) items.push_back({tensors[i].byteSize(), tensors[i].key, sliceText(tensors[i]), i});
-    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-        return std::tie(b.bytes, a.key, a.slice) < std::tie(a.bytes, b.key, b.slice);
-    });
+    for (size_t i = 0; i < tensors.size(); ++i)
+        items.push_back({tensors[i].byteSize(), tensors[i].key, sliceText(tensors[i]), i});
+    std::sort(items.begin(), items.end(),
+              [](const Item& a, const Item& b) { return std::tie(b.bytes, a.key, a.slice) < std::tie(a.bytes, b.key, b.slice); });
     for (size_t i = 1; i < items.size(); ++i)
         if (items[i].key == items[i - 1].key && items[i].slice == items[i - 1].slice)
             return invalidArgument("tensor " + quoted(escapeKey(items[i].key)) + " is saved twice");
@@ -90,7 +90,8 @@ Result<PartsPlan> planParts(const std::vector<SaveTensor>& tensors, int world) {
 Status checkSamePlan(const PartsPlan& mine, int myRank, const std::string& stored, const std::string& where) {
     if (stored == mine.text) return okStatus();
     const size_t lines = static_cast<size_t>(std::max(std::count(stored.begin(), stored.end(), '\n'),
-                                                      std::count(mine.text.begin(), mine.text.end(), '\n'))) + 1;
+                                                      std::count(mine.text.begin(), mine.text.end(), '\n'))) +
+                         1;
     size_t line = 0;
     while (line + 1 < lines && lineOf(stored, line) == lineOf(mine.text, line)) ++line;
     return invalidArgument("rank " + std::to_string(myRank) + "'s plan (digest " + mine.digest.substr(0, 16) +

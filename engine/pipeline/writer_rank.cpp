@@ -29,7 +29,8 @@ constexpr Launcher kLaunchers[] = {
 Result<int> parseCount(std::string_view name, const std::string& text) {
     int value = 0;
     const char* end = text.data() + text.size();
-    if (text.empty() || text.size() > 9 || std::from_chars(text.data(), end, value).ptr != end || text[0] == '-' || text[0] == '+')
+    if (text.empty() || text.size() > 9 || std::from_chars(text.data(), end, value).ptr != end || text[0] == '-' ||
+        text[0] == '+')
         return invalidArgument(std::string(name) + "=\"" + text.substr(0, 32) + "\" is not a non-negative whole number");
     return value;
 }
@@ -40,7 +41,30 @@ std::string describe(const Launcher& l, const WriterRank& w) {
     return s;
 }
 
+std::optional<std::string> variable(const EnvironmentLookup& lookup, const char* name) {
+    if (lookup) return lookup(name);
+    const char* v = std::getenv(name);  // NOLINT(concurrency-mt-unsafe): read at start-up, before any thread
+    return v ? std::optional<std::string>(v) : std::nullopt;
+}
+
 }  // namespace
+
+std::optional<std::string> launchIdFromEnvironment(const EnvironmentLookup& lookup) {
+    std::optional<std::string> id = variable(lookup, "TORCHELASTIC_RUN_ID");
+    if (!id) id = variable(lookup, "OMPI_MCA_ess_base_jobid");
+    if (!id) {
+        id = variable(lookup, "SLURM_JOB_ID");
+        const auto step = variable(lookup, "SLURM_STEP_ID");
+        if (id && step) *id += "." + *step;
+    }
+    if (!id || id->empty()) return std::nullopt;
+    std::string out = id->substr(0, 48);
+    for (char& c : out)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+            c = '_';
+    if (out[0] == '.') out[0] = '_';
+    return out;
+}
 
 Status checkWriterRank(const WriterRank& writer) {
     if (writer.world < 1 || writer.world > kMaxWriters)
@@ -53,18 +77,14 @@ Status checkWriterRank(const WriterRank& writer) {
 }
 
 Result<WriterRank> writerRankFromEnvironment(std::optional<int> world, const EnvironmentLookup& lookup) {
-    const auto get = [&](const char* name) -> std::optional<std::string> {
-        if (lookup) return lookup(name);
-        const char* v = std::getenv(name);  // NOLINT(concurrency-mt-unsafe): read once at start-up
-        return v ? std::optional<std::string>(v) : std::nullopt;
-    };
+    const auto get = [&](const char* name) { return variable(lookup, name); };
     for (const Launcher& l : kLaunchers) {
         const auto rankText = get(l.rankVariable);
         const auto worldText = l.worldVariable ? get(l.worldVariable) : std::nullopt;
         if (!rankText && !worldText) continue;
         if (!rankText || (l.worldVariable && !worldText))
-            return invalidArgument(std::string(l.name) + "'s " + (rankText ? l.rankVariable : l.worldVariable) + " is set but not " +
-                                   (rankText ? l.worldVariable : l.rankVariable));
+            return invalidArgument(std::string(l.name) + "'s " + (rankText ? l.rankVariable : l.worldVariable) +
+                                   " is set but not " + (rankText ? l.worldVariable : l.rankVariable));
         WriterRank w;
         w.source = l.name;
         CKPT_ASSIGN_OR_RETURN(w.rank, parseCount(l.rankVariable, *rankText));
@@ -73,7 +93,8 @@ Result<WriterRank> writerRankFromEnvironment(std::optional<int> world, const Env
         } else if (world) {
             w.world = *world;
         } else {
-            return invalidArgument(std::string(l.rankVariable) + " gives a rank but no world: pass the world (--world N: the Job's completions)");
+            return invalidArgument(std::string(l.rankVariable) +
+                                   " gives a rank but no world: pass the world (--world N: the Job's completions)");
         }
         if (world && w.world != *world)
             return invalidArgument("the world given (" + std::to_string(*world) + ") differs from " + l.name + "'s (" +

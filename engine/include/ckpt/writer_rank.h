@@ -43,4 +43,10 @@ using EnvironmentLookup = std::function<std::optional<std::string>(std::string_v
 // JOB_COMPLETION_INDEX alone. NotFound when no launcher variable is set.
 Result<WriterRank> writerRankFromEnvironment(std::optional<int> world, const EnvironmentLookup& lookup = {});
 
+// An id of this launch that every rank sees alike, from the same
+// launchers: torchrun's TORCHELASTIC_RUN_ID, Open MPI's
+// OMPI_MCA_ess_base_jobid, SLURM_JOB_ID (with ".SLURM_STEP_ID"). Characters
+// outside A-Z a-z 0-9 . _ - become '_', cut to 48. nullopt when none is set.
+std::optional<std::string> launchIdFromEnvironment(const EnvironmentLookup& lookup = {});
+
 }  // namespace ckpt
