@@ -79,10 +79,10 @@ void spawnRanks(CommandContext& ctx, const WorldFlags& flags, const std::string&
     }
     nlohmann::json ranks = nlohmann::json::array();
     for (const RankExit& e : exits)
-        ranks.push_back({{"rank", e.rank},
-                         {"exit_code", e.exitCode},
-                         {"result", nlohmann::json::parse(e.output, nullptr, false, true)}});
-    nlohmann::json out = {{"ok", failure.empty()}, {"directory", directory}, {"world", flags.world}, {"run_id", runId}, {"ranks", ranks}};
+        ranks.push_back(
+            {{"rank", e.rank}, {"exit_code", e.exitCode}, {"result", nlohmann::json::parse(e.output, nullptr, false, true)}});
+    nlohmann::json out = {
+        {"ok", failure.empty()}, {"directory", directory}, {"world", flags.world}, {"run_id", runId}, {"ranks", ranks}};
     if (!failure.empty()) {
         std::string message = failure;
         const auto& first = ranks[0]["result"];
@@ -202,7 +202,8 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
             opts->runId = world->runId.empty() ? launchIdFromEnvironment().value_or("") : world->runId;
             if (opts->runId.empty()) {
                 ctx.exitCode = reportError(
-                    invalidArgument("--rank needs --run-id ID, the same for every rank of this launch (no launcher's job id found)"),
+                    invalidArgument(
+                        "--rank needs --run-id ID, the same for every rank of this launch (no launcher's job id found)"),
                     *json);
                 return;
             }
@@ -212,16 +213,16 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
         if (*freezeFrom > 0) opts->freezeFirstLayerFrom = *freezeFrom;
         const int64_t frozenFrom = opts->freezeFirstLayerFrom.value_or(opts->steps / 2 + 1);
         // A writer of several saves its part of each checkpoint; rank 0 also commits it.
-        const std::string saved = !opts->writer ? "saved "
-                                  : opts->writer->rank == 0
-                                      ? "saved part 0 of " + std::to_string(opts->writer->world) + " and committed "
-                                      : "saved part " + std::to_string(opts->writer->rank) + " of " +
-                                            std::to_string(opts->writer->world) + " of ";
+        const std::string saved =
+            !opts->writer ? "saved "
+            : opts->writer->rank == 0
+                ? "saved part 0 of " + std::to_string(opts->writer->world) + " and committed "
+                : "saved part " + std::to_string(opts->writer->rank) + " of " + std::to_string(opts->writer->world) + " of ";
         auto run = runDemoTraining(*opts, [json, saved](const DemoProgress& p) {
             if (*json) return;
-            std::cout << "step " << std::setw(5) << p.step << "  loss " << std::fixed << std::setprecision(5) << p.loss
-                      << "  " << (p.savedPath ? saved : "saved ") << p.savedPath.value_or("-") << "  (" << p.saveReason << "; blocked " << std::setprecision(1)
-                      << p.saveBlockingSeconds * 1000.0 << " ms)\n";
+            std::cout << "step " << std::setw(5) << p.step << "  loss " << std::fixed << std::setprecision(5) << p.loss << "  "
+                      << (p.savedPath ? saved : "saved ") << p.savedPath.value_or("-") << "  (" << p.saveReason << "; blocked "
+                      << std::setprecision(1) << p.saveBlockingSeconds * 1000.0 << " ms)\n";
         });
         if (!run) {
             ctx.exitCode = reportError(run.status(), *json);
@@ -236,13 +237,13 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
                                  {"reason", p.saveReason},
                                  {"blocking_ms", p.saveBlockingSeconds * 1000.0}});
             nlohmann::json out = {{"directory", opts->directory},
-                       {"steps", opts->steps},
-                       {"first_loss", run->firstLoss},
-                       {"freeze_from", frozenFrom <= opts->steps ? nlohmann::json(frozenFrom) : nlohmann::json()},
-                       {"final_loss", run->finalLoss},
-                       {"steps_run", run->stepsRun},
-                       {"preempted", run->preempted},
-                       {"saves", saves}};
+                                  {"steps", opts->steps},
+                                  {"first_loss", run->firstLoss},
+                                  {"freeze_from", frozenFrom <= opts->steps ? nlohmann::json(frozenFrom) : nlohmann::json()},
+                                  {"final_loss", run->finalLoss},
+                                  {"steps_run", run->stepsRun},
+                                  {"preempted", run->preempted},
+                                  {"saves", saves}};
             if (opts->writer) {
                 out["rank"] = opts->writer->rank;
                 out["world"] = opts->writer->world;

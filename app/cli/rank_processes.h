@@ -14,7 +14,7 @@ namespace ckpt::cli {
 
 struct RankExit {
     int rank = 0;
-    int exitCode = 0;  // 128 + the signal when one ended it
+    int exitCode = 0;    // 128 + the signal when one ended it
     std::string output;  // its stdout, when collected
 };
 

@@ -97,8 +97,8 @@ private slots:
         if (python.isEmpty()) CKPT_MISSING_PYTHON("CKPT_PYTHON is not set: no Python with TensorFlow to check interop against");
         QProcess p;
         p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        p.start(QString::fromLocal8Bit(python), {testing::sourceDir() + QStringLiteral("/tests/interop/tf_restore_check.py"),
-                                                 dir + "/ckpt-1", dir + "/ckpt-2"});
+        p.start(QString::fromLocal8Bit(python),
+                {testing::sourceDir() + QStringLiteral("/tests/interop/tf_restore_check.py"), dir + "/ckpt-1", dir + "/ckpt-2"});
         QVERIFY(p.waitForFinished(240000));
         const QList<QByteArray> lines = p.readAllStandardOutput().trimmed().split('\n');
         QCOMPARE(lines.size(), 2);
@@ -125,9 +125,10 @@ private slots:
     // Ranks started one by one (a launcher's job): flags and launcher variables.
     void ranksStartedByALauncher() {
         const QString dir = path(QStringLiteral("launched"));
-        const QStringList common = {QStringLiteral("demo-train"), dir, QStringLiteral("--world"), QStringLiteral("3"),
-                                    QStringLiteral("--steps"), QStringLiteral("20"), QStringLiteral("--save-every"),
-                                    QStringLiteral("20")};
+        const QStringList common = {QStringLiteral("demo-train"),   dir,
+                                    QStringLiteral("--world"),      QStringLiteral("3"),
+                                    QStringLiteral("--steps"),      QStringLiteral("20"),
+                                    QStringLiteral("--save-every"), QStringLiteral("20")};
         // torchrun's variables for ranks 0 and 1, a flag for rank 2.
         auto r0 = startRank(common, {{"RANK", "0"}, {"WORLD_SIZE", "3"}, {"TORCHELASTIC_RUN_ID", "job7"}});
         auto r1 = startRank(common, {{"RANK", "1"}, {"WORLD_SIZE", "3"}, {"TORCHELASTIC_RUN_ID", "job7"}});
@@ -140,9 +141,9 @@ private slots:
         QVERIFY(QFile::exists(dir + "/ckpt-1.index"));
         QVERIFY(QFile::exists(dir + "/ckpt-1.data-00002-of-00003"));
         // Variables that contradict the flag, or themselves, are refused before anything is written.
-        auto bad = startRank({QStringLiteral("demo-train"), path(QStringLiteral("bad")), QStringLiteral("--world"),
-                              QStringLiteral("2")},
-                             {{"RANK", "3"}, {"WORLD_SIZE", "4"}});
+        auto bad =
+            startRank({QStringLiteral("demo-train"), path(QStringLiteral("bad")), QStringLiteral("--world"), QStringLiteral("2")},
+                      {{"RANK", "3"}, {"WORLD_SIZE", "4"}});
         QVERIFY(bad->waitForFinished(60000));
         QCOMPARE(bad->exitCode(), 2);
         QVERIFY2(bad->readAllStandardError().contains("differs from torchrun's (RANK=3, WORLD_SIZE=4)"), "no reason");
@@ -157,9 +158,11 @@ private slots:
     // it, nothing is committed, and a rerun (a new run id) commits.
     void absentRankFailsTheCommitNamingIt() {
         const QString dir = path(QStringLiteral("absent"));
-        const QStringList common = {QStringLiteral("demo-train"), dir, QStringLiteral("--world"), QStringLiteral("3"),
-                                    QStringLiteral("--steps"), QStringLiteral("20"), QStringLiteral("--save-every"),
-                                    QStringLiteral("20"), QStringLiteral("--commit-timeout"), QStringLiteral("2")};
+        const QStringList common = {QStringLiteral("demo-train"),       dir,
+                                    QStringLiteral("--world"),          QStringLiteral("3"),
+                                    QStringLiteral("--steps"),          QStringLiteral("20"),
+                                    QStringLiteral("--save-every"),     QStringLiteral("20"),
+                                    QStringLiteral("--commit-timeout"), QStringLiteral("2")};
         QElapsedTimer timer;
         timer.start();
         auto r0 = startRank(common + QStringList{QStringLiteral("--rank"), QStringLiteral("0"), QStringLiteral("--run-id"),
@@ -202,7 +205,8 @@ private slots:
             QVERIFY2(QByteArray::fromStdString(*bytes) == fileBytes(dir + "/" + name), qPrintable(name));
         }
         const auto list = testing::runCkpt({QStringLiteral("list"), remote});
-        QVERIFY2(list.exitCode == 0 && list.out.contains("ckpt-2  step 40") && list.out.contains("4 shard(s)"), list.out.constData());
+        QVERIFY2(list.exitCode == 0 && list.out.contains("ckpt-2  step 40") && list.out.contains("4 shard(s)"),
+                 list.out.constData());
         QCOMPARE(testing::runCkpt({QStringLiteral("verify"), remote}).exitCode, 0);
         // No object of a parts area is left in the bucket (SeaweedFS may
         // still list the emptied prefix as a folder: docs/remote.md).
