@@ -17,7 +17,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ckpt/object_store.h"
 #include "s3_test_server.h"
 #include "storage/dispatch.h"
 #include "test_support.h"
@@ -61,11 +60,9 @@ private slots:
     void initTestCase() {
         QVERIFY(m_tmp.isValid());
         QString why;
-        auto server = testing::s3TestServer(&why);
-        QVERIFY2(server.has_value(), qPrintable(why));
-        testing::setStoreEnvironment(server->variables());
-        QVERIFY(configureObjectStores({}).isOk());
-        m_s3Root = "s3://" + server->bucket + "/" + testing::uniquePrefix("tst_cli_demo_train_world");
+        const auto root = testing::s3RootThroughDispatch("tst_cli_demo_train_world", &why);
+        QVERIFY2(root.has_value(), qPrintable(why));
+        m_s3Root = *root;
     }
 
     // ckpt starts the 4 ranks itself; TensorFlow restores what they saved.

@@ -22,7 +22,6 @@
 #include "ckpt/bundle_reader.h"
 #include "ckpt/checkpoint_state.h"
 #include "ckpt/distributed_save.h"
-#include "ckpt/object_store.h"
 #include "pipeline/parts_plan.h"
 #include "s3_test_server.h"
 #include "storage/dispatch.h"
@@ -199,11 +198,9 @@ private slots:
     void initTestCase() {
         QVERIFY(m_tmp.isValid());
         QString why;
-        auto server = testing::s3TestServer(&why);
-        QVERIFY2(server.has_value(), qPrintable(why));
-        testing::setStoreEnvironment(server->variables());
-        QVERIFY(configureObjectStores({}).isOk());
-        m_s3Root = "s3://" + server->bucket + "/" + testing::uniquePrefix("tst_distributed_save");
+        const auto root = testing::s3RootThroughDispatch("tst_distributed_save", &why);
+        QVERIFY2(root.has_value(), qPrintable(why));
+        m_s3Root = *root;
     }
 
     // Every rank computes the same plan from the same tensors in any order;
