@@ -15,6 +15,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <signal.h>
+
 #include <nlohmann/json.hpp>
 
 #include "s3_test_server.h"
@@ -182,6 +184,53 @@ private slots:
                                              QStringLiteral("20")});
         QVERIFY2(rerun.exitCode == 0, rerun.err.constData());
         QCOMPARE(testing::runCkpt({QStringLiteral("verify"), dir}).exitCode, 0);
+    }
+
+    // Rank 2 is killed (SIGKILL) after the first checkpoint: rank 0's next
+    // commit fails naming it within --commit-timeout, every checkpoint
+    // before stays committed and whole, none after it has an index.
+    void killedRankFailsTheNextCommit() {
+        const QString dir = path(QStringLiteral("killed"));
+        QStringList common = {QStringLiteral("demo-train"),
+                              dir,
+                              QStringLiteral("--world"),
+                              QStringLiteral("3"),
+                              QStringLiteral("--steps"),
+                              QStringLiteral("200000"),
+                              QStringLiteral("--save-every"),
+                              QStringLiteral("400"),
+                              QStringLiteral("--commit-timeout"),
+                              QStringLiteral("3"),
+                              QStringLiteral("--run-id"),
+                              QStringLiteral("k1"),
+                              QStringLiteral("--rank")};
+        std::vector<std::unique_ptr<QProcess>> ranks;
+        for (int r = 0; r < 3; ++r) ranks.push_back(startRank(common + QStringList{QString::number(r)}));
+        QElapsedTimer timer;
+        timer.start();
+        while (!QFile::exists(dir + "/ckpt-1.index") && timer.elapsed() < 60000) QTest::qWait(20);
+        QVERIFY(QFile::exists(dir + "/ckpt-1.index"));
+        ::kill(static_cast<pid_t>(ranks[2]->processId()), SIGKILL);
+        timer.restart();
+        QVERIFY(ranks[0]->waitForFinished(60000));
+        QCOMPARE(ranks[0]->exitCode(), 1);
+        const QByteArray err = ranks[0]->readAllStandardError();
+        QVERIFY2(err.contains("no done marker from rank 2 "), err.constData());
+        QVERIFY2(timer.elapsed() < 15000, std::to_string(timer.elapsed()).c_str());
+        ranks[1]->kill();
+        for (auto& p : ranks) p->waitForFinished(60000);
+        // Whatever committed is whole; the state file names only those.
+        const auto verify = testing::runCkpt({QStringLiteral("verify"), dir});
+        QVERIFY2(verify.exitCode == 0, verify.out.constData());
+        const QStringList indexes = QDir(dir).entryList({QStringLiteral("*.index")}, QDir::Files);
+        QVERIFY(!indexes.isEmpty());
+        for (const QString& index : indexes) {
+            const auto one = testing::runCkpt({QStringLiteral("verify"), dir + "/" + index});
+            QVERIFY2(one.exitCode == 0, one.out.constData());
+        }
+        const auto list = testing::runCkpt({QStringLiteral("list"), dir});
+        QCOMPARE(list.exitCode, 0);
+        QCOMPARE(list.out.count("3 shard(s)"), indexes.size());
     }
 
     // On the bucket: the same bytes as in a directory, read back by list and verify.
