@@ -162,8 +162,9 @@ int main(int argc, char** argv) {
         (void)storage::createDirectories(dest);
         std::vector<std::vector<std::string>> ranks;
         for (int i = 0; i < world; ++i) {
-            std::vector<std::string> a = {self, dest + "/parts", "--role", "rank", "--rank", std::to_string(i), "--world",
-                                          std::to_string(world), "--save-id", "r" + std::to_string(r)};
+            std::vector<std::string> a = {self,        dest + "/parts",        "--role",  "rank",
+                                          "--rank",    std::to_string(i),      "--world", std::to_string(world),
+                                          "--save-id", "r" + std::to_string(r)};
             a.insert(a.end(), std::begin(common), std::end(common));
             ranks.push_back(std::move(a));
         }
