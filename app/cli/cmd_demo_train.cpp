@@ -78,16 +78,23 @@ void spawnRanks(CommandContext& ctx, const WorldFlags& flags, const std::string&
         return;
     }
     nlohmann::json ranks = nlohmann::json::array();
-    for (const RankExit& e : exits)
-        ranks.push_back(
-            {{"rank", e.rank}, {"exit_code", e.exitCode}, {"result", nlohmann::json::parse(e.output, nullptr, false, true)}});
+    for (const RankExit& e : exits) {
+        // A rank stopped before it printed anything has no result (null).
+        nlohmann::json result = nlohmann::json::parse(e.output, nullptr, false, true);
+        if (result.is_discarded()) result = nullptr;
+        ranks.push_back({{"rank", e.rank}, {"exit_code", e.exitCode}, {"result", result}});
+    }
     nlohmann::json out = {
         {"ok", failure.empty()}, {"directory", directory}, {"world", flags.world}, {"run_id", runId}, {"ranks", ranks}};
     if (!failure.empty()) {
-        std::string message = failure;
+        // Rank 0's own error, when it reported one, says what became of the save.
+        std::string message = failure, code = "FailedPrecondition";
         const auto& first = ranks[0]["result"];
-        if (first.is_object() && first.contains("error")) message += ": " + first["error"].value("message", "");
-        out["error"] = {{"code", "FailedPrecondition"}, {"message", message}};
+        if (first.is_object() && first.contains("error") && first["error"].is_object()) {
+            message += ": " + first["error"].value("message", "");
+            code = first["error"].value("code", code);
+        }
+        out["error"] = {{"code", code}, {"message", message}};
     }
     printJson(out);
 }

@@ -91,6 +91,16 @@ private slots:
         QVERIFY2(verify.exitCode == 0, verify.out.constData());
         const auto latest = testing::runCkpt({QStringLiteral("latest"), dir});
         QVERIFY(latest.out.trimmed().endsWith("ckpt-2"));
+        // The same run again: refused, what is there untouched.
+        const QByteArray data = fileBytes(dir + "/ckpt-1.data-00002-of-00004");
+        const auto again = testing::runCkpt({QStringLiteral("demo-train"), dir, QStringLiteral("--world"), QStringLiteral("4"),
+                                             QStringLiteral("--steps"), QStringLiteral("40"), QStringLiteral("--save-every"),
+                                             QStringLiteral("20"), QStringLiteral("--json")});
+        QCOMPARE(again.exitCode, 1);
+        const json refused = json::parse(again.out.toStdString());
+        QCOMPARE(refused["ok"].get<bool>(), false);
+        QCOMPARE(refused["error"]["code"].get<std::string>(), std::string("AlreadyExists"));
+        QCOMPARE(fileBytes(dir + "/ckpt-1.data-00002-of-00004"), data);
 
         const QByteArray python = qgetenv("CKPT_PYTHON");
         if (python.isEmpty()) CKPT_MISSING_PYTHON("CKPT_PYTHON is not set: no Python with TensorFlow to check interop against");
