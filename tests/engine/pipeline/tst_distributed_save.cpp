@@ -15,7 +15,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cerrno>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "ckpt/bundle_naming.h"
@@ -23,6 +25,7 @@
 #include "ckpt/checkpoint_state.h"
 #include "ckpt/distributed_save.h"
 #include "pipeline/parts_plan.h"
+#include "fault_storage.h"
 #include "s3_test_server.h"
 #include "storage/dispatch.h"
 #include "test_support.h"
@@ -454,6 +457,82 @@ private slots:
         token.cancel();
         merger.join();
         QCOMPARE(merged.code(), StatusCode::Cancelled);
+    }
+
+    // EIO at, or a power loss right after, every write-side operation of a
+    // save by two writers (rank 0, rank 1, then the merge, one thread): a
+    // checkpoint is whole or has no index, the state file names nothing
+    // uncommitted, and a rerun under a new save id commits (or finds the
+    // checkpoint committed).
+    void faultAtEveryOperation() {
+        const auto save = [](const std::string& prefix, const std::string& id) {
+            PartSaveOptions o;
+            o.saveId = id;
+            Status s = writeCheckpointPart(prefix, WriterRank{0, 2, {}}, sampleTensors(), o).status();
+            if (s.isOk()) s = writeCheckpointPart(prefix, WriterRank{1, 2, {}}, sampleTensors(), o).status();
+            PartsCommitOptions c;
+            c.saveId = id;
+            c.timeout = std::chrono::milliseconds(200);
+            if (s.isOk()) s = commitCheckpointParts(prefix, 2, c).status();
+            return s;
+        };
+        const std::string base = local("faults");
+        std::filesystem::create_directories(base + "/clean");
+        std::vector<testing::FileOpRecord> ops;
+        {
+            testing::FaultStorage clean(base + "/clean");
+            testing::ScopedStorage scoped(clean);
+            QVERIFY(save(base + "/clean/ckpt-1", "s").isOk());
+            ops = clean.operations();
+        }
+        QVERIFY(ops.size() > 20);
+        const std::map<std::string, Tensor> expected = readAllValues(base + "/clean/ckpt-1");
+        QCOMPARE(expected.size(), size_t(9));
+        int cases = 0;
+        for (int kind = 0; kind < 3; ++kind) {
+            for (size_t i = 0; i < ops.size(); ++i) {
+                const std::string dir = base + "/" + std::to_string(kind) + "-" + std::to_string(i);
+                std::filesystem::create_directories(dir);
+                const std::string prefix = dir + "/ckpt-1";
+                const QByteArray where = QByteArray("fault ") + QByteArray::number(kind) + " at op " +
+                                         QByteArray::number(qulonglong(i + 1)) + " (" +
+                                         testing::fileOpKindName(ops[i].kind).data() + " " + ops[i].path.c_str() + "): ";
+                Status saved;
+                {
+                    testing::FaultStorage faults(dir);
+                    testing::FileFault f;
+                    f.at = static_cast<int64_t>(i + 1);
+                    if (kind == 0) f.error = EIO;
+                    else f.powerLoss = true;
+                    faults.arm(f);
+                    testing::ScopedStorage scoped(faults);
+                    saved = save(prefix, "s");
+                    if (kind > 0) {
+                        const std::string restored = faults.restoreDurableImage(kind == 1 ? testing::CrashImage::UndoEntries
+                                                                                          : testing::CrashImage::KeepEntries);
+                        QVERIFY2(restored.empty(), where + restored.c_str());
+                    }
+                }
+                const bool committed = QFileInfo::exists(QString::fromStdString(indexFileName(prefix)));
+                if (kind == 0 && saved.isOk()) QVERIFY2(committed, where + "reported saved, no index");
+                if (committed) {
+                    const auto values = readAllValues(prefix);
+                    QVERIFY2(values.size() == expected.size(), where + "an index without all its data");
+                    for (const auto& [key, v] : expected) QVERIFY2(sameTensor(values.at(key), v), where + key.c_str());
+                }
+                if (auto state = readCheckpointState(dir); state.ok() && state->has_value())
+                    QVERIFY2(stateEntriesWithoutIndex(dir, **state).empty(),
+                             where + "the state file names an uncommitted checkpoint");
+                // A rerun under a new id.
+                const Status rerun = save(prefix, "again");
+                QVERIFY2(committed ? rerun.code() == StatusCode::AlreadyExists : rerun.isOk(), where + rerun.toString().c_str());
+                QCOMPARE(readAllValues(prefix).size(), expected.size());
+                std::filesystem::remove_all(dir);
+                ++cases;
+            }
+        }
+        qInfo("%zu write-side operations in a save by 2 writers; %d fault cases (EIO, power loss undoing or keeping entries)",
+              ops.size(), cases);
     }
 
     void hostileArguments() {
