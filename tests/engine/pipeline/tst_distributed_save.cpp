@@ -486,6 +486,13 @@ private slots:
             ops = clean.operations();
         }
         QVERIFY(ops.size() > 20);
+        // The commit: the directory fsync after ckpt-1.index is renamed into place.
+        size_t commitOp = 0;
+        for (size_t i = 0; i < ops.size() && !commitOp; ++i)
+            if (ops[i].kind == testing::FileOpKind::Rename && ops[i].path.ends_with("/ckpt-1.index"))
+                for (size_t j = i + 1; j < ops.size() && !commitOp; ++j)
+                    if (ops[j].kind == testing::FileOpKind::SyncDir) commitOp = j + 1;
+        QVERIFY2(commitOp > 0, "no directory fsync after the index is renamed into place");
         const std::map<std::string, Tensor> expected = readAllValues(base + "/clean/ckpt-1");
         QCOMPARE(expected.size(), size_t(9));
         int cases = 0;
@@ -515,6 +522,8 @@ private slots:
                 }
                 const bool committed = QFileInfo::exists(QString::fromStdString(indexFileName(prefix)));
                 if (kind == 0 && saved.isOk()) QVERIFY2(committed, where + "reported saved, no index");
+                // What the commit made durable survives a power loss.
+                if (kind > 0 && i + 1 >= commitOp) QVERIFY2(committed, where + "the committed index was lost");
                 if (committed) {
                     const auto values = readAllValues(prefix);
                     QVERIFY2(values.size() == expected.size(), where + "an index without all its data");
