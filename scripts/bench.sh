@@ -23,6 +23,9 @@
 #     remote  (bench_remote: listing, one tensor, verify vs curl, diff and
 #              faults on s3:// against the loopback SeaweedFS it starts;
 #              --gib N --tensors N --repeat N)
+#     writers (bench_writers: 4 writer processes x 256 MiB vs one writer
+#              saving 1 GiB, in a directory and on the loopback SeaweedFS it
+#              starts; --mib N --world N --repeat N)
 #     surgery (bench_surgery: averaging K=5 checkpoints of 1 GiB vs cat of
 #              the inputs; --k N --mib N --tensors N --repeat N --method mean|ema)
 #     scale   (bench_scale: per-tensor cost of list, verify, diff, history and
@@ -77,6 +80,14 @@ run() {
       build/bench/bench_remote --state build/s3-bench --dir "$scratch/ckpt-bench-remote" "$@" || status=$?
       bash scripts/s3-server.sh stop build/s3-bench >/dev/null
       return $status ;;
+    writers)
+      cmake --build build --target bench_writers >/dev/null
+      bash scripts/s3-server.sh start build/s3-bench >/dev/null
+      status=0
+      build/bench/bench_writers "$scratch/ckpt-bench-writers" "$@" || status=$?
+      (set -a; . build/s3-bench/env; set +a; build/bench/bench_writers s3://ckpt-test/bench-writers "$@") || status=$?
+      bash scripts/s3-server.sh stop build/s3-bench >/dev/null
+      return $status ;;
     export)
       cmake --build build --target bench_export >/dev/null
       build/bench/bench_export "$scratch" "$@" ;;
@@ -96,11 +107,11 @@ run() {
       cmake --build build --target bench_save bench_reader bench_restore ckpt >/dev/null
       base="${1:?usage: scripts/bench.sh ab BASELINE [--rounds N] [--mib N]}"; shift
       python3 bench/bench_ab.py "$base" build "$scratch/ckpt-bench-ab" "$@" ;;
-    *) echo "bench.sh: unknown benchmark '$name' (limits, reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, remote, scale, ab BASELINE, all)" >&2; exit 2 ;;
+    *) echo "bench.sh: unknown benchmark '$name' (limits, reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, remote, writers, scale, ab BASELINE, all)" >&2; exit 2 ;;
   esac
 }
 if [ "$which" = all ]; then
-  for b in limits reader save preview restore compare retention schedule catalog surgery export remote scale; do echo "== $b"; run "$b"; done
+  for b in limits reader save preview restore compare retention schedule catalog surgery export remote writers scale; do echo "== $b"; run "$b"; done
 else
   run "$which" "$@"
 fi

@@ -2,19 +2,118 @@
 // TensorFlow can restore (the README's first command). The second half of
 // the run fine-tunes layer 1 only, so its checkpoints are worth diffing.
 // With --schedule NAME the saves are recorded in the schedule store as a
-// program schedule's runs.
+// program schedule's runs. With --world N each checkpoint is saved by N
+// writers (ckpt/distributed_save.h): this process is rank --rank (or the
+// launcher's), or, with neither, it starts the N ranks as child processes.
+
+#include <unistd.h>
 
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <random>
 #include <system_error>
 
 #include "ckpt/demo_trainer.h"
 #include "ckpt/schedule_store.h"
 #include "ckpt/scheduled_checkpointer.h"
+#include "ckpt/writer_rank.h"
 #include "output.h"
+#include "rank_processes.h"
 
 namespace ckpt::cli {
+namespace {
+
+struct WorldFlags {
+    int world = 0;  // 0: one process saves (no --world)
+    int rank = -1;  // -1: not given
+    std::string runId;
+    double commitTimeout = 120;
+};
+
+std::string randomRunId() {
+    std::random_device device;
+    char id[32];
+    std::snprintf(id, sizeof id, "%08x-%d", device(), static_cast<int>(::getpid()));
+    return id;
+}
+
+// --world N without a rank or a launcher: this program once per rank, each
+// told its rank and the run id. One JSON document for all with --json.
+void spawnRanks(CommandContext& ctx, const WorldFlags& flags, const std::string& directory, bool json) {
+    const std::string runId = flags.runId.empty() ? randomRunId() : flags.runId;
+    std::vector<std::vector<std::string>> args;
+    for (int r = 0; r < flags.world; ++r) {
+        std::vector<std::string> a = ctx.arguments;
+        a.insert(a.end(), {"--rank", std::to_string(r)});
+        if (flags.runId.empty()) a.insert(a.end(), {"--run-id", runId});
+        args.push_back(std::move(a));
+    }
+    std::error_code ec;
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    if (ec) {
+        ctx.exitCode = reportError(internalError("cannot find this program to start its ranks: " + ec.message()), json);
+        return;
+    }
+    if (!json) std::cout << "starting " << flags.world << " ranks (run id " << runId << ")\n" << std::flush;
+    const auto grace = std::chrono::milliseconds(static_cast<int64_t>(flags.commitTimeout * 1000)) + std::chrono::seconds(10);
+    const std::vector<RankExit> exits = runRankProcesses(self, args, json, grace);
+    if (exits.empty()) {
+        ctx.exitCode = reportError(internalError("the ranks could not be started"), json);
+        return;
+    }
+    std::string failure;
+    for (const RankExit& e : exits) {
+        if (e.exitCode == 0 || !failure.empty()) continue;
+        failure = "rank " + std::to_string(e.rank) +
+                  (e.exitCode > 128 ? " was ended by signal " + std::to_string(e.exitCode - 128)
+                                    : " exited with status " + std::to_string(e.exitCode));
+    }
+    // Rank 0's failure is the one that says what went wrong with the save.
+    if (exits[0].exitCode != 0) failure = "rank 0 exited with status " + std::to_string(exits[0].exitCode);
+    if (!failure.empty()) ctx.exitCode = kExitCheckpointProblem;
+    if (!json) {
+        if (!failure.empty()) std::cerr << "ckpt: " << failure << "\n";
+        else std::cout << "all " << flags.world << " ranks done; rank 0 committed every checkpoint in " << directory << "\n";
+        return;
+    }
+    nlohmann::json ranks = nlohmann::json::array();
+    for (const RankExit& e : exits) {
+        // A rank stopped before it printed anything has no result (null).
+        nlohmann::json result = nlohmann::json::parse(e.output, nullptr, false, true);
+        if (result.is_discarded()) result = nullptr;
+        ranks.push_back({{"rank", e.rank}, {"exit_code", e.exitCode}, {"result", result}});
+    }
+    nlohmann::json out = {
+        {"ok", failure.empty()}, {"directory", directory}, {"world", flags.world}, {"run_id", runId}, {"ranks", ranks}};
+    if (!failure.empty()) {
+        // Rank 0's own error, when it reported one, says what became of the save.
+        std::string message = failure, code = "FailedPrecondition";
+        const auto& first = ranks[0]["result"];
+        if (first.is_object() && first.contains("error") && first["error"].is_object()) {
+            message += ": " + first["error"].value("message", "");
+            code = first["error"].value("code", code);
+        }
+        out["error"] = {{"code", code}, {"message", message}};
+    }
+    printJson(out);
+}
+
+// The writer this process is, from the flags or the launcher; nullopt with
+// ctx.exitCode unset when the ranks are to be started here.
+Result<std::optional<WriterRank>> writerOf(const WorldFlags& flags) {
+    if (flags.rank >= 0) {
+        WriterRank w{flags.rank, flags.world, {}};
+        CKPT_RETURN_IF_ERROR(checkWriterRank(w));
+        return std::optional<WriterRank>(w);
+    }
+    auto fromLauncher = writerRankFromEnvironment(flags.world);
+    if (fromLauncher.ok()) return std::optional<WriterRank>(*fromLauncher);
+    if (fromLauncher.status().code() == StatusCode::NotFound) return std::optional<WriterRank>();
+    return fromLauncher.status().withContext("--world without --rank reads the launcher's variables; pass --rank to override");
+}
+
+}  // namespace
 
 void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
     auto* cmd = app.add_subcommand("demo-train", "Train a small MLP regression with Adam and save checkpoints into DIR");
@@ -47,8 +146,26 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
                     "Record this run's saves in the schedule store as the program schedule NAME "
                     "(ckpt schedule show NAME, the explorer's Schedules tab)");
     cmd->add_option("--store", *store, "Schedule store for --schedule (default $XDG_DATA_HOME/ckpt-explorer/catalog.db)");
+    auto world = std::make_shared<WorldFlags>();
+    auto* worldOpt = cmd->add_option("--world", world->world,
+                                     "Save each checkpoint by N writer processes (docs/semantics.md, \"Saves by N writers\"); "
+                                     "without --rank or a launcher's variables, start the N ranks here")
+                         ->check(CLI::Range(1, kMaxWriters));
+    cmd->add_option("--rank", world->rank,
+                    "This process's rank of --world (default: the launcher's: RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID, "
+                    "JOB_COMPLETION_INDEX)")
+        ->check(CLI::NonNegativeNumber)
+        ->needs(worldOpt);
+    cmd->add_option("--run-id", world->runId,
+                    "Id of this launch, the same for every rank (default: the launcher's job id; a new one when the ranks "
+                    "are started here)")
+        ->needs(worldOpt);
+    cmd->add_option("--commit-timeout", world->commitTimeout,
+                    "Seconds rank 0 waits for every rank's part of a checkpoint (default 120)")
+        ->check(CLI::PositiveNumber)
+        ->needs(worldOpt);
     cmd->add_flag("--json", *json, "Machine-readable output (docs/cli.md)");
-    cmd->callback([&ctx, opts, json, maxShard, freezeFrom, noFreeze, policyFile, store] {
+    cmd->callback([&ctx, opts, json, maxShard, freezeFrom, noFreeze, policyFile, store, world] {
         if (!store->empty() && opts->schedule.empty()) {
             ctx.exitCode =
                 reportError(invalidArgument("--store needs --schedule NAME (the schedule the saves are recorded in)"), *json);
@@ -78,14 +195,41 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
             opts->retention = policy->retention;
         }
         if (*maxShard > 0) opts->maxShardBytes = *maxShard;
+        if (world->world > 0) {
+            auto writer = writerOf(*world);
+            if (!writer.ok()) {
+                ctx.exitCode = reportError(writer.status(), *json);
+                return;
+            }
+            if (!*writer) {
+                spawnRanks(ctx, *world, opts->directory, *json);
+                return;
+            }
+            opts->writer = **writer;
+            opts->runId = world->runId.empty() ? launchIdFromEnvironment().value_or("") : world->runId;
+            if (opts->runId.empty()) {
+                ctx.exitCode = reportError(
+                    invalidArgument(
+                        "--rank needs --run-id ID, the same for every rank of this launch (no launcher's job id found)"),
+                    *json);
+                return;
+            }
+            opts->commitTimeout = std::chrono::milliseconds(static_cast<int64_t>(world->commitTimeout * 1000));
+        }
         if (*noFreeze) opts->freezeFirstLayerFrom = opts->steps + 1;
         if (*freezeFrom > 0) opts->freezeFirstLayerFrom = *freezeFrom;
         const int64_t frozenFrom = opts->freezeFirstLayerFrom.value_or(opts->steps / 2 + 1);
-        auto run = runDemoTraining(*opts, [json](const DemoProgress& p) {
+        // A writer of several saves its part of each checkpoint; rank 0 also commits it.
+        const std::string saved =
+            !opts->writer ? "saved "
+            : opts->writer->rank == 0
+                ? "saved part 0 of " + std::to_string(opts->writer->world) + " and committed "
+                : "saved part " + std::to_string(opts->writer->rank) + " of " + std::to_string(opts->writer->world) + " of ";
+        auto run = runDemoTraining(*opts, [json, saved](const DemoProgress& p) {
             if (*json) return;
-            std::cout << "step " << std::setw(5) << p.step << "  loss " << std::fixed << std::setprecision(5) << p.loss
-                      << "  saved " << p.savedPath.value_or("-") << "  (" << p.saveReason << "; blocked " << std::setprecision(1)
-                      << p.saveBlockingSeconds * 1000.0 << " ms)\n";
+            std::cout << "step " << std::setw(5) << p.step << "  loss " << std::fixed << std::setprecision(5) << p.loss << "  "
+                      << (p.savedPath ? saved : "saved ") << p.savedPath.value_or("-") << "  (" << p.saveReason << "; blocked "
+                      << std::setprecision(1) << p.saveBlockingSeconds * 1000.0 << " ms)\n";
         });
         if (!run) {
             ctx.exitCode = reportError(run.status(), *json);
@@ -99,14 +243,20 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
                                  {"path", p.savedPath.value_or("")},
                                  {"reason", p.saveReason},
                                  {"blocking_ms", p.saveBlockingSeconds * 1000.0}});
-            printJson({{"directory", opts->directory},
-                       {"steps", opts->steps},
-                       {"first_loss", run->firstLoss},
-                       {"freeze_from", frozenFrom <= opts->steps ? nlohmann::json(frozenFrom) : nlohmann::json()},
-                       {"final_loss", run->finalLoss},
-                       {"steps_run", run->stepsRun},
-                       {"preempted", run->preempted},
-                       {"saves", saves}});
+            nlohmann::json out = {{"directory", opts->directory},
+                                  {"steps", opts->steps},
+                                  {"first_loss", run->firstLoss},
+                                  {"freeze_from", frozenFrom <= opts->steps ? nlohmann::json(frozenFrom) : nlohmann::json()},
+                                  {"final_loss", run->finalLoss},
+                                  {"steps_run", run->stepsRun},
+                                  {"preempted", run->preempted},
+                                  {"saves", saves}};
+            if (opts->writer) {
+                out["rank"] = opts->writer->rank;
+                out["world"] = opts->writer->world;
+                out["run_id"] = opts->runId;
+            }
+            printJson(out);
             return;
         }
         if (run->preempted) std::cout << "stopped at step " << run->stepsRun << " after the preemption save\n";

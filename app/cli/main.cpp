@@ -11,6 +11,7 @@
 int main(int argc, char** argv) {
     using namespace ckpt::cli;
     CommandContext ctx;
+    ctx.arguments.assign(argv + 1, argv + argc);
     const std::unique_ptr<CLI::App> app = makeCliApp(ctx);
     try {
         app->parse(argc, argv);

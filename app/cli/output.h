@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "ckpt/bundle_reader.h"
 #include "ckpt/catalog.h"
@@ -18,6 +19,7 @@ enum ExitCode : int { kExitOk = 0, kExitCheckpointProblem = 1, kExitUsage = 2 };
 struct CommandContext {
     int exitCode = kExitOk;
     bool printObjectStoreStats = false;  // --stats
+    std::vector<std::string> arguments;  // argv[1..]: what `demo-train --world N` passes on to its ranks
 };
 
 // --stats: the object-store counters of this run, one line on stderr.

@@ -1,11 +1,16 @@
 #include "ckpt/demo_trainer.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <random>
 
+#include "ckpt/checkpoint_step.h"
+#include "ckpt/save.h"
 #include "ckpt/scheduled_checkpointer.h"
+#include "platform/file.h"
+#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
@@ -105,7 +110,50 @@ Status validateOptions(const DemoTrainOptions& options) {
     if (options.progressEvery < 0) return invalidArgument("the progress interval cannot be negative");
     if (options.freezeFirstLayerFrom && *options.freezeFirstLayerFrom < 1)
         return invalidArgument("the step that freezes layer 0 must be positive");
+    if (options.writer) {
+        CKPT_RETURN_IF_ERROR(checkWriterRank(*options.writer));
+        if (options.runId.size() > 48 || !checkSaveId(options.runId).isOk())
+            return invalidArgument("a run of several writers needs a run id of 1 to 48 of A-Z a-z 0-9 . _ - (got \"" +
+                                   options.runId.substr(0, 60) + "\")");
+        if (options.triggers || options.retention || options.async || options.maxShardBytes || !options.schedule.empty() ||
+            options.storePath)
+            return invalidArgument(
+                "a run of several writers saves every save-every steps and keeps every checkpoint: triggers, retention, "
+                "async saves, max shard bytes and schedules do not apply");
+    }
     return okStatus();
+}
+
+// Rank options.writer's share of the next numbered checkpoint, merged and
+// committed by rank 0: the save of a run of several writers.
+Result<StepOutcome> saveAsWriter(Trackable& root, const DemoTrainOptions& options, std::string reason) {
+    const auto start = std::chrono::steady_clock::now();
+    CKPT_ASSIGN_OR_RETURN(auto counter, saveCounter(root));
+    int64_t n = 0;
+    std::memcpy(&n, counter->value().bytes.data(), 8);
+    ++n;
+    setScalar(*counter, &n, 8);
+    const std::string prefix = numberedCheckpointPrefix(platform::joinPath(options.directory, "ckpt"), n);
+    CKPT_ASSIGN_OR_RETURN(auto tensors, borrowForSave(root));
+    PartSaveOptions part;
+    part.saveId = platform::baseName(prefix) + "-" + options.runId;
+    part.cancel = options.cancel;
+    part.planTimeout = options.commitTimeout;
+    CKPT_ASSIGN_OR_RETURN(const PartStats stats, writeCheckpointPart(prefix, *options.writer, std::move(tensors), part));
+    if (options.writer->rank == 0) {
+        PartsCommitOptions commit;
+        commit.saveId = part.saveId;
+        commit.timeout = options.commitTimeout;
+        commit.cancel = options.cancel;
+        CKPT_RETURN_IF_ERROR(commitCheckpointParts(prefix, options.writer->world, commit).status());
+    }
+    StepOutcome outcome;
+    outcome.saved = true;
+    outcome.reason = std::move(reason);
+    outcome.report.path = prefix;
+    outcome.report.tensors = stats.tensors;
+    outcome.report.blockingSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return outcome;
 }
 
 // Synthetic regression data: a fixed nonlinear function of 8 inputs.
@@ -213,8 +261,13 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
     CKPT_ASSIGN_OR_RETURN(Model m, build(options.hidden, options.replicas, options.seed));
     const int h = options.hidden;
     const Dataset data = makeDataset(options.seed);
-    CKPT_ASSIGN_OR_RETURN(auto checkpointer,
-                          ScheduledCheckpointer::create(m.root, options.directory, checkpointerOptions(options, m)));
+    std::unique_ptr<ScheduledCheckpointer> checkpointer;
+    if (!options.writer) {
+        CKPT_ASSIGN_OR_RETURN(checkpointer,
+                              ScheduledCheckpointer::create(m.root, options.directory, checkpointerOptions(options, m)));
+    } else {
+        CKPT_RETURN_IF_ERROR(storage::createDirectories(options.directory));
+    }
 
     std::vector<Variable*> params = {m.k0.get(), m.b0.get(), m.k1.get(), m.b1.get()};
     std::vector<std::vector<float>> grads(params.size());
@@ -232,9 +285,19 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
         setScalar(*m.step, &step, 8);
         run.stepsRun = step;
         const std::map<std::string, double> metrics{{"loss", loss}};
-        CKPT_ASSIGN_OR_RETURN(StepOutcome outcome, checkpointer->onStep(step, metrics));
-        if (!outcome.saved && step == options.steps) {
-            CKPT_ASSIGN_OR_RETURN(outcome, checkpointer->saveNow("final step", metrics));
+        StepOutcome outcome;
+        if (options.writer) {
+            if (step % options.saveEvery == 0 || step == options.steps) {
+                CKPT_ASSIGN_OR_RETURN(
+                    outcome, saveAsWriter(*m.root, options,
+                                          step % options.saveEvery == 0 ? "every " + std::to_string(options.saveEvery) + " steps"
+                                                                        : std::string("final step")));
+            }
+        } else {
+            CKPT_ASSIGN_OR_RETURN(outcome, checkpointer->onStep(step, metrics));
+            if (!outcome.saved && step == options.steps) {
+                CKPT_ASSIGN_OR_RETURN(outcome, checkpointer->saveNow("final step", metrics));
+            }
         }
         if (outcome.saved) {
             DemoProgress p{step, loss, outcome.report.path, outcome.reason, outcome.report.blockingSeconds};
@@ -246,16 +309,16 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
             p.loss = loss;
             progress(p);
         }
-        if (checkpointer->stopRequested()) {
+        if (checkpointer && checkpointer->stopRequested()) {
             run.preempted = true;
             break;
         }
         if (options.cancel && options.cancel->isCancelled()) {
-            CKPT_RETURN_IF_ERROR(checkpointer->close());
+            if (checkpointer) CKPT_RETURN_IF_ERROR(checkpointer->close());
             return cancelled("demo training in " + options.directory + " cancelled at step " + std::to_string(step));
         }
     }
-    CKPT_RETURN_IF_ERROR(checkpointer->close());
+    if (checkpointer) CKPT_RETURN_IF_ERROR(checkpointer->close());
     return run;
 }
 

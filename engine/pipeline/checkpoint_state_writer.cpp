@@ -83,6 +83,23 @@ Status updateCheckpointState(const std::string& dir, const CheckpointStateChange
     return pipeline::updateCheckpointStateLocked(dir, change);
 }
 
+Status recordLatestCheckpoint(const std::string& dir, const std::string& name, double savedAt) {
+    return updateCheckpointState(dir, [&](const std::optional<CheckpointState>& current) {
+        CheckpointState state = current.value_or(CheckpointState{});
+        const bool timed = state.allModelCheckpointTimestamps.size() == state.allModelCheckpointPaths.size();
+        for (size_t i = state.allModelCheckpointPaths.size(); i-- > 0;) {
+            if (platform::baseName(state.allModelCheckpointPaths[i]) != name) continue;
+            state.allModelCheckpointPaths.erase(state.allModelCheckpointPaths.begin() + static_cast<std::ptrdiff_t>(i));
+            if (timed)
+                state.allModelCheckpointTimestamps.erase(state.allModelCheckpointTimestamps.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        state.modelCheckpointPath = name;
+        state.allModelCheckpointPaths.push_back(name);
+        if (timed) state.allModelCheckpointTimestamps.push_back(savedAt);
+        return std::optional<CheckpointState>(std::move(state));
+    });
+}
+
 Status commitCheckpointState(const std::string& dir, CheckpointState state) {
     CKPT_ASSIGN_OR_RETURN(auto lock, storage::DirectoryLock::acquire(dir.empty() ? "." : dir));
     return pipeline::commitCheckpointStateLocked(dir, std::move(state));

@@ -62,31 +62,6 @@ const CheckpointListEntry* newestComplete(const CheckpointListing& listing) {
     return nullptr;
 }
 
-// Points the destination's state file at the new copy, keeping the
-// entries whose checkpoints still exist (a compare-and-swap: another
-// writer's entries added meanwhile are kept too).
-Status recordInStateFile(const std::string& dir, const std::string& name, double now) {
-    return updateCheckpointState(dir, [&](const std::optional<CheckpointState>& existing) {
-        CheckpointState state;
-        // Timestamps are kept only while they pair with the paths one to one.
-        bool withTimes = true;
-        if (existing) {
-            withTimes = existing->allModelCheckpointTimestamps.size() == existing->allModelCheckpointPaths.size();
-            state.lastPreservedTimestamp = existing->lastPreservedTimestamp;
-            for (size_t i = 0; i < existing->allModelCheckpointPaths.size(); ++i) {
-                const std::string& path = existing->allModelCheckpointPaths[i];
-                if (platform::baseName(path) == name) continue;
-                state.allModelCheckpointPaths.push_back(path);
-                if (withTimes) state.allModelCheckpointTimestamps.push_back(existing->allModelCheckpointTimestamps[i]);
-            }
-        }
-        state.allModelCheckpointPaths.push_back(name);
-        if (withTimes) state.allModelCheckpointTimestamps.push_back(now);
-        state.modelCheckpointPath = name;
-        return std::optional<CheckpointState>(std::move(state));
-    });
-}
-
 // The schedule's retention over its destination, deleting only what the
 // schedule wrote. Called only once the new checkpoint is durable.
 Status applyScheduleRetention(const Schedule& schedule, double now, std::string& note) {
@@ -191,7 +166,7 @@ RunOutcome runDirectorySchedule(const Schedule& schedule, RunContext& context) {
     o.bytes = checkpointBytesOnDisk(prefix);
     o.note = "copied " + source->prefix + " (step " + (metadata.step ? std::to_string(*metadata.step) : "unknown") + ")";
     if (!gcNote.empty()) o.note += "; " + gcNote;
-    Status st = recordInStateFile(schedule.destination, name, startedAt);
+    Status st = recordLatestCheckpoint(schedule.destination, name, startedAt);
     report(context, 0, 0, "retention");
     if (st.isOk()) st = applyScheduleRetention(schedule, context.clock(), o.note);
     o.endedAt = context.clock();

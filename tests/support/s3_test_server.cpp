@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "ckpt/object_store.h"
 #include "test_support.h"
 
 namespace ckpt::testing {
@@ -144,6 +145,17 @@ QString FaultProxy::stop() {
     QString counters = QString::fromUtf8(m_process->readAllStandardOutput()).trimmed();
     m_process.reset();
     return counters;
+}
+
+std::optional<std::string> s3RootThroughDispatch(const char* test, QString* why) {
+    const auto server = s3TestServer(why);
+    if (!server) return std::nullopt;
+    setStoreEnvironment(server->variables());
+    if (const Status configured = configureObjectStores({}); !configured.isOk()) {
+        *why = QString::fromStdString(configured.toString());
+        return std::nullopt;
+    }
+    return "s3://" + server->bucket + "/" + uniquePrefix(test);
 }
 
 }  // namespace ckpt::testing

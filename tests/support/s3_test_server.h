@@ -45,6 +45,12 @@ std::unique_ptr<objstore::ObjectClient> testClient(std::map<std::string, std::st
 int freeLoopbackPort();
 // A key prefix no other test or run uses: "<test>/<random>/".
 std::string uniquePrefix(const char* test);
+// The fixture's server made the s3:// backend of this process and of the
+// ckpt it starts (setStoreEnvironment, then the engine's clients made
+// again), and a root under it no other test uses:
+// "s3://<bucket>/<test>/<random>/". nullopt, with the reason in 'why',
+// when the fixture did not run or the backend cannot be configured.
+std::optional<std::string> s3RootThroughDispatch(const char* test, QString* why);
 
 // scripts/s3-fault-proxy.py on a free loopback port, stopped when destroyed.
 class FaultProxy {

@@ -77,6 +77,13 @@ std::vector<std::string> stateEntriesWithoutIndex(const std::string& dir, const 
 using CheckpointStateChange = std::function<std::optional<CheckpointState>(const std::optional<CheckpointState>& current)>;
 Status updateCheckpointState(const std::string& dir, const CheckpointStateChange& change);
 
+// updateCheckpointState making 'name' (a checkpoint directly in 'dir') the
+// latest: its earlier entry, if any, leaves the list, and it is appended
+// with 'savedAt' (timestamps kept only while they pair with the paths).
+// Every other entry stays: what a scheduled copy and a merger of N
+// writers record.
+Status recordLatestCheckpoint(const std::string& dir, const std::string& name, double savedAt);
+
 // updateCheckpointState writing 'state' whatever the file holds now (the
 // writer's own list wins, as TensorFlow's CheckpointManager's does).
 Status commitCheckpointState(const std::string& dir, CheckpointState state);

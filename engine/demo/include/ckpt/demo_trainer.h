@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "ckpt/cancellation.h"
+#include "ckpt/distributed_save.h"
 #include "ckpt/retention.h"
 #include "ckpt/save_triggers.h"
 #include "ckpt/status.h"
@@ -70,6 +71,20 @@ struct DemoTrainOptions {
     // Record the run's saves in this schedule store as the Program schedule
     // named 'schedule' (ScheduledCheckpointerOptions::storePath).
     std::optional<std::string> storePath;
+
+    // Saves by N writers (ckpt/distributed_save.h): this process is one
+    // rank of a data-parallel run whose ranks train the same model from the
+    // same seed, and at each save writes only its share of <dir>/ckpt-<N>;
+    // rank 0 then merges and commits it (waiting up to commitTimeout). Every
+    // rank gets the same options. Saves happen every saveEvery steps and at
+    // the last step; nothing is deleted (no retention), and triggers,
+    // retention, async, max shard bytes and schedules do not apply.
+    std::optional<WriterRank> writer;
+    // Names this launch in the save ids ("ckpt-3-<runId>"): the same for
+    // every rank, new for each launch, so a rerun never meets the parts
+    // of an attempt that failed. 1 to 48 of A-Z a-z 0-9 . _ -.
+    std::string runId;
+    std::chrono::milliseconds commitTimeout{std::chrono::minutes(2)};
 };
 
 struct DemoProgress {
