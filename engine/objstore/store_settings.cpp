@@ -217,6 +217,9 @@ Result<StoreSettings> resolveStoreSettings(StoreKind kind, const EnvLookup& env,
 
     CKPT_ASSIGN_OR_RETURN(const int inFlight, positiveSetting(env, "CKPT_S3_MAX_IN_FLIGHT", 64));
     s.transfer.maxInFlight = inFlight > 0 ? inFlight : defaultMaxInFlight();
+    CKPT_ASSIGN_OR_RETURN(const int partMib, positiveSetting(env, "CKPT_S3_PART_SIZE_MIB", 5120));
+    if (partMib > 0 && partMib < 5) return invalidArgument("CKPT_S3_PART_SIZE_MIB must be a number from 5 to 5120");
+    if (partMib > 0) s.transfer.partBytes = uint64_t(partMib) << 20;
     return s;
 }
 
