@@ -168,6 +168,9 @@ private slots:
         Status s = writeInPieces(*m_storage, url("cas/state"), data, storage::WriteCondition::ifMatch(*g1));
         QVERIFY2(s.isOk(), s.toString().c_str());
         QVERIFY(readBack("cas/state") == data);
+        auto head = m_client->stat(ref("cas/state"));
+        QVERIFY(head.ok());
+        QVERIFY2(QString::fromStdString(head->etag).endsWith(QStringLiteral("-3")), head->etag.c_str());  // a multipart ETag
         s = writeInPieces(*m_storage, url("cas/state"), randomBytes(11 * kMiB, 6), storage::WriteCondition::ifMatch(*g1));
         QCOMPARE(s.code(), StatusCode::FailedPrecondition);
         QVERIFY(readBack("cas/state") == data);
