@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
     const double curlT = ckpt::bench::median(curlTimes), saveT = ckpt::bench::median(saveTimes);
     std::printf(
         "save: %.0f MiB data file: save %.0f MiB/s vs curl single PUT %.0f MiB/s: %.2fx (medians of %d, interleaved); "
-        "%llu requests, %llu retries, %.0f MiB sent, %.0f MiB received for %d saves\n",
+        "%llu requests, %llu retries, %.0f MiB sent, %.0f MiB received for %d saves and as many uploads alone\n",
         dataMiB, dataMiB / saveT, dataMiB / curlT, curlT / saveT, repeat,
         static_cast<unsigned long long>(after.requests - requestsBefore),
         static_cast<unsigned long long>(after.retries - retriesBefore), double(after.bytesSent - sentBefore) / (1 << 20),

@@ -22,7 +22,7 @@ std::string what(const ObjectClient& client, const ObjectRef& object, std::strin
 
 Result<std::string> ObjectClient::createMultipartUpload(const ObjectRef& object, const CancellationToken* cancel) {
     // POST needs a body pointer even when empty (curl would read stdin otherwise).
-    static constexpr std::string_view kNoBody("", 0);
+    static constexpr std::string_view kNoBody = "";
     SmallExchange ex(what(*this, object, "starting a multipart upload"), [&] {
         return signedRequest("POST", object, {{"uploads", ""}}, {}, kNoBody, std::string(kEmptyPayloadSha256));
     });
@@ -85,7 +85,7 @@ Status ObjectClient::abortMultipartUpload(const ObjectRef& object, const std::st
     const std::vector<QueryParam> query = {{"uploadId", uploadId}};
     SmallExchange ex(what(*this, object, "aborting a multipart upload"),
                      [&] { return signedRequest("DELETE", object, query, {}, {}, std::string(kEmptyPayloadSha256)); });
-    const Status s = m_transport.runOne(ex, cancel);
+    Status s = m_transport.runOne(ex, cancel);
     if (s.code() == StatusCode::NotFound) return okStatus();  // NoSuchUpload: already gone
     return s;
 }

@@ -166,7 +166,7 @@ private slots:
         const Run dry = testing::runCkpt({"gc", url("killed"), "--json"});
         QCOMPARE(dry.exitCode, 0);
         int listed = 0;
-        for (const QJsonValue& item : jsonOf(dry)[QStringLiteral("items")].toArray()) {
+        for (const QJsonValue item : jsonOf(dry)[QStringLiteral("items")].toArray()) {
             if (item[QStringLiteral("kind")].toString() != QStringLiteral("open upload")) continue;
             ++listed;
             QVERIFY(!item[QStringLiteral("removable")].toBool());  // younger than the default 24 h
@@ -183,7 +183,7 @@ private slots:
         const Run apply = testing::runCkpt({"gc", url("killed"), "--grace", "0s", "--apply", "--json"});
         QVERIFY2(apply.exitCode == 0, (apply.out + apply.err).constData());
         int aborted = 0;
-        for (const QJsonValue& item : jsonOf(apply)[QStringLiteral("items")].toArray())
+        for (const QJsonValue item : jsonOf(apply)[QStringLiteral("items")].toArray())
             if (item[QStringLiteral("kind")].toString() == QStringLiteral("open upload") &&
                 item[QStringLiteral("removed")].toBool())
                 ++aborted;
