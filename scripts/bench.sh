@@ -23,6 +23,9 @@
 #     remote  (bench_remote: listing, one tensor, verify vs curl, diff and
 #              faults on s3:// against the loopback SeaweedFS it starts;
 #              --gib N --tensors N --repeat N)
+#     remote-save (bench_remote_save: a 1 GiB save to s3:// vs curl's single
+#              PUT of the same data file, every object sha256-equal to a local
+#              save; against the loopback SeaweedFS it starts; --mib N --repeat N)
 #     surgery (bench_surgery: averaging K=5 checkpoints of 1 GiB vs cat of
 #              the inputs; --k N --mib N --tensors N --repeat N --method mean|ema)
 #     scale   (bench_scale: per-tensor cost of list, verify, diff, history and
@@ -77,6 +80,13 @@ run() {
       build/bench/bench_remote --state build/s3-bench --dir "$scratch/ckpt-bench-remote" "$@" || status=$?
       bash scripts/s3-server.sh stop build/s3-bench >/dev/null
       return $status ;;
+    remote-save)
+      cmake --build build --target bench_remote_save >/dev/null
+      bash scripts/s3-server.sh start build/s3-bench >/dev/null
+      status=0
+      build/bench/bench_remote_save --state build/s3-bench --dir "$scratch/ckpt-bench-remote-save" "$@" || status=$?
+      bash scripts/s3-server.sh stop build/s3-bench >/dev/null
+      return $status ;;
     export)
       cmake --build build --target bench_export >/dev/null
       build/bench/bench_export "$scratch" "$@" ;;
@@ -96,11 +106,11 @@ run() {
       cmake --build build --target bench_save bench_reader bench_restore ckpt >/dev/null
       base="${1:?usage: scripts/bench.sh ab BASELINE [--rounds N] [--mib N]}"; shift
       python3 bench/bench_ab.py "$base" build "$scratch/ckpt-bench-ab" "$@" ;;
-    *) echo "bench.sh: unknown benchmark '$name' (limits, reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, remote, scale, ab BASELINE, all)" >&2; exit 2 ;;
+    *) echo "bench.sh: unknown benchmark '$name' (limits, reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, remote, remote-save, scale, ab BASELINE, all)" >&2; exit 2 ;;
   esac
 }
 if [ "$which" = all ]; then
-  for b in limits reader save preview restore compare retention schedule catalog surgery export remote scale; do echo "== $b"; run "$b"; done
+  for b in limits reader save preview restore compare retention schedule catalog surgery export remote remote-save scale; do echo "== $b"; run "$b"; done
 else
   run "$which" "$@"
 fi
