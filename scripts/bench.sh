@@ -47,6 +47,17 @@ which="${1:-all}"
 [ $# -gt 0 ] && shift
 scratch="${TMPDIR:-/tmp}"
 echo "bench.sh: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(date -u +%Y-%m-%dT%H:%MZ)"
+# An object-storage benchmark against a loopback SeaweedFS of its own,
+# stopped whatever the benchmark's exit status.
+with_s3_server() {
+  local bench="$1"; shift
+  cmake --build build --target "$bench" >/dev/null
+  bash scripts/s3-server.sh start build/s3-bench >/dev/null
+  local status=0
+  "build/bench/$bench" --state build/s3-bench --dir "$scratch/ckpt-$bench" "$@" || status=$?
+  bash scripts/s3-server.sh stop build/s3-bench >/dev/null
+  return $status
+}
 run() {
   local name="$1"; shift
   case "$name" in
@@ -73,20 +84,8 @@ run() {
     retention)
       cmake --build build --target bench_retention >/dev/null
       build/bench/bench_retention "$scratch" "$@" ;;
-    remote)
-      cmake --build build --target bench_remote >/dev/null
-      bash scripts/s3-server.sh start build/s3-bench >/dev/null
-      status=0
-      build/bench/bench_remote --state build/s3-bench --dir "$scratch/ckpt-bench-remote" "$@" || status=$?
-      bash scripts/s3-server.sh stop build/s3-bench >/dev/null
-      return $status ;;
-    remote-save)
-      cmake --build build --target bench_remote_save >/dev/null
-      bash scripts/s3-server.sh start build/s3-bench >/dev/null
-      status=0
-      build/bench/bench_remote_save --state build/s3-bench --dir "$scratch/ckpt-bench-remote-save" "$@" || status=$?
-      bash scripts/s3-server.sh stop build/s3-bench >/dev/null
-      return $status ;;
+    remote|remote-save)
+      with_s3_server "bench_${name//-/_}" "$@" ;;
     export)
       cmake --build build --target bench_export >/dev/null
       build/bench/bench_export "$scratch" "$@" ;;
