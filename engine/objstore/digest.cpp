@@ -22,15 +22,45 @@ Digest256 hmacSha256(std::string_view key, std::string_view data) {
     return out;
 }
 
-std::string hexLower(const Digest256& digest) {
+namespace {
+
+std::string hexOf(const uint8_t* bytes, size_t n) {
     static constexpr char kHex[] = "0123456789abcdef";
     std::string out;
-    out.reserve(digest.size() * 2);
-    for (uint8_t b : digest) {
-        out.push_back(kHex[b >> 4]);
-        out.push_back(kHex[b & 0xf]);
+    out.reserve(n * 2);
+    for (size_t i = 0; i < n; ++i) {
+        out.push_back(kHex[bytes[i] >> 4]);
+        out.push_back(kHex[bytes[i] & 0xf]);
     }
     return out;
+}
+
+int hexDigit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+}  // namespace
+
+std::string hexLower(const Digest256& digest) { return hexOf(digest.data(), digest.size()); }
+
+std::string multipartEtag(const std::vector<std::string>& partEtags) {
+    std::string md5s;
+    md5s.reserve(partEtags.size() * 16);
+    for (const std::string& etag : partEtags) {
+        if (etag.size() != 32) return {};
+        for (size_t i = 0; i < 32; i += 2) {
+            const int hi = hexDigit(etag[i]), lo = hexDigit(etag[i + 1]);
+            if (hi < 0 || lo < 0) return {};
+            md5s.push_back(static_cast<char>(hi * 16 + lo));
+        }
+    }
+    std::array<uint8_t, 16> md5{};
+    unsigned int length = 0;
+    EVP_Digest(md5s.data(), md5s.size(), md5.data(), &length, EVP_md5(), nullptr);
+    return hexOf(md5.data(), md5.size()) + "-" + std::to_string(partEtags.size());
 }
 
 }  // namespace ckpt::objstore

@@ -119,7 +119,10 @@ public:
     // Joins the parts into the object if 'condition' holds (412: the
     // condition failed; the upload then stays open: abort it). 'size' is
     // the object's, for the result. A completion answered "200 OK" with an
-    // <Error> document is retried as a 5xx would be, or fails with it.
+    // <Error> document is retried as a 5xx would be, or fails with it. A
+    // completion that fails with 404 or 412 although the object there is
+    // this upload's (its ETag is multipartEtag() of the parts: an earlier
+    // attempt completed it and its answer was lost) succeeds.
     Result<ObjectInfo> completeMultipartUpload(const ObjectRef& object, const std::string& uploadId,
                                                const std::vector<CompletedPart>& parts, const PutCondition& condition,
                                                uint64_t size, const CancellationToken* cancel = nullptr);
@@ -149,6 +152,10 @@ public:
 
 private:
     explicit ObjectClient(StoreSettings settings);
+    // A completion that failed with 404 or 412: the object, if an earlier
+    // attempt completed this very upload; else 'failure'.
+    Result<ObjectInfo> completedAfterAll(const ObjectRef& object, const std::vector<CompletedPart>& parts, uint64_t size,
+                                         Status failure, const CancellationToken* cancel);
     StoreSettings m_settings;
     HttpTransport m_transport;
 };

@@ -62,7 +62,8 @@ Result<ObjectInfo> ObjectClient::completeMultipartUpload(const ObjectRef& object
     const int attempts = std::max(1, m_settings.transfer.retry.maxAttempts);
     for (int attempt = 1;; ++attempt) {
         SmallExchange ex(step, [&] { return signedRequest("POST", object, query, headers, body, hash); });
-        CKPT_RETURN_IF_ERROR(m_transport.runOne(ex, cancel));
+        if (Status s = m_transport.runOne(ex, cancel); !s.isOk())
+            return completedAfterAll(object, parts, size, std::move(s), cancel);
         auto answer = parseCompleteMultipartUpload(ex.body_);
         if (!answer) return answer.status().withContext(step);
         if (!answer->error) {
@@ -79,6 +80,21 @@ Result<ObjectInfo> ObjectClient::completeMultipartUpload(const ObjectRef& object
             return Status(StatusCode::ResourceExhausted, s.message() + " (after " + std::to_string(attempt) + " attempts)");
         }
     }
+}
+
+Result<ObjectInfo> ObjectClient::completedAfterAll(const ObjectRef& object, const std::vector<CompletedPart>& parts,
+                                                   uint64_t size, Status failure, const CancellationToken* cancel) {
+    // An attempt whose answer was lost may have completed the upload: the
+    // retry then finds no upload (404 NoSuchUpload) or, create-only, the
+    // object it made itself (412). The object is ours exactly when its
+    // ETag is the one S3 derives from our parts' ETags.
+    if (failure.code() != StatusCode::NotFound && failure.code() != StatusCode::FailedPrecondition) return failure;
+    std::vector<std::string> etags;
+    for (const CompletedPart& p : parts) etags.push_back(p.etag);
+    const std::string ours = multipartEtag(etags);
+    auto head = stat(object, cancel);
+    if (ours.empty() || !head || head->etag != ours || head->size != size) return failure;
+    return *head;
 }
 
 Status ObjectClient::abortMultipartUpload(const ObjectRef& object, const std::string& uploadId, const CancellationToken* cancel) {

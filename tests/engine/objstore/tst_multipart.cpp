@@ -4,7 +4,8 @@
 // is sent in parts as it is written and read back byte-equal; an object of
 // exactly one part is still one PUT; a create-only write over an existing
 // key fails with AlreadyExists and leaves no upload open; a file dropped
-// without close() aborts its upload; uploads are listed in pages; and
+// without close() aborts its upload; a completion whose answer was lost is
+// recognised as done by its ETag; uploads are listed in pages; and
 // through the fault proxy (503 SlowDown, resets) a multipart write still
 // completes, with the retries counted.
 
@@ -12,6 +13,7 @@
 
 #include <random>
 
+#include "objstore/digest.h"
 #include "objstore/object_client.h"
 #include "objstore/object_storage.h"
 #include "objstore/remote_writable_file.h"
@@ -149,8 +151,9 @@ private slots:
         QVERIFY2(
             QString::fromStdString(s.message()).contains(QString::fromStdString(url("exists/ckpt-1.index") + " already exists")),
             s.toString().c_str());
-        // Create, 3 parts, the refused completion, the abort.
-        QCOMPARE(m_client->stats().requests - before, uint64_t(6));
+        // Create, 3 parts, the refused completion, a HEAD (is the object
+        // there this upload's? no), the abort.
+        QCOMPARE(m_client->stats().requests - before, uint64_t(7));
         QCOMPARE(openUploads("exists/"), size_t(0));
         QCOMPARE(readBack("exists/ckpt-1.index"), std::string("first"));
         // The same write where nothing is: committed.
@@ -175,6 +178,40 @@ private slots:
         QCOMPARE(s.code(), StatusCode::FailedPrecondition);
         QVERIFY(readBack("cas/state") == data);
         QCOMPARE(openUploads("cas/"), size_t(0));
+    }
+
+    // A completion whose answer was lost: its retry finds no upload (404)
+    // or, create-only, the object it made itself (412). The object's ETag
+    // is the one S3 derives from the parts' ETags, so the client knows the
+    // object is this upload's and reports the completion done.
+    void completionAnswerLost() {
+        const ObjectRef object = ref("lost/ckpt-1.index");
+        auto id = m_client->createMultipartUpload(object);
+        QVERIFY(id.ok());
+        const std::string first = randomBytes(5 * kMiB, 9), second = "tail";
+        auto e1 = m_client->uploadPart(object, *id, 1, first);
+        auto e2 = m_client->uploadPart(object, *id, 2, second);
+        QVERIFY(e1.ok() && e2.ok());
+        const std::vector<CompletedPart> parts = {{1, *e1}, {2, *e2}};
+        PutCondition createOnly;
+        createOnly.ifNoneMatch = true;
+        auto done = m_client->completeMultipartUpload(object, *id, parts, createOnly, first.size() + second.size());
+        QVERIFY2(done.ok(), done.status().toString().c_str());
+        QCOMPARE(QString::fromStdString(done->etag), QString::fromStdString(multipartEtag({*e1, *e2})));
+        for (const PutCondition& condition : {PutCondition{}, createOnly}) {
+            auto again = m_client->completeMultipartUpload(object, *id, parts, condition, first.size() + second.size());
+            QVERIFY2(again.ok(), again.status().toString().c_str());
+            QCOMPARE(again->etag, done->etag);
+        }
+        // Another upload's parts over it: refused, not mistaken for ours.
+        auto other = m_client->createMultipartUpload(object);
+        QVERIFY(other.ok());
+        auto o1 = m_client->uploadPart(object, *other, 1, randomBytes(5 * kMiB, 10));
+        QVERIFY(o1.ok());
+        auto refused = m_client->completeMultipartUpload(object, *other, {{1, *o1}}, createOnly, 5 * kMiB);
+        QCOMPARE(refused.status().code(), StatusCode::FailedPrecondition);
+        QVERIFY(m_client->abortMultipartUpload(object, *other).isOk());
+        QCOMPARE(openUploads("lost/"), size_t(0));
     }
 
     // Dropped without close() (an error upstream): the upload is aborted,
