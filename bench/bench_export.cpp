@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_tensors.h"
 #include "bench_timing.h"
 #include "ckpt/convert.h"
 #include "ckpt/save.h"
@@ -106,18 +107,7 @@ int main(int argc, char** argv) {
     std::filesystem::create_directories(dir);
     const int64_t elementsEach = mib * 1024 * 1024 / 4 / count;
     {
-        std::vector<SaveTensor> tensors;
-        for (int i = 0; i < count; ++i) {
-            SaveTensor t;
-            t.key = "layer_" + std::to_string(i) + "/kernel/.ATTRIBUTES/VARIABLE_VALUE";
-            t.value.dtype = DataType::Float;
-            t.value.shape = TensorShape{{elementsEach}};
-            t.value.bytes.resize(static_cast<size_t>(elementsEach) * 4);
-            auto* f = reinterpret_cast<float*>(t.value.bytes.data());
-            for (int64_t j = 0; j < elementsEach; ++j) f[j] = static_cast<float>(i) + static_cast<float>(j) * 1e-6f;
-            t.fullShape = t.value.shape;
-            tensors.push_back(std::move(t));
-        }
+        std::vector<SaveTensor> tensors = bench::makeSaveTensors(count, elementsEach);
         auto saved = writeTensors(dir + "/src/ckpt", std::move(tensors), {});
         if (!saved.ok()) {
             std::cerr << saved.status().toString() << "\n";

@@ -35,6 +35,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_s3_env.h"
 #include "bench_timing.h"
 #include "objstore/object_client.h"
 
@@ -100,16 +101,6 @@ Child run(const std::vector<std::string>& args, const std::string& scratch, bool
     return c;
 }
 
-std::map<std::string, std::string> readEnvFile(const std::string& path) {
-    std::map<std::string, std::string> kv;
-    std::ifstream f(path);
-    for (std::string line; std::getline(f, line);) {
-        const size_t eq = line.find('=');
-        if (eq != std::string::npos) kv[line.substr(0, eq)] = line.substr(eq + 1);
-    }
-    return kv;
-}
-
 void upload(ckpt::objstore::ObjectClient& client, const std::string& dir, const std::string& bucket, const std::string& prefix) {
     for (const auto& e : fs::directory_iterator(dir)) {
         if (!e.is_regular_file()) continue;
@@ -146,10 +137,9 @@ int main(int argc, char** argv) {
     app.add_option("--repeat", repeat, "Timed repetitions (medians)")->capture_default_str();
     CLI11_PARSE(app, argc, argv);
 
-    const auto env = readEnvFile(state + "/env");
-    if (env.count("AWS_ENDPOINT_URL") == 0) die("no " + state + "/env: run scripts/s3-server.sh start first");
-    for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
-    ::setenv("HOME", scratch.c_str(), 1);  // no ~/.aws of the user's
+    const auto found = ckpt::bench::useS3TestServer(state, scratch);
+    if (!found) die("no " + state + "/env: run scripts/s3-server.sh start first");
+    const auto& env = *found;
     const std::string bucket = env.at("CKPT_S3_BUCKET");
     fs::remove_all(scratch);
     fs::create_directories(scratch);

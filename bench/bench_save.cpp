@@ -23,6 +23,7 @@
 #include "ckpt/checkpoint_manager.h"
 #include "ckpt/save.h"
 #include "platform/crc32c.h"
+#include "bench_tensors.h"
 #include "bench_timing.h"
 
 using namespace ckpt;
@@ -44,22 +45,6 @@ void removeAndSettle(const std::filesystem::path& p) {
     const auto t = Clock::now();
     ::sync();
     g_settleSeconds += secondsSince(t);
-}
-
-std::vector<SaveTensor> makeTensors(int count, int64_t elementsEach) {
-    std::vector<SaveTensor> out;
-    for (int i = 0; i < count; ++i) {
-        SaveTensor t;
-        t.key = "layer_" + std::to_string(i) + "/kernel/.ATTRIBUTES/VARIABLE_VALUE";
-        t.value.dtype = DataType::Float;
-        t.value.shape = TensorShape{{elementsEach}};
-        t.value.bytes.resize(static_cast<size_t>(elementsEach) * 4);
-        float* f = reinterpret_cast<float*>(t.value.bytes.data());
-        for (int64_t j = 0; j < elementsEach; ++j) f[j] = static_cast<float>(i) + static_cast<float>(j) * 1e-6f;
-        t.fullShape = t.value.shape;
-        out.push_back(std::move(t));
-    }
-    return out;
 }
 
 std::shared_ptr<Trackable> makeGraph(int count, int64_t elementsEach) {
@@ -127,7 +112,7 @@ int main(int argc, char** argv) {
     std::vector<double> dds, ddDirects, ones, fours;
     int shards1 = 0, shards4 = 0;
     {
-        const auto tensors = makeTensors(count, elementsEach);
+        const auto tensors = bench::makeSaveTensors(count, elementsEach);
         // Interleaved, so that a slow spell of the shared disk hits all three.
         for (int r = 0; r < repeat; ++r) {
             ones.push_back(timeSave(dir, tensors, std::make_shared<ShardByTaskPolicy>(), &shards1));

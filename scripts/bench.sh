@@ -26,6 +26,9 @@
 #     writers (bench_writers: 4 writer processes x 256 MiB vs one writer
 #              saving 1 GiB, in a directory and on the loopback SeaweedFS it
 #              starts; --mib N --world N --repeat N)
+#     remote-save (bench_remote_save: a 1 GiB save to s3:// vs curl's single
+#              PUT of the same data file, every object sha256-equal to a local
+#              save; against the loopback SeaweedFS it starts; --mib N --repeat N)
 #     surgery (bench_surgery: averaging K=5 checkpoints of 1 GiB vs cat of
 #              the inputs; --k N --mib N --tensors N --repeat N --method mean|ema)
 #     scale   (bench_scale: per-tensor cost of list, verify, diff, history and
@@ -47,6 +50,17 @@ which="${1:-all}"
 [ $# -gt 0 ] && shift
 scratch="${TMPDIR:-/tmp}"
 echo "bench.sh: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(date -u +%Y-%m-%dT%H:%MZ)"
+# An object-storage benchmark against a loopback SeaweedFS of its own,
+# stopped whatever the benchmark's exit status.
+with_s3_server() {
+  local bench="$1"; shift
+  cmake --build build --target "$bench" >/dev/null
+  bash scripts/s3-server.sh start build/s3-bench >/dev/null
+  local status=0
+  "build/bench/$bench" --state build/s3-bench --dir "$scratch/ckpt-$bench" "$@" || status=$?
+  bash scripts/s3-server.sh stop build/s3-bench >/dev/null
+  return $status
+}
 run() {
   local name="$1"; shift
   case "$name" in
@@ -73,13 +87,8 @@ run() {
     retention)
       cmake --build build --target bench_retention >/dev/null
       build/bench/bench_retention "$scratch" "$@" ;;
-    remote)
-      cmake --build build --target bench_remote >/dev/null
-      bash scripts/s3-server.sh start build/s3-bench >/dev/null
-      status=0
-      build/bench/bench_remote --state build/s3-bench --dir "$scratch/ckpt-bench-remote" "$@" || status=$?
-      bash scripts/s3-server.sh stop build/s3-bench >/dev/null
-      return $status ;;
+    remote|remote-save)
+      with_s3_server "bench_${name//-/_}" "$@" ;;
     writers)
       cmake --build build --target bench_writers >/dev/null
       bash scripts/s3-server.sh start build/s3-bench >/dev/null
@@ -107,11 +116,11 @@ run() {
       cmake --build build --target bench_save bench_reader bench_restore ckpt >/dev/null
       base="${1:?usage: scripts/bench.sh ab BASELINE [--rounds N] [--mib N]}"; shift
       python3 bench/bench_ab.py "$base" build "$scratch/ckpt-bench-ab" "$@" ;;
-    *) echo "bench.sh: unknown benchmark '$name' (limits, reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, remote, writers, scale, ab BASELINE, all)" >&2; exit 2 ;;
+    *) echo "bench.sh: unknown benchmark '$name' (limits, reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, remote, remote-save, writers, scale, ab BASELINE, all)" >&2; exit 2 ;;
   esac
 }
 if [ "$which" = all ]; then
-  for b in limits reader save preview restore compare retention schedule catalog surgery export remote writers scale; do echo "== $b"; run "$b"; done
+  for b in limits reader save preview restore compare retention schedule catalog surgery export remote remote-save writers scale; do echo "== $b"; run "$b"; done
 else
   run "$which" "$@"
 fi

@@ -1,15 +1,17 @@
 #pragma once
 // SHA-256 and HMAC-SHA256 through OpenSSL's libcrypto (the one Debian's
 // libcurl links): what SigV4 signs with and the payload hash every S3
-// request carries; and the Content-MD5 of a body, which every S3-compatible
+// request carries; the Content-MD5 of a body, which every S3-compatible
 // server checks against the bytes it received (SeaweedFS does not check the
 // signed payload hash: a PUT cut off after its headers, by a killed writer,
-// would otherwise store an empty object). Thread-safe, no state.
+// would otherwise store an empty object); and the ETags S3 gives objects.
+// Thread-safe, no state.
 
 #include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ckpt::objstore {
 
@@ -26,6 +28,10 @@ std::string md5Base64(std::string_view data);
 // The MD5 of 'data' in lower-case hex: the ETag a store gives an object
 // written by one PUT (not a multipart upload's).
 std::string md5Hex(std::string_view data);
+// The ETag S3 gives the object a multipart upload of these parts makes:
+// the MD5 of the parts' MD5s (their ETags, hex) then "-<parts>". Empty when
+// an ETag is not 32 hex digits (a server whose part ETags are not MD5s).
+std::string multipartEtag(const std::vector<std::string>& partEtags);
 
 // sha256("") in hex: the payload hash of every request without a body.
 inline constexpr std::string_view kEmptyPayloadSha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "objstore/digest.h"
+#include "objstore/small_exchange.h"
 #include "objstore/sigv4.h"
 
 namespace ckpt::objstore {
@@ -14,11 +15,6 @@ namespace ckpt::objstore {
 namespace {
 
 constexpr uint64_t kMaxSinglePutBytes = 5ull << 30;
-
-std::string stripQuotes(std::string_view etag) {
-    if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') etag = etag.substr(1, etag.size() - 2);
-    return std::string(etag);
-}
 
 std::optional<uint64_t> parseU64(std::string_view s) {
     uint64_t v = 0;
@@ -55,7 +51,7 @@ std::optional<ContentRange> parseContentRange(std::string_view v) {
 
 ObjectInfo infoFromHead(const HttpResponseHead& head) {
     ObjectInfo info;
-    info.etag = stripQuotes(head.header("etag"));
+    info.etag = unquotedEtag(head.header("etag"));
     info.lastModified = std::string(head.header("last-modified"));
     return info;
 }
@@ -80,7 +76,7 @@ public:
 
     Status begin(const HttpResponseHead& head) override {
         const uint64_t from = m_range.offset + m_received;
-        const std::string etag = stripQuotes(head.header("etag"));
+        const std::string etag = unquotedEtag(head.header("etag"));
         if (!m_etag.empty() && !etag.empty() && etag != m_etag)
             return failedPrecondition(what() + ": the object changed while it was read (ETag " + m_etag + ", now " + etag + ")");
         if (m_etag.empty()) m_etag = etag;
@@ -199,39 +195,6 @@ private:
     std::vector<uint8_t> m_bytes;
 };
 
-// Any request whose 2xx body is small (listings, PUT and DELETE answers):
-// kept whole, bounded.
-class SmallExchange : public HttpExchange {
-public:
-    SmallExchange(std::string what, std::function<HttpRequest()> build) : m_what(std::move(what)), m_build(std::move(build)) {}
-    HttpRequest prepare(int /*attempt*/) override {
-        body_.clear();
-        return m_build();
-    }
-    Status begin(const HttpResponseHead& h) override {
-        head = h;
-        return okStatus();
-    }
-    Status body(const char* data, size_t n) override {
-        if (body_.size() + n > kMaxXmlBytes)
-            return dataLoss(m_what + ": response body over " + std::to_string(kMaxXmlBytes) + " bytes");
-        body_.append(data, n);
-        return okStatus();
-    }
-    Status finish(const HttpResponseHead& h) override {
-        head = h;
-        return okStatus();
-    }
-    std::string what() const override { return m_what; }
-
-    HttpResponseHead head;
-    std::string body_;
-
-private:
-    std::string m_what;
-    std::function<HttpRequest()> m_build;
-};
-
 // A whole small object, its size checked against a limit before any byte
 // is kept.
 class WholeExchange : public HttpExchange {
@@ -274,6 +237,13 @@ private:
 };
 
 }  // namespace
+
+HeaderList conditionHeaders(const PutCondition& condition) {
+    HeaderList headers;
+    if (condition.ifNoneMatch) headers.emplace_back("If-None-Match", "*");
+    if (!condition.ifMatch.empty()) headers.emplace_back("If-Match", "\"" + condition.ifMatch + "\"");
+    return headers;
+}
 
 ObjectClient::ObjectClient(StoreSettings settings)
     : m_settings(std::move(settings)),
@@ -422,10 +392,8 @@ Result<ObjectInfo> ObjectClient::put(const ObjectRef& object, std::string_view b
                                      const CancellationToken* cancel) {
     if (body.size() > kMaxSinglePutBytes) return invalidArgument(urlOf(object) + ": a single PUT holds at most 5 GiB");
     const std::string hash = sha256Hex(body);
-    HeaderList extra;
+    HeaderList extra = conditionHeaders(condition);
     extra.emplace_back("Content-MD5", md5Base64(body));
-    if (condition.ifNoneMatch) extra.emplace_back("If-None-Match", "*");
-    if (!condition.ifMatch.empty()) extra.emplace_back("If-Match", "\"" + condition.ifMatch + "\"");
     SmallExchange ex(urlOf(object), [&] { return signedRequest("PUT", object, {}, extra, body, hash); });
     const Status sent = m_transport.runOne(ex, cancel);
     const bool conditional = condition.ifNoneMatch || !condition.ifMatch.empty();

@@ -1,7 +1,9 @@
 #pragma once
 // An S3 (and S3-compatible, and GCS XML API) client: HEAD, ranged and
-// suffix GETs, many ranges in parallel, ListObjectsV2 pages, and single
-// PUTs with optional conditions. Requests are built by requestTarget()
+// suffix GETs, many ranges in parallel, ListObjectsV2 pages, single PUTs
+// with optional conditions, and the requests of a multipart upload
+// (create, parts, a completion with the same conditions, abort, and the
+// listing of uploads still open). Requests are built by requestTarget()
 // and signed by sigv4.h with the payload hash (x-amz-content-sha256) that
 // AWS requires on every request; they run on one HttpTransport (connection
 // reuse, retries, counters). Ranged reads that fail midway resume where
@@ -54,12 +56,21 @@ struct RangeRead {
     ObjectInfo info;  // size and etag as the response stated them
 };
 
-// A condition on a PUT: the write-only-if-absent and compare-and-swap a
-// commit without rename needs (docs/remote.md).
+// A condition on a PUT or a multipart completion: the write-only-if-absent
+// and compare-and-swap a commit without rename needs (docs/remote.md).
 struct PutCondition {
     bool ifNoneMatch = false;  // If-None-Match: * (fails with AlreadyExists-like FailedPrecondition if present)
     std::string ifMatch;       // If-Match: "<etag>"
 };
+// The headers that carry 'condition': one rule for a PUT and a completion.
+HeaderList conditionHeaders(const PutCondition& condition);
+
+// S3's multipart limits: parts numbered 1..10,000, each 5 MiB to 5 GiB
+// except the last, which may be shorter; an object of at most 5 TiB.
+inline constexpr int kMaxUploadParts = 10000;
+inline constexpr uint64_t kMinPartBytes = 5ull << 20;
+inline constexpr uint64_t kMaxPartBytes = 5ull << 30;
+inline constexpr uint64_t kMaxObjectBytes = 5ull << 40;
 
 class ObjectClient {
 public:
@@ -98,6 +109,33 @@ public:
     Result<ObjectInfo> put(const ObjectRef& object, std::string_view body, const PutCondition& condition = {},
                            const CancellationToken* cancel = nullptr);
     Status remove(const ObjectRef& object, const CancellationToken* cancel = nullptr);
+
+    // ---- multipart uploads (object_client_multipart.cpp) ----------------
+    // Starts an upload; returns its UploadId.
+    Result<std::string> createMultipartUpload(const ObjectRef& object, const CancellationToken* cancel = nullptr);
+    // Sends part 'partNumber' (1..10,000); returns the part's ETag.
+    Result<std::string> uploadPart(const ObjectRef& object, const std::string& uploadId, int partNumber, std::string_view body,
+                                   const CancellationToken* cancel = nullptr);
+    // Joins the parts into the object if 'condition' holds (412: the
+    // condition failed; the upload then stays open: abort it). 'size' is
+    // the object's, for the result. A completion answered "200 OK" with an
+    // <Error> document is retried as a 5xx would be, or fails with it. A
+    // completion that fails with 404 or 412 although the object there is
+    // this upload's (its ETag is multipartEtag() of the parts: an earlier
+    // attempt completed it and its answer was lost) succeeds.
+    Result<ObjectInfo> completeMultipartUpload(const ObjectRef& object, const std::string& uploadId,
+                                               const std::vector<CompletedPart>& parts, const PutCondition& condition,
+                                               uint64_t size, const CancellationToken* cancel = nullptr);
+    // Discards an upload and its parts; an upload already gone is fine.
+    Status abortMultipartUpload(const ObjectRef& object, const std::string& uploadId, const CancellationToken* cancel = nullptr);
+    // One ListMultipartUploads page (at most 'maxUploads', 1..1000) of the
+    // uploads still open under 'prefix', after the markers.
+    Result<UploadListPage> listUploadsPage(const std::string& bucket, const std::string& prefix, const std::string& keyMarker,
+                                           const std::string& uploadIdMarker, int maxUploads = 1000,
+                                           const CancellationToken* cancel = nullptr);
+    // Every page, at most 'maxEntries' uploads in all (then ResourceExhausted).
+    Result<std::vector<PendingUpload>> listUploads(const std::string& bucket, const std::string& prefix, size_t maxEntries,
+                                                   const CancellationToken* cancel = nullptr);
     // PUT bucket (fixtures and the demo; refuses nothing but an invalid name).
     Status createBucket(const std::string& bucket, const CancellationToken* cancel = nullptr);
 
@@ -114,6 +152,10 @@ public:
 
 private:
     explicit ObjectClient(StoreSettings settings);
+    // A completion that failed with 404 or 412: the object, if an earlier
+    // attempt completed this very upload; else 'failure'.
+    Result<ObjectInfo> completedAfterAll(const ObjectRef& object, const std::vector<CompletedPart>& parts, uint64_t size,
+                                         Status failure, const CancellationToken* cancel);
     StoreSettings m_settings;
     HttpTransport m_transport;
 };

@@ -7,9 +7,10 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "objstore/http_time.h"
 #include "objstore/object_location.h"
+#include "objstore/remote_writable_file.h"
 #include "objstore/store_registry.h"
+#include "objstore/timestamps.h"
 #include "storage/dispatch.h"
 
 namespace ckpt::objstore {
@@ -18,8 +19,6 @@ namespace {
 
 using storage::Generation;
 using storage::ObjectKind;
-
-Generation generationOf(const std::string& etag) { return etag.empty() ? Generation() : Generation::of(etag); }
 
 std::string locationOf(const ObjectClient& client, const ObjectRef& ref) { return client.urlOf(ref); }
 
@@ -38,7 +37,7 @@ public:
 
     const std::string& location() const override { return m_location; }
     uint64_t size() const override { return m_info.size; }
-    Generation generation() const override { return generationOf(m_info.etag); }
+    Generation generation() const override { return generationOfEtag(m_info.etag); }
 
     Status read(uint64_t offset, size_t n, void* out) const override {
         const storage::ReadRange r{offset, n, out};
@@ -279,57 +278,6 @@ private:
     size_t m_bufferPos = 0;
 };
 
-// Appends to memory; close() is one PUT with the condition.
-class RemoteWritableFile : public storage::WritableFile {
-public:
-    RemoteWritableFile(std::shared_ptr<ObjectClient> client, ObjectRef ref, storage::WriteCondition condition)
-        : m_client(std::move(client)), m_ref(std::move(ref)), m_location(locationOf(*m_client, m_ref)),
-          m_condition(std::move(condition)) {}
-
-    const std::string& location() const override { return m_location; }
-    uint64_t position() const override { return m_bytes.size(); }
-    Status append(const void* data, size_t n) override {
-        if (m_closed) return failedPrecondition(m_location + ": append after close");
-        if (m_bytes.size() + n > (5ull << 30))
-            return unimplemented(m_location + ": objects over 5 GiB need a multipart upload, not written yet");
-        m_bytes.append(static_cast<const char*>(data), n);
-        return okStatus();
-    }
-    Status close() override;
-    Generation generation() const override { return m_generation; }
-
-private:
-    std::shared_ptr<ObjectClient> m_client;
-    ObjectRef m_ref;
-    std::string m_location;
-    storage::WriteCondition m_condition;
-    std::string m_bytes;
-    bool m_closed = false;
-    Generation m_generation;
-};
-
-Result<Generation> putWithCondition(ObjectClient& client, const ObjectRef& ref, std::string_view bytes,
-                                    const storage::WriteCondition& condition) {
-    PutCondition c;
-    if (condition.kind == storage::WriteCondition::Kind::IfAbsent) c.ifNoneMatch = true;
-    if (condition.kind == storage::WriteCondition::Kind::IfMatch) c.ifMatch = condition.generation.token();
-    auto put = client.put(ref, bytes, c);
-    if (!put) {
-        if (put.status().code() == StatusCode::FailedPrecondition && c.ifNoneMatch)
-            return Status(StatusCode::AlreadyExists, client.urlOf(ref) + " already exists");
-        return put.status();
-    }
-    return generationOf(put->etag);
-}
-
-Status RemoteWritableFile::close() {
-    if (m_closed) return okStatus();
-    m_closed = true;
-    CKPT_ASSIGN_OR_RETURN(m_generation, putWithCondition(*m_client, m_ref, m_bytes, m_condition));
-    std::string().swap(m_bytes);
-    return okStatus();
-}
-
 // What a HEAD, a suffix GET or a listing said about an object, for a few
 // seconds: opening a file right after checking it exists (what resolving a
 // checkpoint does) needs no second request. Only existing objects are kept,
@@ -392,7 +340,7 @@ public:
     Result<storage::ObjectContents> readObject(const std::string& location, size_t maxBytes) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
         CKPT_ASSIGN_OR_RETURN(auto whole, m_client->readObject(ref, maxBytes));
-        return storage::ObjectContents{std::move(whole.first), generationOf(whole.second.etag)};
+        return storage::ObjectContents{std::move(whole.first), generationOfEtag(whole.second.etag)};
     }
 
     Result<std::optional<storage::ObjectInfo>> stat(const std::string& location, bool /*follow*/) override {
@@ -406,7 +354,7 @@ public:
                 storage::ObjectInfo out;
                 out.kind = ObjectKind::File;
                 out.size = info->size;
-                out.generation = generationOf(info->etag);
+                out.generation = generationOfEtag(info->etag);
                 out.modifiedNs = parseStoreTimeNs(info->lastModified).value_or(0);
                 return std::optional<storage::ObjectInfo>(out);
             }
@@ -466,7 +414,7 @@ public:
                                                           const storage::CreateOptions& options) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
         m_known.forget(ref);
-        return std::unique_ptr<storage::WritableFile>(new RemoteWritableFile(m_client, std::move(ref), options.condition));
+        return makeRemoteWritableFile(m_client, std::move(ref), options.condition, options.expectedSize);
     }
 
     Result<Generation> writeObject(const std::string& location, std::string_view bytes,
@@ -491,7 +439,44 @@ public:
         return unimplemented(from + ": an object store has no rename");
     }
     Status createDirectories(const std::string& /*directory*/) override { return okStatus(); }
-    Status removeDirectory(const std::string& /*directory*/) override { return okStatus(); }
+
+    // Some servers (SeaweedFS) keep an empty "folder" once the last object
+    // under a prefix is deleted, listed as a common prefix until the folder
+    // key itself ("dir/") is deleted. Only an empty one is: a folder with
+    // anything still under it is refused, as a local rmdir would be.
+    Status removeDirectory(const std::string& directory) override {
+        CKPT_ASSIGN_OR_RETURN(ObjectLocation loc, parseObjectLocation(directory));
+        if (loc.key.empty()) return okStatus();  // a bucket is never removed
+        const std::string prefix = directoryPrefix(loc.key);
+        CKPT_ASSIGN_OR_RETURN(ListPage page, m_client->listPage(loc.bucket, prefix, "/", "", 2));
+        const bool empty = page.commonPrefixes.empty() && std::all_of(page.objects.begin(), page.objects.end(),
+                                                                      [&](const ListedObject& o) { return o.key == prefix; });
+        if (!empty) return failedPrecondition("cannot remove " + directory + ": it is not empty");
+        const Status s = m_client->remove(ObjectRef{loc.bucket, prefix});
+        return s.code() == StatusCode::NotFound ? okStatus() : s;
+    }
+
+    // Multipart uploads begun under the directory's prefix (at any depth)
+    // and never completed nor aborted.
+    Status listPendingWrites(const std::string& directory, const storage::PendingWriteVisitor& visit) override {
+        CKPT_ASSIGN_OR_RETURN(ObjectLocation loc, parseObjectLocation(directory));
+        const std::string prefix = loc.key.empty() ? std::string() : directoryPrefix(loc.key);
+        CKPT_ASSIGN_OR_RETURN(std::vector<PendingUpload> uploads, m_client->listUploads(loc.bucket, prefix, kMaxPendingUploads));
+        for (const PendingUpload& u : uploads) {
+            storage::PendingWrite w;
+            w.location = m_client->urlOf({loc.bucket, u.key});
+            w.id = u.uploadId;
+            w.startedNs = u.initiatedNs;
+            if (!visit(w)) break;
+        }
+        return okStatus();
+    }
+
+    Status abortPendingWrite(const storage::PendingWrite& write) override {
+        CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(write.location));
+        if (write.id.empty()) return invalidArgument(write.location + ": a pending write without an upload id");
+        return m_client->abortMultipartUpload(ref, write.id);
+    }
 
 private:
     Result<ObjectRef> fileRef(const std::string& location) const {

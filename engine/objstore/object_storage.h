@@ -25,6 +25,10 @@
 //  - create/writeObject: a single PUT when the file is closed, with
 //    If-None-Match: * or If-Match for conditions (multipart uploads for
 //    objects over 5 GiB are not written yet: they fail with Unimplemented).
+//  - removeDirectory: a one-key listing to check it is empty, then a
+//    DELETE of the folder key "dir/" (servers that keep empty folders).
+//  - listPendingWrites: ListMultipartUploads pages under the prefix;
+//    abortPendingWrite: one AbortMultipartUpload.
 // No capability is on: no rename, directories, mapping, O_DIRECT or
 // local paths. Thread-safe.
 
@@ -49,6 +53,8 @@ inline constexpr size_t kSequentialPartBytes = 8u << 20;
 // request if it is at most this long; at most kMaxReadAheads are kept.
 inline constexpr uint64_t kMaxReadAheadBytes = 64u << 20;
 inline constexpr size_t kMaxReadAheads = 16;
+// listPendingWrites() refuses (ResourceExhausted) a prefix with more open uploads.
+inline constexpr size_t kMaxPendingUploads = 100000;
 
 std::shared_ptr<storage::Storage> makeObjectStorage(std::shared_ptr<ObjectClient> client);
 

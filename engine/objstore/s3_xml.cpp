@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "objstore/request_target.h"
+#include "objstore/timestamps.h"
 
 namespace ckpt::objstore {
 
@@ -129,8 +130,7 @@ protected:
                 return fail(dataLoss("list response has a Size that is not a number"));
             page.objects.back().size = size;
         } else if (path == "ListBucketResult/Contents/ETag" && !page.objects.empty()) {
-            if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
-            page.objects.back().etag = std::move(text);
+            page.objects.back().etag = unquotedEtag(text);
         } else if (path == "ListBucketResult/Contents/LastModified" && !page.objects.empty()) {
             page.objects.back().lastModified = std::move(text);
         }
@@ -168,7 +168,126 @@ protected:
     }
 };
 
+// The text of a few leaf elements under one root, by path.
+class LeafParser : public BoundedXml {
+public:
+    explicit LeafParser(std::string root) : m_root(std::move(root)) {}
+    std::vector<std::pair<std::string, std::string>> leaves;
+    bool sawRoot = false;
+
+protected:
+    void element(const std::string& path, std::string text) override {
+        if (path == m_root) sawRoot = true;
+        else if (path.rfind(m_root + "/", 0) == 0) leaves.emplace_back(path.substr(m_root.size() + 1), std::move(text));
+    }
+
+private:
+    std::string m_root;
+};
+
+class UploadListParser : public BoundedXml {
+public:
+    explicit UploadListParser(bool urlEncoded) : m_urlEncoded(urlEncoded) {}
+    UploadListPage page;
+    bool sawRoot = false;
+
+protected:
+    void opened(const std::string& path) override {
+        if (path != "ListMultipartUploadsResult/Upload") return;
+        if (page.uploads.size() >= kMaxListEntries)
+            return fail(dataLoss("upload list has more than " + std::to_string(kMaxListEntries) + " entries"));
+        page.uploads.emplace_back();
+    }
+    void element(const std::string& path, std::string text) override {
+        if (path == "ListMultipartUploadsResult") sawRoot = true;
+        else if (path == "ListMultipartUploadsResult/IsTruncated") page.isTruncated = text == "true";
+        else if (path == "ListMultipartUploadsResult/NextKeyMarker") page.nextKeyMarker = decoded(std::move(text));
+        else if (path == "ListMultipartUploadsResult/NextUploadIdMarker") page.nextUploadIdMarker = std::move(text);
+        else if (page.uploads.empty()) return;
+        else if (path == "ListMultipartUploadsResult/Upload/Key") page.uploads.back().key = decoded(std::move(text));
+        else if (path == "ListMultipartUploadsResult/Upload/UploadId") page.uploads.back().uploadId = std::move(text);
+        else if (path == "ListMultipartUploadsResult/Upload/Initiated") {
+            page.uploads.back().initiatedNs = parseIso8601Ns(text).value_or(0);
+            page.uploads.back().initiated = std::move(text);
+        }
+    }
+
+private:
+    std::string decoded(std::string text) {
+        if (!m_urlEncoded) return text;
+        auto d = uriDecode(text);
+        if (!d) {
+            fail(dataLoss("upload list has a malformed %-encoded key"));
+            return {};
+        }
+        return std::move(*d);
+    }
+    bool m_urlEncoded;
+};
+
+std::string xmlEscaped(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
 }  // namespace
+
+std::string unquotedEtag(std::string_view etag) {
+    if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') etag = etag.substr(1, etag.size() - 2);
+    return std::string(etag);
+}
+
+Result<std::string> parseInitiateMultipartUpload(std::string_view xml) {
+    LeafParser parser("InitiateMultipartUploadResult");
+    CKPT_RETURN_IF_ERROR(parser.parse(xml));
+    if (!parser.sawRoot) return dataLoss("multipart upload answer has no InitiateMultipartUploadResult");
+    for (auto& [path, text] : parser.leaves)
+        if (path == "UploadId" && !text.empty()) return std::move(text);
+    return dataLoss("multipart upload answer has no UploadId");
+}
+
+Result<CompletionAnswer> parseCompleteMultipartUpload(std::string_view xml) {
+    CompletionAnswer answer;
+    if (auto error = parseErrorBody(xml)) {
+        answer.error = std::move(error);
+        return answer;
+    }
+    LeafParser parser("CompleteMultipartUploadResult");
+    CKPT_RETURN_IF_ERROR(parser.parse(xml));
+    if (!parser.sawRoot) return dataLoss("multipart completion answer has no CompleteMultipartUploadResult");
+    for (auto& [path, text] : parser.leaves)
+        if (path == "ETag") answer.etag = unquotedEtag(text);
+    return answer;
+}
+
+Result<UploadListPage> parseListMultipartUploads(std::string_view xml, bool urlEncoded) {
+    UploadListParser parser(urlEncoded);
+    CKPT_RETURN_IF_ERROR(parser.parse(xml));
+    if (!parser.sawRoot) return dataLoss("upload list has no ListMultipartUploadsResult");
+    for (const PendingUpload& u : parser.page.uploads)
+        if (u.key.empty() || u.uploadId.empty()) return dataLoss("upload list has an entry without a Key or UploadId");
+    if (parser.page.isTruncated && parser.page.nextKeyMarker.empty() && parser.page.nextUploadIdMarker.empty())
+        return dataLoss("upload list is truncated but names no marker to go on from");
+    return std::move(parser.page);
+}
+
+std::string completeMultipartUploadXml(const std::vector<CompletedPart>& parts) {
+    std::string xml = "<CompleteMultipartUpload>";
+    for (const CompletedPart& p : parts)
+        xml +=
+            "<Part><PartNumber>" + std::to_string(p.number) + "</PartNumber><ETag>\"" + xmlEscaped(p.etag) + "\"</ETag></Part>";
+    xml += "</CompleteMultipartUpload>";
+    return xml;
+}
 
 Result<ListPage> parseListObjectsV2(std::string_view xml, bool urlEncoded) {
     ListParser parser(urlEncoded);

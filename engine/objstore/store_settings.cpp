@@ -127,13 +127,15 @@ Status resolveCredentials(StoreKind kind, const EnvLookup& env, const StoreOverr
     return {StatusCode::PermissionDenied, msg};
 }
 
-Result<int> positiveSetting(const EnvLookup& env, std::string_view name, int maxValue) {
+// A number in [minValue, maxValue], or 0 when the variable is not set.
+Result<int> positiveSetting(const EnvLookup& env, std::string_view name, int minValue, int maxValue) {
     auto v = nonEmpty(env, name);
     if (!v) return 0;
     int value = 0;
     const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), value);
-    if (ec != std::errc() || end != v->data() + v->size() || value < 1 || value > maxValue)
-        return invalidArgument(std::string(name) + " must be a number from 1 to " + std::to_string(maxValue));
+    if (ec != std::errc() || end != v->data() + v->size() || value < minValue || value > maxValue)
+        return invalidArgument(std::string(name) + " must be a number from " + std::to_string(minValue) + " to " +
+                               std::to_string(maxValue));
     return value;
 }
 
@@ -215,8 +217,11 @@ Result<StoreSettings> resolveStoreSettings(StoreKind kind, const EnvLookup& env,
 
     CKPT_RETURN_IF_ERROR(resolveCredentials(kind, env, overrides, profile, s));
 
-    CKPT_ASSIGN_OR_RETURN(const int inFlight, positiveSetting(env, "CKPT_S3_MAX_IN_FLIGHT", 64));
+    CKPT_ASSIGN_OR_RETURN(const int inFlight, positiveSetting(env, "CKPT_S3_MAX_IN_FLIGHT", 1, 64));
     s.transfer.maxInFlight = inFlight > 0 ? inFlight : defaultMaxInFlight();
+    // Under S3's 5 MiB minimum part a completion would fail only after every part was sent.
+    CKPT_ASSIGN_OR_RETURN(const int partMib, positiveSetting(env, "CKPT_S3_PART_SIZE_MIB", 5, 5120));
+    if (partMib > 0) s.transfer.partBytes = uint64_t(partMib) << 20;
     return s;
 }
 

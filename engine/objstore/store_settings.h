@@ -54,6 +54,10 @@ struct TransferOptions {
     std::chrono::seconds connectTimeout{10};
     // A transfer that moves no byte for this long is abandoned and retried.
     std::chrono::seconds stallTimeout{30};
+    // A written object over one part is sent as a multipart upload of parts
+    // this long (at least 5 MiB, S3's minimum; grown so 10,000 parts hold
+    // the object). CKPT_S3_PART_SIZE_MIB sets it.
+    uint64_t partBytes = 8ull << 20;
 };
 
 struct StoreSettings {

@@ -234,19 +234,69 @@ Result<std::vector<GarbageItem>> scan(const std::string& dir, const GarbageOptio
     return items;
 }
 
-// Removes one removable item; an orphan only while its index is still absent.
-Status removeItem(const std::string& dir, const GarbageItem& item) {
+// Multipart uploads under 'dir' never completed (stores only; a local
+// directory has none), judged by age: an upload records no owner.
+Result<std::vector<GarbageItem>> pendingUploads(const std::string& dir, const GarbageOptions& options) {
+    const double now = options.now > 0 ? options.now : platform::unixSeconds();
+    std::vector<GarbageItem> items;
+    CKPT_RETURN_IF_ERROR(storage::listPendingWrites(dir, [&](const storage::PendingWrite& w) {
+        GarbageItem item;
+        item.path = w.location;
+        item.kind = GarbageKind::PendingUpload;
+        item.target = platform::baseName(w.location);
+        item.uploadId = w.id;
+        item.modified = seconds(w.startedNs);
+        const double age = now - item.modified;
+        if (w.startedNs == 0) {
+            item.reason = "an upload never completed; the store does not say when it began, so it is kept";
+        } else if (age >= options.graceSeconds) {
+            item.removable = true;
+            item.reason = "an upload never completed, begun " + durationText(age) + " ago";
+        } else {
+            item.reason = "an upload begun " + durationText(age) + " ago, perhaps still running; kept until " +
+                          durationText(options.graceSeconds) + " old";
+        }
+        items.push_back(std::move(item));
+        return true;
+    }));
+    return items;
+}
+
+// Whether a removal really removed: a store that answered "deleted" may
+// still list the entry (an empty folder), and then it is not reported gone.
+Status goneAfterRemoval(const std::string& path) {
+    CKPT_ASSIGN_OR_RETURN(const std::optional<storage::ObjectInfo> info, storage::stat(path, /*follow=*/false));
+    if (info) return failedPrecondition(path + " is still there after its removal");
+    // A store's empty folder is not seen by stat(): look for it in its parent's listing.
+    bool listed = false;
+    CKPT_RETURN_IF_ERROR(
+        storage::list(platform::dirName(path), {.namePrefix = platform::baseName(path)}, [&](const storage::ListEntry& e) {
+            listed = listed || e.name == platform::baseName(path);
+            return !listed;
+        }));
+    if (listed) return failedPrecondition(path + " is still listed after its removal");
+    return okStatus();
+}
+
+// Removes one removable item; false when it was kept after all (an orphan
+// whose index appeared since the scan, a claim a writer took over).
+Result<bool> removeItem(const std::string& dir, const GarbageItem& item) {
     switch (item.kind) {
-    case GarbageKind::StagedCheckpoint: return pipeline::settleStaging(item.path, dir, item.target);
-    case GarbageKind::SaveTemp: return storage::removeAll(item.path);
+    case GarbageKind::StagedCheckpoint: CKPT_RETURN_IF_ERROR(pipeline::settleStaging(item.path, dir, item.target)); return true;
+    case GarbageKind::SaveTemp: CKPT_RETURN_IF_ERROR(storage::removeAll(item.path)); break;
     case GarbageKind::TempFile:
-    case GarbageKind::IndexTemp: return storage::remove(item.path);
+    case GarbageKind::IndexTemp: CKPT_RETURN_IF_ERROR(storage::remove(item.path)); break;
+    case GarbageKind::PendingUpload: CKPT_RETURN_IF_ERROR(storage::abortPendingWrite({item.path, item.uploadId, 0})); return true;
     case GarbageKind::SaveClaim: {
         // Only the stale claim that was judged: a taker may have replaced it since.
         auto bytes = storage::readObject(item.path, pipeline::kMaxClaimBytes);
-        if (!bytes.ok()) return bytes.status().code() == StatusCode::NotFound ? okStatus() : bytes.status();
-        if (!pipeline::judgeClaim(bytes->bytes, item.path).stale) return okStatus();
-        return storage::remove(item.path);
+        if (!bytes.ok()) {
+            if (bytes.status().code() != StatusCode::NotFound) return bytes.status();
+            return true;  // released meanwhile: gone all the same
+        }
+        if (!pipeline::judgeClaim(bytes->bytes, item.path).stale) return false;
+        CKPT_RETURN_IF_ERROR(storage::remove(item.path));
+        break;
     }
     case GarbageKind::OrphanData: {
         CKPT_ASSIGN_OR_RETURN(auto lock, storage::DirectoryLock::acquire(dir));
@@ -255,12 +305,31 @@ Status removeItem(const std::string& dir, const GarbageItem& item) {
         const auto data = parseDataFileName(platform::baseName(item.path));
         if (storage::exists(indexFileName(prefix))) {
             BundleHeader header;
-            if (!data || !readCheckpointStep(prefix, &header).ok() || header.numShards == data->numShards) return okStatus();
+            if (!data || !readCheckpointStep(prefix, &header).ok() || header.numShards == data->numShards) return false;
         }
-        return storage::remove(item.path);
+        CKPT_RETURN_IF_ERROR(storage::remove(item.path));
+        break;
     }
     }
-    return okStatus();
+    CKPT_RETURN_IF_ERROR(goneAfterRemoval(item.path));
+    return true;
+}
+
+// Applies one removable item to the report: counted only when it is gone.
+void applyItem(const std::string& dir, GarbageItem& item, GarbageReport& report) {
+    auto removed = removeItem(dir, item);
+    if (!removed.ok()) {
+        report.errors.push_back(item.path + ": " + removed.status().toString());
+        return;
+    }
+    if (!*removed) {
+        item.reason += item.kind == GarbageKind::SaveClaim ? "; kept: a writer took the claim over since the scan"
+                                                           : "; kept: its index was written since the scan";
+        return;
+    }
+    item.removed = true;
+    ++report.removed;
+    report.removedBytes += item.bytes;
 }
 
 }  // namespace
@@ -273,6 +342,7 @@ std::string_view garbageKindName(GarbageKind kind) {
     case GarbageKind::IndexTemp: return "temporary index";
     case GarbageKind::OrphanData: return "orphaned file";
     case GarbageKind::SaveClaim: return "save claim";
+    case GarbageKind::PendingUpload: return "open upload";
     }
     return "temporary file";
 }
@@ -280,7 +350,9 @@ std::string_view garbageKindName(GarbageKind kind) {
 Result<GarbageReport> collectGarbage(std::string_view dirView, const GarbageOptions& options) {
     const std::string dir = dirView.empty() ? std::string(".") : std::string(dirView);
     CKPT_RETURN_IF_ERROR(storage::checkLocation(dir));
-    if (!storage::isDirectory(dir)) {
+    // On a store a prefix with nothing under it is an empty directory (a
+    // killed first save may have left only an open upload there).
+    if (!storage::isDirectory(dir) && (storage::capabilitiesFor(dir).directories || storage::exists(dir))) {
         if (!storage::exists(dir)) return notFound("no directory " + dir);
         return invalidArgument(dir + " is not a directory");
     }
@@ -293,28 +365,18 @@ Result<GarbageReport> collectGarbage(std::string_view dirView, const GarbageOpti
         CKPT_ASSIGN_OR_RETURN(std::vector<GarbageItem> staged, scan(dir, options, {{}, false}));
         for (GarbageItem& item : staged) {
             if (item.kind != GarbageKind::StagedCheckpoint || !item.removable) continue;
-            if (Status s = removeItem(dir, item); s.isOk()) {
-                ++report.removed;
-                report.removedBytes += item.bytes;
-            } else {
-                report.errors.push_back(item.path + ": " + s.toString());
-            }
+            applyItem(dir, item, report);
             settled.push_back(std::move(item));
         }
     }
     CKPT_ASSIGN_OR_RETURN(std::vector<GarbageItem> items, scan(dir, options, {}));
-    for (const GarbageItem& item : items) {
+    CKPT_ASSIGN_OR_RETURN(std::vector<GarbageItem> uploads, pendingUploads(dir, options));
+    for (GarbageItem& upload : uploads) items.push_back(std::move(upload));
+    for (GarbageItem& item : items) {
         // A staged replacement the first pass could not settle is reported once.
         if (options.apply && item.kind == GarbageKind::StagedCheckpoint && item.removable) continue;
-        if (options.apply && item.removable) {
-            if (Status s = removeItem(dir, item); s.isOk()) {
-                ++report.removed;
-                report.removedBytes += item.bytes;
-            } else {
-                report.errors.push_back(item.path + ": " + s.toString());
-            }
-        }
-        report.items.push_back(item);
+        if (options.apply && item.removable) applyItem(dir, item, report);
+        report.items.push_back(std::move(item));
     }
     for (GarbageItem& item : settled) report.items.push_back(std::move(item));
     std::sort(report.items.begin(), report.items.end(),

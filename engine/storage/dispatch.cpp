@@ -211,6 +211,16 @@ Status removeDirectory(const std::string& directory) {
     return s->removeDirectory(directory);
 }
 
+Status listPendingWrites(const std::string& directory, const PendingWriteVisitor& visit) {
+    CKPT_STORAGE_FOR(s, directory);
+    return s->listPendingWrites(directory, visit);
+}
+
+Status abortPendingWrite(const PendingWrite& write) {
+    CKPT_STORAGE_FOR(s, write.location);
+    return s->abortPendingWrite(write);
+}
+
 #undef CKPT_STORAGE_FOR
 
 }  // namespace ckpt::storage

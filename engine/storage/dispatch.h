@@ -81,6 +81,8 @@ Status syncFile(const std::string& location);
 Status rename(const std::string& from, const std::string& to, const WriteCondition& condition = WriteCondition::none());
 Status createDirectories(const std::string& directory);
 Status removeDirectory(const std::string& directory);
+Status listPendingWrites(const std::string& directory, const PendingWriteVisitor& visit);
+Status abortPendingWrite(const PendingWrite& write);
 // The backend's capabilities for 'location' (none for a refused location).
 Capabilities capabilitiesFor(std::string_view location);
 

@@ -82,6 +82,16 @@ struct Capabilities {
     bool localPaths = false;    // locations are paths that other programs (SQLite, libzip) can open
 };
 
+// A write a store began and that was neither finished nor abandoned (a
+// multipart upload of a process that was killed): it holds storage, unseen
+// by listings, until it is aborted.
+struct PendingWrite {
+    std::string location;   // the object it would have created
+    std::string id;         // the store's name for it (an UploadId)
+    int64_t startedNs = 0;  // when it began, ns since the Unix epoch (0: unknown)
+};
+using PendingWriteVisitor = std::function<bool(const PendingWrite&)>;
+
 // A small object read whole, with the generation that was read.
 struct ObjectContents {
     std::string bytes;
@@ -159,8 +169,18 @@ public:
     // capabilities().directories: OK, nothing to do (names imply them).
     virtual Status createDirectories(const std::string& directory);
     // Removes an empty directory; nothing there is fine. Without
-    // capabilities().directories: OK, nothing to do.
+    // capabilities().directories: OK, nothing to do (a store deletes the
+    // folder marker "dir/" some servers keep, so nothing stays listed).
     virtual Status removeDirectory(const std::string& directory);
+
+    // ---- writes left pending (garbage collection) ------------------------
+    // Every pending write at or below 'directory', oldest first where the
+    // store says; the visitor returns false to stop. Default: none (a local
+    // file is on disk as soon as it is written; ckpt gc finds it by name).
+    virtual Status listPendingWrites(const std::string& directory, const PendingWriteVisitor& visit);
+    // Discards a pending write and what it had stored; one already gone is
+    // fine. Default: OK, nothing to do.
+    virtual Status abortPendingWrite(const PendingWrite& write);
 };
 
 // ---- built on the interface (any backend, wrappers see every step) --------

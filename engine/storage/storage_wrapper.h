@@ -48,6 +48,10 @@ public:
     }
     Status createDirectories(const std::string& directory) override { return m_target->createDirectories(directory); }
     Status removeDirectory(const std::string& directory) override { return m_target->removeDirectory(directory); }
+    Status listPendingWrites(const std::string& directory, const PendingWriteVisitor& visit) override {
+        return m_target->listPendingWrites(directory, visit);
+    }
+    Status abortPendingWrite(const PendingWrite& write) override { return m_target->abortPendingWrite(write); }
 
 private:
     std::shared_ptr<Storage> m_target;

@@ -16,7 +16,11 @@
 // another machine sharing the directory), and index-less data files are
 // removed only once nothing in them changed for 'graceSeconds'. Symlinks
 // are never followed nor removed; only entries directly in the directory
-// are considered. Safe from any thread.
+// are considered. On object storage, multipart uploads begun under the
+// directory's prefix (at any depth) and never completed — what a killed
+// writer leaves, invisible to listings but stored and billed — are listed
+// too and aborted once they are 'graceSeconds' old (an upload names no
+// owner: a running writer's is younger). Safe from any thread.
 //   auto report = collectGarbage("/runs/exp1", {.apply = false});
 //   for (const GarbageItem& g : report->items) show(g.path, g.bytes, g.reason);
 
@@ -36,8 +40,9 @@ enum class GarbageKind {
     IndexTemp,         // an index written to a temporary name
     OrphanData,        // a data file or metadata with no index to belong to
     SaveClaim,         // a save's claim on its prefix, where there is no rename (an object store)
+    PendingUpload,     // a store's multipart upload never completed nor aborted
 };
-std::string_view garbageKindName(GarbageKind kind);  // "staged checkpoint", "save shards", ...
+std::string_view garbageKindName(GarbageKind kind);  // "staged checkpoint", "save shards", ..., "save claim", "open upload"
 
 struct GarbageItem {
     std::string path;
@@ -46,12 +51,17 @@ struct GarbageItem {
     uint64_t bytes = 0;   // everything in it
     double modified = 0;  // the newest mtime in it, seconds since the Unix epoch
     bool removable = false;
+    // With apply: it is gone (removed, completed or aborted). A removal
+    // that reported success while the item is still listed is an error
+    // instead, never counted here.
+    bool removed = false;
     // A staged replacement that had verified: collecting it finishes the
     // swap instead of discarding it.
     bool completes = false;
     // Why it is removable or kept: "written by pid 4242, which has ended",
     // "pid 4242 is still running", "modified 3 min ago; kept until 24 h old".
     std::string reason;
+    std::string uploadId;  // PendingUpload: the store's id of the upload
 };
 
 struct GarbageOptions {

@@ -1,11 +1,12 @@
 // (No raw string literals here: moc does not parse them.)
-// ListObjectsV2 and error documents through libexpat, and what a hostile
-// server can send instead: every bound holds while parsing.
+// ListObjectsV2, error and multipart upload documents through libexpat,
+// and what a hostile server can send instead: every bound holds while
+// parsing. The store's two time formats.
 
 #include <QtTest>
 
-#include "objstore/http_time.h"
 #include "objstore/s3_xml.h"
+#include "objstore/timestamps.h"
 
 using namespace ckpt::objstore;
 
@@ -20,22 +21,6 @@ std::string page(const std::string& contents, const std::string& tail = "<IsTrun
 class TstS3Xml : public QObject {
     Q_OBJECT
 private slots:
-    // A listing's LastModified and a HEAD's Last-Modified, in whole seconds
-    // (as nanoseconds) since the epoch (checked against `date -u -d ... +%s`); anything else
-    // is unknown, never the epoch.
-    void storeTimes() {
-        using ckpt::objstore::parseStoreTimeNs;
-        QCOMPARE(parseStoreTimeNs("2026-11-27T23:21:07.000Z"), std::optional<int64_t>(1795821667LL * 1'000'000'000));
-        QCOMPARE(parseStoreTimeNs("2026-11-27T23:21:07.25Z"), std::optional<int64_t>(1795821667LL * 1'000'000'000));
-        QCOMPARE(parseStoreTimeNs("2026-11-27T23:21:07Z"), std::optional<int64_t>(1795821667LL * 1'000'000'000));
-        QCOMPARE(parseStoreTimeNs("Fri, 27 Nov 2026 23:21:07 GMT"), std::optional<int64_t>(1795821667LL * 1'000'000'000));
-        QCOMPARE(parseStoreTimeNs("Thu, 01 Jan 1970 00:00:00 GMT"), std::optional<int64_t>(0));
-        QCOMPARE(parseStoreTimeNs("Sat, 29 Feb 2028 12:00:00 GMT"), std::optional<int64_t>(1835438400LL * 1'000'000'000));
-        for (const char* bad : {"", "2026-11-27", "2026-13-01T00:00:00Z", "2026-11-27T23:21:07", "Fri, 27 Xyz 2026 23:21:07 GMT",
-                                "Fri, 27 Nov 2026 23:21:07 UTC", "1795821667", "2026-11-27T23:21:07.000Z trailing"})
-            QVERIFY2(!parseStoreTimeNs(bad), bad);
-    }
-
     void listPage() {
         const std::string xml = page(
             "<Contents><Key>runs/a%20b/ckpt-1.index</Key><LastModified>2026-01-01T00:00:00.000Z</LastModified>\n"
@@ -124,6 +109,70 @@ private slots:
         QVERIFY(!parseErrorBody("<html>Bad gateway</html>").has_value());
         QVERIFY(!parseErrorBody("").has_value());
         QVERIFY(!parseErrorBody("<!DOCTYPE x [<!ENTITY a 'b'>]><Error><Code>&a;</Code></Error>").has_value());
+    }
+
+    void multipartDocuments() {
+        auto id = parseInitiateMultipartUpload(
+            "<InitiateMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><UploadId>up-1</UploadId>"
+            "</InitiateMultipartUploadResult>");
+        QVERIFY(id.ok());
+        QCOMPARE(QString::fromStdString(*id), QStringLiteral("up-1"));
+        QVERIFY(!parseInitiateMultipartUpload("<InitiateMultipartUploadResult/>").ok());
+        QVERIFY(!parseInitiateMultipartUpload("<Other><UploadId>x</UploadId></Other>").ok());
+
+        auto done = parseCompleteMultipartUpload(
+            "<CompleteMultipartUploadResult><Key>k</Key><ETag>&quot;abc-3&quot;</ETag></CompleteMultipartUploadResult>");
+        QVERIFY(done.ok());
+        QCOMPARE(QString::fromStdString(done->etag), QStringLiteral("abc-3"));
+        QVERIFY(!done->error.has_value());
+        // "200 OK" with an error inside: S3's way of failing a completion late.
+        auto late = parseCompleteMultipartUpload("<Error><Code>InternalError</Code><Message>retry</Message></Error>");
+        QVERIFY(late.ok());
+        QVERIFY(late->error.has_value());
+        QCOMPARE(QString::fromStdString(late->error->code), QStringLiteral("InternalError"));
+
+        QCOMPARE(QString::fromStdString(completeMultipartUploadXml({{1, "a"}, {2, "b<&"}})),
+                 QStringLiteral("<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"a\"</ETag></Part>"
+                                "<Part><PartNumber>2</PartNumber><ETag>\"b&lt;&amp;\"</ETag></Part></CompleteMultipartUpload>"));
+    }
+
+    void uploadList() {
+        const std::string xml =
+            "<ListMultipartUploadsResult><Bucket>b</Bucket><IsTruncated>true</IsTruncated>"
+            "<NextKeyMarker>runs/a%20b</NextKeyMarker><NextUploadIdMarker>u2</NextUploadIdMarker>"
+            "<Upload><Key>runs/a%20b</Key><UploadId>u1</UploadId><Initiated>2026-11-27T23:30:00.500Z</Initiated></Upload>"
+            "<Upload><Key>runs/c</Key><UploadId>u2</UploadId><Initiated>yesterday</Initiated></Upload>"
+            "</ListMultipartUploadsResult>";
+        auto page = parseListMultipartUploads(xml, true);
+        QVERIFY2(page.ok(), page.status().toString().c_str());
+        QCOMPARE(page->uploads.size(), size_t(2));
+        QCOMPARE(QString::fromStdString(page->uploads[0].key), QStringLiteral("runs/a b"));
+        QCOMPARE(QString::fromStdString(page->uploads[0].uploadId), QStringLiteral("u1"));
+        QCOMPARE(page->uploads[0].initiatedNs, int64_t(1795822200500000000));
+        QCOMPARE(page->uploads[1].initiatedNs, int64_t(0));  // unreadable: unknown, never "ancient"
+        QVERIFY(page->isTruncated);
+        QCOMPARE(QString::fromStdString(page->nextKeyMarker), QStringLiteral("runs/a b"));
+        // Hostile: truncated without markers, entries without ids, the wrong root.
+        QVERIFY(!parseListMultipartUploads("<ListMultipartUploadsResult><IsTruncated>true</IsTruncated>"
+                                           "</ListMultipartUploadsResult>",
+                                           false)
+                     .ok());
+        QVERIFY(!parseListMultipartUploads("<ListMultipartUploadsResult><Upload><Key>k</Key></Upload>"
+                                           "</ListMultipartUploadsResult>",
+                                           false)
+                     .ok());
+        QVERIFY(!parseListMultipartUploads("<ListBucketResult/>", false).ok());
+    }
+
+    void times() {
+        QCOMPARE(parseIso8601Ns("1970-01-01T00:00:00Z").value_or(-1), int64_t(0));
+        QCOMPARE(parseIso8601Ns("2026-11-27T23:30:00.000Z").value_or(-1), int64_t(1795822200) * 1000000000);
+        QCOMPARE(parseHttpDateNs("Fri, 27 Nov 2026 23:30:00 GMT").value_or(-1), int64_t(1795822200) * 1000000000);
+        QCOMPARE(parseStoreTimeNs("Fri, 27 Nov 2026 23:30:00 GMT"), parseStoreTimeNs("2026-11-27T23:30:00Z"));
+        QCOMPARE(parseIso8601Ns("2024-02-29T12:00:00Z").value_or(-1), int64_t(1709208000) * 1000000000);
+        for (const char* bad : {"", "2026-13-01T00:00:00Z", "2026-11-27 23:30:00Z", "2026-11-27T23:30:00",
+                                "2026-11-27T23:30:00.x", "Fri, 27 Foo 2026 23:30:00 GMT", "Fri, 27 Nov 2026 23:30:00 UTC"})
+            QVERIFY2(!parseStoreTimeNs(bad).has_value(), bad);
     }
 };
 

@@ -164,6 +164,11 @@ private slots:
                                                       "CKPT_S3_MAX_IN_FLIGHT=1000"}
                                        << QString() << int(ckpt::StatusCode::InvalidArgument)
                                        << "CKPT_S3_MAX_IN_FLIGHT must be a number from 1 to 64";
+        // Under S3's 5 MiB minimum a multipart completion would fail late, after every part was sent.
+        for (const char* mib : {"4", "5121", "8M"})
+            QTest::newRow(qPrintable(QStringLiteral("bad part size %1").arg(QLatin1String(mib))))
+                << QStringList{"AWS_ACCESS_KEY_ID=A", "AWS_SECRET_ACCESS_KEY=" + S, "CKPT_S3_PART_SIZE_MIB=" + QLatin1String(mib)}
+                << QString() << int(ckpt::StatusCode::InvalidArgument) << "CKPT_S3_PART_SIZE_MIB must be a number from 5 to 5120";
     }
     void refusals() {
         QFETCH(QStringList, vars);
