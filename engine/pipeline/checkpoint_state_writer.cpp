@@ -59,9 +59,7 @@ std::optional<CheckpointState> withoutGoneEntries(const std::string& dir, Checkp
     return state;
 }
 
-bool isConflict(const Status& s) {
-    return s.code() == StatusCode::FailedPrecondition || s.code() == StatusCode::AlreadyExists;
-}
+bool isConflict(const Status& s) { return s.code() == StatusCode::FailedPrecondition || s.code() == StatusCode::AlreadyExists; }
 
 // Between attempts: a few milliseconds, growing, jittered so that writers
 // that collided do not collide again in step.
@@ -91,7 +89,8 @@ Status recordLatestCheckpoint(const std::string& dir, const std::string& name, d
             if (platform::baseName(state.allModelCheckpointPaths[i]) != name) continue;
             state.allModelCheckpointPaths.erase(state.allModelCheckpointPaths.begin() + static_cast<std::ptrdiff_t>(i));
             if (timed)
-                state.allModelCheckpointTimestamps.erase(state.allModelCheckpointTimestamps.begin() + static_cast<std::ptrdiff_t>(i));
+                state.allModelCheckpointTimestamps.erase(state.allModelCheckpointTimestamps.begin() +
+                                                         static_cast<std::ptrdiff_t>(i));
         }
         state.modelCheckpointPath = name;
         state.allModelCheckpointPaths.push_back(name);
@@ -137,8 +136,9 @@ Status updateCheckpointStateLocked(const std::string& dir, const CheckpointState
         if (written.ok()) return okStatus();
         if (!isConflict(written.status())) return written.status();
     }
-    return failedPrecondition("the checkpoint state file " + path + " kept changing under " + std::to_string(kStateUpdateAttempts) +
-                   " attempts to update it (other writers of the directory); nothing was written");
+    return failedPrecondition("the checkpoint state file " + path + " kept changing under " +
+                              std::to_string(kStateUpdateAttempts) +
+                              " attempts to update it (other writers of the directory); nothing was written");
 }
 
 Status commitCheckpointStateLocked(const std::string& dir, CheckpointState state) {

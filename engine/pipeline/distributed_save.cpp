@@ -12,7 +12,7 @@
 #include "ckpt/checkpoint_state.h"
 #include "pipeline/bundle_merge.h"
 #include "pipeline/parts_plan.h"
-#include "objstore/digest.h"
+#include "platform/digest.h"
 #include "platform/clock.h"
 #include "platform/file.h"
 #include "storage/dispatch.h"
@@ -293,7 +293,7 @@ Result<PartsCommit> commitCheckpointParts(const std::string& prefix, int world, 
     // with another plan (a reused save id) never joins this merge.
     auto plan = storage::readSmallFile(planOf(area), pipeline::kMaxPlanBytes);
     if (!plan.ok()) return fail(plan.status().withContext("the plan of " + what));
-    const std::string planLine = "plan " + objstore::sha256Hex(*plan) + "\n";
+    const std::string planLine = "plan " + platform::sha256Hex(*plan) + "\n";
     std::vector<std::string> inputs, inputData;
     for (int r = 0; r < world; ++r) {
         const std::string done = platform::joinPath(area, doneName(r));

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <tuple>
 
-#include "objstore/digest.h"
+#include "platform/digest.h"
 
 namespace ckpt::pipeline {
 namespace {
@@ -83,7 +83,7 @@ Result<PartsPlan> planParts(const std::vector<SaveTensor>& tensors, int world) {
     if (plan.text.size() > kMaxPlanBytes)
         return invalidArgument("the plan of a save of " + std::to_string(tensors.size()) + " tensors is over " +
                                std::to_string(kMaxPlanBytes >> 20) + " MiB");
-    plan.digest = objstore::sha256Hex(plan.text);
+    plan.digest = platform::sha256Hex(plan.text);
     return plan;
 }
 
@@ -96,7 +96,7 @@ Status checkSamePlan(const PartsPlan& mine, int myRank, const std::string& store
     while (line + 1 < lines && lineOf(stored, line) == lineOf(mine.text, line)) ++line;
     return invalidArgument("rank " + std::to_string(myRank) + "'s plan (digest " + mine.digest.substr(0, 16) +
                            ") differs from the plan rank 0 stored in " + where + " (digest " +
-                           objstore::sha256Hex(stored).substr(0, 16) + "): line " + std::to_string(line + 1) + " is " +
+                           platform::sha256Hex(stored).substr(0, 16) + "): line " + std::to_string(line + 1) + " is " +
                            quoted(lineOf(mine.text, line)) + " here and " + quoted(lineOf(stored, line)) +
                            " there (every writer must save the same tensors with the same world)");
 }

@@ -117,7 +117,8 @@ Status SaveClaim::release() {
     if (m_released) return okStatus();
     m_released = true;
     auto& mine = claimsOfThisThread();
-    if (const auto it = mine.find(m_location); it != mine.end() && --it->second > 0) return okStatus();  // an outer holder remains
+    if (const auto it = mine.find(m_location); it != mine.end() && --it->second > 0)
+        return okStatus();  // an outer holder remains
     mine.erase(m_location);
     return storage::remove(m_location);
 }

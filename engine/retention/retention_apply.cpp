@@ -201,9 +201,8 @@ std::optional<CheckpointState> rewrittenState(const std::string& dir, const std:
 // A compare-and-swap: a state file that another writer changed meanwhile
 // is read and judged again.
 Status rewriteState(const std::string& dir, const std::set<std::string>& doomedPrefixes, const RetentionPlan& plan) {
-    return pipeline::updateCheckpointStateLocked(dir, [&](const std::optional<CheckpointState>& state) {
-        return rewrittenState(dir, state, doomedPrefixes, plan);
-    });
+    return pipeline::updateCheckpointStateLocked(
+        dir, [&](const std::optional<CheckpointState>& state) { return rewrittenState(dir, state, doomedPrefixes, plan); });
 }
 
 }  // namespace

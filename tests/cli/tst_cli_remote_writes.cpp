@@ -39,7 +39,9 @@ private:
     QString m_local;       // a local checkpoint to copy from: <tmp>/run/ckpt-1
     std::string m_prefix;  // this run's key prefix, "<test>/<random>/"
 
-    QString url(const std::string& key) const { return QString::fromStdString("s3://" + m_server->bucket + "/" + m_prefix + key); }
+    QString url(const std::string& key) const {
+        return QString::fromStdString("s3://" + m_server->bucket + "/" + m_prefix + key);
+    }
     std::string key(const std::string& name) const { return m_prefix + name; }
     bool objectExists(const std::string& name) const { return m_client->stat({m_server->bucket, key(name)}).ok(); }
     std::set<std::string> keysUnder(const std::string& name) const {
@@ -198,8 +200,11 @@ private slots:
         std::string state = "model_checkpoint_path: \"ckpt-" + std::to_string(kCheckpoints) + "\"\n";
         for (int i = 1; i <= kCheckpoints; ++i) {
             const std::string name = "retention/ckpt-" + std::to_string(i);
-            QVERIFY(m_client->put({m_server->bucket, key(name + ".index")}, std::string_view(index.data(), size_t(index.size()))).ok());
-            QVERIFY(m_client->put({m_server->bucket, key(name + ".data-00000-of-00001")}, std::string_view(data.data(), size_t(data.size())))
+            QVERIFY(m_client->put({m_server->bucket, key(name + ".index")}, std::string_view(index.data(), size_t(index.size())))
+                        .ok());
+            QVERIFY(m_client
+                        ->put({m_server->bucket, key(name + ".data-00000-of-00001")},
+                              std::string_view(data.data(), size_t(data.size())))
                         .ok());
             state += "all_model_checkpoint_paths: \"ckpt-" + std::to_string(i) + "\"\n";
         }
@@ -258,7 +263,8 @@ private slots:
         const QStringList endpoint{"--endpoint-url", QString::fromStdString(proxy.endpoint()), "--stats"};
         const Run train = testing::runCkpt(QStringList{"demo-train", run, "--steps", "40", "--save-every", "4"} << endpoint);
         QVERIFY2(train.exitCode == 0, train.err.constData());
-        const Run copy = testing::runCkpt(QStringList{"reshard", m_local, url("faults-copy/ckpt-1"), "--shards", "3"} << endpoint);
+        const Run copy =
+            testing::runCkpt(QStringList{"reshard", m_local, url("faults-copy/ckpt-1"), "--shards", "3"} << endpoint);
         QVERIFY2(copy.exitCode == 0, copy.err.constData());
         const QString counters = proxy.stop();
         qInfo("proxy: %s", qPrintable(counters));
@@ -297,7 +303,8 @@ private slots:
                 committed.insert(prefix.substr(prefix.rfind('/') + 1));
             }
             if (auto state = readCheckpointState(run.toStdString()); state.ok() && *state) {
-                for (const std::string& entry : (*state)->allModelCheckpointPaths) QVERIFY2(committed.count(entry), entry.c_str());
+                for (const std::string& entry : (*state)->allModelCheckpointPaths)
+                    QVERIFY2(committed.count(entry), entry.c_str());
                 const Run latest = testing::runCkpt({"latest", run});
                 QVERIFY2(latest.exitCode == 0, latest.err.constData());
                 QCOMPARE(testing::runCkpt({"verify", latest.out.trimmed()}).exitCode, 0);

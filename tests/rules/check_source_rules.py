@@ -120,6 +120,11 @@ RULES = [
             "engine/convert/export.cpp": "reads the next tensor while the current one is written (one overlap, not a pool)",
             "app/cli/schedule_output.h": "ckpt schedule run --watch: a watcher beside the waiting main thread",
             "app/cli/schedule_output.cpp": "ckpt schedule run --watch: a watcher beside the waiting main thread",
+            "engine/objstore/remote_writable_file.cpp":
+                "a multipart upload's parts go out while the writer fills the next (a bounded queue of futures), an "
+                "overlap with the caller that parallel.h's fork-join cannot express",
+            "app/cli/rank_processes.cpp":
+                "demo-train --world: two pipe pumps per child rank, alive as long as the child",
         },
     },
 ]

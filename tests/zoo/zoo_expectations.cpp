@@ -133,17 +133,17 @@ constexpr ZooExpectation kRows[] = {
     {"demo-metaindex-flip", "cat", 0, "model/layer_with_weights-0/bias/.ATTRIBUTES/VARIABLE_VALUE  DT_FLOAT [4]"},
 
     {"demo-footer-handle-flip", "verify", 1,
-     "DataLoss: corrupt index {dir}/ckpt-2.index: the footer's metaindex block handle (offset 9803, size 8) points past the end "
-     "of the file (1692 bytes)"},
+     "DataLoss: corrupt index {dir}/ckpt-2.index: the footer's metaindex block handle (offset 9807, size 8) points past the end "
+     "of the file (1696 bytes)"},
     {"demo-footer-handle-flip", "inspect", 1,
-     "ckpt: DataLoss: corrupt index {dir}/ckpt-2.index: the footer's metaindex block handle (offset 9803, size 8) points past "
-     "the end of the file (1692 bytes)"},
+     "ckpt: DataLoss: corrupt index {dir}/ckpt-2.index: the footer's metaindex block handle (offset 9807, size 8) points past "
+     "the end of the file (1696 bytes)"},
     {"demo-footer-handle-flip", "tree", 1,
-     "ckpt: DataLoss: corrupt index {dir}/ckpt-2.index: the footer's metaindex block handle (offset 9803, size 8) points past "
-     "the end of the file (1692 bytes)"},
+     "ckpt: DataLoss: corrupt index {dir}/ckpt-2.index: the footer's metaindex block handle (offset 9807, size 8) points past "
+     "the end of the file (1696 bytes)"},
     {"demo-footer-handle-flip", "cat", 1,
-     "ckpt: DataLoss: corrupt index {dir}/ckpt-2.index: the footer's metaindex block handle (offset 9803, size 8) points past "
-     "the end of the file (1692 bytes)"},
+     "ckpt: DataLoss: corrupt index {dir}/ckpt-2.index: the footer's metaindex block handle (offset 9807, size 8) points past "
+     "the end of the file (1696 bytes)"},
 
     {"demo-bad-magic", "verify", 1,
      "DataLoss: not a checkpoint index: {dir}/ckpt-2.index has no SSTable magic number at its end (truncated or not an .index "

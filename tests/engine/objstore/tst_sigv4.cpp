@@ -175,7 +175,8 @@ private slots:
     void contentMd5() {
         QCOMPARE(ckpt::objstore::md5Base64(""), std::string("1B2M2Y8AsgTpgAmY7PhCfg=="));
         QCOMPARE(ckpt::objstore::md5Base64("abc"), std::string("kAFQmDzST7DWlj99KOF/cg=="));
-        QCOMPARE(ckpt::objstore::md5Base64("The quick brown fox jumps over the lazy dog"), std::string("nhB9nTcrtoJr2B01QqQZ1g=="));
+        QCOMPARE(ckpt::objstore::md5Base64("The quick brown fox jumps over the lazy dog"),
+                 std::string("nhB9nTcrtoJr2B01QqQZ1g=="));
     }
 
     void amzDateIsUtc() {
