@@ -92,6 +92,7 @@ std::string_view destinationProblemName(DestinationProblem problem) {
     case DestinationProblem::IsOpen: return "is-open";
     case DestinationProblem::IsCheckpointFile: return "is-checkpoint-file";
     case DestinationProblem::Exists: return "exists";
+    case DestinationProblem::CannotReplace: return "cannot-replace";
     case DestinationProblem::NotWritable: return "not-writable";
     }
     return "none";
@@ -125,7 +126,8 @@ std::string describeExisting(const ExistingDestination& e) {
 Status DestinationCheck::status() const {
     switch (problem) {
     case DestinationProblem::None: return okStatus();
-    case DestinationProblem::Exists: return {StatusCode::AlreadyExists, message};
+    case DestinationProblem::Exists:
+    case DestinationProblem::CannotReplace: return {StatusCode::AlreadyExists, message};
     case DestinationProblem::NotWritable: return {StatusCode::PermissionDenied, message};
     default: return invalidArgument(message);
     }
@@ -247,6 +249,14 @@ DestinationCheck checkDestination(const DestinationRequest& request) {
     if (storage::capabilitiesFor(c.path).localPaths && !platform::canWriteInto(existingParent)) {
         refuse(c, DestinationProblem::NotWritable,
                "cannot write " + printablePath(c.path) + ": " + printablePath(existingParent) + ": permission denied");
+        return c;
+    }
+    // Without rename a replacement cannot be written beside and swapped in
+    // (pipeline/save_claim.h): an existing checkpoint there stays, overwrite or not.
+    if (c.existing && checkpoint && !storage::capabilitiesFor(c.path).rename) {
+        refuse(c, DestinationProblem::CannotReplace,
+               "a checkpoint exists at " + printablePath(c.path) + " (" + describeExisting(*c.existing) +
+                   "); its storage cannot rename, so it is never replaced: write to a new prefix, or delete it first");
         return c;
     }
     if (c.existing && !request.overwrite) {

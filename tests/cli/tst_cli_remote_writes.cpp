@@ -155,6 +155,26 @@ private slots:
         QCOMPARE(after.out, before.out);
     }
 
+    // --overwrite cannot be honoured on a store (a replacement could not be
+    // written beside and swapped in): the destination rule refuses it as
+    // cannot-replace before anything is written, and the checkpoint stays
+    // (before, the refusal advised "--overwrite replaces it", and with it
+    // the write was refused again, by another rule).
+    void overwriteRefusedOnAStore() {
+        const QString dest = url("kept/ckpt-1");
+        QCOMPARE(testing::runCkpt({"reshard", m_local, dest, "--shards", "2"}).exitCode, 0);
+        for (const char* flag : {"--json", "--overwrite"}) {
+            const Run again = testing::runCkpt({"reshard", m_local, dest, "--shards", "3", "--json", flag});
+            QCOMPARE(again.exitCode, 1);
+            const nlohmann::json error = nlohmann::json::parse(again.out.toStdString())["error"];
+            QCOMPARE(error["destination"]["problem"].get<std::string>(), std::string("cannot-replace"));
+            QVERIFY2(!again.err.contains("--overwrite replaces it"), again.err.constData());
+        }
+        const Run verify = testing::runCkpt({"verify", dest, "--json"});
+        QCOMPARE(verify.exitCode, 0);
+        QVERIFY(objectExists("kept/ckpt-1.data-00001-of-00002") && !objectExists("kept/ckpt-1.data-00002-of-00003"));
+    }
+
     // Eight threads, each adding its own entries to one state file on the
     // bucket through updateCheckpointState: every entry is there at the
     // end (a read-modify-write without the compare-and-swap loses some).

@@ -64,6 +64,7 @@ enum class DestinationProblem {
     IsOpen,            // a checkpoint open in the explorer
     IsCheckpointFile,  // a file destination that is part of a checkpoint or its state file
     Exists,            // something is there and 'overwrite' was not given
+    CannotReplace,     // a checkpoint is there on storage without rename (an object store): never replaced
     NotWritable,       // its directory cannot be written (permissions, a read-only file system)
 };
 std::string_view destinationProblemName(DestinationProblem problem);  // "exists", "is-source", ...
