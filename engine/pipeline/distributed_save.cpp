@@ -12,6 +12,7 @@
 #include "ckpt/checkpoint_state.h"
 #include "pipeline/bundle_merge.h"
 #include "pipeline/parts_plan.h"
+#include "pipeline/temp_files.h"
 #include "platform/digest.h"
 #include "platform/clock.h"
 #include "platform/file.h"
@@ -204,7 +205,8 @@ Status checkSaveId(const std::string& saveId) {
 }
 
 std::string partsAreaOf(const std::string& prefix, const std::string& saveId) {
-    return platform::joinPath(platform::dirName(prefix), "." + platform::baseName(prefix) + ".parts-" + saveId);
+    return platform::joinPath(platform::dirName(prefix),
+                              "." + platform::baseName(prefix) + std::string(pipeline::kPartsMarker) + saveId);
 }
 
 Status abortCheckpointParts(const std::string& prefix, const std::string& saveId, int rank, const std::string& reason) {

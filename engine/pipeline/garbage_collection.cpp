@@ -106,6 +106,7 @@ GarbageKind kindOf(TempKind kind) {
     case TempKind::SaveTemp: return GarbageKind::SaveTemp;
     case TempKind::Staging: return GarbageKind::StagedCheckpoint;
     case TempKind::IndexTemp: return GarbageKind::IndexTemp;
+    case TempKind::PartsArea: return GarbageKind::WriterParts;
     }
     return GarbageKind::TempFile;
 }
@@ -138,7 +139,8 @@ Result<std::vector<GarbageItem>> scan(const std::string& dir, const GarbageOptio
         const std::string path = platform::joinPath(dir, n);
         // Symlinks (and devices, FIFOs) are never ours.
         const bool isDir = entry.kind == storage::ObjectKind::Directory;
-        const bool wantsDir = temp->kind == TempKind::SaveTemp || temp->kind == TempKind::Staging;
+        const bool wantsDir =
+            temp->kind == TempKind::SaveTemp || temp->kind == TempKind::Staging || temp->kind == TempKind::PartsArea;
         if (isDir != wantsDir || (!isDir && entry.kind != storage::ObjectKind::File)) continue;
         GarbageItem item;
         item.path = path;
@@ -153,6 +155,13 @@ Result<std::vector<GarbageItem>> scan(const std::string& dir, const GarbageOptio
             continue;
         }
         judge(item, &*temp, options, now);
+        if (temp->kind == TempKind::PartsArea && !item.removable &&
+            storage::exists(indexFileName(platform::joinPath(dir, temp->target)))) {
+            // Committed: every writer finished before the merge; the merger
+            // did not get to remove its area.
+            item.removable = true;
+            item.reason = "the parts of " + temp->target + ", which is committed";
+        }
         if (temp->kind == TempKind::Staging && pipeline::stagingCommitted(path)) {
             item.completes = true;
             item.reason += item.removable ? "; verified, so collecting it completes the replacement of " + temp->target
@@ -283,7 +292,8 @@ Status goneAfterRemoval(const std::string& path) {
 Result<bool> removeItem(const std::string& dir, const GarbageItem& item) {
     switch (item.kind) {
     case GarbageKind::StagedCheckpoint: CKPT_RETURN_IF_ERROR(pipeline::settleStaging(item.path, dir, item.target)); return true;
-    case GarbageKind::SaveTemp: CKPT_RETURN_IF_ERROR(storage::removeAll(item.path)); break;
+    case GarbageKind::SaveTemp:
+    case GarbageKind::WriterParts: CKPT_RETURN_IF_ERROR(storage::removeAll(item.path)); break;
     case GarbageKind::TempFile:
     case GarbageKind::IndexTemp: CKPT_RETURN_IF_ERROR(storage::remove(item.path)); break;
     case GarbageKind::PendingUpload: CKPT_RETURN_IF_ERROR(storage::abortPendingWrite({item.path, item.uploadId, 0})); return true;
@@ -343,6 +353,7 @@ std::string_view garbageKindName(GarbageKind kind) {
     case GarbageKind::OrphanData: return "orphaned file";
     case GarbageKind::SaveClaim: return "save claim";
     case GarbageKind::PendingUpload: return "open upload";
+    case GarbageKind::WriterParts: return "writers' parts";
     }
     return "temporary file";
 }

@@ -98,6 +98,9 @@ std::optional<TempName> parseTempName(std::string_view entry) {
         const std::string_view hidden = entry.substr(1);
         if (auto n = withToken(hidden, kStagingMarker, TempKind::Staging)) return n;
         if (auto n = withToken(hidden, kAtomicMarker, TempKind::AtomicFile)) return n;
+        if (const size_t at = hidden.rfind(kPartsMarker);
+            at != std::string_view::npos && at > 0 && at + kPartsMarker.size() < hidden.size())
+            return TempName{TempKind::PartsArea, std::string(hidden.substr(0, at)), std::nullopt, std::nullopt, {}};
         // An older export's ".<name>.tmp-<pid>-<n>": a pid without a start time.
         const size_t at = hidden.rfind(".tmp-");
         if (at != std::string_view::npos && at > 0) {

@@ -30,12 +30,14 @@ inline constexpr std::string_view kAtomicMarker = storage::kOwnedTempMarker;  //
 inline constexpr std::string_view kSaveTempMarker = "_temp-";                 // writeTensors' shard directory
 inline constexpr std::string_view kStagingMarker = ".staging-";               // a checkpoint staged beside its destination
 inline constexpr std::string_view kIndexTempMarker = ".tempstate-";           // mergeShards' index before its rename
+inline constexpr std::string_view kPartsMarker = ".parts-";  // a save by N writers: ".<name>.parts-<save id>/" (no owner token)
 
 enum class TempKind {
     AtomicFile,  // a whole file written then renamed (state file, metadata, export output)
     SaveTemp,    // a save's shard directory (ours "_temp-", TensorFlow's "_temp" and "_temp_<hex>")
     Staging,     // a staged checkpoint (a directory)
     IndexTemp,   // an index before its rename (ours ".tempstate-", TensorFlow's ".tempstate<digits>")
+    PartsArea,   // the plan, partial indexes and markers of a save by N writers (a directory)
 };
 
 struct TempName {

@@ -41,6 +41,7 @@ enum class GarbageKind {
     OrphanData,        // a data file or metadata with no index to belong to
     SaveClaim,         // a save's claim on its prefix, where there is no rename (an object store)
     PendingUpload,     // a store's multipart upload never completed nor aborted
+    WriterParts,       // the parts area of a save by N writers (plan, partial indexes, markers)
 };
 std::string_view garbageKindName(GarbageKind kind);  // "staged checkpoint", "save shards", ..., "save claim", "open upload"
 

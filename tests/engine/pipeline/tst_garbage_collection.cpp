@@ -408,6 +408,39 @@ private slots:
         QVERIFY(QFile::exists(QString::fromStdString(dir + "/notours_temp/keep.txt")));
         QCOMPARE(valueOf(dir + "/ckpt-2"), 2.0f);
     }
+
+    // The parts area a save by N writers leaves when its merge never
+    // happened (a rank died): listed as "writers' parts", kept while it
+    // is fresh (its writers may still be at work), removed once unchanged
+    // for the grace period; one beside a committed checkpoint is removed at
+    // once (its writers all finished before the merge). Before, gc did not
+    // see these areas at all.
+    void writerPartsAreas() {
+        const std::string dir = m_tmp.filePath(QStringLiteral("parts")).toStdString();
+        QVERIFY(saveValue(dir + "/ckpt-2", 2, 1));
+        for (const char* area : {"/.ckpt-2.parts-ckpt-2-job1", "/.ckpt-3.parts-ckpt-3-job1"}) {
+            QVERIFY(QDir().mkpath(QString::fromStdString(dir + area)));
+            QVERIFY(writeAll(QString::fromStdString(dir + area + "/plan"), "world 2\n"));
+        }
+        auto report = collectGarbage(dir);
+        QVERIFY(report.ok());
+        QCOMPARE(report->items.size(), size_t(2));
+        for (const GarbageItem& g : report->items) {
+            QCOMPARE(garbageKindName(g.kind), std::string_view("writers' parts"));
+            QCOMPARE(g.removable, g.target == "ckpt-2");
+        }
+        report = collectGarbage(dir, {.apply = true});
+        QVERIFY(report.ok());
+        QCOMPARE(report->removed, 1);
+        QCOMPARE(entries(dir),
+                 (std::vector<std::string>{".ckpt-3.parts-ckpt-3-job1", "ckpt-2.data-00000-of-00001", "ckpt-2.index"}));
+        age(dir + "/.ckpt-3.parts-ckpt-3-job1", 2 * 86400);
+        age(dir + "/.ckpt-3.parts-ckpt-3-job1/plan", 2 * 86400);
+        report = collectGarbage(dir, {.apply = true});
+        QVERIFY(report.ok());
+        QCOMPARE(report->removed, 1);
+        QCOMPARE(entries(dir), (std::vector<std::string>{"ckpt-2.data-00000-of-00001", "ckpt-2.index"}));
+    }
 };
 
 QTEST_GUILESS_MAIN(TstGarbageCollection)
