@@ -100,8 +100,7 @@ Status recordLatestCheckpoint(const std::string& dir, const std::string& name, d
 }
 
 Status commitCheckpointState(const std::string& dir, CheckpointState state) {
-    CKPT_ASSIGN_OR_RETURN(auto lock, storage::DirectoryLock::acquire(dir.empty() ? "." : dir));
-    return pipeline::commitCheckpointStateLocked(dir, std::move(state));
+    return updateCheckpointState(dir, [&state](const std::optional<CheckpointState>&) { return state; });
 }
 
 namespace pipeline {
