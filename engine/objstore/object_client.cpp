@@ -388,16 +388,24 @@ Result<ListPage> ObjectClient::listAll(const std::string& bucket, const std::str
     return all;
 }
 
-Result<ObjectInfo> ObjectClient::put(const ObjectRef& object, std::string_view body, const PutCondition& condition,
-                                     const CancellationToken* cancel) {
+Result<ObjectInfo> ObjectClient::putOnce(const ObjectRef& object, std::string_view body, const PutCondition& condition,
+                                         const CancellationToken* cancel) {
     if (body.size() > kMaxSinglePutBytes) return invalidArgument(urlOf(object) + ": a single PUT holds at most 5 GiB");
     const std::string hash = sha256Hex(body);
     HeaderList extra = conditionHeaders(condition);
     extra.emplace_back("Content-MD5", md5Base64(body));
     SmallExchange ex(urlOf(object), [&] { return signedRequest("PUT", object, {}, extra, body, hash); });
-    const Status sent = m_transport.runOne(ex, cancel);
+    CKPT_RETURN_IF_ERROR(m_transport.runOne(ex, cancel));
+    ObjectInfo info = infoFromHead(ex.head);
+    info.size = body.size();
+    return info;
+}
+
+Result<ObjectInfo> ObjectClient::put(const ObjectRef& object, std::string_view body, const PutCondition& condition,
+                                     const CancellationToken* cancel) {
+    auto sent = putOnce(object, body, condition, cancel);
     const bool conditional = condition.ifNoneMatch || !condition.ifMatch.empty();
-    if (!sent.isOk() && sent.code() == StatusCode::FailedPrecondition && conditional) {
+    if (!sent.ok() && sent.status().code() == StatusCode::FailedPrecondition && conditional) {
         // An earlier attempt may have been applied and only its answer lost
         // (curl resends a request whose reused connection broke without
         // telling us, so no count of attempts can say): then the object
@@ -406,10 +414,7 @@ Result<ObjectInfo> ObjectClient::put(const ObjectRef& object, std::string_view b
         auto there = stat(object, cancel);
         if (there.ok() && there->size == body.size() && there->etag == md5Hex(body)) return *there;
     }
-    CKPT_RETURN_IF_ERROR(sent);
-    ObjectInfo info = infoFromHead(ex.head);
-    info.size = body.size();
-    return info;
+    return sent;
 }
 
 Status ObjectClient::remove(const ObjectRef& object, const CancellationToken* cancel) {

@@ -108,6 +108,11 @@ public:
     // A single PUT of 'body' (at most 5 GiB, S3's limit for one PUT).
     Result<ObjectInfo> put(const ObjectRef& object, std::string_view body, const PutCondition& condition = {},
                            const CancellationToken* cancel = nullptr);
+    // The same PUT, but a refused condition (412) is returned as it is: no
+    // HEAD asks whether an earlier attempt's lost answer hid a success. For
+    // probes whose second write must be refused (conditional_writes.h).
+    Result<ObjectInfo> putOnce(const ObjectRef& object, std::string_view body, const PutCondition& condition = {},
+                               const CancellationToken* cancel = nullptr);
     Status remove(const ObjectRef& object, const CancellationToken* cancel = nullptr);
 
     // ---- multipart uploads (object_client_multipart.cpp) ----------------

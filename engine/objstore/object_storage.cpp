@@ -7,6 +7,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "objstore/conditional_writes.h"
 #include "objstore/object_location.h"
 #include "objstore/remote_writable_file.h"
 #include "objstore/store_registry.h"
@@ -413,6 +414,8 @@ public:
     Result<std::unique_ptr<storage::WritableFile>> create(const std::string& location,
                                                           const storage::CreateOptions& options) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
+        if (options.condition.kind != storage::WriteCondition::Kind::None)
+            CKPT_RETURN_IF_ERROR(requireConditionalWrites(*m_client, ref));
         m_known.forget(ref);
         return makeRemoteWritableFile(m_client, std::move(ref), options.condition, options.expectedSize);
     }
@@ -420,6 +423,7 @@ public:
     Result<Generation> writeObject(const std::string& location, std::string_view bytes,
                                    const storage::WriteCondition& condition) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
+        if (condition.kind != storage::WriteCondition::Kind::None) CKPT_RETURN_IF_ERROR(requireConditionalWrites(*m_client, ref));
         m_known.forget(ref);
         return putWithCondition(*m_client, ref, bytes, condition);
     }
