@@ -25,14 +25,18 @@ ObjectRef probeRef(const ObjectRef& near) {
     return {near.bucket, dir + ".ckpt-write-probe-" + storage::thisProcess().token + "-" + std::to_string(counter++)};
 }
 
+PutCondition createOnly() {
+    PutCondition c;
+    c.ifNoneMatch = true;
+    return c;
+}
+
 // True when the second create-only PUT was refused, false when it
 // overwrote the first; another failure when the probe could not run.
 Result<bool> probe(ObjectClient& client, const ObjectRef& ref) {
-    PutCondition createOnly;
-    createOnly.ifNoneMatch = true;
     // put() and not putOnce(): a lost answer to this first PUT is no verdict.
-    CKPT_RETURN_IF_ERROR(client.put(ref, "ckpt conditional-write probe 1\n", createOnly).status());
-    auto second = client.putOnce(ref, "ckpt conditional-write probe 2\n", createOnly);
+    CKPT_RETURN_IF_ERROR(client.put(ref, "ckpt conditional-write probe 1\n", createOnly()).status());
+    auto second = client.putOnce(ref, "ckpt conditional-write probe 2\n", createOnly());
     (void)client.remove(ref);  // best effort: the verdict stands either way
     if (second.ok()) return false;
     if (second.status().code() == StatusCode::FailedPrecondition) return true;
@@ -43,8 +47,8 @@ Result<bool> probe(ObjectClient& client, const ObjectRef& ref) {
 
 Status requireConditionalWrites(ObjectClient& client, const ObjectRef& near) {
     const StoreSettings& settings = client.settings();
-    const std::string store = std::string(settings.scheme()) + " endpoint " + settings.endpoint.toString() + " (bucket " +
-                              near.bucket + ")";
+    const std::string store =
+        std::string(settings.scheme()) + " endpoint " + settings.endpoint.toString() + " (bucket " + near.bucket + ")";
     static std::mutex mutex;
     static std::map<std::string, std::shared_ptr<Verdict>> verdicts;  // Guarded by mutex.
     std::shared_ptr<Verdict> verdict;
@@ -58,15 +62,15 @@ Status requireConditionalWrites(ObjectClient& client, const ObjectRef& near) {
     if (verdict->known) return verdict->status;
     const ObjectRef ref = probeRef(near);
     auto honoured = probe(client, ref);
-    if (!honoured.ok())
-        return honoured.status().withContext("checking that the " + store + " honours create-only writes");
+    if (!honoured.ok()) return honoured.status().withContext("checking that the " + store + " honours create-only writes");
     verdict->known = true;
     if (!*honoured)
         verdict->status = unimplemented(
-            "the " + store + " does not honour create-only writes: a second PUT of " + client.urlOf(ref) +
-            " with If-None-Match: * replaced the object instead of failing with 412. A commit there (a save's claim, an "
+            "the " + store + " does not honour create-only writes: a second create-only PUT of " + client.urlOf(ref) + " (" +
+            conditionHeaders(createOnly(), settings.kind).front().first +
+            ") replaced the object instead of failing with 412. A commit there (a save's claim, an "
             "index, the state file, a save by N writers) could be overwritten by another writer unnoticed, so it is "
-            "refused; use a server that honours conditional writes (AWS S3, GCS, MinIO, SeaweedFS)");
+            "refused");
     return verdict->status;
 }
 
