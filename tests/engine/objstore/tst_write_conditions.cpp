@@ -43,14 +43,18 @@ private slots:
         QTest::addColumn<bool>("ifNoneMatch");
         QTest::addColumn<QString>("ifMatch");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("s3 none") << StoreKind::S3 << false << "" << "";
-        QTest::newRow("s3 create-only") << StoreKind::S3 << true << "" << "If-None-Match: *";
+        QTest::newRow("s3 none") << StoreKind::S3 << false << ""
+                                 << "";
+        QTest::newRow("s3 create-only") << StoreKind::S3 << true << ""
+                                        << "If-None-Match: *";
         QTest::newRow("s3 compare-and-swap") << StoreKind::S3 << false << "9b2cf535f27731c974343645a3985328"
                                              << "If-Match: \"9b2cf535f27731c974343645a3985328\"";
-        QTest::newRow("gcs none") << StoreKind::Gcs << false << "" << "";
-        QTest::newRow("gcs create-only") << StoreKind::Gcs << true << "" << "x-goog-if-generation-match: 0";
-        QTest::newRow("gcs compare-and-swap on a generation")
-            << StoreKind::Gcs << false << "1700000000123456" << "x-goog-if-generation-match: 1700000000123456";
+        QTest::newRow("gcs none") << StoreKind::Gcs << false << ""
+                                  << "";
+        QTest::newRow("gcs create-only") << StoreKind::Gcs << true << ""
+                                         << "x-goog-if-generation-match: 0";
+        QTest::newRow("gcs compare-and-swap on a generation") << StoreKind::Gcs << false << "1700000000123456"
+                                                              << "x-goog-if-generation-match: 1700000000123456";
         QTest::newRow("gcs compare-and-swap on an etag (no generation known)")
             << StoreKind::Gcs << false << "9b2cf535f27731c974343645a3985328"
             << "If-Match: \"9b2cf535f27731c974343645a3985328\"";
