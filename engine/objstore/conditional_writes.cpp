@@ -1,6 +1,5 @@
 #include "objstore/conditional_writes.h"
 
-#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,12 +16,12 @@ struct Verdict {
     Status status;  // Guarded by mutex.
 };
 
-// The probe object: beside 'near', named for this process and probe.
+// The probe object: beside 'near', an owned temporary name (this process's
+// token), so `ckpt gc` removes one that a killed process left behind.
 ObjectRef probeRef(const ObjectRef& near) {
-    static std::atomic<int> counter{0};
     const size_t slash = near.key.rfind('/');
     const std::string dir = slash == std::string::npos ? std::string() : near.key.substr(0, slash + 1);
-    return {near.bucket, dir + ".ckpt-write-probe-" + storage::thisProcess().token + "-" + std::to_string(counter++)};
+    return {near.bucket, storage::ownedTempName(dir + ".ckpt-write-probe", storage::kOwnedTempMarker)};
 }
 
 PutCondition createOnly() {

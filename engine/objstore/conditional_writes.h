@@ -9,7 +9,8 @@
 //
 // The probe costs 3 requests, once per endpoint and bucket in a process: a
 // create-only PUT of a small object next to the write's object (a name of
-// its own: ".ckpt-write-probe-<pid>-<random>"), the same create-only PUT
+// its own: ".ckpt-write-probe.tmp-<owner token>-<n>", which `ckpt gc`
+// removes once its process is gone), the same create-only PUT
 // again, which must be refused with 412, and a DELETE of the probe object.
 // A verdict is kept for the process; a probe that failed for another reason
 // (the store did not answer) is tried again by the next write.

@@ -13,6 +13,7 @@
 #include "objstore/object_location.h"
 #include "objstore/object_storage.h"
 #include "s3_test_server.h"
+#include "storage/owner_token.h"
 #include "test_support.h"
 
 using namespace ckpt;
@@ -102,6 +103,9 @@ private slots:
         const std::string message = refused.status().message();
         QVERIFY2(message.find("endpoint " + proxy.endpoint()) != std::string::npos, message.c_str());
         QVERIFY2(message.find("does not honour create-only writes") != std::string::npos, message.c_str());
+        // The probe's name is an owned temporary one (leftoverProbeIsCollected).
+        const std::string probeName = "/bad/.ckpt-write-probe.tmp-" + storage::thisProcess().token + "-";
+        QVERIFY2(message.find(probeName) != std::string::npos, message.c_str());
         QCOMPARE(s.requests() - before, uint64_t(3));
         QVERIFY(objectsIn("bad").empty());  // neither the object nor the probe
         before = s.requests();
@@ -111,6 +115,23 @@ private slots:
         QCOMPARE(s.requests() - before, uint64_t(0));
         QVERIFY(s.storage->writeObject(url("bad/plain"), "p", storage::WriteCondition::none()).ok());
         QCOMPARE(objectsIn("bad"), (std::vector<std::string>{"plain"}));
+    }
+
+    // A probe object left by a process killed mid-probe is an owned
+    // temporary name: `ckpt gc` removes it once its process is gone.
+    void leftoverProbeIsCollected() {
+        auto direct = testing::testClient(m_server->variables());
+        QVERIFY(direct);
+        // pid 4194303 (the kernel's largest) does not run here.
+        const std::string probe = ".ckpt-write-probe.tmp-4194303-12345-" + storage::bootPrefix() + "-0";
+        QVERIFY(direct->put({m_server->bucket, m_prefix + "gc/" + probe}, "ckpt conditional-write probe 1\n").ok());
+        QVERIFY(direct->put({m_server->bucket, m_prefix + "gc/keep"}, "k").ok());
+        testing::setStoreEnvironment(m_server->variables());
+        const auto gc = testing::runCkpt({QStringLiteral("gc"), QString::fromStdString(url("gc")), QStringLiteral("--apply"),
+                                          QStringLiteral("--grace"), QStringLiteral("0s")});
+        QVERIFY2(gc.exitCode == 0, gc.err.constData());
+        QVERIFY2(gc.out.contains(QByteArray::fromStdString(probe)), gc.out.constData());
+        QCOMPARE(objectsIn("gc"), (std::vector<std::string>{"keep"}));
     }
 
     // Through ckpt: a save by 2 writers refuses the store and commits nothing.
