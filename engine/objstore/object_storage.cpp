@@ -7,6 +7,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "objstore/conditional_writes.h"
 #include "objstore/object_location.h"
 #include "objstore/remote_writable_file.h"
 #include "objstore/store_registry.h"
@@ -37,7 +38,7 @@ public:
 
     const std::string& location() const override { return m_location; }
     uint64_t size() const override { return m_info.size; }
-    Generation generation() const override { return generationOfEtag(m_info.etag); }
+    Generation generation() const override { return generationOf(m_info); }
 
     Status read(uint64_t offset, size_t n, void* out) const override {
         const storage::ReadRange r{offset, n, out};
@@ -340,7 +341,7 @@ public:
     Result<storage::ObjectContents> readObject(const std::string& location, size_t maxBytes) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
         CKPT_ASSIGN_OR_RETURN(auto whole, m_client->readObject(ref, maxBytes));
-        return storage::ObjectContents{std::move(whole.first), generationOfEtag(whole.second.etag)};
+        return storage::ObjectContents{std::move(whole.first), generationOf(whole.second)};
     }
 
     Result<std::optional<storage::ObjectInfo>> stat(const std::string& location, bool /*follow*/) override {
@@ -354,7 +355,7 @@ public:
                 storage::ObjectInfo out;
                 out.kind = ObjectKind::File;
                 out.size = info->size;
-                out.generation = generationOfEtag(info->etag);
+                out.generation = generationOf(*info);
                 out.modifiedNs = parseStoreTimeNs(info->lastModified).value_or(0);
                 return std::optional<storage::ObjectInfo>(out);
             }
@@ -388,7 +389,8 @@ public:
                 if (!childName(o.key, prefix, e.name)) continue;
                 // Opening a listed file right after (a checkpoint's index
                 // and data files) then needs no request of its own.
-                m_known.put(ObjectRef{loc.bucket, o.key}, ObjectInfo{o.size, o.etag, o.lastModified});
+                // (A listing states no GCS generation: its token is the ETag.)
+                m_known.put(ObjectRef{loc.bucket, o.key}, ObjectInfo{o.size, o.etag, o.lastModified, {}});
                 e.kind = ObjectKind::File;
                 e.size = o.size;
                 e.modifiedNs = parseStoreTimeNs(o.lastModified).value_or(0);
@@ -413,6 +415,8 @@ public:
     Result<std::unique_ptr<storage::WritableFile>> create(const std::string& location,
                                                           const storage::CreateOptions& options) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
+        if (options.condition.kind != storage::WriteCondition::Kind::None)
+            CKPT_RETURN_IF_ERROR(requireConditionalWrites(*m_client, ref));
         m_known.forget(ref);
         return makeRemoteWritableFile(m_client, std::move(ref), options.condition, options.expectedSize);
     }
@@ -420,6 +424,7 @@ public:
     Result<Generation> writeObject(const std::string& location, std::string_view bytes,
                                    const storage::WriteCondition& condition) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
+        if (condition.kind != storage::WriteCondition::Kind::None) CKPT_RETURN_IF_ERROR(requireConditionalWrites(*m_client, ref));
         m_known.forget(ref);
         return putWithCondition(*m_client, ref, bytes, condition);
     }
