@@ -1,11 +1,6 @@
 #include "convert/output_file.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <vector>
 
 #include "pipeline/temp_files.h"
@@ -27,14 +22,12 @@ bool onStore(const std::string& location) {
 
 TempOutput::TempOutput(std::string finalPath, bool replace) : m_final(std::move(finalPath)), m_replace(replace) {
     if (onStore(m_final)) {
-        std::error_code ec;
-        std::string pattern = (std::filesystem::temp_directory_path(ec) / "ckpt-export-XXXXXX").string();
-        if (ec || ::mkdtemp(pattern.data()) == nullptr) {
-            m_setup = Status(StatusCode::ResourceExhausted, "cannot make a temporary directory to build " + m_final + " in: " +
-                                                                (ec ? ec.message() : std::string(std::strerror(errno))));
+        auto dir = storage::makePrivateTempDirectory("ckpt-export");
+        if (!dir) {
+            m_setup = dir.status().withContext("building " + m_final);
             return;
         }
-        m_privateDir = pattern;
+        m_privateDir = std::move(*dir);
         m_temp = platform::joinPath(m_privateDir, platform::baseName(m_final));
         return;
     }
@@ -45,8 +38,7 @@ TempOutput::TempOutput(std::string finalPath, bool replace) : m_final(std::move(
 
 TempOutput::~TempOutput() {
     if (!m_privateDir.empty()) {
-        std::error_code ec;
-        std::filesystem::remove_all(m_privateDir, ec);
+        (void)storage::removeAll(m_privateDir);
         return;
     }
     if (!m_committed && !m_temp.empty()) (void)storage::remove(m_temp);

@@ -1,7 +1,12 @@
 #include "storage/dispatch.h"
 
+#include <stdlib.h>
+
 #include <atomic>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <map>
 #include <mutex>
 
@@ -222,5 +227,15 @@ Status abortPendingWrite(const PendingWrite& write) {
 }
 
 #undef CKPT_STORAGE_FOR
+
+Result<std::string> makePrivateTempDirectory(std::string_view name) {
+    std::error_code ec;
+    const std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+    if (ec) return Status(StatusCode::FailedPrecondition, "no temporary directory: " + ec.message());
+    std::string pattern = (base / (std::string(name) + "-XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr)  // mode 0700
+        return Status(StatusCode::ResourceExhausted, "cannot make a directory in " + base.string() + ": " + std::strerror(errno));
+    return pattern;
+}
 
 }  // namespace ckpt::storage

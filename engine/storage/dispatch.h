@@ -83,6 +83,11 @@ Status createDirectories(const std::string& directory);
 Status removeDirectory(const std::string& directory);
 Status listPendingWrites(const std::string& directory, const PendingWriteVisitor& visit);
 Status abortPendingWrite(const PendingWrite& write);
+// A new directory only this user may enter (0700) under the system's
+// temporary directory ($TMPDIR, else /tmp), named "<name>-XXXXXX": local
+// scratch for work that cannot be done at its destination (an export bound
+// for an object store). The caller removes it (removeAll).
+Result<std::string> makePrivateTempDirectory(std::string_view name);
 // The backend's capabilities for 'location' (none for a refused location).
 Capabilities capabilitiesFor(std::string_view location);
 
