@@ -254,9 +254,7 @@ DestinationCheck checkDestination(const DestinationRequest& request) {
     // Without rename a replacement cannot be written beside and swapped in
     // (pipeline/save_claim.h): an existing checkpoint there stays, overwrite or not.
     if (c.existing && checkpoint && !storage::capabilitiesFor(c.path).rename) {
-        refuse(c, DestinationProblem::CannotReplace,
-               "a checkpoint exists at " + printablePath(c.path) + " (" + describeExisting(*c.existing) +
-                   "); its storage cannot rename, so it is never replaced: write to a new prefix, or delete it first");
+        refuse(c, DestinationProblem::CannotReplace, cannotReplaceMessage(c.path, describeExisting(*c.existing)));
         return c;
     }
     if (c.existing && !request.overwrite) {
@@ -266,6 +264,11 @@ DestinationCheck checkDestination(const DestinationRequest& request) {
         return c;
     }
     return c;
+}
+
+std::string cannotReplaceMessage(std::string_view path, std::string_view what) {
+    return "a checkpoint exists at " + printablePath(path) + " (" + std::string(what) +
+           "); its storage cannot rename, so it is never replaced: write to a new prefix, or delete it first";
 }
 
 }  // namespace ckpt

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "ckpt/bundle_naming.h"
+#include "ckpt/destination.h"
 #include "pipeline/temp_files.h"
 #include "platform/clock.h"
 #include "storage/dispatch.h"
@@ -103,10 +104,7 @@ Result<std::unique_ptr<SaveClaim>> SaveClaim::acquire(const std::string& prefix)
 Result<std::unique_ptr<SaveClaim>> SaveClaim::acquireForNew(const std::string& prefix) {
     CKPT_ASSIGN_OR_RETURN(auto claim, acquire(prefix));
     const std::string index = indexFileName(prefix);
-    if (storage::exists(index))
-        return Status(StatusCode::AlreadyExists, "a checkpoint exists at " + prefix + " (" + index +
-                                                     "); its storage cannot rename, so a save never replaces one: "
-                                                     "write to a new prefix, or delete it first");
+    if (storage::exists(index)) return Status(StatusCode::AlreadyExists, cannotReplaceMessage(prefix, index));
     return claim;
 }
 

@@ -107,6 +107,11 @@ DestinationCheck checkDestination(const DestinationRequest& request);
 // what would be replaced.
 std::string describeExisting(const ExistingDestination& existing);
 
+// The refusal of a checkpoint already at 'path' where its storage cannot
+// rename ('what': what is known of it, e.g. describeExisting's words): the
+// destination check's and a save's commit-time check's one message.
+std::string cannotReplaceMessage(std::string_view path, std::string_view what);
+
 // A path as messages show it: control characters escaped ("\n", "\x1b").
 std::string printablePath(std::string_view path);
 
