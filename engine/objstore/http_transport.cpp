@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "objstore/text.h"
+#include "platform/cancellation_scope.h"
 
 namespace ckpt::objstore {
 
@@ -199,8 +200,11 @@ public:
             m_waiting.push_back({now, e});
         }
         const size_t maxInFlight = static_cast<size_t>(m_t.m_options.maxInFlight);
+        // The caller's token, and the one of the engine call this runs
+        // under (a Checkpoint::open through the storage interface).
+        const CancellationToken* ambient = platform::currentCancellation();
         while (!m_waiting.empty() || !m_active.empty()) {
-            if (cancel != nullptr && cancel->isCancelled()) {
+            if ((cancel != nullptr && cancel->isCancelled()) || (ambient != nullptr && ambient->isCancelled())) {
                 abandonAll();
                 return cancelled("cancelled");
             }

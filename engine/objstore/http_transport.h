@@ -98,9 +98,10 @@ public:
     HttpTransport& operator=(const HttpTransport&) = delete;
 
     // Runs every exchange to completion (each ends with its status()), at
-    // most options.maxInFlight at once. Returns Cancelled if 'cancel' fired
-    // (exchanges not finished then are Cancelled too), else OK: per-request
-    // failures are in the exchanges.
+    // most options.maxInFlight at once. Returns Cancelled if 'cancel' or
+    // the thread's platform::currentCancellation() fired (checked at least
+    // every 100 ms; exchanges not finished then are Cancelled too, their
+    // transfers dropped), else OK: per-request failures are in the exchanges.
     Status run(std::span<HttpExchange* const> exchanges, const CancellationToken* cancel = nullptr);
     // One exchange; returns its status.
     Status runOne(HttpExchange& exchange, const CancellationToken* cancel = nullptr);
