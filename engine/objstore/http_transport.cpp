@@ -469,6 +469,10 @@ private:
         long status = 0;
         curl_easy_getinfo(a.easy, CURLINFO_RESPONSE_CODE, &status);
         a.head.status = status;
+        if (status == 304) {
+            e->m_status = e->notModified(a.head);
+            return;
+        }
         if (status >= 200 && status <= 299) {
             if (!a.begun) {
                 a.begun = true;
@@ -504,6 +508,10 @@ private:
     std::vector<std::unique_ptr<Attempt>> m_active;
     std::vector<Waiting> m_waiting;
 };
+
+Status HttpExchange::notModified(const HttpResponseHead& /*head*/) {
+    return failedPrecondition(what() + ": HTTP 304 Not Modified to a request without a condition");
+}
 
 Status HttpTransport::run(std::span<HttpExchange* const> exchanges, const CancellationToken* cancel) {
     if (exchanges.empty()) return okStatus();

@@ -70,6 +70,9 @@ public:
     // goes on (a server that ignored a Range header): the transfer is cut
     // there and finish() called, instead of downloading the rest.
     virtual bool satisfied() const { return false; }
+    // A 304 Not Modified (the answer to If-None-Match, without a body): the
+    // exchange's result. An exchange that sent no condition fails.
+    virtual Status notModified(const HttpResponseHead& head);
 
     const Status& status() const { return m_status; }
     int attempts() const { return m_attempts; }
