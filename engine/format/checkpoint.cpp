@@ -115,8 +115,7 @@ Result<std::shared_ptr<const Checkpoint>> Checkpoint::open(std::string_view path
     // object-store transport, which drops a cancelled open's transfers.
     const platform::CancellationScope scope(options.cancel);
     auto opened = openUnderScope(path);
-    if (options.cancel != nullptr && options.cancel->isCancelled())
-        return cancelled("stopped opening " + std::string(path));
+    if (options.cancel != nullptr && options.cancel->isCancelled()) return cancelled("stopped opening " + std::string(path));
     return opened;
 }
 
