@@ -65,9 +65,15 @@ public:
     }
 
 private:
+    // Served from memory (the tail, the whole object, a read-ahead), or a
+    // file read front to back in parts (verify, restore): nothing to keep
+    // on disk, and those reads are always the store's bytes.
     bool inMemory(const storage::ReadRange& r) const {
         std::lock_guard lock(m_mutex);
-        return !m_tailPending && r.offset >= m_cacheOffset;
+        if (m_readInParts || (!m_tailPending && r.offset >= m_cacheOffset)) return true;
+        return std::any_of(m_readAhead.begin(), m_readAhead.end(), [&](const ReadAhead& a) {
+            return r.offset >= a.offset && r.offset + r.length <= a.offset + a.bytes.size();
+        });
     }
 
     Status readBatchUncached(std::span<const storage::ReadRange> ranges) const {
@@ -164,6 +170,7 @@ public:
         }
         {
             std::lock_guard lock(m_mutex);
+            m_readInParts = true;
             n = std::min<uint64_t>(n, m_cacheOffset > offset ? m_cacheOffset - offset : 0);
             if (n == 0 || n > kMaxReadAheadBytes) return;
             for (const ReadAhead& r : m_readAhead)
@@ -252,6 +259,7 @@ private:
     DiskCacheSlot m_disk;
     mutable std::mutex m_mutex;
     mutable bool m_storedWhole = false;          // Guarded by m_mutex.
+    mutable bool m_readInParts = false;          // adviseSequential of a part. Guarded by m_mutex.
     mutable bool m_tailPending;                  // Guarded by m_mutex.
     mutable std::vector<ReadAhead> m_readAhead;  // Guarded by m_mutex.
     mutable std::vector<uint8_t> m_cache;        // [m_cacheOffset, size). Guarded by m_mutex.

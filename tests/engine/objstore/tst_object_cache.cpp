@@ -190,6 +190,28 @@ private slots:
         }
     }
 
+    // A file read front to back in parts (verify, restore: adviseSequential
+    // of a part) keeps nothing on disk: its reads always come from the store.
+    void readsInPartsAreNotKept() {
+        const std::string prefix = upload("parts", 12000, 2.f);  // a data file over the open tail (256 KiB)
+        QVERIFY(!prefix.empty());
+        QTemporaryDir cacheDir;
+        QVERIFY(configureObjectCache({cacheDir.path().toStdString(), {}, 0}).warning.empty());
+        const std::string data = prefix + ".data-00000-of-00001";
+        for (int round = 0; round < 2; ++round) {
+            const Cost cost = costOf([&] {
+                auto file = storage::openRandomAccess(data);
+                QVERIFY(file.ok());
+                const uint64_t half = (*file)->size() / 2;
+                (*file)->adviseSequential(0, half);
+                std::string bytes(32, '\0');
+                for (uint64_t at = 0; at + 32 <= half; at += 32) QVERIFY((*file)->read(at, 32, bytes.data()).isOk());
+            });
+            QCOMPARE(cost.requests, uint64_t(2));  // the open's tail (a 304 the second time), the part
+        }
+        QCOMPARE(entryFiles(cacheDir.path()).size(), 1);  // the open's tail only
+    }
+
     // A small object read whole (a state file): a 304 the second time; once
     // it is replaced, the new bytes.
     void smallObjectReplaced() {
