@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
     // "Caching"); CKPT_CACHE_DIR chooses another place.
     ckpt::ObjectCacheOptions cacheOptions;
     cacheOptions.defaultDirectory =
-        (QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/objects")).toStdString();
+        (QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation) + QStringLiteral("/ckpt-explorer/objects"))
+            .toStdString();
     if (const auto cache = ckpt::configureObjectCache(cacheOptions); !cache.warning.empty())
         std::fprintf(stderr, "ckpt-explorer: %s\n", cache.warning.c_str());
     const QStringList wh = parser.value(size).split(QLatin1Char('x'));
