@@ -8,13 +8,23 @@
 //  equal: every object of every remote save has the sha256 of the same
 //         file of a local save of the same tensors (sha256sum of the local
 //         file, of `curl`'s GET of the object).
+//  cpu:   CPU seconds per GiB of each step, the client's and the
+//         server's: on a small machine the server's share decides what is
+//         left to a client, and it depends on the values (a compressible
+//         ramp costs SeaweedFS more; --values weights, the default, is as
+//         incompressible as a trained model).
 //   bench_remote_save [--state build/s3-server] [--mib 1024] [--repeat 3]
+//                     [--values weights|ramp] [--only curl,save,upload]
 // Exit status: 0 when both targets are met, 1 when one is missed, 2 on errors.
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -47,6 +57,69 @@ std::string shell(const std::string& cmd) {
     if (::pclose(p) != 0) die("failed: " + cmd.substr(0, cmd.find(' ')));
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
     return out;
+}
+
+// CPU seconds so far of this process, of its waited-for children (curl)
+// and of the server: on a 2-core machine the server's share decides what
+// is left to a client, so each figure says whose CPU it cost.
+struct CpuSeconds {
+    double self = 0, children = 0, server = 0;
+};
+
+double seconds(const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; }
+
+CpuSeconds cpuNow(const std::string& serverPid) {
+    CpuSeconds c;
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    c.self = seconds(u.ru_utime) + seconds(u.ru_stime);
+    ::getrusage(RUSAGE_CHILDREN, &u);
+    c.children = seconds(u.ru_utime) + seconds(u.ru_stime);
+    std::ifstream stat("/proc/" + serverPid + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    // Fields 14 and 15 (utime, stime in clock ticks) follow the command
+    // name in parentheses.
+    const size_t close = line.rfind(')');
+    if (close != std::string::npos) {
+        std::istringstream rest(line.substr(close + 2));
+        std::string field;
+        unsigned long long utime = 0, stime = 0;
+        for (int i = 3; i <= 15 && rest >> field; ++i) {
+            if (i == 14) utime = std::stoull(field);
+            if (i == 15) stime = std::stoull(field);
+        }
+        c.server = double(utime + stime) / double(::sysconf(_SC_CLK_TCK));
+    }
+    return c;
+}
+
+// What one timed step cost: the client's CPU (this process, or curl) and
+// the server's.
+struct StepCpu {
+    double client = 0, server = 0;
+};
+
+StepCpu cpuSince(const CpuSeconds& before, const CpuSeconds& after) {
+    return {after.self - before.self + after.children - before.children, after.server - before.server};
+}
+
+// Values spread like an initialised layer's (uniform in [-0.05, 0.05), every
+// mantissa bit in use): real checkpoints hardly compress, and a server that
+// compresses what compresses (SeaweedFS does, per chunk) would otherwise
+// spend its CPU on work a real save never causes.
+void fillLikeWeights(std::vector<ckpt::SaveTensor>& tensors) {
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    for (auto& t : tensors) {
+        auto* f = reinterpret_cast<float*>(t.value.bytes.data());
+        const size_t n = t.value.bytes.size() / 4;
+        for (size_t j = 0; j < n; ++j) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            f[j] = (static_cast<float>(state >> 40) / float(1 << 24) - 0.5f) * 0.1f;
+        }
+    }
 }
 
 double timeSave(const std::string& prefix, const std::vector<ckpt::SaveTensor>& tensors) {
@@ -89,12 +162,21 @@ int main(int argc, char** argv) {
     std::string scratch = (fs::temp_directory_path() / "ckpt-bench-remote-save").string();
     int64_t mib = 1024;
     int tensors = 64, repeat = 3;
+    std::string only = "curl,save,upload";
+    std::string valuesKind = "weights";
     app.add_option("--state", state, "scripts/s3-server.sh's directory (its env file)")->capture_default_str();
     app.add_option("--dir", scratch, "Scratch directory")->capture_default_str();
     app.add_option("--mib", mib, "MiB saved")->capture_default_str();
     app.add_option("--tensors", tensors, "Tensors saved")->capture_default_str();
     app.add_option("--repeat", repeat, "Timed repetitions (medians)")->capture_default_str();
+    app.add_option("--values", valuesKind,
+                   "weights: pseudo-random like trained weights (as incompressible as real checkpoints); ramp: a "
+                   "compressible ramp (some servers compress what they store, which costs them CPU)")
+        ->check(CLI::IsMember({"weights", "ramp"}))
+        ->capture_default_str();
+    app.add_option("--only", only, "Which of curl,save,upload to time (profiling one alone)")->capture_default_str();
     CLI11_PARSE(app, argc, argv);
+    const auto wanted = [&only](const char* step) { return only.find(step) != std::string::npos; };
 
     const auto found = ckpt::bench::useS3TestServer(state, scratch);
     if (!found) die("no " + state + "/env: run scripts/s3-server.sh start first");
@@ -107,12 +189,13 @@ int main(int argc, char** argv) {
     fs::remove_all(scratch);
     fs::create_directories(scratch + "/local");
     const std::string run = std::to_string(::getpid());
-    std::printf("bench_remote_save: %u hardware threads, SeaweedFS at %s, %lld MiB in %d tensors; load: %s\n",
-                std::thread::hardware_concurrency(), endpoint.c_str(), static_cast<long long>(mib), tensors,
+    std::printf("bench_remote_save: %u hardware threads, SeaweedFS at %s, %lld MiB in %d tensors (%s); load: %s\n",
+                std::thread::hardware_concurrency(), endpoint.c_str(), static_cast<long long>(mib), tensors, valuesKind.c_str(),
                 shell("cut -d' ' -f1-3 /proc/loadavg").c_str());
 
     const int64_t elementsEach = mib * (1 << 20) / 4 / tensors;
-    const auto values = ckpt::bench::makeSaveTensors(tensors, elementsEach);
+    auto values = ckpt::bench::makeSaveTensors(tensors, elementsEach);
+    if (valuesKind == "weights") fillLikeWeights(values);
     const std::string localPrefix = scratch + "/local/ckpt";
     timeSave(localPrefix, values);
     const std::string dataName = "ckpt.data-00000-of-00001";
@@ -124,19 +207,36 @@ int main(int argc, char** argv) {
         dataBytes.assign(std::istreambuf_iterator<char>(f), {});
     }
     std::vector<double> curlTimes, saveTimes, uploadTimes;
-    std::vector<std::string> saved;  // key prefixes of the remote saves
+    const std::string serverPid = env.count("CKPT_S3_PID") != 0 ? env.at("CKPT_S3_PID") : "";
+    StepCpu curlCpu, saveCpu, uploadCpu;  // sums over the rounds
+    std::vector<std::string> saved;       // key prefixes of the remote saves
     const ckpt::ObjectStoreStats before = ckpt::objectStoreStats();
     const uint64_t requestsBefore = before.requests, retriesBefore = before.retries;
     const uint64_t sentBefore = before.bytesSent, receivedBefore = before.bytesReceived;
     for (int i = 0; i < repeat; ++i) {  // interleaved: a slow spell of the shared machine hits both
         const std::string putUrl = endpoint + "/" + bucket + "/bench-save/" + run + "/curl-" + std::to_string(i);
+        const auto add = [](StepCpu& sum, const StepCpu& step) {
+            sum.client += step.client;
+            sum.server += step.server;
+        };
+        CpuSeconds mark = cpuNow(serverPid);
         const auto start = Clock::now();
-        shell("curl -sf " + curlAuth + " -T " + scratch + "/local/" + dataName + " " + putUrl);
+        if (wanted("curl")) shell("curl -sf " + curlAuth + " -T " + scratch + "/local/" + dataName + " " + putUrl);
         curlTimes.push_back(secondsSince(start));
+        CpuSeconds now = cpuNow(serverPid);
+        add(curlCpu, cpuSince(mark, now));
+        mark = now;
         const std::string key = "bench-save/" + run + "/save-" + std::to_string(i) + "/";
-        saveTimes.push_back(timeSave("s3://" + bucket + "/" + key + "ckpt", values));
-        saved.push_back(key);
-        uploadTimes.push_back(timeUpload("s3://" + bucket + "/bench-save/" + run + "/upload-" + std::to_string(i), dataBytes));
+        saveTimes.push_back(wanted("save") ? timeSave("s3://" + bucket + "/" + key + "ckpt", values) : 0.0);
+        if (wanted("save")) saved.push_back(key);
+        now = cpuNow(serverPid);
+        add(saveCpu, cpuSince(mark, now));
+        mark = now;
+        if (wanted("upload"))
+            uploadTimes.push_back(
+                timeUpload("s3://" + bucket + "/bench-save/" + run + "/upload-" + std::to_string(i), dataBytes));
+        else uploadTimes.push_back(0.0);
+        add(uploadCpu, cpuSince(mark, cpuNow(serverPid)));
         std::printf("  round %d: curl PUT %.2f s, save %.2f s, upload alone %.2f s\n", i + 1, curlTimes.back(), saveTimes.back(),
                     uploadTimes.back());
     }
@@ -152,6 +252,10 @@ int main(int argc, char** argv) {
     const double uploadT = ckpt::bench::median(uploadTimes);
     std::printf("upload alone (the data file's bytes through the store's WritableFile): %.0f MiB/s: %.2fx curl\n",
                 dataMiB / uploadT, curlT / uploadT);
+    const double gib = dataMiB * repeat / 1024;
+    std::printf("CPU seconds per GiB, client / server: curl %.2f / %.2f, save %.2f / %.2f, upload alone %.2f / %.2f\n",
+                curlCpu.client / gib, curlCpu.server / gib, saveCpu.client / gib, saveCpu.server / gib, uploadCpu.client / gib,
+                uploadCpu.server / gib);
     bool ok = report(curlT / saveT >= 0.7, "save >= 0.7x curl's single PUT");
 
     // Every object equal to the local save's file.
@@ -174,5 +278,9 @@ int main(int argc, char** argv) {
     ok &= report(equal && compared > 0, "every object sha256-equal to a local save");
     std::printf("load after: %s\n", shell("cut -d' ' -f1-3 /proc/loadavg").c_str());
     fs::remove_all(scratch);
+    // The server keeps what it was sent (3 objects of the full size per
+    // round): a few runs would fill a small disk.
+    if (auto s = ckpt::storage::removeAll("s3://" + bucket + "/bench-save/" + run); !s.isOk())
+        std::fprintf(stderr, "bench_remote_save: cleaning up: %s\n", s.toString().c_str());
     return ok ? 0 : 1;
 }

@@ -48,8 +48,11 @@ class Counters:
             return " ".join(f"{k} {v}" for k, v in self.values.items())
 
 
+CONDITION_HEADERS = ("if-none-match", "if-match", "x-goog-if-generation-match")
+
+
 def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters, ignore_range, lose_conditional=False,
-                 delay=0.0):
+                 strip_conditions=False, delay=0.0):
     conditional_seen = set()
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -106,7 +109,8 @@ def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters, i
             up = http.client.HTTPConnection(upstream_host, upstream_port, timeout=60)
             try:
                 headers = {k: v for k, v in self.headers.items()
-                           if not (ignore_range and k.lower() == "range")}
+                           if not (ignore_range and k.lower() == "range")
+                           and not (strip_conditions and k.lower() in CONDITION_HEADERS)}
                 up.putrequest(self.command, self.path, skip_host=True, skip_accept_encoding=True)
                 for k, v in headers.items():
                     up.putheader(k, v)
@@ -154,6 +158,8 @@ def main():
     ap.add_argument("--lostreply", type=float, default=0.0, help="rate of requests forwarded, then reset unanswered")
     ap.add_argument("--lose-conditional-replies", action="store_true",
                     help="forward the first attempt of every If-None-Match/If-Match request, then reset it unanswered")
+    ap.add_argument("--strip-conditions", action="store_true",
+                    help="drop If-None-Match, If-Match and x-goog-if-generation-match, as servers that ignore them do")
     ap.add_argument("--ignore-range", action="store_true",
                     help="drop Range headers, as servers do that answer 200 with the whole object")
     ap.add_argument("--delay", type=float, default=0.0, help="seconds to hold every request before answering")
@@ -170,7 +176,7 @@ def main():
         sys.exit("s3-fault-proxy: rates must be >= 0 and add up to at most 1")
     counters = Counters()
     handler = make_handler(up.hostname, up.port, rates, random.Random(args.seed), threading.Lock(), counters,
-                           args.ignore_range, args.lose_conditional_replies, args.delay)
+                           args.ignore_range, args.lose_conditional_replies, args.strip_conditions, args.delay)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
     server.daemon_threads = True
 

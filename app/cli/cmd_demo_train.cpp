@@ -29,6 +29,7 @@ struct WorldFlags {
     int rank = -1;  // -1: not given
     std::string runId;
     double commitTimeout = 120;
+    bool noCommit = false;  // rank 0 leaves each commit to `ckpt merge --save-id`
 };
 
 std::string randomRunId() {
@@ -74,6 +75,9 @@ void spawnRanks(CommandContext& ctx, const WorldFlags& flags, const std::string&
     if (!failure.empty()) ctx.exitCode = kExitCheckpointProblem;
     if (!json) {
         if (!failure.empty()) std::cerr << "ckpt: " << failure << "\n";
+        else if (flags.noCommit)
+            std::cout << "all " << flags.world << " ranks done; nothing committed: commit each ckpt-K with ckpt merge "
+                      << "--save-id ckpt-K-" << runId << " --world " << flags.world << " " << directory << "/ckpt-K\n";
         else std::cout << "all " << flags.world << " ranks done; rank 0 committed every checkpoint in " << directory << "\n";
         return;
     }
@@ -164,6 +168,9 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
                     "Seconds rank 0 waits for every rank's part of a checkpoint (default 120)")
         ->check(CLI::PositiveNumber)
         ->needs(worldOpt);
+    cmd->add_flag("--no-commit", world->noCommit,
+                  "Rank 0 does not merge: each checkpoint's parts wait for `ckpt merge --save-id ID --world N DIR/ckpt-K`")
+        ->needs(worldOpt);
     cmd->add_flag("--json", *json, "Machine-readable output (docs/cli.md)");
     cmd->callback([&ctx, opts, json, maxShard, freezeFrom, noFreeze, policyFile, store, world] {
         if (!store->empty() && opts->schedule.empty()) {
@@ -215,6 +222,7 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
                 return;
             }
             opts->commitTimeout = std::chrono::milliseconds(static_cast<int64_t>(world->commitTimeout * 1000));
+            opts->commitParts = !world->noCommit;
         }
         if (*noFreeze) opts->freezeFirstLayerFrom = opts->steps + 1;
         if (*freezeFrom > 0) opts->freezeFirstLayerFrom = *freezeFrom;
@@ -222,14 +230,16 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
         // A writer of several saves its part of each checkpoint; rank 0 also commits it.
         const std::string saved =
             !opts->writer ? "saved "
-            : opts->writer->rank == 0
+            : opts->writer->rank == 0 && opts->commitParts
                 ? "saved part 0 of " + std::to_string(opts->writer->world) + " and committed "
                 : "saved part " + std::to_string(opts->writer->rank) + " of " + std::to_string(opts->writer->world) + " of ";
-        auto run = runDemoTraining(*opts, [json, saved](const DemoProgress& p) {
+        const bool showSaveId = opts->writer && !opts->commitParts;
+        auto run = runDemoTraining(*opts, [json, saved, showSaveId](const DemoProgress& p) {
             if (*json) return;
             std::cout << "step " << std::setw(5) << p.step << "  loss " << std::fixed << std::setprecision(5) << p.loss << "  "
                       << (p.savedPath ? saved : "saved ") << p.savedPath.value_or("-") << "  (" << p.saveReason << "; blocked "
-                      << std::setprecision(1) << p.saveBlockingSeconds * 1000.0 << " ms)\n";
+                      << std::setprecision(1) << p.saveBlockingSeconds * 1000.0 << " ms"
+                      << (p.savedPath && showSaveId ? "; save id " + p.saveId : std::string()) << ")\n";
         });
         if (!run) {
             ctx.exitCode = reportError(run.status(), *json);
@@ -243,6 +253,8 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
                                  {"path", p.savedPath.value_or("")},
                                  {"reason", p.saveReason},
                                  {"blocking_ms", p.saveBlockingSeconds * 1000.0}});
+            if (opts->writer)
+                for (size_t i = 0; i < saves.size(); ++i) saves[i]["save_id"] = run->saves[i].saveId;
             nlohmann::json out = {{"directory", opts->directory},
                                   {"steps", opts->steps},
                                   {"first_loss", run->firstLoss},
@@ -255,6 +267,7 @@ void registerDemoTrain(CLI::App& app, CommandContext& ctx) {
                 out["rank"] = opts->writer->rank;
                 out["world"] = opts->writer->world;
                 out["run_id"] = opts->runId;
+                out["committed_by_rank_0"] = opts->commitParts;
             }
             printJson(out);
             return;

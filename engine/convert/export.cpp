@@ -219,10 +219,6 @@ Result<ExportResult> exportCheckpoint(const std::string& source, const std::stri
     const auto start = std::chrono::steady_clock::now();
     CKPT_ASSIGN_OR_RETURN(auto checkpoint, Checkpoint::open(source));
     CKPT_RETURN_IF_ERROR(storage::checkLocation(output));
-    // The output is built beside its name and renamed into place (libzip
-    // writes .npz archives itself): a local file system's capabilities.
-    if (const storage::Capabilities c = storage::capabilitiesFor(output); !c.rename || !c.localPaths)
-        return unimplemented("export writes local files only; " + output + " is not one (export locally, then copy)");
     const DestinationCheck destination = checkDestination({.path = output,
                                                            .kind = DestinationKind::File,
                                                            .sources = {source},
@@ -231,7 +227,10 @@ Result<ExportResult> exportCheckpoint(const std::string& source, const std::stri
     CKPT_RETURN_IF_ERROR(destination.status());
     CKPT_ASSIGN_OR_RETURN(convert::ExportPlan plan, convert::planExport(*checkpoint, options));
 
-    convert::TempOutput temp(output);
+    // Built beside its name and renamed into place (libzip writes .npz
+    // archives itself); for a store, built locally and uploaded.
+    convert::TempOutput temp(output, options.overwrite);
+    CKPT_RETURN_IF_ERROR(temp.status());
     convert::Progress progress{options, static_cast<int64_t>(2 * plan.dataBytes)};
     if (options.format == ArrayFormat::Safetensors) {
         CKPT_RETURN_IF_ERROR(convert::writeSafetensors(checkpoint->bundle(), plan, temp.path(), output, progress));

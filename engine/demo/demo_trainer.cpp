@@ -96,6 +96,8 @@ Result<Model> build(int hidden, int replicas, uint64_t seed) {
 
 }  // namespace
 
+std::string demoSaveId(const std::string& prefix, const std::string& runId) { return platform::baseName(prefix) + "-" + runId; }
+
 Result<std::shared_ptr<Trackable>> makeDemoModel(int hidden, int replicas, uint64_t seed) {
     CKPT_ASSIGN_OR_RETURN(Model m, build(hidden, replicas, seed));
     return m.root;
@@ -110,6 +112,8 @@ Status validateOptions(const DemoTrainOptions& options) {
     if (options.progressEvery < 0) return invalidArgument("the progress interval cannot be negative");
     if (options.freezeFirstLayerFrom && *options.freezeFirstLayerFrom < 1)
         return invalidArgument("the step that freezes layer 0 must be positive");
+    if (!options.commitParts && !options.writer)
+        return invalidArgument("leaving the commit to another process needs a run of several writers");
     if (options.writer) {
         CKPT_RETURN_IF_ERROR(checkWriterRank(*options.writer));
         if (options.runId.size() > 48 || !checkSaveId(options.runId).isOk())
@@ -136,11 +140,11 @@ Result<StepOutcome> saveAsWriter(Trackable& root, const DemoTrainOptions& option
     const std::string prefix = numberedCheckpointPrefix(platform::joinPath(options.directory, "ckpt"), n);
     CKPT_ASSIGN_OR_RETURN(auto tensors, borrowForSave(root));
     PartSaveOptions part;
-    part.saveId = platform::baseName(prefix) + "-" + options.runId;
+    part.saveId = demoSaveId(prefix, options.runId);
     part.cancel = options.cancel;
     part.planTimeout = options.commitTimeout;
     CKPT_ASSIGN_OR_RETURN(const PartStats stats, writeCheckpointPart(prefix, *options.writer, std::move(tensors), part));
-    if (options.writer->rank == 0) {
+    if (options.writer->rank == 0 && options.commitParts) {
         PartsCommitOptions commit;
         commit.saveId = part.saveId;
         commit.timeout = options.commitTimeout;
@@ -300,7 +304,8 @@ Result<DemoRun> runDemoTraining(const DemoTrainOptions& options, const std::func
             }
         }
         if (outcome.saved) {
-            DemoProgress p{step, loss, outcome.report.path, outcome.reason, outcome.report.blockingSeconds};
+            DemoProgress p{step, loss, outcome.report.path, outcome.reason, outcome.report.blockingSeconds, {}};
+            if (options.writer && p.savedPath) p.saveId = demoSaveId(*p.savedPath, options.runId);
             run.saves.push_back(p);
             if (progress) progress(p);
         } else if (progress && options.progressEvery > 0 && step % options.progressEvery == 0) {

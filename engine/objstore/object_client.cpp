@@ -49,13 +49,6 @@ std::optional<ContentRange> parseContentRange(std::string_view v) {
     return r;
 }
 
-ObjectInfo infoFromHead(const HttpResponseHead& head) {
-    ObjectInfo info;
-    info.etag = unquotedEtag(head.header("etag"));
-    info.lastModified = std::string(head.header("last-modified"));
-    return info;
-}
-
 // Reads [offset, offset + out.size()) into 'out', resuming after a failed
 // attempt from the first byte it does not have yet.
 class RangeExchange : public HttpExchange {
@@ -171,7 +164,7 @@ public:
         return m_client.signedRequest("GET", m_object, {}, std::move(extra), {}, std::string(kEmptyPayloadSha256));
     }
     Status begin(const HttpResponseHead& head) override {
-        info = infoFromHead(head);
+        info = objectInfoFromHead(head);
         if (head.status == 206) {
             const auto cr = parseContentRange(head.header("content-range"));
             if (!cr || !cr->first || !cr->last || !cr->total || *cr->last + 1 != *cr->total || *cr->last - *cr->first + 1 > m_n)
@@ -231,7 +224,7 @@ public:
         return m_client.signedRequest("GET", m_object, {}, std::move(extra), {}, std::string(kEmptyPayloadSha256));
     }
     Status begin(const HttpResponseHead& head) override {
-        info = infoFromHead(head);
+        info = objectInfoFromHead(head);
         if (const auto length = parseU64(head.header("content-length"))) {
             if (*length > m_max)
                 return invalidArgument(what() + " is " + std::to_string(*length) + " bytes, over the limit of " +
@@ -263,8 +256,28 @@ private:
 
 }  // namespace
 
-HeaderList conditionHeaders(const PutCondition& condition) {
+ObjectInfo objectInfoFromHead(const HttpResponseHead& head) {
+    ObjectInfo info;
+    info.etag = unquotedEtag(head.header("etag"));
+    info.lastModified = std::string(head.header("last-modified"));
+    info.generation = std::string(head.header("x-goog-generation"));
+    return info;
+}
+
+HeaderList conditionHeaders(const PutCondition& condition, StoreKind kind) {
     HeaderList headers;
+    if (kind == StoreKind::Gcs) {
+        // GCS's XML API takes its preconditions as generation numbers
+        // (0: no live object). An ETag token cannot be one; if an MD5 ever
+        // were all digits, the write would be refused and read again.
+        const auto isGeneration = [](const std::string& t) {
+            return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+        };
+        if (condition.ifNoneMatch) headers.emplace_back("x-goog-if-generation-match", "0");
+        if (isGeneration(condition.ifMatch)) headers.emplace_back("x-goog-if-generation-match", condition.ifMatch);
+        else if (!condition.ifMatch.empty()) headers.emplace_back("If-Match", "\"" + condition.ifMatch + "\"");
+        return headers;
+    }
     if (condition.ifNoneMatch) headers.emplace_back("If-None-Match", "*");
     if (!condition.ifMatch.empty()) headers.emplace_back("If-Match", "\"" + condition.ifMatch + "\"");
     return headers;
@@ -316,7 +329,7 @@ HttpRequest ObjectClient::signedRequest(std::string method, const ObjectRef& obj
 Result<ObjectInfo> ObjectClient::stat(const ObjectRef& object, const CancellationToken* cancel) {
     SmallExchange ex(urlOf(object), [&] { return signedRequest("HEAD", object, {}, {}, {}, std::string(kEmptyPayloadSha256)); });
     CKPT_RETURN_IF_ERROR(m_transport.runOne(ex, cancel));
-    ObjectInfo info = infoFromHead(ex.head);
+    ObjectInfo info = objectInfoFromHead(ex.head);
     const auto length = parseU64(ex.head.header("content-length"));
     if (!length) return dataLoss(urlOf(object) + ": HEAD answered without a Content-Length");
     info.size = *length;
@@ -438,16 +451,24 @@ Result<ListPage> ObjectClient::listAll(const std::string& bucket, const std::str
     return all;
 }
 
-Result<ObjectInfo> ObjectClient::put(const ObjectRef& object, std::string_view body, const PutCondition& condition,
-                                     const CancellationToken* cancel) {
+Result<ObjectInfo> ObjectClient::putOnce(const ObjectRef& object, std::string_view body, const PutCondition& condition,
+                                         const CancellationToken* cancel) {
     if (body.size() > kMaxSinglePutBytes) return invalidArgument(urlOf(object) + ": a single PUT holds at most 5 GiB");
     const std::string hash = sha256Hex(body);
-    HeaderList extra = conditionHeaders(condition);
+    HeaderList extra = conditionHeaders(condition, m_settings.kind);
     extra.emplace_back("Content-MD5", md5Base64(body));
     SmallExchange ex(urlOf(object), [&] { return signedRequest("PUT", object, {}, extra, body, hash); });
-    const Status sent = m_transport.runOne(ex, cancel);
+    CKPT_RETURN_IF_ERROR(m_transport.runOne(ex, cancel));
+    ObjectInfo info = objectInfoFromHead(ex.head);
+    info.size = body.size();
+    return info;
+}
+
+Result<ObjectInfo> ObjectClient::put(const ObjectRef& object, std::string_view body, const PutCondition& condition,
+                                     const CancellationToken* cancel) {
+    auto sent = putOnce(object, body, condition, cancel);
     const bool conditional = condition.ifNoneMatch || !condition.ifMatch.empty();
-    if (!sent.isOk() && sent.code() == StatusCode::FailedPrecondition && conditional) {
+    if (!sent.ok() && sent.status().code() == StatusCode::FailedPrecondition && conditional) {
         // An earlier attempt may have been applied and only its answer lost
         // (curl resends a request whose reused connection broke without
         // telling us, so no count of attempts can say): then the object
@@ -456,10 +477,7 @@ Result<ObjectInfo> ObjectClient::put(const ObjectRef& object, std::string_view b
         auto there = stat(object, cancel);
         if (there.ok() && there->size == body.size() && there->etag == md5Hex(body)) return *there;
     }
-    CKPT_RETURN_IF_ERROR(sent);
-    ObjectInfo info = infoFromHead(ex.head);
-    info.size = body.size();
-    return info;
+    return sent;
 }
 
 Status ObjectClient::remove(const ObjectRef& object, const CancellationToken* cancel) {

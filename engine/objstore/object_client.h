@@ -41,7 +41,13 @@ struct ObjectInfo {
     uint64_t size = 0;
     std::string etag;  // without quotes; a generation to pin later reads to
     std::string lastModified;
+    // GCS: the object's generation number (x-goog-generation), what its
+    // write conditions compare; empty elsewhere, and in a listing.
+    std::string generation;
 };
+// Size aside (callers know which header states it): ETag, Last-Modified
+// and x-goog-generation of a response.
+ObjectInfo objectInfoFromHead(const HttpResponseHead& head);
 
 // One range of a parallel read. 'out' receives exactly out.size() bytes at
 // 'offset'; with a non-empty 'ifMatch' the read fails (FailedPrecondition)
@@ -59,11 +65,16 @@ struct RangeRead {
 // A condition on a PUT or a multipart completion: the write-only-if-absent
 // and compare-and-swap a commit without rename needs (docs/remote.md).
 struct PutCondition {
-    bool ifNoneMatch = false;  // If-None-Match: * (fails with AlreadyExists-like FailedPrecondition if present)
-    std::string ifMatch;       // If-Match: "<etag>"
+    bool ifNoneMatch = false;  // create-only (412 if an object is there)
+    std::string ifMatch;       // the generation token the object must still have
 };
-// The headers that carry 'condition': one rule for a PUT and a completion.
-HeaderList conditionHeaders(const PutCondition& condition);
+// The headers that carry 'condition' to a store of 'kind': one rule for a
+// PUT and a completion. S3: If-None-Match: * and If-Match: "<etag>". GCS's
+// XML API: x-goog-if-generation-match: 0 for create-only, and
+// x-goog-if-generation-match: <generation> for a token that is a
+// generation number (all digits: what x-goog-generation gave); a token
+// from an ETag (a response without x-goog-generation) goes as If-Match.
+HeaderList conditionHeaders(const PutCondition& condition, StoreKind kind);
 
 // S3's multipart limits: parts numbered 1..10,000, each 5 MiB to 5 GiB
 // except the last, which may be shorter; an object of at most 5 TiB.
@@ -118,6 +129,11 @@ public:
     // A single PUT of 'body' (at most 5 GiB, S3's limit for one PUT).
     Result<ObjectInfo> put(const ObjectRef& object, std::string_view body, const PutCondition& condition = {},
                            const CancellationToken* cancel = nullptr);
+    // The same PUT, but a refused condition (412) is returned as it is: no
+    // HEAD asks whether an earlier attempt's lost answer hid a success. For
+    // probes whose second write must be refused (conditional_writes.h).
+    Result<ObjectInfo> putOnce(const ObjectRef& object, std::string_view body, const PutCondition& condition = {},
+                               const CancellationToken* cancel = nullptr);
     Status remove(const ObjectRef& object, const CancellationToken* cancel = nullptr);
 
     // ---- multipart uploads (object_client_multipart.cpp) ----------------

@@ -56,7 +56,7 @@ Result<ObjectInfo> ObjectClient::completeMultipartUpload(const ObjectRef& object
     const std::string body = completeMultipartUploadXml(parts);
     const std::string hash = sha256Hex(body);
     const std::vector<QueryParam> query = {{"uploadId", uploadId}};
-    const HeaderList headers = conditionHeaders(condition);
+    const HeaderList headers = conditionHeaders(condition, m_settings.kind);
     const std::string step = what(*this, object, "completing a multipart upload of " + std::to_string(parts.size()) + " parts");
     // S3 may answer a completion "200 OK" and report an error in the body
     // (the answer is sent before the work is done): a retryable one is
@@ -71,6 +71,7 @@ Result<ObjectInfo> ObjectClient::completeMultipartUpload(const ObjectRef& object
         if (!answer->error) {
             ObjectInfo info;
             info.etag = answer->etag.empty() ? unquotedEtag(ex.head.header("etag")) : answer->etag;
+            info.generation = std::string(ex.head.header("x-goog-generation"));
             info.size = size;
             return info;
         }

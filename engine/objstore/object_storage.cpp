@@ -8,6 +8,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "objstore/conditional_writes.h"
 #include "objstore/object_cache.h"
 #include "objstore/object_location.h"
 #include "objstore/remote_file.h"
@@ -94,7 +95,9 @@ public:
 
     // With the disk cache holding the object: always a conditional GET (a
     // state file's generation feeds compare-and-swap, so it is never taken
-    // from a listing that may be seconds old); a 304 serves the entry.
+    // from a listing that may be seconds old); a 304 serves the entry. An
+    // object with a GCS generation number (what gs:// write conditions
+    // compare, and an entry does not keep) is not kept.
     Result<storage::ObjectContents> readObject(const std::string& location, size_t maxBytes) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
         const std::shared_ptr<storage::BlobCache> cache = objectCache();
@@ -102,14 +105,15 @@ public:
         if (cache) {
             if (auto hit = cache->get(key); hit && !hit->tag.empty() && hit->bytes.size() <= maxBytes) {
                 CKPT_ASSIGN_OR_RETURN(auto changed, m_client->readObjectIfChanged(ref, maxBytes, hit->tag));
-                if (!changed) return storage::ObjectContents{std::move(hit->bytes), generationOfEtag(hit->tag)};
-                if (!changed->second.etag.empty()) cache->put(key, changed->second.etag, changed->first);
-                return storage::ObjectContents{std::move(changed->first), generationOfEtag(changed->second.etag)};
+                if (!changed)
+                    return storage::ObjectContents{std::move(hit->bytes), generationOf(ObjectInfo{0, hit->tag, {}, {}})};
+                if (keepable(changed->second)) cache->put(key, changed->second.etag, changed->first);
+                return storage::ObjectContents{std::move(changed->first), generationOf(changed->second)};
             }
         }
         CKPT_ASSIGN_OR_RETURN(auto whole, m_client->readObject(ref, maxBytes));
-        if (cache && !whole.second.etag.empty()) cache->put(key, whole.second.etag, whole.first);
-        return storage::ObjectContents{std::move(whole.first), generationOfEtag(whole.second.etag)};
+        if (cache && keepable(whole.second)) cache->put(key, whole.second.etag, whole.first);
+        return storage::ObjectContents{std::move(whole.first), generationOf(whole.second)};
     }
 
     Result<std::optional<storage::ObjectInfo>> stat(const std::string& location, bool /*follow*/) override {
@@ -123,7 +127,7 @@ public:
                 storage::ObjectInfo out;
                 out.kind = ObjectKind::File;
                 out.size = info->size;
-                out.generation = generationOfEtag(info->etag);
+                out.generation = generationOf(*info);
                 out.modifiedNs = parseStoreTimeNs(info->lastModified).value_or(0);
                 return std::optional<storage::ObjectInfo>(out);
             }
@@ -157,7 +161,8 @@ public:
                 if (!childName(o.key, prefix, e.name)) continue;
                 // Opening a listed file right after (a checkpoint's index
                 // and data files) then needs no request of its own.
-                m_known.put(ObjectRef{loc.bucket, o.key}, ObjectInfo{o.size, o.etag, o.lastModified});
+                // (A listing states no GCS generation: its token is the ETag.)
+                m_known.put(ObjectRef{loc.bucket, o.key}, ObjectInfo{o.size, o.etag, o.lastModified, {}});
                 e.kind = ObjectKind::File;
                 e.size = o.size;
                 e.modifiedNs = parseStoreTimeNs(o.lastModified).value_or(0);
@@ -182,6 +187,8 @@ public:
     Result<std::unique_ptr<storage::WritableFile>> create(const std::string& location,
                                                           const storage::CreateOptions& options) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
+        if (options.condition.kind != storage::WriteCondition::Kind::None)
+            CKPT_RETURN_IF_ERROR(requireConditionalWrites(*m_client, ref));
         m_known.forget(ref);
         return makeRemoteWritableFile(m_client, std::move(ref), options.condition, options.expectedSize);
     }
@@ -189,6 +196,7 @@ public:
     Result<Generation> writeObject(const std::string& location, std::string_view bytes,
                                    const storage::WriteCondition& condition) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
+        if (condition.kind != storage::WriteCondition::Kind::None) CKPT_RETURN_IF_ERROR(requireConditionalWrites(*m_client, ref));
         m_known.forget(ref);
         return putWithCondition(*m_client, ref, bytes, condition);
     }
@@ -249,6 +257,7 @@ public:
 
 private:
     static std::vector<uint8_t> toBytes(const std::string& s) { return {s.begin(), s.end()}; }
+    static bool keepable(const ObjectInfo& info) { return !info.etag.empty() && info.generation.empty(); }
 
     // The open's suffix GET, asking If-None-Match on the ETag of the cache's
     // copy of the whole object, or else of its tail (a data file's footer
@@ -260,7 +269,7 @@ private:
         ObjectInfo info;
         std::vector<uint8_t> bytes;
         if (auto whole = disk.cache->get(disk.wholeKey); whole && !whole->tag.empty()) {
-            info = {whole->bytes.size(), whole->tag, {}};
+            info = {whole->bytes.size(), whole->tag, {}, {}};
             bytes = toBytes(whole->bytes);
         } else if (auto tail = disk.cache->get(tailKey)) {
             const size_t space = tail->tag.find(' ');
@@ -269,7 +278,7 @@ private:
             const auto parsed = std::from_chars(tail->tag.data(), end, size);
             if (space != std::string::npos && space + 1 < tail->tag.size() && parsed.ec == std::errc() && parsed.ptr == end &&
                 tail->bytes.size() == std::min<uint64_t>(size, kOpenTailBytes)) {
-                info = {size, tail->tag.substr(space + 1), {}};
+                info = {size, tail->tag.substr(space + 1), {}, {}};
                 bytes = toBytes(tail->bytes);
             }
         }

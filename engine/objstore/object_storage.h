@@ -22,9 +22,13 @@
 //    there is no object, to tell a "directory" from nothing); list:
 //    ListObjectsV2 pages with delimiter '/', each object's size and ETag
 //    remembered as a HEAD's are.
-//  - create/writeObject: a single PUT when the file is closed, with
-//    If-None-Match: * or If-Match for conditions (multipart uploads for
-//    objects over 5 GiB are not written yet: they fail with Unimplemented).
+//  - create/writeObject: a single PUT when the file is closed, or a
+//    multipart upload once more than a part is written
+//    (remote_writable_file.h), with If-None-Match: * or If-Match for
+//    conditions (x-goog-if-generation-match on gs://);
+//    the first conditional write to a bucket in a process first probes
+//    whether the server honours conditions (conditional_writes.h, 3
+//    requests) and is refused where it does not.
 //  - removeDirectory: a one-key listing to check it is empty, then a
 //    DELETE of the folder key "dir/" (servers that keep empty folders).
 //  - listPendingWrites: ListMultipartUploads pages under the prefix;

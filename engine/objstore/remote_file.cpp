@@ -40,7 +40,7 @@ public:
 
     const std::string& location() const override { return m_location; }
     uint64_t size() const override { return m_info.size; }
-    Generation generation() const override { return generationOfEtag(m_info.etag); }
+    Generation generation() const override { return generationOf(m_info); }
 
     Status read(uint64_t offset, size_t n, void* out) const override {
         const storage::ReadRange r{offset, n, out};

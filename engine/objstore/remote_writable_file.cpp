@@ -79,7 +79,7 @@ public:
             auto done = m_client->completeMultipartUpload(m_ref, m_uploadId, m_done, condition, m_position);
             if (done) {
                 m_uploadId.clear();  // committed: nothing to abort
-                m_generation = generationOfEtag(done->etag);
+                m_generation = generationOf(*done);
                 return okStatus();
             }
             s = conditionFailure(*m_client, m_ref, condition, done.status());
@@ -170,8 +170,9 @@ private:
 
 }  // namespace
 
-storage::Generation generationOfEtag(const std::string& etag) {
-    return etag.empty() ? storage::Generation() : storage::Generation::of(etag);
+storage::Generation generationOf(const ObjectInfo& info) {
+    if (!info.generation.empty()) return storage::Generation::of(info.generation);
+    return info.etag.empty() ? storage::Generation() : storage::Generation::of(info.etag);
 }
 
 PutCondition putConditionOf(const storage::WriteCondition& condition) {
@@ -192,7 +193,7 @@ Result<storage::Generation> putWithCondition(ObjectClient& client, const ObjectR
     const PutCondition c = putConditionOf(condition);
     auto put = client.put(ref, bytes, c);
     if (!put) return conditionFailure(client, ref, c, put.status());
-    return generationOfEtag(put->etag);
+    return generationOf(*put);
 }
 
 uint64_t uploadPartBytes(uint64_t configuredPartBytes, uint64_t expectedSize, int partNumber) {

@@ -29,8 +29,9 @@
 
 namespace ckpt::objstore {
 
-// A store's generation token: the ETag ("" is unknown).
-storage::Generation generationOfEtag(const std::string& etag);
+// A store's generation token: GCS's generation number when the response
+// gave one, else the ETag (neither: unknown).
+storage::Generation generationOf(const ObjectInfo& info);
 
 // The request condition of a storage write condition.
 PutCondition putConditionOf(const storage::WriteCondition& condition);

@@ -59,8 +59,6 @@ std::optional<CheckpointState> withoutGoneEntries(const std::string& dir, Checkp
     return state;
 }
 
-bool isConflict(const Status& s) { return s.code() == StatusCode::FailedPrecondition || s.code() == StatusCode::AlreadyExists; }
-
 // Between attempts: a few milliseconds, growing, jittered so that writers
 // that collided do not collide again in step.
 void backOff(int attempt) {
@@ -133,7 +131,7 @@ Status updateCheckpointStateLocked(const std::string& dir, const CheckpointState
         CKPT_ASSIGN_OR_RETURN(const std::string text, formatCheckpointState(dir, *next));
         auto written = storage::writeObject(path, text, storage::WriteCondition::ifMatch(read));
         if (written.ok()) return okStatus();
-        if (!isConflict(written.status())) return written.status();
+        if (!storage::isWriteConflict(written.status())) return written.status();
     }
     return failedPrecondition("the checkpoint state file " + path + " kept changing under " +
                               std::to_string(kStateUpdateAttempts) +

@@ -82,8 +82,7 @@ Result<std::unique_ptr<SaveClaim>> SaveClaim::acquire(const std::string& prefix)
     const std::string body = claimBody();
     auto created = storage::writeObject(location, body, storage::WriteCondition::ifAbsent());
     if (created.ok()) return held(location);
-    if (created.status().code() != StatusCode::AlreadyExists && created.status().code() != StatusCode::FailedPrecondition)
-        return created.status();
+    if (!storage::isWriteConflict(created.status())) return created.status();
     auto current = storage::readObject(location, kMaxClaimBytes);
     if (!current.ok()) {
         // Released between the two requests: one more try, as a first taker.

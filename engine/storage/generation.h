@@ -14,6 +14,8 @@
 #include <string>
 #include <utility>
 
+#include "ckpt/status.h"
+
 namespace ckpt::storage {
 
 class Generation {
@@ -74,5 +76,15 @@ struct WriteCondition {
         return false;
     }
 };
+
+// Whether a conditional write failed because another writer got there
+// first (its condition did not hold: AlreadyExists, or FailedPrecondition
+// for a stale generation, which a store's 412 may be for either), so the
+// caller may read again and retry or judge the winner. Any other failure,
+// a store that cannot do conditional writes (Unimplemented) included, is
+// not a lost race.
+inline bool isWriteConflict(const Status& s) {
+    return s.code() == StatusCode::AlreadyExists || s.code() == StatusCode::FailedPrecondition;
+}
 
 }  // namespace ckpt::storage

@@ -5,7 +5,9 @@
 // assert_consumed); --world 1 writes today's single-process bytes; the
 // bucket holds the same bytes as the directory; an absent rank makes rank
 // 0 fail within --commit-timeout naming it, nothing committed, and a rerun
-// succeeds; launcher variables that disagree are refused.
+// succeeds; launcher variables that disagree are refused. With --no-commit
+// the ranks leave each commit to a separate `ckpt merge --save-id`, whose
+// index is byte for byte rank 0's, and which names a missing rank.
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -43,6 +45,21 @@ std::unique_ptr<QProcess> startRank(const QStringList& args, const QMap<QString,
 QByteArray fileBytes(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<missing>");
+}
+
+// The bytes of a file in a directory or on the bucket ("<missing>" if absent).
+QByteArray anyFileBytes(const QString& path) {
+    if (!path.startsWith(QLatin1String("s3://"))) return fileBytes(path);
+    auto bytes = storage::readSmallFile(path.toStdString());
+    return bytes.ok() ? QByteArray::fromStdString(*bytes) : QByteArray("<missing>");
+}
+
+QStringList demoWorld(const QString& dir, int world, const QString& runId) {
+    return {QStringLiteral("demo-train"),   dir,
+            QStringLiteral("--world"),      QString::number(world),
+            QStringLiteral("--steps"),      QStringLiteral("20"),
+            QStringLiteral("--save-every"), QStringLiteral("20"),
+            QStringLiteral("--run-id"),     runId};
 }
 
 QStringList checkpointFiles(const QString& dir) {
@@ -241,6 +258,96 @@ private slots:
         const auto list = testing::runCkpt({QStringLiteral("list"), dir});
         QCOMPARE(list.exitCode, 0);
         QCOMPARE(list.out.count("3 shard(s)"), indexes.size());
+    }
+
+    // --no-commit: the ranks only write their parts; `ckpt merge --save-id`
+    // commits them as rank 0 would have, to the byte, in a directory and on
+    // the bucket.
+    void separateMergerCommits_data() {
+        QTest::addColumn<bool>("remote");
+        QTest::newRow("directory") << false;
+        QTest::newRow("bucket") << true;
+    }
+    void separateMergerCommits() {
+        QFETCH(bool, remote);
+        const QString root = remote ? QString::fromStdString(m_s3Root + "merger") : path(QStringLiteral("merger"));
+        const QString byRank0 = root + "/rank0", byMerger = root + "/apart";
+        const auto committed = testing::runCkpt(demoWorld(byRank0, 3, QStringLiteral("m1")));
+        QVERIFY2(committed.exitCode == 0, committed.err.constData());
+        const auto written = testing::runCkpt(demoWorld(byMerger, 3, QStringLiteral("m1")) +
+                                              QStringList{QStringLiteral("--no-commit"), QStringLiteral("--json")});
+        QVERIFY2(written.exitCode == 0, written.err.constData());
+        const json ranks = json::parse(written.out.toStdString());
+        QCOMPARE(ranks["ranks"][0]["result"]["saves"][0]["save_id"].get<std::string>(), std::string("ckpt-1-m1"));
+        QCOMPARE(ranks["ranks"][0]["result"]["committed_by_rank_0"].get<bool>(), false);
+        // Nothing is committed until the merger runs.
+        QCOMPARE(anyFileBytes(byMerger + "/ckpt-1.index"), QByteArray("<missing>"));
+        QCOMPARE(testing::runCkpt({QStringLiteral("latest"), byMerger}).exitCode, 1);
+        const auto merged = testing::runCkpt({QStringLiteral("merge"), byMerger + "/ckpt-1", QStringLiteral("--save-id"),
+                                              QStringLiteral("ckpt-1-m1"), QStringLiteral("--world"), QStringLiteral("3"),
+                                              QStringLiteral("--json")});
+        QVERIFY2(merged.exitCode == 0, merged.err.constData());
+        const json out = json::parse(merged.out.toStdString());
+        QCOMPARE(out["committed"].get<bool>(), true);
+        QCOMPARE(out["world"].get<int>(), 3);
+        QCOMPARE(out["tensors"].get<int>(), 20);
+        QCOMPARE(out["save_id"].get<std::string>(), std::string("ckpt-1-m1"));
+        for (const char* name : {"ckpt-1.index", "ckpt-1.data-00000-of-00003", "ckpt-1.data-00002-of-00003"}) {
+            const QByteArray bytes = anyFileBytes(byMerger + "/" + name);
+            QVERIFY2(bytes != "<missing>" && bytes == anyFileBytes(byRank0 + "/" + name), name);
+        }
+        const auto verify = testing::runCkpt({QStringLiteral("verify"), byMerger});
+        QVERIFY2(verify.exitCode == 0, verify.out.constData());
+        QVERIFY(testing::runCkpt({QStringLiteral("latest"), byMerger}).out.trimmed().endsWith("ckpt-1"));
+        // A second merger of the same save finds it committed and changes nothing.
+        const auto again = testing::runCkpt({QStringLiteral("merge"), byMerger + "/ckpt-1", QStringLiteral("--save-id"),
+                                             QStringLiteral("ckpt-1-m1"), QStringLiteral("--world"), QStringLiteral("3")});
+        QCOMPARE(again.exitCode, 1);
+        QVERIFY2(again.err.contains("AlreadyExists"), again.err.constData());
+    }
+
+    // A rank that never writes: the separate merger exits 1 within
+    // --commit-timeout naming it, commits nothing and aborts the save; a
+    // rerun (a new run id) commits.
+    void separateMergerNamesAMissingRank() {
+        const QString dir = QString::fromStdString(m_s3Root + "missing");
+        for (int r = 0; r < 2; ++r) {
+            const auto part =
+                testing::runCkpt(demoWorld(dir, 3, QStringLiteral("x1")) +
+                                 QStringList{QStringLiteral("--rank"), QString::number(r), QStringLiteral("--no-commit")});
+            QVERIFY2(part.exitCode == 0, part.err.constData());
+        }
+        const QStringList merge = {QStringLiteral("merge"),
+                                   dir + "/ckpt-1",
+                                   QStringLiteral("--world"),
+                                   QStringLiteral("3"),
+                                   QStringLiteral("--commit-timeout"),
+                                   QStringLiteral("2"),
+                                   QStringLiteral("--json"),
+                                   QStringLiteral("--save-id")};
+        QElapsedTimer timer;
+        timer.start();
+        const auto failed = testing::runCkpt(merge + QStringList{QStringLiteral("ckpt-1-x1")});
+        const qint64 ms = timer.elapsed();
+        QCOMPARE(failed.exitCode, 1);
+        const std::string message = json::parse(failed.out.toStdString())["error"]["message"].get<std::string>();
+        QVERIFY2(message.find("no done marker from rank 2 ") != std::string::npos, message.c_str());
+        QVERIFY2(ms >= 2000 && ms < 15000, std::to_string(ms).c_str());
+        QCOMPARE(anyFileBytes(dir + "/ckpt-1.index"), QByteArray("<missing>"));
+        QCOMPARE(anyFileBytes(dir + "/checkpoint"), QByteArray("<missing>"));
+        // The abort marker stops a late rank 2 of that attempt at once.
+        QVERIFY(anyFileBytes(dir + "/.ckpt-1.parts-ckpt-1-x1/abort-merger").contains("no done marker from rank 2"));
+        const auto late =
+            testing::runCkpt(demoWorld(dir, 3, QStringLiteral("x1")) +
+                             QStringList{QStringLiteral("--rank"), QStringLiteral("2"), QStringLiteral("--no-commit")});
+        QCOMPARE(late.exitCode, 1);
+        QVERIFY2(late.err.contains("aborted by the merger"), late.err.constData());
+        // The rerun: every rank, then the merger.
+        const auto rerun = testing::runCkpt(demoWorld(dir, 3, QStringLiteral("x2")) + QStringList{QStringLiteral("--no-commit")});
+        QVERIFY2(rerun.exitCode == 0, rerun.err.constData());
+        const auto merged = testing::runCkpt(merge + QStringList{QStringLiteral("ckpt-1-x2")});
+        QVERIFY2(merged.exitCode == 0, merged.out.constData());
+        QCOMPARE(testing::runCkpt({QStringLiteral("verify"), dir}).exitCode, 0);
     }
 
     // On the bucket: the same bytes as in a directory, read back by list and verify.

@@ -403,7 +403,7 @@ private slots:
     // when the store answers.
     void cancelStopsTheOpensRequests() {
         testing::FaultProxy proxy;
-        QVERIFY(proxy.start(m_server->endpoint, 0, 0, 0, 1, false, 0, false, /*delaySeconds=*/5.0));
+        QVERIFY(proxy.start(m_server->endpoint, 0, 0, 0, 1, false, 0, false, false, /*delaySeconds=*/5.0));
         MainWindow w;
         ExplorerPage page(w);
         w.show();

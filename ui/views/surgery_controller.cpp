@@ -111,11 +111,9 @@ QList<QAction*> SurgeryController::toolbarActions() const {
 
 void SurgeryController::updateActions() {
     const std::shared_ptr<const CheckpointSnapshot>& snapshot = m_parts.opener->snapshot();
-    // Not yet for a checkpoint on object storage: the dialogs check their
-    // destination against the sources as the user types, which would stat
-    // the sources over the network on the GUI thread.
-    const bool shown =
-        snapshot && m_parts.opener->isTreeShown() && !isRemoteLocation(QString::fromStdString(snapshot->checkpoint->prefix()));
+    // For a checkpoint on object storage too: the dialogs judge their
+    // destination and preview their plans on the job pool, never here.
+    const bool shown = snapshot && m_parts.opener->isTreeShown();
     for (QAction* a : std::as_const(m_actions)) a->setEnabled(shown);
     const int32_t e = m_parts.tree->currentEntry();
     const bool editable =

@@ -120,7 +120,11 @@ QPushButton* SurgeryDialog::okButton() const { return m_buttons->button(QDialogB
 
 QString SurgeryDialog::destination() const {
     const QString text = QDir::fromNativeSeparators(m_destination->text().trimmed());
-    return text.isEmpty() ? text : QDir::cleanPath(QFileInfo(text).absoluteFilePath());
+    // A URL goes to the engine as typed: an object store's key is literal,
+    // an unknown scheme is refused by name, and QFileInfo would make
+    // "s3://b/x" a local folder "s3:" under the working directory.
+    if (text.isEmpty() || text.contains(QStringLiteral("://"))) return text;
+    return QDir::cleanPath(QFileInfo(text).absoluteFilePath());
 }
 
 ShardingChoice SurgeryDialog::sharding() const {

@@ -366,7 +366,7 @@ private slots:
     void cancelStopsSlowOpen() {
         const std::string prefix = upload("slow", 5, 1.f);
         testing::FaultProxy proxy;
-        QVERIFY(proxy.start(m_server->endpoint, 0, 0, 0, 1, false, 0, false, /*delaySeconds=*/3.0));
+        QVERIFY(proxy.start(m_server->endpoint, 0, 0, 0, 1, false, 0, false, false, /*delaySeconds=*/3.0));
         auto vars = m_server->variables();
         vars["AWS_ENDPOINT_URL"] = proxy.endpoint();
         testing::setStoreEnvironment(vars);

@@ -138,6 +138,7 @@ private slots:
         QCOMPARE(readAllOf(index), std::string("first"));
         const Status again = writeWhole(index, "second", ifAbsent);
         QCOMPARE(again.code(), StatusCode::AlreadyExists);
+        QVERIFY(isWriteConflict(again));
         QCOMPARE(readAllOf(index), std::string("first"));
         // A conditional write abandoned before close leaves nothing.
         {
@@ -165,6 +166,7 @@ private slots:
         QVERIFY(!(*other == *first));
         const auto stale = writeObject(state, "v2 from a stale read", WriteCondition::ifMatch(read->generation));
         QCOMPARE(stale.status().code(), StatusCode::FailedPrecondition);
+        QVERIFY(isWriteConflict(stale.status()));
         QCOMPARE(readAllOf(state), std::string("v2 by someone else"));
         // With the current generation it goes through.
         auto fresh = readObject(state, 1024);
@@ -173,6 +175,18 @@ private slots:
         QCOMPARE(readAllOf(state), std::string("v3"));
         QCOMPARE(writeObject(dir + "/absent", "x", WriteCondition::ifMatch(fresh->generation)).status().code(),
                  StatusCode::FailedPrecondition);
+    }
+
+    // Only a lost race is a conflict: a store that cannot do conditional
+    // writes (objstore/conditional_writes.h) or fails otherwise is not one,
+    // so no writer retries it or takes it for another's claim.
+    void conflictsAreLostRacesOnly() {
+        QVERIFY(isWriteConflict(Status(StatusCode::AlreadyExists, "x already exists")));
+        QVERIFY(isWriteConflict(failedPrecondition("412")));
+        QVERIFY(!isWriteConflict(okStatus()));
+        QVERIFY(!isWriteConflict(unimplemented("does not honour create-only writes")));
+        QVERIFY(!isWriteConflict(notFound("gone")));
+        QVERIFY(!isWriteConflict(Status(StatusCode::PermissionDenied, "denied")));
     }
 
     // Listings: one level, a visitor over pages (the store's page holds 3),

@@ -75,7 +75,8 @@ struct DemoTrainOptions {
     // Saves by N writers (ckpt/distributed_save.h): this process is one
     // rank of a data-parallel run whose ranks train the same model from the
     // same seed, and at each save writes only its share of <dir>/ckpt-<N>;
-    // rank 0 then merges and commits it (waiting up to commitTimeout). Every
+    // rank 0 then merges and commits it (waiting up to commitTimeout), unless
+    // commitParts is off (a separate merger commits it). Every
     // rank gets the same options. Saves happen every saveEvery steps and at
     // the last step; nothing is deleted (no retention), and triggers,
     // retention, async, max shard bytes and schedules do not apply.
@@ -85,6 +86,10 @@ struct DemoTrainOptions {
     // of an attempt that failed. 1 to 48 of A-Z a-z 0-9 . _ -.
     std::string runId;
     std::chrono::milliseconds commitTimeout{std::chrono::minutes(2)};
+    // Rank 0 merges and commits each checkpoint. Off: every rank only
+    // writes its part, and another process commits it (`ckpt merge
+    // --save-id`, commitCheckpointParts) under DemoProgress::saveId.
+    bool commitParts = true;
 };
 
 struct DemoProgress {
@@ -93,7 +98,11 @@ struct DemoProgress {
     std::optional<std::string> savedPath;  // set when this step saved (else a progressEvery report)
     std::string saveReason;                // the trigger that fired ("every 40 steps", "final step")
     double saveBlockingSeconds = 0;
+    std::string saveId;  // a run of several writers: the save id of savedPath's parts
 };
+
+// The save id of checkpoint 'prefix' in the writers' run 'runId'.
+std::string demoSaveId(const std::string& prefix, const std::string& runId);
 
 struct DemoRun {
     std::vector<DemoProgress> saves;
