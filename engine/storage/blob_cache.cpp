@@ -97,8 +97,11 @@ std::optional<BlobCache::Entry> BlobCache::get(std::string_view key) {
     struct stat st {};
     std::string data;
     bool whole = false;
+    // Over this process's bound (another process may use a larger one):
+    // not read, and left alone.
     const uint64_t limit = kHeaderBytes + kMaxKeyBytes + kMaxTagBytes + maxEntryBytes() + kTrailerBytes;
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) <= limit) {
+    const bool tooLarge = ::fstat(fd, &st) == 0 && static_cast<uint64_t>(st.st_size) > limit;
+    if (!tooLarge && S_ISREG(st.st_mode)) {
         data.resize(static_cast<size_t>(st.st_size));
         size_t got = 0;
         while (got < data.size()) {
@@ -131,7 +134,7 @@ std::optional<BlobCache::Entry> BlobCache::get(std::string_view key) {
     ::close(fd);
     // Damaged (a flipped byte, a torn write, a foreign file): never served,
     // and removed so the next put replaces it.
-    if (!valid) ::unlink(path.c_str());
+    if (!valid && !tooLarge) ::unlink(path.c_str());
     return valid;
 }
 
