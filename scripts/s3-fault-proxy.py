@@ -9,7 +9,9 @@ through a response body (so ranged reads must resume), or forwards the
 request and then resets instead of answering (a "lost reply": the write
 happened, the client cannot know, and its retry must not call its own
 write a conflict). Rates are per
-request, drawn from a seeded generator so a run can be repeated.
+request, drawn from a seeded generator so a run can be repeated. With
+--delay every request is held that long before it is answered (a slow
+server, for the cancellation tests).
 
     s3-fault-proxy.py --upstream http://127.0.0.1:8333 --slowdown 0.10 --reset 0.02
 prints "port N" on its first line once it listens; stops on SIGTERM/SIGINT
@@ -25,6 +27,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 import urllib.parse
 
 SLOWDOWN_BODY = (b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code>'
@@ -49,7 +52,7 @@ CONDITION_HEADERS = ("if-none-match", "if-match", "x-goog-if-generation-match")
 
 
 def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters, ignore_range, lose_conditional=False,
-                 strip_conditions=False):
+                 strip_conditions=False, delay=0.0):
     conditional_seen = set()
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -79,6 +82,8 @@ def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters, i
             counters.add("requests")
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
+            if delay > 0:
+                time.sleep(delay)
             fault = self.draw()
             if lose_conditional and (self.headers.get("If-None-Match") or self.headers.get("If-Match")):
                 # The first attempt of each conditional write is applied and its answer lost.
@@ -157,6 +162,7 @@ def main():
                     help="drop If-None-Match, If-Match and x-goog-if-generation-match, as servers that ignore them do")
     ap.add_argument("--ignore-range", action="store_true",
                     help="drop Range headers, as servers do that answer 200 with the whole object")
+    ap.add_argument("--delay", type=float, default=0.0, help="seconds to hold every request before answering")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--port", type=int, default=0, help="0: any free port")
     args = ap.parse_args()
@@ -164,11 +170,13 @@ def main():
     if up.scheme != "http" or up.hostname not in ("127.0.0.1", "localhost"):
         sys.exit("s3-fault-proxy: the upstream must be http on 127.0.0.1")
     rates = {"slowdown": args.slowdown, "reset": args.reset, "midreset": args.midreset, "lostreply": args.lostreply}
+    if not 0 <= args.delay <= 600:
+        sys.exit("s3-fault-proxy: --delay is 0 to 600 seconds")
     if any(r < 0 for r in rates.values()) or sum(rates.values()) > 1:
         sys.exit("s3-fault-proxy: rates must be >= 0 and add up to at most 1")
     counters = Counters()
     handler = make_handler(up.hostname, up.port, rates, random.Random(args.seed), threading.Lock(), counters,
-                           args.ignore_range, args.lose_conditional_replies, args.strip_conditions)
+                           args.ignore_range, args.lose_conditional_replies, args.strip_conditions, args.delay)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
     server.daemon_threads = True
 

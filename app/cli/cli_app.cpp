@@ -1,5 +1,7 @@
 #include "cli_app.h"
 
+#include <iostream>
+
 #include "ckpt/object_store.h"
 
 namespace ckpt::cli {
@@ -16,9 +18,15 @@ void addObjectStoreOptions(CLI::App& app, CommandContext& ctx) {
         ->check(CLI::IsMember({"path", "virtual"}));
     app.add_flag("--allow-http", options->allowHttp, "allow plain http to an endpoint that is not loopback");
     app.add_flag("--stats", ctx.printObjectStoreStats, "print object-store requests, retries and bytes to stderr when done");
-    app.parse_complete_callback([options] {
+    auto cache = std::make_shared<ObjectCacheOptions>();
+    app.add_option("--cache-dir", cache->directory,
+                   "keep remote indexes and small reads in DIR, revalidated by ETag (default: CKPT_CACHE_DIR, else none)");
+    app.parse_complete_callback([options, cache] {
         const Status s = configureObjectStores(*options);
         if (!s.isOk()) throw CLI::ValidationError(s.message());
+        // A cache that cannot be used costs its speed, not the command.
+        const ObjectCacheState state = configureObjectCache(*cache);
+        if (!state.warning.empty()) std::cerr << "ckpt: warning: " << state.warning << "\n";
     });
 }
 

@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "ckpt/object_store.h"
 #include "cli_app.h"
 #include "output.h"
 
@@ -26,5 +27,6 @@ int main(int argc, char** argv) {
         return kExitUsage;
     }
     if (ctx.printObjectStoreStats) printObjectStoreStats();
+    if (const std::string w = ckpt::objectCacheWarning(); !w.empty()) std::cerr << "ckpt: warning: " << w << "\n";
     return ctx.exitCode;
 }

@@ -15,10 +15,12 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QIcon>
+#include <QStandardPaths>
 #include <QTimer>
 
 #include <cstdio>
 
+#include "ckpt/object_store.h"
 #include "jobs/catalog_jobs.h"
 #include "screenshot_tour.h"
 #include "views/app_palette.h"
@@ -71,6 +73,15 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "--palette: expected system, light or dark, not %s\n", qPrintable(parser.value(palette)));
         return 2;
     }
+    // Remote indexes are kept between runs, revalidated by ETag, so reopening
+    // a run on a store does not download them again (docs/remote.md,
+    // "Caching"); CKPT_CACHE_DIR chooses another place.
+    ckpt::ObjectCacheOptions cacheOptions;
+    cacheOptions.defaultDirectory =
+        (QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation) + QStringLiteral("/ckpt-explorer/objects"))
+            .toStdString();
+    if (const auto cache = ckpt::configureObjectCache(cacheOptions); !cache.warning.empty())
+        std::fprintf(stderr, "ckpt-explorer: %s\n", cache.warning.c_str());
     const QStringList wh = parser.value(size).split(QLatin1Char('x'));
     const QSize tourSize(wh.value(0).toInt(), wh.value(1).toInt());
     if (wh.size() != 2 || tourSize.width() < 640 || tourSize.height() < 480) {

@@ -6,6 +6,7 @@
 #include "ckpt/checkpoint_state.h"
 #include "ckpt/checkpoint_step.h"
 #include "format/object_graph_entry.h"
+#include "platform/cancellation_scope.h"
 #include "platform/file.h"
 #include "storage/dispatch.h"
 
@@ -107,7 +108,18 @@ Result<ResolvedCheckpoint> resolveCheckpoint(std::string_view rawPath) {
     return notFound("no checkpoint at " + path + ": neither " + prefix + ".index nor a directory exists");
 }
 
-Result<std::shared_ptr<const Checkpoint>> Checkpoint::open(std::string_view path) {
+Result<std::shared_ptr<const Checkpoint>> Checkpoint::open(std::string_view path) { return open(path, {}); }
+
+Result<std::shared_ptr<const Checkpoint>> Checkpoint::open(std::string_view path, const CheckpointOpenOptions& options) {
+    // The storage calls below take no token: the scope hands it to the
+    // object-store transport, which drops a cancelled open's transfers.
+    const platform::CancellationScope scope(options.cancel);
+    auto opened = openUnderScope(path);
+    if (options.cancel != nullptr && options.cancel->isCancelled()) return cancelled("stopped opening " + std::string(path));
+    return opened;
+}
+
+Result<std::shared_ptr<const Checkpoint>> Checkpoint::openUnderScope(std::string_view path) {
     std::shared_ptr<Checkpoint> ckpt(new Checkpoint());
     CKPT_ASSIGN_OR_RETURN(ckpt->m_resolved, resolveCheckpoint(path));
     CKPT_ASSIGN_OR_RETURN(ckpt->m_bundle, BundleReader::open(ckpt->m_resolved.prefix));

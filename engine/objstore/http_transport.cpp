@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "objstore/text.h"
+#include "platform/cancellation_scope.h"
 
 namespace ckpt::objstore {
 
@@ -199,8 +200,11 @@ public:
             m_waiting.push_back({now, e});
         }
         const size_t maxInFlight = static_cast<size_t>(m_t.m_options.maxInFlight);
+        // The caller's token, and the one of the engine call this runs
+        // under (a Checkpoint::open through the storage interface).
+        const CancellationToken* ambient = platform::currentCancellation();
         while (!m_waiting.empty() || !m_active.empty()) {
-            if (cancel != nullptr && cancel->isCancelled()) {
+            if ((cancel != nullptr && cancel->isCancelled()) || (ambient != nullptr && ambient->isCancelled())) {
                 abandonAll();
                 return cancelled("cancelled");
             }
@@ -465,6 +469,10 @@ private:
         long status = 0;
         curl_easy_getinfo(a.easy, CURLINFO_RESPONSE_CODE, &status);
         a.head.status = status;
+        if (status == 304) {
+            e->m_status = e->notModified(a.head);
+            return;
+        }
         if (status >= 200 && status <= 299) {
             if (!a.begun) {
                 a.begun = true;
@@ -500,6 +508,10 @@ private:
     std::vector<std::unique_ptr<Attempt>> m_active;
     std::vector<Waiting> m_waiting;
 };
+
+Status HttpExchange::notModified(const HttpResponseHead& /*head*/) {
+    return failedPrecondition(what() + ": HTTP 304 Not Modified to a request without a condition");
+}
 
 Status HttpTransport::run(std::span<HttpExchange* const> exchanges, const CancellationToken* cancel) {
     if (exchanges.empty()) return okStatus();

@@ -70,6 +70,9 @@ public:
     // goes on (a server that ignored a Range header): the transfer is cut
     // there and finish() called, instead of downloading the rest.
     virtual bool satisfied() const { return false; }
+    // A 304 Not Modified (the answer to If-None-Match, without a body): the
+    // exchange's result. An exchange that sent no condition fails.
+    virtual Status notModified(const HttpResponseHead& head);
 
     const Status& status() const { return m_status; }
     int attempts() const { return m_attempts; }
@@ -98,9 +101,10 @@ public:
     HttpTransport& operator=(const HttpTransport&) = delete;
 
     // Runs every exchange to completion (each ends with its status()), at
-    // most options.maxInFlight at once. Returns Cancelled if 'cancel' fired
-    // (exchanges not finished then are Cancelled too), else OK: per-request
-    // failures are in the exchanges.
+    // most options.maxInFlight at once. Returns Cancelled if 'cancel' or
+    // the thread's platform::currentCancellation() fired (checked at least
+    // every 100 ms; exchanges not finished then are Cancelled too, their
+    // transfers dropped), else OK: per-request failures are in the exchanges.
     Status run(std::span<HttpExchange* const> exchanges, const CancellationToken* cancel = nullptr);
     // One exchange; returns its status.
     Status runOne(HttpExchange& exchange, const CancellationToken* cancel = nullptr);

@@ -130,15 +130,38 @@ private:
 };
 
 // The last n bytes (a suffix range).
-class TailExchange : public HttpExchange {
+// A GET that, given an ETag, asks If-None-Match: an object still at that
+// ETag answers 304 without a body, and 'unchanged' says so.
+class ConditionalGet : public HttpExchange {
 public:
-    TailExchange(const ObjectClient& client, const ObjectRef& object, uint64_t n) : m_client(client), m_object(object), m_n(n) {}
+    explicit ConditionalGet(std::string ifNoneMatch) : m_ifNoneMatch(std::move(ifNoneMatch)) {}
+    Status notModified(const HttpResponseHead& head) override {
+        if (m_ifNoneMatch.empty()) return HttpExchange::notModified(head);
+        unchanged = true;
+        return okStatus();
+    }
+    bool unchanged = false;
+
+protected:
+    void addCondition(HeaderList& headers) const {
+        if (!m_ifNoneMatch.empty()) headers.emplace_back("If-None-Match", "\"" + m_ifNoneMatch + "\"");
+    }
+
+private:
+    std::string m_ifNoneMatch;
+};
+
+class TailExchange : public ConditionalGet {
+public:
+    TailExchange(const ObjectClient& client, const ObjectRef& object, uint64_t n, std::string ifNoneMatch = {})
+        : ConditionalGet(std::move(ifNoneMatch)), m_client(client), m_object(object), m_n(n) {}
 
     HttpRequest prepare(int /*attempt*/) override {
         m_bytes.clear();
         m_seen = 0;
-        return m_client.signedRequest("GET", m_object, {}, {{"Range", "bytes=-" + std::to_string(m_n)}}, {},
-                                      std::string(kEmptyPayloadSha256));
+        HeaderList extra = {{"Range", "bytes=-" + std::to_string(m_n)}};
+        addCondition(extra);
+        return m_client.signedRequest("GET", m_object, {}, std::move(extra), {}, std::string(kEmptyPayloadSha256));
     }
     Status begin(const HttpResponseHead& head) override {
         info = objectInfoFromHead(head);
@@ -190,13 +213,15 @@ private:
 
 // A whole small object, its size checked against a limit before any byte
 // is kept.
-class WholeExchange : public HttpExchange {
+class WholeExchange : public ConditionalGet {
 public:
-    WholeExchange(const ObjectClient& client, const ObjectRef& object, size_t maxBytes)
-        : m_client(client), m_object(object), m_max(maxBytes) {}
+    WholeExchange(const ObjectClient& client, const ObjectRef& object, size_t maxBytes, std::string ifNoneMatch = {})
+        : ConditionalGet(std::move(ifNoneMatch)), m_client(client), m_object(object), m_max(maxBytes) {}
     HttpRequest prepare(int /*attempt*/) override {
         bytes.clear();
-        return m_client.signedRequest("GET", m_object, {}, {}, {}, std::string(kEmptyPayloadSha256));
+        HeaderList extra;
+        addCondition(extra);
+        return m_client.signedRequest("GET", m_object, {}, std::move(extra), {}, std::string(kEmptyPayloadSha256));
     }
     Status begin(const HttpResponseHead& head) override {
         info = objectInfoFromHead(head);
@@ -360,6 +385,31 @@ Result<std::pair<std::string, ObjectInfo>> ObjectClient::readObject(const Object
     WholeExchange ex(*this, object, maxBytes);
     CKPT_RETURN_IF_ERROR(m_transport.runOne(ex, cancel));
     return std::pair{std::move(ex.bytes), std::move(ex.info)};
+}
+
+Result<std::optional<std::pair<std::vector<uint8_t>, ObjectInfo>>> ObjectClient::readTailIfChanged(
+    const ObjectRef& object, uint64_t n, const std::string& etag, const CancellationToken* cancel) {
+    if (n == 0 || etag.empty()) return invalidArgument(urlOf(object) + ": a conditional suffix read needs a length and an ETag");
+    TailExchange ex(*this, object, n, etag);
+    const Status s = m_transport.runOne(ex, cancel);
+    if (s.code() == StatusCode::OutOfRange) {  // an empty object: as readTail
+        CKPT_ASSIGN_OR_RETURN(auto tail, readTail(object, n, cancel));
+        return std::optional(std::move(tail));
+    }
+    CKPT_RETURN_IF_ERROR(s);
+    if (ex.unchanged) return std::optional<std::pair<std::vector<uint8_t>, ObjectInfo>>();
+    return std::optional(std::pair{ex.takeBytes(), ex.info});
+}
+
+Result<std::optional<std::pair<std::string, ObjectInfo>>> ObjectClient::readObjectIfChanged(const ObjectRef& object,
+                                                                                            size_t maxBytes,
+                                                                                            const std::string& etag,
+                                                                                            const CancellationToken* cancel) {
+    if (etag.empty()) return invalidArgument(urlOf(object) + ": a conditional read needs an ETag");
+    WholeExchange ex(*this, object, maxBytes, etag);
+    CKPT_RETURN_IF_ERROR(m_transport.runOne(ex, cancel));
+    if (ex.unchanged) return std::optional<std::pair<std::string, ObjectInfo>>();
+    return std::optional(std::pair{std::move(ex.bytes), std::move(ex.info)});
 }
 
 Result<ListPage> ObjectClient::listPage(const std::string& bucket, const std::string& prefix, const std::string& delimiter,

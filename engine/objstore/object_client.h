@@ -103,10 +103,20 @@ public:
     // one request (a suffix range). An empty object gives no bytes.
     Result<std::pair<std::vector<uint8_t>, ObjectInfo>> readTail(const ObjectRef& object, uint64_t n,
                                                                  const CancellationToken* cancel = nullptr);
+    // As readTail, unless the object's ETag is still 'etag' (If-None-Match):
+    // then nullopt, after a 304 without a body (what the on-disk cache of
+    // object_cache.h revalidates an entry with).
+    Result<std::optional<std::pair<std::vector<uint8_t>, ObjectInfo>>> readTailIfChanged(
+        const ObjectRef& object, uint64_t n, const std::string& etag, const CancellationToken* cancel = nullptr);
     // The whole object, refused with InvalidArgument naming both sizes
     // before anything is allocated for it when it is over 'maxBytes'.
     Result<std::pair<std::string, ObjectInfo>> readObject(const ObjectRef& object, size_t maxBytes,
                                                           const CancellationToken* cancel = nullptr);
+    // As readObject, unless the object's ETag is still 'etag': then nullopt
+    // after a 304 without a body.
+    Result<std::optional<std::pair<std::string, ObjectInfo>>> readObjectIfChanged(const ObjectRef& object, size_t maxBytes,
+                                                                                  const std::string& etag,
+                                                                                  const CancellationToken* cancel = nullptr);
     // One ListObjectsV2 page (at most 'maxKeys' entries, 1..1000) of keys
     // under 'prefix'; with a 'delimiter', keys below the next delimiter are
     // rolled up into commonPrefixes.

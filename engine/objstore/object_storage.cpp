@@ -1,6 +1,7 @@
 #include "objstore/object_storage.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <chrono>
 #include <map>
@@ -8,7 +9,9 @@
 #include <unordered_map>
 
 #include "objstore/conditional_writes.h"
+#include "objstore/object_cache.h"
 #include "objstore/object_location.h"
+#include "objstore/remote_file.h"
 #include "objstore/remote_writable_file.h"
 #include "objstore/store_registry.h"
 #include "objstore/timestamps.h"
@@ -20,264 +23,6 @@ namespace {
 
 using storage::Generation;
 using storage::ObjectKind;
-
-std::string locationOf(const ObjectClient& client, const ObjectRef& ref) { return client.urlOf(ref); }
-
-// Ranged reads of one object as it was when opened (its ETag), with its
-// tail, and the whole object once adviseSequential asked for it, kept in
-// memory.
-class RemoteFile : public storage::RandomAccessFile {
-public:
-    // 'tail': the object's last bytes, already fetched; nullopt: fetched on
-    // the first read that touches the last kOpenTailBytes (the object's
-    // size and ETag came from a recent HEAD or open).
-    RemoteFile(std::shared_ptr<ObjectClient> client, ObjectRef ref, ObjectInfo info, std::optional<std::vector<uint8_t>> tail)
-        : m_client(std::move(client)), m_ref(std::move(ref)), m_location(locationOf(*m_client, m_ref)), m_info(std::move(info)),
-          m_tailPending(!tail.has_value() && m_info.size > 0), m_cache(tail ? std::move(*tail) : std::vector<uint8_t>()),
-          m_cacheOffset(m_info.size - m_cache.size()) {}
-
-    const std::string& location() const override { return m_location; }
-    uint64_t size() const override { return m_info.size; }
-    Generation generation() const override { return generationOf(m_info); }
-
-    Status read(uint64_t offset, size_t n, void* out) const override {
-        const storage::ReadRange r{offset, n, out};
-        return readBatch(std::span<const storage::ReadRange>(&r, 1));
-    }
-
-    Status readBatch(std::span<const storage::ReadRange> ranges) const override {
-        struct Piece {
-            uint64_t offset;
-            size_t length;
-            uint8_t* out;
-        };
-        std::vector<Piece> remote;
-        {
-            std::lock_guard lock(m_mutex);
-            CKPT_ASSIGN_OR_RETURN(const bool fetchedTail, fetchTailIfTouched(ranges));
-            for (const auto& r : ranges) {
-                if (r.offset > m_info.size || r.length > m_info.size - r.offset)
-                    return dataLoss(m_location + ": range [" + std::to_string(r.offset) + ", " +
-                                    std::to_string(r.offset + r.length) + ") is past the end (size " +
-                                    std::to_string(m_info.size) + ")");
-                if (r.length == 0) continue;
-                auto* out = static_cast<uint8_t*>(r.out);
-                // The part at or after m_cacheOffset comes from memory.
-                const uint64_t end = r.offset + r.length;
-                if (fromReadAhead(r.offset, r.length, out)) continue;
-                if (end > m_cacheOffset) {
-                    const uint64_t from = std::max(r.offset, m_cacheOffset);
-                    std::memcpy(out + (from - r.offset), m_cache.data() + (from - m_cacheOffset),
-                                static_cast<size_t>(end - from));
-                    if (from == r.offset) continue;
-                    remote.push_back({r.offset, static_cast<size_t>(from - r.offset), out});
-                } else {
-                    remote.push_back({r.offset, r.length, out});
-                }
-            }
-            if (fetchedTail) keepOnlyTail();
-        }
-        if (remote.empty()) return okStatus();
-        // Coalesce neighbours: one request for pieces closer than the gap.
-        std::sort(remote.begin(), remote.end(), [](const Piece& a, const Piece& b) { return a.offset < b.offset; });
-        struct Group {
-            uint64_t offset;
-            uint64_t end;
-            std::vector<Piece> pieces;
-            std::vector<uint8_t> buffer;
-        };
-        std::vector<Group> groups;
-        for (const Piece& p : remote) {
-            if (!groups.empty() && p.offset <= groups.back().end + kCoalesceGapBytes &&
-                std::max(groups.back().end, p.offset + p.length) - groups.back().offset <= kMaxCoalescedBytes) {
-                groups.back().end = std::max(groups.back().end, p.offset + p.length);
-                groups.back().pieces.push_back(p);
-            } else {
-                groups.push_back({p.offset, p.offset + p.length, {p}, {}});
-            }
-        }
-        std::vector<RangeRead> reads;
-        reads.reserve(groups.size());
-        for (Group& g : groups) {
-            std::span<uint8_t> target;
-            if (g.pieces.size() == 1) {
-                target = std::span<uint8_t>(g.pieces[0].out, g.pieces[0].length);
-            } else {
-                g.buffer.resize(static_cast<size_t>(g.end - g.offset));
-                target = g.buffer;
-            }
-            reads.push_back({m_ref, g.offset, target, m_info.etag, okStatus(), {}});
-        }
-        CKPT_RETURN_IF_ERROR(m_client->readRanges(reads));
-        for (const Group& g : groups) {
-            if (g.pieces.size() == 1) continue;
-            for (const Piece& p : g.pieces) std::memcpy(p.out, g.buffer.data() + (p.offset - g.offset), p.length);
-        }
-        return okStatus();
-    }
-
-    // The whole object (an index file): fetch what is not cached in one
-    // request, then every read is served from memory. Any other range up
-    // to kMaxReadAheadBytes (a verify or restore part): fetched in one
-    // request and kept until it has been read once.
-    void adviseSequential(uint64_t offset, uint64_t n) const override {
-        if (offset > m_info.size || n > m_info.size - offset || n == 0) return;
-        if (offset == 0 && n == m_info.size && m_info.size <= kWholeObjectCacheBytes) {
-            std::lock_guard lock(m_mutex);
-            if (m_cacheOffset == 0) return;
-            // Everything not cached yet, the tail included when it was not
-            // fetched: one GET.
-            std::vector<uint8_t> head(static_cast<size_t>(m_cacheOffset));
-            if (!m_client->read(m_ref, 0, head, m_info.etag).ok()) return;  // a hint: reads then fetch as usual
-            head.insert(head.end(), m_cache.begin(), m_cache.end());
-            m_cache = std::move(head);
-            m_cacheOffset = 0;
-            m_tailPending = false;
-            m_readAhead.clear();
-            return;
-        }
-        {
-            std::lock_guard lock(m_mutex);
-            n = std::min<uint64_t>(n, m_cacheOffset > offset ? m_cacheOffset - offset : 0);
-            if (n == 0 || n > kMaxReadAheadBytes) return;
-            for (const ReadAhead& r : m_readAhead)
-                if (offset >= r.offset && offset + n <= r.offset + r.bytes.size()) return;
-        }
-        ReadAhead ahead{offset, std::vector<uint8_t>(static_cast<size_t>(n)), 0};
-        if (!m_client->read(m_ref, offset, ahead.bytes, m_info.etag).ok()) return;
-        std::lock_guard lock(m_mutex);
-        m_readAhead.push_back(std::move(ahead));
-        while (m_readAhead.size() > kMaxReadAheads) m_readAhead.erase(m_readAhead.begin());
-    }
-
-    Result<storage::MappedView> map(uint64_t /*offset*/, size_t /*n*/) const override {
-        return failedPrecondition(m_location + ": an object in a store cannot be mapped");
-    }
-
-private:
-    struct ReadAhead {
-        uint64_t offset;
-        std::vector<uint8_t> bytes;
-        uint64_t consumed;  // bytes handed out; the buffer goes once all were
-    };
-
-    // Fetches the last kOpenTailBytes once, when a range first reaches into
-    // them (a table's footer and index blocks), together with the bytes of
-    // the touching ranges before them (up to kMaxCoalescedBytes from the
-    // end): a read that ends in the tail (an object graph stored last) is
-    // one GET, not a tail GET and a ranged GET. Returns whether it fetched;
-    // the caller serves this call's ranges from the cache and then keeps
-    // only the tail (keepOnlyTail). Caller holds m_mutex.
-    Result<bool> fetchTailIfTouched(std::span<const storage::ReadRange> ranges) const {
-        if (!m_tailPending) return false;
-        const uint64_t tailStart = m_info.size - std::min<uint64_t>(m_info.size, kOpenTailBytes);
-        const uint64_t lowest = m_info.size - std::min<uint64_t>(m_info.size, kMaxCoalescedBytes);
-        uint64_t from = tailStart;
-        bool touched = false;
-        for (const storage::ReadRange& r : ranges) {
-            if (r.length == 0 || r.offset >= m_info.size || r.offset + r.length <= tailStart) continue;
-            touched = true;
-            from = std::min(from, std::max(r.offset, lowest));
-        }
-        if (!touched) return false;
-        std::vector<uint8_t> bytes(static_cast<size_t>(m_info.size - from));
-        CKPT_RETURN_IF_ERROR(m_client->read(m_ref, from, bytes, m_info.etag).status());
-        m_cache = std::move(bytes);
-        m_cacheOffset = from;
-        m_tailPending = false;
-        return true;
-    }
-
-    // After fetchTailIfTouched: drops what was fetched before the tail, so
-    // an open file keeps at most kOpenTailBytes. Caller holds m_mutex.
-    void keepOnlyTail() const {
-        const uint64_t tailStart = m_info.size - std::min<uint64_t>(m_info.size, kOpenTailBytes);
-        if (m_cacheOffset >= tailStart) return;
-        m_cache.erase(m_cache.begin(), m_cache.begin() + static_cast<std::ptrdiff_t>(tailStart - m_cacheOffset));
-        m_cache.shrink_to_fit();
-        m_cacheOffset = tailStart;
-    }
-
-    // Copies [offset, offset + n) out of a read-ahead buffer that holds all
-    // of it. Caller holds m_mutex.
-    bool fromReadAhead(uint64_t offset, size_t n, uint8_t* out) const {
-        for (auto it = m_readAhead.begin(); it != m_readAhead.end(); ++it) {
-            if (offset < it->offset || offset + n > it->offset + it->bytes.size()) continue;
-            std::memcpy(out, it->bytes.data() + (offset - it->offset), n);
-            it->consumed += n;
-            if (it->consumed >= it->bytes.size()) m_readAhead.erase(it);
-            return true;
-        }
-        return false;
-    }
-
-    std::shared_ptr<ObjectClient> m_client;
-    ObjectRef m_ref;
-    std::string m_location;
-    ObjectInfo m_info;
-    mutable std::mutex m_mutex;
-    mutable bool m_tailPending;                  // Guarded by m_mutex.
-    mutable std::vector<ReadAhead> m_readAhead;  // Guarded by m_mutex.
-    mutable std::vector<uint8_t> m_cache;        // [m_cacheOffset, size). Guarded by m_mutex.
-    mutable uint64_t m_cacheOffset;              // Guarded by m_mutex.
-};
-
-// Front to back in windows of parallel ranged GETs (maxInFlight parts of
-// kSequentialPartBytes each).
-class RemoteSequentialFile : public storage::SequentialFile {
-public:
-    RemoteSequentialFile(std::shared_ptr<ObjectClient> client, ObjectRef ref, ObjectInfo info)
-        : m_client(std::move(client)), m_ref(std::move(ref)), m_location(locationOf(*m_client, m_ref)), m_info(std::move(info)) {}
-
-    const std::string& location() const override { return m_location; }
-    uint64_t size() const override { return m_info.size; }
-
-    Result<size_t> read(size_t n, void* out) override {
-        if (m_bufferPos == m_buffer.size()) {
-            if (m_position >= m_info.size) return size_t(0);
-            CKPT_RETURN_IF_ERROR(fill());
-        }
-        const size_t take = std::min(n, m_buffer.size() - m_bufferPos);
-        std::memcpy(out, m_buffer.data() + m_bufferPos, take);
-        m_bufferPos += take;
-        return take;
-    }
-
-    Status skip(uint64_t n) override {
-        const uint64_t inBuffer = m_buffer.size() - m_bufferPos;
-        if (n <= inBuffer) {
-            m_bufferPos += static_cast<size_t>(n);
-            return okStatus();
-        }
-        n -= inBuffer;
-        m_bufferPos = m_buffer.size();
-        m_position = std::min(m_info.size, m_position + n);
-        return okStatus();
-    }
-
-private:
-    Status fill() {
-        const size_t parts = static_cast<size_t>(m_client->settings().transfer.maxInFlight);
-        const uint64_t window = std::min<uint64_t>(m_info.size - m_position, parts * kSequentialPartBytes);
-        m_buffer.resize(static_cast<size_t>(window));
-        m_bufferPos = 0;
-        std::vector<RangeRead> reads;
-        for (uint64_t at = 0; at < window; at += kSequentialPartBytes) {
-            const size_t len = static_cast<size_t>(std::min<uint64_t>(kSequentialPartBytes, window - at));
-            reads.push_back({m_ref, m_position + at, std::span<uint8_t>(m_buffer.data() + at, len), m_info.etag, okStatus(), {}});
-        }
-        m_position += window;
-        return m_client->readRanges(reads);
-    }
-
-    std::shared_ptr<ObjectClient> m_client;
-    ObjectRef m_ref;
-    std::string m_location;
-    ObjectInfo m_info;
-    uint64_t m_position = 0;  // the object offset after the buffer
-    std::vector<uint8_t> m_buffer;
-    size_t m_bufferPos = 0;
-};
 
 // What a HEAD, a suffix GET or a listing said about an object, for a few
 // seconds: opening a file right after checking it exists (what resolving a
@@ -322,25 +67,52 @@ public:
     std::string_view scheme() const override { return m_client->settings().scheme(); }
     storage::Capabilities capabilities() const override { return {}; }
 
+    // With the disk cache (object_cache.h): no request when a listing or
+    // HEAD just gave the object's ETag and the cache holds the whole object
+    // at that ETag; else openRevalidated().
     Result<std::unique_ptr<storage::RandomAccessFile>> openRandomAccess(const std::string& location) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
-        if (auto known = m_known.get(ref))
-            return std::unique_ptr<storage::RandomAccessFile>(new RemoteFile(m_client, std::move(ref), *known, std::nullopt));
+        DiskCacheSlot disk{objectCache(), {}};
+        if (disk.cache) disk.wholeKey = objectCacheKey(*m_client, ref);
+        if (auto known = m_known.get(ref)) {
+            std::optional<std::vector<uint8_t>> bytes;
+            if (disk.cache)
+                if (auto e = disk.cache->get(disk.wholeKey); e && e->tag == known->etag && e->bytes.size() == known->size)
+                    bytes = toBytes(e->bytes);
+            return makeRemoteFile(m_client, std::move(ref), *known, std::move(bytes), std::move(disk));
+        }
+        if (disk.cache) return openRevalidated(std::move(ref), std::move(disk));
         CKPT_ASSIGN_OR_RETURN(auto tail, m_client->readTail(ref, kOpenTailBytes));
         m_known.put(ref, tail.second);
-        return std::unique_ptr<storage::RandomAccessFile>(
-            new RemoteFile(m_client, std::move(ref), std::move(tail.second), std::move(tail.first)));
+        return makeRemoteFile(m_client, std::move(ref), std::move(tail.second), std::move(tail.first), std::move(disk));
     }
 
     Result<std::unique_ptr<storage::SequentialFile>> openSequential(const std::string& location) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
         CKPT_ASSIGN_OR_RETURN(ObjectInfo info, m_client->stat(ref));
-        return std::unique_ptr<storage::SequentialFile>(new RemoteSequentialFile(m_client, std::move(ref), std::move(info)));
+        return makeRemoteSequentialFile(m_client, std::move(ref), std::move(info));
     }
 
+    // With the disk cache holding the object: always a conditional GET (a
+    // state file's generation feeds compare-and-swap, so it is never taken
+    // from a listing that may be seconds old); a 304 serves the entry. An
+    // object with a GCS generation number (what gs:// write conditions
+    // compare, and an entry does not keep) is not kept.
     Result<storage::ObjectContents> readObject(const std::string& location, size_t maxBytes) override {
         CKPT_ASSIGN_OR_RETURN(ObjectRef ref, fileRef(location));
+        const std::shared_ptr<storage::BlobCache> cache = objectCache();
+        const std::string key = cache ? objectCacheKey(*m_client, ref) : std::string();
+        if (cache) {
+            if (auto hit = cache->get(key); hit && !hit->tag.empty() && hit->bytes.size() <= maxBytes) {
+                CKPT_ASSIGN_OR_RETURN(auto changed, m_client->readObjectIfChanged(ref, maxBytes, hit->tag));
+                if (!changed)
+                    return storage::ObjectContents{std::move(hit->bytes), generationOf(ObjectInfo{0, hit->tag, {}, {}})};
+                if (keepable(changed->second)) cache->put(key, changed->second.etag, changed->first);
+                return storage::ObjectContents{std::move(changed->first), generationOf(changed->second)};
+            }
+        }
         CKPT_ASSIGN_OR_RETURN(auto whole, m_client->readObject(ref, maxBytes));
+        if (cache && keepable(whole.second)) cache->put(key, whole.second.etag, whole.first);
         return storage::ObjectContents{std::move(whole.first), generationOf(whole.second)};
     }
 
@@ -484,6 +256,50 @@ public:
     }
 
 private:
+    static std::vector<uint8_t> toBytes(const std::string& s) { return {s.begin(), s.end()}; }
+    static bool keepable(const ObjectInfo& info) { return !info.etag.empty() && info.generation.empty(); }
+
+    // The open's suffix GET, asking If-None-Match on the ETag of the cache's
+    // copy of the whole object, or else of its tail (a data file's footer
+    // and object graph): a 304, without a body, serves that copy. Otherwise
+    // the answer is the open's tail, as without a cache, and its copy is
+    // kept ("SIZE ETAG" as the tag: a 304 says nothing of the size).
+    Result<std::unique_ptr<storage::RandomAccessFile>> openRevalidated(ObjectRef ref, DiskCacheSlot disk) {
+        const std::string tailKey = objectCacheKey(*m_client, ref, "tail");
+        ObjectInfo info;
+        std::vector<uint8_t> bytes;
+        if (auto whole = disk.cache->get(disk.wholeKey); whole && !whole->tag.empty()) {
+            info = {whole->bytes.size(), whole->tag, {}, {}};
+            bytes = toBytes(whole->bytes);
+        } else if (auto tail = disk.cache->get(tailKey)) {
+            const size_t space = tail->tag.find(' ');
+            uint64_t size = 0;
+            const char* end = tail->tag.data() + (space == std::string::npos ? 0 : space);
+            const auto parsed = std::from_chars(tail->tag.data(), end, size);
+            if (space != std::string::npos && space + 1 < tail->tag.size() && parsed.ec == std::errc() && parsed.ptr == end &&
+                tail->bytes.size() == std::min<uint64_t>(size, kOpenTailBytes)) {
+                info = {size, tail->tag.substr(space + 1), {}, {}};
+                bytes = toBytes(tail->bytes);
+            }
+        }
+        std::pair<std::vector<uint8_t>, ObjectInfo> fetched;
+        if (!info.etag.empty()) {
+            CKPT_ASSIGN_OR_RETURN(auto changed, m_client->readTailIfChanged(ref, kOpenTailBytes, info.etag));
+            if (!changed) {
+                m_known.put(ref, info);
+                return makeRemoteFile(m_client, std::move(ref), info, std::move(bytes), std::move(disk));
+            }
+            fetched = std::move(*changed);
+        } else {
+            CKPT_ASSIGN_OR_RETURN(fetched, m_client->readTail(ref, kOpenTailBytes));
+        }
+        m_known.put(ref, fetched.second);
+        if (!fetched.second.etag.empty())
+            disk.cache->put(tailKey, std::to_string(fetched.second.size) + " " + fetched.second.etag,
+                            std::string_view(reinterpret_cast<const char*>(fetched.first.data()), fetched.first.size()));
+        return makeRemoteFile(m_client, std::move(ref), std::move(fetched.second), std::move(fetched.first), std::move(disk));
+    }
+
     Result<ObjectRef> fileRef(const std::string& location) const {
         CKPT_ASSIGN_OR_RETURN(ObjectLocation loc, parseObjectLocation(location));
         if (loc.key.empty() || loc.key.back() == '/')

@@ -33,8 +33,11 @@
 //    DELETE of the folder key "dir/" (servers that keep empty folders).
 //  - listPendingWrites: ListMultipartUploads pages under the prefix;
 //    abortPendingWrite: one AbortMultipartUpload.
-// No capability is on: no rename, directories, mapping, O_DIRECT or
-// local paths. Thread-safe.
+// With the on-disk cache of object_cache.h configured, opens and whole
+// reads serve what it holds at the object's current ETag: a reopen costs a
+// listing or a 304 (docs/remote.md, "Caching"). The files themselves are
+// remote_file.h's. No capability is on: no rename, directories, mapping,
+// O_DIRECT or local paths. Thread-safe.
 
 #include <chrono>
 #include <memory>

@@ -2,8 +2,11 @@
 #include "ckpt/object_store.h"
 
 #include <cctype>
+#include <charconv>
+#include <cstdlib>
 #include <string>
 
+#include "objstore/object_cache.h"
 #include "objstore/object_location.h"
 #include "objstore/store_registry.h"
 #include "storage/dispatch.h"
@@ -26,6 +29,37 @@ Status configureObjectStores(const ObjectStoreOptions& options) {
     o.allowHttp = options.allowHttp;
     objstore::setStoreOverrides(std::move(o));
     return okStatus();
+}
+
+ObjectCacheState configureObjectCache(const ObjectCacheOptions& options) {
+    const auto env = [](const char* name) {
+        const char* v = std::getenv(name);
+        return v != nullptr ? std::string(v) : std::string();
+    };
+    ObjectCacheState state;
+    state.directory = !options.directory.empty() ? options.directory : env("CKPT_CACHE_DIR");
+    if (state.directory.empty()) state.directory = options.defaultDirectory;
+    state.maxBytes = options.maxBytes;
+    if (state.maxBytes == 0) {
+        const std::string mib = env("CKPT_CACHE_MAX_MIB");
+        uint64_t value = 0;
+        const auto [end, ec] = std::from_chars(mib.data(), mib.data() + mib.size(), value);
+        if (!mib.empty() && (ec != std::errc() || end != mib.data() + mib.size() || value == 0 || value > (1ull << 30)))
+            state.warning = "CKPT_CACHE_MAX_MIB is not a size in MiB (1 to 2^30); using 1024";
+        else if (!mib.empty()) state.maxBytes = value << 20;
+        if (state.maxBytes == 0) state.maxBytes = objstore::kDefaultObjectCacheBytes;
+    }
+    const std::string off = objstore::setObjectCache(state.directory, state.maxBytes);
+    if (!off.empty()) {
+        state.warning = off;
+        state.directory.clear();
+    }
+    return state;
+}
+
+std::string objectCacheWarning() {
+    const auto cache = objstore::objectCache();
+    return cache ? cache->warning() : std::string();
 }
 
 ObjectStoreStats objectStoreStats() {

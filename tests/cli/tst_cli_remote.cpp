@@ -5,10 +5,14 @@
 // docs/remote.md promises, and no output of any run, failing or not, shows
 // the secret.
 
+#include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <memory>
 #include <regex>
+#include <vector>
 
 #include "s3_test_server.h"
 #include "test_support.h"
@@ -288,6 +292,58 @@ private slots:
         qInfo("catalog scan after add: %d requests, rescan %d", statsOf(scan).requests, statsOf(again).requests);
         QVERIFY2(statsOf(again).requests <= 8, again.err.constData());
         qunsetenv("XDG_DATA_HOME");
+    }
+
+    // --cache-dir (or CKPT_CACHE_DIR) keeps what an open downloads, by
+    // ETag: a second run of inspect costs the listing that says nothing
+    // changed (docs/remote.md, "Caching"); a directory's state file costs a
+    // 304. Four runs at once share the directory and all succeed.
+    void cacheAcrossRuns() {
+        QTemporaryDir cacheDir;
+        const QString dir = cacheDir.filePath(QStringLiteral("cache"));
+        const QStringList inspect = {QStringLiteral("inspect"), remote(QStringLiteral("ckpt-3")), QStringLiteral("--stats"),
+                                     QStringLiteral("--cache-dir"), dir};
+        const Run first = ckpt(inspect), again = ckpt(inspect);
+        QCOMPARE(first.exitCode, 0);
+        QCOMPARE(again.out, first.out);
+        qInfo("inspect with --cache-dir: first %d requests, again %d", statsOf(first).requests, statsOf(again).requests);
+        QCOMPARE(statsOf(first).requests, 3);
+        QCOMPARE(statsOf(again).requests, 1);
+        QVERIFY2(!again.err.contains("warning"), again.err.constData());
+        // A directory: the state file revalidated, the index and graph from the cache.
+        qputenv("CKPT_CACHE_DIR", dir.toUtf8());
+        const QStringList run = {QStringLiteral("inspect"), m_remote, QStringLiteral("--stats")};
+        const Run runFirst = ckpt(run), runAgain = ckpt(run);
+        qunsetenv("CKPT_CACHE_DIR");
+        QCOMPARE(runAgain.out, runFirst.out);
+        const Run uncached = ckpt(run);
+        QCOMPARE(uncached.out, runFirst.out);
+        qInfo("inspect of the run with CKPT_CACHE_DIR: %d requests, again %d; without the cache %d", statsOf(runFirst).requests,
+              statsOf(runAgain).requests, statsOf(uncached).requests);
+        QVERIFY(statsOf(runAgain).requests < statsOf(uncached).requests);
+        // Processes sharing the directory.
+        std::vector<std::unique_ptr<QProcess>> procs;
+        for (int i = 0; i < 4; ++i) {
+            procs.push_back(std::make_unique<QProcess>());
+            procs.back()->start(testing::binaryDir() + QStringLiteral("/app/cli/ckpt"),
+                                {QStringLiteral("inspect"), remote(i % 2 ? QStringLiteral("ckpt-2") : QStringLiteral("ckpt-1")),
+                                 QStringLiteral("--cache-dir"), dir});
+        }
+        for (auto& p : procs) {
+            QVERIFY(p->waitForFinished(60000));
+            QCOMPARE(p->exitCode(), 0);
+            m_outputs << p->readAllStandardOutput() << p->readAllStandardError();
+        }
+        // A cache that cannot be made: a warning, and the command works.
+        const QString file = cacheDir.filePath(QStringLiteral("file"));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        const Run unusable = ckpt({QStringLiteral("inspect"), remote(QStringLiteral("ckpt-3")), QStringLiteral("--cache-dir"),
+                                   file + QStringLiteral("/cache")});
+        QCOMPARE(unusable.exitCode, 0);
+        QCOMPARE(unusable.out, first.out);
+        QVERIFY2(unusable.err.contains("warning: not caching remote objects"), unusable.err.constData());
     }
 
     // Last: every output above, of runs that failed and runs that did not.

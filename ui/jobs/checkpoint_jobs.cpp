@@ -62,9 +62,12 @@ QString locationTextProblem(const QString& location) {
 OpenResult openCheckpoint(const QString& path, const std::shared_ptr<JobControl>& job) {
     OpenResult out;
     const std::string p = path.toStdString();
-    auto ckpt = Checkpoint::open(p);
+    CheckpointOpenOptions openOptions;
+    openOptions.cancel = &job->token();  // Cancel drops a remote open's requests
+    auto ckpt = Checkpoint::open(p, openOptions);
     if (!ckpt.ok()) {
         out.error = QString::fromStdString(ckpt.status().toString());
+        if (ckpt.status().code() == StatusCode::Cancelled) return out;
         if (isRemoteLocation(path) && ckpt.status().code() != StatusCode::DataLoss) return out;
         VerifyOptions options;
         options.cancel = &job->token();

@@ -186,9 +186,9 @@ void CheckpointOpener::revealVariables() {
 
 void CheckpointOpener::cancelOpen() {
     if (!m_openJob) return;
+    // The open's token: a remote open drops its requests within about
+    // 100 ms and its worker ends (Cancelled); its result is dropped here.
     m_openJob->cancel();
-    // The engine call cannot be interrupted mid-request; it ends on its own
-    // (bounded by the store's retry policy) and its result is dropped.
     m_parts.jobs->finish(m_openJob);
     m_openJob.reset();
     ++m_openGeneration;

@@ -6,8 +6,8 @@
 // whose result is then dropped. The object graph tab's page follows: the
 // welcome page with nothing open, the tree, the error panel when the open
 // failed, or while a checkpoint on object storage opens, the opening panel
-// (Cancel abandons the open); the status line and the window title say
-// what is shown.
+// (Cancel stops the open: its requests are dropped and its worker ends);
+// the status line and the window title say what is shown.
 
 #include <QObject>
 #include <QString>

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "ckpt/bundle_reader.h"
+#include "ckpt/cancellation.h"
 #include "ckpt/object_graph.h"
 #include "ckpt/status.h"
 
@@ -38,11 +39,18 @@ Result<ResolvedCheckpoint> resolveCheckpoint(std::string_view path);
 std::optional<std::string> savedModelVariablesPrefix(std::string_view dir);
 inline bool isSavedModelDirectory(std::string_view dir) { return savedModelVariablesPrefix(dir).has_value(); }
 
+struct CheckpointOpenOptions {
+    // Cancel() stops the open: Cancelled, with a remote location's requests
+    // dropped mid-transfer (within about 100 ms, docs/remote.md).
+    const CancellationToken* cancel = nullptr;
+};
+
 class Checkpoint {
 public:
     // Resolves, opens the index and decodes the object graph (one small
     // read of the data files). Errors name the file and the problem.
     static Result<std::shared_ptr<const Checkpoint>> open(std::string_view path);
+    static Result<std::shared_ptr<const Checkpoint>> open(std::string_view path, const CheckpointOpenOptions& options);
 
     const std::string& prefix() const { return m_bundle->prefix(); }
     const ResolvedCheckpoint& resolved() const { return m_resolved; }
@@ -57,6 +65,7 @@ public:
 
 private:
     Checkpoint() = default;
+    static Result<std::shared_ptr<const Checkpoint>> openUnderScope(std::string_view path);
     ResolvedCheckpoint m_resolved;
     std::unique_ptr<BundleReader> m_bundle;
     std::optional<ObjectGraph> m_graph;

@@ -30,6 +30,29 @@ struct ObjectStoreOptions {
 // now; credentials are looked up on first use).
 Status configureObjectStores(const ObjectStoreOptions& options);
 
+// The on-disk cache of remote objects: indexes and state files read whole,
+// and reads up to 4 MiB (an object graph, a tensor shown), each kept with
+// its ETag and served only while the store still has that ETag: a reopen
+// costs a listing or a 304 answer instead of the downloads (docs/remote.md,
+// "Caching"). Entries are keyed by endpoint, bucket and key, never by a
+// credential; the directory is made 0700 and may be shared by processes.
+struct ObjectCacheOptions {
+    std::string directory;         // --cache-dir; empty: CKPT_CACHE_DIR, else defaultDirectory
+    std::string defaultDirectory;  // the explorer's per-user cache; ckpt has none (no cache unless asked)
+    uint64_t maxBytes = 0;         // 0: CKPT_CACHE_MAX_MIB, else 1 GiB
+};
+struct ObjectCacheState {
+    std::string directory;  // in use; empty: no cache
+    uint64_t maxBytes = 0;
+    std::string warning;  // why a cache that was asked for is off (never an error)
+};
+// Applies 'options' to reads from now on. A directory that cannot be
+// created or written turns the cache off with a warning.
+ObjectCacheState configureObjectCache(const ObjectCacheOptions& options);
+// Why the cache stopped writing during the run (disk full, directory
+// gone), or empty.
+std::string objectCacheWarning();
+
 // Requests, retries and bytes of every s3:// and gs:// access in this
 // process so far.
 struct ObjectStoreStats {
