@@ -5,6 +5,8 @@
 // heatmap pages show exactly what they show locally, and the History page
 // charts the variable and the run across the remote run's checkpoints as it
 // does across the local ones; the GUI thread's work stays small throughout.
+// A checkpoint saved into the bucket by 4 processes opens with the tree of
+// the same save into a directory.
 
 #include <QChart>
 #include <QScatterSeries>
@@ -22,6 +24,7 @@
 #include "s3_test_server.h"
 #include "stall_meter.h"
 #include "test_support.h"
+#include "ckpt/checkpoint.h"
 #include "views/heatmap_page.h"
 #include "views/heatmap_view.h"
 #include "views/histogram_page.h"
@@ -159,6 +162,40 @@ private slots:
         QCOMPARE(norms[1], norms[0]);
         QCOMPARE(changes[1], changes[0]);
         QCOMPARE(runVariables[1], runVariables[0]);
+    }
+
+    // Issue #33's demo: one checkpoint saved by 4 processes into the bucket
+    // opens in the explorer with the tree the same save into a directory
+    // shows, its 4 data files verified.
+    void aCheckpointOfFourWritersOpens() {
+        const QString local = m_tmp.filePath(QStringLiteral("world"));
+        QString remote = m_remote;
+        remote.replace(QStringLiteral("/run"), QStringLiteral("/world"));
+        for (const QString& dest : {local, remote}) {
+            const testing::CliRun train =
+                testing::runCkpt({QStringLiteral("demo-train"), dest, QStringLiteral("--world"), QStringLiteral("4"),
+                                  QStringLiteral("--steps"), QStringLiteral("40")});
+            QVERIFY2(train.exitCode == 0, (train.out + train.err).constData());
+        }
+        QStringList rows[2];
+        int i = 0;
+        for (const QString& run : {local, remote}) {
+            MainWindow w;
+            ExplorerPage explorer(w);
+            QSignalSpy opened(&w, &MainWindow::checkpointOpened);
+            w.openPath(run);
+            QVERIFY(opened.wait(30000));
+            QVERIFY(opened.first().first().toBool());
+            QVERIFY(testing::waitIdle(w));
+            const auto snapshot = explorer.snapshot();
+            QVERIFY(snapshot);
+            QCOMPARE(snapshot->checkpoint->bundle().header().numShards, 4);
+            for (const TreeEntry& e : snapshot->entries)
+                rows[i] << pathText(e) + QStringLiteral(" | ") + (e.tensor ? QString::fromStdString(e.tensor->key) : QString());
+            ++i;
+        }
+        QVERIFY(rows[0].size() > 10);
+        QCOMPARE(rows[1], rows[0]);
     }
 };
 
