@@ -119,7 +119,7 @@ SurgeryDialog::SurgeryDialog(const QString& title, const QStringList& sources, c
 QPushButton* SurgeryDialog::okButton() const { return m_buttons->button(QDialogButtonBox::Ok); }
 
 QString SurgeryDialog::destination() const {
-    const QString text = QDir::fromNativeSeparators(m_destination->text().trimmed());
+    QString text = QDir::fromNativeSeparators(m_destination->text().trimmed());
     // A URL goes to the engine as typed: an object store's key is literal,
     // an unknown scheme is refused by name, and QFileInfo would make
     // "s3://b/x" a local folder "s3:" under the working directory.
