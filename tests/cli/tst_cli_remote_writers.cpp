@@ -64,13 +64,13 @@ private slots:
         QString why;
         m_server = testing::s3TestServer(&why);
         QVERIFY2(m_server.has_value(), qPrintable(why));
-        testing::setStoreEnvironment(m_server->variables());
+        const auto run = testing::uploadedDemoRun(*m_server, m_tmp.filePath(QStringLiteral("run")), "tst_cli_remote_writers",
+                                                  {"--steps", "60", "--save-every", "20", "--max-to-keep", "3"}, &why);
+        QVERIFY2(run.has_value(), qPrintable(why));
+        m_run = run->local;
+        m_prefix = run->prefix;
         m_client = testing::testClient(m_server->variables());
         QVERIFY(m_client);
-        m_prefix = testing::uniquePrefix("tst_cli_remote_writers");
-        m_run = m_tmp.filePath(QStringLiteral("run"));
-        QCOMPARE(testing::runCkpt({"demo-train", m_run, "--steps", "60", "--save-every", "20", "--max-to-keep", "3"}).exitCode,
-                 0);
         // The inputs of import: the last checkpoint's arrays and its spec.
         QCOMPARE(testing::runCkpt({"export", m_run + "/ckpt-3", m_tmp.filePath(QStringLiteral("in.safetensors"))}).exitCode, 0);
         const Run spec = testing::runCkpt({"spec", m_run + "/ckpt-3"});

@@ -81,6 +81,34 @@ Status uploadDirectory(objstore::ObjectClient& client, const QString& localDir, 
     return okStatus();
 }
 
+std::optional<UploadedRun> uploadedDemoRun(const S3TestServer& server, const QString& localDir, const char* test,
+                                           const QStringList& trainArgs, QString* why) {
+    setStoreEnvironment(server.variables());
+    if (const Status s = configureObjectStores({}); !s.isOk()) {
+        *why = QString::fromStdString(s.toString());
+        return std::nullopt;
+    }
+    const CliRun train = runCkpt(QStringList{QStringLiteral("demo-train"), localDir} + trainArgs);
+    if (train.exitCode != 0) {
+        *why = QStringLiteral("demo-train failed: ") + QString::fromUtf8(train.err);
+        return std::nullopt;
+    }
+    auto client = testClient(server.variables());
+    if (!client) {
+        *why = QStringLiteral("no client for the test server");
+        return std::nullopt;
+    }
+    UploadedRun run;
+    run.local = localDir;
+    run.prefix = uniquePrefix(test);
+    if (const Status s = uploadDirectory(*client, localDir, server.bucket, run.prefix + "run/"); !s.isOk()) {
+        *why = QString::fromStdString(s.toString());
+        return std::nullopt;
+    }
+    run.remote = QString::fromStdString("s3://" + server.bucket + "/" + run.prefix + "run");
+    return run;
+}
+
 std::unique_ptr<objstore::ObjectClient> testClient(std::map<std::string, std::string> variables) {
     auto settings = objstore::resolveStoreSettings(objstore::StoreKind::S3, lookupFrom(std::move(variables)));
     if (!settings) return nullptr;

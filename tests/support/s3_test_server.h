@@ -39,6 +39,18 @@ void setStoreEnvironment(const std::map<std::string, std::string>& variables);
 // s3://bucket/keyPrefix<name> (fixtures: a checkpoint written locally).
 Status uploadDirectory(objstore::ObjectClient& client, const QString& localDir, const std::string& bucket,
                        const std::string& keyPrefix);
+// A demo run trained locally into 'localDir' (`ckpt demo-train localDir
+// trainArgs...`) and uploaded to s3://bucket/<uniquePrefix(test)>run/, with
+// the fixture's server made this process's store (as s3RootThroughDispatch).
+// nullopt, with the reason in 'why', when any step fails.
+struct UploadedRun {
+    QString local;       // the run on disk
+    QString remote;      // s3://bucket/<test>/<random>/run, no trailing slash
+    std::string prefix;  // "<test>/<random>/": keys of this test start with it
+};
+std::optional<UploadedRun> uploadedDemoRun(const S3TestServer& server, const QString& localDir, const char* test,
+                                           const QStringList& trainArgs, QString* why);
+
 // A client for the test server with the given variables (retries fast).
 std::unique_ptr<objstore::ObjectClient> testClient(std::map<std::string, std::string> variables);
 // A TCP port on 127.0.0.1 that was free a moment ago (nothing listens on it).

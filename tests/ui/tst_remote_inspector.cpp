@@ -98,19 +98,12 @@ private slots:
         QString why;
         m_server = testing::s3TestServer(&why);
         QVERIFY2(m_server.has_value(), qPrintable(why));
-        testing::setStoreEnvironment(m_server->variables());
-        QVERIFY(configureObjectStores({}).isOk());
-        m_local = m_tmp.filePath(QStringLiteral("run"));
-        const testing::CliRun train =
-            testing::runCkpt({QStringLiteral("demo-train"), m_local, QStringLiteral("--steps"), QStringLiteral("100"),
-                              QStringLiteral("--save-every"), QStringLiteral("20")});
-        QCOMPARE(train.exitCode, 0);
-        auto client = testing::testClient(m_server->variables());
-        QVERIFY(client);
-        const std::string prefix = testing::uniquePrefix("tst_remote_inspector") + "run/";
-        QVERIFY(testing::uploadDirectory(*client, m_local, m_server->bucket, prefix).isOk());
-        m_remote = QString::fromStdString("s3://" + m_server->bucket + "/" + prefix);
-        m_remote.chop(1);
+        const auto run = testing::uploadedDemoRun(
+            *m_server, m_tmp.filePath(QStringLiteral("run")), "tst_remote_inspector",
+            {QStringLiteral("--steps"), QStringLiteral("100"), QStringLiteral("--save-every"), QStringLiteral("20")}, &why);
+        QVERIFY2(run.has_value(), qPrintable(why));
+        m_local = run->local;
+        m_remote = run->remote;
     }
 
     void previewPagesShowWhatTheyShowLocally() {

@@ -88,18 +88,15 @@ private slots:
         QString why;
         m_server = testing::s3TestServer(&why);
         QVERIFY2(m_server.has_value(), qPrintable(why));
-        testing::setStoreEnvironment(m_server->variables());
-        QVERIFY(configureObjectStores({}).isOk());
+        const auto run = testing::uploadedDemoRun(
+            *m_server, m_tmp.filePath(QStringLiteral("run")), "tst_remote_surgery",
+            {QStringLiteral("--steps"), QStringLiteral("60"), QStringLiteral("--save-every"), QStringLiteral("20")}, &why);
+        QVERIFY2(run.has_value(), qPrintable(why));
+        m_local = run->local;
+        m_remote = run->remote;
+        m_prefix = run->prefix;
         m_client = testing::testClient(m_server->variables());
         QVERIFY(m_client);
-        m_prefix = testing::uniquePrefix("tst_remote_surgery");
-        m_local = m_tmp.filePath(QStringLiteral("run"));
-        const testing::CliRun train =
-            testing::runCkpt({QStringLiteral("demo-train"), m_local, QStringLiteral("--steps"), QStringLiteral("60"),
-                              QStringLiteral("--save-every"), QStringLiteral("20")});
-        QCOMPARE(train.exitCode, 0);
-        QVERIFY(testing::uploadDirectory(*m_client, m_local, m_server->bucket, m_prefix + "run/").isOk());
-        m_remote = url(QStringLiteral("run"));
     }
 
     void cleanupTestCase() { QVERIFY(!QFileInfo::exists(QDir::current().filePath(QStringLiteral("s3:")))); }
