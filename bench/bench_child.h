@@ -55,9 +55,7 @@ inline ChildResult runChild(const std::vector<std::string>& args) {
     struct rusage usage {};
     if (::wait4(pid, &status, 0, &usage) < 0) return r;
     r.wallMs = secondsSince(start) * 1e3;
-    r.cpuMs = (static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-               static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6) *
-              1e3;
+    r.cpuMs = cpuSecondsOf(usage) * 1e3;
     r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     r.maxRssMb = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
     return r;

@@ -30,14 +30,7 @@ using bench::Clock;
 using bench::median;
 using bench::secondsSince;
 
-// User + system CPU seconds of this process (who = RUSAGE_SELF, threads
-// included) or of its waited-for children (RUSAGE_CHILDREN: dd).
-double cpuSeconds(int who) {
-    rusage u{};
-    ::getrusage(who, &u);
-    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
-}
+using bench::cpuSeconds;
 double g_cpuSeconds = 0;  // of the last timed run
 
 // As bench_save: a deletion's TRIMs are settled outside the timings.

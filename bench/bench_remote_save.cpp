@@ -66,15 +66,10 @@ struct CpuSeconds {
     double self = 0, children = 0, server = 0;
 };
 
-double seconds(const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; }
-
 CpuSeconds cpuNow(const std::string& serverPid) {
     CpuSeconds c;
-    rusage u{};
-    ::getrusage(RUSAGE_SELF, &u);
-    c.self = seconds(u.ru_utime) + seconds(u.ru_stime);
-    ::getrusage(RUSAGE_CHILDREN, &u);
-    c.children = seconds(u.ru_utime) + seconds(u.ru_stime);
+    c.self = ckpt::bench::cpuSeconds(RUSAGE_SELF);
+    c.children = ckpt::bench::cpuSeconds(RUSAGE_CHILDREN);
     std::ifstream stat("/proc/" + serverPid + "/stat");
     std::string line;
     std::getline(stat, line);

@@ -3,6 +3,8 @@
 // best and median of repeated runs (these machines are noisy: a figure is
 // a median, a target a ratio measured in the same process).
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -33,6 +35,20 @@ std::pair<double, double> timed(int runs, Fn&& fn) {
     }
     std::sort(t.begin(), t.end());
     return {t.front(), t[t.size() / 2]};
+}
+
+// User + system CPU seconds of a getrusage() or wait4() answer.
+inline double cpuSecondsOf(const rusage& u) {
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+// ... of this process (who = RUSAGE_SELF, threads included) or of its
+// waited-for children (RUSAGE_CHILDREN).
+inline double cpuSeconds(int who) {
+    rusage u{};
+    ::getrusage(who, &u);
+    return cpuSecondsOf(u);
 }
 
 // "1.23 0.98 0.70\n": the 1, 5 and 15 minute load averages (/proc/loadavg),
