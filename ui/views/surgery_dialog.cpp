@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "ckpt/location.h"
 #include "ckpt/retention.h"
 #include "jobs/job_pool.h"
 #include "jobs/when_done.h"
@@ -123,7 +124,7 @@ QString SurgeryDialog::destination() const {
     // A URL goes to the engine as typed: an object store's key is literal,
     // an unknown scheme is refused by name, and QFileInfo would make
     // "s3://b/x" a local folder "s3:" under the working directory.
-    if (text.isEmpty() || text.contains(QStringLiteral("://"))) return text;
+    if (text.isEmpty() || !locationScheme(text.toStdString()).empty()) return text;
     return QDir::cleanPath(QFileInfo(text).absoluteFilePath());
 }
 
