@@ -71,9 +71,7 @@ Status TempOutput::upload() {
         CKPT_RETURN_IF_ERROR(out->append(chunk.data(), n));
         at += n;
     }
-    CKPT_RETURN_IF_ERROR(out->close());
-    m_committed = true;
-    return okStatus();
+    return out->close();
 }
 
 }  // namespace ckpt::convert
