@@ -11,7 +11,9 @@ happened, the client cannot know, and its retry must not call its own
 write a conflict). Rates are per
 request, drawn from a seeded generator so a run can be repeated. With
 --delay every request is held that long before it is answered (a slow
-server, for the cancellation tests).
+server, for the cancellation tests); with --delay-while FILE only while
+FILE exists, so a test can open a checkpoint at full speed and then slow
+the store down.
 
     s3-fault-proxy.py --upstream http://127.0.0.1:8333 --slowdown 0.10 --reset 0.02
 prints "port N" on its first line once it listens; stops on SIGTERM/SIGINT
@@ -21,6 +23,7 @@ and prints what it injected ("requests R slowdown S reset T midreset M lostreply
 import argparse
 import http.client
 import http.server
+import os
 import random
 import signal
 import socket
@@ -52,7 +55,7 @@ CONDITION_HEADERS = ("if-none-match", "if-match", "x-goog-if-generation-match")
 
 
 def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters, ignore_range, lose_conditional=False,
-                 strip_conditions=False, delay=0.0):
+                 strip_conditions=False, delay=0.0, delay_while=None):
     conditional_seen = set()
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -82,7 +85,7 @@ def make_handler(upstream_host, upstream_port, rates, rng, rng_lock, counters, i
             counters.add("requests")
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
-            if delay > 0:
+            if delay > 0 and (delay_while is None or os.path.exists(delay_while)):
                 time.sleep(delay)
             fault = self.draw()
             if lose_conditional and (self.headers.get("If-None-Match") or self.headers.get("If-Match")):
@@ -163,6 +166,7 @@ def main():
     ap.add_argument("--ignore-range", action="store_true",
                     help="drop Range headers, as servers do that answer 200 with the whole object")
     ap.add_argument("--delay", type=float, default=0.0, help="seconds to hold every request before answering")
+    ap.add_argument("--delay-while", metavar="FILE", help="hold requests (--delay) only while FILE exists")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--port", type=int, default=0, help="0: any free port")
     args = ap.parse_args()
@@ -176,7 +180,8 @@ def main():
         sys.exit("s3-fault-proxy: rates must be >= 0 and add up to at most 1")
     counters = Counters()
     handler = make_handler(up.hostname, up.port, rates, random.Random(args.seed), threading.Lock(), counters,
-                           args.ignore_range, args.lose_conditional_replies, args.strip_conditions, args.delay)
+                           args.ignore_range, args.lose_conditional_replies, args.strip_conditions, args.delay,
+                           args.delay_while)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
     server.daemon_threads = True
 

@@ -17,6 +17,7 @@
 #include "ckpt/checkpoint_state.h"
 #include "ckpt/object_graph.h"
 #include "ckpt/verify.h"
+#include "platform/cancellation_scope.h"
 #include "platform/crc32c.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
@@ -230,6 +231,7 @@ Status cancelledStatus() { return Status(StatusCode::Cancelled, "catalog scan ca
 }  // namespace
 
 Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
+    const platform::CancellationScope scope(options.cancel);  // stops object-store transfers in flight
     const double started = platform::unixSeconds();
     CatalogScanSummary summary;
     CKPT_ASSIGN_OR_RETURN(std::vector<CatalogRoot> all, roots());

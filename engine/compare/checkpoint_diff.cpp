@@ -11,6 +11,7 @@
 #include "compare/renames.h"
 #include "compare/value_pairs.h"
 #include "format/region_scan.h"
+#include "platform/cancellation_scope.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
 #include "format/bundle_reader_access.h"
@@ -208,6 +209,7 @@ Result<CheckpointPair> openCheckpointPair(std::string_view pathA, std::string_vi
 }
 
 Result<CheckpointDiff> diffCheckpoints(std::string_view pathA, std::string_view pathB, const DiffOptions& options) {
+    const platform::CancellationScope scope(options.cancel);  // stops object-store transfers in flight
     CKPT_ASSIGN_OR_RETURN(CheckpointPair pair, openCheckpointPair(pathA, pathB));
     CKPT_ASSIGN_OR_RETURN(CheckpointDiff diff, diffCheckpoints(*pair.a, *pair.b, options));
     // With the user's paths, a directory's state file is checked too.
@@ -228,6 +230,7 @@ Result<CheckpointDiff> diffCheckpoints(std::string_view pathA, std::string_view 
 }
 
 Result<CheckpointDiff> diffCheckpoints(const Checkpoint& a, const Checkpoint& b, const DiffOptions& options) {
+    const platform::CancellationScope scope(options.cancel);  // stops object-store transfers in flight
     CheckpointDiff diff;
     diff.prefixA = a.prefix();
     diff.prefixB = b.prefix();

@@ -24,6 +24,7 @@
 #include "compare/history_stream.h"
 #include "compare/value_pairs.h"
 #include "format/region_scan.h"
+#include "platform/cancellation_scope.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
 #include "format/bundle_reader_access.h"
@@ -338,6 +339,7 @@ void summarize(CheckpointHistory& h) {
 }  // namespace
 
 Result<CheckpointHistory> computeHistory(const std::vector<std::string>& paths, const HistoryOptions& options) {
+    const platform::CancellationScope scope(options.cancel);  // stops object-store transfers in flight
     CheckpointHistory history;
     CKPT_ASSIGN_OR_RETURN(std::vector<std::string> prefixes, checkpointPrefixes(paths, history.skipped));
     std::vector<std::shared_ptr<const Checkpoint>> checkpoints;

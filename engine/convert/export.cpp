@@ -18,6 +18,7 @@
 #include "convert/output_file.h"
 #include "convert/safetensors.h"
 #include "storage/dispatch.h"
+#include "platform/cancellation_scope.h"
 #include "platform/file.h"
 #include "format/bundle_reader_access.h"
 
@@ -216,6 +217,7 @@ Status writeNpz(const BundleReader& reader, const ExportPlan& plan, const std::s
 }  // namespace convert
 
 Result<ExportResult> exportCheckpoint(const std::string& source, const std::string& output, const ExportOptions& options) {
+    const platform::CancellationScope scope(options.cancel);  // stops object-store transfers in flight
     const auto start = std::chrono::steady_clock::now();
     CKPT_ASSIGN_OR_RETURN(auto checkpoint, Checkpoint::open(source));
     CKPT_RETURN_IF_ERROR(storage::checkLocation(output));

@@ -12,6 +12,7 @@
 #include "format/index_table.h"
 #include "format/region_codec.h"
 #include "format/ordered_code.h"
+#include "platform/cancellation_scope.h"
 #include "platform/crc32c.h"
 #include "platform/file.h"
 #include "tensor_bundle.pb.h"
@@ -430,6 +431,10 @@ Result<Tensor> BundleReader::read(const TensorInfo& info) const {
     } catch (const std::length_error&) {
         return dataLoss("entry " + quoted(info.key) + " in " + indexPath() + " is too large to read");
     }
+}
+
+Result<Tensor> BundleReader::read(const TensorInfo& info, const CancellationToken* cancel) const {
+    return platform::runCancellable(cancel, "reading " + quoted(info.key), [&] { return read(info); });
 }
 
 Result<Tensor> BundleReader::readBounded(const TensorInfo& info) const {

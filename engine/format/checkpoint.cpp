@@ -113,10 +113,7 @@ Result<std::shared_ptr<const Checkpoint>> Checkpoint::open(std::string_view path
 Result<std::shared_ptr<const Checkpoint>> Checkpoint::open(std::string_view path, const CheckpointOpenOptions& options) {
     // The storage calls below take no token: the scope hands it to the
     // object-store transport, which drops a cancelled open's transfers.
-    const platform::CancellationScope scope(options.cancel);
-    auto opened = openUnderScope(path);
-    if (options.cancel != nullptr && options.cancel->isCancelled()) return cancelled("stopped opening " + std::string(path));
-    return opened;
+    return platform::runCancellable(options.cancel, "opening " + std::string(path), [&] { return openUnderScope(path); });
 }
 
 Result<std::shared_ptr<const Checkpoint>> Checkpoint::openUnderScope(std::string_view path) {

@@ -10,6 +10,7 @@
 #include "ckpt/checkpoint.h"
 #include "ckpt/checkpoint_metadata.h"
 #include "ckpt/checkpoint_state.h"
+#include "platform/cancellation_scope.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
 #include "storage/dispatch.h"
@@ -101,7 +102,9 @@ void describeCheckpoint(CheckpointListEntry& e, bool countTensors) {
     e.missingShards = e.shards - static_cast<int32_t>(present.size());
 }
 
-Result<CheckpointListing> listCheckpoints(std::string_view dirView, const CheckpointListOptions& options) {
+namespace {
+
+Result<CheckpointListing> listUnderScope(std::string_view dirView, const CheckpointListOptions& options) {
     CheckpointListing out;
     out.dir = std::string(dirView);
     CKPT_RETURN_IF_ERROR(storage::checkLocation(out.dir));
@@ -151,6 +154,7 @@ Result<CheckpointListing> listCheckpoints(std::string_view dirView, const Checkp
     const size_t workers = storage::locationScheme(out.dir).empty() ? 1 : kParallelRemoteDescriptions;
     CKPT_RETURN_IF_ERROR(platform::forEachItem(out.checkpoints.size(), workers, [&](size_t, size_t i) {
         CheckpointListEntry& e = out.checkpoints[i];
+        if (options.cancel != nullptr && options.cancel->isCancelled()) return;
         if (options.describe) {
             describeCheckpoint(e, options.countTensors);
         } else {
@@ -168,6 +172,12 @@ Result<CheckpointListing> listCheckpoints(std::string_view dirView, const Checkp
         return key(a) < key(b);
     });
     return out;
+}
+
+}  // namespace
+
+Result<CheckpointListing> listCheckpoints(std::string_view dir, const CheckpointListOptions& options) {
+    return platform::runCancellable(options.cancel, "listing " + std::string(dir), [&] { return listUnderScope(dir, options); });
 }
 
 uint64_t checkpointBytesOnDisk(std::string_view prefixView) {

@@ -8,6 +8,7 @@
 
 #include "format/ordered_code.h"
 #include "format/region_read.h"
+#include "platform/cancellation_scope.h"
 #include "platform/crc32c.h"
 #include "platform/parallel.h"
 #include "platform/file.h"
@@ -212,6 +213,8 @@ std::vector<PairItem> planPairWork(std::span<const ScannedRegion> a, std::span<c
 }  // namespace
 
 Result<ScanResult> scanRegions(std::span<const ScannedRegion> regions, const ScanOptions& options) {
+    // A Cancel also stops the object-store transfer in flight, not only the next part.
+    const platform::CancellationScope scope(options.cancel);
     ScanResult result;
     result.regions.resize(regions.size());
     // Each region's parts stay contiguous so finishRegion can join them.
@@ -378,6 +381,7 @@ Status RegionStream::finish() const {
 Result<PairScanResult> scanRegionPairs(std::span<const ScannedRegion> a, std::span<const ScannedRegion> b,
                                        const ScanOptions& options, const RegionPairConsumer& consume) {
     if (a.size() != b.size()) return invalidArgument("region pairs need as many regions on each side");
+    const platform::CancellationScope scope(options.cancel);
     PairScanResult result;
     result.a.resize(a.size());
     result.b.resize(b.size());

@@ -12,6 +12,7 @@
 #include "format/object_graph_entry.h"
 #include "format/ordered_code.h"
 #include "format/region_scan.h"
+#include "platform/cancellation_scope.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
 #include "format/bundle_reader_access.h"
@@ -105,9 +106,7 @@ void checkStateFile(std::string_view path, VerifyReport& report) {
                                        .toString()});
 }
 
-}  // namespace
-
-Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptions& options) {
+Result<VerifyReport> verifyUnderScope(std::string_view prefixView, const VerifyOptions& options) {
     VerifyReport report;
     report.prefix = std::string(prefixView);
     const std::string indexPath = indexFileName(report.prefix);
@@ -204,8 +203,6 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
     scan.cancel = options.cancel;
     if (options.progress) scan.progress = [&](int64_t done) { options.progress(done, totalBytes, "verifying tensors"); };
     auto scanned = format::scanRegions(regions, scan);
-    if (!scanned && scanned.status().code() == StatusCode::Cancelled)
-        return cancelled("verification of " + report.prefix + " was cancelled");
     if (!scanned) return scanned.status();
 
     std::vector<std::pair<std::string, VerifyProblem>> tensorProblems;
@@ -223,13 +220,24 @@ Result<VerifyReport> verifyBundle(std::string_view prefixView, const VerifyOptio
     return report;
 }
 
+}  // namespace
+
+Result<VerifyReport> verifyBundle(std::string_view prefix, const VerifyOptions& options) {
+    // The index is fetched before the scan polls the token: the scope stops
+    // that transfer too, and a request cut short is no problem of the checkpoint's.
+    return platform::runCancellable(options.cancel, "verifying " + std::string(prefix),
+                                    [&] { return verifyUnderScope(prefix, options); });
+}
+
 Result<VerifyReport> verifyCheckpointPath(std::string_view path, const VerifyOptions& options) {
-    CKPT_ASSIGN_OR_RETURN(ResolvedCheckpoint resolved, resolveCheckpoint(path));
-    CKPT_ASSIGN_OR_RETURN(VerifyReport report, verifyBundle(resolved.prefix, options));
-    // A path that named a checkpoint is not the directory whose state file
-    // TensorFlow reads; asking would cost a store two requests.
-    if (resolved.how != "prefix") checkStateFile(path, report);
-    return report;
+    return platform::runCancellable(options.cancel, "verifying " + std::string(path), [&]() -> Result<VerifyReport> {
+        CKPT_ASSIGN_OR_RETURN(ResolvedCheckpoint resolved, resolveCheckpoint(path));
+        CKPT_ASSIGN_OR_RETURN(VerifyReport report, verifyBundle(resolved.prefix, options));
+        // A path that named a checkpoint is not the directory whose state file
+        // TensorFlow reads; asking would cost a store two requests.
+        if (resolved.how != "prefix") checkStateFile(path, report);
+        return report;
+    });
 }
 
 VerifyReport verifyIndexAndState(std::string_view path, std::string_view prefix) {

@@ -4,12 +4,17 @@
 // take no token, so Checkpoint::open installs its caller's token here and
 // the object-store transport checks it between transfers (at least every
 // 100 ms), so a Cancel stops a remote open's requests mid-flight. Scopes
-// nest; each restores the one before it. Work handed to other threads does
-// not inherit it.
+// nest; each restores the one before it. platform::runWorkers hands it to
+// its workers; other threads do not inherit it.
 //   platform::CancellationScope scope(options.cancel);
 //   ... storage calls ...; platform::currentCancellation() is options.cancel
 
+#include <string>
+#include <string_view>
+#include <utility>
+
 #include "ckpt/cancellation.h"
+#include "ckpt/status.h"
 
 namespace ckpt::platform {
 
@@ -27,5 +32,17 @@ private:
 
 // The innermost scope's token on this thread, or nullptr.
 const CancellationToken* currentCancellation();
+
+// An engine entry point's whole body under 'token': call() runs in its
+// scope, and when the token fired meanwhile the result is Cancelled
+// ("stopped <what>"), whatever call() made of the dropped transfer: an
+// aborted request says nothing about the checkpoint.
+template <typename Call>
+auto runCancellable(const CancellationToken* token, std::string_view what, Call&& call) -> decltype(call()) {
+    const CancellationScope scope(token);
+    auto result = std::forward<Call>(call)();
+    if (token != nullptr && token->isCancelled()) return cancelled("stopped " + std::string(what));
+    return result;
+}
 
 }  // namespace ckpt::platform

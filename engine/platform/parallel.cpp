@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "platform/cancellation_scope.h"
+
 namespace ckpt::platform {
 
 size_t hardwareThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
@@ -21,7 +23,11 @@ Status runWorkers(size_t workers, const std::function<void(size_t worker)>& body
         std::lock_guard lock(failureMutex);
         if (failure.isOk()) failure = internalError("worker " + std::move(what));
     };
+    // Workers stop their object-store requests when the caller's call is
+    // cancelled, as the caller's own thread does.
+    const CancellationToken* inherited = currentCancellation();
     auto guarded = [&](size_t worker) {
+        const CancellationScope scope(inherited);
         try {
             body(worker);
         } catch (const std::exception& e) {

@@ -10,6 +10,7 @@
 #include "ckpt/checkpoint_step.h"
 #include "ckpt/surgery.h"
 #include "format/region_scan.h"
+#include "platform/cancellation_scope.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
 #include "surgery/graph_edit.h"
@@ -323,6 +324,7 @@ Status checkAverageSources(const std::vector<std::string>& arguments) {
 
 Result<SurgeryResult> averageCheckpoints(const std::vector<std::string>& arguments, const std::string& dst,
                                          const AverageSpec& spec, const SurgeryOptions& options) {
+    const platform::CancellationScope scope(options.cancel);  // stops object-store transfers in flight
     CKPT_RETURN_IF_ERROR(checkAverageSpec(spec, arguments.size()));
     CKPT_ASSIGN_OR_RETURN(const std::string target, surgery::checkedDestination(dst, arguments, options));
     CKPT_ASSIGN_OR_RETURN(std::vector<Source> sources, surgery::openSources(arguments));

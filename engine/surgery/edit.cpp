@@ -8,6 +8,7 @@
 #include "ckpt/surgery.h"
 #include "surgery/graph_edit.h"
 #include "surgery/surgery_output.h"
+#include "platform/cancellation_scope.h"
 
 namespace ckpt {
 namespace {
@@ -176,6 +177,7 @@ Result<EditPlan> planEdit(const Checkpoint& source, const EditSpec& spec) {
 }
 
 Result<SurgeryResult> applyEdit(const EditPlan& plan, const std::string& dst, const SurgeryOptions& options) {
+    const platform::CancellationScope scope(options.cancel);  // stops object-store transfers in flight
     // The --set files are read too: never written over.
     std::vector<std::string> sources{plan.source};
     for (const KeyChange& k : plan.keys)

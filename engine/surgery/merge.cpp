@@ -6,6 +6,7 @@
 #include "ckpt/surgery.h"
 #include "surgery/graph_edit.h"
 #include "surgery/surgery_output.h"
+#include "platform/cancellation_scope.h"
 
 namespace ckpt {
 namespace {
@@ -62,6 +63,7 @@ std::string whyConflict(const std::vector<Holder>& holders, const std::vector<So
 
 Result<SurgeryResult> mergeCheckpoints(const std::vector<std::string>& arguments, const std::string& dst,
                                        const SurgeryOptions& options) {
+    const platform::CancellationScope scope(options.cancel);  // stops object-store transfers in flight
     if (arguments.size() < 2) return invalidArgument("merge needs at least two sources");
     CKPT_ASSIGN_OR_RETURN(const std::string target, surgery::checkedDestination(dst, arguments, options));
     CKPT_ASSIGN_OR_RETURN(std::vector<Source> sources, surgery::openSources(arguments));

@@ -3,10 +3,12 @@
 #include "ckpt/surgery.h"
 #include "surgery/graph_edit.h"
 #include "surgery/surgery_output.h"
+#include "platform/cancellation_scope.h"
 
 namespace ckpt {
 
 Result<SurgeryResult> saveCheckpointAs(const std::string& source, const std::string& dst, const SurgeryOptions& options) {
+    const platform::CancellationScope scope(options.cancel);  // stops object-store transfers in flight
     CKPT_ASSIGN_OR_RETURN(const std::string target, surgery::checkedDestination(dst, {source}, options));
     CKPT_ASSIGN_OR_RETURN(auto checkpoint, Checkpoint::open(source));
     const BundleReader& reader = checkpoint->bundle();

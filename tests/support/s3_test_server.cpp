@@ -136,7 +136,8 @@ int freeLoopbackPort() {
 FaultProxy::~FaultProxy() { stop(); }
 
 bool FaultProxy::start(const std::string& upstream, double slowdown, double reset, double midreset, int seed, bool ignoreRange,
-                       double lostReply, bool loseConditionalReplies, bool stripConditions, double delaySeconds) {
+                       double lostReply, bool loseConditionalReplies, bool stripConditions, double delaySeconds,
+                       const QString& delayWhile) {
     m_process = std::make_unique<QProcess>();
     m_process->setProcessChannelMode(QProcess::SeparateChannels);
     QStringList args = {sourceDir() + QStringLiteral("/scripts/s3-fault-proxy.py"),
@@ -156,6 +157,7 @@ bool FaultProxy::start(const std::string& upstream, double slowdown, double rese
     if (loseConditionalReplies) args << QStringLiteral("--lose-conditional-replies");
     if (stripConditions) args << QStringLiteral("--strip-conditions");
     if (delaySeconds > 0) args << QStringLiteral("--delay") << QString::number(delaySeconds);
+    if (!delayWhile.isEmpty()) args << QStringLiteral("--delay-while") << delayWhile;
     m_process->start(QStringLiteral("python3"), args);
     if (!m_process->waitForStarted(10000)) return false;
     for (int i = 0; i < 100 && !m_process->canReadLine(); ++i) m_process->waitForReadyRead(100);

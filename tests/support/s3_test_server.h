@@ -77,10 +77,10 @@ public:
     // write (If-None-Match, If-Match) is forwarded and its answer lost; with
     // 'stripConditions' the conditional headers are dropped (a server that
     // ignores them); every request is held 'delaySeconds' before it is
-    // answered (a slow server).
+    // answered (a slow server), with 'delayWhile' only while that file exists.
     bool start(const std::string& upstream, double slowdown, double reset, double midreset, int seed = 1,
                bool ignoreRange = false, double lostReply = 0, bool loseConditionalReplies = false, bool stripConditions = false,
-               double delaySeconds = 0);
+               double delaySeconds = 0, const QString& delayWhile = {});
     std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(m_port); }
     // Stops it and returns its counters line ("requests R slowdown S reset T midreset M").
     QString stop();

@@ -17,13 +17,15 @@ QStringList problemLines(const VerifyReport& report) {
 
 }  // namespace
 
-DirectoryListing listDirectory(const QString& dir) {
+DirectoryListing listDirectory(const QString& dir, const std::shared_ptr<JobControl>& job) {
     DirectoryListing out;
     out.dir = normalizedLocation(dir);
     CheckpointListOptions options;
     options.countTensors = false;  // the sidebar shows no tensor counts
+    options.cancel = job ? &job->token() : nullptr;
     auto listing = listCheckpoints(out.dir.toStdString(), options);
     if (listing.ok()) out.listing = std::move(*listing);
+    else if (listing.status().code() == StatusCode::Cancelled) out.cancelled = true;
     else out.error = QString::fromStdString(listing.status().toString());
     return out;
 }
@@ -113,7 +115,7 @@ TensorResult readTensor(const std::shared_ptr<const Checkpoint>& checkpoint, con
         out.cancelled = true;
         return out;
     }
-    auto t = checkpoint->bundle().read(*info);
+    auto t = checkpoint->bundle().read(*info, job ? &job->token() : nullptr);
     if (job && job->isCancelled()) {
         out.cancelled = true;
         return out;

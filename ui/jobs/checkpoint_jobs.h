@@ -32,9 +32,11 @@ struct DirectoryListing {
     QString dir;                // absolute
     CheckpointListing listing;  // the engine's listing (checkpoint_listing.h)
     QString error;              // the directory itself is unreadable or gone
+    bool cancelled = false;     // 'job' was cancelled: no listing, and the last one stands
 };
 // listCheckpoints on 'dir' (normalizedLocation: a URL lists its prefix).
-DirectoryListing listDirectory(const QString& dir);
+// A Cancel of 'job' stops a store's requests in flight.
+DirectoryListing listDirectory(const QString& dir, const std::shared_ptr<JobControl>& job = nullptr);
 // The directory whose checkpoints to list for what a user opened
 // (checkpointDirectoryFor on its normalized location). A remote location
 // is not looked up (that is network I/O, and callers run on the GUI
@@ -68,9 +70,10 @@ struct TensorResult {
     QString error;
     bool cancelled = false;  // 'job' was cancelled: no values, even when read
 };
-// BundleReader::read. A cancelled job reads nothing, and what it read by the
-// time it sees the cancellation is dropped here, on the worker, so a large
-// tensor nobody waits for any more does not stay in memory.
+// BundleReader::read. A cancelled job reads nothing: its transfers from a
+// store stop mid-flight, and what it read by the time it sees the
+// cancellation is dropped here, on the worker, so a large tensor nobody
+// waits for any more does not stay in memory.
 TensorResult readTensor(const std::shared_ptr<const Checkpoint>& checkpoint, const TensorInfo* info,
                         const std::shared_ptr<JobControl>& job = nullptr);
 

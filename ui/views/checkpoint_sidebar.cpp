@@ -95,9 +95,10 @@ CheckpointSidebar::CheckpointSidebar(JobTracker* jobs, QWidget* parent)
 void CheckpointSidebar::listDirectory(const QString& dir, bool opened) {
     if (opened) m_openedDirs.insert(normalizedLocation(dir));
     auto job = m_jobs->start(tr("Listing %1").arg(dir));
-    whenDone(this, QtConcurrent::run(jobPool(), [dir] { return ui::listDirectory(dir); }),
+    whenDone(this, QtConcurrent::run(jobPool(), [dir, job] { return ui::listDirectory(dir, job); }),
              [this, job, opened](const DirectoryListing& l) {
                  m_jobs->finish(job);
+                 if (l.cancelled) return;  // the rows listed before stay, as they were
                  const bool known = m_dirs->indexForDirectory(l.dir).isValid();
                  m_dirs->setListing(l);
                  const QModelIndex dirIndex = indexForDirectory(l.dir);

@@ -78,6 +78,9 @@ public:
     // with Unimplemented ("unsupported dtype").
     Result<Tensor> read(std::string_view key) const;
     Result<Tensor> read(const TensorInfo& info) const;
+    // The same, stopped by 'cancel' (Cancelled): on a store its transfers
+    // end mid-flight, so a Cancel of a large remote read returns at once.
+    Result<Tensor> read(const TensorInfo& info, const CancellationToken* cancel) const;
     // The same into 'out', reusing its buffer: reading many tensors one
     // after another (ckpt history) then costs no fresh memory each time.
     Status readInto(const TensorInfo& info, Tensor& out) const;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ckpt/cancellation.h"
 #include "ckpt/checkpoint_metadata.h"
 #include "ckpt/checkpoint_step.h"
 #include "ckpt/status.h"
@@ -68,6 +69,9 @@ struct CheckpointListOptions {
     // flags), in name order, and describeCheckpoint() completes an entry:
     // a catalog rescan reads nothing of a checkpoint it knows unchanged.
     bool describe = true;
+    // Polled between checkpoints, and stops an object store's requests in
+    // flight: the listing fails with Cancelled.
+    const CancellationToken* cancel = nullptr;
 };
 
 // CheckpointListEntry::bytes from its parts: the index's bytes plus the data

@@ -4,13 +4,15 @@
 #include <stdexcept>
 #include <vector>
 
+#include "platform/cancellation_scope.h"
 #include "platform/parallel.h"
 
 using namespace ckpt;
 using namespace ckpt::platform;
 
 // The contract of platform/parallel.h: every item once, the documented
-// range split, and no exception past the pool.
+// range split, no exception past the pool, and the caller's cancellation
+// scope in force on every worker (platform/cancellation_scope.h).
 class TstParallel : public QObject {
     Q_OBJECT
 private slots:
@@ -56,6 +58,40 @@ private slots:
         QCOMPARE(s.code(), StatusCode::Internal);
         QVERIFY2(s.message().find("boom") != std::string::npos, s.message().c_str());
         QCOMPARE(finished.load(), 3);
+    }
+
+    void workersInheritTheCallersCancellation() {
+        CancellationToken token;
+        std::vector<const CancellationToken*> seen(4, nullptr);
+        {
+            const CancellationScope scope(&token);
+            QVERIFY(runWorkers(4, [&](size_t worker) { seen[worker] = currentCancellation(); }).isOk());
+        }
+        for (const CancellationToken* t : seen) QCOMPARE(t, &token);
+        QCOMPARE(currentCancellation(), nullptr);  // the scope ended with its block
+        // Without a scope, workers have none either.
+        QVERIFY(runWorkers(4, [&](size_t worker) { seen[worker] = currentCancellation(); }).isOk());
+        for (const CancellationToken* t : seen) QCOMPARE(t, nullptr);
+    }
+
+    void runCancellableSaysCancelledOnlyWhenTheTokenFired() {
+        CancellationToken token;
+        auto failing = [&] { return Result<int>(Status(StatusCode::Internal, "connection dropped")); };
+        auto value = runCancellable(&token, "reading x", [] { return Result<int>(7); });
+        QVERIFY(value.ok());
+        QCOMPARE(*value, 7);
+        QCOMPARE(runCancellable(&token, "reading x", failing).status().code(), StatusCode::Internal);
+        // A transfer the token dropped is no failure of the data's.
+        const CancellationToken* inForce = nullptr;
+        auto dropped = runCancellable(&token, "reading x", [&] {
+            token.cancel();
+            inForce = currentCancellation();
+            return failing();
+        });
+        QCOMPARE(inForce, &token);
+        QCOMPARE(dropped.status().code(), StatusCode::Cancelled);
+        QVERIFY(dropped.status().message().find("stopped reading x") != std::string::npos);
+        QCOMPARE(runCancellable(nullptr, "reading x", failing).status().code(), StatusCode::Internal);
     }
 };
 
