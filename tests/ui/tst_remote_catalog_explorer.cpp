@@ -3,9 +3,14 @@
 // fixture) and added to a catalog with `ckpt catalog add s3://…`. The
 // explorer with that catalog lists the remote run in its sidebar, the
 // global search finds its tensors beside a local run's, and Enter on a
-// match opens the remote checkpoint with that variable selected.
+// match opens the remote checkpoint with that variable selected. Catalog ▸
+// Add Location… catalogues the run by its URL.
 
+#include <QComboBox>
+#include <QDialogButtonBox>
 #include <QLineEdit>
+#include <QMenuBar>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTreeView>
@@ -26,6 +31,7 @@
 #include "views/catalog_search_view.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
+#include "views/open_location_dialog.h"
 #include "window_test_support.h"
 
 using namespace ckpt;
@@ -103,6 +109,47 @@ private slots:
         QVERIFY(e && e->tensor);
         QCOMPARE(QString::fromStdString(e->tensor->key), kKernel1);
         QVERIFY(testing::waitIdle(w));
+    }
+
+    // Catalog ▸ Add Location… takes a URL as typed (a run's prefix, with or
+    // without its trailing slash) and catalogues it: the sidebar lists the
+    // run from the catalog, and the catalog's root is the URL, not a local
+    // folder named "s3:".
+    void addLocationThroughTheCatalogMenu() {
+        MainWindow w;
+        ExplorerPage explorer(w);
+        w.setCatalogPath(m_tmp.filePath(QStringLiteral("added.db")));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.catalog()->isLoaded(), 10000);
+        QAction* add = nullptr;
+        for (QAction* a : w.menuBar()->findChildren<QAction*>())
+            if (a->text() == QStringLiteral("Add &Location\u2026")) add = a;
+        QVERIFY(add);
+        QTRY_VERIFY(add->isEnabled());
+        add->trigger();
+        auto* dialog = w.findChild<OpenLocationDialog*>(QStringLiteral("addLocationDialog"));
+        QVERIFY(dialog);
+        QPushButton* accept = nullptr;
+        auto* buttons = dialog->findChild<QDialogButtonBox*>();
+        for (QAbstractButton* b : buttons->buttons())
+            if (buttons->buttonRole(b) == QDialogButtonBox::AcceptRole) accept = qobject_cast<QPushButton*>(b);
+        QVERIFY(accept);
+        QLineEdit* edit = dialog->locationBox()->lineEdit();
+        edit->setText(QStringLiteral("s3:/") + m_remote.mid(5));  // a URL mistyped: refused as typed
+        QVERIFY(!accept->isEnabled());
+        QVERIFY2(dialog->message().contains(QStringLiteral("not a URL")), qPrintable(dialog->message()));
+        edit->setText(m_remote + QLatin1Char('/'));
+        QVERIFY2(accept->isEnabled(), qPrintable(dialog->message()));
+        accept->click();
+        QTRY_VERIFY_WITH_TIMEOUT(explorer.directories()->indexForDirectory(m_remote).isValid(), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(explorer.directories()->rowCount(explorer.directories()->indexForDirectory(m_remote)), 3,
+                                  20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!explorer.catalog()->isScanning(), 20000);
+        QStringList roots;
+        for (const CatalogRoot& r : explorer.catalog()->overview().roots) roots << QString::fromStdString(r.path);
+        QCOMPARE(roots, QStringList{m_remote});
+        QVERIFY(!QFileInfo::exists(QStringLiteral("s3:")));
     }
 };
 

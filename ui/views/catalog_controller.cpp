@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "jobs/checkpoint_jobs.h"
 #include "jobs/job_pool.h"
 #include "jobs/job_tracker.h"
 #include "jobs/when_done.h"
@@ -62,7 +63,8 @@ void CatalogController::addRoot(const QString& directory) {
     }
     // Reopening what the catalog already holds costs nothing; a new
     // directory below a root is scanned as part of that root.
-    const QString dir = QDir::cleanPath(QDir(directory).absolutePath());
+    // normalizedLocation, not QDir: a URL stays a URL.
+    const QString dir = normalizedLocation(directory);
     if (m_overview.directories.contains(dir)) return;
     for (const CatalogRoot& r : m_overview.roots) {
         const QString root = QString::fromStdString(r.path);

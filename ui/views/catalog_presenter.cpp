@@ -12,11 +12,14 @@
 #include <algorithm>
 #include <optional>
 
+#include "jobs/checkpoint_jobs.h"
 #include "models/directory_model.h"
 #include "views/catalog_controller.h"
 #include "views/catalog_search_view.h"
 #include "views/checkpoint_sidebar.h"
 #include "views/compare_view.h"
+#include "views/open_location_dialog.h"
+#include "views/recent_files.h"
 #include "views/restore_view.h"
 #include "views/tensor_inspector.h"
 
@@ -69,8 +72,10 @@ void CatalogPresenter::addMenu(QMenuBar* bar) {
         if (dir.isEmpty()) return;
         m_parts.catalog->addRoot(dir);
     });
+    QAction* addLocation = menu->addAction(tr("Add &Location\u2026"), this, &CatalogPresenter::addLocationDialog);
+    addLocation->setToolTip(tr("Catalogue a run or a folder of runs by URL (s3://, gs://) or path"));
     QAction* cancel = menu->addAction(tr("Cancel Sca&n"), m_parts.catalog, &CatalogController::cancelScan);
-    m_actions = {search, scan, verify, add};
+    m_actions = {search, scan, verify, add, addLocation};
     cancel->setEnabled(false);
     connect(m_parts.catalog, &CatalogController::scanStarted, cancel, [cancel] { cancel->setEnabled(true); });
     connect(m_parts.catalog, &CatalogController::scanFinished, cancel,
@@ -83,6 +88,19 @@ void CatalogPresenter::addMenu(QMenuBar* bar) {
             if (model->isCatalogued(d)) m_parts.sidebar->relistDirectory(d);
     });
     for (QAction* a : std::as_const(m_actions)) a->setEnabled(false);  // until a catalog is read
+}
+
+OpenLocationDialog* CatalogPresenter::addLocationDialog() {
+    // The runs of the recent checkpoints are what one catalogues.
+    QStringList runs;
+    for (const QString& path : RecentFiles().paths())
+        if (const QString run = directoryFor(path); !run.isEmpty() && !runs.contains(run)) runs << run;
+    // Window-modal without a nested loop, as File ▸ Open Location.
+    auto* dialog = new OpenLocationDialog(runs, m_parts.window, OpenLocationDialog::Purpose::AddToCatalog);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &OpenLocationDialog::locationChosen, m_parts.catalog, &CatalogController::addRoot);
+    dialog->open();
+    return dialog;
 }
 
 void CatalogPresenter::showSearch() {

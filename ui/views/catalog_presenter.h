@@ -20,6 +20,7 @@ class CatalogController;
 class CatalogSearchView;
 class CheckpointSidebar;
 class CompareView;
+class OpenLocationDialog;
 class RestoreView;
 class TensorInspector;
 
@@ -44,6 +45,8 @@ public:
     void addMenu(QMenuBar* bar);
     // Shows the Search tab with its box focused (Ctrl+Shift+F).
     void showSearch();
+    // Catalog ▸ Add Location…: a URL or path to catalogue, then scanned.
+    OpenLocationDialog* addLocationDialog();
 
 signals:
     // After the message box: the catalog cannot be used; 'message' names the file and says why.

@@ -13,13 +13,18 @@
 
 namespace ckpt::ui {
 
-OpenLocationDialog::OpenLocationDialog(const QStringList& recent, QWidget* parent)
+OpenLocationDialog::OpenLocationDialog(const QStringList& recent, QWidget* parent, Purpose purpose)
     : QDialog(parent), m_location(new QComboBox(this)), m_message(new QLabel(this)),
-      m_buttons(new QDialogButtonBox(QDialogButtonBox::Open | QDialogButtonBox::Cancel, this)) {
-    setObjectName(QStringLiteral("openLocationDialog"));
-    setWindowTitle(tr("Open Location"));
+      m_buttons(new QDialogButtonBox(QDialogButtonBox::Cancel, this)), m_purpose(purpose) {
+    const bool adding = purpose == Purpose::AddToCatalog;
+    setObjectName(adding ? QStringLiteral("addLocationDialog") : QStringLiteral("openLocationDialog"));
+    setWindowTitle(adding ? tr("Add Location to the Catalog") : tr("Open Location"));
+    m_accept =
+        adding ? m_buttons->addButton(tr("&Add"), QDialogButtonBox::AcceptRole) : m_buttons->addButton(QDialogButtonBox::Open);
     auto* layout = new QVBoxLayout(this);
-    auto* prompt = new QLabel(tr("&Location of a checkpoint or of a run (a folder of checkpoints):"), this);
+    auto* prompt = new QLabel(adding ? tr("&Location of a run, or of a folder of runs, to catalogue:")
+                                     : tr("&Location of a checkpoint or of a run (a folder of checkpoints):"),
+                              this);
     prompt->setBuddy(m_location);
     layout->addWidget(prompt);
     m_location->setObjectName(QStringLiteral("location"));
@@ -30,7 +35,8 @@ OpenLocationDialog::OpenLocationDialog(const QStringList& recent, QWidget* paren
     m_location->setAccessibleName(tr("Location"));
     m_location->addItems(recent);
     m_location->setCurrentIndex(-1);
-    m_location->lineEdit()->setPlaceholderText(QStringLiteral("s3://bucket/run/ckpt-5"));
+    m_location->lineEdit()->setPlaceholderText(adding ? QStringLiteral("s3://bucket/runs/")
+                                                      : QStringLiteral("s3://bucket/run/ckpt-5"));
     m_location->setToolTip(tr("Recent locations are in the drop-down"));
     layout->addWidget(m_location);
     // A top-level window does not grow for wrapped text: room for two lines
@@ -83,7 +89,7 @@ QString OpenLocationDialog::judge(const QString& text) {
 
 void OpenLocationDialog::validate() {
     m_problem = judge(location());
-    m_buttons->button(QDialogButtonBox::Open)->setEnabled(m_problem.isEmpty());
+    m_accept->setEnabled(m_problem.isEmpty());
     if (!m_problem.isEmpty()) {
         // An empty box is no mistake: a hint, not an error.
         const bool empty = location().isEmpty();
@@ -91,9 +97,14 @@ void OpenLocationDialog::validate() {
         m_message->setStyleSheet(empty ? QString() : statusTextStyle(StatusTone::Bad));
         return;
     }
-    m_message->setText(isRemoteLocation(location())
-                           ? tr("Opens in the background: the window stays usable, and Cancel (or Esc) stops it.")
-                           : tr("A local checkpoint, run directory or SavedModel."));
+    const bool remote = isRemoteLocation(location());
+    if (m_purpose == Purpose::AddToCatalog)
+        m_message->setText(remote ? tr("Scanned in the background: only each checkpoint's index is read, and Catalog "
+                                       "▸ Cancel Scan stops it.")
+                                  : tr("A local directory: it and every folder below it are scanned."));
+    else
+        m_message->setText(remote ? tr("Opens in the background: the window stays usable, and Cancel (or Esc) stops it.")
+                                  : tr("A local checkpoint, run directory or SavedModel."));
     m_message->setStyleSheet(QString());
 }
 

@@ -4,6 +4,8 @@
 // as it is typed, by its text alone (no settings read, no request made), and
 // Open stays disabled with the reason shown until it may be opened; the open
 // itself is CheckpointOpener's, like any other (locationChosen).
+// Catalog ▸ Add Location… is the same dialog for a run or a folder of runs
+// to catalogue (Purpose::AddToCatalog).
 //   auto* d = new OpenLocationDialog(recentPaths, window);
 //   connect(d, &OpenLocationDialog::locationChosen, opener, &CheckpointOpener::openPath);
 //   d->open();
@@ -14,14 +16,16 @@
 class QComboBox;
 class QDialogButtonBox;
 class QLabel;
+class QPushButton;
 
 namespace ckpt::ui {
 
 class OpenLocationDialog : public QDialog {
     Q_OBJECT
 public:
+    enum class Purpose { Open, AddToCatalog };
     // 'recent': the recent locations, newest first, offered in the drop-down.
-    explicit OpenLocationDialog(const QStringList& recent, QWidget* parent = nullptr);
+    explicit OpenLocationDialog(const QStringList& recent, QWidget* parent = nullptr, Purpose purpose = Purpose::Open);
 
     QComboBox* locationBox() const { return m_location; }
     QString location() const;
@@ -42,6 +46,8 @@ private:
     QComboBox* m_location;
     QLabel* m_message;
     QDialogButtonBox* m_buttons;
+    QPushButton* m_accept;
+    Purpose m_purpose;
     QString m_problem;
 };
 
