@@ -81,7 +81,15 @@ private:
 class SpecJson {
 public:
     // The document, or the parser's message (the caller words the error).
+    // Read by a purpose-built scanner; text it does not take (all invalid
+    // JSON among it) is read again by nlohmann's parser, whose document and
+    // messages are the reference.
     static Result<std::unique_ptr<SpecJson>> parse(std::string_view text);
+    // One reader only: the scanner (any message: it gives up without one)
+    // or nlohmann's. For tests and the fuzz harness, which check they agree.
+    static Result<std::unique_ptr<SpecJson>> parseWith(std::string_view text, bool scanner);
+    // Node for node, key for key, the same document.
+    bool identical(const SpecJson& other) const;
 
     JsonRef root() const { return {this, 0}; }
     JsonKey key(std::string_view text) const;
@@ -89,6 +97,7 @@ public:
 private:
     friend class JsonRef;
     friend class SpecJsonBuilder;
+    friend class SpecJsonScanner;
     struct Node {
         JsonType type = JsonType::Null;
         uint32_t key = 0;    // an object member's key (index into m_keys)
