@@ -450,12 +450,9 @@ bool JsonRef::contains(std::string_view key) const { return contains(m_doc->key(
 
 JsonRef JsonRef::operator[](std::string_view key) const { return (*this)[m_doc->key(key)]; }
 
-std::vector<std::string_view> JsonRef::keys() const {
-    std::vector<std::string_view> out;
+std::string_view JsonRef::keyAt(size_t index) const {
     const auto& n = m_doc->m_nodes[m_node];
-    if (n.type != JsonType::Object) return out;
-    for (uint32_t k = 0; k < n.count; ++k) out.push_back(m_doc->m_keys[m_doc->m_nodes[m_doc->m_children[n.first + k]].key]);
-    return out;
+    return m_doc->m_keys[m_doc->m_nodes[m_doc->m_children[n.first + index]].key];
 }
 
 int64_t JsonRef::asInt64() const {

@@ -58,8 +58,9 @@ public:
     JsonRef operator[](std::string_view key) const;  // must be contained
     bool contains(JsonKey key) const { return member(key.id) != UINT32_MAX; }
     JsonRef operator[](JsonKey key) const { return {m_doc, member(key.id)}; }  // must be contained
-    // The keys of an object's members.
-    std::vector<std::string_view> keys() const;
+    // The key of an object's member 'index' (index < size()); no copy, so
+    // checking every object's keys allocates nothing.
+    std::string_view keyAt(size_t index) const;
 
     // Conversions as nlohmann::json's get<T>() makes them from any number.
     int64_t asInt64() const;
