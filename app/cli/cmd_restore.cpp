@@ -237,16 +237,9 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
             JsonWriter out(std::cout);
             out.beginObject();
             out.key("error");
-            if (failure.isOk()) {
-                out.null();
-            } else {
-                out.beginObject();
-                out.key("code");
-                out.string(statusCodeName(failure.code()));
-                out.key("message");
-                out.string(failure.message());
-                out.endObject();
-            }
+            writeJsonValue(out, failure.isOk() ? nlohmann::json(nullptr)
+                                               : nlohmann::json{{"code", std::string(statusCodeName(failure.code()))},
+                                                                {"message", failure.message()}});
             out.key("ok");
             out.boolean(failure.isOk());
             out.key("out");
