@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -268,7 +269,7 @@ private:
             const auto b = static_cast<unsigned char>(m_p[k]);
             if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return false;
         }
-        m_scratch.append(m_p, static_cast<size_t>(more + 1));
+        m_scratch.append(m_p, static_cast<size_t>(more) + 1);
         m_p += more + 1;
         return true;
     }
@@ -414,8 +415,9 @@ bool SpecJson::identical(const SpecJson& other) const {
         const bool same = a.type == JsonType::Boolean    ? a.number.b == b.number.b
                           : a.type == JsonType::Integer  ? a.number.i == b.number.i
                           : a.type == JsonType::Unsigned ? a.number.u == b.number.u
-                          : a.type == JsonType::Float    ? std::memcmp(&a.number.d, &b.number.d, sizeof(double)) == 0
-                                                         : true;
+                          : a.type == JsonType::Float
+                              ? std::bit_cast<uint64_t>(a.number.d) == std::bit_cast<uint64_t>(b.number.d)  // -0.0 too
+                              : true;
         if (!same) return false;
     }
     return true;
