@@ -4,7 +4,7 @@
 // walked rather than built as a DOM first.
 
 #include "ckpt/checkpoint.h"
-#include "json_writer.h"
+#include "ckpt/json_writer.h"
 
 namespace ckpt::cli {
 

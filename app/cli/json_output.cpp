@@ -127,4 +127,29 @@ std::string elementText(const Tensor& t, int64_t i) {
     return j.dump();
 }
 
+void writeJsonValue(JsonWriter& out, const nlohmann::json& value) {
+    using Type = nlohmann::json::value_t;
+    switch (value.type()) {
+    case Type::object:
+        out.beginObject();
+        for (const auto& [key, member] : value.items()) {
+            out.key(key);
+            writeJsonValue(out, member);
+        }
+        out.endObject();
+        return;
+    case Type::array:
+        out.beginArray();
+        for (const nlohmann::json& element : value) writeJsonValue(out, element);
+        out.endArray();
+        return;
+    case Type::string: out.string(value.get_ref<const std::string&>()); return;
+    case Type::boolean: out.boolean(value.get<bool>()); return;
+    case Type::number_integer: out.integer(value.get<int64_t>()); return;
+    case Type::number_unsigned: out.integer(value.get<uint64_t>()); return;
+    case Type::null: out.null(); return;
+    default: out.formatted(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)); return;
+    }
+}
+
 }  // namespace ckpt::cli

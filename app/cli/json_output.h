@@ -9,6 +9,7 @@
 
 #include "ckpt/bundle_reader.h"
 #include "ckpt/checkpoint.h"
+#include "ckpt/json_writer.h"
 #include "ckpt/object_graph.h"
 #include "ckpt/tensor.h"
 
@@ -25,5 +26,7 @@ std::string elementText(const Tensor& tensor, int64_t index);
 // For display, not for round trips: strings that are valid UTF-8 are
 // kept; others are escaped as \xNN.
 std::string displayableString(const std::string& s);
+// A small document built with nlohmann, streamed into a larger one.
+void writeJsonValue(JsonWriter& out, const nlohmann::json& value);
 
 }  // namespace ckpt::cli

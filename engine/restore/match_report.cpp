@@ -1,6 +1,9 @@
 #include "ckpt/match_report.h"
 
-#include <nlohmann/json.hpp>
+#include <map>
+#include <sstream>
+
+#include "ckpt/json_writer.h"
 
 namespace ckpt {
 
@@ -36,74 +39,167 @@ std::string_view programObjectKindName(ProgramObjectKind k) {
 
 namespace {
 
-nlohmann::json statusJson(const Status& s) { return {{"code", std::string(statusCodeName(s.code()))}, {"message", s.message()}}; }
+void writeStatus(JsonWriter& out, const Status& s) {
+    out.beginObject();
+    out.key("code");
+    out.string(statusCodeName(s.code()));
+    out.key("message");
+    out.string(s.message());
+    out.endObject();
+}
+
+void writeShape(JsonWriter& out, const TensorShape& shape) {
+    out.beginArray();
+    for (int64_t d : shape.dims) out.integer(d);
+    out.endArray();
+}
+
+void writeStrings(JsonWriter& out, const std::vector<std::string>& strings) {
+    out.beginArray();
+    for (const std::string& s : strings) out.string(s);
+    out.endArray();
+}
+
+// Members in sorted order, as nlohmann's objects (std::map) print them.
+void writeNode(JsonWriter& out, const CheckpointNodeMatch& n) {
+    out.beginObject();
+    out.key("attributes");
+    out.beginArray();
+    for (const AttributeMatch& a : n.attributes) {
+        out.beginObject();
+        out.key("checkpoint_key");
+        out.string(a.checkpointKey);
+        out.key("dtype");
+        if (a.dtype == DataType::Invalid) out.null();
+        else out.string(dataTypeName(a.dtype));
+        if (!a.error.empty()) {
+            out.key("error");
+            out.string(a.error);
+        }
+        out.key("name");
+        out.string(a.name);
+        out.key("restored");
+        out.boolean(a.restored);
+        out.key("shape");
+        writeShape(out, a.shape);
+        out.key("unused");
+        out.boolean(a.unused);
+        out.endObject();
+    }
+    out.endArray();
+    out.key("has_attributes");
+    out.boolean(n.hasAttributes);
+    out.key("id");
+    out.integer(n.id);
+    out.key("kind");
+    out.string(objectKindName(n.kind));
+    out.key("path");
+    out.string(n.path);
+    out.key("program_path");
+    if (n.programPath.empty()) out.null();
+    else out.string(n.programPath);
+    out.key("state");
+    out.string(nodeMatchStateName(n.state));
+    out.endObject();
+}
+
+void writeObject(JsonWriter& out, const ProgramObjectMatch& o) {
+    const bool variable = o.kind == ProgramObjectKind::Variable || o.kind == ProgramObjectKind::SlotVariable;
+    out.beginObject();
+    out.key("bound");
+    out.boolean(o.bound);
+    out.key("checkpoint_node");
+    if (o.checkpointNode < 0) out.null();
+    else out.integer(o.checkpointNode);
+    if (variable) {
+        out.key("dtype");
+        out.string(dataTypeName(o.dtype));
+    }
+    out.key("has_attributes");
+    out.boolean(o.hasAttributes);
+    out.key("kind");
+    out.string(programObjectKindName(o.kind));
+    out.key("path");
+    out.string(o.path);
+    if (variable) {
+        out.key("replicas");
+        out.integer(o.replicas);
+    }
+    out.key("restored");
+    out.boolean(o.restored);
+    if (variable) {
+        out.key("shape");
+        writeShape(out, o.shape);
+    }
+    out.endObject();
+}
 
 }  // namespace
 
+void writeMatchReportMembers(JsonWriter& out, const MatchReport& r) {
+    // "assertions" is keyed by name: sorted, and a repeated assertion keeps its last verdict.
+    std::map<std::string_view, const AssertionVerdict*> verdicts;
+    for (const AssertionVerdict& v : r.verdicts) verdicts[assertionName(v.assertion)] = &v;
+    out.key("assertions");
+    out.beginObject();
+    for (const auto& [name, v] : verdicts) {
+        out.key(name);
+        out.beginObject();
+        out.key("error");
+        if (v->passed) out.null();
+        else writeStatus(out, v->status);
+        out.key("named_paths");
+        writeStrings(out, v->namedPaths);
+        out.key("passed");
+        out.boolean(v->passed);
+        out.endObject();
+    }
+    out.endObject();
+    out.key("checkpoint");
+    out.string(r.checkpointPrefix);
+    out.key("checkpoint_nodes");
+    out.beginArray();
+    for (const CheckpointNodeMatch& n : r.checkpointNodes) writeNode(out, n);
+    out.endArray();
+    out.key("expect_partial");
+    out.boolean(r.expectPartial);
+    out.key("program_objects");
+    out.beginArray();
+    for (const ProgramObjectMatch& o : r.programObjects) writeObject(out, o);
+    out.endArray();
+    out.key("restore_errors");
+    out.beginArray();
+    for (const Status& s : r.restoreErrors) writeStatus(out, s);
+    out.endArray();
+    out.key("style");
+    out.string(r.style);
+    out.key("summary");
+    out.beginObject();
+    out.key("matched_nodes");
+    out.integer(r.matchedNodes);
+    out.key("mismatches");
+    out.integer(r.mismatches);
+    out.key("unbound_objects");
+    out.integer(r.unboundObjects);
+    out.key("unresolved_nodes");
+    out.integer(r.unresolvedNodes);
+    out.endObject();
+    out.key("unmatched_mappings");
+    writeStrings(out, r.unmatchedMappings);
+    out.key("warnings");
+    writeStrings(out, r.warnings);
+}
+
 std::string matchReportJson(const MatchReport& r, int indent) {
-    using nlohmann::json;
-    json nodes = json::array();
-    for (const CheckpointNodeMatch& n : r.checkpointNodes) {
-        json attrs = json::array();
-        for (const AttributeMatch& a : n.attributes) {
-            json ja = {{"name", a.name}, {"checkpoint_key", a.checkpointKey}, {"restored", a.restored}, {"unused", a.unused}};
-            ja["dtype"] = a.dtype == DataType::Invalid ? json(nullptr) : json(std::string(dataTypeName(a.dtype)));
-            ja["shape"] = a.shape.dims;
-            if (!a.error.empty()) ja["error"] = a.error;
-            attrs.push_back(std::move(ja));
-        }
-        nodes.push_back({{"id", n.id},
-                         {"path", n.path},
-                         {"kind", std::string(objectKindName(n.kind))},
-                         {"state", std::string(nodeMatchStateName(n.state))},
-                         {"has_attributes", n.hasAttributes},
-                         {"program_path", n.programPath.empty() ? json(nullptr) : json(n.programPath)},
-                         {"attributes", std::move(attrs)}});
+    std::ostringstream text;
+    {
+        JsonWriter out(text, indent);
+        out.beginObject();
+        writeMatchReportMembers(out, r);
+        out.endObject();
+        out.flush();
     }
-    json objects = json::array();
-    for (const ProgramObjectMatch& o : r.programObjects) {
-        json jo = {{"path", o.path},
-                   {"kind", std::string(programObjectKindName(o.kind))},
-                   {"has_attributes", o.hasAttributes},
-                   {"bound", o.bound},
-                   {"restored", o.restored},
-                   {"checkpoint_node", o.checkpointNode < 0 ? json(nullptr) : json(o.checkpointNode)}};
-        if (o.kind == ProgramObjectKind::Variable || o.kind == ProgramObjectKind::SlotVariable) {
-            jo["dtype"] = std::string(dataTypeName(o.dtype));
-            jo["shape"] = o.shape.dims;
-            jo["replicas"] = o.replicas;
-        }
-        objects.push_back(std::move(jo));
-    }
-    json verdicts = json::object();
-    for (const AssertionVerdict& v : r.verdicts) {
-        json paths = json::array();
-        for (const std::string& p : v.namedPaths) paths.push_back(p);
-        verdicts[std::string(assertionName(v.assertion))] = {
-            {"passed", v.passed}, {"error", v.passed ? json(nullptr) : statusJson(v.status)}, {"named_paths", std::move(paths)}};
-    }
-    json errors = json::array();
-    for (const Status& s : r.restoreErrors) errors.push_back(statusJson(s));
-    json warnings = json::array();
-    for (const std::string& w : r.warnings) warnings.push_back(w);
-    json unmatched = json::array();
-    for (const std::string& m : r.unmatchedMappings) unmatched.push_back(m);
-    json j = {{"checkpoint", r.checkpointPrefix},
-              {"style", r.style},
-              {"summary",
-               {{"matched_nodes", r.matchedNodes},
-                {"unresolved_nodes", r.unresolvedNodes},
-                {"unbound_objects", r.unboundObjects},
-                {"mismatches", r.mismatches}}},
-              {"assertions", std::move(verdicts)},
-              {"restore_errors", std::move(errors)},
-              {"warnings", std::move(warnings)},
-              {"unmatched_mappings", std::move(unmatched)},
-              {"expect_partial", r.expectPartial},
-              {"checkpoint_nodes", std::move(nodes)},
-              {"program_objects", std::move(objects)}};
-    // Keys may hold any bytes; invalid UTF-8 is replaced rather than failing.
-    return j.dump(indent, ' ', false, json::error_handler_t::replace);
+    return std::move(text).str();
 }
 
 }  // namespace ckpt

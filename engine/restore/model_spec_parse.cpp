@@ -46,7 +46,9 @@ std::string typeName(JsonRef j) {
 std::string firstUnknownKey(JsonRef o, std::initializer_list<std::string_view> known) {
     std::string first;
     bool found = false;
-    for (std::string_view key : o.keys()) {
+    if (!o.is_object()) return first;
+    for (size_t k = 0; k < o.size(); ++k) {
+        const std::string_view key = o.keyAt(k);
         if (std::find(known.begin(), known.end(), key) != known.end()) continue;
         if (!found || key < first) first = std::string(key);
         found = true;

@@ -58,8 +58,9 @@ public:
     JsonRef operator[](std::string_view key) const;  // must be contained
     bool contains(JsonKey key) const { return member(key.id) != UINT32_MAX; }
     JsonRef operator[](JsonKey key) const { return {m_doc, member(key.id)}; }  // must be contained
-    // The keys of an object's members.
-    std::vector<std::string_view> keys() const;
+    // The key of an object's member 'index' (index < size()); no copy, so
+    // checking every object's keys allocates nothing.
+    std::string_view keyAt(size_t index) const;
 
     // Conversions as nlohmann::json's get<T>() makes them from any number.
     int64_t asInt64() const;
@@ -81,7 +82,15 @@ private:
 class SpecJson {
 public:
     // The document, or the parser's message (the caller words the error).
+    // Read by a purpose-built scanner; text it does not take (all invalid
+    // JSON among it) is read again by nlohmann's parser, whose document and
+    // messages are the reference.
     static Result<std::unique_ptr<SpecJson>> parse(std::string_view text);
+    // One reader only: the scanner (any message: it gives up without one)
+    // or nlohmann's. For tests and the fuzz harness, which check they agree.
+    static Result<std::unique_ptr<SpecJson>> parseWith(std::string_view text, bool scanner);
+    // Node for node, key for key, the same document.
+    bool identical(const SpecJson& other) const;
 
     JsonRef root() const { return {this, 0}; }
     JsonKey key(std::string_view text) const;
@@ -89,6 +98,7 @@ public:
 private:
     friend class JsonRef;
     friend class SpecJsonBuilder;
+    friend class SpecJsonScanner;
     struct Node {
         JsonType type = JsonType::Null;
         uint32_t key = 0;    // an object member's key (index into m_keys)

@@ -10,7 +10,7 @@
 #include "ckpt/checkpoint.h"
 #include "inspect_json.h"
 #include "json_output.h"
-#include "json_writer.h"
+#include "ckpt/json_writer.h"
 #include "test_support.h"
 #include "trackable_object_graph.pb.h"
 
@@ -82,7 +82,7 @@ std::string referenceInspect(const Checkpoint& ckpt) {
 
 std::string streamedInspect(const Checkpoint& ckpt) {
     std::ostringstream out;
-    cli::JsonWriter w(out);
+    JsonWriter w(out);
     cli::writeInspectJson(w, ckpt);
     w.finish();
     return out.str();
@@ -185,7 +185,7 @@ private slots:
                           {"g", {INT64_MIN, UINT64_MAX}}};
         std::ostringstream out;
         {
-            cli::JsonWriter w(out);
+            JsonWriter w(out);
             w.beginObject();
             w.key("a");
             w.beginArray();
@@ -223,7 +223,7 @@ private slots:
         }
         QCOMPARE(out.str(), referenceDump(doc));
         std::ostringstream empty;
-        cli::JsonWriter w(empty);
+        JsonWriter w(empty);
         w.beginArray();
         w.endArray();
         w.finish();
@@ -240,7 +240,7 @@ private slots:
                 std::string s(18, 'a');
                 s.replace(at, 1, b);
                 std::ostringstream out;
-                cli::JsonWriter w(out);
+                JsonWriter w(out);
                 w.string(s);
                 w.finish();
                 QCOMPARE(out.str(), referenceDump(json(s)));

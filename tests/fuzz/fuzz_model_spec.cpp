@@ -11,9 +11,17 @@
 #include "ckpt/object_graph.h"
 #include "ckpt/save.h"
 #include "fuzz_support.h"
+#include "restore/spec_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    auto program = ckpt::parseModelSpec(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz input");
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    // The spec scanner reads only what nlohmann's parser reads, into the same document.
+    if (auto scanned = ckpt::spec::SpecJson::parseWith(text, true); scanned.ok()) {
+        auto reference = ckpt::spec::SpecJson::parseWith(text, false);
+        ckpt::fuzz::require(reference.ok(), "the spec scanner read a text nlohmann's parser refuses");
+        ckpt::fuzz::require((*scanned)->identical(**reference), "the spec scanner and nlohmann's parser disagree");
+    }
+    auto program = ckpt::parseModelSpec(text, "fuzz input");
     if (!program) return 0;
     const std::string exported = ckpt::modelSpecJson(**program, true);
     auto reparsed = ckpt::parseModelSpec(exported, "exported spec");

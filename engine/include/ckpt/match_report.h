@@ -101,7 +101,14 @@ struct MatchReport {
     int matchedNodes = 0, unresolvedNodes = 0, unboundObjects = 0, mismatches = 0;
 };
 
-// JSON text of the report (docs/cli.md, "ckpt restore").
+class JsonWriter;
+
+// JSON text of the report (docs/cli.md, "ckpt restore"), as nlohmann's
+// dump(indent) would print it.
 std::string matchReportJson(const MatchReport& report, int indent = -1);
+// The same report's members, streamed into the object 'out' has open (for
+// a caller that prints its own members before them, in sorted order):
+// nothing of the size of the report is built in memory.
+void writeMatchReportMembers(JsonWriter& out, const MatchReport& report);
 
 }  // namespace ckpt

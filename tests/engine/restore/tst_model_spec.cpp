@@ -5,8 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ckpt/checkpoint.h"
 #include "ckpt/model_spec.h"
 #include "ckpt/restore.h"
+#include "restore/spec_json.h"
+#include "test_support.h"
 
 using namespace ckpt;
 
@@ -121,6 +124,92 @@ private slots:
         const QString message = QString::fromStdString(root.status().message());
         QVERIFY2(message.startsWith(QStringLiteral("spec.json: ")), qPrintable(message));
         QVERIFY2(message.contains(fragment), qPrintable(message));
+    }
+
+    // The spec scanner against nlohmann's parser, the reference: where the
+    // scanner reads a text it builds the same document; where it gives up,
+    // nlohmann decides (its document, or its message). Rows marked "taken"
+    // are texts the scanner must read itself, so it cannot pass by always
+    // giving up.
+    void scannerAgreesWithNlohmann_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<bool>("taken");
+        const auto row = [](const char* name, const QByteArray& text, bool taken) { QTest::newRow(name) << text << taken; };
+        row("good spec", kGood, true);
+        row("scalars", R"([null, true, false, 0, -0, 1, -1, 0.5, -2.5e-3, 1E+2, 18446744073709551615, -9223372036854775808])",
+            true);
+        row("escapes", "[\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\", \"\\u0000\\u00e9\\u20ac\\ud83d\\ude00\", \"\\u0041\"]", true);
+        row("utf-8", "[\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\x7f\"]", true);
+        row("repeated key", R"({"a": 1, "b": {"a": [], "c": {}}, "a": 2})", true);
+        row("whitespace and bom", "\xef\xbb\xbf \t\r\n{ \"x\" : [ 1 , 2 ] }\n", true);
+        row("deep nesting", QByteArray(5000, '[') + QByteArray(5000, ']'), true);
+        row("unsigned overflow", "[18446744073709551616]", false);
+        row("signed overflow", "[-9223372036854775809]", false);
+        row("double overflow", "[1e999]", false);
+        row("double underflow", "[1e-400]", false);
+        row("lone low surrogate", "[\"\\udc00\"]", false);
+        row("lone high surrogate", "[\"\\ud800x\"]", false);
+        row("overlong utf-8", "[\"\xc0\xaf\"]", false);
+        row("surrogate in utf-8", "[\"\xed\xa0\x80\"]", false);
+        row("truncated utf-8", "[\"\xe2\x82\"]", false);
+        row("control character", "[\"a\x01\"]", false);
+        row("bad escape", "[\"\\x\"]", false);
+        row("leading zero", "[01]", false);
+        row("trailing comma", "[1,]", false);
+        row("trailing garbage", "{} x", false);
+        row("bare minus", "[-]", false);
+        row("dot without digits", "[1.]", false);
+        row("literal prefix", "[tru]", false);
+        row("unterminated", R"({"objects": [)", false);
+        row("empty", "", false);
+        row("half bom", "\xef\xbb{}", false);
+    }
+    void scannerAgreesWithNlohmann() {
+        QFETCH(QByteArray, text);
+        QFETCH(bool, taken);
+        const std::string_view view(text.constData(), static_cast<size_t>(text.size()));
+        auto scanned = spec::SpecJson::parseWith(view, true);
+        auto reference = spec::SpecJson::parseWith(view, false);
+        QCOMPARE(scanned.ok(), taken);
+        if (scanned.ok()) {
+            QVERIFY2(reference.ok(), reference.status().toString().c_str());
+            QVERIFY((*scanned)->identical(**reference));
+        }
+        // What parse() answers is nlohmann's answer either way.
+        auto parsed = spec::SpecJson::parse(view);
+        QCOMPARE(parsed.ok(), reference.ok());
+        if (parsed.ok()) QVERIFY((*parsed)->identical(**reference));
+        else QCOMPARE(parsed.status().message(), reference.status().message());
+    }
+
+    // The spec of every real checkpoint (with its values: floats, strings),
+    // as `ckpt spec --values` writes it, is read by the scanner into
+    // nlohmann's document.
+    void scannerReadsRealSpecs() {
+        if (ckpt::testing::realTestDataDir().isEmpty()) {
+            if (ckpt::testing::isRequired("CKPT_REQUIRE_REAL")) QFAIL(ckpt::testing::missingCorpusMessage());
+            QSKIP("no real corpus");
+        }
+        int specs = 0;
+        for (const QString& dir : ckpt::testing::realBundleDirs()) {
+            const std::string prefix = ckpt::testing::manifestPrefix(dir, ckpt::testing::loadJson(dir + "/manifest.json"));
+            auto checkpoint = Checkpoint::open(prefix);
+            if (!checkpoint) continue;  // the corpus holds damaged bundles on purpose
+            auto program = programFromCheckpoint(**checkpoint);
+            if (!program) continue;
+            auto status = restoreCheckpoint(*checkpoint, *program);
+            if (!status || !status->initializeOrRestore().isOk()) continue;
+            for (bool values : {false, true}) {
+                const std::string text = modelSpecJson(**program, values);
+                auto scanned = spec::SpecJson::parseWith(text, true);
+                QVERIFY2(scanned.ok(), qPrintable(dir));
+                auto reference = spec::SpecJson::parseWith(text, false);
+                QVERIFY2(reference.ok(), qPrintable(dir));
+                QVERIFY2((*scanned)->identical(**reference), qPrintable(dir));
+                ++specs;
+            }
+        }
+        QVERIFY(specs >= 10);
     }
 
     void missingFile() {

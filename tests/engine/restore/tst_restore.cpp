@@ -488,6 +488,31 @@ private slots:
         QVERIFY(j["program_objects"].size() > 5);
     }
 
+    // matchReportJson streams its text; it must be byte for byte what
+    // nlohmann prints for the same document (the CLI's and the Python
+    // package's output before it streamed), compact and indented, with
+    // escapes, invalid UTF-8 and every optional member.
+    void reportJsonIsNlohmannsDump() {
+        Program p = makeProgram(100, true, true, {"dense1"});
+        auto status = restoreCheckpoint(m_saved, p.root);
+        QVERIFY(status.ok());
+        MatchReport r = status->report();
+        r.checkpointNodes[1].path = "tab\there \"quoted\" \xff\xfe bad utf-8 \xc3\xa9";
+        r.checkpointNodes[1].attributes.push_back({"VARIABLE_VALUE", "key\x01", DataType::Invalid, {}, false, true, "boom"});
+        r.programObjects[0].path = std::string("nul\0byte", 8);
+        r.restoreErrors.push_back(dataLoss("bad \xc0 bytes"));
+        r.warnings = {"w1", ""};
+        r.unmatchedMappings = {"m"};
+        r.verdicts.push_back(r.verdicts.front());  // a repeated assertion: the last one counts
+        r.verdicts.back().passed = true;
+        for (int indent : {-1, 0, 1, 2}) {
+            const std::string text = matchReportJson(r, indent);
+            QCOMPARE(text, json::parse(text).dump(indent, ' ', false, json::error_handler_t::replace));
+        }
+        QVERIFY(matchReportJson(r, 1).find("\"error\": \"boom\"") != std::string::npos);
+        QCOMPARE(json::parse(matchReportJson(r))["assertions"]["assert_consumed"]["passed"], true);
+    }
+
     // Real bundles --------------------------------------------------------
 
     void realBundlesIntoThemselves_data() {

@@ -1,11 +1,11 @@
-#include "json_writer.h"
+#include "ckpt/json_writer.h"
 
 #include <nlohmann/json.hpp>
 
 #include <charconv>
 #include <cstring>
 
-namespace ckpt::cli {
+namespace ckpt {
 namespace {
 
 constexpr size_t kFlushBytes = 1u << 16;
@@ -37,7 +37,7 @@ bool needsSerializer(std::string_view s) {
 
 }  // namespace
 
-JsonWriter::JsonWriter(std::ostream& out) : m_out(out) { m_buffer.reserve(kFlushBytes + 4096); }
+JsonWriter::JsonWriter(std::ostream& out, int indent) : m_out(out), m_indent(indent) { m_buffer.reserve(kFlushBytes + 4096); }
 
 JsonWriter::~JsonWriter() {
     if (!m_buffer.empty()) m_out.write(m_buffer.data(), static_cast<std::streamsize>(m_buffer.size()));
@@ -56,9 +56,15 @@ void JsonWriter::beforeValue() {
     }
     if (m_levels.empty()) return;  // the top-level value
     Level& level = m_levels.back();
-    m_buffer += level.empty ? "\n" : ",\n";
+    if (!level.empty) m_buffer.push_back(',');
     level.empty = false;
-    m_buffer.append(m_levels.size(), ' ');
+    newline();
+}
+
+void JsonWriter::newline() {
+    if (m_indent < 0) return;
+    m_buffer.push_back('\n');
+    m_buffer.append(m_levels.size() * static_cast<size_t>(m_indent), ' ');
 }
 
 void JsonWriter::beginContainer(char open) {
@@ -70,10 +76,7 @@ void JsonWriter::beginContainer(char open) {
 void JsonWriter::endContainer(char close) {
     const bool empty = m_levels.back().empty;
     m_levels.pop_back();
-    if (!empty) {
-        m_buffer.push_back('\n');
-        m_buffer.append(m_levels.size(), ' ');
-    }
+    if (!empty) newline();
     m_buffer.push_back(close);
     flushIfFull();
 }
@@ -86,7 +89,7 @@ void JsonWriter::endArray() { endContainer(']'); }
 void JsonWriter::key(std::string_view name) {
     beforeValue();
     appendQuoted(name);
-    m_buffer += ": ";
+    m_buffer += m_indent < 0 ? ":" : ": ";
     m_afterKey = true;
 }
 
@@ -132,11 +135,20 @@ void JsonWriter::null() {
     m_buffer += "null";
 }
 
+void JsonWriter::formatted(std::string_view json) {
+    beforeValue();
+    m_buffer += json;
+}
+
 void JsonWriter::finish() {
     m_buffer.push_back('\n');
+    flush();
+}
+
+void JsonWriter::flush() {
     m_out.write(m_buffer.data(), static_cast<std::streamsize>(m_buffer.size()));
     m_buffer.clear();
     m_out.flush();
 }
 
-}  // namespace ckpt::cli
+}  // namespace ckpt
