@@ -257,7 +257,10 @@ int measure(const std::string& scratch, const char* variant, bool distinct, int 
     };
     constexpr size_t kFirstPage = 20;
     double worstFirst = 0, worstAll = 0, worstBounded = 0;
-    for (const auto& [what, query] : queries) {
+    for (const auto& entry : queries) {
+        // Named copies: clang 14 cannot capture a structured binding in a lambda.
+        const char* what = entry.first;
+        const char* query = entry.second;
         CatalogSearchResult last;
         std::vector<double> firstPage;
         const auto t = timed(5, [&] {
