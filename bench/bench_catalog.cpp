@@ -10,7 +10,8 @@
 // only on setup errors).
 // Each search is timed to its first page (the first 20 hits reported by
 // onHit, or the whole answer when fewer match: what the explorer shows
-// first) and to its end (exact totals).
+// first), to its end with exact totals, and to its end with totals that may
+// stop at "at least" (exactTotals false: what the CLI and the explorer run).
 //   bench_catalog [SCRATCH_DIR] [--checkpoints N] [--tensors N] [--only runs|distinct] [--keep]
 //   bench_catalog --reuse DIR ...   # checkpoints a --keep run left in DIR (its runs/), a new database
 
@@ -222,10 +223,12 @@ int measure(const std::string& scratch, const char* variant, bool distinct, int 
         return 2;
     }
     // Cold: a new database; the checkpoint files are in the page cache (just written).
-    const auto coldStart = std::chrono::steady_clock::now();
     std::printf("\n");
+    const double coldCpuStart = bench::cpuSeconds(RUSAGE_SELF);
+    const auto coldStart = std::chrono::steady_clock::now();
     auto cold = (*catalog)->scan({});
     const double coldSeconds = secondsSince(coldStart);
+    const double coldCpu = bench::cpuSeconds(RUSAGE_SELF) - coldCpuStart;
     if (!cold.ok() || cold->added != checkpoints) {
         std::fprintf(stderr, "bench_catalog: cold scan: %s\n", cold.ok() ? "wrong count" : cold.status().toString().c_str());
         return 2;
@@ -234,8 +237,9 @@ int measure(const std::string& scratch, const char* variant, bool distinct, int 
         auto s = (*catalog)->scan({});
         if (!s.ok() || s->unchanged != checkpoints) std::abort();
     });
-    std::printf("  %-44s %9.2f s   (%lld tensor rows; target <= 10 s: %s)\n", "cold scan", coldSeconds,
-                static_cast<long long>(cold->tensorRows), coldSeconds <= 10 ? "met" : "MISSED");
+    // CPU beside wall: on a shared machine the wall time says more about the neighbours.
+    std::printf("  %-44s %9.2f s   (%.2f s CPU, all threads; %lld tensor rows; target <= 10 s: %s)\n", "cold scan", coldSeconds,
+                coldCpu, static_cast<long long>(cold->tensorRows), coldSeconds <= 10 ? "met" : "MISSED");
     std::printf("  %-44s best %7.3f s  median %7.3f s  (target <= 1 s: %s)\n", "incremental scan, nothing changed",
                 incremental.first, incremental.second, incremental.second <= 1 ? "met" : "MISSED");
 
@@ -252,8 +256,11 @@ int measure(const std::string& scratch, const char* variant, bool distinct, int 
         {"no match", "no_such_tensor"},
     };
     constexpr size_t kFirstPage = 20;
-    double worstFirst = 0, worstAll = 0;
-    for (const auto& [what, query] : queries) {
+    double worstFirst = 0, worstAll = 0, worstBounded = 0;
+    for (const auto& entry : queries) {
+        // Named copies: clang 14 cannot capture a structured binding in a lambda.
+        const char* what = entry.first;
+        const char* query = entry.second;
         CatalogSearchResult last;
         std::vector<double> firstPage;
         const auto t = timed(5, [&] {
@@ -273,16 +280,29 @@ int measure(const std::string& scratch, const char* variant, bool distinct, int 
             firstPage.push_back(first >= 0 ? first : secondsSince(start));
             last = std::move(*r);
         });
+        CatalogSearchResult lastBounded;
+        const auto bounded = timed(5, [&] {
+            CatalogSearchOptions options;
+            options.exactTotals = false;
+            auto r = (*catalog)->search(query, options);
+            if (!r.ok()) std::exit(2);
+            lastBounded = std::move(*r);
+        });
+        worstBounded = std::max(worstBounded, bounded.second);
         std::sort(firstPage.begin(), firstPage.end());
         const double firstMedian = firstPage[firstPage.size() / 2];
         worstFirst = std::max(worstFirst, firstMedian);
         worstAll = std::max(worstAll, t.second);
-        std::printf("  search %-26s %-52s first page %7.1f ms  all %7.1f ms (best %6.1f)  %lld matches in %lld checkpoints\n",
-                    what, query, firstMedian * 1e3, t.second * 1e3, t.first * 1e3, static_cast<long long>(last.totalMatches),
-                    static_cast<long long>(last.totalCheckpoints));
+        std::printf(
+            "  search %-26s %-52s first page %7.1f ms  all %7.1f ms (best %6.1f)  %lld matches in %lld checkpoints; "
+            "bounded totals %7.1f ms (best %6.1f)%s\n",
+            what, query, firstMedian * 1e3, t.second * 1e3, t.first * 1e3, static_cast<long long>(last.totalMatches),
+            static_cast<long long>(last.totalCheckpoints), bounded.second * 1e3, bounded.first * 1e3,
+            lastBounded.totalsExact ? "" : (", at least " + std::to_string(lastBounded.totalMatches)).c_str());
     }
-    std::printf("  %-44s %7.1f ms  (target < 100 ms: %s); slowest with exact totals %.1f ms\n",
-                "slowest first page (median of 5)", worstFirst * 1e3, worstFirst < 0.1 ? "met" : "MISSED", worstAll * 1e3);
+    std::printf("  %-44s %7.1f ms  (target < 100 ms: %s); slowest with exact totals %.1f ms, with bounded totals %.1f ms\n",
+                "slowest first page (median of 5)", worstFirst * 1e3, worstFirst < 0.1 ? "met" : "MISSED", worstAll * 1e3,
+                worstBounded * 1e3);
     catalog->reset();  // closes the file: its WAL is checkpointed into it
     const uint64_t bytes = fileSize(db) + fileSize(db + "-wal");
     std::printf("  %-44s %.1f MiB, %.0f bytes per tensor row\n", "database size", static_cast<double>(bytes) / (1 << 20),

@@ -27,6 +27,7 @@ struct CatalogArgs {
     std::string query;
     int limit = 200;
     int matches = 50;
+    bool exactTotals = false;
 };
 
 // The default catalog's directory is created; an explicit path's must exist.
@@ -215,6 +216,7 @@ void search(const CatalogArgs& a, CommandContext& ctx) {
     CatalogSearchOptions options;
     options.maxCheckpoints = a.limit;
     options.maxMatchesPerCheckpoint = a.matches;
+    options.exactTotals = a.exactTotals;
     // Text goes out hit by hit as the search finds them (the first long
     // before the totals when many rows match); JSON needs the totals first.
     if (!a.json)
@@ -239,10 +241,14 @@ void search(const CatalogArgs& a, CommandContext& ctx) {
                           {"total_checkpoints", found->totalCheckpoints},
                           {"total_matches", found->totalMatches},
                           {"truncated", found->truncated},
+                          {"totals_exact", found->totalsExact},
                           {"hits", hits}});
     }
-    std::cout << found->totalMatches << " match(es) in " << found->totalCheckpoints << " checkpoint(s)";
-    if (found->truncated) std::cout << " (first " << found->hits.size() << " shown; --limit N shows more)";
+    const char* atLeast = found->totalsExact ? "" : "at least ";
+    std::cout << atLeast << found->totalMatches << " match(es) in " << atLeast << found->totalCheckpoints << " checkpoint(s)";
+    if (found->truncated)
+        std::cout << " (first " << found->hits.size() << " shown; --limit N shows more"
+                  << (found->totalsExact ? "" : ", --exact-totals counts them all") << ")";
     std::cout << "\n";
 }
 
@@ -325,6 +331,8 @@ void registerCatalog(CLI::App& app, CommandContext& ctx) {
         ->required();
     searchCmd->add_option("--limit", args->limit, "Checkpoints shown at most")->check(CLI::PositiveNumber);
     searchCmd->add_option("--matches", args->matches, "Matching keys shown per checkpoint")->check(CLI::PositiveNumber);
+    searchCmd->add_flag("--exact-totals", args->exactTotals,
+                        "Count every match even past --limit (slower with many matching rows)");
     common(searchCmd);
     searchCmd->callback([&ctx, args] { search(*args, ctx); });
 

@@ -185,7 +185,8 @@ private:
 
     // Many rows: every checkpoint in display order, each reported as soon
     // as it is counted while fewer than maxCheckpoints have been; the
-    // others are only counted.
+    // others are only counted, or, without exactTotals, counting stops at
+    // the first of them (the totals then lower bounds).
     Status walk(const KeySet& keys, CatalogSearchResult& result) {
         static const std::string ordered = std::string("SELECT ") + catalog::kCheckpointColumns +
                                            " FROM catalog_checkpoints c ORDER BY c.directory, c.step IS NULL, c.step, c.name";
@@ -207,7 +208,9 @@ private:
             result.totalMatches += n;
             if (static_cast<int64_t>(result.hits.size()) >= m_options.maxCheckpoints) {
                 result.truncated = true;
-                continue;
+                if (m_options.exactTotals) continue;
+                result.totalsExact = false;
+                break;
             }
             CatalogSearchHit hit;
             hit.totalMatches = n;

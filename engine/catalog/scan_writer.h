@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -70,8 +71,12 @@ private:
     CatalogScanSummary& m_summary;
     std::unordered_map<std::string, int64_t> m_keyIds;
     // Words of the keys this batch added, and those known to be listed.
-    std::set<std::string> m_newWords;
-    std::unordered_set<std::string> m_listedWords;
+    struct WordHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view w) const { return std::hash<std::string_view>{}(w); }
+    };
+    std::set<std::string, std::less<>> m_newWords;
+    std::unordered_set<std::string, WordHash, std::equal_to<>> m_listedWords;
 };
 
 }  // namespace ckpt::catalog

@@ -56,6 +56,12 @@ public:
         sqlite3_bind_text(m_stmt, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
         return *this;
     }
+    // Text the caller keeps alive and unchanged until the statement is
+    // reset (this object's end): not copied.
+    Statement& bindStatic(int i, std::string_view v) {
+        sqlite3_bind_text(m_stmt, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+        return *this;
+    }
     Statement& bindNull(int i) {
         sqlite3_bind_null(m_stmt, i);
         return *this;

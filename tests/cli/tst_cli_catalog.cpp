@@ -90,6 +90,15 @@ private slots:
         QCOMPARE(plain["hits"][0]["total_matches"].get<int>(), 2);
         QCOMPARE(plain["truncated"].get<bool>(), true);
         QCOMPARE(plain["hits"].size(), size_t{1});
+        // Few rows are counted through their keys: exact even past --limit,
+        // and said so; --exact-totals changes nothing then.
+        QCOMPARE(plain["totals_exact"].get<bool>(), true);
+        const json exact =
+            parsed(catalog({QStringLiteral("search"), QStringLiteral("kernel NOT OPTIMIZER_SLOT"), QStringLiteral("--json"),
+                            QStringLiteral("--limit"), QStringLiteral("1"), QStringLiteral("--exact-totals")}));
+        QCOMPARE(exact["total_matches"], plain["total_matches"]);
+        QCOMPARE(exact["total_checkpoints"], plain["total_checkpoints"]);
+        QCOMPARE(exact["totals_exact"].get<bool>(), true);
 
         const Run bad = catalog({QStringLiteral("search"), QStringLiteral("\"unbalanced")});
         QCOMPARE(bad.exitCode, 2);

@@ -213,6 +213,16 @@ private slots:
         const QModelIndex more = model.index(2, 0, first);
         QCOMPARE(more.data(CatalogSearchModel::RowKindRole).toInt(), int(CatalogSearchModel::MoreMatchesRow));
         QVERIFY(more.data().toString().contains(QStringLiteral("more match")));
+        QVERIFY2(last.data().toString().contains(QStringLiteral(" of %1 ").arg(result->totalCheckpoints)),
+                 qPrintable(last.data().toString()));
+
+        // Totals that stopped at "at least" (a walk over many rows without
+        // exactTotals) are never shown as exact.
+        CatalogSearchResult bounded = *result;
+        bounded.totalsExact = false;
+        model.setResult(std::make_shared<const CatalogSearchResult>(bounded));
+        const QString note = model.index(3, 0).data().toString();
+        QVERIFY2(note.contains(QStringLiteral(" of at least %1 ").arg(bounded.totalCheckpoints)), qPrintable(note));
     }
 
     void scanRunsInBackground() {

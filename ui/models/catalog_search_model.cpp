@@ -76,7 +76,9 @@ void CatalogSearchModel::setResult(std::shared_ptr<const CatalogSearchResult> re
     if (m_result->truncated) {
         const auto shown = static_cast<qlonglong>(m_result->hits.size());
         appendRow(
-            noteRow(tr("More\u2026 %1 of %2 matching checkpoints shown; narrow the search to see the others")
+            noteRow((m_result->totalsExact
+                         ? tr("More\u2026 %1 of %2 matching checkpoints shown; narrow the search to see the others")
+                         : tr("More\u2026 %1 of at least %2 matching checkpoints shown; narrow the search to see the others"))
                         .arg(QLocale().toString(shown), QLocale().toString(static_cast<qlonglong>(m_result->totalCheckpoints))),
                     MoreCheckpointsRow, {}));
     }

@@ -110,7 +110,11 @@ void CatalogSearchView::startSearch() {
     m_summary->setText(tr("Searching\u2026"));
     m_progress = std::make_shared<CatalogSearchProgress>();
     m_firstPagePoll->start();
-    whenDone(this, QtConcurrent::run(jobPool(), searchCatalog, m_catalog->path(), query, CatalogSearchOptions{}, m_progress),
+    // Totals past the shown checkpoints are lower bounds: exact ones would
+    // cost a pass over every row when much matches.
+    whenDone(this,
+             QtConcurrent::run(jobPool(), searchCatalog, m_catalog->path(), query, CatalogSearchOptions{.exactTotals = false},
+                               m_progress),
              [this](const CatalogSearchOutcome& outcome) {
                  m_inFlight = false;
                  m_firstPagePoll->stop();
@@ -168,10 +172,11 @@ void CatalogSearchView::showOutcome(const CatalogSearchOutcome& outcome) {
         m_view->setColumnWidth(CatalogSearchModel::ObjectPathColumn, widest);
     const CatalogSearchResult& r = *outcome.result;
     const QLocale locale;
+    const QString counted = r.totalsExact ? tr("%1 matching key(s) in %2 checkpoint(s)")
+                                          : tr("At least %1 matching key(s) in at least %2 checkpoint(s)");
     QString text = r.totalMatches == 0 ? tr("No key or object path matches \u201c%1\u201d.").arg(outcome.query)
-                                       : tr("%1 matching key(s) in %2 checkpoint(s)")
-                                             .arg(locale.toString(static_cast<qlonglong>(r.totalMatches)),
-                                                  locale.toString(static_cast<qlonglong>(r.totalCheckpoints)));
+                                       : counted.arg(locale.toString(static_cast<qlonglong>(r.totalMatches)),
+                                                     locale.toString(static_cast<qlonglong>(r.totalCheckpoints)));
     if (r.truncated) text += tr("; the first %n checkpoint(s) are shown", nullptr, static_cast<int>(r.hits.size()));
     if (outcome.firstPage)
         text = tr("The first %n matching checkpoint(s); counting the others\u2026", nullptr, static_cast<int>(r.hits.size()));

@@ -169,6 +169,11 @@ struct CatalogSearchOptions {
     // search() returns; false stops the search (Cancelled).
     std::function<bool(const CatalogSearchHit&)> onHit = {};  // (= {}: designated initializers may leave it out)
     const CancellationToken* cancel = nullptr;                // polled between checkpoints (Cancelled)
+    // False: once more checkpoints match than are shown, counting stops and
+    // the totals are lower bounds (CatalogSearchResult::totalsExact). With
+    // many matching rows the exact totals cost a pass over every checkpoint
+    // (hundreds of ms at a million rows), the first page a few tens.
+    bool exactTotals = true;
 };
 
 struct CatalogSearchMatch {
@@ -191,6 +196,9 @@ struct CatalogSearchResult {
     int64_t totalCheckpoints = 0;
     int64_t totalMatches = 0;
     bool truncated = false;  // more checkpoints than maxCheckpoints matched
+    // False when counting stopped early (CatalogSearchOptions::exactTotals
+    // false): the two totals are then "at least", never shown as exact.
+    bool totalsExact = true;
 };
 
 // One restore, as the CLI and the explorer record it.

@@ -358,6 +358,45 @@ private slots:
             QCOMPARE(walked->hits[0].matches[0].key, full->hits[0].matches[0].key);
         }
 
+        // Without exact totals the walk stops counting at the first
+        // checkpoint it does not show: the same hits, each with its own
+        // exact count, and totals flagged as lower bounds. Reading the rows
+        // through the keys counts them all anyway: exact, and said so.
+        QVERIFY(full->totalsExact);
+        QVERIFY(two->totalsExact);
+        for (catalog::SearchPlan plan : {catalog::SearchPlan::ByKeys, catalog::SearchPlan::Walk}) {
+            CatalogSearchOptions quick = limited(2, 50);
+            quick.exactTotals = false;
+            auto bounded = catalog::search(*f.database, "kernel", quick, plan);
+            QVERIFY2(bounded.ok(), bounded.status().toString().c_str());
+            QVERIFY(bounded->truncated);
+            QCOMPARE(bounded->hits.size(), size_t{2});
+            for (size_t i = 0; i < 2; ++i) {
+                QCOMPARE(bounded->hits[i].checkpoint.id, full->hits[i].checkpoint.id);
+                QCOMPARE(bounded->hits[i].totalMatches, full->hits[i].totalMatches);
+                QCOMPARE(bounded->hits[i].matches.size(), full->hits[i].matches.size());
+            }
+            if (plan == catalog::SearchPlan::ByKeys) {
+                QVERIFY(bounded->totalsExact);
+                QCOMPARE(bounded->totalCheckpoints, static_cast<int64_t>(checkpoints.size()));
+                QCOMPARE(bounded->totalMatches, static_cast<int64_t>(all.size()));
+                continue;
+            }
+            QVERIFY(!bounded->totalsExact);
+            QCOMPARE(bounded->totalCheckpoints, int64_t{3});  // the two shown and the one that proved there are more
+            QVERIFY(bounded->totalCheckpoints < static_cast<int64_t>(checkpoints.size()));
+            QCOMPARE(bounded->totalMatches, full->hits[0].totalMatches + full->hits[1].totalMatches + full->hits[2].totalMatches);
+            QVERIFY(bounded->totalMatches < static_cast<int64_t>(all.size()));
+            // Everything shown: nothing left to count, the totals exact.
+            CatalogSearchOptions roomy = everything();
+            roomy.exactTotals = false;
+            auto whole = catalog::search(*f.database, "kernel", roomy, plan);
+            QVERIFY2(whole.ok(), whole.status().toString().c_str());
+            QVERIFY(whole->totalsExact && !whole->truncated);
+            QCOMPARE(whole->totalMatches, static_cast<int64_t>(all.size()));
+            QCOMPARE(whole->totalCheckpoints, static_cast<int64_t>(checkpoints.size()));
+        }
+
         // Nothing found is a result, not an error.
         auto none = f.catalog->search("no_such_tensor_anywhere");
         QVERIFY(none.ok());
