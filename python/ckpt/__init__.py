@@ -399,8 +399,15 @@ def catalog_list(directory: Optional[PathLike] = None, *, catalog: Optional[Path
 
 
 def catalog_search(
-    query: str, *, catalog: Optional[PathLike] = None, limit: int = 200, matches: int = 50
+    query: str,
+    *,
+    catalog: Optional[PathLike] = None,
+    limit: int = 200,
+    matches: int = 50,
+    exact_totals: bool = False,
 ) -> Record:
     """Which catalogued checkpoints hold matching keys or object paths
-    (``encoder/layer_3``, ``'kernel NOT optimizer'``): ``ckpt catalog search --json``."""
-    return record(_ckpt.catalog_search(query, _catalog(catalog), limit, matches))
+    (``encoder/layer_3``, ``'kernel NOT optimizer'``): ``ckpt catalog search --json``.
+    Past ``limit`` the totals may stop counting (``totals_exact`` False: they
+    are lower bounds); ``exact_totals=True`` counts them all."""
+    return record(_ckpt.catalog_search(query, _catalog(catalog), limit, matches, exact_totals))

@@ -134,10 +134,13 @@ nb::dict list(const std::string& directory, const std::string& path) {
     return d;
 }
 
-nb::dict search(const std::string& query, const std::string& path, int limit, int matches) {
+nb::dict search(const std::string& query, const std::string& path, int limit, int matches, bool exactTotals) {
     auto catalog = openCatalog(path);
-    const CatalogSearchResult found = valueOrThrow(
-        runReleased([&] { return catalog->search(query, {.maxCheckpoints = limit, .maxMatchesPerCheckpoint = matches}); }));
+    CatalogSearchOptions options;
+    options.maxCheckpoints = limit;
+    options.maxMatchesPerCheckpoint = matches;
+    options.exactTotals = exactTotals;
+    const CatalogSearchResult found = valueOrThrow(runReleased([&] { return catalog->search(query, options); }));
     nb::list hits;
     for (const CatalogSearchHit& h : found.hits) {
         nb::list ms;
@@ -161,6 +164,7 @@ nb::dict search(const std::string& query, const std::string& path, int limit, in
     d["total_checkpoints"] = found.totalCheckpoints;
     d["total_matches"] = found.totalMatches;
     d["truncated"] = found.truncated;
+    d["totals_exact"] = found.totalsExact;
     d["hits"] = hits;
     return d;
 }
@@ -175,7 +179,7 @@ void bindCatalog(nb::module_& m) {
     m.def("catalog_list", &list, nb::arg("directory"), nb::arg("catalog"),
           "See ckpt.catalog_list: `ckpt catalog list --json` as a dict.");
     m.def("catalog_search", &search, nb::arg("query"), nb::arg("catalog"), nb::arg("limit"), nb::arg("matches"),
-          "See ckpt.catalog_search: `ckpt catalog search --json` as a dict.");
+          nb::arg("exact_totals"), "See ckpt.catalog_search: `ckpt catalog search --json` as a dict.");
 }
 
 }  // namespace ckpt::python

@@ -200,5 +200,12 @@ def test_catalog(demo_run, tmp_path):
     assert found.total_checkpoints >= 5
     assert drop_times(as_json(found)) == drop_times(
         cli_json("catalog", "search", "layer_with_weights-1/kernel", "--catalog", cli_db))
+    # Past the limit the totals are what the CLI says, bounded or counted in full.
+    for exact, flags in ((False, []), (True, ["--exact-totals"])):
+        shown = ckpt.catalog_search("kernel", catalog=ours_db, limit=1, exact_totals=exact)
+        assert shown.truncated and len(shown.hits) == 1
+        assert drop_times(as_json(shown)) == drop_times(
+            cli_json("catalog", "search", "kernel", "--limit", "1", *flags, "--catalog", cli_db))
+    assert ckpt.catalog_search("kernel", catalog=ours_db, limit=1, exact_totals=True).totals_exact
     with pytest.raises(ckpt.NotFoundError):
         ckpt.catalog_list(catalog=tmp_path / "no" / "such" / "dir" / "catalog.db")
