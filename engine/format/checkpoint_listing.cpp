@@ -33,21 +33,20 @@ std::pair<uint64_t, double> sizeAndTime(const std::string& path) {
     return {(*info)->size, static_cast<double>((*info)->modifiedNs) * 1e-9};
 }
 
-// The header (and the tensor count, when asked) and the step: from the
-// whole index, or from lookups of the few keys they need.
+// The header and the step from lookups of the few keys they need; the
+// tensor count, when asked, from a pass over the whole index that checks
+// every entry and keeps none.
 Result<BundleHeader> readIndex(CheckpointListEntry& e, bool countTensors) {
-    if (countTensors) {
-        auto reader = BundleReader::open(e.prefix);
-        e.step = checkpointStep(e.prefix, reader.ok() ? reader->get() : nullptr);
-        if (!reader.ok()) return reader.status();
-        e.tensors = static_cast<int64_t>((*reader)->tensors().size());
-        return (*reader)->header();
-    }
     BundleHeader header;
     auto step = readCheckpointStep(e.prefix, &header);
     e.step = step.ok() ? *step : checkpointStep(e.prefix, nullptr);
-    if (!step.ok()) return step.status();
-    return header;
+    if (!countTensors) {
+        if (!step.ok()) return step.status();
+        return header;
+    }
+    CKPT_ASSIGN_OR_RETURN(const BundleIndexSummary summary, BundleReader::summarize(e.prefix));
+    e.tensors = summary.tensors;
+    return summary.header;
 }
 
 // The data files of the prefix 'name' in 'dir', by one listing.

@@ -44,6 +44,13 @@ struct ReadIntoOptions {
     const CancellationToken* cancel = nullptr;
 };
 
+// What a listing needs of an index: its header and how many tensors it
+// holds (slice entries of partitioned tensors not counted).
+struct BundleIndexSummary {
+    BundleHeader header;
+    int64_t tensors = 0;
+};
+
 namespace format {
 struct BundleReaderAccess;
 }  // namespace format
@@ -54,6 +61,9 @@ public:
     // inconsistent (bad dtype, shape, shard id, size); the message names the
     // file and the key. Never touches the data files.
     [[nodiscard]] static Result<std::unique_ptr<BundleReader>> open(std::string_view prefix);
+    // The same checks of every entry as open(), keeping none of them: memory
+    // stays flat however many tensors the index holds.
+    [[nodiscard]] static Result<BundleIndexSummary> summarize(std::string_view prefix);
     ~BundleReader();
     BundleReader(const BundleReader&) = delete;
     BundleReader& operator=(const BundleReader&) = delete;

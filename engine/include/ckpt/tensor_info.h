@@ -44,10 +44,11 @@ struct TensorSlice {
 };
 
 // Where the bytes of one stored (non-partitioned) region live.
+// (The 32-bit fields last: a million of these are held at once.)
 struct StoredRegion {
-    int32_t shardId = 0;
     int64_t offset = 0;
     int64_t size = 0;
+    int32_t shardId = 0;
     uint32_t maskedCrc32c = 0;  // as stored in the entry
 };
 
@@ -59,18 +60,19 @@ struct StoredSlice {
     StoredRegion region;
 };
 
+// Fields ordered to pack: an index of a million tensors is a million of these.
 struct TensorInfo {
     std::string key;
     DataType dtype = DataType::Invalid;
+    // The entry named a *_REF dtype (base + 100): read as its base type, but
+    // TensorFlow never stores one and its readers cannot (verify says so).
+    bool storedAsReference = false;
     TensorShape shape;
     // For ordinary tensors. For partitioned tensors the entry's own fields
     // (TF leaves them 0) are kept here as stored.
     StoredRegion region;
     // Non-empty for a partitioned tensor: every slice and where it is stored.
     std::vector<StoredSlice> slices;
-    // The entry named a *_REF dtype (base + 100): read as its base type, but
-    // TensorFlow never stores one and its readers cannot (verify says so).
-    bool storedAsReference = false;
 
     bool isPartitioned() const { return !slices.empty(); }
     // Bytes the values occupy on disk (sum over slices for partitioned ones).

@@ -142,6 +142,12 @@ private slots:
             }
         }
         QCOMPARE(r.tensors().size(), plainEntries);
+        // What a listing reads instead: the same header and count, nothing kept.
+        auto summary = BundleReader::summarize(ckpt::testing::manifestPrefix(dir, m));
+        QVERIFY2(summary.ok(), summary.status().toString().c_str());
+        QCOMPARE(static_cast<size_t>(summary->tensors), plainEntries);
+        QCOMPARE(summary->header.numShards, r.header().numShards);
+        QCOMPARE(summary->header.producer, r.header().producer);
         // Keys are sorted bytewise, as the index stores them.
         for (size_t i = 1; i < r.tensors().size(); ++i) QVERIFY(r.tensors()[i - 1].key < r.tensors()[i].key);
     }

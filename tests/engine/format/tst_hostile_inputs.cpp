@@ -170,6 +170,16 @@ bool expectVerifyProblem(const std::string& prefix, std::initializer_list<std::s
     bool ok = !text.empty();
     for (const std::string& p : parts) ok = ok && contains(text, p);
     if (!ok) std::fprintf(stderr, "verify said: %s\n", text.empty() ? "(clean)" : text.c_str());
+    // A listing counts an index's tensors without keeping them: it refuses
+    // what open() refuses, in the same words.
+    const auto opened = BundleReader::open(prefix);
+    const auto summary = BundleReader::summarize(prefix);
+    if (opened.ok() != summary.ok() || (!opened.ok() && opened.status().toString() != summary.status().toString()) ||
+        (opened.ok() && static_cast<size_t>(summary->tensors) != (*opened)->tensors().size())) {
+        std::fprintf(stderr, "open: %s\nsummarize: %s\n", opened.status().toString().c_str(),
+                     summary.status().toString().c_str());
+        ok = false;
+    }
     return ok;
 }
 
