@@ -1,6 +1,7 @@
 #include "ckpt/verify.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 
 #include "ckpt/bundle_naming.h"
@@ -22,7 +23,7 @@ namespace ckpt {
 namespace {
 
 struct RegionJob {
-    std::string key;  // for messages
+    std::string_view key;  // for messages: the reader's key, or a slice's name held beside the jobs
     DataType dtype;
     int64_t numElements;
     StoredRegion region;
@@ -132,14 +133,18 @@ Result<VerifyReport> verifyUnderScope(std::string_view prefixView, const VerifyO
     std::map<int32_t, const storage::RandomAccessFile*> files;
     std::vector<std::unique_ptr<storage::RandomAccessFile>> owned;
     std::map<int32_t, uint64_t> needed;
+    // One job per region (a million for a million tensors): keys are views.
     std::vector<RegionJob> jobs;
+    std::deque<std::string> sliceNames;  // stable addresses as it grows
+    jobs.reserve(reader.tensors().size());
     for (const TensorInfo& t : reader.tensors()) {
-        auto add = [&](const std::string& key, const TensorShape& shape, const StoredRegion& r) {
+        auto add = [&](std::string_view key, const TensorShape& shape, const StoredRegion& r) {
             jobs.push_back({key, t.dtype, *shape.numElements(), r});
             needed[r.shardId] = std::max(needed[r.shardId], static_cast<uint64_t>(r.offset + r.size));
         };
         if (t.isPartitioned())
-            for (const StoredSlice& s : t.slices) add(t.key + " slice " + s.slice.toString(), s.shape, s.region);
+            for (const StoredSlice& s : t.slices)
+                add(sliceNames.emplace_back(t.key + " slice " + s.slice.toString()), s.shape, s.region);
         else add(t.key, t.shape, t.region);
     }
     const int32_t numShards = reader.header().numShards;
@@ -185,6 +190,8 @@ Result<VerifyReport> verifyUnderScope(std::string_view prefixView, const VerifyO
     std::sort(jobs.begin(), jobs.end(), [](const RegionJob& a, const RegionJob& b) { return a.region.size > b.region.size; });
     std::vector<format::ScannedRegion> regions;
     std::vector<size_t> regionJob;  // job of each scanned region
+    regions.reserve(jobs.size());
+    regionJob.reserve(jobs.size());
     int64_t totalBytes = 0;
     for (size_t i = 0; i < jobs.size(); ++i) {
         const RegionJob& job = jobs[i];
@@ -208,8 +215,9 @@ Result<VerifyReport> verifyUnderScope(std::string_view prefixView, const VerifyO
     std::vector<std::pair<std::string, VerifyProblem>> tensorProblems;
     for (size_t k = 0; k < regions.size(); ++k) {
         const Status& s = scanned->regions[k];
-        const std::string& key = jobs[regionJob[k]].key;
-        if (!s.isOk()) tensorProblems.push_back({key, {platform::baseName(regions[k].file->location()), key, s.toString()}});
+        if (s.isOk()) continue;
+        const std::string key(jobs[regionJob[k]].key);
+        tensorProblems.push_back({key, {platform::baseName(regions[k].file->location()), key, s.toString()}});
     }
     std::sort(tensorProblems.begin(), tensorProblems.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& [key, problem] : tensorProblems) report.problems.push_back(std::move(problem));
