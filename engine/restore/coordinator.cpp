@@ -66,7 +66,7 @@ MatchReport Coordinator::report() {
     }
     r.warnings = warnings();
     const std::vector<ProgramObject>& objects = m_context->programObjects();
-    const ObjectIndex objectIndex(objects);
+    const ObjectIndex& objectIndex = m_context->programObjectIndex();
     r.programObjects.reserve(objects.size());
     for (const ProgramObject& o : objects) {
         ProgramObjectMatch m;

@@ -50,7 +50,7 @@ AssertionVerdict ObjectMatcher::existingObjectsMatched() {
             return failed(a, "Object " + nodeText(static_cast<int32_t>(id)) + " not assigned a value from checkpoint.",
                           {m_nodes[id].path});
     const std::vector<ProgramObject>& reachable = m_context->programObjects();
-    const ObjectIndex listed(reachable);
+    const ObjectIndex& listed = m_context->programObjectIndex();
     std::vector<ProgramObject> unreachable;
     std::unordered_set<const Trackable*> unreachableSeen;  // objects the restore met that the root no longer reaches: few
     for (const auto& [raw, w] : m_seenObjects) {
@@ -118,7 +118,7 @@ AssertionVerdict ObjectMatcher::consumed(const AssertionVerdict* known) {
     }
     if (!m_unusedAttributes.empty()) {
         const std::vector<ProgramObject>& objects = m_context->programObjects();
-        const ObjectIndex index(objects);
+        const ObjectIndex& index = m_context->programObjectIndex();
         std::string lines;
         std::vector<std::string> paths;
         for (const auto& [id, names] : m_unusedAttributes) {

@@ -23,11 +23,12 @@ int parallelComponentIndex(std::string_view name) {
 
 Result<std::shared_ptr<ObjectMatcher>> ObjectMatcher::start(std::shared_ptr<RestoreContext> context,
                                                             const std::shared_ptr<Trackable>& root) {
-    CKPT_ASSIGN_OR_RETURN(auto nodes,
+    CKPT_ASSIGN_OR_RETURN(SourceGraph graph,
                           buildSourceGraph(*context->ckpt, context->options.assignmentMap, &context->unmatchedMappings));
     const bool skipSlots = context->options.skipSlotVariables;
     auto m = std::make_shared<ObjectMatcher>(std::move(context));
-    m->m_nodes = std::move(nodes);
+    m->m_nodes = std::move(graph.nodes);
+    m->m_sourceNames = std::move(graph.names);  // moving a deque keeps its strings where they are
     const size_t n = m->m_nodes.size();
     m->m_objectByNode.resize(n);
     m->m_objectRaw.assign(n, nullptr);
@@ -126,14 +127,13 @@ void ObjectMatcher::restoreFrom(int32_t start) {
             m_restored[static_cast<size_t>(id)] = 1;
             restoreAttributes(id, *obj);
         }
+        // m_nodes is fixed once start() built it: binding (and any hook it
+        // runs) changes the program, never the source graph.
         const SourceNode& node = m_nodes[static_cast<size_t>(id)];
-        if (node.children.empty()) continue;
-        // Copy: binding may add children (slot creation never does, hooks might).
-        const auto edges = node.children;
-        for (const auto& [name, childId] : edges) {
+        for (const auto& [name, childId] : node.children) {
             std::shared_ptr<Trackable> child = obj->child(name);  // indexed for wide objects
             if (!child) {
-                m_deferred[obj.get()][name].push_back(childId);
+                m_deferred[obj.get()][std::string(name)].push_back(childId);
                 hookChildren(obj);
             } else if (bind(childId, child)) {
                 queue.push_back(childId);
@@ -168,14 +168,14 @@ void ObjectMatcher::restoreAttributes(int32_t id, Trackable& object) {
             if (am.unused) {
                 auto it = std::find_if(m_unusedAttributes.begin(), m_unusedAttributes.end(),
                                        [&](const auto& e) { return e.first == id; });
-                if (it == m_unusedAttributes.end()) m_unusedAttributes.push_back({id, {a.name}});
-                else it->second.push_back(a.name);
+                if (it == m_unusedAttributes.end()) m_unusedAttributes.push_back({id, {std::string(a.name)}});
+                else it->second.emplace_back(a.name);
             }
             results.push_back(std::move(am));
             continue;
         }
         if (!a.tensor) {
-            am.error = "checkpoint key \"" + a.key + "\" of " + node.path + " is not in the bundle " + m_context->ckpt->prefix();
+            am.error = "checkpoint key \"" + std::string(a.key) + "\" of " + node.path + " is not in the bundle " + m_context->ckpt->prefix();
             m_context->errors.push_back(notFound(am.error));
             results.push_back(std::move(am));
             continue;
@@ -196,7 +196,7 @@ void ObjectMatcher::restoreAttributes(int32_t id, Trackable& object) {
 // plain object) restores nothing and fails nothing.
 void ObjectMatcher::restoreMissingValue(int32_t id, Variable& v) {
     const SourceNode& node = m_nodes[static_cast<size_t>(id)];
-    const std::string& first = node.attributes.front().key;
+    const std::string first(node.attributes.front().key);
     constexpr std::string_view kAttributes = ".ATTRIBUTES/";
     const size_t at = first.find(kAttributes);
     const std::string key =
@@ -220,7 +220,7 @@ void ObjectMatcher::restoreMissingValue(int32_t id, Variable& v) {
 
 // Checks 'tensor' against the variable and queues its read into 'replica'
 // (and, for the primary value, every replica without a component of its own).
-void ObjectMatcher::assignVariable(int32_t id, Variable& v, const TensorInfo& tensor, const std::string& key, int replica,
+void ObjectMatcher::assignVariable(int32_t id, Variable& v, const TensorInfo& tensor, std::string_view key, int replica,
                                    const std::vector<char>& hasComponent, AttributeMatch& am) {
     const SourceNode& node = m_nodes[static_cast<size_t>(id)];
     std::vector<int> targets{replica};
@@ -231,7 +231,7 @@ void ObjectMatcher::assignVariable(int32_t id, Variable& v, const TensorInfo& te
         v, tensor, std::move(targets),
         [&] {
             return std::pair{
-                node.path + " (checkpoint key " + key + ")",
+                node.path + " (checkpoint key " + std::string(key) + ")",
                 "program variable " + m_context->programPathOf(&v) + (replica > 0 ? " replica " + std::to_string(replica) : "")};
         },
         id, m_attributes[static_cast<size_t>(id)].size());

@@ -51,7 +51,7 @@ private:
     void restoreFrom(int32_t node);
     void restoreAttributes(int32_t node, Trackable& object);
     void restoreMissingValue(int32_t node, Variable& variable);
-    void assignVariable(int32_t node, Variable& variable, const TensorInfo& tensor, const std::string& key, int replica,
+    void assignVariable(int32_t node, Variable& variable, const TensorInfo& tensor, std::string_view key, int replica,
                         const std::vector<char>& hasComponent, AttributeMatch& match);
     // Binds a slot variable and restores from it. Slots can chain (a slot
     // is the variable of the next) as deep as the file says, so a call made
@@ -72,6 +72,7 @@ private:
     std::string nodeText(int32_t node) const;
 
     std::vector<SourceNode> m_nodes;
+    std::deque<std::string> m_sourceNames;  // what m_nodes' mapped names view
     std::vector<std::weak_ptr<Trackable>> m_objectByNode;  // expired/empty: unbound
     std::vector<Trackable*> m_objectRaw;                   // identity of the bound object
     std::vector<char> m_matched;                           // TF's matched_proto_ids

@@ -10,10 +10,15 @@ const std::vector<ProgramObject>& RestoreContext::programObjects() const {
     return *m_listed;
 }
 
-std::string RestoreContext::programPathOf(const Trackable* object) const {
+const ObjectIndex& RestoreContext::programObjectIndex() const {
     const std::vector<ProgramObject>& objects = programObjects();
     if (m_listedIndex.empty()) m_listedIndex = ObjectIndex(objects);
-    const size_t i = m_listedIndex.find(object);
+    return m_listedIndex;
+}
+
+std::string RestoreContext::programPathOf(const Trackable* object) const {
+    const std::vector<ProgramObject>& objects = programObjects();
+    const size_t i = programObjectIndex().find(object);
     return i == ObjectIndex::kAbsent ? "(unreachable object)" : objects[i].path;
 }
 

@@ -19,8 +19,8 @@ std::string joinPath(const std::string& a, const std::string& b) {
 
 AttributeMatch describeAttribute(const SourceAttribute& a) {
     AttributeMatch am;
-    am.name = a.name;
-    am.checkpointKey = a.key;
+    am.name = std::string(a.name);
+    am.checkpointKey = std::string(a.key);
     if (a.tensor) {
         am.dtype = a.tensor->dtype;
         am.shape = a.tensor->shape;
@@ -82,22 +82,26 @@ std::string unmatchedMappingMessage(const PathMapping& m, std::string_view what)
            "model/dense)";
 }
 
-Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const std::vector<PathMapping>& rawMap,
-                                                 std::vector<std::string>* unmatched) {
+Result<SourceGraph> buildSourceGraph(const Checkpoint& ckpt, const std::vector<PathMapping>& rawMap,
+                                     std::vector<std::string>* unmatched) {
     const ObjectGraph& g = *ckpt.objectGraph();
-    std::vector<SourceNode> nodes(static_cast<size_t>(g.size()));
+    SourceGraph graph;
+    std::vector<SourceNode>& nodes = graph.nodes;
+    nodes.resize(static_cast<size_t>(g.size()));
     for (int32_t id = 0; id < g.size(); ++id) {
         const ObjectNode& on = g.node(id);
         SourceNode& n = nodes[static_cast<size_t>(id)];
         n.path = g.displayName(id);
         n.kind = on.kind;
         n.original = &on;
+        n.children.reserve(on.children.size());
         for (const ObjectChild& c : on.children) n.children.emplace_back(c.localName, c.nodeId);
+        n.attributes.reserve(on.attributes.size());
         for (const ObjectAttribute& a : on.attributes)
             n.attributes.push_back({a.name, a.checkpointKey, a.fullName, a.optionalRestore, ckpt.tensorForAttribute(a)});
         n.slots = on.slotVariables;
     }
-    if (rawMap.empty()) return nodes;
+    if (rawMap.empty()) return graph;
 
     // Longest 'from' first so nested mappings win over their parents.
     std::vector<size_t> order(rawMap.size());
@@ -147,10 +151,11 @@ Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const s
         const int32_t parent = ensure(parentPath);
         SourceNode v;
         v.isVirtual = true;
-        v.path = nodes[static_cast<size_t>(parent)].path + "." + unescapeLocalName(last);
+        const std::string& name = graph.names.emplace_back(unescapeLocalName(last));
+        v.path = nodes[static_cast<size_t>(parent)].path + "." + name;
         nodes.push_back(std::move(v));
         const auto id = static_cast<int32_t>(nodes.size() - 1);
-        nodes[static_cast<size_t>(parent)].children.emplace_back(unescapeLocalName(last), id);
+        nodes[static_cast<size_t>(parent)].children.emplace_back(name, id);
         placed.emplace(path, id);
         return id;
     };
@@ -159,10 +164,10 @@ Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const s
         const std::string parentPath = slash == std::string::npos ? "" : mapped.substr(0, slash);
         const std::string last = slash == std::string::npos ? mapped : mapped.substr(slash + 1);
         const int32_t parent = ensure(parentPath);
-        nodes[static_cast<size_t>(parent)].children.emplace_back(unescapeLocalName(last), id);
+        nodes[static_cast<size_t>(parent)].children.emplace_back(graph.names.emplace_back(unescapeLocalName(last)), id);
         placed.emplace(mapped, id);
     }
-    return nodes;
+    return graph;
 }
 
 }  // namespace ckpt::restore
