@@ -29,7 +29,9 @@ public:
     AssertionVerdict verdict(Assertion a) override;
     std::vector<AssertionVerdict> verdicts() override;
     std::vector<std::string> warnings() override;
-    void describe(MatchReport& r, const std::vector<ProgramObject>& objects, const ObjectIndex& objectIndex) override;
+    std::string style() const override;
+    void describe(const std::vector<ProgramObject>& objects, const ObjectIndex& objectIndex,
+                  std::vector<ProgramBinding>& bindings, const NodeRow& row) override;
 
 private:
     struct SlotRestoration {

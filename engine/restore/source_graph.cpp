@@ -19,13 +19,19 @@ std::string joinPath(const std::string& a, const std::string& b) {
 
 AttributeMatch describeAttribute(const SourceAttribute& a) {
     AttributeMatch am;
-    am.name = std::string(a.name);
-    am.checkpointKey = std::string(a.key);
-    if (a.tensor) {
-        am.dtype = a.tensor->dtype;
-        am.shape = a.tensor->shape;
-    }
+    describeAttribute(a, am);
     return am;
+}
+
+void describeAttribute(const SourceAttribute& a, AttributeMatch& am) {
+    am.name = a.name;
+    am.checkpointKey = a.key;
+    am.dtype = a.tensor ? a.tensor->dtype : DataType::Invalid;
+    if (a.tensor) am.shape = a.tensor->shape;
+    else am.shape.dims.clear();
+    am.restored = false;
+    am.unused = false;
+    am.error.clear();
 }
 
 Result<std::string> normaliseMappingPath(std::string_view path) {

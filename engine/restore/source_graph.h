@@ -66,5 +66,7 @@ std::string unmatchedMappingMessage(const PathMapping& mapping, std::string_view
 
 // A checkpoint attribute as the report shows it before any matching.
 AttributeMatch describeAttribute(const SourceAttribute& a);
+// The same into 'out' (every field), reusing its strings' buffers.
+void describeAttribute(const SourceAttribute& a, AttributeMatch& out);
 
 }  // namespace ckpt::restore
