@@ -58,17 +58,22 @@ AssertionVerdict ObjectMatcher::existingObjectsMatched() {
         if (auto o = w.lock(); o && unreachableSeen.insert(o.get()).second)
             unreachable.push_back({o, "(unreachable object)", ProgramObjectKind::Object, o->asVariable() != nullptr});
     }
-    ObjectIndex bound;
+    // Bound objects as marks on the listing (each object is listed once),
+    // plus the few the root no longer reaches: no second index of 150,000.
+    std::vector<char> boundListed(reachable.size(), 0);
+    ObjectIndex boundUnlisted;
     for (size_t id = 0; id < m_nodes.size(); ++id)
-        if (Trackable* t = boundObject(static_cast<int32_t>(id))) bound.add(t);
-    bound.seal();
+        if (Trackable* t = boundObject(static_cast<int32_t>(id))) {
+            const size_t i = listed.find(t);
+            if (i != ObjectIndex::kAbsent) boundListed[i] = 1;
+            else boundUnlisted.add(t);
+        }
+    boundUnlisted.seal();
     std::vector<const ProgramObject*> unused;
-    auto collect = [&](const std::vector<ProgramObject>& objects) {
-        for (const ProgramObject& o : objects)
-            if (o.hasAttributes && !bound.contains(o.object.get())) unused.push_back(&o);
-    };
-    collect(reachable);
-    collect(unreachable);
+    for (size_t i = 0; i < reachable.size(); ++i)
+        if (reachable[i].hasAttributes && !boundListed[i]) unused.push_back(&reachable[i]);
+    for (const ProgramObject& o : unreachable)
+        if (o.hasAttributes && !boundUnlisted.contains(o.object.get())) unused.push_back(&o);
     if (unused.empty()) return passed(a);
     const size_t shown = std::min(kMaxShownObjects, unused.size());
     std::string list = "[";
