@@ -24,7 +24,9 @@ void ObjectMatcher::describe(const std::vector<ProgramObject>& objects, const Ob
         n.kind = src.kind;
         n.hasAttributes = !src.attributes.empty();
         const Trackable* obj = boundObject(static_cast<int32_t>(id));
-        if (obj && m_restored[id]) {
+        if (obj && m_restored[id] && m_plainRows[id]) {
+            plainRows(static_cast<int32_t>(id), n.attributes);
+        } else if (obj && m_restored[id]) {
             n.attributes = m_attributes[id];
         } else {
             n.attributes.resize(src.attributes.size());

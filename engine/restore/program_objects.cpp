@@ -46,9 +46,10 @@ size_t ObjectIndex::find(const Trackable* object) const {
     return it != m_items.end() && it->first == object ? it->second : kAbsent;
 }
 
-std::vector<ProgramObject> listProgramObjects(const std::shared_ptr<Trackable>& root, bool skipSlots) {
+std::vector<ProgramObject> listProgramObjects(const std::shared_ptr<Trackable>& root, bool skipSlots, size_t expected) {
     std::vector<ProgramObject> out;
     if (!root) return out;
+    out.reserve(expected);
     std::unordered_map<const Trackable*, size_t> index;
     auto kindOf = [](Trackable& t) {
         switch (t.kind()) {

@@ -4,7 +4,10 @@ namespace ckpt::restore {
 
 const std::vector<ProgramObject>& RestoreContext::programObjects() const {
     if (!m_listed || m_listingScopes == 0) {
-        m_listed = listProgramObjects(root.lock(), options.skipSlotVariables);
+        // A program restored from a checkpoint has about as many objects
+        // as its graph has nodes (a guess: the listing grows past it).
+        const size_t expected = ckpt && ckpt->objectGraph() ? static_cast<size_t>(ckpt->objectGraph()->size()) : 0;
+        m_listed = listProgramObjects(root.lock(), options.skipSlotVariables, expected);
         m_listedIndex = {};
     }
     return *m_listed;
