@@ -48,7 +48,7 @@ AssertionVerdict ObjectMatcher::existingObjectsMatched() {
     for (size_t id = 0; id < m_nodes.size(); ++id)
         if (boundObject(static_cast<int32_t>(id)) && !m_restored[id])
             return failed(a, "Object " + nodeText(static_cast<int32_t>(id)) + " not assigned a value from checkpoint.",
-                          {m_nodes[id].path});
+                          {std::string(m_nodes[id].path)});
     const std::vector<ProgramObject>& reachable = m_context->programObjects();
     const ObjectIndex& listed = m_context->programObjectIndex();
     std::vector<ProgramObject> unreachable;
@@ -107,7 +107,7 @@ AssertionVerdict ObjectMatcher::consumed(const AssertionVerdict* known) {
         if (n.attributes.empty()) continue;  // containers fail only through their children
         if (m_context->options.skipSlotVariables && slotNodes.count(static_cast<int32_t>(id))) continue;
         if (!boundObject(static_cast<int32_t>(id)))
-            return failed(a, "Unresolved object in checkpoint " + n.path + ": " + nodeText(static_cast<int32_t>(id)), {n.path});
+            return failed(a, "Unresolved object in checkpoint " + std::string(n.path) + ": " + nodeText(static_cast<int32_t>(id)), {std::string(n.path)});
     }
     if (!m_context->options.skipSlotVariables && !m_slotRestorations.empty()) {
         std::string text = "[";
@@ -115,9 +115,9 @@ AssertionVerdict ObjectMatcher::consumed(const AssertionVerdict* known) {
         for (const auto& [var, list] : m_slotRestorations)
             for (const SlotRestoration& s : list) {
                 if (text.size() > 1) text += ", ";
-                text += "(optimizer " + m_nodes[static_cast<size_t>(s.optimizerNode)].path + ", slot '" + s.slotName +
-                        "', variable " + m_nodes[static_cast<size_t>(var)].path + ")";
-                paths.push_back(m_nodes[static_cast<size_t>(s.slotNode)].path);
+                text += "(optimizer " + std::string(m_nodes[static_cast<size_t>(s.optimizerNode)].path) + ", slot '" + s.slotName +
+                        "', variable " + std::string(m_nodes[static_cast<size_t>(var)].path) + ")";
+                paths.push_back(std::string(m_nodes[static_cast<size_t>(s.slotNode)].path));
             }
         return failed(a, "Unresolved slot restorations: " + text + "]", std::move(paths));
     }
@@ -128,10 +128,10 @@ AssertionVerdict ObjectMatcher::consumed(const AssertionVerdict* known) {
         std::vector<std::string> paths;
         for (const auto& [id, names] : m_unusedAttributes) {
             const size_t at = index.find(boundObject(id));
-            lines += "\n" + m_nodes[static_cast<size_t>(id)].path + " (" +
+            lines += "\n" + std::string(m_nodes[static_cast<size_t>(id)].path) + " (" +
                      (at != ObjectIndex::kAbsent ? describeProgramObject(objects[at]) : std::string("<unreachable object>")) +
                      "): " + pythonList(names);
-            paths.push_back(m_nodes[static_cast<size_t>(id)].path);
+            paths.push_back(std::string(m_nodes[static_cast<size_t>(id)].path));
         }
         return failed(
             a, "Unused attributes in these objects (the attributes exist in the checkpoint but were not restored):" + lines,
@@ -173,10 +173,10 @@ std::vector<std::string> ObjectMatcher::warnings() {
     std::vector<std::string> out;
     for (size_t id = 0; id < m_nodes.size(); ++id)
         if (!m_nodes[id].attributes.empty() && !m_matched[id])
-            out.push_back("Value in checkpoint could not be found in the restored object: " + m_nodes[id].path);
+            out.push_back("Value in checkpoint could not be found in the restored object: " + std::string(m_nodes[id].path));
     for (const auto& [id, names] : m_unusedAttributes)
         out.push_back("An attribute in the restored object could not be found in the checkpoint. Object: " +
-                      m_nodes[static_cast<size_t>(id)].path + ", attribute: " + pythonList(names));
+                      std::string(m_nodes[static_cast<size_t>(id)].path) + ", attribute: " + pythonList(names));
     return out;
 }
 

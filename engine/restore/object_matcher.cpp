@@ -179,7 +179,7 @@ void ObjectMatcher::restoreAttributes(int32_t id, Trackable& object) {
             continue;
         }
         if (!a.tensor) {
-            am.error = "checkpoint key \"" + std::string(a.key) + "\" of " + node.path + " is not in the bundle " + m_context->ckpt->prefix();
+            am.error = "checkpoint key \"" + std::string(a.key) + "\" of " + std::string(node.path) + " is not in the bundle " + m_context->ckpt->prefix();
             m_context->errors.push_back(notFound(am.error));
             continue;
         }
@@ -243,7 +243,7 @@ void ObjectMatcher::restoreMissingValue(int32_t id, Variable& v) {
         std::vector<char> hasComponent(static_cast<size_t>(v.replicas()), 0);
         assignVariable(id, v, *tensor, key, 0, hasComponent, am, m_rowCount - 1);
     } else {
-        am.error = "Key " + key + " not found in checkpoint " + m_context->ckpt->prefix() + ": " + node.path +
+        am.error = "Key " + key + " not found in checkpoint " + m_context->ckpt->prefix() + ": " + std::string(node.path) +
                    " holds no variable value for program variable " + m_context->programPathOf(&v);
         m_context->errors.push_back(notFound(am.error));
     }
@@ -262,7 +262,7 @@ void ObjectMatcher::assignVariable(int32_t id, Variable& v, const TensorInfo& te
         v, tensor, std::move(targets),
         [&] {
             return std::pair{
-                node.path + " (checkpoint key " + std::string(key) + ")",
+                std::string(node.path) + " (checkpoint key " + std::string(key) + ")",
                 "program variable " + m_context->programPathOf(&v) + (replica > 0 ? " replica " + std::to_string(replica) : "")};
         },
         id, attribute);

@@ -97,7 +97,8 @@ Result<SourceGraph> buildSourceGraph(const Checkpoint& ckpt, const std::vector<P
     for (int32_t id = 0; id < g.size(); ++id) {
         const ObjectNode& on = g.node(id);
         SourceNode& n = nodes[static_cast<size_t>(id)];
-        n.path = g.displayName(id);
+        if (on.prettyPath) n.path = *on.prettyPath;
+        else n.path = graph.names.emplace_back(g.displayName(id));
         n.kind = on.kind;
         n.original = &on;
         n.children.reserve(on.children.size());
@@ -132,11 +133,12 @@ Result<SourceGraph> buildSourceGraph(const Checkpoint& ckpt, const std::vector<P
         const std::string mapped = applyMapping(map, on.keyPath, &applied);
         if (applied < map.size()) used[applied] = 1;
         if (mapped.empty())
-            return invalidArgument("assignment map sends " + nodes[static_cast<size_t>(id)].path + " onto the root object");
+            return invalidArgument("assignment map sends " + std::string(nodes[static_cast<size_t>(id)].path) +
+                                   " onto the root object");
         auto [it, inserted] = byMapped.emplace(mapped, id);
         if (!inserted)
-            return invalidArgument("assignment map makes " + nodes[static_cast<size_t>(it->second)].path + " and " +
-                                   nodes[static_cast<size_t>(id)].path + " both restore into \"" + mapped + "\"");
+            return invalidArgument("assignment map makes " + std::string(nodes[static_cast<size_t>(it->second)].path) + " and " +
+                                   std::string(nodes[static_cast<size_t>(id)].path) + " both restore into \"" + mapped + "\"");
     }
     if (unmatched)
         for (size_t k = 0; k < map.size(); ++k)
@@ -158,7 +160,7 @@ Result<SourceGraph> buildSourceGraph(const Checkpoint& ckpt, const std::vector<P
         SourceNode v;
         v.isVirtual = true;
         const std::string& name = graph.names.emplace_back(unescapeLocalName(last));
-        v.path = nodes[static_cast<size_t>(parent)].path + "." + name;
+        v.path = graph.names.emplace_back(std::string(nodes[static_cast<size_t>(parent)].path) + "." + name);
         nodes.push_back(std::move(v));
         const auto id = static_cast<int32_t>(nodes.size() - 1);
         nodes[static_cast<size_t>(parent)].children.emplace_back(name, id);

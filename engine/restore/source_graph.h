@@ -30,7 +30,9 @@ struct SourceAttribute {
 };
 
 struct SourceNode {
-    std::string path;  // TensorFlow's pretty name of the original node
+    // TensorFlow's pretty name of the original node: a view of the object
+    // graph's, or of SourceGraph::names for names made here.
+    std::string_view path;
     ObjectKind kind = ObjectKind::Object;
     bool isVirtual = false;
     // Local name -> node; names view the object graph or SourceGraph::names.
@@ -45,7 +47,7 @@ struct SourceNode {
 // receives a message for each entry whose 'from' moved no node.
 struct SourceGraph {
     std::vector<SourceNode> nodes;
-    // Local names an assignment map made (a deque: the views stay valid).
+    // Local names and paths made here (a deque: the views stay valid).
     std::deque<std::string> names;
 };
 // The graph views 'ckpt's object graph: keep 'ckpt' alive while using it.
