@@ -107,7 +107,8 @@ AssertionVerdict ObjectMatcher::consumed(const AssertionVerdict* known) {
         if (n.attributes.empty()) continue;  // containers fail only through their children
         if (m_context->options.skipSlotVariables && slotNodes.count(static_cast<int32_t>(id))) continue;
         if (!boundObject(static_cast<int32_t>(id)))
-            return failed(a, "Unresolved object in checkpoint " + std::string(n.path) + ": " + nodeText(static_cast<int32_t>(id)), {std::string(n.path)});
+            return failed(a, "Unresolved object in checkpoint " + std::string(n.path) + ": " + nodeText(static_cast<int32_t>(id)),
+                          {std::string(n.path)});
     }
     if (!m_context->options.skipSlotVariables && !m_slotRestorations.empty()) {
         std::string text = "[";
@@ -115,8 +116,8 @@ AssertionVerdict ObjectMatcher::consumed(const AssertionVerdict* known) {
         for (const auto& [var, list] : m_slotRestorations)
             for (const SlotRestoration& s : list) {
                 if (text.size() > 1) text += ", ";
-                text += "(optimizer " + std::string(m_nodes[static_cast<size_t>(s.optimizerNode)].path) + ", slot '" + s.slotName +
-                        "', variable " + std::string(m_nodes[static_cast<size_t>(var)].path) + ")";
+                text += "(optimizer " + std::string(m_nodes[static_cast<size_t>(s.optimizerNode)].path) + ", slot '" +
+                        s.slotName + "', variable " + std::string(m_nodes[static_cast<size_t>(var)].path) + ")";
                 paths.push_back(std::string(m_nodes[static_cast<size_t>(s.slotNode)].path));
             }
         return failed(a, "Unresolved slot restorations: " + text + "]", std::move(paths));

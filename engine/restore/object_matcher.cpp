@@ -179,7 +179,8 @@ void ObjectMatcher::restoreAttributes(int32_t id, Trackable& object) {
             continue;
         }
         if (!a.tensor) {
-            am.error = "checkpoint key \"" + std::string(a.key) + "\" of " + std::string(node.path) + " is not in the bundle " + m_context->ckpt->prefix();
+            am.error = "checkpoint key \"" + std::string(a.key) + "\" of " + std::string(node.path) + " is not in the bundle " +
+                       m_context->ckpt->prefix();
             m_context->errors.push_back(notFound(am.error));
             continue;
         }

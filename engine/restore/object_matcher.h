@@ -80,11 +80,11 @@ private:
     std::string nodeText(int32_t node) const;
 
     std::vector<SourceNode> m_nodes;
-    std::deque<std::string> m_sourceNames;  // what m_nodes' mapped names view
-    std::vector<std::weak_ptr<Trackable>> m_objectByNode;  // expired/empty: unbound
-    std::vector<Trackable*> m_objectRaw;                   // identity of the bound object
-    std::vector<char> m_matched;                           // TF's matched_proto_ids
-    std::vector<char> m_restored;                          // restoration ran for the node
+    std::deque<std::string> m_sourceNames;                  // what m_nodes' mapped names view
+    std::vector<std::weak_ptr<Trackable>> m_objectByNode;   // expired/empty: unbound
+    std::vector<Trackable*> m_objectRaw;                    // identity of the bound object
+    std::vector<char> m_matched;                            // TF's matched_proto_ids
+    std::vector<char> m_restored;                           // restoration ran for the node
     std::vector<std::vector<AttributeMatch>> m_attributes;  // empty while m_plainRows says plain
     std::vector<char> m_plainRows;                          // every attribute restored, nothing more to say
     std::vector<AttributeMatch> m_rows;                     // restoreAttributes() builds its rows here

@@ -52,7 +52,7 @@ struct SourceGraph {
 };
 // The graph views 'ckpt's object graph: keep 'ckpt' alive while using it.
 Result<SourceGraph> buildSourceGraph(const Checkpoint& ckpt, const std::vector<PathMapping>& map,
-                                                 std::vector<std::string>* unmatched = nullptr);
+                                     std::vector<std::string>* unmatched = nullptr);
 // Normalised key-path prefix ("encoder", "" for the root) of a mapping side:
 // a key path ("model/dense", "model/dense/.ATTRIBUTES/...") or the tree's
 // syntax ("(root).model.dense", or "model.dense": dots and no '/').
