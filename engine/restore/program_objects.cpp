@@ -51,6 +51,7 @@ std::vector<ProgramObject> listProgramObjects(const std::shared_ptr<Trackable>& 
     if (!root) return out;
     out.reserve(expected);
     std::unordered_map<const Trackable*, size_t> index;
+    index.reserve(expected);  // rehashing 150,000 nodes as they come cost more than the listing's paths
     auto kindOf = [](Trackable& t) {
         switch (t.kind()) {
         case Trackable::Kind::Variable: return ProgramObjectKind::Variable;
