@@ -35,11 +35,16 @@ std::string attributeSummary(const CheckpointNodeMatch& n) {
     return out;
 }
 
-void printReport(const MatchReport& r, const std::string& source, const std::string& target) {
-    std::cout << "restore " << source << "\n   into " << target << "  (" << r.style << ")\n\n";
-    std::cout << "checkpoint nodes:\n";
-    for (const CheckpointNodeMatch& n : r.checkpointNodes) {
-        if (!n.hasAttributes && n.state == NodeMatchState::Matched && n.programPath == n.path) continue;  // plain containers
+// The report as text, printed row by row as the engine streams it.
+class TextReport final : public MatchReportSink {
+public:
+    TextReport(std::string source, std::string target) : m_source(std::move(source)), m_target(std::move(target)) {}
+    void begin(const MatchReport& r) override {
+        std::cout << "restore " << m_source << "\n   into " << m_target << "  (" << r.style << ")\n\n";
+        std::cout << "checkpoint nodes:\n";
+    }
+    void checkpointNode(const CheckpointNodeMatch& n) override {
+        if (!n.hasAttributes && n.state == NodeMatchState::Matched && n.programPath == n.path) return;  // plain containers
         std::cout << "  " << nodeMatchStateName(n.state) << "  " << displayableString(n.path);
         if (!n.programPath.empty() && n.programPath != n.path) std::cout << "  -> " << displayableString(n.programPath);
         if (n.hasAttributes) std::cout << "  [" << displayableString(attributeSummary(n)) << "]";
@@ -47,14 +52,40 @@ void printReport(const MatchReport& r, const std::string& source, const std::str
         for (const AttributeMatch& a : n.attributes)
             if (!a.error.empty()) std::cout << "      " << displayableString(a.error) << "\n";
     }
-    bool header = false;
-    for (const ProgramObjectMatch& o : r.programObjects) {
-        if (!o.hasAttributes || o.bound) continue;
-        if (!header) std::cout << "\nprogram objects with no checkpoint value:\n";
-        header = true;
+    void programObject(const ProgramObjectMatch& o) override {
+        if (!o.hasAttributes || o.bound) return;
+        if (!m_unboundHeader) std::cout << "\nprogram objects with no checkpoint value:\n";
+        m_unboundHeader = true;
         std::cout << "  unbound  " << displayableString(o.path) << "  " << dataTypeName(o.dtype) << " " << o.shape.toString()
                   << "\n";
     }
+    void end(const MatchReport& r) override;
+
+private:
+    std::string m_source;
+    std::string m_target;
+    bool m_unboundHeader = false;
+};
+
+// Passes the stream on and keeps its summary (what the catalog records).
+class SummaryTee final : public MatchReportSink {
+public:
+    explicit SummaryTee(MatchReportSink& next) : m_next(next) {}
+    void begin(const MatchReport& head) override { m_next.begin(head); }
+    void checkpointNode(const CheckpointNodeMatch& node) override { m_next.checkpointNode(node); }
+    void programObject(const ProgramObjectMatch& object) override { m_next.programObject(object); }
+    void end(const MatchReport& summary) override {
+        m_next.end(summary);
+        m_summary = summary;
+    }
+    const MatchReport& summary() const { return m_summary; }
+
+private:
+    MatchReportSink& m_next;
+    MatchReport m_summary;
+};
+
+void TextReport::end(const MatchReport& r) {
     std::cout << "\nsummary: " << r.matchedNodes << " matched, " << r.unresolvedNodes << " unresolved in checkpoint, "
               << r.unboundObjects << " unbound in program, " << r.mismatches << " mismatched\n";
     for (const AssertionVerdict& v : r.verdicts) {
@@ -202,7 +233,6 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
             return;
         }
         if (args->expectPartial) status->expectPartial();
-        const MatchReport report = status->report();
 
         std::optional<Assertion> required;
         if (!args->assertion.empty())
@@ -228,8 +258,10 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
         ctx.exitCode = failure.isOk() && !outFailed ? kExitOk : kExitCheckpointProblem;
         // A destination that can never be written is a usage error, as for every writer.
         if (written && written->destination.status().code() == StatusCode::InvalidArgument) ctx.exitCode = kExitUsage;
-        if (!args->noRecord) recordInCatalog(args->catalog, report, args->target, args->maps, written, failure.isOk());
-        if (!args->noRecord && written && written->ok()) recordWritten(written->prefix, &*written->verify, args->catalog);
+        // The report is streamed as it is printed (a report of 150,000
+        // nodes held whole took ~100 MB, issue #34); the catalog records
+        // its summary afterwards.
+        MatchReport summary;
         if (args->json) {
             // Streamed, the report's members after the command's own: a
             // report of 150,000 nodes as a DOM took seconds and gigabytes
@@ -252,13 +284,22 @@ void registerRestore(CLI::App& app, CommandContext& ctx) {
             out.string((*ckpt)->prefix());
             out.key("target");
             out.string(args->target);
-            writeMatchReportMembers(out, report);
+            MatchReportJsonSink members(out);
+            SummaryTee tee(members);
+            status->streamReport(tee);
+            summary = tee.summary();
             out.endObject();
             out.finish();
         } else {
-            printReport(report, (*ckpt)->prefix(), args->target);
+            TextReport text((*ckpt)->prefix(), args->target);
+            SummaryTee tee(text);
+            status->streamReport(tee);
+            summary = tee.summary();
             if (written) printOut(*written);
         }
+        std::cout.flush();  // all of stdout before the catalog's warnings, as before
+        if (!args->noRecord) recordInCatalog(args->catalog, summary, args->target, args->maps, written, failure.isOk());
+        if (!args->noRecord && written && written->ok()) recordWritten(written->prefix, &*written->verify, args->catalog);
         if (!failure.isOk()) std::cerr << "ckpt: " << displayableString(failure.toString()) << "\n";
         if (written && !written->destination.ok()) {
             (void)reportDestination(written->destination, false);

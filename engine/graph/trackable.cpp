@@ -37,6 +37,7 @@ Status Trackable::addChild(std::string name, std::shared_ptr<Trackable> object) 
         m_childIndex.reserve(m_children.size() * 2);
         for (size_t i = 0; i < m_children.size(); ++i) m_childIndex.emplace(m_children[i].name, i);
     }
+    if (m_hooks.empty()) return okStatus();  // building a graph: no copies per child
     const Child added = m_children.back();
     // Hooks may add further children; iterate over a copy of the list.
     const auto hooks = m_hooks;

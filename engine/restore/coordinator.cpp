@@ -52,7 +52,36 @@ std::vector<std::string> Coordinator::warnings() {
     return m_matcher->warnings();
 }
 
+namespace {
+
+// report(): the stream, kept.
+class CollectedReport final : public MatchReportSink {
+public:
+    explicit CollectedReport(MatchReport& r) : m_r(r) {}
+    void begin(const MatchReport& head) override { m_r = head; }
+    void checkpointNode(const CheckpointNodeMatch& node) override { m_r.checkpointNodes.push_back(node); }
+    void programObject(const ProgramObjectMatch& object) override { m_r.programObjects.push_back(object); }
+    void end(const MatchReport& summary) override {
+        m_r.matchedNodes = summary.matchedNodes;
+        m_r.unresolvedNodes = summary.unresolvedNodes;
+        m_r.unboundObjects = summary.unboundObjects;
+        m_r.mismatches = summary.mismatches;
+    }
+
+private:
+    MatchReport& m_r;
+};
+
+}  // namespace
+
 MatchReport Coordinator::report() {
+    MatchReport r;
+    CollectedReport sink(r);
+    streamReport(sink);
+    return r;
+}
+
+void Coordinator::streamReport(MatchReportSink& sink) {
     const RestoreContext::ListingScope listing(*m_context);  // the verdicts and the rows share one listing
     MatchReport r;
     r.expectPartial = m_expectPartial;
@@ -66,34 +95,44 @@ MatchReport Coordinator::report() {
     }
     r.warnings = warnings();
     const std::vector<ProgramObject>& objects = m_context->programObjects();
-    const ObjectIndex objectIndex(objects);
-    r.programObjects.reserve(objects.size());
-    for (const ProgramObject& o : objects) {
-        ProgramObjectMatch m;
-        m.path = o.path;
-        m.kind = o.kind;
-        m.hasAttributes = o.hasAttributes;
-        if (Variable* v = o.object->asVariable()) {
-            m.dtype = v->dtype();
-            m.shape = v->shape();
-            m.replicas = v->replicas();
-        }
-        r.programObjects.push_back(std::move(m));
-    }
+    const ObjectIndex& objectIndex = m_context->programObjectIndex();
+    std::vector<ProgramBinding> bindings(objects.size());
     if (!m_matcher) {
         r.style = "none";
     } else {
         r.checkpointPrefix = m_context->ckpt->prefix();
-        m_matcher->describe(r, objects, objectIndex);
+        r.style = m_matcher->style();
     }
-    for (const CheckpointNodeMatch& n : r.checkpointNodes) {
-        if (n.state == NodeMatchState::Matched || n.state == NodeMatchState::PartiallyMatched) ++r.matchedNodes;
-        else if (n.state == NodeMatchState::Mismatch) ++r.mismatches;
-        else if (n.hasAttributes) ++r.unresolvedNodes;
-    }
-    for (const ProgramObjectMatch& m : r.programObjects)
+    sink.begin(r);
+    if (m_matcher)
+        m_matcher->describe(objects, objectIndex, bindings, [&](const CheckpointNodeMatch& n) {
+            if (n.state == NodeMatchState::Matched || n.state == NodeMatchState::PartiallyMatched) ++r.matchedNodes;
+            else if (n.state == NodeMatchState::Mismatch) ++r.mismatches;
+            else if (n.hasAttributes) ++r.unresolvedNodes;
+            sink.checkpointNode(n);
+        });
+    ProgramObjectMatch m;  // one row, reused: its strings keep their buffers
+    for (size_t i = 0; i < objects.size(); ++i) {
+        const ProgramObject& o = objects[i];
+        m.path = o.path;
+        m.kind = o.kind;
+        m.hasAttributes = o.hasAttributes;
+        m.bound = bindings[i].bound;
+        m.checkpointNode = bindings[i].checkpointNode;
+        m.restored = bindings[i].restored;
+        if (Variable* v = o.object->asVariable()) {
+            m.dtype = v->dtype();
+            m.shape = v->shape();
+            m.replicas = v->replicas();
+        } else {
+            m.dtype = DataType::Invalid;
+            m.shape.dims.clear();
+            m.replicas = 0;
+        }
         if (m.hasAttributes && !m.bound) ++r.unboundObjects;
-    return r;
+        sink.programObject(m);
+    }
+    sink.end(r);
 }
 
 }  // namespace ckpt::restore

@@ -29,6 +29,7 @@ public:
     LoadStatus::Kind kind() const { return m_kind; }
     AssertionVerdict verdict(Assertion a);
     MatchReport report();
+    void streamReport(MatchReportSink& sink);
     std::vector<std::string> warnings();
     const std::vector<Status>& errors() const { return m_context->errors; }
     void setExpectPartial() { m_expectPartial = true; }

@@ -25,6 +25,7 @@ Status LoadStatus::initializeOrRestore() const {
 const std::vector<Status>& LoadStatus::restoreErrors() const { return m_state->errors(); }
 std::vector<std::string> LoadStatus::warnings() const { return m_state->warnings(); }
 MatchReport LoadStatus::report() const { return m_state->report(); }
+void LoadStatus::streamReport(MatchReportSink& sink) const { m_state->streamReport(sink); }
 
 Result<LoadStatus> restoreCheckpoint(const std::shared_ptr<const Checkpoint>& checkpoint, const std::shared_ptr<Trackable>& root,
                                      const RestoreOptions& options) {

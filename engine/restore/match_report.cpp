@@ -136,7 +136,9 @@ void writeObject(JsonWriter& out, const ProgramObjectMatch& o) {
 
 }  // namespace
 
-void writeMatchReportMembers(JsonWriter& out, const MatchReport& r) {
+void MatchReportJsonSink::begin(const MatchReport& r) {
+    JsonWriter& out = m_out;
+    m_expectPartial = r.expectPartial;
     // "assertions" is keyed by name: sorted, and a repeated assertion keeps its last verdict.
     std::map<std::string_view, const AssertionVerdict*> verdicts;
     for (const AssertionVerdict& v : r.verdicts) verdicts[assertionName(v.assertion)] = &v;
@@ -159,13 +161,27 @@ void writeMatchReportMembers(JsonWriter& out, const MatchReport& r) {
     out.string(r.checkpointPrefix);
     out.key("checkpoint_nodes");
     out.beginArray();
-    for (const CheckpointNodeMatch& n : r.checkpointNodes) writeNode(out, n);
-    out.endArray();
-    out.key("expect_partial");
-    out.boolean(r.expectPartial);
-    out.key("program_objects");
-    out.beginArray();
-    for (const ProgramObjectMatch& o : r.programObjects) writeObject(out, o);
+}
+
+void MatchReportJsonSink::checkpointNode(const CheckpointNodeMatch& node) { writeNode(m_out, node); }
+
+void MatchReportJsonSink::startObjects() {
+    m_inObjects = true;
+    m_out.endArray();
+    m_out.key("expect_partial");
+    m_out.boolean(m_expectPartial);
+    m_out.key("program_objects");
+    m_out.beginArray();
+}
+
+void MatchReportJsonSink::programObject(const ProgramObjectMatch& object) {
+    if (!m_inObjects) startObjects();
+    writeObject(m_out, object);
+}
+
+void MatchReportJsonSink::end(const MatchReport& r) {
+    JsonWriter& out = m_out;
+    if (!m_inObjects) startObjects();
     out.endArray();
     out.key("restore_errors");
     out.beginArray();
@@ -188,6 +204,14 @@ void writeMatchReportMembers(JsonWriter& out, const MatchReport& r) {
     writeStrings(out, r.unmatchedMappings);
     out.key("warnings");
     writeStrings(out, r.warnings);
+}
+
+void writeMatchReportMembers(JsonWriter& out, const MatchReport& r) {
+    MatchReportJsonSink sink(out);
+    sink.begin(r);
+    for (const CheckpointNodeMatch& n : r.checkpointNodes) sink.checkpointNode(n);
+    for (const ProgramObjectMatch& o : r.programObjects) sink.programObject(o);
+    sink.end(r);
 }
 
 std::string matchReportJson(const MatchReport& r, int indent) {

@@ -6,6 +6,7 @@
 // so deferred restores go on after the LoadStatus is dropped.
 // Single-threaded, like the program graph itself.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -17,6 +18,15 @@
 #include "restore/value_reader.h"
 
 namespace ckpt::restore {
+
+// What a report learns about one program object while describing the
+// checkpoint's nodes (by the object's index in the listing).
+struct ProgramBinding {
+    bool bound = false;
+    int32_t checkpointNode = -1;  // first checkpoint node bound to it
+    bool restored = false;
+};
+using NodeRow = std::function<void(const CheckpointNodeMatch&)>;
 
 class Matcher : public std::enable_shared_from_this<Matcher> {
 public:
@@ -31,9 +41,13 @@ public:
     // match), as a report wants them all: a matcher may share work.
     virtual std::vector<AssertionVerdict> verdicts();
     virtual std::vector<std::string> warnings() = 0;
-    // Fills r's style and checkpoint nodes, and how the program objects
-    // (already in r, at objectIndex) were bound and restored.
-    virtual void describe(MatchReport& r, const std::vector<ProgramObject>& objects, const ObjectIndex& objectIndex) = 0;
+    // "object-based" or "name-based".
+    virtual std::string style() const = 0;
+    // Hands every checkpoint node's row to 'row', in id order, and records
+    // in 'bindings' (one per object of 'objects', found by objectIndex) how
+    // the program objects were bound and restored.
+    virtual void describe(const std::vector<ProgramObject>& objects, const ObjectIndex& objectIndex,
+                          std::vector<ProgramBinding>& bindings, const NodeRow& row) = 0;
 
 protected:
     void hookChildren(const std::shared_ptr<Trackable>& object);

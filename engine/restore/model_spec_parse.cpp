@@ -155,7 +155,11 @@ public:
         if (!objects.is_array()) return err("$.objects", "expected an array, found " + typeName(objects));
         if (objects.empty()) return err("$.objects", "empty: a spec needs at least the root object");
 
-        // Pass 1: ids, kinds, variables.
+        // Pass 1: ids, kinds, variables. Sized once: rehashing 150,000 ids
+        // as they come costs more than the lookups (the document is parsed
+        // already, so this is bounded by its size).
+        m_index.reserve(objects.size());
+        m_objects.reserve(objects.size());
         for (size_t i = 0; i < objects.size(); ++i) {
             const LazyPath at([&] { return "$.objects[" + std::to_string(i) + "]"; });
             const JsonRef o = objects[i];
@@ -206,6 +210,7 @@ public:
             // Local names seen so far; a scan while there are few (most objects), a map beyond.
             constexpr size_t kScannedNames = 16;
             std::unordered_map<std::string_view, size_t> names;
+            if (children.size() > kScannedNames) names.reserve(children.size());
             edges[i].reserve(children.size());
             for (size_t c = 0; c < children.size(); ++c) {
                 const LazyPath cat([&] { return at + ".children[" + std::to_string(c) + "]"; });

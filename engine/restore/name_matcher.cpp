@@ -143,34 +143,38 @@ AssertionVerdict NameMatcher::verdict(Assertion a) {
     return passed(a);
 }
 
-void NameMatcher::describe(MatchReport& r, const std::vector<ProgramObject>& objects, const ObjectIndex& objectIndex) {
-    r.style = "name-based";
+std::string NameMatcher::style() const { return "name-based"; }
+
+void NameMatcher::describe(const std::vector<ProgramObject>& objects, const ObjectIndex& objectIndex,
+                           std::vector<ProgramBinding>& bindings, const NodeRow& row) {
     int32_t id = 0;
+    CheckpointNodeMatch n;  // one row, reused: its strings keep their buffers
+    n.kind = ObjectKind::Variable;
+    n.hasAttributes = true;
+    n.attributes.resize(1);
+    AttributeMatch& am = n.attributes.front();
+    am.name = std::string(kVariableValue);
     for (const TensorInfo& t : m_context->ckpt->bundle().tensors()) {
-        CheckpointNodeMatch n;
         n.id = id++;
         n.path = t.key;
-        n.kind = ObjectKind::Variable;
-        n.hasAttributes = true;
         auto used = m_tensorUsedBy.find(&t);
         n.state = used != m_tensorUsedBy.end() ? NodeMatchState::Matched : NodeMatchState::Unresolved;
         if (used != m_tensorUsedBy.end()) n.programPath = used->second;
-        AttributeMatch am;
-        am.name = std::string(kVariableValue);
+        else n.programPath.clear();
         am.checkpointKey = t.key;
         am.dtype = t.dtype;
         am.shape = t.shape;
         am.restored = used != m_tensorUsedBy.end();
-        n.attributes.push_back(std::move(am));
-        r.checkpointNodes.push_back(std::move(n));
+        row(n);
     }
     std::unordered_set<const Trackable*> unused;
     for (const auto& [weak, names] : m_unused)
         if (auto o = weak.lock()) unused.insert(o.get());
     for (const ProgramObject& o : objects) {
-        ProgramObjectMatch& m = r.programObjects[objectIndex.find(o.object.get())];
-        m.bound = m.hasAttributes && !unused.count(o.object.get()) && !m_errorByObject.count(o.object.get());
-        m.restored = m.bound && m_context->options.readValues;
+        const size_t i = objectIndex.find(o.object.get());
+        ProgramBinding& b = bindings[i];
+        b.bound = objects[i].hasAttributes && !unused.count(o.object.get()) && !m_errorByObject.count(o.object.get());
+        b.restored = b.bound && m_context->options.readValues;
     }
 }
 

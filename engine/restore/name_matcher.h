@@ -26,7 +26,9 @@ public:
     // Every assertion is assert_consumed here, as in TensorFlow.
     AssertionVerdict verdict(Assertion a) override;
     std::vector<std::string> warnings() override { return {}; }
-    void describe(MatchReport& r, const std::vector<ProgramObject>& objects, const ObjectIndex& objectIndex) override;
+    std::string style() const override;
+    void describe(const std::vector<ProgramObject>& objects, const ObjectIndex& objectIndex,
+                  std::vector<ProgramBinding>& bindings, const NodeRow& row) override;
 
 private:
     void restore(const std::shared_ptr<Trackable>& object, const std::string& path);

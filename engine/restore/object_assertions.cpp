@@ -48,9 +48,9 @@ AssertionVerdict ObjectMatcher::existingObjectsMatched() {
     for (size_t id = 0; id < m_nodes.size(); ++id)
         if (boundObject(static_cast<int32_t>(id)) && !m_restored[id])
             return failed(a, "Object " + nodeText(static_cast<int32_t>(id)) + " not assigned a value from checkpoint.",
-                          {m_nodes[id].path});
+                          {std::string(m_nodes[id].path)});
     const std::vector<ProgramObject>& reachable = m_context->programObjects();
-    const ObjectIndex listed(reachable);
+    const ObjectIndex& listed = m_context->programObjectIndex();
     std::vector<ProgramObject> unreachable;
     std::unordered_set<const Trackable*> unreachableSeen;  // objects the restore met that the root no longer reaches: few
     for (const auto& [raw, w] : m_seenObjects) {
@@ -58,17 +58,22 @@ AssertionVerdict ObjectMatcher::existingObjectsMatched() {
         if (auto o = w.lock(); o && unreachableSeen.insert(o.get()).second)
             unreachable.push_back({o, "(unreachable object)", ProgramObjectKind::Object, o->asVariable() != nullptr});
     }
-    ObjectIndex bound;
+    // Bound objects as marks on the listing (each object is listed once),
+    // plus the few the root no longer reaches: no second index of 150,000.
+    std::vector<char> boundListed(reachable.size(), 0);
+    ObjectIndex boundUnlisted;
     for (size_t id = 0; id < m_nodes.size(); ++id)
-        if (Trackable* t = boundObject(static_cast<int32_t>(id))) bound.add(t);
-    bound.seal();
+        if (Trackable* t = boundObject(static_cast<int32_t>(id))) {
+            const size_t i = listed.find(t);
+            if (i != ObjectIndex::kAbsent) boundListed[i] = 1;
+            else boundUnlisted.add(t);
+        }
+    boundUnlisted.seal();
     std::vector<const ProgramObject*> unused;
-    auto collect = [&](const std::vector<ProgramObject>& objects) {
-        for (const ProgramObject& o : objects)
-            if (o.hasAttributes && !bound.contains(o.object.get())) unused.push_back(&o);
-    };
-    collect(reachable);
-    collect(unreachable);
+    for (size_t i = 0; i < reachable.size(); ++i)
+        if (reachable[i].hasAttributes && !boundListed[i]) unused.push_back(&reachable[i]);
+    for (const ProgramObject& o : unreachable)
+        if (o.hasAttributes && !boundUnlisted.contains(o.object.get())) unused.push_back(&o);
     if (unused.empty()) return passed(a);
     const size_t shown = std::min(kMaxShownObjects, unused.size());
     std::string list = "[";
@@ -102,7 +107,8 @@ AssertionVerdict ObjectMatcher::consumed(const AssertionVerdict* known) {
         if (n.attributes.empty()) continue;  // containers fail only through their children
         if (m_context->options.skipSlotVariables && slotNodes.count(static_cast<int32_t>(id))) continue;
         if (!boundObject(static_cast<int32_t>(id)))
-            return failed(a, "Unresolved object in checkpoint " + n.path + ": " + nodeText(static_cast<int32_t>(id)), {n.path});
+            return failed(a, "Unresolved object in checkpoint " + std::string(n.path) + ": " + nodeText(static_cast<int32_t>(id)),
+                          {std::string(n.path)});
     }
     if (!m_context->options.skipSlotVariables && !m_slotRestorations.empty()) {
         std::string text = "[";
@@ -110,23 +116,23 @@ AssertionVerdict ObjectMatcher::consumed(const AssertionVerdict* known) {
         for (const auto& [var, list] : m_slotRestorations)
             for (const SlotRestoration& s : list) {
                 if (text.size() > 1) text += ", ";
-                text += "(optimizer " + m_nodes[static_cast<size_t>(s.optimizerNode)].path + ", slot '" + s.slotName +
-                        "', variable " + m_nodes[static_cast<size_t>(var)].path + ")";
-                paths.push_back(m_nodes[static_cast<size_t>(s.slotNode)].path);
+                text += "(optimizer " + std::string(m_nodes[static_cast<size_t>(s.optimizerNode)].path) + ", slot '" +
+                        s.slotName + "', variable " + std::string(m_nodes[static_cast<size_t>(var)].path) + ")";
+                paths.push_back(std::string(m_nodes[static_cast<size_t>(s.slotNode)].path));
             }
         return failed(a, "Unresolved slot restorations: " + text + "]", std::move(paths));
     }
     if (!m_unusedAttributes.empty()) {
         const std::vector<ProgramObject>& objects = m_context->programObjects();
-        const ObjectIndex index(objects);
+        const ObjectIndex& index = m_context->programObjectIndex();
         std::string lines;
         std::vector<std::string> paths;
         for (const auto& [id, names] : m_unusedAttributes) {
             const size_t at = index.find(boundObject(id));
-            lines += "\n" + m_nodes[static_cast<size_t>(id)].path + " (" +
+            lines += "\n" + std::string(m_nodes[static_cast<size_t>(id)].path) + " (" +
                      (at != ObjectIndex::kAbsent ? describeProgramObject(objects[at]) : std::string("<unreachable object>")) +
                      "): " + pythonList(names);
-            paths.push_back(m_nodes[static_cast<size_t>(id)].path);
+            paths.push_back(std::string(m_nodes[static_cast<size_t>(id)].path));
         }
         return failed(
             a, "Unused attributes in these objects (the attributes exist in the checkpoint but were not restored):" + lines,
@@ -168,10 +174,10 @@ std::vector<std::string> ObjectMatcher::warnings() {
     std::vector<std::string> out;
     for (size_t id = 0; id < m_nodes.size(); ++id)
         if (!m_nodes[id].attributes.empty() && !m_matched[id])
-            out.push_back("Value in checkpoint could not be found in the restored object: " + m_nodes[id].path);
+            out.push_back("Value in checkpoint could not be found in the restored object: " + std::string(m_nodes[id].path));
     for (const auto& [id, names] : m_unusedAttributes)
         out.push_back("An attribute in the restored object could not be found in the checkpoint. Object: " +
-                      m_nodes[static_cast<size_t>(id)].path + ", attribute: " + pythonList(names));
+                      std::string(m_nodes[static_cast<size_t>(id)].path) + ", attribute: " + pythonList(names));
     return out;
 }
 

@@ -23,17 +23,20 @@ int parallelComponentIndex(std::string_view name) {
 
 Result<std::shared_ptr<ObjectMatcher>> ObjectMatcher::start(std::shared_ptr<RestoreContext> context,
                                                             const std::shared_ptr<Trackable>& root) {
-    CKPT_ASSIGN_OR_RETURN(auto nodes,
+    CKPT_ASSIGN_OR_RETURN(SourceGraph graph,
                           buildSourceGraph(*context->ckpt, context->options.assignmentMap, &context->unmatchedMappings));
     const bool skipSlots = context->options.skipSlotVariables;
     auto m = std::make_shared<ObjectMatcher>(std::move(context));
-    m->m_nodes = std::move(nodes);
+    m->m_nodes = std::move(graph.nodes);
+    m->m_sourceNames = std::move(graph.names);  // moving a deque keeps its strings where they are
     const size_t n = m->m_nodes.size();
     m->m_objectByNode.resize(n);
     m->m_objectRaw.assign(n, nullptr);
     m->m_matched.assign(n, 0);
     m->m_restored.assign(n, 0);
     m->m_attributes.resize(n);
+    m->m_plainRows.assign(n, 0);
+    m->m_seenObjects.reserve(n);  // one object per node when the program matches
     if (!skipSlots) {
         for (size_t id = 0; id < n; ++id)
             for (const SlotVariableRef& s : m->m_nodes[id].slots)
@@ -126,14 +129,13 @@ void ObjectMatcher::restoreFrom(int32_t start) {
             m_restored[static_cast<size_t>(id)] = 1;
             restoreAttributes(id, *obj);
         }
+        // m_nodes is fixed once start() built it: binding (and any hook it
+        // runs) changes the program, never the source graph.
         const SourceNode& node = m_nodes[static_cast<size_t>(id)];
-        if (node.children.empty()) continue;
-        // Copy: binding may add children (slot creation never does, hooks might).
-        const auto edges = node.children;
-        for (const auto& [name, childId] : edges) {
+        for (const auto& [name, childId] : node.children) {
             std::shared_ptr<Trackable> child = obj->child(name);  // indexed for wide objects
             if (!child) {
-                m_deferred[obj.get()][name].push_back(childId);
+                m_deferred[obj.get()][std::string(name)].push_back(childId);
                 hookChildren(obj);
             } else if (bind(childId, child)) {
                 queue.push_back(childId);
@@ -144,8 +146,10 @@ void ObjectMatcher::restoreFrom(int32_t start) {
 
 void ObjectMatcher::restoreAttributes(int32_t id, Trackable& object) {
     const SourceNode& node = m_nodes[static_cast<size_t>(id)];
-    auto& results = m_attributes[static_cast<size_t>(id)];
-    results.clear();
+    // Rows are built in m_rows, whose strings keep their buffers from node
+    // to node, and kept only when they say more than "every attribute
+    // restored" (issue #34: 100,000 such rows took ~25 MB).
+    m_rowCount = 0;
     Variable* v = object.asVariable();
     std::vector<char> hasComponent(v ? static_cast<size_t>(v->replicas()) : 0, 0);
     if (v)
@@ -154,7 +158,8 @@ void ObjectMatcher::restoreAttributes(int32_t id, Trackable& object) {
             if (i > 0 && i < v->replicas()) hasComponent[static_cast<size_t>(i)] = 1;
         }
     for (const SourceAttribute& a : node.attributes) {
-        AttributeMatch am = describeAttribute(a);
+        AttributeMatch& am = nextRow();
+        describeAttribute(a, am);
         int replica = -1;
         if (v) {
             if (a.name == kVariableValue) replica = 0;
@@ -168,25 +173,52 @@ void ObjectMatcher::restoreAttributes(int32_t id, Trackable& object) {
             if (am.unused) {
                 auto it = std::find_if(m_unusedAttributes.begin(), m_unusedAttributes.end(),
                                        [&](const auto& e) { return e.first == id; });
-                if (it == m_unusedAttributes.end()) m_unusedAttributes.push_back({id, {a.name}});
-                else it->second.push_back(a.name);
+                if (it == m_unusedAttributes.end()) m_unusedAttributes.push_back({id, {std::string(a.name)}});
+                else it->second.emplace_back(a.name);
             }
-            results.push_back(std::move(am));
             continue;
         }
         if (!a.tensor) {
-            am.error = "checkpoint key \"" + a.key + "\" of " + node.path + " is not in the bundle " + m_context->ckpt->prefix();
+            am.error = "checkpoint key \"" + std::string(a.key) + "\" of " + std::string(node.path) + " is not in the bundle " +
+                       m_context->ckpt->prefix();
             m_context->errors.push_back(notFound(am.error));
-            results.push_back(std::move(am));
             continue;
         }
-        assignVariable(id, *v, *a.tensor, a.key, replica, hasComponent, am);
-        results.push_back(std::move(am));
+        assignVariable(id, *v, *a.tensor, a.key, replica, hasComponent, am, m_rowCount - 1);
     }
     if (v && !node.attributes.empty() &&
         std::none_of(node.attributes.begin(), node.attributes.end(),
                      [](const SourceAttribute& a) { return a.name == kVariableValue; }))
         restoreMissingValue(id, *v);
+    const auto rows = m_rows.begin() + static_cast<std::ptrdiff_t>(m_rowCount);
+    const bool plain = m_rowCount == node.attributes.size() && std::all_of(m_rows.begin(), rows, [](const AttributeMatch& a) {
+                           return a.restored && !a.unused && a.error.empty();
+                       });
+    m_plainRows[static_cast<size_t>(id)] = plain ? 1 : 0;
+    if (!plain) m_attributes[static_cast<size_t>(id)].assign(m_rows.begin(), rows);
+}
+
+AttributeMatch& ObjectMatcher::nextRow() {
+    if (m_rowCount == m_rows.size()) m_rows.emplace_back();
+    return m_rows[m_rowCount++];
+}
+
+std::vector<AttributeMatch>& ObjectMatcher::attributeRows(int32_t id) {
+    const auto i = static_cast<size_t>(id);
+    if (m_plainRows[i]) {
+        m_plainRows[i] = 0;
+        plainRows(id, m_attributes[i]);
+    }
+    return m_attributes[i];
+}
+
+void ObjectMatcher::plainRows(int32_t id, std::vector<AttributeMatch>& out) const {
+    const SourceNode& node = m_nodes[static_cast<size_t>(id)];
+    out.resize(node.attributes.size());
+    for (size_t k = 0; k < out.size(); ++k) {
+        describeAttribute(node.attributes[k], out[k]);
+        out[k].restored = true;
+    }
 }
 
 // TensorFlow reads a variable's value from the key its saveable derives
@@ -196,32 +228,32 @@ void ObjectMatcher::restoreAttributes(int32_t id, Trackable& object) {
 // plain object) restores nothing and fails nothing.
 void ObjectMatcher::restoreMissingValue(int32_t id, Variable& v) {
     const SourceNode& node = m_nodes[static_cast<size_t>(id)];
-    const std::string& first = node.attributes.front().key;
+    const std::string first(node.attributes.front().key);
     constexpr std::string_view kAttributes = ".ATTRIBUTES/";
     const size_t at = first.find(kAttributes);
     const std::string key =
         (at == std::string::npos ? first + "/" + std::string(kAttributes) : first.substr(0, at + kAttributes.size())) +
         std::string(kVariableValue);
-    AttributeMatch am;
+    AttributeMatch& am = nextRow();
+    am = AttributeMatch{};
     am.name = std::string(kVariableValue);
     am.checkpointKey = key;
     if (const TensorInfo* tensor = m_context->ckpt->bundle().find(key)) {
         am.dtype = tensor->dtype;
         am.shape = tensor->shape;
         std::vector<char> hasComponent(static_cast<size_t>(v.replicas()), 0);
-        assignVariable(id, v, *tensor, key, 0, hasComponent, am);
+        assignVariable(id, v, *tensor, key, 0, hasComponent, am, m_rowCount - 1);
     } else {
-        am.error = "Key " + key + " not found in checkpoint " + m_context->ckpt->prefix() + ": " + node.path +
+        am.error = "Key " + key + " not found in checkpoint " + m_context->ckpt->prefix() + ": " + std::string(node.path) +
                    " holds no variable value for program variable " + m_context->programPathOf(&v);
         m_context->errors.push_back(notFound(am.error));
     }
-    m_attributes[static_cast<size_t>(id)].push_back(std::move(am));
 }
 
 // Checks 'tensor' against the variable and queues its read into 'replica'
 // (and, for the primary value, every replica without a component of its own).
-void ObjectMatcher::assignVariable(int32_t id, Variable& v, const TensorInfo& tensor, const std::string& key, int replica,
-                                   const std::vector<char>& hasComponent, AttributeMatch& am) {
+void ObjectMatcher::assignVariable(int32_t id, Variable& v, const TensorInfo& tensor, std::string_view key, int replica,
+                                   const std::vector<char>& hasComponent, AttributeMatch& am, size_t attribute) {
     const SourceNode& node = m_nodes[static_cast<size_t>(id)];
     std::vector<int> targets{replica};
     if (replica == 0)
@@ -231,10 +263,10 @@ void ObjectMatcher::assignVariable(int32_t id, Variable& v, const TensorInfo& te
         v, tensor, std::move(targets),
         [&] {
             return std::pair{
-                node.path + " (checkpoint key " + key + ")",
+                std::string(node.path) + " (checkpoint key " + std::string(key) + ")",
                 "program variable " + m_context->programPathOf(&v) + (replica > 0 ? " replica " + std::to_string(replica) : "")};
         },
-        id, m_attributes[static_cast<size_t>(id)].size());
+        id, attribute);
     am.restored = assigned.isOk();
     if (!assigned.isOk()) am.error = assigned.message();
 }
@@ -267,7 +299,7 @@ void ObjectMatcher::onSlotCreated(Optimizer& optimizer, const Optimizer::Slot& s
 }
 
 void ObjectMatcher::onReadFailed(const ValueReader::Read& read, const Status& failure) {
-    AttributeMatch& am = m_attributes[static_cast<size_t>(read.node)][read.attribute];
+    AttributeMatch& am = attributeRows(read.node)[read.attribute];
     am.restored = false;
     am.error = failure.toString();
 }

@@ -29,7 +29,9 @@ public:
     AssertionVerdict verdict(Assertion a) override;
     std::vector<AssertionVerdict> verdicts() override;
     std::vector<std::string> warnings() override;
-    void describe(MatchReport& r, const std::vector<ProgramObject>& objects, const ObjectIndex& objectIndex) override;
+    std::string style() const override;
+    void describe(const std::vector<ProgramObject>& objects, const ObjectIndex& objectIndex,
+                  std::vector<ProgramBinding>& bindings, const NodeRow& row) override;
 
 private:
     struct SlotRestoration {
@@ -51,8 +53,14 @@ private:
     void restoreFrom(int32_t node);
     void restoreAttributes(int32_t node, Trackable& object);
     void restoreMissingValue(int32_t node, Variable& variable);
-    void assignVariable(int32_t node, Variable& variable, const TensorInfo& tensor, const std::string& key, int replica,
-                        const std::vector<char>& hasComponent, AttributeMatch& match);
+    void assignVariable(int32_t node, Variable& variable, const TensorInfo& tensor, std::string_view key, int replica,
+                        const std::vector<char>& hasComponent, AttributeMatch& match, size_t attribute);
+    // The next of m_rows for restoreAttributes() to fill.
+    AttributeMatch& nextRow();
+    // A node's attribute rows, written out if they were kept as plain.
+    std::vector<AttributeMatch>& attributeRows(int32_t node);
+    // What a plain node's rows say: every attribute as the checkpoint has it, restored.
+    void plainRows(int32_t node, std::vector<AttributeMatch>& out) const;
     // Binds a slot variable and restores from it. Slots can chain (a slot
     // is the variable of the next) as deep as the file says, so a call made
     // while one is running only queues its slot for the outer call.
@@ -72,11 +80,15 @@ private:
     std::string nodeText(int32_t node) const;
 
     std::vector<SourceNode> m_nodes;
-    std::vector<std::weak_ptr<Trackable>> m_objectByNode;  // expired/empty: unbound
-    std::vector<Trackable*> m_objectRaw;                   // identity of the bound object
-    std::vector<char> m_matched;                           // TF's matched_proto_ids
-    std::vector<char> m_restored;                          // restoration ran for the node
-    std::vector<std::vector<AttributeMatch>> m_attributes;
+    std::deque<std::string> m_sourceNames;                  // what m_nodes' mapped names view
+    std::vector<std::weak_ptr<Trackable>> m_objectByNode;   // expired/empty: unbound
+    std::vector<Trackable*> m_objectRaw;                    // identity of the bound object
+    std::vector<char> m_matched;                            // TF's matched_proto_ids
+    std::vector<char> m_restored;                           // restoration ran for the node
+    std::vector<std::vector<AttributeMatch>> m_attributes;  // empty while m_plainRows says plain
+    std::vector<char> m_plainRows;                          // every attribute restored, nothing more to say
+    std::vector<AttributeMatch> m_rows;                     // restoreAttributes() builds its rows here
+    size_t m_rowCount = 0;
     std::vector<std::pair<int32_t, std::vector<std::string>>> m_unusedAttributes;  // insertion order
     // Every object offered to bind(), with its address: the assertions
     // look the address up first and lock only objects the listing lacks.

@@ -46,10 +46,12 @@ size_t ObjectIndex::find(const Trackable* object) const {
     return it != m_items.end() && it->first == object ? it->second : kAbsent;
 }
 
-std::vector<ProgramObject> listProgramObjects(const std::shared_ptr<Trackable>& root, bool skipSlots) {
+std::vector<ProgramObject> listProgramObjects(const std::shared_ptr<Trackable>& root, bool skipSlots, size_t expected) {
     std::vector<ProgramObject> out;
     if (!root) return out;
+    out.reserve(expected);
     std::unordered_map<const Trackable*, size_t> index;
+    index.reserve(expected);  // rehashing 150,000 nodes as they come cost more than the listing's paths
     auto kindOf = [](Trackable& t) {
         switch (t.kind()) {
         case Trackable::Kind::Variable: return ProgramObjectKind::Variable;
@@ -61,12 +63,11 @@ std::vector<ProgramObject> listProgramObjects(const std::shared_ptr<Trackable>& 
     out.push_back({root, "(root)", kindOf(*root), root->asVariable() != nullptr});
     index.emplace(root.get(), 0);
     for (size_t i = 0; i < out.size(); ++i) {
-        const std::shared_ptr<Trackable> obj = out[i].object;  // 'out' grows below
-        const std::string path = out[i].path;
+        const Trackable* obj = out[i].object.get();  // owned by 'out', which grows below
         for (const Trackable::Child& c : obj->children()) {
-            if (index.count(c.object.get())) continue;
-            index.emplace(c.object.get(), out.size());
-            out.push_back({c.object, path + "." + c.name, kindOf(*c.object), c.object->asVariable() != nullptr});
+            if (!index.emplace(c.object.get(), out.size()).second) continue;
+            std::string path = out[i].path + "." + c.name;  // before the push_back moves out[i]
+            out.push_back({c.object, std::move(path), kindOf(*c.object), c.object->asVariable() != nullptr});
         }
     }
     if (skipSlots) return out;

@@ -19,7 +19,9 @@ struct ProgramObject {
     ProgramObjectKind kind = ProgramObjectKind::Object;
     bool hasAttributes = false;
 };
-std::vector<ProgramObject> listProgramObjects(const std::shared_ptr<Trackable>& root, bool skipSlots);
+// 'expected': about how many objects there are (room is made for them up
+// front: growing a listing of 150,000 holds two copies at once).
+std::vector<ProgramObject> listProgramObjects(const std::shared_ptr<Trackable>& root, bool skipSlots, size_t expected = 0);
 // "<ckpt.Variable '(root).x' shape=(3,) dtype=float32>".
 std::string describeProgramObject(const ProgramObject& o);
 

@@ -37,6 +37,9 @@ struct RestoreContext {
     // ListingScope it is listed once. The reference is valid until the next
     // call outside a scope, or until programChanged().
     const std::vector<ProgramObject>& programObjects() const;
+    // programObjects() by address, under the same rules: one sort of the
+    // listing per scope, however many verdicts and reports look objects up.
+    const ObjectIndex& programObjectIndex() const;
     // The object's path from the root, or "(unreachable object)".
     std::string programPathOf(const Trackable* object) const;
     // The restore itself changed the program (created a slot): list again.

@@ -19,13 +19,19 @@ std::string joinPath(const std::string& a, const std::string& b) {
 
 AttributeMatch describeAttribute(const SourceAttribute& a) {
     AttributeMatch am;
+    describeAttribute(a, am);
+    return am;
+}
+
+void describeAttribute(const SourceAttribute& a, AttributeMatch& am) {
     am.name = a.name;
     am.checkpointKey = a.key;
-    if (a.tensor) {
-        am.dtype = a.tensor->dtype;
-        am.shape = a.tensor->shape;
-    }
-    return am;
+    am.dtype = a.tensor ? a.tensor->dtype : DataType::Invalid;
+    if (a.tensor) am.shape = a.tensor->shape;
+    else am.shape.dims.clear();
+    am.restored = false;
+    am.unused = false;
+    am.error.clear();
 }
 
 Result<std::string> normaliseMappingPath(std::string_view path) {
@@ -82,22 +88,27 @@ std::string unmatchedMappingMessage(const PathMapping& m, std::string_view what)
            "model/dense)";
 }
 
-Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const std::vector<PathMapping>& rawMap,
-                                                 std::vector<std::string>* unmatched) {
+Result<SourceGraph> buildSourceGraph(const Checkpoint& ckpt, const std::vector<PathMapping>& rawMap,
+                                     std::vector<std::string>* unmatched) {
     const ObjectGraph& g = *ckpt.objectGraph();
-    std::vector<SourceNode> nodes(static_cast<size_t>(g.size()));
+    SourceGraph graph;
+    std::vector<SourceNode>& nodes = graph.nodes;
+    nodes.resize(static_cast<size_t>(g.size()));
     for (int32_t id = 0; id < g.size(); ++id) {
         const ObjectNode& on = g.node(id);
         SourceNode& n = nodes[static_cast<size_t>(id)];
-        n.path = g.displayName(id);
+        if (on.prettyPath) n.path = *on.prettyPath;
+        else n.path = graph.names.emplace_back(g.displayName(id));
         n.kind = on.kind;
         n.original = &on;
+        n.children.reserve(on.children.size());
         for (const ObjectChild& c : on.children) n.children.emplace_back(c.localName, c.nodeId);
+        n.attributes.reserve(on.attributes.size());
         for (const ObjectAttribute& a : on.attributes)
             n.attributes.push_back({a.name, a.checkpointKey, a.fullName, a.optionalRestore, ckpt.tensorForAttribute(a)});
         n.slots = on.slotVariables;
     }
-    if (rawMap.empty()) return nodes;
+    if (rawMap.empty()) return graph;
 
     // Longest 'from' first so nested mappings win over their parents.
     std::vector<size_t> order(rawMap.size());
@@ -122,11 +133,12 @@ Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const s
         const std::string mapped = applyMapping(map, on.keyPath, &applied);
         if (applied < map.size()) used[applied] = 1;
         if (mapped.empty())
-            return invalidArgument("assignment map sends " + nodes[static_cast<size_t>(id)].path + " onto the root object");
+            return invalidArgument("assignment map sends " + std::string(nodes[static_cast<size_t>(id)].path) +
+                                   " onto the root object");
         auto [it, inserted] = byMapped.emplace(mapped, id);
         if (!inserted)
-            return invalidArgument("assignment map makes " + nodes[static_cast<size_t>(it->second)].path + " and " +
-                                   nodes[static_cast<size_t>(id)].path + " both restore into \"" + mapped + "\"");
+            return invalidArgument("assignment map makes " + std::string(nodes[static_cast<size_t>(it->second)].path) + " and " +
+                                   std::string(nodes[static_cast<size_t>(id)].path) + " both restore into \"" + mapped + "\"");
     }
     if (unmatched)
         for (size_t k = 0; k < map.size(); ++k)
@@ -147,10 +159,11 @@ Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const s
         const int32_t parent = ensure(parentPath);
         SourceNode v;
         v.isVirtual = true;
-        v.path = nodes[static_cast<size_t>(parent)].path + "." + unescapeLocalName(last);
+        const std::string& name = graph.names.emplace_back(unescapeLocalName(last));
+        v.path = graph.names.emplace_back(std::string(nodes[static_cast<size_t>(parent)].path) + "." + name);
         nodes.push_back(std::move(v));
         const auto id = static_cast<int32_t>(nodes.size() - 1);
-        nodes[static_cast<size_t>(parent)].children.emplace_back(unescapeLocalName(last), id);
+        nodes[static_cast<size_t>(parent)].children.emplace_back(name, id);
         placed.emplace(path, id);
         return id;
     };
@@ -159,10 +172,10 @@ Result<std::vector<SourceNode>> buildSourceGraph(const Checkpoint& ckpt, const s
         const std::string parentPath = slash == std::string::npos ? "" : mapped.substr(0, slash);
         const std::string last = slash == std::string::npos ? mapped : mapped.substr(slash + 1);
         const int32_t parent = ensure(parentPath);
-        nodes[static_cast<size_t>(parent)].children.emplace_back(unescapeLocalName(last), id);
+        nodes[static_cast<size_t>(parent)].children.emplace_back(graph.names.emplace_back(unescapeLocalName(last)), id);
         placed.emplace(mapped, id);
     }
-    return nodes;
+    return graph;
 }
 
 }  // namespace ckpt::restore

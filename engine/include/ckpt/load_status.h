@@ -55,6 +55,9 @@ public:
     // empty after expectPartial().
     std::vector<std::string> warnings() const;
     MatchReport report() const;
+    // The same report, row by row (MatchReportSink): for reports too big
+    // to hold, such as a CLI printing 150,000 nodes.
+    void streamReport(MatchReportSink& sink) const;
 
     const std::shared_ptr<Trackable>& root() const { return m_root; }
 

@@ -101,7 +101,39 @@ struct MatchReport {
     int matchedNodes = 0, unresolvedNodes = 0, unboundObjects = 0, mismatches = 0;
 };
 
+// Receives a report row by row (LoadStatus::streamReport), so that a report
+// of 150,000 nodes is never in memory at once (issue #34). A row is valid
+// only during its call. Calls come in this order: begin, every checkpoint
+// node, every program object, end.
+class MatchReportSink {
+public:
+    virtual ~MatchReportSink() = default;
+    // The report without its rows and counts.
+    virtual void begin(const MatchReport& head) = 0;
+    virtual void checkpointNode(const CheckpointNodeMatch& node) = 0;
+    virtual void programObject(const ProgramObjectMatch& object) = 0;
+    // The head again, with the counts.
+    virtual void end(const MatchReport& summary) = 0;
+};
+
 class JsonWriter;
+
+// Streams the report's members into the object 'out' has open, as
+// writeMatchReportMembers() prints them.
+class MatchReportJsonSink final : public MatchReportSink {
+public:
+    explicit MatchReportJsonSink(JsonWriter& out) : m_out(out) {}
+    void begin(const MatchReport& head) override;
+    void checkpointNode(const CheckpointNodeMatch& node) override;
+    void programObject(const ProgramObjectMatch& object) override;
+    void end(const MatchReport& summary) override;
+
+private:
+    void startObjects();
+    JsonWriter& m_out;
+    bool m_expectPartial = false;
+    bool m_inObjects = false;
+};
 
 // JSON text of the report (docs/cli.md, "ckpt restore"), as nlohmann's
 // dump(indent) would print it.

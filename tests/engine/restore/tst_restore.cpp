@@ -9,9 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <regex>
 #include <set>
+#include <sstream>
 
 #include "ckpt/checkpoint.h"
+#include "ckpt/json_writer.h"
 #include "ckpt/model_spec.h"
 #include "ckpt/restore.h"
 #include "test_support.h"
@@ -511,6 +514,83 @@ private slots:
         }
         QVERIFY(matchReportJson(r, 1).find("\"error\": \"boom\"") != std::string::npos);
         QCOMPARE(json::parse(matchReportJson(r))["assertions"]["assert_consumed"]["passed"], true);
+    }
+
+    // streamReport hands out one reused row at a time (issue #34): the
+    // rows must not carry anything over from the row before (a bound
+    // node's program path, a variable's dtype), and the calls come in
+    // order with the counts at the end.
+    void streamedReportRowsStandAlone() {
+        struct Recorder final : MatchReportSink {
+            std::string calls;
+            MatchReport head, summary;
+            std::vector<CheckpointNodeMatch> nodes;
+            std::vector<ProgramObjectMatch> objects;
+            void begin(const MatchReport& h) override {
+                calls += 'b';
+                head = h;
+            }
+            void checkpointNode(const CheckpointNodeMatch& n) override {
+                calls += 'n';
+                nodes.push_back(n);
+            }
+            void programObject(const ProgramObjectMatch& o) override {
+                calls += 'o';
+                objects.push_back(o);
+            }
+            void end(const MatchReport& s) override {
+                calls += 'e';
+                summary = s;
+            }
+        };
+        // dense2 is missing from the program (unresolved nodes after bound
+        // ones), dense3 is new (unbound variables after bound objects).
+        Program p = makeProgram(100, true, true, {"dense1", "dense3"});
+        RestoreOptions options;
+        options.readValues = false;
+        auto status = restoreCheckpoint(m_saved, p.root, options);
+        QVERIFY(status.ok());
+        Recorder rec;
+        status->streamReport(rec);
+        QVERIFY(std::regex_match(rec.calls, std::regex("bn+o+e")));
+        QVERIFY(rec.head.checkpointNodes.empty() && rec.head.programObjects.empty() && rec.head.matchedNodes == 0);
+        QCOMPARE(rec.head.style, std::string("object-based"));
+        int unresolved = 0;
+        for (const CheckpointNodeMatch& n : rec.nodes) {
+            const bool bound = n.state != NodeMatchState::Unresolved && n.state != NodeMatchState::PendingSlot;
+            QCOMPARE(n.programPath.empty(), !bound);
+            for (const AttributeMatch& a : n.attributes) QCOMPARE(a.restored, bound);
+            if (!bound && n.hasAttributes) ++unresolved;
+        }
+        QVERIFY(unresolved > 0);
+        QCOMPARE(rec.summary.unresolvedNodes, unresolved);
+        int unbound = 0;
+        for (const ProgramObjectMatch& o : rec.objects) {
+            const bool variable = o.kind == ProgramObjectKind::Variable || o.kind == ProgramObjectKind::SlotVariable;
+            QCOMPARE(o.dtype == DataType::Invalid, !variable);
+            QCOMPARE(o.shape.dims.empty(), !variable);
+            QCOMPARE(o.checkpointNode >= 0, o.bound);
+            if (o.hasAttributes && !o.bound) ++unbound;
+        }
+        QVERIFY(unbound > 0);
+        QCOMPARE(rec.summary.unboundObjects, unbound);
+        // report() is the same stream, kept; the JSON sink prints what
+        // matchReportJson prints for it.
+        MatchReport whole = rec.summary;
+        whole.checkpointNodes = rec.nodes;
+        whole.programObjects = rec.objects;
+        const MatchReport r = status->report();
+        QCOMPARE(matchReportJson(whole, 1), matchReportJson(r, 1));
+        std::ostringstream streamed;
+        {
+            JsonWriter out(streamed, 1);
+            out.beginObject();
+            MatchReportJsonSink sink(out);
+            status->streamReport(sink);
+            out.endObject();
+            out.flush();
+        }
+        QCOMPARE(streamed.str(), matchReportJson(r, 1));
     }
 
     // Real bundles --------------------------------------------------------
