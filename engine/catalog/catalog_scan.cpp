@@ -1,7 +1,8 @@
-// Catalog::scan: see ckpt/catalog.h. Three phases per directory: list it
-// (no lock), read what changed in parallel (no lock), then write each batch
+// Catalog::scan: see ckpt/catalog.h. Three phases: list every directory
+// (no lock), read what changed in parallel (no lock), and write each batch
 // in one short IMMEDIATE transaction, so other processes wait for inserts,
-// never for reading.
+// never for reading; the next batch is read while this one is written
+// (catalog/scan_batches.h).
 
 #include <sqlite3.h>
 
