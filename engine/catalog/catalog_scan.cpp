@@ -17,6 +17,7 @@
 #include "ckpt/checkpoint_state.h"
 #include "platform/cancellation_scope.h"
 #include "platform/file.h"
+#include "platform/parallel.h"
 #include "storage/dispatch.h"
 
 namespace ckpt {
@@ -253,13 +254,15 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
     for (const DirectoryWork& w : work) total += static_cast<int64_t>(w.listing.checkpoints.size());
     summary.directories = static_cast<int64_t>(work.size());
 
-    // Phases 2 and 3: read what changed, a batch at a time, the next
-    // batch read while this one is written.
+    // Phases 2 and 3: read what changed, a batch at a time, and write it;
+    // the next batch is read while this one is written. Worker 0 of the
+    // fork-join is this thread, the only one that touches the database.
     catalog::ScanBatches batches(work, writer, options);
+    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<catalog::ScanBatch> batch, batches.plan());
+    if (batch) CKPT_RETURN_IF_ERROR(batches.read(*batch));
     int64_t done = 0;
-    while (true) {
-        CKPT_ASSIGN_OR_RETURN(std::unique_ptr<catalog::ScanBatch> batch, batches.next());
-        if (!batch) break;
+    while (batch) {
+        if (cancelled(options)) return cancelledStatus();
         for (const Scanned& s : batch->rows) {
             if (!s.changed) ++summary.unchanged;
             else if (s.known) ++summary.updated;
@@ -268,11 +271,24 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
             if (s.verified) ++summary.verified;
             if (s.verified && s.problems > 0) ++summary.damaged;
         }
-        const DirectoryWork& w = work[batch->directory];
-        CKPT_RETURN_IF_ERROR(writer.write(w.rootId, w.dir, batch->rows, batch->vanished));
-        summary.checkpoints += static_cast<int64_t>(batch->rows.size());
-        done += static_cast<int64_t>(batch->rows.size());
-        if (options.progress) options.progress(done, total, "directory " + w.dir);
+        batches.release(batch->directory);
+        CKPT_ASSIGN_OR_RETURN(std::unique_ptr<catalog::ScanBatch> next, batches.plan());
+        Status written, read;
+        CKPT_RETURN_IF_ERROR(platform::runWorkers(next ? 2 : 1, [&](size_t worker) {
+            if (worker == 1) {
+                read = batches.read(*next);
+                return;
+            }
+            const DirectoryWork& w = work[batch->directory];
+            written = writer.write(w.rootId, w.dir, batch->rows, batch->vanished);
+            if (!written.isOk()) return;
+            summary.checkpoints += static_cast<int64_t>(batch->rows.size());
+            done += static_cast<int64_t>(batch->rows.size());
+            if (options.progress) options.progress(done, total, "directory " + w.dir);
+        }));
+        CKPT_RETURN_IF_ERROR(written);
+        CKPT_RETURN_IF_ERROR(read);
+        batch = std::move(next);
     }
     summary.seconds = platform::unixSeconds() - started;
     return summary;

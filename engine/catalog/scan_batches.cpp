@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <set>
-#include <system_error>
 #include <unordered_map>
 
 #include "catalog/catalog_rows.h"
@@ -12,7 +11,6 @@
 #include "ckpt/checkpoint.h"
 #include "ckpt/object_graph.h"
 #include "ckpt/verify.h"
-#include "platform/cancellation_scope.h"
 #include "platform/crc32c.h"
 #include "platform/parallel.h"
 #include "storage/dispatch.h"
@@ -109,10 +107,6 @@ void readScanned(Scanned& s, const CatalogScanOptions& options) {
 
 }  // namespace
 
-ScanBatches::~ScanBatches() {
-    if (m_reading.valid()) m_reading.wait();
-}
-
 // The next batch's checkpoints, unread: the rest of the current directory
 // (what the database knows of it read at its first batch), else the next
 // directory's first.
@@ -154,44 +148,17 @@ Result<std::unique_ptr<ScanBatch>> ScanBatches::plan() {
     return std::unique_ptr<ScanBatch>();
 }
 
-Status ScanBatches::readBatch(ScanBatch& batch) const {
-    // The scan's token on this thread too (runWorkers hands it on from here):
-    // it stops an object store's transfers in flight.
-    const platform::CancellationScope scope(m_options.cancel);
+Status ScanBatches::read(ScanBatch& batch) const {
     return platform::forEachItem(batch.rows.size(), platform::hardwareThreads(), [&](size_t, size_t i) {
         if (!cancelled(m_options)) readScanned(batch.rows[i], m_options);
     });
 }
 
-void ScanBatches::startRead(ScanBatch& batch) {
-    m_readInline = okStatus();
-    try {
-        m_reading = std::async(std::launch::async, [this, &batch] { return readBatch(batch); });
-    } catch (const std::system_error&) {
-        m_readInline = readBatch(batch);  // no thread: read in line, as parallel.h's workers do
-    }
-}
-
-Result<std::unique_ptr<ScanBatch>> ScanBatches::next() {
-    if (!m_planned) {
-        m_planned = true;
-        if (cancelled(m_options)) return Status(StatusCode::Cancelled, "catalog scan cancelled");
-        CKPT_ASSIGN_OR_RETURN(m_ahead, plan());
-        if (m_ahead) startRead(*m_ahead);
-    }
-    if (!m_ahead) return std::unique_ptr<ScanBatch>();
-    const Status read = m_reading.valid() ? m_reading.get() : m_readInline;
-    std::unique_ptr<ScanBatch> current = std::move(m_ahead);
-    CKPT_RETURN_IF_ERROR(read);
-    if (cancelled(m_options)) return Status(StatusCode::Cancelled, "catalog scan cancelled");
-    // Directories before this batch's are done: what was known of them goes.
-    for (; m_released < current->directory; ++m_released) {
+void ScanBatches::release(size_t directory) {
+    for (; m_released < directory && m_released < m_dirs.size(); ++m_released) {
         m_dirs[m_released].known.clear();
         m_dirs[m_released].vanished.clear();
     }
-    CKPT_ASSIGN_OR_RETURN(m_ahead, plan());
-    if (m_ahead) startRead(*m_ahead);
-    return current;
 }
 
 }  // namespace ckpt::catalog

@@ -5,10 +5,9 @@
 // scan's bottleneck; reading the next indexes beside it hides the reading
 // (about 2 s of CPU for a million distinct keys). The reading threads never
 // touch the database: what the database knows of a directory is read on
-// the caller's thread, between writes. Engine-internal.
+// the writing thread, before its first batch. Engine-internal.
 
 #include <cstdint>
-#include <future>
 #include <map>
 #include <memory>
 #include <string>
@@ -36,18 +35,24 @@ struct ScanBatch {
     const std::vector<std::string>* vanished = nullptr;
 };
 
+// Plans the batches in order and reads them; the caller writes each while
+// the next is read (catalog_scan.cpp, one fork-join of platform::runWorkers
+// per batch).
 class ScanBatches {
 public:
     ScanBatches(std::vector<DirectoryWork>& work, ScanWriter& writer, const CatalogScanOptions& options)
         : m_work(work), m_writer(writer), m_options(options), m_dirs(work.size()) {}
-    ~ScanBatches();  // waits for a read in flight (it stops early when cancelled)
-    ScanBatches(const ScanBatches&) = delete;
-    ScanBatches& operator=(const ScanBatches&) = delete;
 
-    // The next batch, read (nullptr after the last); the read of the one
-    // after it starts before this returns. Cancelled when the options'
-    // token is; a batch is valid until the next call.
-    Result<std::unique_ptr<ScanBatch>> next();
+    // The next batch's checkpoints, unread; nullptr after the last. Reads
+    // the database (what it knows of a directory, at its first batch), so
+    // only on the thread that writes.
+    Result<std::unique_ptr<ScanBatch>> plan();
+    // What changed of each checkpoint, and its rows, on all cores; touches
+    // no database. Checkpoints left once the options' token is cancelled
+    // are skipped (the caller then writes nothing more).
+    Status read(ScanBatch& batch) const;
+    // What was known of the directories before 'directory' is dropped.
+    void release(size_t directory);
 
 private:
     struct Directory {
@@ -56,9 +61,6 @@ private:
         std::map<std::string, KnownRow> known;
         std::vector<std::string> vanished;
     };
-    Result<std::unique_ptr<ScanBatch>> plan();
-    void startRead(ScanBatch& batch);
-    Status readBatch(ScanBatch& batch) const;
 
     std::vector<DirectoryWork>& m_work;
     ScanWriter& m_writer;
@@ -66,10 +68,6 @@ private:
     std::vector<Directory> m_dirs;
     size_t m_dir = 0;       // the directory plan() batches next
     size_t m_released = 0;  // directories before this one are done
-    std::unique_ptr<ScanBatch> m_ahead;
-    std::future<Status> m_reading;  // m_ahead's read, when it runs on its own thread
-    Status m_readInline;            // m_ahead's read, when no thread could be started
-    bool m_planned = false;
 };
 
 }  // namespace ckpt::catalog
