@@ -430,6 +430,8 @@ int main(int argc, char** argv) {
     if (argc == 4 && std::strcmp(argv[1], "--open-child") == 0) return openChild(argv[2], argv[3]);
     if (argc >= 2 && std::strcmp(argv[1], "--kernel-child") == 0) return kernelChild({argv + 2, argv + argc});
 
+    ckpt::bench::startLauncher();  // while this process is small: see bench_child.h
+
     CLI::App app{"ckpt-explorer comparison benchmarks (issue 14 targets); see docs/benchmarks.md"};
     // /var/tmp rather than /tmp: the files must be on disk, and /tmp is often tmpfs.
     std::string dir = "/var/tmp/ckpt-bench-compare";

@@ -63,6 +63,7 @@ void writeSynced(const std::string& path, const std::vector<uint8_t>& buf) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    ckpt::bench::startLauncher();  // while this process is small: see bench_child.h
     std::string scratch = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
     size_t mib = 1024;
     int repeat = 3;

@@ -14,7 +14,6 @@
 // Exit status: 0 when every target is met, 1 when one is missed, 2 on errors.
 
 #include <fcntl.h>
-#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
@@ -33,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_child.h"
 #include "ckpt/bundle_reader.h"
 #include "ckpt/checkpoint.h"
 #include "ckpt/checkpoint_step.h"
@@ -237,53 +237,10 @@ void generateVerifyCheckpoint(const std::string& prefix, uint64_t totalBytes, in
     b.finish();
 }
 
-struct ChildResult {
-    int exitCode = -1;
-    double wallMs = 0;
-    double cpuMs = 0;  // user + system: steadier than wall time on a shared machine
-    double maxRssMb = 0;
-    std::string out;
-};
-
-// Runs argv with stdout captured (or sent to /dev/null) and measures wall
-// time and the child's peak RSS from wait4's rusage.
-ChildResult runChild(const std::vector<std::string>& args, bool captureStdout) {
-    int pipeFds[2] = {-1, -1};
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    if (captureStdout) {
-        if (::pipe(pipeFds) != 0) die("pipe failed");
-        posix_spawn_file_actions_adddup2(&actions, pipeFds[1], STDOUT_FILENO);
-        posix_spawn_file_actions_addclose(&actions, pipeFds[0]);
-    } else {
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    }
-    std::vector<char*> argv;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    const auto start = Clock::now();
-    if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) die("cannot run " + args[0]);
-    posix_spawn_file_actions_destroy(&actions);
-    ChildResult r;
-    if (captureStdout) {
-        ::close(pipeFds[1]);
-        char buf[4096];
-        for (ssize_t n; (n = ::read(pipeFds[0], buf, sizeof buf)) > 0;) r.out.append(buf, static_cast<size_t>(n));
-        ::close(pipeFds[0]);
-    }
-    int status = 0;
-    struct rusage usage {};
-    if (::wait4(pid, &status, 0, &usage) < 0) die("wait4 failed");
-    r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.maxRssMb = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
-    auto ms = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) * 1e3 + static_cast<double>(tv.tv_usec) / 1e3; };
-    r.cpuMs = ms(usage.ru_utime) + ms(usage.ru_stime);
-    return r;
-}
-
-std::string selfPath() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
+using ckpt::bench::ChildResult;
+using ckpt::bench::runChild;
+using ckpt::bench::selfPath;
+using ckpt::bench::Stdout;
 
 // The child side of the list measurement: open + iterate, timed in-process.
 int listChild(const std::string& prefix, bool withGraph) {
@@ -343,11 +300,10 @@ uint64_t freeBytes(const std::string& dir) {
     return static_cast<uint64_t>(s.f_bavail) * s.f_frsize;
 }
 
-// Generation runs in a child so this process stays small: a child's
-// ru_maxrss starts from its parent's peak (exec inherits the old mm's
-// high-water mark), which would otherwise hide the real peak of the listing.
+// Generation runs in a child so this process stays small (see
+// bench_child.h: a process's size is a floor under its children's peak).
 void generateInChild(const std::vector<std::string>& args) {
-    ChildResult r = runChild(args, false);
+    ChildResult r = runChild(args, Stdout::discard);
     if (r.exitCode != 0) die("generating the checkpoint failed");
 }
 
@@ -363,7 +319,7 @@ Timing timeChild(const char* name, const std::vector<std::string>& args, bool in
                  std::string* lastOut = nullptr) {
     std::vector<double> ms, cpu, rss;
     for (int i = 0; i < repeat; ++i) {
-        ChildResult r = runChild(args, inProcessTime);
+        ChildResult r = runChild(args, inProcessTime ? Stdout::capture : Stdout::discard);
         if (r.exitCode != 0) die(std::string(name) + " failed: " + r.out);
         ms.push_back(inProcessTime ? std::stod(r.out) : r.wallMs);
         cpu.push_back(r.cpuMs);  // whole child process, start-up included
@@ -477,14 +433,14 @@ bool runVerify(const std::string& dir, double gib, int numTensors, int repeat, c
                 ckpt::platform::crc32cIsHardwareAccelerated() ? "yes" : "no");
 
     // Warm the page cache: the target compares CPU-bound throughput, not the disk.
-    runChild({"/bin/cat", dataFile}, false);
+    runChild({"/bin/cat", dataFile}, Stdout::discard);
     const double fileMb = static_cast<double>(std::filesystem::file_size(dataFile)) / 1e6;
     std::vector<double> catMbps, verifyMbps;
     for (int i = 0; i < repeat; ++i) {  // interleaved so both see the same machine load
-        ChildResult c = runChild({"/bin/sh", "-c", "cat \"$0\" > /dev/null", dataFile}, false);
+        ChildResult c = runChild({"/bin/sh", "-c", "cat \"$0\" > /dev/null", dataFile}, Stdout::discard);
         if (c.exitCode != 0) die("cat failed");
         catMbps.push_back(fileMb / (c.wallMs / 1000));
-        ChildResult v = runChild({ckptBinary, "verify", prefix}, false);
+        ChildResult v = runChild({ckptBinary, "verify", prefix}, Stdout::discard);
         if (v.exitCode != 0) die("ckpt verify reported problems in the generated checkpoint");
         verifyMbps.push_back(fileMb / (v.wallMs / 1000));
         std::printf("verify: run %d: cat %7.0f MB/s  ckpt verify %7.0f MB/s (peak RSS %.1f MB)\n", i + 1, catMbps.back(),
@@ -522,6 +478,8 @@ int main(int argc, char** argv) {
         generateVerifyCheckpoint(argv[2], std::stoull(argv[3]), std::stoi(argv[4]));
         return 0;
     }
+
+    ckpt::bench::startLauncher();  // while this process is small: see bench_child.h
 
     CLI::App app{"ckpt-explorer reader benchmarks (issue 2 targets); see docs/benchmarks.md"};
     std::string dir = (std::filesystem::temp_directory_path() / "ckpt-bench").string();

@@ -326,6 +326,7 @@ void runTerabyte(const std::string& dir, int64_t tensors, int64_t mib, int32_t s
 
 int main(int argc, char** argv) {
     if (argc == 4 && std::strcmp(argv[1], "--catalog-child") == 0) return catalogChild(argv[2], argv[3]);
+    bench::startLauncher();  // while this process is small: see bench_child.h
     std::string dir = "/var/tmp/ckpt-bench-scale", only;
     std::vector<int64_t> sweep = {10'000, 100'000, 1'000'000};
     int repeat = 3, shards = 16;
