@@ -1,52 +1,30 @@
-// Catalog::scan: see ckpt/catalog.h. Three phases per directory: list it
-// (no lock), read what changed in parallel (no lock), then write each batch
+// Catalog::scan: see ckpt/catalog.h. Three phases: list every directory
+// (no lock), read what changed in parallel (no lock), and write each batch
 // in one short IMMEDIATE transaction, so other processes wait for inserts,
-// never for reading.
+// never for reading; the next batch is read while this one is written
+// (catalog/scan_batches.h).
 
 #include <sqlite3.h>
 
 #include <algorithm>
 #include <set>
-#include <unordered_map>
 
 #include "catalog/catalog_rows.h"
+#include "catalog/scan_batches.h"
 #include "catalog/scan_writer.h"
 #include "ckpt/bundle_naming.h"
-#include "ckpt/checkpoint.h"
 #include "ckpt/checkpoint_listing.h"
 #include "ckpt/checkpoint_state.h"
-#include "ckpt/object_graph.h"
-#include "ckpt/verify.h"
 #include "platform/cancellation_scope.h"
-#include "platform/crc32c.h"
 #include "platform/file.h"
 #include "platform/parallel.h"
 #include "storage/dispatch.h"
 
 namespace ckpt {
-using catalog::KnownRow;
+using catalog::DirectoryWork;
 using catalog::Scanned;
 using catalog::ScanWriter;
-using catalog::statIndex;
-using catalog::TensorRow;
 namespace {
-
-// A batch is written in one transaction; its rows are held in memory
-// until then, so it is bounded by checkpoints and by index bytes (an index
-// entry takes at least ~16 bytes, so 8 MiB of indexes hold at most ~520,000
-// tensor rows). Fewer, larger batches make fewer word-index segments to
-// merge and fewer commits: at 2 MiB a million distinct keys (60 KiB
-// indexes) took 40 batches and a third more CPU to write than 64.
-constexpr size_t kBatchCheckpoints = 64;
-constexpr int64_t kBatchIndexBytes = 8 << 20;
-
-// An unreadable index stamps 0: it reads as changed until it can be read.
-uint32_t indexCrc(const std::string& indexPath) {
-    auto file = storage::openRandomAccess(indexPath);
-    if (!file.ok()) return 0;
-    auto crc = storage::fileCrc32c(**file);
-    return crc.ok() ? *crc : 0;
-}
 
 // Skipped paths listed by name in a summary; the rest are only counted.
 constexpr size_t kListedSkips = 100;
@@ -164,54 +142,6 @@ private:
     bool m_truncated = false;
 };
 
-// Object paths by checkpoint key, from the object graph.
-std::unordered_map<std::string, std::string> objectPaths(const ObjectGraph& graph) {
-    std::unordered_map<std::string, std::string> paths;
-    for (const ObjectNode& node : graph.nodes())
-        for (const ObjectAttribute& a : node.attributes) paths.emplace(a.checkpointKey, graph.displayName(node.id));
-    return paths;
-}
-
-void readCheckpoint(Scanned& s) {
-    auto opened = Checkpoint::open(s.entry.prefix);
-    if (!opened.ok()) {
-        s.error = opened.status().message();
-        return;
-    }
-    const Checkpoint& ckpt = **opened;
-    std::unordered_map<std::string, std::string> paths;
-    if (const ObjectGraph* graph = ckpt.objectGraph()) {
-        s.objects = graph->size();
-        paths = objectPaths(*graph);
-    }
-    s.tensors.reserve(ckpt.bundle().tensors().size());
-    for (const TensorInfo& info : ckpt.bundle().tensors()) {
-        TensorRow row;
-        row.key = info.key;
-        if (auto it = paths.find(info.key); it != paths.end()) row.objectPath = it->second;
-        row.dtype = std::string(dataTypeShortName(info.dtype));
-        row.shape = info.shape.toString();
-        row.bytes = info.storedBytes();
-        row.crc = info.isPartitioned() ? 0 : platform::crc32cUnmask(info.region.maskedCrc32c);
-        s.tensors.push_back(std::move(row));
-    }
-}
-
-void verifyCheckpoint(Scanned& s, const CancellationToken* cancel) {
-    auto report = verifyBundle(s.entry.prefix, {.threads = 1, .progress = {}, .cancel = cancel});
-    if (!report.ok()) return;  // cancelled: left unverified
-    s.verified = true;
-    s.problems = static_cast<int64_t>(report->problems.size());
-    if (!report->problems.empty()) s.verifyMessage = report->problems.front().message;
-}
-
-struct DirectoryWork {
-    int64_t rootId = 0;
-    std::string dir;
-    CheckpointListing listing;
-    std::string stateProblem;  // every checkpoint's in the directory (CatalogCheckpoint::stateProblem)
-};
-
 // A state file that cannot be parsed, or that names checkpoints whose index is gone.
 std::string stateFileProblem(const std::string& dir, const CheckpointListing& listing) {
     if (!listing.stateFileError.isOk()) return listing.stateFileError.message();
@@ -324,74 +254,41 @@ Result<CatalogScanSummary> Catalog::scan(const CatalogScanOptions& options) {
     for (const DirectoryWork& w : work) total += static_cast<int64_t>(w.listing.checkpoints.size());
     summary.directories = static_cast<int64_t>(work.size());
 
-    // Phases 2 and 3 per directory: read what changed, write it in batches.
-    const size_t threads = platform::hardwareThreads();
+    // Phases 2 and 3: read what changed, a batch at a time, and write it;
+    // the next batch is read while this one is written. Worker 0 of the
+    // fork-join is this thread, the only one that touches the database.
+    catalog::ScanBatches batches(work, writer, options);
+    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<catalog::ScanBatch> batch, batches.plan());
+    if (batch) CKPT_RETURN_IF_ERROR(batches.read(*batch));
     int64_t done = 0;
-    for (DirectoryWork& w : work) {
-        CKPT_ASSIGN_OR_RETURN(auto known, writer.known(w.dir));
-        std::vector<std::string> vanished;
-        std::set<std::string> present;
-        for (const CheckpointListEntry& e : w.listing.checkpoints) present.insert(e.prefix);
-        for (const auto& [prefix, row] : known)
-            if (!row.missing && !present.count(prefix)) vanished.push_back(prefix);
-
-        auto& entries = w.listing.checkpoints;
-        for (size_t first = 0; first < entries.size() || (first == 0 && !vanished.empty());) {
-            if (cancelled(options)) return cancelledStatus();
-            std::vector<Scanned> batch;
-            size_t last = first;
-            int64_t indexBytes = 0;
-            for (; last < entries.size() && batch.size() < kBatchCheckpoints && indexBytes < kBatchIndexBytes; ++last) {
-                Scanned s;
-                s.entry = entries[last];
-                s.stateProblem = w.stateProblem;
-                s.stamp = statIndex(indexFileName(s.entry.prefix));
-                if (auto it = known.find(s.entry.prefix); it != known.end()) s.known = &it->second;
-                indexBytes += std::max<int64_t>(s.stamp.size, 0);
-                batch.push_back(std::move(s));
-            }
-            CKPT_RETURN_IF_ERROR(platform::forEachItem(batch.size(), threads, [&](size_t, size_t i) {
-                Scanned& s = batch[i];
-                const KnownRow* k = s.known;
-                const bool sameIndex = k && !k->missing && k->stamp.size == s.stamp.size && k->stamp.mtimeNs == s.stamp.mtimeNs;
-                // The same generation is the same index (a store's ETag; locally
-                // inode, size and change time), and the same data files make
-                // the same bytes: the checkpoint is not read at all, neither
-                // for its step nor for the index's checksum (on a store, GETs).
-                if (sameIndex && !s.stamp.generation.empty() && k->stamp.generation == s.stamp.generation &&
-                    static_cast<int64_t>(listedCheckpointBytes(static_cast<uint64_t>(std::max<int64_t>(s.stamp.size, 0)),
-                                                               s.entry.dataFiles, k->shards)) == k->bytes) {
-                    s.entry.step.step = k->step;
-                    s.entry.shards = k->shards;
-                    s.entry.bytes = static_cast<uint64_t>(k->bytes);
-                    s.stamp.crc = k->stamp.crc;
-                    s.changed = false;
-                } else {
-                    describeCheckpoint(s.entry, false);
-                    s.stamp.crc = indexCrc(indexFileName(s.entry.prefix));
-                    s.changed = !sameIndex || k->bytes != static_cast<int64_t>(s.entry.bytes) || k->stamp.crc != s.stamp.crc;
-                }
-                if (s.changed) readCheckpoint(s);
-                const bool needsVerify = options.verify && s.error.empty() && (s.changed || !k->verified);
-                if (needsVerify && !cancelled(options)) verifyCheckpoint(s, options.cancel);
-            }));
-            if (cancelled(options)) return cancelledStatus();
-            for (const Scanned& s : batch) {
-                if (!s.changed) ++summary.unchanged;
-                else if (s.known) ++summary.updated;
-                else ++summary.added;
-                if (!s.error.empty()) ++summary.unreadable;
-                if (s.verified) ++summary.verified;
-                if (s.verified && s.problems > 0) ++summary.damaged;
-            }
-            const bool lastBatch = last >= entries.size();
-            CKPT_RETURN_IF_ERROR(writer.write(w.rootId, w.dir, batch, lastBatch ? &vanished : nullptr));
-            summary.checkpoints += static_cast<int64_t>(batch.size());
-            done += static_cast<int64_t>(batch.size());
-            if (options.progress) options.progress(done, total, "directory " + w.dir);
-            first = last;
-            if (lastBatch) break;
+    while (batch) {
+        if (cancelled(options)) return cancelledStatus();
+        for (const Scanned& s : batch->rows) {
+            if (!s.changed) ++summary.unchanged;
+            else if (s.known) ++summary.updated;
+            else ++summary.added;
+            if (!s.error.empty()) ++summary.unreadable;
+            if (s.verified) ++summary.verified;
+            if (s.verified && s.problems > 0) ++summary.damaged;
         }
+        batches.release(batch->directory);
+        CKPT_ASSIGN_OR_RETURN(std::unique_ptr<catalog::ScanBatch> next, batches.plan());
+        Status written, read;
+        CKPT_RETURN_IF_ERROR(platform::runWorkers(next ? 2 : 1, [&](size_t worker) {
+            if (worker == 1) {
+                read = batches.read(*next);
+                return;
+            }
+            const DirectoryWork& w = work[batch->directory];
+            written = writer.write(w.rootId, w.dir, batch->rows, batch->vanished);
+            if (!written.isOk()) return;
+            summary.checkpoints += static_cast<int64_t>(batch->rows.size());
+            done += static_cast<int64_t>(batch->rows.size());
+            if (options.progress) options.progress(done, total, "directory " + w.dir);
+        }));
+        CKPT_RETURN_IF_ERROR(written);
+        CKPT_RETURN_IF_ERROR(read);
+        batch = std::move(next);
     }
     summary.seconds = platform::unixSeconds() - started;
     return summary;

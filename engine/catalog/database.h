@@ -8,7 +8,10 @@
 //   1  schedules, schedule_runs
 //   2  schedule_requests, the runs' progress columns
 //   3  the catalog: roots, checkpoints, keys (+ FTS5), tensors, results, restores
-//   4  the catalog's word index (FTS5 over words, built a scan batch at a time) and its word list
+//   4  the checkpoints' state-file problem
+//   5  the catalog's word index (FTS5 over words, built a scan batch at a time) and its word list
+//   6  the index's generation (a rescan's cheap "unchanged")
+//   7  the word index without per-key column sizes (rebuilt)
 
 #include <map>
 #include <memory>
@@ -22,7 +25,7 @@ struct sqlite3_stmt;
 
 namespace ckpt::catalog {
 
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 struct DatabaseOptions {
     bool createDirectory = false;  // create a missing parent directory

@@ -217,8 +217,9 @@ struct RestoreRecord {
 class Catalog {
 public:
     // 3: the catalog's tables; 1 and 2 are the schedule store's; 4: the
-    // state-file problem of each checkpoint's directory; 5: the word index.
-    static constexpr int kSchemaVersion = 6;
+    // state-file problem of each checkpoint's directory; 5: the word index;
+    // 6: the index generation; 7: the word index without column sizes.
+    static constexpr int kSchemaVersion = 7;
 
     // $XDG_DATA_HOME/ckpt-explorer/catalog.db, else
     // $HOME/.local/share/ckpt-explorer/catalog.db; FailedPrecondition when

@@ -122,9 +122,10 @@ class ScheduleStore {
 public:
     // The database's version (catalog.h): 2 added schedule_requests and
     // the runs' progress columns, 3 the catalog, 4 the catalog's state-file
-    // problems, 5 its word index. An older file is migrated
+    // problems, 5 its word index, 6 index generations, 7 the word index
+    // rebuilt without column sizes. An older file is migrated
     // when opened; an older build then refuses it.
-    static constexpr int kSchemaVersion = 6;
+    static constexpr int kSchemaVersion = 7;
 
     // Catalog::defaultPath(): $XDG_DATA_HOME/ckpt-explorer/catalog.db, else
     // $HOME/.local/share/ckpt-explorer/catalog.db; FailedPrecondition

@@ -219,6 +219,12 @@ private slots:
                               "'kernel', 'bias', 'attributes', 'variable_value', 'save_counter', 'root')"),
                      int64_t{9});
             QCOMPARE(queryInt(path, "SELECT count(*) FROM sqlite_master WHERE name = 'catalog_key_text'"), int64_t{0});
+            // Version 7's word index keeps no column sizes, and holds every key.
+            QCOMPARE(queryInt(path, "SELECT count(*) FROM sqlite_master WHERE name = 'catalog_key_words_docsize'"), int64_t{0});
+            QCOMPARE(queryInt(path, "SELECT count(*) FROM catalog_key_words WHERE catalog_key_words MATCH 'variable_value'"),
+                     queryInt(path, "SELECT count(*) FROM catalog_keys WHERE key LIKE '%VARIABLE_VALUE'"));
+            QCOMPARE(queryText(path, "INSERT INTO catalog_key_words (catalog_key_words) VALUES ('integrity-check')", false),
+                     std::string());
         }
 
         // Both still write: a run, and the catalog's own rows.

@@ -542,6 +542,77 @@ private slots:
         QCOMPARE(catalogMatchesIndex(*catalog), std::string());
         qInfo("cancelled after %lld checkpoints; %zu were committed", static_cast<long long>(seen), partial);
     }
+
+    // The scan reads each batch (64 checkpoints) while the one before it is
+    // written (catalog/scan_batches.h). Directories of several batches and
+    // of one, a cancel right after the first batch (the batch read ahead
+    // must not be written), then the rest, then checkpoints and a whole
+    // directory gone: every committed row matches its index throughout.
+    void readAheadBatches() {
+        QTemporaryDir tmp;
+        const std::string root = tmp.filePath(QStringLiteral("runs")).toStdString();
+        const std::vector<std::pair<std::string, int>> dirs = {{"big", 150}, {"mid", 70}, {"small", 3}};
+        for (const auto& [name, count] : dirs)
+            for (int i = 1; i <= count; ++i)
+                QVERIFY(writeKeyedCheckpoint(root + "/" + name + "/ckpt-" + std::to_string(i),
+                                             someKeys(3, name + std::to_string(i)), static_cast<float>(i))
+                            .isOk());
+        const std::string db = tmp.filePath(QStringLiteral("catalog.db")).toStdString();
+        auto catalog = openCatalog(db);
+        QVERIFY(catalog && catalog->addRoot(root).ok());
+
+        CancellationToken token;
+        CatalogScanOptions options;
+        options.cancel = &token;
+        std::vector<int64_t> reported;
+        options.progress = [&](int64_t done, int64_t total, std::string_view) {
+            reported.push_back(done);
+            QCOMPARE(total, int64_t{223});
+            token.cancel();
+        };
+        auto stopped = catalog->scan(options);
+        QCOMPARE(stopped.status().code(), StatusCode::Cancelled);
+        QCOMPARE(reported, std::vector<int64_t>{64});
+        QCOMPARE(catalog->checkpoints()->size(), size_t{64});
+        QCOMPARE(queryInt(db, "SELECT count(*) FROM catalog_tensors"), int64_t{64 * 3});
+        QCOMPARE(integrityCheck(db), std::string("ok"));
+        QCOMPARE(catalogMatchesIndex(*catalog), std::string());
+
+        reported.clear();
+        options.cancel = nullptr;
+        options.progress = [&](int64_t done, int64_t, std::string_view) { reported.push_back(done); };
+        auto rest = catalog->scan(options);
+        QVERIFY2(rest.ok(), rest.status().toString().c_str());
+        QCOMPARE(rest->added, int64_t{223 - 64});
+        QCOMPARE(rest->unchanged, int64_t{64});
+        QCOMPARE(reported, (std::vector<int64_t>{64, 128, 150, 214, 220, 223}));
+        QCOMPARE(queryInt(db, "SELECT count(*) FROM catalog_tensors"), int64_t{223 * 3});
+        QCOMPARE(queryInt(db, "SELECT count(*) FROM catalog_keys"), int64_t{223 * 3});
+        QCOMPARE(catalogMatchesIndex(*catalog), std::string());
+        auto found = catalog->search("mid70", {});
+        QVERIFY2(found.ok(), found.status().toString().c_str());
+        QCOMPARE(found->totalMatches, int64_t{3});
+
+        // Gone from the first and the last batch of "big", and all of "small".
+        for (int i : {2, 140, 150}) {
+            const std::string name = "ckpt-" + std::to_string(i) + ".";
+            for (const auto& e : fs::directory_iterator(root + "/big"))
+                if (e.path().filename().string().rfind(name, 0) == 0) fs::remove(e.path());
+        }
+        fs::remove_all(root + "/small");
+        auto after = catalog->scan({});
+        QVERIFY2(after.ok(), after.status().toString().c_str());
+        QCOMPARE(after->missing, int64_t{3 + 3});
+        QCOMPARE(after->unchanged, int64_t{223 - 6});
+        QCOMPARE(after->added + after->updated, int64_t{0});
+        QCOMPARE(queryInt(db, "SELECT count(*) FROM catalog_checkpoints WHERE missing = 1"), int64_t{6});
+        QCOMPARE(queryInt(db,
+                          "SELECT count(*) FROM catalog_checkpoints WHERE missing = 1 AND "
+                          "(prefix LIKE '%/small/%' OR prefix LIKE '%/big/ckpt-2' OR prefix LIKE '%/big/ckpt-140' OR "
+                          "prefix LIKE '%/big/ckpt-150')"),
+                 int64_t{6});
+        QCOMPARE(catalogMatchesIndex(*catalog), std::string());
+    }
 };
 
 QTEST_GUILESS_MAIN(TstCatalogScan)

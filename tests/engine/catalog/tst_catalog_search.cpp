@@ -273,6 +273,9 @@ private slots:
         QTest::newRow("object_path: column") << QStringLiteral("object_path:kernel") << 4;
         QTest::newRow("columns AND") << QStringLiteral("key:layer_0 AND object_path:query") << 5;
         QTest::newRow("AND, grouped OR") << QStringLiteral("encoder AND (bias OR gamma)") << 6;
+        // ORs of words looked up one word at a time (search_candidates.cpp).
+        QTest::newRow("OR of columns") << QStringLiteral("key:layer_1 OR object_path:bias OR _") << 7;
+        QTest::newRow("OR of substrings") << QStringLiteral("ayer_ OR ttn") << 8;
     }
 
     void fullTextSyntax() {
@@ -286,6 +289,8 @@ private slots:
             [](const CatalogTensor& t) { return inPath(t, "kernel"); },
             [](const CatalogTensor& t) { return inKey(t, "layer_0") && inPath(t, "query"); },
             [](const CatalogTensor& t) { return inEither(t, "encoder") && (inEither(t, "bias") || inEither(t, "gamma")); },
+            [](const CatalogTensor& t) { return inKey(t, "layer_1") || inPath(t, "bias") || inEither(t, "_"); },
+            [](const CatalogTensor& t) { return inEither(t, "ayer_") || inEither(t, "ttn"); },
         };
         check(query, predicates[static_cast<size_t>(which)], true);
         // The column filters must differ here, or they test nothing.
