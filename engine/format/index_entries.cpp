@@ -125,7 +125,8 @@ Result<BundleHeader> decodeIndexEntries(const storage::RandomAccessFile* openInd
         CKPT_RETURN_IF_ERROR(parseEntry(value, where));
         const DataType dtype = *dataTypeFromEnum(entry.dtype());
         CKPT_ASSIGN_OR_RETURN(TensorShape shape, parseShape(entry.shape(), where));
-        StoredRegion region{.offset = entry.offset(), .size = entry.size(), .shardId = entry.shard_id(), .maskedCrc32c = entry.crc32c()};
+        StoredRegion region{
+            .offset = entry.offset(), .size = entry.size(), .shardId = entry.shard_id(), .maskedCrc32c = entry.crc32c()};
         if (isSliceKey(key)) {
             CKPT_ASSIGN_OR_RETURN(SliceKey sk, decodeSliceKey(key, file));
             CKPT_RETURN_IF_ERROR(checkRegionSize(dtype, *shape.numElements(), region, where));
