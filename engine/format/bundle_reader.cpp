@@ -27,6 +27,13 @@ constexpr int32_t kBundleConsumerVersion = 1;  // TF's BundleReader consumer ver
 
 std::string quoted(std::string_view key) { return format::printableKey(key); }
 
+// What open() and summarize() ask of an index before reading it.
+Status checkIndexPresent(const std::string& index) {
+    CKPT_RETURN_IF_ERROR(storage::checkLocation(index));
+    if (!storage::exists(index)) return notFound("no checkpoint index at " + index);
+    return okStatus();
+}
+
 // Calls run(firstElement, count) for each row-major run of the full tensor
 // that 'slice' (already checked to lie inside 'full') covers, in the order
 // the slice stores its values.
@@ -80,9 +87,7 @@ BundleReader::~BundleReader() = default;
 
 Result<std::unique_ptr<BundleReader>> BundleReader::open(std::string_view prefix) {
     std::unique_ptr<BundleReader> reader(new BundleReader(std::string(prefix)));
-    const std::string index = reader->indexPath();
-    CKPT_RETURN_IF_ERROR(storage::checkLocation(index));
-    if (!storage::exists(index)) return notFound("no checkpoint index at " + index);
+    CKPT_RETURN_IF_ERROR(checkIndexPresent(reader->indexPath()));
     CKPT_RETURN_IF_ERROR(reader->load());
     return reader;
 }
@@ -134,8 +139,7 @@ Status BundleReader::load() {
 
 Result<BundleIndexSummary> BundleReader::summarize(std::string_view prefix) {
     const std::string index = indexFileName(prefix);
-    CKPT_RETURN_IF_ERROR(storage::checkLocation(index));
-    if (!storage::exists(index)) return notFound("no checkpoint index at " + index);
+    CKPT_RETURN_IF_ERROR(checkIndexPresent(index));
     BundleIndexSummary summary;
     std::vector<TensorInfo> partitioned;  // rare: kept to check their slices
     CKPT_ASSIGN_OR_RETURN(summary.header, format::decodeIndexEntries(
