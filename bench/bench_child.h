@@ -46,29 +46,22 @@ inline int& socketFd() {
     return fd;
 }
 
-inline bool writeAll(int fd, const void* data, size_t n) {
-    const auto* p = static_cast<const char*>(data);
+// All n bytes through read() or write(), resuming after short transfers
+// and interrupted calls.
+template <typename Io, typename Byte>
+bool transferAll(Io io, int fd, Byte* p, size_t n) {
     while (n > 0) {
-        const ssize_t w = ::write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;
-        p += w;
-        n -= static_cast<size_t>(w);
+        const ssize_t done = io(fd, p, n);
+        if (done < 0 && errno == EINTR) continue;
+        if (done <= 0) return false;
+        p += done;
+        n -= static_cast<size_t>(done);
     }
     return true;
 }
 
-inline bool readAll(int fd, void* data, size_t n) {
-    auto* p = static_cast<char*>(data);
-    while (n > 0) {
-        const ssize_t r = ::read(fd, p, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return false;
-        p += r;
-        n -= static_cast<size_t>(r);
-    }
-    return true;
-}
+inline bool writeAll(int fd, const void* data, size_t n) { return transferAll(::write, fd, static_cast<const char*>(data), n); }
+inline bool readAll(int fd, void* data, size_t n) { return transferAll(::read, fd, static_cast<char*>(data), n); }
 
 // One descriptor rides with a one-byte message (SCM_RIGHTS).
 inline bool sendFd(int sock, int fd) {
