@@ -8,7 +8,7 @@
 // catalog scan), for its wall time, CPU time and peak RSS; ratios are taken
 // within one run. Never fails on time (exit 2 only on setup errors).
 //   bench_scale [--dir D] [--only tiny|terabyte] [--counts 10000,100000,1000000] [--repeat R]
-//               [--tb-tensors N] [--tb-mib M] [--shards S] [--read-all] [--keep] [--baseline OTHER_CKPT]
+//               [--tb-tensors N[,N...]] [--tb-mib M] [--shards S] [--read-all] [--keep] [--baseline OTHER_CKPT]
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -281,8 +281,9 @@ void runTiny(const std::string& dir, const std::vector<int64_t>& counts, int rep
     }
 }
 
-void runTerabyte(const std::string& dir, int64_t tensors, int64_t mib, int32_t shards, int repeat, const Baseline& baseline,
-                 bool readAll, bool keep) {
+// One size of the sparse checkpoint: each operation's figures by name.
+std::map<std::string, Figure> runSparse(const std::string& dir, int64_t tensors, int64_t mib, int32_t shards, int repeat,
+                                        const Baseline& baseline, bool readAll, bool keep) {
     const std::string base = dir + "/terabyte";
     const std::string a = base + "/a/ckpt-1", same = base + "/same/ckpt-1";
     const int64_t bytes = mib << 20;
@@ -302,11 +303,13 @@ void runTerabyte(const std::string& dir, int64_t tensors, int64_t mib, int32_t s
         {"catalog scan (new database)", {bench::selfPath(), "--catalog-child", base + "/catalog.db", base + "/a"}},
         {"ckpt stats of one tensor", {kCkpt, "stats", a, keyOf(tensors / 2), "--device", "cpu"}},
     };
+    std::map<std::string, Figure> figures;
     for (const Op& op : ops) {
         const Measured m = measure(op, repeat, baseline, dir + "/xdg");
         const Figure& f = m.ours;
         print(op.name, m);
         std::printf("    target < 3 s and < 200 MB: %s\n", f.wallMs < 3000 && f.rssMb < 200 ? "met" : "MISSED");
+        figures[op.name] = f;
     }
     if (readAll) {
         // Every byte read once by each: holes come back as zero pages, no disk.
@@ -318,8 +321,31 @@ void runTerabyte(const std::string& dir, int64_t tensors, int64_t mib, int32_t s
         print("ckpt verify", {v, {}});
         std::printf("    verify / cat throughput %.2f (target >= 0.8), %.2f GB/s vs %.2f GB/s; load average %s",
                     c.wallMs / v.wallMs, total / v.wallMs / 1e6, total / c.wallMs / 1e6, bench::loadAverage().c_str());
+        figures["ckpt verify (every byte)"] = v;
+        figures["cat of the data files"] = c;
     }
     if (!keep) fs::remove_all(base);
+    return figures;
+}
+
+// Each size in turn (1,000 x 1 MiB is ~1 GiB, 1,000,000 ~1 TB), then how
+// every operation's wall time and peak RSS grow from the smallest to the largest.
+void runTerabyte(const std::string& dir, const std::vector<int64_t>& sizes, int64_t mib, int32_t shards, int repeat,
+                 const Baseline& baseline, bool readAll, bool keep) {
+    std::map<int64_t, std::map<std::string, Figure>> all;
+    for (int64_t n : sizes) all[n] = runSparse(dir, n, mib, shards, repeat, baseline, readAll, keep);
+    if (all.size() < 2) return;
+    std::printf("terabyte: growth, wall ms / peak RSS MB per size (tensors of %lld MiB):\n", static_cast<long long>(mib));
+    for (const auto& op : all.rbegin()->second) {
+        const std::string& name = op.first;
+        std::printf("  %-34s", name.c_str());
+        for (auto& [n, ops] : all) {
+            auto it = ops.find(name);
+            if (it == ops.end()) continue;
+            std::printf("  %lld: %.0f ms / %.1f MB", static_cast<long long>(n), it->second.wallMs, it->second.rssMb);
+        }
+        std::printf("\n");
+    }
 }
 
 }  // namespace
@@ -330,7 +356,8 @@ int main(int argc, char** argv) {
     std::string dir = "/var/tmp/ckpt-bench-scale", only;
     std::vector<int64_t> sweep = {10'000, 100'000, 1'000'000};
     int repeat = 3, shards = 16;
-    int64_t tbTensors = 1'000'000, tbMib = 1;
+    std::vector<int64_t> tbSizes = {1'000'000};
+    int64_t tbMib = 1;
     bool readAll = false, keep = false;
     Baseline baseline;
     CLI::App app{"Per-tensor cost from 10k to 1M tensors; a ~1 TB, 1M-tensor sparse checkpoint"};
@@ -341,8 +368,9 @@ int main(int argc, char** argv) {
         ->delimiter(',')
         ->check(CLI::Range(int64_t{1}, int64_t{10'000'000}));
     app.add_option("--repeat", repeat, "Runs per operation; medians are reported")->capture_default_str();
-    app.add_option("--tb-tensors", tbTensors, "Tensors in the terabyte checkpoint")
-        ->capture_default_str()
+    app.add_option("--tb-tensors", tbSizes,
+                   "Tensors in the terabyte checkpoint; a list (1000,1000000) runs each and prints the growth")
+        ->delimiter(',')
         ->check(CLI::Range(int64_t{1}, int64_t{10'000'000}));
     app.add_option("--tb-mib", tbMib, "MiB per tensor there")->capture_default_str();
     app.add_option("--shards", shards, "Its data files")->capture_default_str();
@@ -351,12 +379,12 @@ int main(int argc, char** argv) {
     app.add_option("--baseline", baseline.ckpt, "Another build's ckpt, timed beside this one's (alternating)")
         ->check(CLI::ExistingFile);
     CLI11_PARSE(app, argc, argv);
-    if (repeat < 1 || shards < 1 || tbTensors < 1 || tbMib < 1) die("counts must be positive");
+    if (repeat < 1 || shards < 1 || tbMib < 1) die("counts must be positive");
     fs::create_directories(dir);
     // ckpt's results cache and records go to catalogs of this run, not the user's.
     baseline.dataHome = dir + "/xdg-baseline";
     std::printf("bench_scale: %s, load average %s", dir.c_str(), bench::loadAverage().c_str());
     if (only.empty() || only == "tiny") runTiny(dir, sweep, repeat, baseline, keep);
-    if (only.empty() || only == "terabyte") runTerabyte(dir, tbTensors, tbMib, shards, repeat, baseline, readAll, keep);
+    if (only.empty() || only == "terabyte") runTerabyte(dir, tbSizes, tbMib, shards, repeat, baseline, readAll, keep);
     return 0;
 }

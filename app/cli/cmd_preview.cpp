@@ -129,7 +129,7 @@ void registerStatsCmd(CLI::App& app, CommandContext& ctx) {
         }
         PreviewOptions opt;
         opt.device = *previewDeviceFromName(a->device);
-        auto reader = openBundleAt(a->path);
+        auto reader = *all ? openBundleAt(a->path) : openBundleAt(a->path, a->key);
         if (!reader) {
             ctx.exitCode = reportError(reader.status(), a->json);
             return;
@@ -190,7 +190,7 @@ void registerHistogramCmd(CLI::App& app, CommandContext& ctx) {
         }
         PreviewOptions opt;
         opt.device = *previewDeviceFromName(a->device);
-        auto reader = openBundleAt(a->path);
+        auto reader = openBundleAt(a->path, a->key);
         const TensorInfo* tensor = reader ? (*reader)->find(a->key) : nullptr;
         if (!tensor) {
             ctx.exitCode = reportError(reader ? (*reader)->read(a->key).status() : reader.status(), a->json);

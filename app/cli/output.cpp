@@ -26,8 +26,13 @@ Result<std::unique_ptr<BundleReader>> openBundleAt(const std::string& path) {
     return BundleReader::open(resolved.prefix);
 }
 
+Result<std::unique_ptr<BundleReader>> openBundleAt(const std::string& path, std::string_view key) {
+    CKPT_ASSIGN_OR_RETURN(auto resolved, resolveCheckpoint(path));
+    return BundleReader::openKeys(resolved.prefix, {&key, 1});
+}
+
 Result<Tensor> readTensorAt(const std::string& path, const std::string& key) {
-    CKPT_ASSIGN_OR_RETURN(auto reader, openBundleAt(path));
+    CKPT_ASSIGN_OR_RETURN(auto reader, openBundleAt(path, key));
     return reader->read(key);
 }
 

@@ -32,6 +32,9 @@ int reportError(const Status& status, bool json);
 
 // Opens the bundle a user path names (prefix, .index, directory, SavedModel).
 Result<std::unique_ptr<BundleReader>> openBundleAt(const std::string& path);
+// The same, holding only the tensor 'key' (BundleReader::openKeys): a
+// command about one tensor reads a few blocks of a huge index, not all of it.
+Result<std::unique_ptr<BundleReader>> openBundleAt(const std::string& path, std::string_view key);
 // Opens the bundle and reads one tensor, checksum verified.
 Result<Tensor> readTensorAt(const std::string& path, const std::string& key);
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <stdexcept>
 
 #include "ckpt/bundle_naming.h"
@@ -27,7 +28,7 @@ constexpr int32_t kBundleConsumerVersion = 1;  // TF's BundleReader consumer ver
 
 std::string quoted(std::string_view key) { return format::printableKey(key); }
 
-// What open() and summarize() ask of an index before reading it.
+// What every way of opening asks of an index before reading it.
 Status checkIndexPresent(const std::string& index) {
     CKPT_RETURN_IF_ERROR(storage::checkLocation(index));
     if (!storage::exists(index)) return notFound("no checkpoint index at " + index);
@@ -73,6 +74,7 @@ struct BundleReader::Impl {
     std::string prefix;
     BundleHeader header;
     std::vector<TensorInfo> tensors;
+    std::optional<bool> objectBased;  // set by openKeys, whose tensors may leave out the graph
 
     std::mutex filesMutex;
     // Opened on first use, by shard id: a header may claim billions of
@@ -89,6 +91,19 @@ Result<std::unique_ptr<BundleReader>> BundleReader::open(std::string_view prefix
     std::unique_ptr<BundleReader> reader(new BundleReader(std::string(prefix)));
     CKPT_RETURN_IF_ERROR(checkIndexPresent(reader->indexPath()));
     CKPT_RETURN_IF_ERROR(reader->load());
+    return reader;
+}
+
+Result<std::unique_ptr<BundleReader>> BundleReader::openKeys(std::string_view prefix, std::span<const std::string_view> keys) {
+    std::unique_ptr<BundleReader> reader(new BundleReader(std::string(prefix)));
+    CKPT_RETURN_IF_ERROR(checkIndexPresent(reader->indexPath()));
+    std::vector<std::string_view> lookup(keys.begin(), keys.end());
+    lookup.push_back(kObjectGraphKey);  // so that isObjectBased() answers for the whole checkpoint
+    std::vector<TensorInfo>& tensors = reader->m_impl->tensors;
+    CKPT_ASSIGN_OR_RETURN(reader->m_impl->header, format::decodeIndexEntriesFor(reader->indexPath(), lookup, tensors));
+    auto graph = std::find_if(tensors.begin(), tensors.end(), [](const TensorInfo& t) { return t.key == kObjectGraphKey; });
+    reader->m_impl->objectBased = graph != tensors.end();
+    if (graph != tensors.end() && std::find(keys.begin(), keys.end(), kObjectGraphKey) == keys.end()) tensors.erase(graph);
     return reader;
 }
 
@@ -169,7 +184,7 @@ const TensorInfo* BundleReader::findKeyOrExtension(std::string_view key) const {
     return ckpt::findKeyOrExtension(m_impl->tensors, key);
 }
 
-bool BundleReader::isObjectBased() const { return find(kObjectGraphKey) != nullptr; }
+bool BundleReader::isObjectBased() const { return m_impl->objectBased.value_or(find(kObjectGraphKey) != nullptr); }
 
 Result<std::unique_ptr<BundleReader>> format::BundleReaderAccess::openWithIndex(std::string_view prefix,
                                                                                 const storage::RandomAccessFile& index) {

@@ -7,6 +7,8 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "ckpt/bundle_reader.h"
 #include "ckpt/status.h"
@@ -24,6 +26,13 @@ namespace ckpt::format {
 using TensorSink = std::function<void(TensorInfo&&)>;
 Result<BundleHeader> decodeIndexEntries(const storage::RandomAccessFile* openIndex, const std::string& path,
                                         const TensorSink& keep, const std::function<std::span<TensorInfo>()>& kept);
+
+// Only the tensors named by 'keys' (with their slices), found by seeking
+// (lookupIndexEntries): a few tensors of a million-tensor index cost a few
+// blocks, not the whole index. 'found' becomes them, sorted by key; keys the
+// index lacks are left out. Each entry read gets decodeIndexEntries' checks.
+Result<BundleHeader> decodeIndexEntriesFor(const std::string& path, std::span<const std::string_view> keys,
+                                           std::vector<TensorInfo>& found);
 
 // The shape of one slice of a tensor of shape 'full'.
 TensorShape sliceShape(const TensorSlice& slice, const TensorShape& full);

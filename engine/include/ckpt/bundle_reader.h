@@ -64,6 +64,14 @@ public:
     // The same checks of every entry as open(), keeping none of them: memory
     // stays flat however many tensors the index holds.
     [[nodiscard]] static Result<BundleIndexSummary> summarize(std::string_view prefix);
+    // A reader of only the tensors 'keys' name, found by seeking in the
+    // index: reading one tensor of a million-tensor checkpoint then costs a
+    // few index blocks, not the whole index. tensors() and find() know only
+    // those (keys the index lacks are absent), isObjectBased() answers for
+    // the whole index; only the entries read are checked, as TensorFlow's
+    // reader checks only what it looks up.
+    [[nodiscard]] static Result<std::unique_ptr<BundleReader>> openKeys(std::string_view prefix,
+                                                                        std::span<const std::string_view> keys);
     ~BundleReader();
     BundleReader(const BundleReader&) = delete;
     BundleReader& operator=(const BundleReader&) = delete;

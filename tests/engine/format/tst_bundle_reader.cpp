@@ -29,6 +29,10 @@ double manifestNumber(const json& v) {
     return v.get<double>();
 }
 
+bool sameRegion(const StoredRegion& a, const StoredRegion& b) {
+    return a.offset == b.offset && a.size == b.size && a.shardId == b.shardId && a.maskedCrc32c == b.maskedCrc32c;
+}
+
 }  // namespace
 
 class TstBundleReader : public QObject {
@@ -201,6 +205,44 @@ private slots:
                 QCOMPARE(node.hasCheckpointValues.value_or(!n["has_checkpoint_values"].get<bool>()),
                          n["has_checkpoint_values"].get<bool>());
         }
+    }
+
+    // A reader of a few keys (found by seeking) holds exactly what the
+    // whole index holds for them: entry, slices with their regions, bytes.
+    void openKeysMatchesOpen_data() { matchesManifest_data(); }
+    void openKeysMatchesOpen() {
+        QFETCH(QString, dir);
+        const json m = ckpt::testing::loadJson(dir + QStringLiteral("/manifest.json"));
+        const std::string prefix = ckpt::testing::manifestPrefix(dir, m);
+        auto whole = BundleReader::open(prefix);
+        QVERIFY2(whole.ok(), whole.status().toString().c_str());
+        for (const TensorInfo& t : (*whole)->tensors()) {
+            const std::string_view keys[] = {t.key, "no/such/key"};
+            auto some = BundleReader::openKeys(prefix, keys);
+            QVERIFY2(some.ok(), some.status().toString().c_str());
+            QCOMPARE((*some)->tensors().size(), size_t{1});
+            QCOMPARE((*some)->isObjectBased(), (*whole)->isObjectBased());
+            QCOMPARE((*some)->header().numShards, (*whole)->header().numShards);
+            const TensorInfo* found = (*some)->find(t.key);
+            QVERIFY(found);
+            QCOMPARE(found->dtype, t.dtype);
+            QCOMPARE(found->shape, t.shape);
+            QVERIFY(sameRegion(found->region, t.region));
+            QCOMPARE(found->slices.size(), t.slices.size());
+            for (size_t i = 0; i < t.slices.size(); ++i) {
+                QCOMPARE(found->slices[i].encodedKey, t.slices[i].encodedKey);
+                QVERIFY(sameRegion(found->slices[i].region, t.slices[i].region));
+            }
+            auto a = (*whole)->read(t);
+            auto b = (*some)->read(*found);
+            QCOMPARE(a.ok(), b.ok());
+            if (a.ok()) QVERIFY(a->bytes == b->bytes && a->strings == b->strings);
+        }
+        // Slice entries are parts, not tensors; unknown keys are simply absent.
+        const std::string_view none[] = {"", "no/such/key"};
+        auto empty = BundleReader::openKeys(prefix, none);
+        QVERIFY2(empty.ok(), empty.status().toString().c_str());
+        QVERIFY((*empty)->tensors().empty());
     }
 
     void listingDoesNotOpenDataFiles() {

@@ -180,6 +180,20 @@ bool expectVerifyProblem(const std::string& prefix, std::initializer_list<std::s
                      summary.status().toString().c_str());
         ok = false;
     }
+    // A reader of named keys (found by seeking) checks the entries it reads
+    // as open() does: where both refuse, in the same words; what open()
+    // accepts, it accepts too.
+    std::vector<std::string> keys;
+    (void)format::scanIndexTable(indexFileName(prefix), [&](std::string_view key, std::string_view) {
+        if (!key.empty()) keys.emplace_back(key);
+        return okStatus();
+    });
+    const std::vector<std::string_view> views(keys.begin(), keys.end());
+    const auto some = BundleReader::openKeys(prefix, views);
+    if ((opened.ok() && !some.ok()) || (!opened.ok() && !some.ok() && opened.status().toString() != some.status().toString())) {
+        std::fprintf(stderr, "open: %s\nopenKeys: %s\n", opened.status().toString().c_str(), some.status().toString().c_str());
+        ok = false;
+    }
     return ok;
 }
 
