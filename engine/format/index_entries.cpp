@@ -223,8 +223,8 @@ Result<BundleHeader> decodeIndexEntriesFor(const std::string& path, std::span<co
     CKPT_RETURN_IF_ERROR(decoder.header(*values[0]));
     const TensorSink keep = [&](TensorInfo&& t) { found.push_back(std::move(t)); };
     for (size_t i = 1; i < values.size(); ++i) {
-        // A slice key names a part of a tensor, not a tensor: not found, as in a scan.
-        if (!values[i] || isSliceKey(lookup[i])) continue;
+        // The header ("") and slice keys name no tensor: not found, as after a scan.
+        if (!values[i] || lookup[i].empty() || isSliceKey(lookup[i])) continue;
         if (std::any_of(found.begin(), found.end(), [&](const TensorInfo& t) { return t.key == lookup[i]; })) continue;
         CKPT_RETURN_IF_ERROR(decoder.entry(lookup[i], *values[i], keep));
     }
