@@ -91,7 +91,8 @@ TensorShape sliceShape(const TensorSlice& slice, const TensorShape& full) {
 }
 
 Result<BundleHeader> decodeIndexEntries(const storage::RandomAccessFile* openIndex, const std::string& path,
-                                        const TensorSink& keep, const std::function<std::span<TensorInfo>()>& kept) {
+                                        const TensorSink& keep, const std::function<std::span<TensorInfo>()>& kept,
+                                        const HeaderSink& onHeader) {
     BundleHeader header;
     const std::string file = platform::baseName(path);
     bool first = true;
@@ -119,6 +120,7 @@ Result<BundleHeader> decodeIndexEntries(const storage::RandomAccessFile* openInd
             first = false;
             if (!key.empty()) return dataLoss("corrupt index " + path + ": no bundle header (first key is " + quoted(key) + ")");
             CKPT_ASSIGN_OR_RETURN(header, parseBundleHeader(value, path));
+            if (onHeader) onHeader(header);
             return okStatus();
         }
         const EntryName where{key, file};
@@ -156,8 +158,7 @@ Result<BundleHeader> decodeIndexEntries(const storage::RandomAccessFile* openInd
             s.encodedKey = encodeSliceKey(info.key, s.slice);
             info.slices.push_back(std::move(s));
         }
-        keep(std::move(info));
-        return okStatus();
+        return keep(std::move(info));
     };
     CKPT_RETURN_IF_ERROR(openIndex ? scanIndexTable(*openIndex, path, visit) : scanIndexTable(path, visit));
     if (first) return dataLoss("corrupt index " + path + ": the table is empty (no bundle header)");
