@@ -58,8 +58,8 @@ void hashJoin(const std::vector<ComparableValue>& va, const std::vector<Comparab
 // Every data file present and long enough for the regions the index puts
 // in it (the rule in compare/diff_assembly.h).
 Status checkDataFiles(const Checkpoint& c) {
-    CKPT_RETURN_IF_ERROR(compare::checkShardFiles(c.bundle()));
-    for (const TensorInfo& t : c.bundle().tensors()) CKPT_RETURN_IF_ERROR(compare::checkTensorData(c.bundle(), t));
+    CKPT_ASSIGN_OR_RETURN(const compare::ShardFiles shards, compare::openShardFiles(c.bundle()));
+    for (const TensorInfo& t : c.bundle().tensors()) CKPT_RETURN_IF_ERROR(compare::checkTensorData(shards, t));
     return okStatus();
 }
 

@@ -36,6 +36,8 @@ struct ValueFilter {
 
     // Left out of the comparison (matched on its path and its key).
     bool excludesValue(const ComparableValue& value) const;
+    // No value is left out (a streamed side then builds no value to ask).
+    bool keepsAll() const { return !weightsOnly && includes.empty() && excludes.empty(); }
 };
 
 // A value of a name-based checkpoint: paired by its key, a slot by the

@@ -71,16 +71,19 @@ WorkingEntry pairOf(const ComparableValue* a, const ComparableValue* b) {
     return w;
 }
 
-Status checkShardFiles(const BundleReader& bundle) {
-    for (int32_t shard = 0; shard < bundle.header().numShards; ++shard)
-        CKPT_RETURN_IF_ERROR(format::shardFile(bundle, shard).status());
-    return okStatus();
+Result<ShardFiles> openShardFiles(const BundleReader& bundle) {
+    ShardFiles files;
+    for (int32_t shard = 0; shard < bundle.header().numShards; ++shard) {
+        CKPT_ASSIGN_OR_RETURN(const storage::RandomAccessFile* file, format::shardFile(bundle, shard));
+        files.push_back(file);
+    }
+    return files;
 }
 
-Status checkTensorData(const BundleReader& bundle, const TensorInfo& t) {
-    auto check = [&](const StoredRegion& region) -> Status {
-        CKPT_ASSIGN_OR_RETURN(const storage::RandomAccessFile* file, format::shardFile(bundle, region.shardId));
-        return format::checkBounds({file, t.key, region, nullptr, {}});
+// Shard ids are below num_shards: the index decoder checked them.
+Status checkTensorData(const ShardFiles& shards, const TensorInfo& t) {
+    auto check = [&](const StoredRegion& region) {
+        return format::checkBounds({shards[static_cast<size_t>(region.shardId)], t.key, region, nullptr, {}});
     };
     if (!t.isPartitioned()) return check(t.region);
     for (const StoredSlice& s : t.slices) CKPT_RETURN_IF_ERROR(check(s.region));

@@ -13,6 +13,7 @@
 #include "ckpt/checkpoint_diff.h"
 #include "compare/renames.h"
 #include "compare/value_pairs.h"
+#include "storage/files.h"
 
 namespace ckpt::compare {
 
@@ -23,11 +24,12 @@ bool sameType(const TensorInfo& a, const TensorInfo& b);
 // or of a value on one side only (Deleted, Added).
 WorkingEntry pairOf(const ComparableValue* a, const ComparableValue* b);
 
-// Every data file of 'bundle' present; then, per tensor, its regions
-// inside their file: a side missing a shard is an error even where the
-// checksum shortcut would not read it.
-Status checkShardFiles(const BundleReader& bundle);
-Status checkTensorData(const BundleReader& bundle, const TensorInfo& tensor);
+// Every data file of 'bundle' present, by shard id; then, per tensor, its
+// regions inside their file: a side missing a shard is an error even where
+// the checksum shortcut would not read it.
+using ShardFiles = std::vector<const storage::RandomAccessFile*>;
+Result<ShardFiles> openShardFiles(const BundleReader& bundle);
+Status checkTensorData(const ShardFiles& shards, const TensorInfo& tensor);
 
 // "A (runs/x/ckpt-1)": what errors of one side start with.
 std::string sideLabel(char side, std::string_view path);

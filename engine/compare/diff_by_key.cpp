@@ -59,17 +59,18 @@ struct Side {
 
     // The first data-file problem in key order, as checkDataFiles finds
     // it; a missing shard comes before any tensor's.
-    void noteDataError(Status s, std::string_view key, bool shards = false) {
+    void noteDataError(Status s, std::string_view key, bool missingShard = false) {
         if (!dataError.isOk() && (dataErrorShards || dataErrorKey <= key)) return;
         dataError = std::move(s);
         dataErrorKey = std::string(key);
-        dataErrorShards = shards;
+        dataErrorShards = missingShard;
     }
 
     char label;
     std::string path, prefix;
     std::unique_ptr<format::IndexStream> stream;
-    std::unique_ptr<BundleReader> data;  // reads and bounds, no entries
+    std::unique_ptr<BundleReader> data;  // reads, no entries
+    ShardFiles shards;                   // its open data files, for the bounds
     ComparableValues values;             // held values only
     Status openError;                    // the index could not be decoded
     bool ended = false;
@@ -120,8 +121,9 @@ private:
 
 TensorInfo* KeyMerge::next(Side& side) {
     for (TensorInfo* t = side.stream->peek(); t; t = side.stream->peek()) {
-        if (Status s = checkTensorData(*side.data, *t); !s.isOk()) side.noteDataError(std::move(s), t->key);
-        if (!m_filter.excludesValue(nameBasedValue(*t))) return t;
+        if (!side.dataErrorShards)
+            if (Status s = checkTensorData(side.shards, *t); !s.isOk()) side.noteDataError(std::move(s), t->key);
+        if (m_filter.keepsAll() || !m_filter.excludesValue(nameBasedValue(*t))) return t;
         ++side.excluded;
         side.stream->pop();
     }
@@ -202,7 +204,8 @@ void KeyMerge::pairPartitioned() {
     std::vector<TensorInfo> partitioned[2];
     for (Side* side : {&m_a, &m_b}) {
         for (TensorInfo& t : side->stream->partitioned()) {
-            if (Status s = checkTensorData(*side->data, t); !s.isOk()) side->noteDataError(std::move(s), t.key);
+            if (!side->dataErrorShards)
+                if (Status s = checkTensorData(side->shards, t); !s.isOk()) side->noteDataError(std::move(s), t.key);
             if (m_filter.excludesValue(nameBasedValue(t))) ++side->excluded;
             else partitioned[side == &m_b ? 1 : 0].push_back(std::move(t));
         }
@@ -251,7 +254,8 @@ Result<CheckpointDiff> KeyMerge::run() {
     if (!headerB.ok()) return openError(m_b);
     for (auto [side, header] : {std::pair(&m_a, &*headerA), std::pair(&m_b, &*headerB)}) {
         side->data = format::BundleReaderAccess::dataReader(side->prefix, *header);
-        if (Status s = checkShardFiles(*side->data); !s.isOk()) side->noteDataError(std::move(s), "", true);
+        if (auto shards = openShardFiles(*side->data); shards.ok()) side->shards = std::move(*shards);
+        else side->noteDataError(shards.status(), "", true);
     }
 
     TensorInfo* a = next(m_a);
