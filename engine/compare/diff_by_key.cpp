@@ -92,6 +92,7 @@ public:
 private:
     struct Batched {
         TensorInfo a, b;
+        uint64_t seq = 0;
     };
 
     // The side's next tensor that is not partitioned and passes the
@@ -102,7 +103,7 @@ private:
     bool stopped() const { return !m_a.dataError.isOk() || !m_b.dataError.isOk() || !m_compareError.isOk(); }
     void paired(TensorInfo&& a, TensorInfo&& b);
     void unpaired(Side& side, TensorInfo&& t);
-    void add(WorkingEntry w);
+    void add(WorkingEntry w, uint64_t seq);
     void flush();
     void pairPartitioned();
 
@@ -113,6 +114,11 @@ private:
     std::vector<Batched> m_batch;
     std::vector<WorkingEntry> m_work;
     std::vector<bool> m_gone;  // paired at the end with a partitioned tensor
+    // Where each entry's values came in the merge (key order on each side);
+    // entries of partitioned tensors come after all ('m_late').
+    std::vector<uint64_t> m_seq;
+    uint64_t m_next = 0;
+    bool m_late = false;
     std::vector<ValuePair> m_pairs;
     int64_t m_droppedUnchanged = 0;
     ValuePairsStats m_stats;
@@ -141,24 +147,25 @@ Status KeyMerge::openError(Side& failed) {
     return s.withContext(sideLabel(failed.label, failed.path));
 }
 
-void KeyMerge::add(WorkingEntry w) {
+void KeyMerge::add(WorkingEntry w, uint64_t seq) {
     m_work.push_back(std::move(w));
     m_gone.push_back(false);
+    m_seq.push_back(seq);
 }
 
 void KeyMerge::unpaired(Side& side, TensorInfo&& t) {
     if (stopped()) return;  // the diff fails: nothing more to keep
     const ComparableValue* v = side.values.hold(std::move(t));
-    add(&side == &m_a ? pairOf(v, nullptr) : pairOf(nullptr, v));
+    add(&side == &m_a ? pairOf(v, nullptr) : pairOf(nullptr, v), m_next++);
 }
 
 void KeyMerge::paired(TensorInfo&& a, TensorInfo&& b) {
     if (stopped()) return;
     if (!sameType(a, b)) {
-        add(pairOf(m_a.values.hold(std::move(a)), m_b.values.hold(std::move(b))));
+        add(pairOf(m_a.values.hold(std::move(a)), m_b.values.hold(std::move(b))), m_next++);
         return;
     }
-    m_batch.push_back({std::move(a), std::move(b)});
+    m_batch.push_back({std::move(a), std::move(b), m_next++});
     if (m_batch.size() == kPairBatch) flush();
 }
 
@@ -192,7 +199,7 @@ void KeyMerge::flush() {
         p.a = w.valueA->tensor;
         p.b = w.valueB->tensor;
         m_pairs.push_back(std::move(p));
-        add(std::move(w));
+        add(std::move(w), m_batch[i].seq);
     }
     m_batch.clear();
 }
@@ -211,6 +218,7 @@ void KeyMerge::pairPartitioned() {
         }
     }
     if ((partitioned[0].empty() && partitioned[1].empty()) || stopped()) return;
+    m_late = true;
     std::unordered_map<std::string_view, size_t> unpairedOn[2];
     for (size_t i = 0; i < m_work.size(); ++i) {
         const WorkingEntry& w = m_work[i];
@@ -284,17 +292,27 @@ Result<CheckpointDiff> KeyMerge::run() {
     CKPT_RETURN_IF_ERROR(m_compareError);
 
     // The order of the whole path's entries: A's values in key order, then
-    // B's unpaired ones in key order (ties in tree order keep it).
+    // B's unpaired ones in key order (ties in tree order keep it). The
+    // merge met each side's values in key order (integers to sort);
+    // partitioned tensors, paired last, need the keys compared.
     std::vector<size_t> order;
     order.reserve(m_work.size());
-    for (size_t i = 0; i < m_work.size(); ++i)
-        if (!m_gone[i]) order.push_back(i);
-    auto place = [&](size_t i) {
-        const WorkingEntry& w = m_work[i];
-        return w.valueA ? std::pair(0, std::string_view(w.valueA->tensor->key))
-                        : std::pair(1, std::string_view(w.valueB->tensor->key));
-    };
-    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return place(x) < place(y); });
+    for (int group = 0; group < 2; ++group)
+        for (size_t i = 0; i < m_work.size(); ++i)
+            if (!m_gone[i] && (m_work[i].valueA ? 0 : 1) == group) order.push_back(i);
+    if (m_late) {
+        auto place = [&](size_t i) {
+            const WorkingEntry& w = m_work[i];
+            return w.valueA ? std::pair(0, std::string_view(w.valueA->tensor->key))
+                            : std::pair(1, std::string_view(w.valueB->tensor->key));
+        };
+        std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return place(x) < place(y); });
+    } else {
+        auto before = [&](size_t x, size_t y) {
+            return std::pair(m_work[x].valueA ? 0 : 1, m_seq[x]) < std::pair(m_work[y].valueA ? 0 : 1, m_seq[y]);
+        };
+        if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
+    }
     std::vector<WorkingEntry> work;
     work.reserve(order.size());
     for (size_t i : order) work.push_back(std::move(m_work[i]));
