@@ -46,7 +46,7 @@ IndexStream::~IndexStream() {
     if (m_shared->worker.joinable()) m_shared->worker.join();
 }
 
-std::unique_ptr<IndexStream> IndexStream::start(std::string indexPath, const CancellationToken* cancel) {
+std::unique_ptr<IndexStream> IndexStream::start(const std::string& indexPath, const CancellationToken* cancel) {
     std::unique_ptr<IndexStream> stream(new IndexStream());
     // A thread of its own, not platform::runWorkers: the consumer waits on
     // this producer, so it cannot run in line after the consumer.

@@ -26,7 +26,7 @@ namespace ckpt::format {
 class IndexStream {
 public:
     // Starts decoding 'indexPath' (under 'cancel', which may be null).
-    static std::unique_ptr<IndexStream> start(std::string indexPath, const CancellationToken* cancel);
+    static std::unique_ptr<IndexStream> start(const std::string& indexPath, const CancellationToken* cancel);
     ~IndexStream();
     IndexStream(const IndexStream&) = delete;
     IndexStream& operator=(const IndexStream&) = delete;

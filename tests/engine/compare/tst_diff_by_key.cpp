@@ -88,7 +88,7 @@ SaveTensor plain(std::string key, Tensor value) {
     return t;
 }
 
-Tensor floats(std::vector<float> v) {
+Tensor floats(const std::vector<float>& v) {
     const auto n = static_cast<int64_t>(v.size());
     return makeTensor<float>(DataType::Float, {n}, v);
 }
@@ -115,7 +115,7 @@ void addPartitioned(std::vector<SaveTensor>& out, const std::string& key, float 
 }
 
 std::string write(const QTemporaryDir& dir, const char* name, std::vector<SaveTensor> tensors) {
-    const std::string prefix = dir.filePath(QString::fromLatin1(name)).toStdString();
+    std::string prefix = dir.filePath(QString::fromLatin1(name)).toStdString();
     auto s = writeTensors(prefix, std::move(tensors), {});
     if (!s.ok()) qFatal("%s", s.status().toString().c_str());
     return prefix;
