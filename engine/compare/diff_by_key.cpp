@@ -177,8 +177,14 @@ void KeyMerge::flush() {
     std::vector<ValuePair> pairs;
     pairs.reserve(m_batch.size());
     for (Batched& p : m_batch) pairs.push_back({&p.a, &p.b, std::nullopt, false});
-    auto stats =
-        compareValuePairs(*m_a.data, *m_b.data, pairs, m_options, sideLabel('A', m_a.prefix), sideLabel('B', m_b.prefix));
+    // Progress across batches: each batch counts from the bytes compared
+    // before it (the whole total is not known until the streams end).
+    DiffOptions batch = m_options;
+    if (m_options.progress)
+        batch.progress = [this](int64_t done, int64_t total, std::string_view phase) {
+            m_options.progress(m_stats.bytesRead + done, m_stats.bytesRead + total, phase);
+        };
+    auto stats = compareValuePairs(*m_a.data, *m_b.data, pairs, batch, sideLabel('A', m_a.prefix), sideLabel('B', m_b.prefix));
     if (!stats.ok()) {
         m_compareError = stats.status();
         m_batch.clear();

@@ -9,8 +9,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <mutex>
 
 #include "ckpt/checkpoint_diff.h"
 #include "ckpt/save.h"
@@ -292,6 +294,31 @@ private slots:
         const std::string whole = describe(diffWhole(a, b, opt));
         QCOMPARE(QString::fromStdString(streamed), QString::fromStdString(whole));
         QVERIFY(streamed.find("error") == std::string::npos || pair == "many" || options == 6);
+    }
+
+    // Progress over several batches counts on from the batches before: it
+    // reaches the bytes read by all (the calls of one batch may come from
+    // its scan's threads in any order, so only the largest is checked).
+    void progressAcrossBatches() {
+        QTemporaryDir dir;
+        const std::string a = write(dir, "a", many(0)), b = write(dir, "b", many(1));
+        DiffOptions opt;
+        opt.keepUnchanged = false;
+        opt.trustChecksums = false;
+        std::mutex mutex;
+        int64_t largest = 0, calls = 0;
+        bool within = true;
+        opt.progress = [&](int64_t done, int64_t total, std::string_view) {
+            std::lock_guard lock(mutex);
+            within = within && done >= 0 && done <= total;
+            largest = std::max(largest, done);
+            ++calls;
+        };
+        auto d = diffCheckpoints(a, b, opt);
+        QVERIFY2(d.ok(), d.status().toString().c_str());
+        QVERIFY(calls > 2);
+        QVERIFY(within);
+        QCOMPARE(largest, d->bytesRead);
     }
 
     void errorsAsWholePath_data() {
