@@ -9,6 +9,7 @@
 // within one run. Never fails on time (exit 2 only on setup errors).
 //   bench_scale [--dir D] [--only tiny|terabyte] [--counts 10000,100000,1000000] [--repeat R]
 //               [--tb-tensors N[,N...]] [--tb-mib M] [--shards S] [--read-all] [--keep] [--baseline OTHER_CKPT]
+//               [--ops diff,inspect]  (only operations whose names contain one of these)
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -208,6 +209,14 @@ struct Measured {
     Figure ours, baseline;
 };
 
+// --ops: the operations to run, by a part of their names; none: all.
+std::vector<std::string> g_ops;
+
+bool selected(const std::string& name) {
+    return g_ops.empty() ||
+           std::any_of(g_ops.begin(), g_ops.end(), [&](const std::string& o) { return name.find(o) != std::string::npos; });
+}
+
 // Medians of 'repeat' runs of one operation (RSS: the largest), this
 // build's and the baseline's alternating when there is one.
 Measured measure(const Op& op, int repeat, const Baseline& baseline, const std::string& dataHome) {
@@ -259,6 +268,7 @@ void runTiny(const std::string& dir, const std::vector<int64_t>& counts, int rep
             {"catalog scan (new database)", {bench::selfPath(), "--catalog-child", base + "/catalog.db", base + "/a"}},
         };
         for (const Op& op : ops) {
+            if (!selected(op.name)) continue;
             const Measured m = measure(op, repeat, baseline, dir + "/xdg");
             print(op.name + " @" + std::to_string(n), m);
             all[n][op.name] = m.ours;
@@ -267,10 +277,12 @@ void runTiny(const std::string& dir, const std::vector<int64_t>& counts, int rep
     }
     if (all.empty()) return;
     const int64_t first = all.begin()->first, last = all.rbegin()->first;
-    std::printf("tiny: verify / list per count:");
-    for (auto& [n, ops] : all)
-        std::printf(" %lld: %.2fx", static_cast<long long>(n), ops["ckpt verify"].wallMs / ops["list (ckpt inspect)"].wallMs);
-    std::printf("  (target <= ~3x)\n");
+    if (selected("ckpt verify") && selected("list (ckpt inspect)")) {
+        std::printf("tiny: verify / list per count:");
+        for (auto& [n, ops] : all)
+            std::printf(" %lld: %.2fx", static_cast<long long>(n), ops["ckpt verify"].wallMs / ops["list (ckpt inspect)"].wallMs);
+        std::printf("  (target <= ~3x)\n");
+    }
     for (auto& [name, f] : all[last]) {
         std::printf("tiny: %-40s growth %lld -> %lld tensors:", name.c_str(), static_cast<long long>(first),
                     static_cast<long long>(last));
@@ -305,6 +317,7 @@ std::map<std::string, Figure> runSparse(const std::string& dir, int64_t tensors,
     };
     std::map<std::string, Figure> figures;
     for (const Op& op : ops) {
+        if (!selected(op.name)) continue;
         const Measured m = measure(op, repeat, baseline, dir + "/xdg");
         const Figure& f = m.ours;
         print(op.name, m);
@@ -376,6 +389,7 @@ int main(int argc, char** argv) {
     app.add_option("--shards", shards, "Its data files")->capture_default_str();
     app.add_flag("--read-all", readAll, "Also verify the terabyte against cat of its files (reads ~1 TB of zero pages)");
     app.add_flag("--keep", keep, "Keep the generated checkpoints");
+    app.add_option("--ops", g_ops, "Only the operations whose names contain one of these")->delimiter(',');
     app.add_option("--baseline", baseline.ckpt, "Another build's ckpt, timed beside this one's (alternating)")
         ->check(CLI::ExistingFile);
     CLI11_PARSE(app, argc, argv);

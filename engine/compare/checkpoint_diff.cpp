@@ -8,62 +8,20 @@
 #include <unordered_map>
 
 #include "compare/comparable.h"
+#include "compare/diff_assembly.h"
+#include "compare/diff_by_key.h"
 #include "compare/renames.h"
 #include "compare/value_pairs.h"
-#include "format/region_scan.h"
 #include "platform/cancellation_scope.h"
-#include "platform/file.h"
 #include "platform/parallel.h"
-#include "format/bundle_reader_access.h"
-#include "storage/dispatch.h"
 
 namespace ckpt {
 namespace {
 
 using compare::ComparableValue;
+using compare::pairOf;
+using compare::sideLabel;
 using compare::WorkingEntry;
-
-DiffSide sideOf(const ComparableValue& v) {
-    const TensorInfo& t = *v.tensor;
-    return {std::string(v.path), t.key, t.dtype, t.shape, t.storedBytes(), t.isPartitioned() ? 0u : t.region.maskedCrc32c,
-            t.isPartitioned()};
-}
-
-WorkingEntry pairOf(const ComparableValue* a, const ComparableValue* b) {
-    WorkingEntry w;
-    w.valueA = a;
-    w.valueB = b;
-    if (a && b) {
-        const bool sameType = a->tensor->dtype == b->tensor->dtype && a->tensor->shape == b->tensor->shape;
-        w.status = sameType ? DiffStatus::Unchanged : DiffStatus::TypeChanged;
-    } else {
-        w.status = a ? DiffStatus::Deleted : DiffStatus::Added;
-    }
-    return w;
-}
-
-// The row users see, built only for rows that are kept, in place in the
-// rows' array (a row is ~650 bytes: not built and then moved).
-void fillEntry(DiffEntry& e, WorkingEntry& w, const compare::ComparedSides& sides, std::vector<compare::ValuePair>& pairs) {
-    if (w.extra && w.extra->objectRow) {
-        e = std::move(*w.extra->objectRow);
-        return;
-    }
-    e.status = w.status;
-    const bool onB = w.valueB != nullptr;
-    const ComparableValue& v = onB ? *w.valueB : *w.valueA;
-    const compare::ComparableValues& values = onB ? sides.b : sides.a;
-    e.role = v.role;
-    std::vector<std::string>* cached = w.extra ? (onB ? &w.extra->locationB : &w.extra->locationA) : nullptr;
-    e.location = cached && !cached->empty() ? std::move(*cached) : values.location(v);
-    compare::SlotNames slot = values.slotNames(v);
-    e.slotOf = std::move(slot.variable);
-    e.optimizer = std::move(slot.optimizer);
-    e.slotName = std::move(slot.slot);
-    if (w.valueA) e.a = sideOf(*w.valueA);
-    if (w.valueB) e.b = sideOf(*w.valueB);
-    if (w.pair >= 0) e.values = std::move(pairs[static_cast<size_t>(w.pair)].result);
-}
 
 // Two saves of one model often list the same paths in the same, sorted
 // order (an index lists its keys sorted): then they pair index by index,
@@ -98,45 +56,12 @@ void hashJoin(const std::vector<ComparableValue>& va, const std::vector<Comparab
 }
 
 // Every data file present and long enough for the regions the index puts
-// in it: a side missing a shard is an error even where the checksum
-// shortcut would not read it.
+// in it (the rule in compare/diff_assembly.h).
 Status checkDataFiles(const Checkpoint& c) {
-    const BundleReader& bundle = c.bundle();
-    for (int32_t shard = 0; shard < bundle.header().numShards; ++shard)
-        CKPT_RETURN_IF_ERROR(format::shardFile(bundle, shard).status());
-    for (const TensorInfo& t : bundle.tensors()) {
-        auto check = [&](const StoredRegion& region) -> Status {
-            CKPT_ASSIGN_OR_RETURN(const storage::RandomAccessFile* file, format::shardFile(bundle, region.shardId));
-            return format::checkBounds({file, t.key, region, nullptr, {}});
-        };
-        if (t.isPartitioned()) {
-            for (const StoredSlice& s : t.slices) CKPT_RETURN_IF_ERROR(check(s.region));
-        } else {
-            CKPT_RETURN_IF_ERROR(check(t.region));
-        }
-    }
+    CKPT_ASSIGN_OR_RETURN(const compare::ShardFiles shards, compare::openShardFiles(c.bundle()));
+    for (const TensorInfo& t : c.bundle().tensors()) CKPT_RETURN_IF_ERROR(compare::checkTensorData(shards, t));
     return okStatus();
 }
-
-// rows[k] becomes the row that was at order[k], following each cycle of
-// the permutation once: every row moves once, in place.
-void placeInOrder(std::vector<DiffEntry>& rows, const std::vector<size_t>& order) {
-    std::vector<bool> placed(rows.size(), false);
-    for (size_t start = 0; start < rows.size(); ++start) {
-        if (placed[start] || order[start] == start) continue;
-        DiffEntry held = std::move(rows[start]);
-        size_t k = start;
-        while (order[k] != start) {
-            rows[k] = std::move(rows[order[k]]);
-            placed[k] = true;
-            k = order[k];
-        }
-        rows[k] = std::move(held);
-        placed[k] = true;
-    }
-}
-
-std::string sideLabel(char side, std::string_view path) { return std::string(1, side) + " (" + std::string(path) + ")"; }
 
 }  // namespace
 
@@ -210,8 +135,16 @@ Result<CheckpointPair> openCheckpointPair(std::string_view pathA, std::string_vi
 
 Result<CheckpointDiff> diffCheckpoints(std::string_view pathA, std::string_view pathB, const DiffOptions& options) {
     const platform::CancellationScope scope(options.cancel);  // stops object-store transfers in flight
-    CKPT_ASSIGN_OR_RETURN(CheckpointPair pair, openCheckpointPair(pathA, pathB));
-    CKPT_ASSIGN_OR_RETURN(CheckpointDiff diff, diffCheckpoints(*pair.a, *pair.b, options));
+    // Two name-based sides are streamed by key (compare/diff_by_key.h).
+    // Object-based sides, paired by object path through their graphs, and
+    // mixed pairs (an object-based side's values named by their TF1 names,
+    // out of key order) are opened whole.
+    std::optional<Result<CheckpointDiff>> compared = compare::diffByKey(pathA, pathB, options);
+    if (!compared) {
+        CKPT_ASSIGN_OR_RETURN(CheckpointPair pair, openCheckpointPair(pathA, pathB));
+        compared.emplace(diffCheckpoints(*pair.a, *pair.b, options));
+    }
+    CKPT_ASSIGN_OR_RETURN(CheckpointDiff diff, std::move(*compared));
     // With the user's paths, a directory's state file is checked too.
     const VerifyOptions full{.threads = options.values.cpuThreads, .progress = {}, .cancel = options.cancel};
     for (auto [path, prefix, check] :
@@ -276,9 +209,9 @@ Result<CheckpointDiff> diffCheckpoints(const Checkpoint& a, const Checkpoint& b,
         pairs.push_back({w.valueA->tensor, w.valueB->tensor, std::nullopt, false});
         pairIndex.push_back(i);
     }
-    CKPT_ASSIGN_OR_RETURN(
-        compare::ValuePairsStats stats,
-        compare::compareValuePairs(a, b, pairs, options, sideLabel('A', diff.prefixA), sideLabel('B', diff.prefixB)));
+    CKPT_ASSIGN_OR_RETURN(compare::ValuePairsStats stats,
+                          compare::compareValuePairs(a.bundle(), b.bundle(), pairs, options, sideLabel('A', diff.prefixA),
+                                                     sideLabel('B', diff.prefixB)));
     diff.bytesRead = stats.bytesRead;
     diff.fromChecksums = stats.fromChecksums;
     diff.fromCache = stats.fromCache;
@@ -288,40 +221,7 @@ Result<CheckpointDiff> diffCheckpoints(const Checkpoint& a, const Checkpoint& b,
         w.status = pairs[p].equal ? DiffStatus::Unchanged : DiffStatus::Modified;
     }
 
-    compare::collapseSubtrees(work, sides);
-
-    // Kept rows in tree order; collapsed values right after their object row.
-    std::vector<int32_t> newIndex(work.size(), -1);
-    std::vector<size_t> kept;
-    for (size_t i = 0; i < work.size(); ++i) {
-        WorkingEntry& w = work[i];
-        if (w.merged) continue;
-        if (w.object < 0) diff.counts.count(w.status);
-        if (w.status == DiffStatus::Unchanged && !options.keepUnchanged) continue;
-        kept.push_back(i);
-    }
-    // The rows are built in 'entries' and ordered there: one array of rows,
-    // not two (at 1,000,000 rows each array is ~650 MB).
-    std::vector<DiffEntry>& rows = diff.entries;
-    rows.reserve(kept.size());
-    for (size_t i : kept) fillEntry(rows.emplace_back(), work[i], sides, pairs);
-    pairs = {};  // their figures are in the rows now
-    auto before = [](const DiffEntry& ex, const DiffEntry& ey) {
-        if (ex.location != ey.location) return ex.location < ey.location;
-        return (ex.role == DiffRole::Object) > (ey.role == DiffRole::Object);
-    };
-    std::vector<size_t> order(kept.size());
-    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-    // Rows often come in tree order already: n comparisons instead of a
-    // sort's n log n (a stable sort leaves ordered rows where they are).
-    if (!std::is_sorted(rows.begin(), rows.end(), before))
-        std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return before(rows[x], rows[y]); });
-    for (size_t k = 0; k < order.size(); ++k) newIndex[kept[order[k]]] = static_cast<int32_t>(k);
-    for (size_t k = 0; k < rows.size(); ++k) {
-        const WorkingEntry& w = work[kept[k]];
-        if (w.object >= 0) rows[k].collapsedInto = newIndex[static_cast<size_t>(w.object)];
-    }
-    placeInOrder(rows, order);
+    CKPT_RETURN_IF_ERROR(compare::assembleRows(work, sides, pairs, options, diff));
     return diff;
 }
 

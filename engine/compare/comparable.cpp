@@ -41,7 +41,28 @@ bool isKeyOptimizerState(std::string_view key) {
                std::end(kNameBasedOptimizerKeys);
 }
 
+// A value paired by key ('path' its key or its TF1 name); 'inGraph': a
+// key no attribute of the paired-by-path graph names.
+ComparableValue keyedValue(const TensorInfo& t, std::string_view path, bool inGraph) {
+    ComparableValue v;
+    v.tensor = &t;
+    v.path = path;
+    v.role = inGraph ? DiffRole::Attribute : isNameBasedSlot(v.path) ? DiffRole::SlotVariable : DiffRole::Variable;
+    v.optimizerState = isKeyOptimizerState(t.key) || isKeyOptimizerState(v.path);
+    return v;
+}
+
 }  // namespace
+
+bool ValueFilter::excludesValue(const ComparableValue& v) const {
+    auto matches = [&](const std::string& pattern) {
+        return globMatches(pattern, v.path) || globMatches(pattern, v.tensor->key);
+    };
+    return (weightsOnly && v.optimizerState) || (!includes.empty() && std::none_of(includes.begin(), includes.end(), matches)) ||
+           std::any_of(excludes.begin(), excludes.end(), matches);
+}
+
+ComparableValue nameBasedValue(const TensorInfo& tensor) { return keyedValue(tensor, tensor.key, false); }
 
 class GraphNames {
 public:
@@ -128,14 +149,8 @@ ComparableValues& ComparableValues::operator=(ComparableValues&&) noexcept = def
 ComparableValues::ComparableValues(const Checkpoint& checkpoint, bool byPath, const ValueFilter& filter) {
     const BundleReader& bundle = checkpoint.bundle();
     std::vector<bool> used(bundle.tensors().size(), false);
-    auto keep = [&](ComparableValue v) {
-        auto matches = [&](const std::string& pattern) {
-            return globMatches(pattern, v.path) || globMatches(pattern, v.tensor->key);
-        };
-        const bool out = (filter.weightsOnly && v.optimizerState) ||
-                         (!filter.includes.empty() && std::none_of(filter.includes.begin(), filter.includes.end(), matches)) ||
-                         std::any_of(filter.excludes.begin(), filter.excludes.end(), matches);
-        if (out) ++m_excluded;
+    auto keep = [&](const ComparableValue& v) {
+        if (filter.excludesValue(v)) ++m_excluded;
         else m_values.push_back(v);
     };
     const ObjectGraph* graph = byPath ? checkpoint.objectGraph() : nullptr;
@@ -179,14 +194,21 @@ ComparableValues::ComparableValues(const Checkpoint& checkpoint, bool byPath, co
     for (size_t i = 0; i < bundle.tensors().size(); ++i) {
         const TensorInfo& t = bundle.tensors()[i];
         if (used[i] || t.key == kObjectGraphKey) continue;
-        ComparableValue v;
-        v.tensor = &t;
-        v.path = t.key;
-        if (auto full = fullNames.find(t.key); full != fullNames.end()) v.path = full->second;
-        v.role = graph ? DiffRole::Attribute : isNameBasedSlot(v.path) ? DiffRole::SlotVariable : DiffRole::Variable;
-        v.optimizerState = isKeyOptimizerState(t.key) || isKeyOptimizerState(v.path);
-        keep(v);
+        auto full = fullNames.find(t.key);
+        keep(keyedValue(t, full != fullNames.end() ? full->second : std::string_view(t.key), graph != nullptr));
     }
+}
+
+ComparableValues::ComparableValues(ValueSource everyValue) : m_everyValue(std::move(everyValue)) {}
+
+Status ComparableValues::forEachValue(const ValueVisitor& visit) const {
+    if (m_everyValue) return m_everyValue(visit);
+    for (const ComparableValue& v : m_values) visit(v);
+    return okStatus();
+}
+
+const ComparableValue* ComparableValues::hold(TensorInfo&& tensor) {
+    return &m_held.emplace_back(nameBasedValue(m_heldTensors.emplace_back(std::move(tensor))));
 }
 
 std::vector<std::string> ComparableValues::location(const ComparableValue& v) const {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@
 
 #include "ckpt/checkpoint.h"
 #include "ckpt/checkpoint_diff.h"
+#include "ckpt/status.h"
 
 namespace ckpt::compare {
 
@@ -31,7 +33,20 @@ struct ValueFilter {
     bool weightsOnly = false;
     std::vector<std::string> includes;  // globs; empty: all
     std::vector<std::string> excludes;
+
+    // Left out of the comparison (matched on its path and its key).
+    bool excludesValue(const ComparableValue& value) const;
+    // No value is left out (a streamed side then builds no value to ask).
+    bool keepsAll() const { return !weightsOnly && includes.empty() && excludes.empty(); }
 };
+
+// A value of a name-based checkpoint: paired by its key, a slot by the
+// TF1 optimizers' names. 'tensor' must outlive it.
+ComparableValue nameBasedValue(const TensorInfo& tensor);
+
+// Visits values one at a time (ComparableValues::forEachValue).
+using ValueVisitor = std::function<void(const ComparableValue&)>;
+using ValueSource = std::function<Status(const ValueVisitor&)>;
 
 struct SlotNames {
     std::string variable, optimizer, slot;  // empty when the value is no slot
@@ -43,12 +58,21 @@ class ComparableValues {
 public:
     // byPath: pair by object path (object-based checkpoints only); else by key.
     ComparableValues(const Checkpoint& checkpoint, bool byPath, const ValueFilter& filter);
+    // A name-based side streamed by key (compare/diff_by_key.h): values()
+    // stays empty and hold() keeps the few values a diff reports;
+    // 'everyValue' visits the whole side again (the filter applied) when
+    // forEachValue asks.
+    explicit ComparableValues(ValueSource everyValue);
     ~ComparableValues();
     ComparableValues(ComparableValues&&) noexcept;
     ComparableValues& operator=(ComparableValues&&) noexcept;
 
     const std::vector<ComparableValue>& values() const { return m_values; }  // graph order, then keys
-    int64_t excluded() const { return m_excluded; }                          // left out by the filter
+    // Every value of the side, held or not (a streamed side reads its index again).
+    Status forEachValue(const ValueVisitor& visit) const;
+    // A streamed side: keeps 'tensor' and its value, for as long as this lives.
+    const ComparableValue* hold(TensorInfo&& tensor);
+    int64_t excluded() const { return m_excluded; }  // left out by the filter
     // Where the value sits in a merged tree: {"model", "dense", "kernel"};
     // a slot variable under its variable as "m (optimizer)".
     std::vector<std::string> location(const ComparableValue& value) const;
@@ -58,6 +82,10 @@ private:
     std::unique_ptr<GraphNames> m_names;  // null when paired by key
     std::vector<ComparableValue> m_values;
     std::deque<std::string> m_text;  // composed paths; a deque keeps views valid
+    // A streamed side's held values and their tensors (deques: pointers stay valid).
+    ValueSource m_everyValue;
+    std::deque<TensorInfo> m_heldTensors;
+    std::deque<ComparableValue> m_held;
     int64_t m_excluded = 0;
 };
 

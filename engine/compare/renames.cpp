@@ -141,7 +141,7 @@ void detectRenames(std::vector<WorkingEntry>& entries, const ComparedSides& side
     }
 }
 
-void collapseSubtrees(std::vector<WorkingEntry>& entries, const ComparedSides& sides) {
+Status collapseSubtrees(std::vector<WorkingEntry>& entries, const ComparedSides& sides) {
     const bool byPath = sides.byPath;
     PrefixTrie trieA, trieB;
     // Candidate objects: prefixes of the values that changed place.
@@ -157,13 +157,16 @@ void collapseSubtrees(std::vector<WorkingEntry>& entries, const ComparedSides& s
             trieB.add(loc, std::min(loc.size() - 1, kCollapseDepth));
         }
     }
-    if (trieA.size() == 0 && trieB.size() == 0) return;                          // nothing came, went or moved
-    if (trieA.size() >= kMaxTrieNodes || trieB.size() >= kMaxTrieNodes) return;  // pathological: report values one by one
+    if (trieA.size() == 0 && trieB.size() == 0) return okStatus();  // nothing came, went or moved
+    if (trieA.size() >= kMaxTrieNodes || trieB.size() >= kMaxTrieNodes)
+        return okStatus();  // pathological: report values one by one
     std::vector<int64_t> totalA(trieA.size(), 0), totalB(trieB.size(), 0);
-    for (const ComparableValue& v : sides.a.values())
+    CKPT_RETURN_IF_ERROR(sides.a.forEachValue([&](const ComparableValue& v) {
         trieA.walk(sides.a.location(v), [&](int32_t id, size_t) { ++totalA[static_cast<size_t>(id)]; });
-    for (const ComparableValue& v : sides.b.values())
+    }));
+    CKPT_RETURN_IF_ERROR(sides.b.forEachValue([&](const ComparableValue& v) {
         trieB.walk(sides.b.location(v), [&](int32_t id, size_t) { ++totalB[static_cast<size_t>(id)]; });
+    }));
 
     std::vector<int64_t> deletedBelow(trieA.size(), 0), addedBelow(trieB.size(), 0);
     std::map<std::pair<int32_t, int32_t>, int64_t> movedBelow;  // (object in A, object in B) -> renamed values
@@ -244,6 +247,7 @@ void collapseSubtrees(std::vector<WorkingEntry>& entries, const ComparedSides& s
         if (object.a && entries[i].valueA) object.a->bytes += entries[i].valueA->tensor->storedBytes();
         if (object.b && entries[i].valueB) object.b->bytes += entries[i].valueB->tensor->storedBytes();
     }
+    return okStatus();
 }
 
 }  // namespace ckpt::compare

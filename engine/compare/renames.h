@@ -51,7 +51,9 @@ void detectRenames(std::vector<WorkingEntry>& entries, const ComparedSides& side
 
 // Appends an Object row for each highest object whose values (at least two)
 // were all deleted, all added, or all renamed by one object rename, and
-// points the values' 'object' at it.
-void collapseSubtrees(std::vector<WorkingEntry>& entries, const ComparedSides& sides);
+// points the values' 'object' at it. 'entries' need not hold every value:
+// objects are counted over forEachValue (fails only where a streamed side's
+// index cannot be read again).
+Status collapseSubtrees(std::vector<WorkingEntry>& entries, const ComparedSides& sides);
 
 }  // namespace ckpt::compare

@@ -38,7 +38,7 @@ bool streamable(const TensorInfo& t) { return !t.isPartitioned() && preview::ele
 
 }  // namespace
 
-Result<ValuePairsStats> compareValuePairs(const Checkpoint& a, const Checkpoint& b, std::vector<ValuePair>& pairs,
+Result<ValuePairsStats> compareValuePairs(const BundleReader& a, const BundleReader& b, std::vector<ValuePair>& pairs,
                                           const DiffOptions& options, const std::string& labelA, const std::string& labelB) {
     ValuePairsStats stats;
     const bool shortcut = options.trustChecksums && options.values.tolerance.nanEqual && !options.slice;
@@ -96,9 +96,9 @@ Result<ValuePairsStats> compareValuePairs(const Checkpoint& a, const Checkpoint&
     std::vector<ResolvedTolerance> tolerances(streamed.size());
     for (size_t s = 0; s < streamed.size(); ++s) {
         const ValuePair& p = pairs[streamed[s]];
-        auto fileA = format::shardFile(a.bundle(), p.a->region.shardId);
+        auto fileA = format::shardFile(a, p.a->region.shardId);
         if (!fileA) return fileA.status().withContext(labelA);
-        auto fileB = format::shardFile(b.bundle(), p.b->region.shardId);
+        auto fileB = format::shardFile(b, p.b->region.shardId);
         if (!fileB) return fileB.status().withContext(labelB);
         regionsA.push_back({*fileA, p.a->key, p.a->region, nullptr, {}});
         regionsB.push_back({*fileB, p.b->key, p.b->region, nullptr, {}});
@@ -106,40 +106,46 @@ Result<ValuePairsStats> compareValuePairs(const Checkpoint& a, const Checkpoint&
         kinds[s] = *preview::elementKindOf(p.a->dtype);
         tolerances[s] = toleranceFor(p.a->dtype, options.values.tolerance);
     }
-    std::vector<PairPartial> partials(firstPartial.back());
-    format::ScanOptions scan;
-    scan.threads = platform::threadsOrDefault(options.values.cpuThreads);
-    scan.cancel = options.cancel;
-    CKPT_ASSIGN_OR_RETURN(format::PairScanResult scanned,
-                          format::scanRegionPairs(regionsA, regionsB, scan, [&](const format::RegionPairPart& part) {
-                              const size_t s = part.pair;
-                              const int64_t size = preview::elementSize(kinds[s]);
-                              const PairRun run{kinds[s], part.a.data(), part.b.data(), static_cast<int64_t>(part.begin) / size,
-                                                static_cast<int64_t>(part.a.size()) / size};
-                              accumulatePairs(run, slices.empty() ? everyElement : slices[s], tolerances[s], maxListed,
-                                              partials[firstPartial[s] + part.part]);
-                              report(static_cast<int64_t>(2 * part.a.size()));
-                          }));
-    stats.bytesRead += scanned.bytesScanned;
-    for (size_t s = 0; s < streamed.size(); ++s) {
-        if (!scanned.a[s].isOk()) return scanned.a[s].withContext(labelA);
-        if (!scanned.b[s].isOk()) return scanned.b[s].withContext(labelB);
-        PairPartial& merged = partials[firstPartial[s]];
-        for (size_t k = firstPartial[s] + 1; k < firstPartial[s + 1]; ++k)
-            mergePartials(merged, std::move(partials[k]), maxListed);
-        ValuePair& p = pairs[streamed[s]];
-        p.result = finishDiff(std::move(merged), tolerances[s], tolerances[s].exact || comparesExactly(kinds[s]));
-        p.equal = isEqualWithinTolerance(*p.result);
-        if (options.figures) options.figures->store(*p.a, *p.b, options, *p.result);
-    }
+    auto scanPairs = [&]() -> Status {
+        std::vector<PairPartial> partials(firstPartial.back());
+        format::ScanOptions scan;
+        scan.threads = platform::threadsOrDefault(options.values.cpuThreads);
+        scan.cancel = options.cancel;
+        CKPT_ASSIGN_OR_RETURN(format::PairScanResult scanned,
+                              format::scanRegionPairs(regionsA, regionsB, scan, [&](const format::RegionPairPart& part) {
+                                  const size_t s = part.pair;
+                                  const int64_t size = preview::elementSize(kinds[s]);
+                                  const PairRun run{kinds[s], part.a.data(), part.b.data(),
+                                                    static_cast<int64_t>(part.begin) / size,
+                                                    static_cast<int64_t>(part.a.size()) / size};
+                                  accumulatePairs(run, slices.empty() ? everyElement : slices[s], tolerances[s], maxListed,
+                                                  partials[firstPartial[s] + part.part]);
+                                  report(static_cast<int64_t>(2 * part.a.size()));
+                              }));
+        stats.bytesRead += scanned.bytesScanned;
+        for (size_t s = 0; s < streamed.size(); ++s) {
+            if (!scanned.a[s].isOk()) return scanned.a[s].withContext(labelA);
+            if (!scanned.b[s].isOk()) return scanned.b[s].withContext(labelB);
+            PairPartial& merged = partials[firstPartial[s]];
+            for (size_t k = firstPartial[s] + 1; k < firstPartial[s + 1]; ++k)
+                mergePartials(merged, std::move(partials[k]), maxListed);
+            ValuePair& p = pairs[streamed[s]];
+            p.result = finishDiff(std::move(merged), tolerances[s], tolerances[s].exact || comparesExactly(kinds[s]));
+            p.equal = isEqualWithinTolerance(*p.result);
+            if (options.figures) options.figures->store(*p.a, *p.b, options, *p.result);
+        }
+        return okStatus();
+    };
+    // Nothing to stream (a batch answered by checksums): no scan to start.
+    if (!streamed.empty()) CKPT_RETURN_IF_ERROR(scanPairs());
 
     // Strings and partitioned tensors: one pair in memory at a time.
     for (size_t i : whole) {
         if (options.cancel && options.cancel->isCancelled()) return cancelled("comparison cancelled");
         ValuePair& p = pairs[i];
-        auto ta = a.bundle().read(*p.a);
+        auto ta = a.read(*p.a);
         if (!ta) return ta.status().withContext(labelA);
-        auto tb = b.bundle().read(*p.b);
+        auto tb = b.read(*p.b);
         if (!tb) return tb.status().withContext(labelB);
         TensorDiffOptions opt = options.values;
         if (options.slice) {

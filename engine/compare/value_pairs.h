@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ckpt/checkpoint.h"
+#include "ckpt/bundle_reader.h"
 #include "ckpt/checkpoint_diff.h"
 
 namespace ckpt::compare {
@@ -31,9 +31,11 @@ struct ValuePairsStats {
 // history's "unchanged".
 bool sameStoredBytes(const TensorInfo& a, const TensorInfo& b);
 
-// Fills every pair's result and equality. 'labelA'/'labelB' prefix errors
-// ("A (runs/x/ckpt-1)").
-Result<ValuePairsStats> compareValuePairs(const Checkpoint& a, const Checkpoint& b, std::vector<ValuePair>& pairs,
+// Fills every pair's result and equality; the pairs' tensors are read
+// through the bundles 'a' and 'b' (any reader of their data files: the
+// TensorInfos need not be the readers' own). 'labelA'/'labelB' prefix
+// errors ("A (runs/x/ckpt-1)").
+Result<ValuePairsStats> compareValuePairs(const BundleReader& a, const BundleReader& b, std::vector<ValuePair>& pairs,
                                           const DiffOptions& options, const std::string& labelA, const std::string& labelB);
 
 }  // namespace ckpt::compare

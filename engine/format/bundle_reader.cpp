@@ -145,10 +145,13 @@ std::string BundleReader::dataPath(int32_t shardId) const {
 
 Status BundleReader::load() {
     std::vector<TensorInfo>& tensors = m_impl->tensors;
-    CKPT_ASSIGN_OR_RETURN(m_impl->header,
-                          format::decodeIndexEntries(
-                              m_impl->openIndex, indexPath(), [&](TensorInfo&& t) { tensors.push_back(std::move(t)); },
-                              [&] { return std::span<TensorInfo>(tensors); }));
+    CKPT_ASSIGN_OR_RETURN(m_impl->header, format::decodeIndexEntries(
+                                              m_impl->openIndex, indexPath(),
+                                              [&](TensorInfo&& t) {
+                                                  tensors.push_back(std::move(t));
+                                                  return okStatus();
+                                              },
+                                              [&] { return std::span<TensorInfo>(tensors); }));
     return okStatus();
 }
 
@@ -162,6 +165,7 @@ Result<BundleIndexSummary> BundleReader::summarize(std::string_view prefix) {
                                               [&](TensorInfo&& t) {
                                                   ++summary.tensors;
                                                   if (t.isPartitioned()) partitioned.push_back(std::move(t));
+                                                  return okStatus();
                                               },
                                               [&] { return std::span<TensorInfo>(partitioned); }));
     return summary;
@@ -194,6 +198,12 @@ Result<std::unique_ptr<BundleReader>> format::BundleReaderAccess::openWithIndex(
     const Status loaded = reader->load();
     reader->m_impl->openIndex = nullptr;
     CKPT_RETURN_IF_ERROR(loaded);
+    return reader;
+}
+
+std::unique_ptr<BundleReader> format::BundleReaderAccess::dataReader(std::string_view prefix, const BundleHeader& header) {
+    std::unique_ptr<BundleReader> reader(new BundleReader(std::string(prefix)));
+    reader->m_impl->header = header;
     return reader;
 }
 

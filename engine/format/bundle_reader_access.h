@@ -24,6 +24,11 @@ struct BundleReaderAccess {
     // BundleReader::open over the index file already open as 'index' (verify
     // checks its footer first; a remote index is then fetched once).
     static Result<std::unique_ptr<BundleReader>> openWithIndex(std::string_view prefix, const storage::RandomAccessFile& index);
+    // A reader of the data files only, for a caller that decodes the index
+    // entries itself and keeps few of them (diff by key streams two
+    // indexes): tensors() is empty and find() finds nothing, while reads of
+    // the TensorInfos the caller holds work as with open().
+    static std::unique_ptr<BundleReader> dataReader(std::string_view prefix, const BundleHeader& header);
     // A shard's data file, opened on first use and kept open by the reader.
     // Errors name the file.
     static Result<const storage::RandomAccessFile*> shardFile(const BundleReader& reader, int32_t shardId);

@@ -149,8 +149,7 @@ public:
             s.encodedKey = encodeSliceKey(info.key, s.slice);
             info.slices.push_back(std::move(s));
         }
-        keep(std::move(info));
-        return okStatus();
+        return keep(std::move(info));
     }
 
     // Fills the regions of the slices 'tensors' list from the held slice
@@ -197,14 +196,17 @@ private:
 }  // namespace
 
 Result<BundleHeader> decodeIndexEntries(const storage::RandomAccessFile* openIndex, const std::string& path,
-                                        const TensorSink& keep, const std::function<std::span<TensorInfo>()>& kept) {
+                                        const TensorSink& keep, const std::function<std::span<TensorInfo>()>& kept,
+                                        const HeaderSink& onHeader) {
     EntryDecoder decoder(path);
     bool first = true;
     const IndexVisitor visit = [&](std::string_view key, std::string_view value) -> Status {
         if (!first) return decoder.entry(key, value, keep);
         first = false;
         if (!key.empty()) return dataLoss("corrupt index " + path + ": no bundle header (first key is " + quoted(key) + ")");
-        return decoder.header(value);
+        CKPT_RETURN_IF_ERROR(decoder.header(value));
+        if (onHeader) onHeader(decoder.bundleHeader());
+        return okStatus();
     };
     CKPT_RETURN_IF_ERROR(openIndex ? scanIndexTable(*openIndex, path, visit) : scanIndexTable(path, visit));
     if (first) return dataLoss("corrupt index " + path + ": the table is empty (no bundle header)");
@@ -221,7 +223,10 @@ Result<BundleHeader> decodeIndexEntriesFor(const std::string& path, std::span<co
     if (!values[0]) return dataLoss("corrupt index " + path + ": no bundle header");
     EntryDecoder decoder(path);
     CKPT_RETURN_IF_ERROR(decoder.header(*values[0]));
-    const TensorSink keep = [&](TensorInfo&& t) { found.push_back(std::move(t)); };
+    const TensorSink keep = [&](TensorInfo&& t) {
+        found.push_back(std::move(t));
+        return okStatus();
+    };
     for (size_t i = 1; i < values.size(); ++i) {
         // The header ("") and slice keys name no tensor: not found, as after a scan.
         if (!values[i] || lookup[i].empty() || isSliceKey(lookup[i])) continue;

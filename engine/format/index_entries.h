@@ -18,14 +18,18 @@
 namespace ckpt::format {
 
 // Each tensor (not the slice entries) is handed to 'keep' in key order,
-// its slices' regions not yet filled in. After the last entry 'kept'
-// returns every partitioned tensor 'keep' held on to (others may be among
-// them): their slices are matched with the slice entries and checked, and
-// slice entries no tensor lists are errors. 'openIndex' may be null: the
-// file at 'path' is opened.
-using TensorSink = std::function<void(TensorInfo&&)>;
+// its slices' regions not yet filled in; an error from 'keep' stops the
+// decode and is returned. After the last entry 'kept' returns every
+// partitioned tensor 'keep' held on to (others may be among them): their
+// slices are matched with the slice entries and checked, and slice entries
+// no tensor lists are errors. 'openIndex' may be null: the file at 'path'
+// is opened. 'header', when set, is told the bundle header before the
+// first tensor (a reader of the data files can start then).
+using TensorSink = std::function<Status(TensorInfo&&)>;
+using HeaderSink = std::function<void(const BundleHeader&)>;
 Result<BundleHeader> decodeIndexEntries(const storage::RandomAccessFile* openIndex, const std::string& path,
-                                        const TensorSink& keep, const std::function<std::span<TensorInfo>()>& kept);
+                                        const TensorSink& keep, const std::function<std::span<TensorInfo>()>& kept,
+                                        const HeaderSink& header = {});
 
 // Only the tensors named by 'keys' (with their slices), found by seeking
 // (lookupIndexEntries): a few tensors of a million-tensor index cost a few

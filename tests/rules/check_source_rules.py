@@ -118,6 +118,9 @@ RULES = [
             "engine/schedule/program_runs.h": "the program-run recorder's writer thread, alive as long as the checkpointer",
             "engine/schedule/program_runs.cpp": "the program-run recorder's writer thread, alive as long as the checkpointer",
             "engine/convert/export.cpp": "reads the next tensor while the current one is written (one overlap, not a pool)",
+            "engine/format/index_stream.cpp":
+                "an index decoded into a bounded queue while the caller consumes it (one producer per stream, not a pool): "
+                "parallel.h's in-line fallback would leave the consumer waiting on a producer that never runs",
             "app/cli/schedule_output.h": "ckpt schedule run --watch: a watcher beside the waiting main thread",
             "app/cli/schedule_output.cpp": "ckpt schedule run --watch: a watcher beside the waiting main thread",
             "engine/objstore/remote_writable_file.cpp":
