@@ -22,6 +22,7 @@
 
 using namespace ckpt;
 using ckpt::testing::makeTensor;
+using ckpt::testing::plainSaveTensor;
 
 namespace {
 
@@ -82,14 +83,6 @@ Result<CheckpointDiff> diffWhole(const std::string& a, const std::string& b, con
     return diffCheckpoints(*pair.a, *pair.b, options);
 }
 
-SaveTensor plain(std::string key, Tensor value) {
-    SaveTensor t;
-    t.key = std::move(key);
-    t.fullShape = value.shape;
-    t.value = std::move(value);
-    return t;
-}
-
 Tensor floats(const std::vector<float>& v) {
     const auto n = static_cast<int64_t>(v.size());
     return makeTensor<float>(DataType::Float, {n}, v);
@@ -126,48 +119,48 @@ std::string write(const QTemporaryDir& dir, const char* name, std::vector<SaveTe
 // Side A of the name-based pair; B changes it in every way a diff reports.
 std::vector<SaveTensor> sideA() {
     std::vector<SaveTensor> t;
-    t.push_back(plain("dense/kernel", floats({1, 2, 3, 4})));
-    t.push_back(plain("dense/bias", floats({0.5f, 0.25f})));
-    t.push_back(plain("dense/kernel/Adam", floats({0.1f, 0.2f, 0.3f, 0.4f})));
-    t.push_back(plain("dense.extra", floats({7})));  // '.' sorts before '/': key order is not tree order
-    t.push_back(plain("global_step", makeTensor<int64_t>(DataType::Int64, {}, {10})));
-    t.push_back(plain("old/layer/w", floats({11, 12, 13})));
-    t.push_back(plain("old/layer/b", floats({14, 15})));
-    t.push_back(plain("gone/x", floats({21})));
-    t.push_back(plain("gone/y", floats({22, 23})));
-    t.push_back(plain("moved", floats({31, 32, 33, 34, 35})));
-    t.push_back(plain("typed", floats({1, 2, 3})));
-    t.push_back(plain("names", strings({"alpha", "beta"})));
-    t.push_back(plain("labels", strings({"x", "y", "z"})));
-    t.push_back(plain("zeros/one", floats({0, 0})));
-    t.push_back(plain("a//double", floats({5, 6})));
+    t.push_back(plainSaveTensor("dense/kernel", floats({1, 2, 3, 4})));
+    t.push_back(plainSaveTensor("dense/bias", floats({0.5f, 0.25f})));
+    t.push_back(plainSaveTensor("dense/kernel/Adam", floats({0.1f, 0.2f, 0.3f, 0.4f})));
+    t.push_back(plainSaveTensor("dense.extra", floats({7})));  // '.' sorts before '/': key order is not tree order
+    t.push_back(plainSaveTensor("global_step", makeTensor<int64_t>(DataType::Int64, {}, {10})));
+    t.push_back(plainSaveTensor("old/layer/w", floats({11, 12, 13})));
+    t.push_back(plainSaveTensor("old/layer/b", floats({14, 15})));
+    t.push_back(plainSaveTensor("gone/x", floats({21})));
+    t.push_back(plainSaveTensor("gone/y", floats({22, 23})));
+    t.push_back(plainSaveTensor("moved", floats({31, 32, 33, 34, 35})));
+    t.push_back(plainSaveTensor("typed", floats({1, 2, 3})));
+    t.push_back(plainSaveTensor("names", strings({"alpha", "beta"})));
+    t.push_back(plainSaveTensor("labels", strings({"x", "y", "z"})));
+    t.push_back(plainSaveTensor("zeros/one", floats({0, 0})));
+    t.push_back(plainSaveTensor("a//double", floats({5, 6})));
     addPartitioned(t, "part/changed", 1);
     addPartitioned(t, "part/same", 2);
     addPartitioned(t, "part/unsliced", 3);
-    t.push_back(plain("part/sliced", floats({1, 2, 3, 4, 5, 6, 7, 8})));
+    t.push_back(plainSaveTensor("part/sliced", floats({1, 2, 3, 4, 5, 6, 7, 8})));
     return t;
 }
 
 std::vector<SaveTensor> sideB() {
     std::vector<SaveTensor> t;
-    t.push_back(plain("dense/kernel", floats({1, 2, 3.5f, 4})));
-    t.push_back(plain("dense/bias", floats({0.5f, 0.25f})));
-    t.push_back(plain("dense/kernel/Adam", floats({0.1f, 0.2f, 0.3f, 0.4f})));
-    t.push_back(plain("dense.extra", floats({7.5f})));
-    t.push_back(plain("global_step", makeTensor<int64_t>(DataType::Int64, {}, {20})));
-    t.push_back(plain("new/layer/w", floats({11, 12, 13})));
-    t.push_back(plain("new/layer/b", floats({14, 15})));
-    t.push_back(plain("elsewhere", floats({31, 32, 33, 34, 35})));
-    t.push_back(plain("typed", floats({1, 2, 3, 4})));
-    t.push_back(plain("names", strings({"alpha", "gamma"})));
-    t.push_back(plain("labels", strings({"x", "y", "z"})));
-    t.push_back(plain("zeros/two", floats({0, 0})));
-    t.push_back(plain("zeros/three", floats({0, 0})));
-    t.push_back(plain("a/double", floats({5, 6})));
-    t.push_back(plain("came/z", floats({9})));
+    t.push_back(plainSaveTensor("dense/kernel", floats({1, 2, 3.5f, 4})));
+    t.push_back(plainSaveTensor("dense/bias", floats({0.5f, 0.25f})));
+    t.push_back(plainSaveTensor("dense/kernel/Adam", floats({0.1f, 0.2f, 0.3f, 0.4f})));
+    t.push_back(plainSaveTensor("dense.extra", floats({7.5f})));
+    t.push_back(plainSaveTensor("global_step", makeTensor<int64_t>(DataType::Int64, {}, {20})));
+    t.push_back(plainSaveTensor("new/layer/w", floats({11, 12, 13})));
+    t.push_back(plainSaveTensor("new/layer/b", floats({14, 15})));
+    t.push_back(plainSaveTensor("elsewhere", floats({31, 32, 33, 34, 35})));
+    t.push_back(plainSaveTensor("typed", floats({1, 2, 3, 4})));
+    t.push_back(plainSaveTensor("names", strings({"alpha", "gamma"})));
+    t.push_back(plainSaveTensor("labels", strings({"x", "y", "z"})));
+    t.push_back(plainSaveTensor("zeros/two", floats({0, 0})));
+    t.push_back(plainSaveTensor("zeros/three", floats({0, 0})));
+    t.push_back(plainSaveTensor("a/double", floats({5, 6})));
+    t.push_back(plainSaveTensor("came/z", floats({9})));
     addPartitioned(t, "part/changed", 1.5f);
     addPartitioned(t, "part/same", 2);
-    t.push_back(plain("part/unsliced", floats({3, 6, 9, 12, 4, 6, 9, 12})));
+    t.push_back(plainSaveTensor("part/unsliced", floats({3, 6, 9, 12, 4, 6, 9, 12})));
     addPartitioned(t, "part/sliced", 1);
     return t;
 }
@@ -181,10 +174,10 @@ std::vector<SaveTensor> many(int variant) {
         if (variant == 1 && i % 4999 == 7) continue;  // deleted
         std::snprintf(key, sizeof key, "model/block_%03d/layer_%02d/kernel", i / 100, i % 100);
         const float changed = variant == 1 && (i % 997 == 0 || i == 8191 || i == 8192) ? 0.5f : 0;
-        t.push_back(plain(key, floats({static_cast<float>(i), changed})));
+        t.push_back(plainSaveTensor(key, floats({static_cast<float>(i), changed})));
         if (variant == 1 && i % 6007 == 3) {
             std::snprintf(key, sizeof key, "model/block_%03d/added_%d", i / 100, i);
-            t.push_back(plain(key, floats({static_cast<float>(-i)})));
+            t.push_back(plainSaveTensor(key, floats({static_cast<float>(-i)})));
         }
     }
     return t;

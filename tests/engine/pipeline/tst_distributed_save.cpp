@@ -32,17 +32,10 @@
 #include "test_tensors.h"
 
 using namespace ckpt;
+using ckpt::testing::plainSaveTensor;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-SaveTensor plain(std::string key, Tensor value) {
-    SaveTensor t;
-    t.key = std::move(key);
-    t.fullShape = value.shape;
-    t.value = std::move(value);
-    return t;
-}
 
 // Nine tensors of several dtypes and sizes, a string tensor and a tensor
 // saved as two slices: every path of the merge.
@@ -50,31 +43,33 @@ std::vector<SaveTensor> sampleTensors(int variant = 0) {
     std::vector<SaveTensor> ts;
     std::vector<float> big(3000);
     for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<float>(i) * 0.5f + static_cast<float>(variant);
-    ts.push_back(
-        plain("model/dense/kernel/.ATTRIBUTES/VARIABLE_VALUE", testing::makeTensor<float>(DataType::Float, {30, 100}, big)));
-    ts.push_back(plain("model/dense/bias/.ATTRIBUTES/VARIABLE_VALUE",
-                       testing::makeTensor<float>(DataType::Float, {4}, {1.f, -2.f, 3.5f, 0.f})));
+    ts.push_back(plainSaveTensor("model/dense/kernel/.ATTRIBUTES/VARIABLE_VALUE",
+                                 testing::makeTensor<float>(DataType::Float, {30, 100}, big)));
+    ts.push_back(plainSaveTensor("model/dense/bias/.ATTRIBUTES/VARIABLE_VALUE",
+                                 testing::makeTensor<float>(DataType::Float, {4}, {1.f, -2.f, 3.5f, 0.f})));
     std::vector<int32_t> ints(700);
     for (size_t i = 0; i < ints.size(); ++i) ints[i] = static_cast<int32_t>(i * 7);
+    ts.push_back(plainSaveTensor("model/embedding/.ATTRIBUTES/VARIABLE_VALUE",
+                                 testing::makeTensor<int32_t>(DataType::Int32, {70, 10}, ints)));
+    ts.push_back(plainSaveTensor("step/.ATTRIBUTES/VARIABLE_VALUE", testing::makeTensor<int64_t>(DataType::Int64, {}, {1234})));
     ts.push_back(
-        plain("model/embedding/.ATTRIBUTES/VARIABLE_VALUE", testing::makeTensor<int32_t>(DataType::Int32, {70, 10}, ints)));
-    ts.push_back(plain("step/.ATTRIBUTES/VARIABLE_VALUE", testing::makeTensor<int64_t>(DataType::Int64, {}, {1234})));
-    ts.push_back(plain("save_counter/.ATTRIBUTES/VARIABLE_VALUE", testing::makeTensor<int64_t>(DataType::Int64, {}, {3})));
-    ts.push_back(plain("model/scale/.ATTRIBUTES/VARIABLE_VALUE",
-                       testing::makeTensor<double>(DataType::Double, {2, 3}, {1, 2, 3, 4, 5, 6})));
-    ts.push_back(
-        plain("model/mask/.ATTRIBUTES/VARIABLE_VALUE", testing::makeTensor<uint8_t>(DataType::Bool, {5}, {1, 0, 1, 1, 0})));
+        plainSaveTensor("save_counter/.ATTRIBUTES/VARIABLE_VALUE", testing::makeTensor<int64_t>(DataType::Int64, {}, {3})));
+    ts.push_back(plainSaveTensor("model/scale/.ATTRIBUTES/VARIABLE_VALUE",
+                                 testing::makeTensor<double>(DataType::Double, {2, 3}, {1, 2, 3, 4, 5, 6})));
+    ts.push_back(plainSaveTensor("model/mask/.ATTRIBUTES/VARIABLE_VALUE",
+                                 testing::makeTensor<uint8_t>(DataType::Bool, {5}, {1, 0, 1, 1, 0})));
     Tensor names;
     names.dtype = DataType::String;
     names.shape.dims = {3};
     names.strings = {"alpha", "", std::string("b\0c", 3)};
-    ts.push_back(plain("vocab/.ATTRIBUTES/VARIABLE_VALUE", names));
+    ts.push_back(plainSaveTensor("vocab/.ATTRIBUTES/VARIABLE_VALUE", names));
     // model/part: a [4, 3] float tensor saved as rows 0-1 and rows 2-3.
     for (int half = 0; half < 2; ++half) {
-        SaveTensor t = plain("model/part/.ATTRIBUTES/VARIABLE_VALUE",
-                             testing::makeTensor<float>(DataType::Float, {2, 3},
-                                                        {float(half * 6 + 0), float(half * 6 + 1), float(half * 6 + 2),
-                                                         float(half * 6 + 3), float(half * 6 + 4), float(half * 6 + 5)}));
+        SaveTensor t =
+            plainSaveTensor("model/part/.ATTRIBUTES/VARIABLE_VALUE",
+                            testing::makeTensor<float>(DataType::Float, {2, 3},
+                                                       {float(half * 6 + 0), float(half * 6 + 1), float(half * 6 + 2),
+                                                        float(half * 6 + 3), float(half * 6 + 4), float(half * 6 + 5)}));
         t.fullShape.dims = {4, 3};
         t.slice = TensorSlice{{SliceExtent{half * 2, 2}, SliceExtent{}}};
         ts.push_back(std::move(t));
