@@ -36,6 +36,7 @@
 #include "bench_child.h"
 #include "bench_timing.h"
 #include "explorer_test.h"
+#include "jobs/allocator.h"
 #include "models/diff_tree_model.h"
 #include "models/object_tree_model.h"
 #include "object_checkpoint.h"
@@ -163,6 +164,7 @@ int runChildSession(const std::string& kind, int64_t n, const QString& a, const 
 }
 
 int childMain(int argc, char** argv) {
+    ckpt::ui::configureAllocator();  // as the explorer's main does
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
         qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
