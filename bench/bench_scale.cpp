@@ -109,7 +109,7 @@ ChildResult runOnce(const Op& op, const Baseline* baseline, const std::string& d
     std::vector<std::string> args = op.args;
     if (baseline && !args.empty() && args[0] == kCkpt) args[0] = baseline->ckpt;
     ::setenv("XDG_DATA_HOME", (baseline ? baseline->dataHome : dataHome).c_str(), 1);
-    const ChildResult r = runChild(args);
+    ChildResult r = runChild(args);  // not const: returned by move
     if (r.exitCode != 0 && !(op.differs && r.exitCode == 1))
         die(op.name + (baseline ? " (baseline)" : "") + " failed (exit " + std::to_string(r.exitCode) + ")");
     return r;
