@@ -11,10 +11,6 @@
 //               [--tb-tensors N[,N...]] [--tb-mib M] [--shards S] [--read-all] [--keep] [--baseline OTHER_CKPT]
 //               [--ops diff,inspect]  (only operations whose names contain one of these)
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -29,14 +25,15 @@
 #include "bench_timing.h"
 #include "ckpt/bundle_naming.h"
 #include "ckpt/catalog.h"
-#include "format/index_table.h"
 #include "platform/crc32c.h"
-#include "tensor_bundle.pb.h"
+#include "sparse_checkpoint.h"
 
 namespace fs = std::filesystem;
 using namespace ckpt;
 using bench::ChildResult;
+using bench::IndexEntry;
 using bench::runChild;
+using bench::scaleKey;
 
 namespace {
 
@@ -45,50 +42,15 @@ namespace {
     std::exit(2);
 }
 
-struct Entry {
-    std::string key;
-    int32_t shard = 0;
-    int64_t offset = 0;
-    int64_t bytes = 0;
-    uint32_t maskedCrc = 0;
-};
-
-// The index of a name-based bundle of float32 vectors (keys sorted by the caller).
-void writeIndex(const std::string& prefix, const std::vector<Entry>& entries, int32_t shards) {
-    auto writer = format::IndexTableWriter::create(indexFileName(prefix));
-    if (!writer.ok()) die(writer.status().toString());
-    tensorflow::BundleHeaderProto header;
-    header.set_num_shards(shards);
-    header.mutable_version()->set_producer(1);
-    if (!(*writer)->add("", header.SerializeAsString()).isOk()) die("cannot write the header of " + prefix);
-    tensorflow::BundleEntryProto e;
-    std::string value;
-    for (const Entry& t : entries) {
-        e.Clear();
-        e.set_dtype(tensorflow::DT_FLOAT);
-        e.mutable_shape()->add_dim()->set_size(t.bytes / 4);
-        e.set_shard_id(t.shard);
-        e.set_offset(t.offset);
-        e.set_size(t.bytes);
-        e.set_crc32c(t.maskedCrc);
-        e.SerializeToString(&value);
-        if (!(*writer)->add(t.key, value).isOk()) die("cannot write the index of " + prefix);
-    }
-    if (!(*writer)->finish().isOk()) die("cannot finish the index of " + prefix);
-}
-
-std::string keyOf(int64_t i) {
-    char key[64];
-    std::snprintf(key, sizeof key, "model/block_%04lld/layer_%03lld/kernel", static_cast<long long>(i / 1000),
-                  static_cast<long long>(i % 1000));
-    return key;
+void check(const Status& s) {
+    if (!s.isOk()) die(s.toString());
 }
 
 // n tiny tensors (16 floats) in one real data file; 'seed' varies the values.
 void writeTiny(const std::string& prefix, int64_t n, uint32_t seed) {
     constexpr int64_t kBytes = 64;
     fs::create_directories(fs::path(prefix).parent_path());
-    std::vector<Entry> entries(static_cast<size_t>(n));
+    std::vector<IndexEntry> entries(static_cast<size_t>(n));
     std::vector<float> data(static_cast<size_t>(n) * 16);
     uint32_t s = seed * 2654435761u + 1;
     for (float& f : data) {
@@ -99,64 +61,13 @@ void writeTiny(const std::string& prefix, int64_t n, uint32_t seed) {
     }
     for (int64_t i = 0; i < n; ++i) {
         const float* p = data.data() + i * 16;
-        entries[static_cast<size_t>(i)] = {keyOf(i), 0, i * kBytes, kBytes, platform::crc32cMask(platform::crc32c(p, kBytes))};
+        entries[static_cast<size_t>(i)] = {scaleKey(i), 0, i * kBytes, kBytes, platform::crc32cMask(platform::crc32c(p, kBytes))};
     }
-    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+    std::sort(entries.begin(), entries.end(), [](const IndexEntry& a, const IndexEntry& b) { return a.key < b.key; });
     std::FILE* f = std::fopen(dataFileName(prefix, 0, 1).c_str(), "wb");
     if (!f || std::fwrite(data.data(), 4, data.size(), f) != data.size() || std::fclose(f) != 0)
         die("cannot write " + dataFileName(prefix, 0, 1));
-    writeIndex(prefix, entries, 1);
-}
-
-// crc32c of 'n' zero bytes, from one MiB of zeros combined.
-uint32_t zerosCrc(uint64_t n) {
-    static const std::vector<uint8_t> zeros(1u << 20, 0);
-    const uint32_t mib = platform::crc32c(zeros.data(), zeros.size());
-    uint32_t crc = 0;
-    uint64_t done = 0;
-    for (; done + zeros.size() <= n; done += zeros.size())
-        crc = done == 0 ? mib : platform::crc32cCombine(crc, mib, zeros.size());
-    if (done < n) {
-        const uint32_t rest = platform::crc32c(zeros.data(), static_cast<size_t>(n - done));
-        crc = done == 0 ? rest : platform::crc32cCombine(crc, rest, n - done);
-    }
-    return crc;
-}
-
-// n tensors of 'bytes' each over 'shards' sparse data files: holes, no disk.
-void writeSparse(const std::string& prefix, int64_t n, int64_t bytes, int32_t shards) {
-    fs::create_directories(fs::path(prefix).parent_path());
-    const uint32_t crc = platform::crc32cMask(zerosCrc(static_cast<uint64_t>(bytes)));
-    std::vector<Entry> entries(static_cast<size_t>(n));
-    std::vector<int64_t> shardBytes(static_cast<size_t>(shards), 0);
-    for (int64_t i = 0; i < n; ++i) {
-        const auto shard = static_cast<int32_t>(i % shards);
-        entries[static_cast<size_t>(i)] = {keyOf(i), shard, shardBytes[static_cast<size_t>(shard)], bytes, crc};
-        shardBytes[static_cast<size_t>(shard)] += bytes;
-    }
-    for (int32_t s = 0; s < shards; ++s) {
-        const std::string path = dataFileName(prefix, s, shards);
-        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0 || ::ftruncate(fd, shardBytes[static_cast<size_t>(s)]) != 0 || ::close(fd) != 0)
-            die("cannot create the sparse file " + path + ": " + std::strerror(errno));
-    }
-    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
-    writeIndex(prefix, entries, shards);
-}
-
-// The same checkpoint under another name: its index copied, its data hard-linked.
-void linkCopy(const std::string& from, const std::string& to) {
-    fs::create_directories(fs::path(to).parent_path());
-    fs::copy_file(indexFileName(from), indexFileName(to), fs::copy_options::overwrite_existing);
-    const std::string dir = fs::path(from).parent_path().string();
-    const std::string stem = fs::path(from).filename().string();
-    for (const auto& f : fs::directory_iterator(dir)) {
-        const std::string name = f.path().filename().string();
-        if (name.rfind(stem + ".data-", 0) != 0) continue;
-        const fs::path target = fs::path(to).parent_path() / (fs::path(to).filename().string() + name.substr(stem.size()));
-        fs::remove(target);
-        fs::create_hard_link(f.path(), target);
-    }
+    check(bench::writeIndex(prefix, entries, 1));
 }
 
 std::vector<std::string> dataFilesOf(const std::string& prefix, int32_t shards) {
@@ -199,7 +110,7 @@ ChildResult runOnce(const Op& op, const Baseline* baseline, const std::string& d
     std::vector<std::string> args = op.args;
     if (baseline && !args.empty() && args[0] == kCkpt) args[0] = baseline->ckpt;
     ::setenv("XDG_DATA_HOME", (baseline ? baseline->dataHome : dataHome).c_str(), 1);
-    const ChildResult r = runChild(args);
+    ChildResult r = runChild(args);  // not const: returned by move
     if (r.exitCode != 0 && !(op.differs && r.exitCode == 1))
         die(op.name + (baseline ? " (baseline)" : "") + " failed (exit " + std::to_string(r.exitCode) + ")");
     return r;
@@ -255,7 +166,7 @@ void runTiny(const std::string& dir, const std::vector<int64_t>& counts, int rep
         const auto t0 = bench::Clock::now();
         writeTiny(a, n, 1);
         writeTiny(b, n, 2);
-        linkCopy(a, same);
+        check(bench::linkCopy(a, same));
         std::printf("tiny: %lld tensors of 64 bytes (x3 checkpoints) written in %.1f s; load average %s",
                     static_cast<long long>(n), bench::secondsSince(t0), bench::loadAverage().c_str());
         const std::vector<Op> ops = {
@@ -300,8 +211,8 @@ std::map<std::string, Figure> runSparse(const std::string& dir, int64_t tensors,
     const std::string a = base + "/a/ckpt-1", same = base + "/same/ckpt-1";
     const int64_t bytes = mib << 20;
     const auto t0 = bench::Clock::now();
-    writeSparse(a, tensors, bytes, shards);
-    linkCopy(a, same);
+    check(bench::writeSparse(a, tensors, bytes, shards));
+    check(bench::linkCopy(a, same));
     const double total = static_cast<double>(tensors) * static_cast<double>(bytes);
     std::printf(
         "terabyte: %lld tensors of %lld MiB (%.3f TB, %d sparse shards, index %.1f MB) written in %.1f s; load average %s",
@@ -313,7 +224,7 @@ std::map<std::string, Figure> runSparse(const std::string& dir, int64_t tensors,
         {"ckpt list (the directory)", {kCkpt, "list", base + "/a"}},
         {"ckpt diff, from checksums", {kCkpt, "diff", a, same, "--no-cache"}},
         {"catalog scan (new database)", {bench::selfPath(), "--catalog-child", base + "/catalog.db", base + "/a"}},
-        {"ckpt stats of one tensor", {kCkpt, "stats", a, keyOf(tensors / 2), "--device", "cpu"}},
+        {"ckpt stats of one tensor", {kCkpt, "stats", a, scaleKey(tensors / 2), "--device", "cpu"}},
     };
     std::map<std::string, Figure> figures;
     for (const Op& op : ops) {

@@ -34,6 +34,10 @@
 #     scale   (bench_scale: per-tensor cost of list, verify, diff, history and
 #              the catalog from 10k to 1M tiny tensors; a ~1 TB checkpoint of
 #              1M tensors in sparse files; --only tiny|terabyte, --read-all)
+#     open-stall (bench_open_stall: the explorer's window opening, expanding,
+#              filtering and comparing 10k to 1M tensors, name-based ~1 TB
+#              sparse and object-based: first paint, longest event-loop stall,
+#              peak RSS; --counts N,N --kinds name,object --repeat N --screenshot F)
 #     limits  (the machine's physical limits beside the figures: page-cache
 #              read, crc32c per core and on all cores, memcpy, fsync'd write)
 #     ab BASELINE [--rounds N] [--mib N]
@@ -109,6 +113,9 @@ run() {
     scale)
       cmake --build build --target bench_scale >/dev/null
       build/bench/bench_scale "$@" ;;
+    open-stall)
+      cmake --build build --target bench_open_stall >/dev/null
+      build/bench/bench_open_stall --dir "$scratch/ckpt-bench-open-stall" "$@" ;;
     limits)
       cmake --build build --target bench_limits >/dev/null
       build/bench/bench_limits "$scratch" "$@" ;;
@@ -116,11 +123,11 @@ run() {
       cmake --build build --target bench_save bench_reader bench_restore ckpt >/dev/null
       base="${1:?usage: scripts/bench.sh ab BASELINE [--rounds N] [--mib N]}"; shift
       python3 bench/bench_ab.py "$base" build "$scratch/ckpt-bench-ab" "$@" ;;
-    *) echo "bench.sh: unknown benchmark '$name' (limits, reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, remote, remote-save, writers, scale, ab BASELINE, all)" >&2; exit 2 ;;
+    *) echo "bench.sh: unknown benchmark '$name' (limits, reader, save, preview, restore, compare, retention, schedule, catalog, surgery, export, remote, remote-save, writers, scale, open-stall, ab BASELINE, all)" >&2; exit 2 ;;
   esac
 }
 if [ "$which" = all ]; then
-  for b in limits reader save preview restore compare retention schedule catalog surgery export remote remote-save writers scale; do echo "== $b"; run "$b"; done
+  for b in limits reader save preview restore compare retention schedule catalog surgery export remote remote-save writers scale open-stall; do echo "== $b"; run "$b"; done
 else
   run "$which" "$@"
 fi

@@ -22,12 +22,14 @@
 
 #include "ckpt/object_store.h"
 #include "jobs/catalog_jobs.h"
+#include "jobs/allocator.h"
 #include "screenshot_tour.h"
 #include "views/app_palette.h"
 #include "views/main_window.h"
 #include "views/schedules_view.h"
 
 int main(int argc, char** argv) {
+    ckpt::ui::configureAllocator();
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("ckpt-explorer"));
     QApplication::setOrganizationName(QStringLiteral("ckpt-explorer"));

@@ -22,6 +22,8 @@
 
 #include <memory>
 
+#include "jobs/allocator.h"
+
 namespace ckpt::testing {
 
 inline void initExplorerTestEnvironment() {
@@ -62,6 +64,7 @@ inline void answerBox(const QString& name, const QString& button, QString* text)
 
 #define CKPT_EXPLORER_TEST_MAIN(TestClass)            \
     int main(int argc, char** argv) {                 \
+        ckpt::ui::configureAllocator();               \
         QApplication app(argc, argv);                 \
         app.setAttribute(Qt::AA_Use96Dpi, true);      \
         ckpt::testing::initExplorerTestEnvironment(); \

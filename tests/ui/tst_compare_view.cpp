@@ -197,6 +197,12 @@ private slots:
         view.compare(m_prefixes[3], m_prefixes[4]);
         QVERIFY(compared.wait(30000));
         const DiffTreeModel* model = view.model();
+        // The toggle's set came with the snapshot from its worker, the same as computed now.
+        const CompareSnapshot& snap = *model->snapshot();
+        QVERIFY(snap.changedOnly);
+        QCOMPARE(unchangedToggleSet(snap, false).get(), snap.changedOnly.get());
+        QCOMPARE(snap.changedOnly->visible, computeDiffVisibleSet(snap, {false, QString(), false})->visible);
+        QVERIFY(!unchangedToggleSet(snap, true));
         auto entryRows = [&] {
             int n = 0;
             for (const QModelIndex& i : allRows(model)) n += model->entry(i) ? 1 : 0;

@@ -204,6 +204,32 @@ private slots:
         }
     }
 
+    // The toggles' visible sets come with the snapshot, built on its worker
+    // (showing a million-row tree makes no pass over it on the GUI thread),
+    // and are what computeVisibleSet gives; a key tree has nothing to hide.
+    void togglesComeWithTheSnapshot() {
+        QTemporaryDir dir;
+        auto snap = snapshotOf(QString::fromStdString(writeSlotNest(dir.path(), 3)));
+        QCOMPARE(snap->checkpoint->style(), CheckpointStyle::ObjectBased);
+        for (const bool withKeys : {false, true})
+            for (const bool withSlots : {false, true}) {
+                const auto set = togglesVisibleSet(*snap, withKeys, withSlots);
+                if (withKeys && withSlots) {
+                    QVERIFY(!set);
+                    continue;
+                }
+                QVERIFY(set);
+                QCOMPARE(set.get(), snap->toggleSets[withKeys * 2 + withSlots].get());
+                QCOMPARE(set->visible, computeVisibleSet(*snap, {withKeys, withSlots, QString(), false})->visible);
+                QVERIFY(set->matches < static_cast<int64_t>(snap->entries.size()) - 1);  // something is hidden
+            }
+        const QString keyTree = bundleDir("t2t_transformer_2shards");
+        if (!QFileInfo(keyTree).isDir()) return;
+        auto named = snapshotOf(keyTree);
+        for (const bool withKeys : {false, true})
+            for (const bool withSlots : {false, true}) QVERIFY(!togglesVisibleSet(*named, withKeys, withSlots));
+    }
+
     void filterKeepsMatchesAndTheirAncestors() {
         const QString dir = bundleDir("tfx_keras_adam_savedmodel");
         if (!QFileInfo(dir).isDir()) CKPT_MISSING_CORPUS();

@@ -17,24 +17,18 @@
 
 #include "explorer_test.h"
 #include "automation/explorer_page.h"
+#include "object_checkpoint.h"
 #include "stall_meter.h"
-#include "format/index_table.h"
-#include "format/region_codec.h"
 #include "jobs/job_tracker.h"
 #include "models/object_tree_model.h"
-#include "tensor_bundle.pb.h"
-#include "trackable_object_graph.pb.h"
 #include "ckpt/bundle_reader.h"
 #include "ckpt/checkpoint.h"
 #include "models/checkpoint_snapshot.h"
-#include "platform/crc32c.h"
 #include "models/diff_tree_model.h"
 #include "views/compare_view.h"
 #include "views/main_window.h"
 #include "views/object_tree_pane.h"
 #include "views/restore_view.h"
-
-#include <map>
 
 using namespace ckpt;
 using ckpt::testing::StallMeter;
@@ -45,87 +39,12 @@ namespace {
 constexpr int kLayers = 100;
 constexpr int kVariablesPerLayer = 1000;
 
-// (root) -> model -> layer_i -> v_j, each v_j a float[2] variable; all
-// variables share one 8-byte region of zeros (the reader only checks each
-// entry's own checksum).
+// object_checkpoint.h's graph: (root) -> model -> layer_i -> v_j.
 bool writeBigCheckpoint(const QString& dir, const QString& name, QString* prefixOut) {
-    const std::string prefix = (dir + QLatin1Char('/') + name).toStdString();
-    tensorflow::TrackableObjectGraph graph;
-    auto* root = graph.add_nodes();
-    auto* model = graph.add_nodes();
-    auto* ref = root->add_children();
-    ref->set_node_id(1);
-    ref->set_local_name("model");
-    std::map<std::string, std::string> entries;
-    const std::vector<uint8_t> zeros(8, 0);
-    auto crc = regionChecksum(zeros, DataType::Float, 2, "zeros");
-    if (!crc.ok()) return false;
-    tensorflow::BundleEntryProto var;
-    var.set_dtype(tensorflow::DT_FLOAT);
-    var.mutable_shape()->add_dim()->set_size(2);
-    var.set_size(8);
-    var.set_crc32c(*crc);
-    const std::string varBytes = var.SerializeAsString();
-    for (int l = 0; l < kLayers; ++l) {
-        const int layerId = graph.nodes_size();
-        auto* layer = graph.add_nodes();
-        auto* lr = graph.mutable_nodes(1)->add_children();
-        lr->set_node_id(layerId);
-        lr->set_local_name("layer_" + std::to_string(l));
-        for (int v = 0; v < kVariablesPerLayer; ++v) {
-            const int varId = graph.nodes_size();
-            auto* vr = graph.mutable_nodes(layerId)->add_children();
-            vr->set_node_id(varId);
-            vr->set_local_name("v_" + std::to_string(v));
-            auto* attr = graph.add_nodes()->add_attributes();
-            const std::string key =
-                "model/layer_" + std::to_string(l) + "/v_" + std::to_string(v) + "/.ATTRIBUTES/VARIABLE_VALUE";
-            attr->set_name("VARIABLE_VALUE");
-            attr->set_checkpoint_key(key);
-            entries[key] = varBytes;
-        }
-        (void)layer;
-    }
-    (void)model;
-    // The graph is a scalar string: varint length, masked crc of the
-    // 4-byte length, then the bytes (docs/format.md, "String tensors").
-    const std::string serialized = graph.SerializeAsString();
-    std::string region;
-    uint64_t len = serialized.size();
-    while (len >= 0x80) {
-        region.push_back(static_cast<char>((len & 0x7f) | 0x80));
-        len >>= 7;
-    }
-    region.push_back(static_cast<char>(len));
-    const auto len32 = static_cast<uint32_t>(serialized.size());
-    const uint32_t lenCrc = platform::crc32cMask(platform::crc32c(&len32, 4));
-    region.append(reinterpret_cast<const char*>(&lenCrc), 4);
-    region += serialized;
-    const std::span<const uint8_t> regionBytes(reinterpret_cast<const uint8_t*>(region.data()), region.size());
-    auto graphCrc = regionChecksum(regionBytes, DataType::String, 1, "graph");
-    if (!graphCrc.ok()) return false;
-    tensorflow::BundleEntryProto g;
-    g.set_dtype(tensorflow::DT_STRING);
-    g.set_offset(8);
-    g.set_size(static_cast<int64_t>(region.size()));
-    g.set_crc32c(*graphCrc);
-    entries[std::string(kObjectGraphKey)] = g.SerializeAsString();
-    tensorflow::BundleHeaderProto header;
-    header.set_num_shards(1);
-    header.mutable_version()->set_producer(1);
-    entries[""] = header.SerializeAsString();
-
-    auto writer = format::IndexTableWriter::create(prefix + ".index");
-    if (!writer.ok()) return false;
-    for (const auto& [k, v] : entries)
-        if (!(*writer)->add(k, v).isOk()) return false;
-    if (!(*writer)->finish().isOk()) return false;
-    QFile data(QString::fromStdString(prefix + ".data-00000-of-00001"));
-    if (!data.open(QIODevice::WriteOnly)) return false;
-    data.write(QByteArray(8, '\0'));
-    data.write(region.data(), static_cast<qint64>(region.size()));
-    *prefixOut = QString::fromStdString(prefix);
-    return true;
+    *prefixOut = dir + QLatin1Char('/') + name;
+    const Status s = ckpt::testing::writeObjectCheckpoint(prefixOut->toStdString(), kLayers, kVariablesPerLayer);
+    if (!s.isOk()) qWarning("%s", s.toString().c_str());
+    return s.isOk();
 }
 
 }  // namespace

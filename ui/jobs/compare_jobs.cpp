@@ -8,6 +8,7 @@
 #include "jobs/catalog_jobs.h"
 #include "jobs/checkpoint_jobs.h"
 #include "jobs/shared_tensor.h"
+#include "models/diff_filter.h"
 
 namespace ckpt::ui {
 namespace {
@@ -57,6 +58,7 @@ CompareResult compareCheckpoints(const QString& pathA, const QString& pathB, con
     snapshot->b = std::move(pair->b);
     snapshot->diff = std::move(*diff);
     snapshot->tree = buildDiffTree(snapshot->diff, {.includeUnchanged = true});
+    snapshot->changedOnly = computeDiffVisibleSet(*snapshot, {false, QString(), false});
     out.snapshot = std::move(snapshot);
     return out;
 }

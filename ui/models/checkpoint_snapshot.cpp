@@ -1,5 +1,7 @@
 #include "models/checkpoint_snapshot.h"
 
+#include "models/tree_filter.h"
+
 namespace ckpt::ui {
 
 std::shared_ptr<const CheckpointSnapshot> CheckpointSnapshot::build(std::shared_ptr<const Checkpoint> checkpoint) {
@@ -14,6 +16,13 @@ std::shared_ptr<const CheckpointSnapshot> CheckpointSnapshot::build(std::shared_
     // Moving a deque hands over its blocks: the entries' views stay valid.
     snap->entries = std::move(tree.entries);
     snap->ownedText = std::move(tree.ownedText);
+    // A key tree has no attribute or slot rows: the toggles hide nothing.
+    if (tree.objectBased)
+        for (const bool withKeys : {false, true})
+            for (const bool withSlots : {false, true})
+                if (!withKeys || !withSlots)
+                    snap->toggleSets[withKeys * 2 + withSlots] =
+                        computeVisibleSet(*snap, {withKeys, withSlots, QString(), false});
     return snap;
 }
 

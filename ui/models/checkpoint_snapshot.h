@@ -6,6 +6,7 @@
 
 #include <QString>
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -30,6 +31,8 @@ inline QString pathText(const TreeEntry& e) { return QString::fromUtf8(e.path.da
 inline bool isKeyRow(const TreeEntry& e) { return e.kind == EntryKind::Attribute; }
 inline bool isSlotRow(const TreeEntry& e) { return e.underSlot; }
 
+struct VisibleSet;  // models/tree_filter.h
+
 struct CheckpointSnapshot {
     std::shared_ptr<const Checkpoint> checkpoint;
     // What the entries point into when it is not the checkpoint: an edit's
@@ -39,9 +42,13 @@ struct CheckpointSnapshot {
     std::deque<std::string> ownedText;  // composed names; a deque keeps views valid
     int64_t tensorCount = 0;
     int64_t storedBytes = 0;
+    // What the toggles alone show, by showKeys * 2 + showSlots (null: every
+    // row), computed with the entries so that showing a million-row tree
+    // costs the GUI thread nothing that grows with it (togglesVisibleSet).
+    std::array<std::shared_ptr<const VisibleSet>, 4> toggleSets;
 
-    // buildDisplayTree without alias rows. Pure function of the checkpoint;
-    // runs on a worker thread.
+    // buildDisplayTree without alias rows, and the toggles' visible sets.
+    // Pure function of the checkpoint; runs on a worker thread.
     static std::shared_ptr<const CheckpointSnapshot> build(std::shared_ptr<const Checkpoint> checkpoint);
 };
 

@@ -18,10 +18,16 @@
 
 namespace ckpt::ui {
 
+struct VisibleSet;  // models/tree_filter.h
+
 struct CompareSnapshot {
     std::shared_ptr<const Checkpoint> a, b;
     CheckpointDiff diff;
     DiffTree tree;  // includeUnchanged = true; nodes[0] is the root
+    // The rows shown while unchanged ones are hidden and no text filters,
+    // computed with the tree so that showing a million-row comparison costs
+    // the GUI thread nothing that grows with it (unchangedToggleSet).
+    std::shared_ptr<const VisibleSet> changedOnly;
 
     const DiffTreeNode& node(int32_t n) const { return tree.nodes[static_cast<size_t>(n)]; }
     // The entry a tree node shows; null for plain objects.

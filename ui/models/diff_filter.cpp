@@ -50,4 +50,10 @@ std::shared_ptr<const VisibleSet> computeDiffVisibleSet(const CompareSnapshot& s
     return out;
 }
 
+std::shared_ptr<const VisibleSet> unchangedToggleSet(const CompareSnapshot& snapshot, bool showUnchanged) {
+    if (showUnchanged) return nullptr;
+    if (snapshot.changedOnly) return snapshot.changedOnly;
+    return computeDiffVisibleSet(snapshot, {false, QString(), false});
+}
+
 }  // namespace ckpt::ui

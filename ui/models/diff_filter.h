@@ -25,4 +25,9 @@ struct DiffFilter {
 std::shared_ptr<const VisibleSet> computeDiffVisibleSet(const CompareSnapshot& snapshot, const DiffFilter& filter,
                                                         const CancellationToken* cancel = nullptr);
 
+// The unchanged toggle without a filter text: the set compareCheckpoints
+// computed, or (a snapshot built otherwise) computed now. nullptr when
+// unchanged rows are shown: every row is.
+std::shared_ptr<const VisibleSet> unchangedToggleSet(const CompareSnapshot& snapshot, bool showUnchanged);
+
 }  // namespace ckpt::ui

@@ -80,25 +80,20 @@ void DiffTreeModel::setVisibleSet(std::shared_ptr<const VisibleSet> visible) {
 void DiffTreeModel::rebuildRows() {
     m_children.clear();
     m_row.clear();
-    if (!m_snapshot || m_snapshot->tree.nodes.empty()) return;
-    const size_t n = m_snapshot->tree.nodes.size();
-    m_children.assign(n, {});
-    m_row.assign(n, -1);
-    for (size_t i = 0; i < n; ++i)
-        if (isVisible(static_cast<int32_t>(i))) orderChildren(static_cast<int32_t>(i));
 }
 
 bool DiffTreeModel::isVisible(int32_t n) const {
     return !m_visible || m_visible->visible.empty() || m_visible->visible[static_cast<size_t>(n)] != 0;
 }
 
-void DiffTreeModel::orderChildren(int32_t n) {
-    auto& kids = m_children[static_cast<size_t>(n)];
-    kids.clear();
+const std::vector<int32_t>& DiffTreeModel::childrenOf(int32_t n) const {
+    if (const auto it = m_children.find(n); it != m_children.end()) return it->second;
+    std::vector<int32_t> kids;
     for (int32_t c : m_snapshot->node(n).children)
         if (isVisible(c)) kids.push_back(c);
     sortChildren(kids);
-    for (size_t r = 0; r < kids.size(); ++r) m_row[static_cast<size_t>(kids[r])] = static_cast<int32_t>(r);
+    for (size_t r = 0; r < kids.size(); ++r) m_row[kids[r]] = static_cast<int32_t>(r);
+    return m_children.emplace(n, std::move(kids)).first->second;
 }
 
 double DiffTreeModel::figure(int32_t n, int column) const {
@@ -174,14 +169,15 @@ void DiffTreeModel::sortChildren(std::vector<int32_t>& kids) const {
 void DiffTreeModel::sort(int column, Qt::SortOrder order) {
     m_sortColumn = column >= 0 && column < ColumnCount ? column : -1;
     m_sortOrder = order;
-    if (!m_snapshot || m_children.empty()) return;
+    if (!m_snapshot || m_snapshot->tree.nodes.empty()) return;
     emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
     const QModelIndexList before = persistentIndexList();
     std::vector<int32_t> nodesBefore;
     nodesBefore.reserve(static_cast<size_t>(before.size()));
     for (const QModelIndex& i : before) nodesBefore.push_back(nodeIndex(i));
-    for (size_t n = 0; n < m_children.size(); ++n)
-        if (isVisible(static_cast<int32_t>(n))) orderChildren(static_cast<int32_t>(n));
+    // Orders again only what is asked for: the persistent rows' parents now,
+    // the rest as the view shows them.
+    rebuildRows();
     QModelIndexList after;
     after.reserve(before.size());
     for (qsizetype i = 0; i < before.size(); ++i)
@@ -205,14 +201,18 @@ const DiffEntry* DiffTreeModel::entry(const QModelIndex& index) const {
 }
 
 QModelIndex DiffTreeModel::indexForNode(int32_t n, int column) const {
-    if (!m_snapshot || n <= 0 || static_cast<size_t>(n) >= m_row.size() || m_row[static_cast<size_t>(n)] < 0) return {};
-    return createIndex(m_row[static_cast<size_t>(n)], column, quintptr(n));
+    if (!m_snapshot || n <= 0 || static_cast<size_t>(n) >= m_snapshot->tree.nodes.size() || !isVisible(n)) return {};
+    // A visible node's ancestors are visible (the sets lift matches upwards):
+    // ordering its parent's children gives it a row.
+    childrenOf(std::max(m_snapshot->node(n).parent, 0));
+    const auto row = m_row.find(n);
+    return row == m_row.end() ? QModelIndex() : createIndex(row->second, column, quintptr(n));
 }
 
 QModelIndex DiffTreeModel::index(int row, int column, const QModelIndex& parent) const {
-    if (!m_snapshot || m_children.empty() || row < 0 || column < 0 || column >= ColumnCount) return {};
+    if (!m_snapshot || m_snapshot->tree.nodes.empty() || row < 0 || column < 0 || column >= ColumnCount) return {};
     const int32_t p = parent.isValid() ? nodeIndex(parent) : 0;
-    const auto& kids = m_children[static_cast<size_t>(p)];
+    const auto& kids = childrenOf(p);
     if (row >= static_cast<int>(kids.size())) return {};
     return createIndex(row, column, quintptr(kids[static_cast<size_t>(row)]));
 }
@@ -223,10 +223,19 @@ QModelIndex DiffTreeModel::parent(const QModelIndex& child) const {
     return p <= 0 ? QModelIndex() : indexForNode(p);
 }
 
-int DiffTreeModel::rowCount(const QModelIndex& parent) const {
-    if (!m_snapshot || m_children.empty() || parent.column() > 0) return 0;
+bool DiffTreeModel::hasChildren(const QModelIndex& parent) const {
+    if (!m_snapshot || m_snapshot->tree.nodes.empty() || parent.column() > 0) return false;
+    // Without ordering them: the view asks this of every row it paints.
     const int32_t p = parent.isValid() ? nodeIndex(parent) : 0;
-    return static_cast<int>(m_children[static_cast<size_t>(p)].size());
+    if (const auto it = m_children.find(p); it != m_children.end()) return !it->second.empty();
+    const auto& kids = m_snapshot->node(p).children;
+    return std::any_of(kids.begin(), kids.end(), [this](int32_t c) { return isVisible(c); });
+}
+
+int DiffTreeModel::rowCount(const QModelIndex& parent) const {
+    if (!m_snapshot || m_snapshot->tree.nodes.empty() || parent.column() > 0) return 0;
+    const int32_t p = parent.isValid() ? nodeIndex(parent) : 0;
+    return static_cast<int>(childrenOf(p).size());
 }
 
 int DiffTreeModel::columnCount(const QModelIndex&) const { return ColumnCount; }

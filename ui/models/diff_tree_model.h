@@ -10,6 +10,7 @@
 #include <QAbstractItemModel>
 
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "models/compare_snapshot.h"
@@ -39,6 +40,7 @@ public:
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;
+    bool hasChildren(const QModelIndex& parent = {}) const override;
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -52,17 +54,21 @@ public:
 private:
     void rebuildRows();
     bool isVisible(int32_t node) const;
-    // Lists the visible children of 'node' in display order and numbers their rows.
-    void orderChildren(int32_t node);
+    // The visible children of 'node' in display order, ordered (and their
+    // rows numbered) the first time they are asked for.
+    const std::vector<int32_t>& childrenOf(int32_t node) const;
     void sortChildren(std::vector<int32_t>& children) const;
     QString figureText(int32_t node, int column) const;
     QString toolTip(int32_t node) const;
 
     std::shared_ptr<const CompareSnapshot> m_snapshot;
     std::shared_ptr<const VisibleSet> m_visible;
-    std::vector<std::vector<int32_t>> m_children;  // visible children per node, in display order
-    std::vector<int32_t> m_row;                    // each visible node's row under its parent
-    int m_sortColumn = -1;                         // -1: the engine's order (by location)
+    // Caches that the const accessors fill: a view asks for the children
+    // of expanded nodes only, so neither a reset nor a sort orders a
+    // million rows on the GUI thread while a few hundred are shown.
+    mutable std::unordered_map<int32_t, std::vector<int32_t>> m_children;  // visible children, in display order
+    mutable std::unordered_map<int32_t, int32_t> m_row;                    // a listed node's row under its parent
+    int m_sortColumn = -1;                                                 // -1: the engine's order (by location)
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
 };
 

@@ -2,6 +2,8 @@
 
 #include <QLocale>
 
+#include <algorithm>
+
 #include "ckpt/dtype.h"
 #include "style/kind_icons.h"
 #include "style/text_format.h"
@@ -45,17 +47,14 @@ void ObjectTreeModel::setVisibleSet(std::shared_ptr<const VisibleSet> visible) {
 
 void ObjectTreeModel::resetState() {
     ++m_generation;
-    m_state.assign(m_snapshot ? m_snapshot->entries.size() : 0, RowState{});
+    m_fetched.clear();
+    m_requested.clear();
     if (!m_snapshot) return;
     // The top level is part of the reset: a freshly opened checkpoint shows
     // its first rows without waiting for the view to ask.
-    RowState& root = m_state[0];
-    root.fetched = true;
+    std::vector<int32_t>& top = m_fetched[0];
     for (int32_t c : m_snapshot->entries[0].children)
-        if (isVisible(c)) {
-            m_state[static_cast<size_t>(c)].row = static_cast<int32_t>(root.children.size());
-            root.children.push_back(c);
-        }
+        if (isVisible(c)) top.push_back(c);
 }
 
 bool ObjectTreeModel::isVisible(int32_t e) const {
@@ -67,6 +66,18 @@ int32_t ObjectTreeModel::entryOf(const QModelIndex& index) const {
     return index.isValid() ? static_cast<int32_t>(index.internalId()) : 0;
 }
 
+const std::vector<int32_t>* ObjectTreeModel::fetchedChildren(int32_t e) const {
+    const auto it = m_fetched.find(e);
+    return it == m_fetched.end() ? nullptr : &it->second;
+}
+
+int32_t ObjectTreeModel::rowOf(int32_t e) const {
+    const std::vector<int32_t>* kids = fetchedChildren(m_snapshot->entries[static_cast<size_t>(e)].parent);
+    if (!kids) return -1;
+    const auto it = std::lower_bound(kids->begin(), kids->end(), e);
+    return it != kids->end() && *it == e ? static_cast<int32_t>(it - kids->begin()) : -1;
+}
+
 const TreeEntry* ObjectTreeModel::entry(const QModelIndex& index) const {
     if (!m_snapshot || !index.isValid()) return nullptr;
     return &m_snapshot->entries[static_cast<size_t>(entryOf(index))];
@@ -75,7 +86,7 @@ const TreeEntry* ObjectTreeModel::entry(const QModelIndex& index) const {
 int32_t ObjectTreeModel::entryIndex(const QModelIndex& index) const { return index.isValid() ? entryOf(index) : -1; }
 
 QModelIndex ObjectTreeModel::indexForEntry(int32_t e) {
-    if (!m_snapshot || e <= 0 || e >= static_cast<int32_t>(m_state.size()) || !isVisible(e)) return {};
+    if (!m_snapshot || e <= 0 || e >= static_cast<int32_t>(m_snapshot->entries.size()) || !isVisible(e)) return {};
     // Outermost ancestor first, without recursion: a graph may nest its
     // rows 50,000 deep (slot variables that are optimizers of the next).
     std::vector<int32_t> chain;
@@ -83,28 +94,29 @@ QModelIndex ObjectTreeModel::indexForEntry(int32_t e) {
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
         if (!isVisible(*it)) return {};
         insertChildren(m_snapshot->entries[static_cast<size_t>(*it)].parent);
-        if (m_state[static_cast<size_t>(*it)].row < 0) return {};
+        if (rowOf(*it) < 0) return {};
     }
-    return createIndex(m_state[static_cast<size_t>(e)].row, 0, quintptr(e));
+    return createIndex(rowOf(e), 0, quintptr(e));
 }
 
 QModelIndex ObjectTreeModel::index(int row, int column, const QModelIndex& parent) const {
     if (!m_snapshot || row < 0 || column < 0 || column >= ColumnCount) return {};
-    const auto& kids = m_state[static_cast<size_t>(entryOf(parent))].children;
-    if (row >= static_cast<int>(kids.size())) return {};
-    return createIndex(row, column, quintptr(kids[static_cast<size_t>(row)]));
+    const std::vector<int32_t>* kids = fetchedChildren(entryOf(parent));
+    if (!kids || row >= static_cast<int>(kids->size())) return {};
+    return createIndex(row, column, quintptr((*kids)[static_cast<size_t>(row)]));
 }
 
 QModelIndex ObjectTreeModel::parent(const QModelIndex& child) const {
     if (!m_snapshot || !child.isValid()) return {};
     const int32_t p = m_snapshot->entries[static_cast<size_t>(entryOf(child))].parent;
     if (p <= 0) return {};
-    return createIndex(m_state[static_cast<size_t>(p)].row, 0, quintptr(p));
+    return createIndex(rowOf(p), 0, quintptr(p));
 }
 
 int ObjectTreeModel::rowCount(const QModelIndex& parent) const {
     if (!m_snapshot || parent.column() > 0) return 0;
-    return static_cast<int>(m_state[static_cast<size_t>(entryOf(parent))].children.size());
+    const std::vector<int32_t>* kids = fetchedChildren(entryOf(parent));
+    return kids ? static_cast<int>(kids->size()) : 0;
 }
 
 int ObjectTreeModel::columnCount(const QModelIndex&) const { return ColumnCount; }
@@ -112,7 +124,7 @@ int ObjectTreeModel::columnCount(const QModelIndex&) const { return ColumnCount;
 bool ObjectTreeModel::hasChildren(const QModelIndex& parent) const {
     if (!m_snapshot || parent.column() > 0) return false;
     const int32_t e = entryOf(parent);
-    if (m_state[static_cast<size_t>(e)].fetched) return !m_state[static_cast<size_t>(e)].children.empty();
+    if (const std::vector<int32_t>* kids = fetchedChildren(e)) return !kids->empty();
     for (int32_t c : m_snapshot->entries[static_cast<size_t>(e)].children)
         if (isVisible(c)) return true;
     return false;
@@ -120,8 +132,8 @@ bool ObjectTreeModel::hasChildren(const QModelIndex& parent) const {
 
 bool ObjectTreeModel::canFetchMore(const QModelIndex& parent) const {
     if (!m_snapshot || parent.column() > 0) return false;
-    const RowState& state = m_state[static_cast<size_t>(entryOf(parent))];
-    return !state.fetched && !state.requested && hasChildren(parent);
+    const int32_t e = entryOf(parent);
+    return !fetchedChildren(e) && !m_requested.contains(e) && hasChildren(parent);
 }
 
 void ObjectTreeModel::fetchMore(const QModelIndex& parent) {
@@ -134,7 +146,7 @@ void ObjectTreeModel::fetchMore(const QModelIndex& parent) {
     // Asked from inside another change (a view or QAbstractItemModelTester
     // reacting to rowsInserted or modelReset): nested begin/endInsertRows would break their
     // bookkeeping, so these rows arrive on the next event-loop turn.
-    m_state[static_cast<size_t>(e)].requested = true;
+    m_requested.insert(e);
     QMetaObject::invokeMethod(
         this,
         [this, e, generation = m_generation] {
@@ -144,18 +156,19 @@ void ObjectTreeModel::fetchMore(const QModelIndex& parent) {
 }
 
 void ObjectTreeModel::insertChildren(int32_t e) {
-    if (m_state[static_cast<size_t>(e)].fetched) return;
-    const QModelIndex parent = e == 0 ? QModelIndex() : createIndex(m_state[static_cast<size_t>(e)].row, 0, quintptr(e));
+    if (fetchedChildren(e)) return;
+    const QModelIndex parent = e == 0 ? QModelIndex() : createIndex(rowOf(e), 0, quintptr(e));
     std::vector<int32_t> kids;
     for (int32_t c : m_snapshot->entries[static_cast<size_t>(e)].children)
         if (isVisible(c)) kids.push_back(c);
-    for (size_t i = 0; i < kids.size(); ++i) m_state[static_cast<size_t>(kids[i])].row = static_cast<int32_t>(i);
-    RowState& state = m_state[static_cast<size_t>(e)];
-    state.fetched = true;
+    // Fetched (with no rows yet) before the views hear of the insertion, so
+    // none of them fetches it again. References into the map survive rehashing.
+    std::vector<int32_t>& rows = m_fetched[e];
+    m_requested.erase(e);
     if (kids.empty()) return;
     m_changing = true;
     beginInsertRows(parent, 0, static_cast<int>(kids.size()) - 1);
-    state.children = std::move(kids);
+    rows = std::move(kids);
     endInsertRows();
     m_changing = false;
 }
@@ -163,11 +176,13 @@ void ObjectTreeModel::insertChildren(int32_t e) {
 void ObjectTreeModel::setOverlay(std::shared_ptr<const EntryOverlay> overlay) {
     m_overlay = std::move(overlay);
     // Every fetched parent's rows; unfetched ones ask data() when they appear.
-    for (size_t p = 0; p < m_state.size(); ++p) {
-        const RowState& st = m_state[p];
-        if (!st.fetched || st.children.empty()) continue;
-        const QModelIndex parent = p == 0 ? QModelIndex() : createIndex(st.row, 0, quintptr(p));
-        emit dataChanged(index(0, 0, parent), index(static_cast<int>(st.children.size()) - 1, ColumnCount - 1, parent));
+    // Listed first: a slot that fetches rows would rehash the map under the loop.
+    std::vector<std::pair<int32_t, int>> parents;
+    for (const auto& [p, kids] : m_fetched)
+        if (!kids.empty()) parents.emplace_back(p, static_cast<int>(kids.size()));
+    for (const auto& [p, rows] : parents) {
+        const QModelIndex parent = p == 0 ? QModelIndex() : createIndex(rowOf(p), 0, quintptr(p));
+        emit dataChanged(index(0, 0, parent), index(rows - 1, ColumnCount - 1, parent));
     }
 }
 

@@ -7,6 +7,8 @@
 #include <QAbstractItemModel>
 
 #include <memory>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "models/checkpoint_snapshot.h"
@@ -50,22 +52,27 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    struct RowState {
-        bool fetched = false;
-        bool requested = false;         // fetchMore() queued the insertion
-        int32_t row = -1;               // row under its parent once fetched
-        std::vector<int32_t> children;  // visible children, once fetched
-    };
     bool isVisible(int32_t entry) const;
     int32_t entryOf(const QModelIndex& index) const;  // 0 (root) for invalid
+    // The visible children of a fetched entry; null when not fetched.
+    const std::vector<int32_t>* fetchedChildren(int32_t entry) const;
+    // The row of 'entry' under its parent; -1 when that parent is not fetched
+    // or the entry is hidden.
+    int32_t rowOf(int32_t entry) const;
     void resetState();
 
     std::shared_ptr<const CheckpointSnapshot> m_snapshot;
     std::shared_ptr<const VisibleSet> m_visible;
     std::shared_ptr<const EntryOverlay> m_overlay;
-    std::vector<RowState> m_state;
-    quint64 m_generation = 0;
-    bool m_changing = false;  // inside endInsertRows/endResetModel signals  // bumped on reset; stale queued fetches are dropped
+    // Only the entries whose rows exist have state, so a reset costs the
+    // same for ten tensors as for a million (a vector per entry made every
+    // open and filter of a million-tensor checkpoint a GUI-thread pass).
+    // Each fetched entry's visible children, in entry order: a display tree
+    // lists children in increasing index, so rowOf() is a binary search.
+    std::unordered_map<int32_t, std::vector<int32_t>> m_fetched;
+    std::unordered_set<int32_t> m_requested;  // fetchMore() queued the insertion
+    quint64 m_generation = 0;                 // bumped on reset; stale queued fetches are dropped
+    bool m_changing = false;                  // inside endInsertRows/endResetModel signals
 };
 
 QString entryKindName(EntryKind kind);

@@ -41,4 +41,11 @@ std::shared_ptr<const VisibleSet> computeVisibleSet(const CheckpointSnapshot& sn
     return out;
 }
 
+std::shared_ptr<const VisibleSet> togglesVisibleSet(const CheckpointSnapshot& snapshot, bool showKeys, bool showSlots) {
+    if (showKeys && showSlots) return nullptr;
+    if (const auto& built = snapshot.toggleSets[showKeys * 2 + showSlots]) return built;
+    if (snapshot.checkpoint && snapshot.checkpoint->style() != CheckpointStyle::ObjectBased) return nullptr;
+    return computeVisibleSet(snapshot, {showKeys, showSlots, QString(), false});
+}
+
 }  // namespace ckpt::ui

@@ -32,5 +32,9 @@ struct VisibleSet {
 // Returns nullptr when cancelled.
 std::shared_ptr<const VisibleSet> computeVisibleSet(const CheckpointSnapshot& snapshot, const TreeFilter& filter,
                                                     const CancellationToken* cancel = nullptr);
+// The toggles without a filter text: the set CheckpointSnapshot::build
+// computed, or (a snapshot built otherwise: an edit's preview) computed
+// now. nullptr when nothing is hidden.
+std::shared_ptr<const VisibleSet> togglesVisibleSet(const CheckpointSnapshot& snapshot, bool showKeys, bool showSlots);
 
 }  // namespace ckpt::ui

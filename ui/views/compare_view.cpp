@@ -171,10 +171,10 @@ void CompareView::showResult(const CompareResult& r) {
     m_message->clear();
     m_message->hide();
     m_snapshot = r.snapshot;
-    // The toggles alone are a linear pass without string work: apply at
-    // once; a filter text refines the tree when its computation lands.
+    // The toggle alone, computed with the snapshot: applied at once; a
+    // filter text refines the tree when its computation lands.
     const DiffFilter f = currentFilter();
-    m_model->setSnapshot(m_snapshot, computeDiffVisibleSet(*m_snapshot, {f.showUnchanged, QString(), false}));
+    m_model->setSnapshot(m_snapshot, unchangedToggleSet(*m_snapshot, f.showUnchanged));
     m_filtering = false;
     ++m_filterGeneration;
     updateHeader();

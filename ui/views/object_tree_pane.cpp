@@ -155,10 +155,7 @@ void ObjectTreePane::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snaps
     // Show the tree at once with the toggles only; a filter text, if any,
     // refines it when its computation finishes.
     const TreeFilter f = currentFilter();
-    std::shared_ptr<const VisibleSet> visible;
-    if (f.showKeys && f.showSlots) visible = nullptr;
-    else visible = computeVisibleSet(*m_snapshot, {f.showKeys, f.showSlots, QString(), false});
-    m_model->setSnapshot(m_snapshot, visible);
+    m_model->setSnapshot(m_snapshot, togglesVisibleSet(*m_snapshot, f.showKeys, f.showSlots));
     // A name-based checkpoint has no attributes or slots to toggle.
     const bool objectBased = m_snapshot->checkpoint->style() == CheckpointStyle::ObjectBased;
     m_keys->setEnabled(objectBased);
@@ -224,7 +221,7 @@ bool ObjectTreePane::selectKey(const QString& key) {
         ++m_generation;
         m_filtering = false;
         const TreeFilter f = currentFilter();
-        m_model->setVisibleSet(f.showKeys && f.showSlots ? nullptr : computeVisibleSet(*m_snapshot, f));
+        m_model->setVisibleSet(togglesVisibleSet(*m_snapshot, f.showKeys, f.showSlots));  // the text is cleared
         m_filter->setStyleSheet({});
         m_summary->setText(
             tr("%n tensor(s), %1", nullptr, static_cast<int>(m_snapshot->tensorCount)).arg(formatBytes(m_snapshot->storedBytes)));
