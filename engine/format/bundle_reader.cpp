@@ -97,13 +97,24 @@ Result<std::unique_ptr<BundleReader>> BundleReader::open(std::string_view prefix
 Result<std::unique_ptr<BundleReader>> BundleReader::openKeys(std::string_view prefix, std::span<const std::string_view> keys) {
     std::unique_ptr<BundleReader> reader(new BundleReader(std::string(prefix)));
     CKPT_RETURN_IF_ERROR(checkIndexPresent(reader->indexPath()));
-    std::vector<std::string_view> lookup(keys.begin(), keys.end());
-    lookup.push_back(kObjectGraphKey);  // so that isObjectBased() answers for the whole checkpoint
-    std::vector<TensorInfo>& tensors = reader->m_impl->tensors;
-    CKPT_ASSIGN_OR_RETURN(reader->m_impl->header, format::decodeIndexEntriesFor(reader->indexPath(), lookup, tensors));
-    auto graph = std::find_if(tensors.begin(), tensors.end(), [](const TensorInfo& t) { return t.key == kObjectGraphKey; });
-    reader->m_impl->objectBased = graph != tensors.end();
-    if (graph != tensors.end() && std::find(keys.begin(), keys.end(), kObjectGraphKey) == keys.end()) tensors.erase(graph);
+    std::vector<std::string_view> wanted(keys.begin(), keys.end());
+    std::sort(wanted.begin(), wanted.end());
+    auto isWanted = [&](std::string_view key) { return std::binary_search(wanted.begin(), wanted.end(), key); };
+    // The named tensors, and every partitioned one: the decoder checks all
+    // their slices, as open() does, so a damaged index fails here too.
+    std::vector<TensorInfo> held;
+    bool objectBased = false;
+    CKPT_ASSIGN_OR_RETURN(reader->m_impl->header, format::decodeIndexEntries(
+                                                      nullptr, reader->indexPath(),
+                                                      [&](TensorInfo&& t) {
+                                                          objectBased = objectBased || t.key == kObjectGraphKey;
+                                                          if (isWanted(t.key) || t.isPartitioned()) held.push_back(std::move(t));
+                                                          return okStatus();
+                                                      },
+                                                      [&] { return std::span<TensorInfo>(held); }));
+    for (TensorInfo& t : held)
+        if (isWanted(t.key)) reader->m_impl->tensors.push_back(std::move(t));
+    reader->m_impl->objectBased = objectBased;
     return reader;
 }
 

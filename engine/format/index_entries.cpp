@@ -1,6 +1,5 @@
 #include "format/index_entries.h"
 
-#include <algorithm>
 #include <map>
 
 #include "format/bundle_reader_access.h"
@@ -211,39 +210,6 @@ Result<BundleHeader> decodeIndexEntries(const storage::RandomAccessFile* openInd
     CKPT_RETURN_IF_ERROR(openIndex ? scanIndexTable(*openIndex, path, visit) : scanIndexTable(path, visit));
     if (first) return dataLoss("corrupt index " + path + ": the table is empty (no bundle header)");
     CKPT_RETURN_IF_ERROR(decoder.attachSlices(kept()));
-    return decoder.bundleHeader();
-}
-
-Result<BundleHeader> decodeIndexEntriesFor(const std::string& path, std::span<const std::string_view> keys,
-                                           std::vector<TensorInfo>& found) {
-    found.clear();
-    std::vector<std::string_view> lookup = {""};  // the bundle header: its num_shards bounds every entry's shard
-    lookup.insert(lookup.end(), keys.begin(), keys.end());
-    CKPT_ASSIGN_OR_RETURN(const auto values, lookupIndexEntries(path, lookup));
-    if (!values[0]) return dataLoss("corrupt index " + path + ": no bundle header");
-    EntryDecoder decoder(path);
-    CKPT_RETURN_IF_ERROR(decoder.header(*values[0]));
-    const TensorSink keep = [&](TensorInfo&& t) {
-        found.push_back(std::move(t));
-        return okStatus();
-    };
-    for (size_t i = 1; i < values.size(); ++i) {
-        // The header ("") and slice keys name no tensor: not found, as after a scan.
-        if (!values[i] || lookup[i].empty() || isSliceKey(lookup[i])) continue;
-        if (std::any_of(found.begin(), found.end(), [&](const TensorInfo& t) { return t.key == lookup[i]; })) continue;
-        CKPT_RETURN_IF_ERROR(decoder.entry(lookup[i], *values[i], keep));
-    }
-    // The slice entries of the partitioned tensors found, by seeking too.
-    std::vector<std::string_view> sliceKeys;
-    for (const TensorInfo& t : found)
-        for (const StoredSlice& s : t.slices) sliceKeys.push_back(s.encodedKey);
-    if (!sliceKeys.empty()) {
-        CKPT_ASSIGN_OR_RETURN(const auto sliceValues, lookupIndexEntries(path, sliceKeys));
-        for (size_t i = 0; i < sliceKeys.size(); ++i)
-            if (sliceValues[i]) CKPT_RETURN_IF_ERROR(decoder.entry(sliceKeys[i], *sliceValues[i], keep));
-    }
-    CKPT_RETURN_IF_ERROR(decoder.attachSlices(found));
-    std::sort(found.begin(), found.end(), [](const TensorInfo& a, const TensorInfo& b) { return a.key < b.key; });
     return decoder.bundleHeader();
 }
 

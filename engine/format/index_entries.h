@@ -7,8 +7,6 @@
 #include <functional>
 #include <span>
 #include <string>
-#include <string_view>
-#include <vector>
 
 #include "ckpt/bundle_reader.h"
 #include "ckpt/status.h"
@@ -30,13 +28,6 @@ using HeaderSink = std::function<void(const BundleHeader&)>;
 Result<BundleHeader> decodeIndexEntries(const storage::RandomAccessFile* openIndex, const std::string& path,
                                         const TensorSink& keep, const std::function<std::span<TensorInfo>()>& kept,
                                         const HeaderSink& header = {});
-
-// Only the tensors named by 'keys' (with their slices), found by seeking
-// (lookupIndexEntries): a few tensors of a million-tensor index cost a few
-// blocks, not the whole index. 'found' becomes them, sorted by key; keys the
-// index lacks are left out. Each entry read gets decodeIndexEntries' checks.
-Result<BundleHeader> decodeIndexEntriesFor(const std::string& path, std::span<const std::string_view> keys,
-                                           std::vector<TensorInfo>& found);
 
 // The shape of one slice of a tensor of shape 'full'.
 TensorShape sliceShape(const TensorSlice& slice, const TensorShape& full);

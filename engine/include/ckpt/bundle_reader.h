@@ -64,12 +64,12 @@ public:
     // The same checks of every entry as open(), keeping none of them: memory
     // stays flat however many tensors the index holds.
     [[nodiscard]] static Result<BundleIndexSummary> summarize(std::string_view prefix);
-    // A reader of only the tensors 'keys' name, found by seeking in the
-    // index: reading one tensor of a million-tensor checkpoint then costs a
-    // few index blocks, not the whole index. tensors() and find() know only
-    // those (keys the index lacks are absent), isObjectBased() answers for
-    // the whole index; only the entries read are checked, as TensorFlow's
-    // reader checks only what it looks up.
+    // A reader that keeps only the tensors 'keys' name: every entry is
+    // checked as open() checks it, in the same words (a damaged index is
+    // refused whatever tensor is asked for), but memory stays flat however
+    // many tensors the index holds. tensors() and find() know only those
+    // (keys the index lacks are absent); isObjectBased() answers for the
+    // whole index.
     [[nodiscard]] static Result<std::unique_ptr<BundleReader>> openKeys(std::string_view prefix,
                                                                         std::span<const std::string_view> keys);
     ~BundleReader();
