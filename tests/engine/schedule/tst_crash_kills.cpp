@@ -149,6 +149,9 @@ QString storeProblem(const std::string& path) {
 // The catalog opens, SQLite finds it intact, and every checkpoint it
 // records has all its tensor rows (a scan commits whole directories).
 QString catalogProblem(const std::string& path) {
+    // Killed before Catalog::open created the file (an early kill on a
+    // loaded machine): nothing was written, so nothing can be damaged.
+    if (!QFileInfo::exists(QString::fromStdString(path))) return {};
     if (QString e = storeIntegrity(path); !e.isEmpty()) return e;
     auto catalog = Catalog::open(path);
     if (!catalog.ok()) return QString::fromStdString(catalog.status().toString());
