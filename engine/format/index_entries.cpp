@@ -90,41 +90,51 @@ TensorShape sliceShape(const TensorSlice& slice, const TensorShape& full) {
     return s;
 }
 
-namespace {
+Result<BundleHeader> decodeIndexEntries(const storage::RandomAccessFile* openIndex, const std::string& path,
+                                        const TensorSink& keep, const std::function<std::span<TensorInfo>()>& kept,
+                                        const HeaderSink& onHeader) {
+    BundleHeader header;
+    const std::string file = platform::baseName(path);
+    bool first = true;
+    // Slice entries by encoded key; 'listed' once a full entry names them.
+    struct OrphanableSlice {
+        StoredSlice slice;
+        std::string fullKey;
+        bool listed = false;
+    };
+    std::map<std::string, OrphanableSlice, std::less<>> sliceEntries;
+    tensorflow::BundleEntryProto entry;
 
-// One entry at a time, with every check: the scan of a whole index and the
-// lookup of a few keys share it. Slice entries are held until the tensors
-// that list them are attached.
-class EntryDecoder {
-public:
-    explicit EntryDecoder(const std::string& path) : m_path(path), m_file(platform::baseName(path)) {}
-
-    // The value of the index's "" key.
-    Status header(std::string_view value) {
-        CKPT_ASSIGN_OR_RETURN(m_header, parseBundleHeader(value, m_path));
-        return okStatus();
-    }
-    const BundleHeader& bundleHeader() const { return m_header; }
-
-    // A tensor entry goes to 'keep'; a slice entry is held for attachSlices.
-    Status entry(std::string_view key, std::string_view value, const TensorSink& keep) {
-        const EntryName where{key, m_file};
-        if (!m_entry.ParseFromArray(value.data(), static_cast<int>(value.size())))
+    auto parseEntry = [&](std::string_view value, const EntryName& where) -> Status {
+        if (!entry.ParseFromArray(value.data(), static_cast<int>(value.size())))
             return dataLoss(where + ": the entry is not a valid BundleEntryProto");
-        if (!dataTypeFromEnum(m_entry.dtype())) return dataLoss(where + ": unknown dtype " + std::to_string(m_entry.dtype()));
-        if (m_entry.shard_id() < 0 || m_entry.shard_id() >= m_header.numShards)
-            return dataLoss(where + ": shard id " + std::to_string(m_entry.shard_id()) + " is not below num_shards " +
-                            std::to_string(m_header.numShards));
-        const DataType dtype = *dataTypeFromEnum(m_entry.dtype());
-        CKPT_ASSIGN_OR_RETURN(TensorShape shape, parseShape(m_entry.shape(), where));
+        if (!dataTypeFromEnum(entry.dtype())) return dataLoss(where + ": unknown dtype " + std::to_string(entry.dtype()));
+        if (entry.shard_id() < 0 || entry.shard_id() >= header.numShards)
+            return dataLoss(where + ": shard id " + std::to_string(entry.shard_id()) + " is not below num_shards " +
+                            std::to_string(header.numShards));
+        return okStatus();
+    };
+
+    const IndexVisitor visit = [&](std::string_view key, std::string_view value) -> Status {
+        if (first) {
+            first = false;
+            if (!key.empty()) return dataLoss("corrupt index " + path + ": no bundle header (first key is " + quoted(key) + ")");
+            CKPT_ASSIGN_OR_RETURN(header, parseBundleHeader(value, path));
+            if (onHeader) onHeader(header);
+            return okStatus();
+        }
+        const EntryName where{key, file};
+        CKPT_RETURN_IF_ERROR(parseEntry(value, where));
+        const DataType dtype = *dataTypeFromEnum(entry.dtype());
+        CKPT_ASSIGN_OR_RETURN(TensorShape shape, parseShape(entry.shape(), where));
         StoredRegion region{
-            .offset = m_entry.offset(), .size = m_entry.size(), .shardId = m_entry.shard_id(), .maskedCrc32c = m_entry.crc32c()};
+            .offset = entry.offset(), .size = entry.size(), .shardId = entry.shard_id(), .maskedCrc32c = entry.crc32c()};
         if (isSliceKey(key)) {
-            CKPT_ASSIGN_OR_RETURN(SliceKey sk, decodeSliceKey(key, m_file));
+            CKPT_ASSIGN_OR_RETURN(SliceKey sk, decodeSliceKey(key, file));
             CKPT_RETURN_IF_ERROR(checkRegionSize(dtype, *shape.numElements(), region, where));
-            m_slices.emplace(std::string(key),
-                             HeldSlice{StoredSlice{std::move(sk.slice), std::move(shape), std::string(key), region},
-                                       std::move(sk.fullKey), false});
+            sliceEntries.emplace(std::string(key),
+                                 OrphanableSlice{StoredSlice{std::move(sk.slice), std::move(shape), std::string(key), region},
+                                                 std::move(sk.fullKey), false});
             return okStatus();
         }
         TensorInfo info;
@@ -132,11 +142,11 @@ public:
         info.dtype = dtype;
         info.shape = std::move(shape);
         info.region = region;
-        info.storedAsReference = m_entry.dtype() > 100;
-        if (m_entry.slices_size() == 0) {
+        info.storedAsReference = entry.dtype() > 100;
+        if (entry.slices_size() == 0) {
             CKPT_RETURN_IF_ERROR(checkRegionSize(dtype, *info.shape.numElements(), region, where));
         }
-        for (const auto& sp : m_entry.slices()) {
+        for (const auto& sp : entry.slices()) {
             StoredSlice s;
             for (const auto& e : sp.extent()) {
                 if (e.has_length_case() == tensorflow::TensorSliceProto::Extent::kLength)
@@ -149,68 +159,31 @@ public:
             info.slices.push_back(std::move(s));
         }
         return keep(std::move(info));
-    }
-
-    // Fills the regions of the slices 'tensors' list from the held slice
-    // entries; each must exist with the shape its tensor implies, and no
-    // held slice may be left unlisted.
-    Status attachSlices(std::span<TensorInfo> tensors) {
-        for (TensorInfo& t : tensors) {
-            for (StoredSlice& s : t.slices) {
-                auto it = m_slices.find(s.encodedKey);
-                if (it == m_slices.end())
-                    return dataLoss("partitioned tensor " + quoted(t.key) + " in " + m_file + " lists slice " +
-                                    s.slice.toString() + " but the index has no entry for it");
-                const StoredSlice& stored = it->second.slice;
-                if (stored.shape != s.shape)
-                    return dataLoss("slice " + s.slice.toString() + " of " + quoted(t.key) + " in " + m_file + " has shape " +
-                                    stored.shape.toString() + ", expected " + s.shape.toString());
-                s.region = stored.region;
-                it->second.listed = true;
-            }
-        }
-        // A slice no full entry lists has no shape to assemble into: readers
-        // that enumerate the index fail on it.
-        for (const auto& [key, orphan] : m_slices)
-            if (!orphan.listed)
-                return dataLoss("slice entry " + quoted(key) + " in " + m_file + " has no full entry: " + quoted(orphan.fullKey) +
-                                " is not a partitioned tensor listing slice " + orphan.slice.slice.toString());
-        return okStatus();
-    }
-
-private:
-    struct HeldSlice {
-        StoredSlice slice;
-        std::string fullKey;
-        bool listed = false;  // once a full entry names it
-    };
-
-    const std::string& m_path;
-    const std::string m_file;
-    BundleHeader m_header;
-    std::map<std::string, HeldSlice, std::less<>> m_slices;  // by encoded key
-    tensorflow::BundleEntryProto m_entry;                    // reused: one allocation for every entry
-};
-
-}  // namespace
-
-Result<BundleHeader> decodeIndexEntries(const storage::RandomAccessFile* openIndex, const std::string& path,
-                                        const TensorSink& keep, const std::function<std::span<TensorInfo>()>& kept,
-                                        const HeaderSink& onHeader) {
-    EntryDecoder decoder(path);
-    bool first = true;
-    const IndexVisitor visit = [&](std::string_view key, std::string_view value) -> Status {
-        if (!first) return decoder.entry(key, value, keep);
-        first = false;
-        if (!key.empty()) return dataLoss("corrupt index " + path + ": no bundle header (first key is " + quoted(key) + ")");
-        CKPT_RETURN_IF_ERROR(decoder.header(value));
-        if (onHeader) onHeader(decoder.bundleHeader());
-        return okStatus();
     };
     CKPT_RETURN_IF_ERROR(openIndex ? scanIndexTable(*openIndex, path, visit) : scanIndexTable(path, visit));
     if (first) return dataLoss("corrupt index " + path + ": the table is empty (no bundle header)");
-    CKPT_RETURN_IF_ERROR(decoder.attachSlices(kept()));
-    return decoder.bundleHeader();
+
+    for (TensorInfo& t : kept()) {
+        for (StoredSlice& s : t.slices) {
+            auto it = sliceEntries.find(s.encodedKey);
+            if (it == sliceEntries.end())
+                return dataLoss("partitioned tensor " + quoted(t.key) + " in " + file + " lists slice " + s.slice.toString() +
+                                " but the index has no entry for it");
+            const StoredSlice& stored = it->second.slice;
+            if (stored.shape != s.shape)
+                return dataLoss("slice " + s.slice.toString() + " of " + quoted(t.key) + " in " + file + " has shape " +
+                                stored.shape.toString() + ", expected " + s.shape.toString());
+            s.region = stored.region;
+            it->second.listed = true;
+        }
+    }
+    // A slice no full entry lists has no shape to assemble into: readers
+    // that enumerate the index fail on it.
+    for (const auto& [key, orphan] : sliceEntries)
+        if (!orphan.listed)
+            return dataLoss("slice entry " + quoted(key) + " in " + file + " has no full entry: " + quoted(orphan.fullKey) +
+                            " is not a partitioned tensor listing slice " + orphan.slice.slice.toString());
+    return header;
 }
 
 }  // namespace ckpt::format
